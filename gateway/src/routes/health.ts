@@ -1,0 +1,17 @@
+import { json } from "../http/json.ts";
+import type { Route } from "../router.ts";
+
+/** GET /health: no auth; 200 when the gateway can reach the connection service. */
+export function healthRoutes(): Route[] {
+  return [
+    {
+      method: "GET",
+      pattern: "/health",
+      auth: false,
+      handler: async ({ clients }) => {
+        await clients.connection.getEnvironment({});
+        return json({ result: "ok" });
+      },
+    },
+  ];
+}

@@ -1,0 +1,152 @@
+import { z } from "zod";
+import { json } from "../http/json.ts";
+import { parseWith, queryObject, readJson } from "../http/read-json.ts";
+import type { Route } from "../router.ts";
+import { presentIntegration } from "./present.ts";
+
+const BODY_LIMIT = 64 * 1024;
+
+const scopesSchema = z
+  .union([z.string(), z.array(z.string().min(1))])
+  .transform((v) => (Array.isArray(v) ? v : v.split(/[,\s]+/).filter(Boolean)));
+
+const credentialsSchema = z
+  .object({
+    type: z.literal("OAUTH2"),
+    client_id: z.string().min(1),
+    client_secret: z.string().min(1),
+    scopes: scopesSchema.optional(),
+  })
+  .strict();
+
+const url = z.string().url().max(2048);
+const overridesSchema = z
+  .object({ base_url: url.optional(), authorization_url: url.optional(), token_url: url.optional() })
+  .strict();
+
+const createSchema = z
+  .object({
+    unique_key: z.string().min(1).max(255),
+    provider: z.string().min(1).max(255),
+    display_name: z.string().min(1).max(255).optional(),
+    credentials: credentialsSchema.optional(),
+    forward_webhooks: z.boolean().optional(),
+    upstream_overrides: overridesSchema.optional(),
+  })
+  .strict();
+
+const updateSchema = z
+  .object({
+    unique_key: z.string().min(1).max(255).optional(),
+    display_name: z.string().min(1).max(255).optional(),
+    credentials: credentialsSchema.partial({ client_secret: true }).optional(),
+    forward_webhooks: z.boolean().optional(),
+    upstream_overrides: overridesSchema.optional(),
+  })
+  .strict();
+
+const includeSchema = z
+  .object({
+    include: z
+      .union([z.enum(["webhook", "credentials"]), z.array(z.enum(["webhook", "credentials"]))])
+      .optional()
+      .transform((v) => (v === undefined ? [] : Array.isArray(v) ? v : [v])),
+  })
+  .strict();
+
+const deleteQuerySchema = z.object({ force: z.enum(["true", "false"]).optional() }).strict();
+const noQuery = z.object({}).strict();
+
+function toOverrides(o: z.infer<typeof overridesSchema> | undefined) {
+  return o
+    ? { baseUrl: o.base_url ?? "", authorizationUrl: o.authorization_url ?? "", tokenUrl: o.token_url ?? "" }
+    : undefined;
+}
+
+/** /integrations: Nango's public shapes (spec: Resources, Integration). */
+export function integrationRoutes(): Route[] {
+  return [
+    {
+      method: "GET",
+      pattern: "/integrations",
+      handler: async ({ clients, url }) => {
+        parseWith(noQuery, queryObject(url), "invalid_query_params");
+        const { integrations } = await clients.connection.listIntegrations({});
+        return json({ data: integrations.map((i) => presentIntegration(i)) });
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/integrations",
+      handler: async ({ clients, req }) => {
+        const body = parseWith(createSchema, await readJson(req, BODY_LIMIT), "invalid_body");
+        const { integration } = await clients.connection.createIntegration({
+          uniqueKey: body.unique_key,
+          provider: body.provider,
+          displayName: body.display_name ?? "",
+          clientId: body.credentials?.client_id ?? "",
+          clientSecret: body.credentials?.client_secret ?? "",
+          scopes: body.credentials?.scopes ?? [],
+          overrides: toOverrides(body.upstream_overrides),
+        });
+        if (!integration) throw new Error("createIntegration returned no integration");
+        let out = integration;
+        if (body.forward_webhooks === false) {
+          const updated = await clients.connection.updateIntegration({
+            uniqueKey: body.unique_key,
+            forwardWebhooks: false,
+          });
+          out = updated.integration ?? integration;
+        }
+        return json({ data: presentIntegration(out, { webhook: true }) });
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/integrations/:key",
+      handler: async ({ clients, params, url }) => {
+        const { include } = parseWith(includeSchema, queryObject(url), "invalid_query_params");
+        const { integration } = await clients.connection.getIntegration({ uniqueKey: params.key as string });
+        if (!integration) throw new Error("getIntegration returned no integration");
+        return json({
+          data: presentIntegration(integration, {
+            webhook: include.includes("webhook"),
+            credentials: include.includes("credentials"),
+          }),
+        });
+      },
+    },
+    {
+      method: "PATCH",
+      pattern: "/integrations/:key",
+      handler: async ({ clients, params, req }) => {
+        const body = parseWith(updateSchema, await readJson(req, BODY_LIMIT), "invalid_body");
+        const { integration } = await clients.connection.updateIntegration({
+          uniqueKey: params.key as string,
+          newUniqueKey: body.unique_key,
+          displayName: body.display_name,
+          clientId: body.credentials?.client_id,
+          clientSecret: body.credentials?.client_secret,
+          replaceScopes: body.credentials?.scopes !== undefined,
+          scopes: body.credentials?.scopes ?? [],
+          overrides: toOverrides(body.upstream_overrides),
+          forwardWebhooks: body.forward_webhooks,
+        });
+        if (!integration) throw new Error("updateIntegration returned no integration");
+        return json({ data: presentIntegration(integration, { webhook: true }) });
+      },
+    },
+    {
+      method: "DELETE",
+      pattern: "/integrations/:key",
+      handler: async ({ clients, params, url }) => {
+        const q = parseWith(deleteQuerySchema, queryObject(url), "invalid_query_params");
+        const res = await clients.connection.deleteIntegration({
+          uniqueKey: params.key as string,
+          force: q.force === "true",
+        });
+        return json({ success: true, deleted_connections: res.deletedConnections });
+      },
+    },
+  ];
+}

@@ -1,0 +1,47 @@
+import { z } from "zod";
+import { iso, json } from "../http/json.ts";
+import { parseWith, readJson } from "../http/read-json.ts";
+import type { Authenticator } from "../middleware/authenticate.ts";
+import type { Route } from "../router.ts";
+import type { SecretKey } from "@junction/contracts/connection/v1/connection_service_pb";
+
+const createSchema = z.object({ name: z.string().min(1).max(100).optional() }).strict();
+
+function present(k: SecretKey) {
+  return { id: k.id, name: k.name, prefix: k.prefix, created_at: iso(k.createdAtMs), revoked_at: iso(k.revokedAtMs) };
+}
+
+/** /secret-keys: several keys may exist; revoking one stops it authenticating (within seconds). */
+export function secretKeyRoutes(authenticator: Authenticator): Route[] {
+  return [
+    {
+      method: "GET",
+      pattern: "/secret-keys",
+      handler: async ({ clients }) => {
+        const { keys } = await clients.connection.listSecretKeys({});
+        return json({ data: keys.map(present) });
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/secret-keys",
+      handler: async ({ clients, req }) => {
+        const body = parseWith(createSchema, await readJson(req, 4096), "invalid_body");
+        const res = await clients.connection.createSecretKey({ name: body.name ?? "" });
+        if (!res.key) throw new Error("createSecretKey returned no key");
+        // The only time the plaintext is ever shown.
+        return json({ data: { ...present(res.key), secret_key: res.plaintext } }, 201);
+      },
+    },
+    {
+      method: "DELETE",
+      pattern: "/secret-keys/:id",
+      handler: async ({ clients, params }) => {
+        const res = await clients.connection.revokeSecretKey({ id: params.id as string });
+        authenticator.clear();
+        if (!res.key) throw new Error("revokeSecretKey returned no key");
+        return json({ data: present(res.key) });
+      },
+    },
+  ];
+}

@@ -1,0 +1,32 @@
+import type { Gateway } from "./gateway.ts";
+
+export interface RunningGateway {
+  port: number;
+  url: string;
+  stop(): Promise<void>;
+}
+
+/** Serves the gateway with Bun.serve (HTTP/1.1) on `port` (0 for a free one). */
+export function serveGateway(gateway: Gateway, options: { port: number; hostname?: string }): RunningGateway {
+  const server = Bun.serve({
+    port: options.port,
+    hostname: options.hostname ?? "0.0.0.0",
+    // Proxy bodies stream; JSON routes enforce their own, smaller limits.
+    maxRequestBodySize: 1024 * 1024 * 1024,
+    idleTimeout: 120,
+    fetch: (req) => gateway.fetch(req),
+    error: () =>
+      new Response(JSON.stringify({ error: { code: "internal_error", message: "Internal error." } }), {
+        status: 500,
+        headers: { "content-type": "application/json" },
+      }),
+  });
+  const port = server.port as number;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}`,
+    stop: async () => {
+      await server.stop(true);
+    },
+  };
+}

@@ -1,0 +1,70 @@
+/**
+ * The bus: publish/subscribe for events, queue groups for sharing work among processes, and durable
+ * work queues with ack, redelivery and de-duplication. Two implementations share one conformance
+ * suite: the in-process bus (embedded default) and NATS JetStream (distributed).
+ */
+
+/** A message delivered to a subscriber. */
+export interface BusMessage {
+  subject: string;
+  data: Uint8Array;
+  headers: Record<string, string>;
+}
+
+/** A live subscription or consumer; `stop` stops delivering to it. */
+export interface Subscription {
+  stop(): Promise<void>;
+}
+
+/** A job taken from a durable work queue. Exactly one of ack/nak/term should be called. */
+export interface Job {
+  /** The queue it came from. */
+  readonly queue: string;
+  readonly data: Uint8Array;
+  /** The de-duplication id given to `enqueue`, if any. */
+  readonly msgId: string | undefined;
+  /** 1 on the first delivery, 2 on the first redelivery... */
+  readonly deliveryCount: number;
+  /** Done: never deliver again. */
+  ack(): Promise<void>;
+  /** Not done: deliver again after `delayMs` (default: at once). */
+  nak(delayMs?: number): Promise<void>;
+  /** Give up: never deliver again, without success. */
+  term(): Promise<void>;
+}
+
+export interface SubscribeOptions {
+  /** Members of the same group share the messages: each goes to one member. */
+  queueGroup?: string;
+}
+
+export interface EnqueueOptions {
+  /** De-duplication id: a second enqueue with the same id within the window is dropped. */
+  msgId?: string;
+}
+
+export interface ConsumeOptions {
+  /** Jobs in flight at once for this consumer (default 1). */
+  concurrency?: number;
+  /** A job neither acked nor nakked within this is delivered again (default 30 s). */
+  ackWaitMs?: number;
+  /** After this many deliveries a job is dropped (default: unlimited). */
+  maxDeliver?: number;
+}
+
+export interface Bus {
+  /** Publishes an event to every subscriber of a matching subject (at most once; not persisted). */
+  publish(subject: string, data: Uint8Array, headers?: Record<string, string>): Promise<void>;
+  /** Subscribes to a subject; `*` matches one token and `>` the rest, as in NATS. */
+  subscribe(
+    subject: string,
+    handler: (msg: BusMessage) => void | Promise<void>,
+    options?: SubscribeOptions,
+  ): Promise<Subscription>;
+  /** Persists a job on a durable queue; resolves once it is durable. */
+  enqueue(queue: string, data: Uint8Array, options?: EnqueueOptions): Promise<{ duplicate: boolean }>;
+  /** Takes jobs from a durable queue; several consumers of one queue (in any process) share them. */
+  consume(queue: string, handler: (job: Job) => Promise<void>, options?: ConsumeOptions): Promise<Subscription>;
+  /** Stops subscriptions and consumers after in-flight handlers finish, then closes. */
+  close(): Promise<void>;
+}

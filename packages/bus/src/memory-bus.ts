@@ -1,0 +1,153 @@
+import type { Database } from "bun:sqlite";
+import { type Clock, createLogger, type Logger, systemClock } from "@junction/platform";
+import type { Bus, BusMessage, ConsumeOptions, EnqueueOptions, Job, SubscribeOptions, Subscription } from "./bus.ts";
+import { DEFAULT_DEDUP_WINDOW_MS } from "./defaults.ts";
+import type { JobStore } from "./job-store.ts";
+import { MemoryJobStore } from "./memory-job-store.ts";
+import { type DispatcherContext, QueueDispatcher } from "./queue-dispatcher.ts";
+import { SqliteJobStore } from "./sqlite-job-store.ts";
+import { subjectMatches } from "./subject-match.ts";
+
+export interface MemoryBusOptions {
+  /** How long a `msgId` is remembered per queue for de-duplication (default 2 minutes). */
+  dedupWindowMs?: number;
+  clock?: Clock;
+  /** Where failing handlers are reported. */
+  logger?: Logger;
+}
+
+/**
+ * The in-process bus of the embedded default: pub/sub among the subscribers of this process, and
+ * durable queues kept in SQLite when a database is given (in memory otherwise). It is meant for one
+ * process: events do not cross processes.
+ */
+export class MemoryBus implements Bus {
+  private readonly subscriptions = new Set<LocalSubscription>();
+  private readonly groupTurns = new Map<string, number>();
+  private readonly dispatchers = new Map<string, QueueDispatcher>();
+  private readonly consumers = new Set<Subscription>();
+  private readonly ctx: DispatcherContext;
+  private closed = false;
+
+  constructor(db?: Database, options: MemoryBusOptions = {}) {
+    const window = options.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
+    const store: JobStore = db ? new SqliteJobStore(db, window) : new MemoryJobStore(window);
+    this.ctx = {
+      store,
+      clock: options.clock ?? systemClock,
+      logger: options.logger ?? createLogger({ base: { component: "bus" } }),
+    };
+  }
+
+  async publish(subject: string, data: Uint8Array, headers: Record<string, string> = {}): Promise<void> {
+    this.assertOpen();
+    // Copied now, as NATS would serialize it: the caller may reuse its buffer once this resolves.
+    const msg: BusMessage = { subject, data: data.slice(), headers: { ...headers } };
+    const groups = new Map<string, LocalSubscription[]>();
+    for (const sub of this.subscriptions) {
+      if (!subjectMatches(sub.pattern, subject)) continue;
+      if (sub.queueGroup === undefined) {
+        sub.deliver(msg);
+        continue;
+      }
+      const members = groups.get(sub.queueGroup) ?? [];
+      members.push(sub);
+      groups.set(sub.queueGroup, members);
+    }
+    // As in NATS, a queue group is named across subjects: each group gets the message once.
+    for (const [group, members] of groups) {
+      const turn = this.groupTurns.get(group) ?? 0;
+      this.groupTurns.set(group, turn + 1);
+      members[turn % members.length]?.deliver(msg);
+    }
+  }
+
+  async subscribe(
+    subject: string,
+    handler: (msg: BusMessage) => void | Promise<void>,
+    options: SubscribeOptions = {},
+  ): Promise<Subscription> {
+    this.assertOpen();
+    const sub = new LocalSubscription(subject, options.queueGroup, handler, this.ctx.logger, (s) =>
+      this.subscriptions.delete(s),
+    );
+    this.subscriptions.add(sub);
+    return sub;
+  }
+
+  async enqueue(queue: string, data: Uint8Array, options: EnqueueOptions = {}): Promise<{ duplicate: boolean }> {
+    this.assertOpen();
+    const result = this.ctx.store.insert(queue, data.slice(), options.msgId, this.ctx.clock.now());
+    if (!result.duplicate) this.dispatchers.get(queue)?.pump();
+    return result;
+  }
+
+  async consume(
+    queue: string,
+    handler: (job: Job) => Promise<void>,
+    options: ConsumeOptions = {},
+  ): Promise<Subscription> {
+    this.assertOpen();
+    let dispatcher = this.dispatchers.get(queue);
+    if (!dispatcher) {
+      dispatcher = new QueueDispatcher(queue, this.ctx);
+      this.dispatchers.set(queue, dispatcher);
+    }
+    const consumer = dispatcher.add(handler, options);
+    const subscription: Subscription = {
+      stop: async () => {
+        this.consumers.delete(subscription);
+        await consumer.stop();
+      },
+    };
+    this.consumers.add(subscription);
+    return subscription;
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    await Promise.all([...this.subscriptions].map((s) => s.stop()));
+    await Promise.all([...this.consumers].map((c) => c.stop()));
+    for (const dispatcher of this.dispatchers.values()) dispatcher.cancelWake();
+  }
+
+  private assertOpen(): void {
+    if (this.closed) throw new Error("bus is closed");
+  }
+}
+
+/** One subscriber: gets its messages one at a time, in publish order, as a NATS subscription does. */
+class LocalSubscription implements Subscription {
+  private chain: Promise<void> = Promise.resolve();
+  private active = true;
+
+  constructor(
+    readonly pattern: string,
+    readonly queueGroup: string | undefined,
+    private readonly handler: (msg: BusMessage) => void | Promise<void>,
+    private readonly logger: Logger,
+    private readonly onStop: (sub: LocalSubscription) => void,
+  ) {}
+
+  deliver(msg: BusMessage): void {
+    this.chain = this.chain.then(async () => {
+      if (!this.active) return;
+      try {
+        await this.handler(msg);
+      } catch (err) {
+        // Events are at most once: a failing subscriber loses this one, the others still get it.
+        this.logger.error("bus subscriber failed", { subject: msg.subject, pattern: this.pattern, error: err });
+      }
+    });
+  }
+
+  /** Delivers nothing more, and waits for the handler in progress. */
+  async stop(): Promise<void> {
+    if (this.active) {
+      this.active = false;
+      this.onStop(this);
+    }
+    await this.chain;
+  }
+}

@@ -1,0 +1,225 @@
+import type { Clock, Logger, TimerHandle } from "@junction/platform";
+import type { ConsumeOptions, Job, Subscription } from "./bus.ts";
+import { DEFAULT_ACK_WAIT_MS } from "./defaults.ts";
+import type { JobStore, StoredJob } from "./job-store.ts";
+
+export interface DispatcherContext {
+  store: JobStore;
+  clock: Clock;
+  logger: Logger;
+}
+
+/**
+ * Hands one queue's jobs to its consumers in this process: each job to one consumer at a time, in
+ * turn among those with a free slot, and wakes itself when the next delayed or leased job falls due.
+ */
+export class QueueDispatcher {
+  private consumers: LocalConsumer[] = [];
+  private turn = 0;
+  private wake: { at: number; timer: TimerHandle } | undefined;
+  private pumping = false;
+  private pumpAgain = false;
+
+  constructor(
+    readonly queue: string,
+    private readonly ctx: DispatcherContext,
+  ) {}
+
+  add(handler: (job: Job) => Promise<void>, options: ConsumeOptions): LocalConsumer {
+    const consumer = new LocalConsumer(this, this.ctx, handler, options);
+    this.consumers.push(consumer);
+    this.pump();
+    return consumer;
+  }
+
+  remove(consumer: LocalConsumer): void {
+    this.consumers = this.consumers.filter((c) => c !== consumer);
+    if (this.consumers.length === 0) this.cancelWake();
+  }
+
+  /** Gives available jobs to consumers with room, then arranges to be called when the next one falls due. */
+  pump(): void {
+    // A settle inside a delivery may ask again; one loop at a time, repeated if asked meanwhile.
+    if (this.pumping) {
+      this.pumpAgain = true;
+      return;
+    }
+    this.pumping = true;
+    try {
+      do {
+        this.pumpAgain = false;
+        this.pumpOnce();
+      } while (this.pumpAgain);
+    } finally {
+      this.pumping = false;
+    }
+  }
+
+  cancelWake(): void {
+    this.wake?.timer.cancel();
+    this.wake = undefined;
+  }
+
+  private pumpOnce(): void {
+    for (;;) {
+      // With every consumer busy, no wake is needed: a finishing handler pumps again.
+      const consumer = this.nextWithRoom();
+      if (!consumer) return;
+      const now = this.ctx.clock.now();
+      const job = this.ctx.store.claim(this.queue, now, consumer.ackWaitMs);
+      if (!job) {
+        this.scheduleWake(now);
+        return;
+      }
+      if (consumer.maxDeliver !== undefined && job.deliveries > consumer.maxDeliver) {
+        // Its last delivery expired unacked: dropped, as JetStream stops after max_deliver.
+        this.ctx.store.remove(job.id);
+        continue;
+      }
+      consumer.deliver(job);
+    }
+  }
+
+  private nextWithRoom(): LocalConsumer | undefined {
+    const n = this.consumers.length;
+    for (let i = 0; i < n; i++) {
+      const index = (this.turn + i) % n;
+      const consumer = this.consumers[index];
+      if (consumer?.hasRoom()) {
+        this.turn = index + 1;
+        return consumer;
+      }
+    }
+    return undefined;
+  }
+
+  private scheduleWake(now: number): void {
+    const at = this.ctx.store.nextAvailableAt(this.queue);
+    if (at === undefined) {
+      this.cancelWake();
+      return;
+    }
+    if (this.wake && this.wake.at <= at) return;
+    this.cancelWake();
+    const timer = this.ctx.clock.setTimer(
+      () => {
+        this.wake = undefined;
+        this.pump();
+      },
+      Math.max(1, at - now),
+    );
+    this.wake = { at, timer };
+  }
+}
+
+/** One `consume` call: runs up to `concurrency` handlers at once. */
+export class LocalConsumer implements Subscription {
+  readonly ackWaitMs: number;
+  readonly maxDeliver: number | undefined;
+  private readonly concurrency: number;
+  private inFlight = 0;
+  private active = true;
+  private readonly running = new Set<Promise<void>>();
+
+  constructor(
+    private readonly dispatcher: QueueDispatcher,
+    private readonly ctx: DispatcherContext,
+    private readonly handler: (job: Job) => Promise<void>,
+    options: ConsumeOptions,
+  ) {
+    this.concurrency = Math.max(1, options.concurrency ?? 1);
+    this.ackWaitMs = options.ackWaitMs ?? DEFAULT_ACK_WAIT_MS;
+    this.maxDeliver = options.maxDeliver !== undefined && options.maxDeliver > 0 ? options.maxDeliver : undefined;
+  }
+
+  hasRoom(): boolean {
+    return this.active && this.inFlight < this.concurrency;
+  }
+
+  deliver(stored: StoredJob): void {
+    this.inFlight++;
+    const job = new LocalJob(stored, this.ctx, this.dispatcher, this.maxDeliver);
+    const run: Promise<void> = (async () => {
+      // Start the handler outside the dispatcher's loop.
+      await Promise.resolve();
+      try {
+        await this.handler(job);
+      } catch (err) {
+        this.ctx.logger.warn("bus job handler failed; job will be delivered again", {
+          queue: stored.queue,
+          deliveryCount: stored.deliveries,
+          error: err,
+        });
+        await job
+          .nak()
+          .catch((nakError: unknown) =>
+            this.ctx.logger.error("bus could not nak a failed job", { queue: stored.queue, error: nakError }),
+          );
+      }
+    })().finally(() => {
+      this.inFlight--;
+      this.running.delete(run);
+      this.dispatcher.pump();
+    });
+    this.running.add(run);
+  }
+
+  /** Takes no more jobs and waits for the handlers in flight. */
+  async stop(): Promise<void> {
+    if (this.active) {
+      this.active = false;
+      this.dispatcher.remove(this);
+    }
+    await Promise.all(this.running);
+  }
+}
+
+/**
+ * A delivered job. A handler that returns without settling leaves it leased: it is delivered again
+ * once the ack wait passes, as with JetStream.
+ */
+class LocalJob implements Job {
+  readonly queue: string;
+  readonly data: Uint8Array;
+  readonly msgId: string | undefined;
+  readonly deliveryCount: number;
+  private settled = false;
+
+  constructor(
+    private readonly stored: StoredJob,
+    private readonly ctx: DispatcherContext,
+    private readonly dispatcher: QueueDispatcher,
+    private readonly maxDeliver: number | undefined,
+  ) {
+    this.queue = stored.queue;
+    this.data = stored.data;
+    this.msgId = stored.msgId;
+    this.deliveryCount = stored.deliveries;
+  }
+
+  async ack(): Promise<void> {
+    // Even a late ack (after the lease ran out and the job went to another consumer) means done.
+    if (this.settle()) this.ctx.store.remove(this.stored.id);
+  }
+
+  async nak(delayMs = 0): Promise<void> {
+    if (!this.settle()) return;
+    if (this.maxDeliver !== undefined && this.stored.deliveries >= this.maxDeliver) {
+      this.ctx.store.remove(this.stored.id);
+      return;
+    }
+    this.ctx.store.release(this.stored.id, this.stored.deliveries, this.ctx.clock.now() + Math.max(0, delayMs));
+    this.dispatcher.pump();
+  }
+
+  async term(): Promise<void> {
+    if (this.settle()) this.ctx.store.remove(this.stored.id);
+  }
+
+  /** The first of ack/nak/term wins; later calls do nothing, as with JetStream. */
+  private settle(): boolean {
+    if (this.settled) return false;
+    this.settled = true;
+    return true;
+  }
+}

@@ -1,0 +1,107 @@
+import type { Database } from "bun:sqlite";
+import { migrate } from "@junction/platform";
+import type { JobStore, StoredJob } from "./job-store.ts";
+
+// Append-only: never edit a shipped migration, add the next one.
+const MIGRATIONS = [
+  `CREATE TABLE bus_jobs (
+     -- AUTOINCREMENT so that an id is never reused: a late ack must not remove a newer job.
+     id INTEGER PRIMARY KEY AUTOINCREMENT,
+     queue TEXT NOT NULL,
+     data BLOB NOT NULL,
+     msg_id TEXT,
+     deliveries INTEGER NOT NULL DEFAULT 0,
+     available_at INTEGER NOT NULL,
+     enqueued_at INTEGER NOT NULL
+   );
+   CREATE INDEX bus_jobs_queue_available ON bus_jobs (queue, available_at);
+   CREATE TABLE bus_msg_ids (
+     queue TEXT NOT NULL,
+     msg_id TEXT NOT NULL,
+     expires_at INTEGER NOT NULL,
+     PRIMARY KEY (queue, msg_id)
+   );
+   CREATE INDEX bus_msg_ids_expires ON bus_msg_ids (expires_at);`,
+];
+
+const SWEEP_EVERY_MS = 10_000;
+
+interface JobRow {
+  id: number;
+  queue: string;
+  data: Uint8Array;
+  msg_id: string | null;
+  deliveries: number;
+}
+
+/**
+ * Jobs in a SQLite table, written before `enqueue` resolves, so they survive a restart. A claim is
+ * one UPDATE ... RETURNING, atomic even if another connection shares the file.
+ */
+export class SqliteJobStore implements JobStore {
+  private lastSweep = 0;
+  private readonly insertTx: (queue: string, data: Uint8Array, msgId: string | undefined, now: number) => boolean;
+
+  constructor(
+    private readonly db: Database,
+    private readonly dedupWindowMs: number,
+  ) {
+    migrate(db, "bus", MIGRATIONS);
+    const seen = db.query<{ expires_at: number }, [string, string]>(
+      "SELECT expires_at FROM bus_msg_ids WHERE queue = ? AND msg_id = ?",
+    );
+    const remember = db.query("INSERT OR REPLACE INTO bus_msg_ids (queue, msg_id, expires_at) VALUES (?, ?, ?)");
+    const add = db.query(
+      "INSERT INTO bus_jobs (queue, data, msg_id, deliveries, available_at, enqueued_at) VALUES (?, ?, ?, 0, ?, ?)",
+    );
+    this.insertTx = db.transaction((queue: string, data: Uint8Array, msgId: string | undefined, now: number) => {
+      if (msgId !== undefined) {
+        const row = seen.get(queue, msgId);
+        if (row && row.expires_at > now) return false;
+        remember.run(queue, msgId, now + this.dedupWindowMs);
+      }
+      add.run(queue, data, msgId ?? null, now, now);
+      return true;
+    });
+  }
+
+  insert(queue: string, data: Uint8Array, msgId: string | undefined, now: number): { duplicate: boolean } {
+    this.sweep(now);
+    return { duplicate: !this.insertTx(queue, data, msgId, now) };
+  }
+
+  claim(queue: string, now: number, leaseMs: number): StoredJob | undefined {
+    const row = this.db
+      .query<JobRow, [number, string, number]>(
+        `UPDATE bus_jobs SET deliveries = deliveries + 1, available_at = ?
+         WHERE id = (SELECT id FROM bus_jobs WHERE queue = ? AND available_at <= ? ORDER BY id LIMIT 1)
+         RETURNING id, queue, data, msg_id, deliveries`,
+      )
+      .get(now + leaseMs, queue, now);
+    if (!row) return undefined;
+    return { id: row.id, queue: row.queue, data: row.data, msgId: row.msg_id ?? undefined, deliveries: row.deliveries };
+  }
+
+  nextAvailableAt(queue: string): number | undefined {
+    const row = this.db
+      .query<{ at: number | null }, [string]>("SELECT MIN(available_at) AS at FROM bus_jobs WHERE queue = ?")
+      .get(queue);
+    return row?.at ?? undefined;
+  }
+
+  release(id: number, deliveries: number, availableAt: number): void {
+    this.db
+      .query("UPDATE bus_jobs SET available_at = ? WHERE id = ? AND deliveries = ?")
+      .run(availableAt, id, deliveries);
+  }
+
+  remove(id: number): void {
+    this.db.query("DELETE FROM bus_jobs WHERE id = ?").run(id);
+  }
+
+  private sweep(now: number): void {
+    if (now - this.lastSweep < SWEEP_EVERY_MS) return;
+    this.lastSweep = now;
+    this.db.query("DELETE FROM bus_msg_ids WHERE expires_at <= ?").run(now);
+  }
+}

@@ -1,0 +1,56 @@
+import { chmodSync, existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+import { z } from "zod";
+import { ConfigError, loadConfig } from "./config.ts";
+import { Encryptor } from "./crypto.ts";
+
+/** Settings every Junction process reads (prefix JUNCTION_); each service adds its own. */
+export const commonConfigSchema = z.object({
+  /** Where SQLite files and the embedded encryption key live. */
+  dataDir: z.string().default(".data"),
+  /** {base_url} of the spec: the public address of the gateway. */
+  baseUrl: z.string().url().optional(),
+  /** Base64 32-byte key for secrets at rest. Required outside the embedded default. */
+  encryptionKey: z.string().optional(),
+  /** Comma-separated older keys, still accepted for decryption after a rotation. */
+  encryptionKeysPrevious: z.string().default(""),
+  /** NATS server for the distributed topology. */
+  natsUrl: z.string().default("nats://127.0.0.1:4222"),
+  /** Storage: a SQLite file per service, or MongoDB. */
+  store: z.enum(["sqlite", "mongodb"]).default("sqlite"),
+  mongodbUrl: z.string().optional(),
+  mongodbDatabase: z.string().default("junction"),
+});
+
+export type CommonConfig = z.infer<typeof commonConfigSchema>;
+
+export function loadCommonConfig(env: Record<string, string | undefined> = process.env): CommonConfig {
+  const cfg = loadConfig(commonConfigSchema, { prefix: "JUNCTION_", env });
+  cfg.dataDir = resolve(cfg.dataDir);
+  if (cfg.store === "mongodb" && !cfg.mongodbUrl) {
+    throw new ConfigError("JUNCTION_MONGODB_URL is required when JUNCTION_STORE=mongodb");
+  }
+  return cfg;
+}
+
+/**
+ * The encryptor for secrets at rest. Outside the embedded default the key must be configured; the
+ * embedded default generates one on first run and keeps it in the data dir (mode 0600).
+ */
+export function encryptorFromConfig(cfg: CommonConfig, options: { embedded: boolean }): Encryptor {
+  const previous = cfg.encryptionKeysPrevious.split(",").map((s) => s.trim());
+  if (cfg.encryptionKey) return Encryptor.fromBase64(cfg.encryptionKey, previous);
+  if (!options.embedded) {
+    throw new ConfigError(
+      "JUNCTION_ENCRYPTION_KEY is required outside the embedded default (generate one with: openssl rand -base64 32)",
+    );
+  }
+  mkdirSync(cfg.dataDir, { recursive: true });
+  const file = join(cfg.dataDir, "encryption.key");
+  if (!existsSync(file)) {
+    writeFileSync(file, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600 });
+    chmodSync(file, 0o600);
+  }
+  return Encryptor.fromBase64(readFileSync(file, "utf8").trim(), previous);
+}

@@ -1,0 +1,20 @@
+import { describe, expect, test } from "bun:test";
+import { JunctionError } from "./errors.ts";
+import { newId, parseId } from "./ids.ts";
+
+describe("ids", () => {
+  test("are prefixed, unique and sort by creation time", () => {
+    const a = newId("conn", 1_000);
+    const b = newId("conn", 2_000);
+    expect(a).toMatch(/^conn_[0-9a-z]{26}$/);
+    expect(a < b).toBe(true);
+    expect(new Set(Array.from({ length: 1000 }, () => newId("msg"))).size).toBe(1000);
+  });
+
+  test("are checked when parsed", () => {
+    const id = newId("int");
+    expect(parseId("int", id)).toBe(id);
+    expect(() => parseId("conn", id)).toThrow(JunctionError);
+    expect(() => parseId("int", "int_short")).toThrow(/int_/);
+  });
+});

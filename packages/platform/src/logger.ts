@@ -1,0 +1,57 @@
+/** Structured JSON logs, one object per line. Fields whose names look secret are redacted. */
+export type LogLevel = "debug" | "info" | "warn" | "error";
+
+const LEVELS: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40 };
+const SECRET_FIELD = /secret|token|password|authorization|api[-_]?key|credential|cookie|^code$|code_verifier/i;
+
+export interface Logger {
+  debug(msg: string, fields?: Record<string, unknown>): void;
+  info(msg: string, fields?: Record<string, unknown>): void;
+  warn(msg: string, fields?: Record<string, unknown>): void;
+  error(msg: string, fields?: Record<string, unknown>): void;
+  child(fields: Record<string, unknown>): Logger;
+}
+
+export interface LoggerOptions {
+  level?: LogLevel;
+  /** Where lines go; stdout by default. Tests capture them here. */
+  sink?: (line: string) => void;
+  base?: Record<string, unknown>;
+}
+
+/** Replaces values of secret-looking keys, recursively, so a stray token never reaches a log. */
+export function redact(value: unknown, depth = 0): unknown {
+  if (depth > 6 || value === null || typeof value !== "object") return value;
+  if (value instanceof Error) return { name: value.name, message: value.message };
+  if (Array.isArray(value)) return value.map((v) => redact(v, depth + 1));
+  const out: Record<string, unknown> = {};
+  for (const [k, v] of Object.entries(value)) {
+    out[k] = SECRET_FIELD.test(k) && v !== undefined && v !== null && v !== "" ? "[redacted]" : redact(v, depth + 1);
+  }
+  return out;
+}
+
+export function createLogger(options: LoggerOptions = {}): Logger {
+  const min = LEVELS[options.level ?? ((process.env.JUNCTION_LOG_LEVEL as LogLevel) || "info")] ?? 20;
+  const sink = options.sink ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const base = options.base ?? {};
+  const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
+    if (LEVELS[level] < min) return;
+    const record = { ts: new Date().toISOString(), level, msg, ...(redact({ ...base, ...fields }) as object) };
+    sink(JSON.stringify(record));
+  };
+  return {
+    debug: (m, f) => write("debug", m, f),
+    info: (m, f) => write("info", m, f),
+    warn: (m, f) => write("warn", m, f),
+    error: (m, f) => write("error", m, f),
+    child: (fields) => createLogger({ level: options.level, sink, base: { ...base, ...fields } }),
+  };
+}
+
+/** A logger that keeps lines in memory, for tests. */
+export function memoryLogger(): Logger & { lines: string[] } {
+  const lines: string[] = [];
+  const logger = createLogger({ level: "debug", sink: (l) => lines.push(l) });
+  return Object.assign(logger, { lines });
+}

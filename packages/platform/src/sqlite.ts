@@ -1,0 +1,38 @@
+import { Database } from "bun:sqlite";
+import { mkdirSync } from "node:fs";
+import { dirname } from "node:path";
+
+/** Opens (creating on first run) a SQLite file in WAL mode, or an in-memory database for ":memory:". */
+export function openDatabase(path: string): Database {
+  if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
+  const db = new Database(path, { create: true, strict: true });
+  db.exec("PRAGMA journal_mode = WAL");
+  db.exec("PRAGMA synchronous = NORMAL");
+  db.exec("PRAGMA busy_timeout = 5000");
+  db.exec("PRAGMA foreign_keys = ON");
+  return db;
+}
+
+/**
+ * Applies `migrations` in order, each once, in a transaction, recorded under `component` so that
+ * several services may share one file. Migrations are append-only: never edit a shipped one.
+ */
+export function migrate(db: Database, component: string, migrations: readonly string[]): void {
+  db.exec(
+    "CREATE TABLE IF NOT EXISTS schema_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, applied_at INTEGER NOT NULL, PRIMARY KEY (component, version))",
+  );
+  const row = db
+    .query<{ v: number | null }, [string]>("SELECT MAX(version) AS v FROM schema_migrations WHERE component = ?")
+    .get(component);
+  const current = row?.v ?? 0;
+  for (let i = current; i < migrations.length; i++) {
+    db.transaction(() => {
+      db.exec(migrations[i] as string);
+      db.query("INSERT INTO schema_migrations (component, version, applied_at) VALUES (?, ?, ?)").run(
+        component,
+        i + 1,
+        Date.now(),
+      );
+    })();
+  }
+}

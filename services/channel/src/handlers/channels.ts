@@ -1,0 +1,36 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { type ChannelService, ChannelState } from "@junction/contracts/channel/v1/channel_service_pb";
+import type { ChannelServiceDeps } from "../context.ts";
+import { errors } from "../errors.ts";
+import { stateFilter, toChannel } from "../mappers.ts";
+
+/** ListChannels and GetChannel: reads of the registry, at the clock's time. */
+export function channelHandlers(deps: ChannelServiceDeps): ServiceImpl<typeof ChannelService> {
+  return {
+    async listChannels(req) {
+      const env = await deps.environment();
+      const state = stateFilter(req.state);
+      if (state === undefined && req.state !== ChannelState.UNSPECIFIED) {
+        throw errors.invalidField("state", "must be a known channel state");
+      }
+      const channels = await deps.store.list(
+        env,
+        {
+          providerConfigKey: req.providerConfigKey || undefined,
+          connectionId: req.connectionId || undefined,
+          state,
+        },
+        deps.clock.now(),
+      );
+      return { channels: channels.map(toChannel) };
+    },
+
+    async getChannel(req) {
+      if (!req.id) throw errors.invalidField("id", "is required");
+      const env = await deps.environment();
+      const channel = await deps.store.get(env, req.id, deps.clock.now());
+      if (!channel) throw errors.unknownChannel(req.id);
+      return { channel: toChannel(channel) };
+    },
+  };
+}

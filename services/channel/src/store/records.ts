@@ -1,0 +1,52 @@
+/** Stored shapes of the channel registry. Times are Unix milliseconds. */
+
+/** Lifecycle state as stored (spec: Notification channel lifecycle). */
+export type ChannelState = "active" | "stopped" | "expired";
+
+export interface ChannelRecord {
+  environmentId: string;
+  /** The channel id the customer chose (at most 64 characters); unique per environment. */
+  id: string;
+  /** Upstream resource id from the watch response; a stop must name it. */
+  resourceId: string;
+  providerConfigKey: string;
+  /** The connection whose watch call created the channel. */
+  connectionId: string;
+  resourceUri: string;
+  /** When the upstream stops sending; null when the watch response did not say. */
+  expiration: number | null;
+  state: ChannelState;
+  createdAt: number;
+  updatedAt: number;
+  stoppedAt: number | null;
+  /** Highest x-provider-message-number seen; 0 before any notification. */
+  lastMessageNumber: number;
+  /**
+   * The channel token: a shared secret the customer chose at creation, kept as given so that
+   * notifications can be verified against it later. Null when none was set.
+   */
+  token: string | null;
+}
+
+/** A successful watch call, as the proxy observed it. */
+export interface ChannelWatch {
+  environmentId: string;
+  channelId: string;
+  resourceId: string;
+  providerConfigKey: string;
+  connectionId: string;
+  resourceUri: string;
+  expiration: number | null;
+  token: string | null;
+  at: number;
+}
+
+/** Filter for listing channels; absent fields do not filter. */
+export interface ChannelFilter {
+  providerConfigKey?: string;
+  connectionId?: string;
+  /** Effective state: an active channel past its expiration counts as expired. */
+  state?: ChannelState;
+  /** Only channels with a known expiration strictly before this time. */
+  expiringBefore?: number;
+}

@@ -1,0 +1,89 @@
+import { afterAll, describe, expect, test } from "bun:test";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { openDatabase } from "@junction/platform";
+import type { ChannelFilter } from "./records.ts";
+import { EXPIRE_SQL, listSql, MIGRATIONS } from "./sqlite-schema.ts";
+import { SqliteChannelStore } from "./sqlite-store.ts";
+import { channelStoreConformance } from "./store.conformance.ts";
+
+const root = mkdtempSync(join(tmpdir(), "junction-channel-store-"));
+let files = 0;
+const freshPath = () => join(root, `store-${++files}`, "channel.sqlite");
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+channelStoreConformance("SqliteChannelStore", async () => {
+  const store = SqliteChannelStore.open(freshPath());
+  return { store, cleanup: () => store.close() };
+});
+
+describe("SqliteChannelStore", () => {
+  test("migrations apply once, however often the file is opened", async () => {
+    const path = freshPath();
+    await SqliteChannelStore.open(path).close();
+    await SqliteChannelStore.open(path).close();
+    const db = openDatabase(path);
+    const versions = db
+      .query<{ version: number }, []>("SELECT version FROM schema_migrations WHERE component = 'channel'")
+      .all();
+    db.close();
+    expect(versions.map((v) => v.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
+  });
+
+  test("data survives reopening the file", async () => {
+    const path = freshPath();
+    const first = SqliteChannelStore.open(path);
+    await first.recordWatch({
+      environmentId: "env_1",
+      channelId: "ch-1",
+      resourceId: "res-1",
+      providerConfigKey: "cal",
+      connectionId: "conn-1",
+      resourceUri: "https://calendar.example.test/calendars/primary/events",
+      expiration: 2_000,
+      token: "tok",
+      at: 1_000,
+    });
+    await first.close();
+    const second = SqliteChannelStore.open(path);
+    expect(await second.get("env_1", "ch-1", 1_500)).toMatchObject({ resourceId: "res-1", token: "tok" });
+    await second.close();
+  });
+
+  test("shares a database with other components", async () => {
+    const db = openDatabase(":memory:");
+    db.exec("CREATE TABLE other (x INTEGER)");
+    const store = new SqliteChannelStore(db);
+    expect(await store.list("env_1", {}, 0)).toEqual([]);
+    await store.close();
+  });
+
+  test("every listing filter and the expiry sweep are index searches", async () => {
+    const db = openDatabase(":memory:");
+    const store = new SqliteChannelStore(db);
+    const plan = (sql: string) =>
+      db
+        .query<{ detail: string }, []>(`EXPLAIN QUERY PLAN ${sql.replaceAll(/\$\w+/g, "1")}`)
+        .all()
+        .map((r) => r.detail)
+        .join("; ");
+    const filters: [ChannelFilter, string][] = [
+      [{}, "channels_newest"],
+      [{ providerConfigKey: "cal" }, "channels_by_integration"],
+      [{ connectionId: "conn-1" }, "channels_by_connection"],
+      [{ providerConfigKey: "cal", connectionId: "conn-1" }, "channels_by_"],
+      [{ state: "stopped" }, "channels_"],
+      [{ state: "active" }, "channels_"],
+      [{ expiringBefore: 1 }, "channels_"],
+    ];
+    for (const [filter, index] of filters) {
+      expect(plan(listSql(filter)), JSON.stringify(filter)).toMatch(
+        new RegExp(`SEARCH channels USING (COVERING )?INDEX ${index}`),
+      );
+    }
+    expect(plan(EXPIRE_SQL)).toMatch(/SEARCH channels USING (COVERING )?INDEX channels_by_state_expiration/);
+    await store.close();
+  });
+});

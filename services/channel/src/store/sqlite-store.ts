@@ -1,0 +1,157 @@
+import type { Database, Statement } from "bun:sqlite";
+import { migrate, openDatabase } from "@junction/platform";
+import { applyWatch, asOf, newestFirst } from "./lifecycle.ts";
+import type { ChannelFilter, ChannelRecord, ChannelState, ChannelWatch } from "./records.ts";
+import { type ChannelRow, EXPIRE_SQL, listSql, MIGRATIONS } from "./sqlite-schema.ts";
+import type { ChannelStore } from "./store.ts";
+
+/** Named parameters ($name in SQL, `name` here: the database is opened in strict mode). */
+type Params = Record<string, string | number | null>;
+type Query<R> = Statement<R, [Params]>;
+
+const KEY = "environment_id = $environment_id AND id = $id";
+
+/**
+ * The channel registry on SQLite. Statements are prepared once per instance; the read-then-write
+ * of a watch runs in one IMMEDIATE transaction, so concurrent writers queue instead of racing.
+ */
+export class SqliteChannelStore implements ChannelStore {
+  private readonly write: <T>(fn: () => T) => T;
+  private readonly q: ReturnType<typeof prepareStatements>;
+  /** Listing statements, one per combination of filters, prepared on first use. */
+  private readonly listQueries = new Map<string, Query<ChannelRow>>();
+
+  /** Applies the channel registry's migrations to `db` (opened with `openDatabase`). */
+  constructor(private readonly db: Database) {
+    migrate(db, "channel", MIGRATIONS);
+    const tx = db.transaction((fn: () => unknown) => fn());
+    this.write = <T>(fn: () => T) => tx.immediate(fn) as T;
+    this.q = prepareStatements(db);
+  }
+
+  /** Opens (creating and migrating) the SQLite file at `path`. */
+  static open(path: string): SqliteChannelStore {
+    return new SqliteChannelStore(openDatabase(path));
+  }
+
+  async recordWatch(watch: ChannelWatch): Promise<{ applied: boolean; channel: ChannelRecord }> {
+    return this.write(() => {
+      const row = this.q.get.get({ environment_id: watch.environmentId, id: watch.channelId });
+      const existing = row ? fromRow(row) : null;
+      const next = applyWatch(existing, watch);
+      if (!next) return { applied: false, channel: asOf(existing as ChannelRecord, watch.at) };
+      this.q.upsert.run({ ...toRow(next) });
+      return { applied: true, channel: next };
+    });
+  }
+
+  async recordStop(environmentId: string, channelId: string, resourceId: string, at: number): Promise<boolean> {
+    return this.q.stop.run({ environment_id: environmentId, id: channelId, resource_id: resourceId, at }).changes === 1;
+  }
+
+  async recordNotification(
+    environmentId: string,
+    channelId: string,
+    messageNumber: number,
+    at: number,
+  ): Promise<ChannelRecord | null> {
+    this.q.notification.run({ environment_id: environmentId, id: channelId, message_number: messageNumber, at });
+    return this.get(environmentId, channelId, at);
+  }
+
+  async get(environmentId: string, channelId: string, now: number): Promise<ChannelRecord | null> {
+    const row = this.q.get.get({ environment_id: environmentId, id: channelId });
+    return row ? asOf(fromRow(row), now) : null;
+  }
+
+  async list(environmentId: string, filter: ChannelFilter, now: number): Promise<ChannelRecord[]> {
+    const rows = this.listQuery(listSql(filter)).all({
+      environment_id: environmentId,
+      provider_config_key: filter.providerConfigKey ?? null,
+      connection_id: filter.connectionId ?? null,
+      now,
+      expiring_before: filter.expiringBefore ?? null,
+    });
+    return rows.map((r) => asOf(fromRow(r), now));
+  }
+
+  async markExpired(environmentId: string, now: number): Promise<ChannelRecord[]> {
+    return this.q.expire.all({ environment_id: environmentId, now }).map(fromRow).sort(newestFirst);
+  }
+
+  async close(): Promise<void> {
+    for (const s of this.listQueries.values()) s.finalize();
+    this.db.close();
+  }
+
+  private listQuery(sql: string): Query<ChannelRow> {
+    let stmt = this.listQueries.get(sql);
+    if (!stmt) {
+      stmt = this.db.prepare<ChannelRow, [Params]>(sql);
+      this.listQueries.set(sql, stmt);
+    }
+    return stmt;
+  }
+}
+
+/** Prepares, once per store, every fixed statement. */
+function prepareStatements(db: Database) {
+  const p = <R = unknown>(sql: string): Query<R> => db.prepare<R, [Params]>(sql);
+  return {
+    get: p<ChannelRow>(`SELECT * FROM channels WHERE ${KEY}`),
+    upsert: p(
+      `INSERT INTO channels (environment_id, id, resource_id, provider_config_key, connection_id, resource_uri, expiration, state, created_at, updated_at, stopped_at, last_message_number, token)
+       VALUES ($environment_id, $id, $resource_id, $provider_config_key, $connection_id, $resource_uri, $expiration, $state, $created_at, $updated_at, $stopped_at, $last_message_number, $token)
+       ON CONFLICT (environment_id, id) DO UPDATE SET resource_id = excluded.resource_id,
+         provider_config_key = excluded.provider_config_key, connection_id = excluded.connection_id,
+         resource_uri = excluded.resource_uri, expiration = excluded.expiration, state = excluded.state,
+         created_at = excluded.created_at, updated_at = excluded.updated_at, stopped_at = excluded.stopped_at,
+         last_message_number = excluded.last_message_number, token = excluded.token`,
+    ),
+    stop: p(
+      `UPDATE channels SET state = 'stopped', stopped_at = $at, updated_at = MAX(updated_at, $at)
+       WHERE ${KEY} AND resource_id = $resource_id AND state <> 'stopped' AND created_at <= $at`,
+    ),
+    notification: p(
+      `UPDATE channels SET last_message_number = $message_number, updated_at = MAX(updated_at, $at)
+       WHERE ${KEY} AND last_message_number < $message_number`,
+    ),
+    expire: p<ChannelRow>(EXPIRE_SQL),
+  };
+}
+
+function fromRow(r: ChannelRow): ChannelRecord {
+  return {
+    environmentId: r.environment_id,
+    id: r.id,
+    resourceId: r.resource_id,
+    providerConfigKey: r.provider_config_key,
+    connectionId: r.connection_id,
+    resourceUri: r.resource_uri,
+    expiration: r.expiration,
+    state: r.state as ChannelState,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+    stoppedAt: r.stopped_at,
+    lastMessageNumber: r.last_message_number,
+    token: r.token,
+  };
+}
+
+function toRow(c: ChannelRecord): ChannelRow {
+  return {
+    environment_id: c.environmentId,
+    id: c.id,
+    resource_id: c.resourceId,
+    provider_config_key: c.providerConfigKey,
+    connection_id: c.connectionId,
+    resource_uri: c.resourceUri,
+    expiration: c.expiration,
+    state: c.state,
+    created_at: c.createdAt,
+    updated_at: c.updatedAt,
+    stopped_at: c.stoppedAt,
+    last_message_number: c.lastMessageNumber,
+    token: c.token,
+  };
+}

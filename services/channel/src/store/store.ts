@@ -1,0 +1,35 @@
+import type { ChannelFilter, ChannelRecord, ChannelWatch } from "./records.ts";
+
+/**
+ * The channel registry: one record per (environment, channel id). Times come in as arguments, so
+ * that the rules of the lifecycle are the caller's clock's, never the database's.
+ */
+export interface ChannelStore {
+  /**
+   * Records a successful watch: inserts the channel, or updates the one under the same id (see
+   * `applyWatch`). `applied` is false when the watch was a late replay and nothing changed.
+   */
+  recordWatch(watch: ChannelWatch): Promise<{ applied: boolean; channel: ChannelRecord }>;
+  /**
+   * Marks the channel stopped, only when `resourceId` is the one it was created with and it is not
+   * stopped already (spec: lifecycle, "Valid pair"). Returns whether it did.
+   */
+  recordStop(environmentId: string, channelId: string, resourceId: string, at: number): Promise<boolean>;
+  /**
+   * Raises lastMessageNumber to `messageNumber` (never lowers it). Returns the channel as it reads at
+   * `at`, or null when the channel is not in the registry.
+   */
+  recordNotification(
+    environmentId: string,
+    channelId: string,
+    messageNumber: number,
+    at: number,
+  ): Promise<ChannelRecord | null>;
+  /** The channel as it reads at `now` (effective state), or null. */
+  get(environmentId: string, channelId: string, now: number): Promise<ChannelRecord | null>;
+  /** Channels matching `filter` at `now`, newest first, with their effective state. */
+  list(environmentId: string, filter: ChannelFilter, now: number): Promise<ChannelRecord[]>;
+  /** Writes `expired` on every active channel whose expiration is at or before `now`; returns them, newest first. */
+  markExpired(environmentId: string, now: number): Promise<ChannelRecord[]>;
+  close(): Promise<void>;
+}

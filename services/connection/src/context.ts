@@ -1,0 +1,38 @@
+import type { Bus } from "@junction/bus";
+import type { Clock, Encryptor, Logger } from "@junction/platform";
+import { newId } from "@junction/platform";
+import type { ProviderCatalog } from "./providers/catalog.ts";
+import type { ConnectionServiceStore } from "./store/store.ts";
+import type { EnvironmentRecord } from "./store/records.ts";
+
+/** What the connection service's handlers need; passed in, never module-level. */
+export interface ConnectionServiceDeps {
+  store: ConnectionServiceStore;
+  encryptor: Encryptor;
+  clock: Clock;
+  logger: Logger;
+  bus: Bus;
+  providers: ProviderCatalog;
+  /** {base_url} of the spec: the public address of the gateway. */
+  baseUrl: string;
+}
+
+/** Deps plus the environment, resolved once (one account, one environment for now). */
+export interface ConnectionServiceContext extends ConnectionServiceDeps {
+  environment(): Promise<EnvironmentRecord>;
+}
+
+export function createContext(deps: ConnectionServiceDeps): ConnectionServiceContext {
+  let env: Promise<EnvironmentRecord> | undefined;
+  return {
+    ...deps,
+    environment() {
+      env ??= deps.store.getOrCreateEnvironment(() => ({
+        id: newId("env", deps.clock.now()),
+        name: "prod",
+        createdAt: deps.clock.now(),
+      }));
+      return env;
+    },
+  };
+}

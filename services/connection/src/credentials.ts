@@ -1,0 +1,20 @@
+import type { JsonObject } from "@bufbuild/protobuf";
+import type { Encryptor } from "@junction/platform";
+
+/** Upstream OAuth credentials as stored (encrypted as one JSON document). */
+export interface StoredCredentials {
+  type: "OAUTH2";
+  accessToken: string;
+  refreshToken: string;
+  /** Unix ms; null when the upstream gave no expiry. */
+  expiresAt: number | null;
+  raw: JsonObject;
+}
+
+export function sealCredentials(encryptor: Encryptor, creds: StoredCredentials): string {
+  return encryptor.encrypt(JSON.stringify(creds));
+}
+
+export function openCredentials(encryptor: Encryptor, sealed: string): StoredCredentials {
+  return JSON.parse(encryptor.decrypt(sealed)) as StoredCredentials;
+}

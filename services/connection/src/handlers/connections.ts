@@ -1,0 +1,197 @@
+import {
+  create,
+  type JsonObject,
+  type Message,
+  toBinary,
+  type DescMessage,
+  type MessageInitShape,
+} from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import {
+  type ConnectionService,
+  CredentialsSchema,
+  MetadataWriteMode,
+} from "@junction/contracts/connection/v1/connection_service_pb";
+import {
+  ConnectionCreatedSchema,
+  ConnectionDeletingSchema,
+  ConnectionReauthorizedSchema,
+} from "@junction/contracts/events/v1/events_pb";
+import { subjects } from "@junction/bus";
+import { newId } from "@junction/platform";
+import type { ConnectionServiceContext } from "../context.ts";
+import { openCredentials, sealCredentials } from "../credentials.ts";
+import { errors } from "../errors.ts";
+import { toConnection, toIntegration, toProvider } from "../mappers.ts";
+import { matchNotification } from "../match-notification.ts";
+import { validateMetadata } from "../metadata-rules.ts";
+import type { ConnectionRecord } from "../store/records.ts";
+import { UnknownConnectionsError } from "../store/store.ts";
+
+/** Printable ASCII, no leading or trailing space, at most 255 characters (a superset of Nango's). */
+const CONNECTION_ID_RE = /^[!-~](?:[ -~]{0,253}[!-~])?$/;
+
+export function connectionHandlers(ctx: ConnectionServiceContext): Partial<ServiceImpl<typeof ConnectionService>> {
+  const integration = async (key: string) => {
+    const env = await ctx.environment();
+    if (!key) throw errors.invalidField("provider_config_key", "is required");
+    const rec = await ctx.store.getIntegration(env.id, key);
+    if (!rec) throw errors.unknownProviderConfig(key);
+    return { env, rec };
+  };
+  const connection = async (key: string, connectionId: string) => {
+    const { env, rec: integ } = await integration(key);
+    if (!connectionId) throw errors.invalidField("connection_id", "is required");
+    const rec = await ctx.store.getConnection(env.id, key, connectionId);
+    if (!rec) throw errors.unknownConnection(key, [connectionId]);
+    return { env, integ, rec };
+  };
+  const publish = async <D extends DescMessage>(subject: string, schema: D, init: MessageInitShape<D>) => {
+    await ctx.bus.publish(subject, toBinary(schema, create(schema, init) as Message & never));
+  };
+
+  return {
+    async createConnection(req) {
+      const { env, rec: integ } = await integration(req.providerConfigKey);
+      const connectionId = req.connectionId || crypto.randomUUID();
+      if (!CONNECTION_ID_RE.test(connectionId)) {
+        throw errors.invalidField(
+          "connection_id",
+          "must be 1-255 printable ASCII characters, without leading or trailing spaces",
+        );
+      }
+      const metadata = (req.metadata ?? {}) as Record<string, unknown>;
+      validateMetadata(metadata);
+      const now = ctx.clock.now();
+      const creds = req.credentials;
+      const expiresAt = creds && creds.expiresAtMs > 0n ? Number(creds.expiresAtMs) : null;
+      const rec: ConnectionRecord = {
+        id: newId("conn", now),
+        environmentId: env.id,
+        providerConfigKey: integ.uniqueKey,
+        connectionId,
+        provider: integ.provider,
+        credentialsEnc: creds
+          ? sealCredentials(ctx.encryptor, {
+              type: "OAUTH2",
+              accessToken: creds.accessToken,
+              refreshToken: creds.refreshToken,
+              expiresAt,
+              raw: (creds.raw ?? {}) as JsonObject,
+            })
+          : null,
+        credentialsExpiresAt: expiresAt,
+        connectionConfig: (req.connectionConfig ?? {}) as Record<string, unknown>,
+        metadata,
+        endUser: (req.endUser as Record<string, unknown> | undefined) ?? null,
+        errors: [],
+        createdAt: now,
+        updatedAt: now,
+      };
+      const result = await ctx.store.upsertConnection(rec);
+      const event = {
+        environmentId: env.id,
+        providerConfigKey: integ.uniqueKey,
+        connectionId,
+        provider: integ.provider,
+        atMs: BigInt(now),
+      };
+      if (result.created) {
+        await publish(subjects.connectionCreated(integ.uniqueKey), ConnectionCreatedSchema, event);
+      } else {
+        await publish(subjects.connectionReauthorized(integ.uniqueKey), ConnectionReauthorizedSchema, event);
+      }
+      ctx.logger.info(result.created ? "connection created" : "connection re-authorized", {
+        integration: integ.uniqueKey,
+        connectionId,
+      });
+      return { connection: toConnection(result.connection), created: result.created };
+    },
+
+    async getConnection(req) {
+      const { rec } = await connection(req.providerConfigKey, req.connectionId);
+      return { connection: toConnection(rec) };
+    },
+
+    async listConnections(req) {
+      const env = await ctx.environment();
+      if (req.providerConfigKey) await integration(req.providerConfigKey);
+      const limit = req.limit === 0 ? 100 : req.limit;
+      if (limit < 1 || limit > 1000) throw errors.invalidField("limit", "must be between 1 and 1000");
+      if (req.page < 0) throw errors.invalidField("page", "must be 0 or more");
+      const { connections, total } = await ctx.store.listConnections(env.id, {
+        providerConfigKey: req.providerConfigKey || undefined,
+        search: req.search || undefined,
+        connectionId: req.connectionId || undefined,
+        endUserId: req.endUserId || undefined,
+        limit,
+        offset: req.page * limit,
+      });
+      return { connections: connections.map(toConnection), total };
+    },
+
+    async deleteConnection(req) {
+      const { env, rec } = await connection(req.providerConfigKey, req.connectionId);
+      // spec: Events 3, pre-connection-deletion: announced before the record goes.
+      await publish(subjects.connectionDeleting(rec.providerConfigKey), ConnectionDeletingSchema, {
+        environmentId: env.id,
+        providerConfigKey: rec.providerConfigKey,
+        connectionId: rec.connectionId,
+        provider: rec.provider,
+        metadata: rec.metadata as JsonObject,
+        atMs: BigInt(ctx.clock.now()),
+      });
+      await ctx.store.deleteConnection(env.id, rec.providerConfigKey, rec.connectionId);
+      ctx.logger.info("connection deleted", { integration: rec.providerConfigKey, connectionId: rec.connectionId });
+      return {};
+    },
+
+    async writeMetadata(req) {
+      const { env } = await integration(req.providerConfigKey);
+      if (req.connectionIds.length === 0) throw errors.invalidField("connection_id", "is required");
+      if (req.mode === MetadataWriteMode.UNSPECIFIED) throw errors.invalidField("mode", "must be set or update");
+      const metadata = (req.metadata ?? {}) as Record<string, unknown>;
+      validateMetadata(metadata);
+      try {
+        const recs = await ctx.store.writeMetadata(
+          env.id,
+          req.providerConfigKey,
+          [...new Set(req.connectionIds)],
+          metadata,
+          req.mode === MetadataWriteMode.SET ? "set" : "update",
+          ctx.clock.now(),
+        );
+        return { connections: recs.map(toConnection) };
+      } catch (err) {
+        if (err instanceof UnknownConnectionsError)
+          throw errors.unknownConnection(req.providerConfigKey, err.connectionIds);
+        throw err;
+      }
+    },
+
+    async getCredentials(req) {
+      const { rec, integ } = await connection(req.providerConfigKey, req.connectionId);
+      const template = ctx.providers.get(integ.provider);
+      const creds = rec.credentialsEnc ? openCredentials(ctx.encryptor, rec.credentialsEnc) : null;
+      return {
+        connection: toConnection(rec),
+        credentials: creds
+          ? create(CredentialsSchema, {
+              type: creds.type,
+              accessToken: creds.accessToken,
+              refreshToken: creds.refreshToken,
+              expiresAtMs: BigInt(creds.expiresAt ?? 0),
+              raw: creds.raw,
+            })
+          : undefined,
+        integration: toIntegration(integ, ctx.baseUrl),
+        provider: template ? toProvider(template) : undefined,
+      };
+    },
+
+    async matchNotification(req) {
+      const { env } = await integration(req.providerConfigKey);
+      return matchNotification(ctx.store, env.id, req.providerConfigKey, req.resourceUri);
+    },
+  };
+}

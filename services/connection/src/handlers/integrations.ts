@@ -1,0 +1,131 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { ConnectionService, UpstreamOverrides } from "@junction/contracts/connection/v1/connection_service_pb";
+import type { ConnectionServiceContext } from "../context.ts";
+import { errors } from "../errors.ts";
+import { toIntegration, toProvider } from "../mappers.ts";
+import type { IntegrationRecord, UpstreamOverridesRecord } from "../store/records.ts";
+import { DuplicateKeyError } from "../store/store.ts";
+
+/** Integration ids travel in URLs and headers: keep them to URL-safe characters. */
+const KEY_RE = /^[A-Za-z0-9._~:@-]{1,255}$/;
+
+export function checkUniqueKey(key: string, path = "unique_key"): void {
+  if (!KEY_RE.test(key)) {
+    throw errors.invalidField(path, "must be 1-255 characters of letters, digits and . _ ~ : @ -");
+  }
+}
+
+function checkOverrides(o: UpstreamOverrides | undefined): UpstreamOverridesRecord {
+  const out: UpstreamOverridesRecord = {};
+  if (!o) return out;
+  for (const [field, value] of [
+    ["baseUrl", o.baseUrl],
+    ["authorizationUrl", o.authorizationUrl],
+    ["tokenUrl", o.tokenUrl],
+  ] as const) {
+    if (!value) continue;
+    let url: URL;
+    try {
+      url = new URL(value);
+    } catch {
+      throw errors.invalidField(`overrides.${field}`, "must be an absolute http(s) URL");
+    }
+    if (url.protocol !== "https:" && url.protocol !== "http:") {
+      throw errors.invalidField(`overrides.${field}`, "must be an absolute http(s) URL");
+    }
+    out[field] = value.replace(/\/+$/, "");
+  }
+  return out;
+}
+
+export function integrationHandlers(ctx: ConnectionServiceContext): Partial<ServiceImpl<typeof ConnectionService>> {
+  const load = async (key: string) => {
+    const env = await ctx.environment();
+    const rec = await ctx.store.getIntegration(env.id, key);
+    if (!rec) throw errors.unknownProviderConfig(key);
+    return rec;
+  };
+
+  return {
+    async createIntegration(req) {
+      const env = await ctx.environment();
+      checkUniqueKey(req.uniqueKey);
+      const template = ctx.providers.get(req.provider);
+      if (!template)
+        throw errors.unknownProvider(
+          req.provider,
+          ctx.providers.list().map((p) => p.name),
+        );
+      const now = ctx.clock.now();
+      const rec: IntegrationRecord = {
+        environmentId: env.id,
+        uniqueKey: req.uniqueKey,
+        provider: template.name,
+        displayName: req.displayName || template.displayName,
+        clientId: req.clientId,
+        clientSecretEnc: req.clientSecret ? ctx.encryptor.encrypt(req.clientSecret) : null,
+        scopes: req.scopes.length > 0 ? [...new Set(req.scopes)] : template.defaultScopes,
+        overrides: checkOverrides(req.overrides),
+        forwardWebhooks: true,
+        createdAt: now,
+        updatedAt: now,
+      };
+      try {
+        await ctx.store.insertIntegration(rec);
+      } catch (err) {
+        if (err instanceof DuplicateKeyError) throw errors.integrationExists(req.uniqueKey);
+        throw err;
+      }
+      ctx.logger.info("integration created", { integration: rec.uniqueKey, provider: rec.provider });
+      return { integration: toIntegration(rec, ctx.baseUrl) };
+    },
+
+    async getIntegration(req) {
+      const rec = await load(req.uniqueKey);
+      const template = ctx.providers.get(rec.provider);
+      return { integration: toIntegration(rec, ctx.baseUrl), provider: template ? toProvider(template) : undefined };
+    },
+
+    async listIntegrations() {
+      const env = await ctx.environment();
+      const recs = await ctx.store.listIntegrations(env.id);
+      return { integrations: recs.map((r) => toIntegration(r, ctx.baseUrl)) };
+    },
+
+    async updateIntegration(req) {
+      const env = await ctx.environment();
+      const current = await load(req.uniqueKey);
+      const next: IntegrationRecord = { ...current, updatedAt: ctx.clock.now() };
+      if (req.newUniqueKey !== undefined && req.newUniqueKey !== current.uniqueKey) {
+        checkUniqueKey(req.newUniqueKey);
+        next.uniqueKey = req.newUniqueKey;
+      }
+      if (req.displayName !== undefined) next.displayName = req.displayName;
+      if (req.clientId !== undefined) next.clientId = req.clientId;
+      if (req.clientSecret !== undefined) {
+        next.clientSecretEnc = req.clientSecret ? ctx.encryptor.encrypt(req.clientSecret) : null;
+      }
+      if (req.replaceScopes) next.scopes = [...new Set(req.scopes)];
+      if (req.overrides) next.overrides = checkOverrides(req.overrides);
+      if (req.forwardWebhooks !== undefined) next.forwardWebhooks = req.forwardWebhooks;
+      try {
+        const found = await ctx.store.replaceIntegration(env.id, current.uniqueKey, next);
+        if (!found) throw errors.unknownProviderConfig(req.uniqueKey);
+      } catch (err) {
+        if (err instanceof DuplicateKeyError) throw errors.integrationExists(next.uniqueKey);
+        throw err;
+      }
+      return { integration: toIntegration(next, ctx.baseUrl) };
+    },
+
+    async deleteIntegration(req) {
+      const env = await ctx.environment();
+      await load(req.uniqueKey);
+      const count = await ctx.store.countConnections(env.id, req.uniqueKey);
+      if (count > 0 && !req.force) throw errors.integrationHasConnections(req.uniqueKey, count);
+      const deleted = await ctx.store.deleteIntegration(env.id, req.uniqueKey);
+      ctx.logger.info("integration deleted", { integration: req.uniqueKey, deletedConnections: deleted });
+      return { deletedConnections: deleted };
+    },
+  };
+}

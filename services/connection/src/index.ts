@@ -1,0 +1,8 @@
+export { createConnectionService } from "./service.ts";
+export type { ConnectionServiceDeps } from "./context.ts";
+export { openConnectionStore } from "./open-store.ts";
+export { ProviderCatalog } from "./providers/catalog.ts";
+export type { ProviderTemplate } from "./providers/provider-template.ts";
+export { emailAddressHash } from "./email-hash.ts";
+export { calendarIdFromUri, matchNotification } from "./match-notification.ts";
+export { openCredentials, sealCredentials, type StoredCredentials } from "./credentials.ts";

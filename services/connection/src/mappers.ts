@@ -1,0 +1,81 @@
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import {
+  type Connection,
+  ConnectionSchema,
+  type Integration,
+  IntegrationSchema,
+  type Provider,
+  ProviderSchema,
+  SecretKeySchema,
+  type SecretKey,
+  UpstreamOverridesSchema,
+} from "@junction/contracts/connection/v1/connection_service_pb";
+import type { ProviderTemplate } from "./providers/provider-template.ts";
+import type { ConnectionRecord, IntegrationRecord, SecretKeyRecord } from "./store/records.ts";
+
+/** The integration's webhook URL (Nango's shape): {base_url}/webhook/{environment id}/{integration id}. */
+export function webhookUrl(baseUrl: string, environmentId: string, uniqueKey: string): string {
+  return `${baseUrl.replace(/\/+$/, "")}/webhook/${environmentId}/${encodeURIComponent(uniqueKey)}`;
+}
+
+export function toIntegration(rec: IntegrationRecord, baseUrl: string): Integration {
+  return create(IntegrationSchema, {
+    uniqueKey: rec.uniqueKey,
+    provider: rec.provider,
+    displayName: rec.displayName,
+    clientId: rec.clientId,
+    hasClientSecret: rec.clientSecretEnc !== null,
+    scopes: rec.scopes,
+    webhookUrl: webhookUrl(baseUrl, rec.environmentId, rec.uniqueKey),
+    overrides: create(UpstreamOverridesSchema, {
+      baseUrl: rec.overrides.baseUrl ?? "",
+      authorizationUrl: rec.overrides.authorizationUrl ?? "",
+      tokenUrl: rec.overrides.tokenUrl ?? "",
+    }),
+    createdAtMs: BigInt(rec.createdAt),
+    updatedAtMs: BigInt(rec.updatedAt),
+    forwardWebhooks: rec.forwardWebhooks,
+  });
+}
+
+export function toConnection(rec: ConnectionRecord): Connection {
+  return create(ConnectionSchema, {
+    id: rec.id,
+    connectionId: rec.connectionId,
+    providerConfigKey: rec.providerConfigKey,
+    provider: rec.provider,
+    connectionConfig: rec.connectionConfig as JsonObject,
+    metadata: rec.metadata as JsonObject,
+    createdAtMs: BigInt(rec.createdAt),
+    updatedAtMs: BigInt(rec.updatedAt),
+    errors: rec.errors.map((e) => ({ type: e.type, message: e.message, atMs: BigInt(e.at) })),
+    credentialsExpiresAtMs: BigInt(rec.credentialsExpiresAt ?? 0),
+    endUser: (rec.endUser ?? undefined) as JsonObject | undefined,
+  });
+}
+
+export function toProvider(t: ProviderTemplate): Provider {
+  return create(ProviderSchema, {
+    name: t.name,
+    displayName: t.displayName,
+    baseUrl: t.baseUrl,
+    authorizationUrl: t.authorizationUrl,
+    tokenUrl: t.tokenUrl,
+    authorizationParams: t.authorizationParams,
+    scopes: t.scopes,
+    defaultScopes: t.defaultScopes,
+    webhookHeaders: t.webhookHeaders ? { ...t.webhookHeaders } : {},
+    allowedOverrideHosts: t.allowedOverrideHosts,
+    storesEmailHash: t.storesEmailHash,
+  });
+}
+
+export function toSecretKey(rec: SecretKeyRecord): SecretKey {
+  return create(SecretKeySchema, {
+    id: rec.id,
+    name: rec.name,
+    prefix: rec.prefix,
+    createdAtMs: BigInt(rec.createdAt),
+    revokedAtMs: BigInt(rec.revokedAt ?? 0),
+  });
+}

@@ -1,0 +1,156 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { JsonObject } from "@bufbuild/protobuf";
+import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
+import { MemoryBus } from "@junction/bus";
+import { ConnectionService, MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
+import { Encryptor, errorBoundary, ManualClock, memoryLogger, openDatabase } from "@junction/platform";
+import { randomBytes } from "node:crypto";
+import { emailAddressHash } from "./email-hash.ts";
+import { calendarIdFromUri } from "./match-notification.ts";
+import { ProviderCatalog } from "./providers/catalog.ts";
+import { createConnectionService } from "./service.ts";
+import { SqliteConnectionStore } from "./store/sqlite-store.ts";
+
+const uri = (calendar: string, query = "?alt=json") =>
+  `https://www.googleapis.com/calendar/v3/calendars/${calendar}/events${query}`;
+
+let client: Client<typeof ConnectionService>;
+let store: SqliteConnectionStore;
+let bus: MemoryBus;
+
+beforeEach(async () => {
+  const db = openDatabase(":memory:");
+  store = new SqliteConnectionStore(db);
+  bus = new MemoryBus();
+  const logger = memoryLogger();
+  const impl = createConnectionService({
+    store,
+    encryptor: new Encryptor(randomBytes(32)),
+    clock: new ManualClock(),
+    logger,
+    bus,
+    providers: new ProviderCatalog(),
+    baseUrl: "https://junction.test",
+  });
+  client = createClient(
+    ConnectionService,
+    createRouterTransport((r) => r.service(ConnectionService, impl), {
+      router: { interceptors: [errorBoundary(logger)] },
+    }),
+  );
+  for (const key of ["cal", "cal-2"]) await client.createIntegration({ uniqueKey: key, provider: "google-calendar" });
+});
+afterEach(async () => {
+  await bus.close();
+  await store.close();
+});
+
+async function connection(id: string, opts: { metadata?: JsonObject; hash?: string; key?: string } = {}) {
+  await client.createConnection({
+    providerConfigKey: opts.key ?? "cal",
+    connectionId: id,
+    metadata: opts.metadata,
+    connectionConfig: opts.hash ? { emailAddressHash: emailAddressHash(opts.hash) } : undefined,
+  });
+}
+
+const match = (resourceUri: string, key = "cal") => client.matchNotification({ providerConfigKey: key, resourceUri });
+
+describe("matching a notification to connections (spec: Webhook-to-connection matching)", () => {
+  test("rule 1: the exact watch URI wins over the primary-calendar lookup", async () => {
+    await connection("by-hash", { hash: "alice@example.com" });
+    await connection("by-uri", { metadata: { calendarWatchResourceUris: [uri("alice%40example.com")] } });
+    const res = await match(uri("alice%40example.com"));
+    expect(res.connectionIds).toEqual(["by-uri"]);
+    expect(res.rule).toBe(MatchRule.WATCH_URI);
+  });
+
+  test("rule 1 needs the same encoding, path and query", async () => {
+    await connection("by-uri", { metadata: { calendarWatchResourceUris: [uri("alice%40example.com")] } });
+    expect((await match(uri("alice@example.com"))).rule).not.toBe(MatchRule.WATCH_URI);
+    expect((await match(uri("alice%40example.com", ""))).rule).not.toBe(MatchRule.WATCH_URI);
+    expect((await match(uri("alice%40example.com", "?alt=json&x=1"))).rule).not.toBe(MatchRule.WATCH_URI);
+  });
+
+  test("rule 3: every connection listing the URI matches", async () => {
+    const shared = uri("team%40example.com");
+    await connection("a", { metadata: { calendarWatchResourceUris: [shared] } });
+    await connection("b", { metadata: { calendarWatchResourceUris: ["other", shared] } });
+    await connection("c", { metadata: { calendarWatchResourceUris: ["other"] } });
+    expect((await match(shared)).connectionIds).toEqual(["a", "b"]);
+  });
+
+  test("rule 2 is tiered: hash, then metadata.emailAddress, then metadata.email; fan-out within a tier", async () => {
+    await connection("hash-1", { hash: "Bob@Example.com" });
+    await connection("hash-2", { hash: "bob@example.com" });
+    await connection("meta-address", { metadata: { emailAddress: "bob@example.com" } });
+    await connection("meta-email", { metadata: { email: "bob@example.com" } });
+    let res = await match(uri("bob%40example.com"));
+    expect(res.connectionIds).toEqual(["hash-1", "hash-2"]);
+    expect(res.rule).toBe(MatchRule.EMAIL_ADDRESS_HASH);
+
+    await client.deleteConnection({ providerConfigKey: "cal", connectionId: "hash-1" });
+    await client.deleteConnection({ providerConfigKey: "cal", connectionId: "hash-2" });
+    res = await match(uri("bob%40example.com"));
+    expect(res.connectionIds).toEqual(["meta-address"]);
+    expect(res.rule).toBe(MatchRule.METADATA_EMAIL_ADDRESS);
+
+    await client.deleteConnection({ providerConfigKey: "cal", connectionId: "meta-address" });
+    res = await match(uri("bob%40example.com"));
+    expect(res.connectionIds).toEqual(["meta-email"]);
+    expect(res.rule).toBe(MatchRule.METADATA_EMAIL);
+  });
+
+  test("emails compare trimmed and case-insensitively, the identifier URL-decoded", async () => {
+    await connection("carol", { metadata: { emailAddress: "  Carol@Example.COM " } });
+    expect((await match(uri("CAROL%40example.com"))).connectionIds).toEqual(["carol"]);
+    expect((await match(uri("carol@example.com"))).connectionIds).toEqual(["carol"]);
+  });
+
+  test("rule 4: nothing matched is not an error", async () => {
+    await connection("dan", { metadata: { emailAddress: "dan@example.com" } });
+    for (const u of [
+      uri("nobody%40example.com"),
+      "https://www.googleapis.com/calendar/v3/users/me/calendarList",
+      "",
+      uri("%E0%A4%A"),
+    ]) {
+      const res = await match(u);
+      expect(res.connectionIds).toEqual([]);
+      expect(res.rule).toBe(MatchRule.NONE);
+    }
+  });
+
+  test("matching is scoped to the integration", async () => {
+    await connection("other-integration", { key: "cal-2", metadata: { emailAddress: "eve@example.com" } });
+    expect((await match(uri("eve%40example.com"))).connectionIds).toEqual([]);
+    expect((await match(uri("eve%40example.com"), "cal-2")).connectionIds).toEqual(["other-integration"]);
+  });
+
+  test("rule 5: a connection without a hash is fixed by setting metadata.emailAddress", async () => {
+    await connection("legacy");
+    expect((await match(uri("legacy%40example.com"))).connectionIds).toEqual([]);
+    await client.writeMetadata({
+      providerConfigKey: "cal",
+      connectionIds: ["legacy"],
+      metadata: { emailAddress: "legacy@example.com" },
+      mode: 2,
+    });
+    expect((await match(uri("legacy%40example.com"))).connectionIds).toEqual(["legacy"]);
+  });
+});
+
+describe("calendarIdFromUri", () => {
+  test("takes the segment after /calendars/, URL-decoded", () => {
+    expect(calendarIdFromUri(uri("a%40b.com"))).toBe("a@b.com");
+    expect(calendarIdFromUri("https://x/calendars/primary")).toBe("primary");
+    expect(calendarIdFromUri("https://x/calendars/c%40group.calendar.google.com?y")).toBe(
+      "c@group.calendar.google.com",
+    );
+  });
+  test("is null without /calendars/ or with malformed encoding", () => {
+    expect(calendarIdFromUri("https://x/users/me")).toBeNull();
+    expect(calendarIdFromUri("https://x/calendars/")).toBeNull();
+    expect(calendarIdFromUri("https://x/calendars/%ZZ/events")).toBeNull();
+  });
+});

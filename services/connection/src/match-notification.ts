@@ -1,0 +1,59 @@
+import { MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
+import { emailAddressHash } from "./email-hash.ts";
+import type { ConnectionStore } from "./store/store.ts";
+
+/**
+ * The calendar identifier of a resource URI: the segment after `/calendars/`, URL-decoded
+ * (spec: Webhook-to-connection matching). null when there is none or its encoding is malformed.
+ */
+export function calendarIdFromUri(uri: string): string | null {
+  const at = uri.indexOf("/calendars/");
+  if (at < 0) return null;
+  const rest = uri.slice(at + "/calendars/".length);
+  const end = rest.search(/[/?#]/);
+  const segment = end < 0 ? rest : rest.slice(0, end);
+  if (segment === "") return null;
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Matches a notification to connections of one integration (spec: Webhook-to-connection matching).
+ * Rule 1, the exact watch URI, wins. Otherwise rule 2 is tiered: the first of emailAddressHash,
+ * metadata.emailAddress, metadata.email that matches any connection decides, and every connection
+ * matching in that tier matches (fan-out, rule 3). No match is rule 4. Every lookup is indexed.
+ */
+export async function matchNotification(
+  store: ConnectionStore,
+  environmentId: string,
+  providerConfigKey: string,
+  resourceUri: string,
+): Promise<{ connectionIds: string[]; rule: MatchRule }> {
+  if (resourceUri !== "") {
+    const byUri = await store.findByWatchUri(environmentId, providerConfigKey, resourceUri);
+    if (byUri.length > 0) return { connectionIds: byUri, rule: MatchRule.WATCH_URI };
+  }
+  const calendarId = calendarIdFromUri(resourceUri);
+  if (calendarId !== null && calendarId.trim() !== "") {
+    const email = calendarId.trim().toLowerCase();
+    const tiers = [
+      [
+        MatchRule.EMAIL_ADDRESS_HASH,
+        () => store.findByEmailHash(environmentId, providerConfigKey, emailAddressHash(email)),
+      ],
+      [
+        MatchRule.METADATA_EMAIL_ADDRESS,
+        () => store.findByMetadataEmailAddress(environmentId, providerConfigKey, email),
+      ],
+      [MatchRule.METADATA_EMAIL, () => store.findByMetadataEmail(environmentId, providerConfigKey, email)],
+    ] as const;
+    for (const [rule, lookup] of tiers) {
+      const ids = await lookup();
+      if (ids.length > 0) return { connectionIds: ids, rule };
+    }
+  }
+  return { connectionIds: [], rule: MatchRule.NONE };
+}

@@ -1,0 +1,40 @@
+import type { FieldError } from "@junction/platform";
+import { errors } from "./errors.ts";
+
+/**
+ * Known metadata keys and their types (spec: Resources, Connection, "Known metadata keys"). Other keys
+ * are stored as given. null is accepted for every known key: it clears the value.
+ */
+const KNOWN_KEYS: Record<string, { check: (v: unknown) => boolean; expected: string }> = {
+  calendarChannelId: { check: isString, expected: "a string" },
+  calendarResourceId: { check: isString, expected: "a string" },
+  emailAddress: { check: isString, expected: "a string" },
+  email: { check: isString, expected: "a string" },
+  calendarWatchResourceUris: {
+    check: (v) => Array.isArray(v) && v.every(isString),
+    expected: "an array of strings",
+  },
+};
+
+/** Throws `invalid_metadata` naming every known key with a wrong type. */
+export function validateMetadata(metadata: Record<string, unknown>): void {
+  const problems: FieldError[] = [];
+  for (const [key, rule] of Object.entries(KNOWN_KEYS)) {
+    if (!(key in metadata)) continue;
+    const value = metadata[key];
+    if (value !== null && !rule.check(value)) {
+      problems.push({ path: `metadata.${key}`, message: `must be ${rule.expected}, got ${describe(value)}` });
+    }
+  }
+  if (problems.length > 0) throw errors.invalidMetadata(problems);
+}
+
+function isString(v: unknown): v is string {
+  return typeof v === "string";
+}
+
+function describe(v: unknown): string {
+  if (Array.isArray(v)) return "an array with a non-string element";
+  if (v === null) return "null";
+  return typeof v === "object" ? "an object" : `a ${typeof v}`;
+}

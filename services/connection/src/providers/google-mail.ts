@@ -1,0 +1,33 @@
+import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH } from "./google.ts";
+import type { ProviderTemplate } from "./provider-template.ts";
+
+const GMAIL = "https://www.googleapis.com/auth";
+
+/** The mail provider of the spec (scopes: spec, Authentication 6). */
+export const googleMail: ProviderTemplate = {
+  name: "google-mail",
+  displayName: "Gmail",
+  baseUrl: "https://gmail.googleapis.com",
+  ...GOOGLE_OAUTH,
+  scopes: [
+    ...GOOGLE_BASIC_SCOPES,
+    {
+      name: "https://mail.google.com/",
+      description: "Read, compose, send and permanently delete all mail.",
+      sensitivity: "restricted",
+    },
+    { name: `${GMAIL}/gmail.readonly`, description: "View messages and settings.", sensitivity: "restricted" },
+    { name: `${GMAIL}/gmail.send`, description: "Send mail on the user's behalf.", sensitivity: "sensitive" },
+    { name: `${GMAIL}/gmail.compose`, description: "Manage drafts and send mail.", sensitivity: "restricted" },
+    {
+      name: `${GMAIL}/gmail.modify`,
+      description: "Read, compose and send mail; no permanent delete.",
+      sensitivity: "restricted",
+    },
+  ],
+  defaultScopes: ["email", "profile", `${GMAIL}/gmail.readonly`],
+  // Mail notifications use a publish/subscribe topic upstream, not channels (spec: Events 5).
+  webhookHeaders: null,
+  allowedOverrideHosts: ["gmail.googleapis.com", "www.googleapis.com"],
+  storesEmailHash: false,
+};

@@ -1,0 +1,16 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
+import { type ConnectionServiceDeps, createContext } from "./context.ts";
+import { connectionHandlers } from "./handlers/connections.ts";
+import { environmentHandlers } from "./handlers/environment.ts";
+import { integrationHandlers } from "./handlers/integrations.ts";
+
+/** The ConnectionService implementation, assembled from its handler groups. */
+export function createConnectionService(deps: ConnectionServiceDeps): ServiceImpl<typeof ConnectionService> {
+  const ctx = createContext(deps);
+  return {
+    ...environmentHandlers(ctx),
+    ...integrationHandlers(ctx),
+    ...connectionHandlers(ctx),
+  } as ServiceImpl<typeof ConnectionService>;
+}

@@ -1,0 +1,214 @@
+import type { Document, Filter, UpdateFilter } from "mongodb";
+import { endUserIdOf } from "./lookup-keys.ts";
+import type {
+  ConnectionFilter,
+  ConnectionPatch,
+  ConnectionRecord,
+  EnvironmentRecord,
+  IntegrationRecord,
+  MetadataMode,
+  SecretKeyRecord,
+} from "./records.ts";
+import { normalizeEmail } from "./store.ts";
+
+// Document shapes of the MongoDB collections and the pure functions that build them, the queries
+// and the updates. Kept apart from the store so that they are tested without a server.
+
+export interface EnvironmentDocument {
+  _id: string;
+  name: string;
+  createdAt: number;
+  /** Always true; its unique index is what lets only one environment exist. */
+  singleton: true;
+}
+
+export interface SecretKeyDocument extends Omit<SecretKeyRecord, "id"> {
+  _id: string;
+}
+
+/** An integration as stored (under a server-generated _id, so that a rename can keep it). */
+export type IntegrationDocument = IntegrationRecord;
+
+/** Email shadow fields, normalized on every write so that an index serves case-insensitive lookups. */
+export interface LookupFields {
+  emailAddress: string | null;
+  email: string | null;
+}
+
+export interface ConnectionDocument {
+  _id: string;
+  environmentId: string;
+  providerConfigKey: string;
+  connectionId: string;
+  provider: string;
+  credentialsEnc: string | null;
+  credentialsExpiresAt: number | null;
+  connection_config: Record<string, unknown>;
+  metadata: Record<string, unknown>;
+  endUser: Record<string, unknown> | null;
+  endUserId: string | null;
+  errors: ConnectionRecord["errors"];
+  createdAt: number;
+  updatedAt: number;
+  lookup: LookupFields;
+}
+
+export const environmentToDocument = (e: EnvironmentRecord): EnvironmentDocument => ({
+  _id: e.id,
+  name: e.name,
+  createdAt: e.createdAt,
+  singleton: true,
+});
+
+export const environmentFromDocument = (d: EnvironmentDocument): EnvironmentRecord => ({
+  id: d._id,
+  name: d.name,
+  createdAt: d.createdAt,
+});
+
+export const secretKeyToDocument = ({ id, ...rest }: SecretKeyRecord): SecretKeyDocument => ({ _id: id, ...rest });
+
+export const secretKeyFromDocument = (d: SecretKeyDocument): SecretKeyRecord => ({
+  id: d._id,
+  environmentId: d.environmentId,
+  name: d.name,
+  prefix: d.prefix,
+  hash: d.hash,
+  createdAt: d.createdAt,
+  revokedAt: d.revokedAt,
+});
+
+/** An integration document without its _id (and anything else not in the record). */
+export const integrationFromDocument = (d: IntegrationDocument): IntegrationRecord => ({
+  environmentId: d.environmentId,
+  uniqueKey: d.uniqueKey,
+  provider: d.provider,
+  displayName: d.displayName,
+  clientId: d.clientId,
+  clientSecretEnc: d.clientSecretEnc,
+  scopes: d.scopes,
+  overrides: d.overrides,
+  forwardWebhooks: d.forwardWebhooks,
+  createdAt: d.createdAt,
+  updatedAt: d.updatedAt,
+});
+
+/** Integration documents hold exactly the record's fields (plus _id), so building one is the same copy. */
+export const integrationToDocument: (i: IntegrationRecord) => IntegrationDocument = integrationFromDocument;
+
+/** The normalized email shadow fields of a metadata object (spec: Webhook-to-connection matching, rule 2). */
+export function lookupFields(metadata: Record<string, unknown>): LookupFields {
+  return { emailAddress: normalizeEmail(metadata.emailAddress), email: normalizeEmail(metadata.email) };
+}
+
+export function connectionToDocument(c: ConnectionRecord): ConnectionDocument {
+  return {
+    _id: c.id,
+    environmentId: c.environmentId,
+    providerConfigKey: c.providerConfigKey,
+    connectionId: c.connectionId,
+    provider: c.provider,
+    credentialsEnc: c.credentialsEnc,
+    credentialsExpiresAt: c.credentialsExpiresAt,
+    connection_config: c.connectionConfig,
+    metadata: c.metadata,
+    endUser: c.endUser,
+    endUserId: endUserIdOf(c.endUser),
+    errors: c.errors,
+    createdAt: c.createdAt,
+    updatedAt: c.updatedAt,
+    lookup: lookupFields(c.metadata),
+  };
+}
+
+export function connectionFromDocument(d: ConnectionDocument): ConnectionRecord {
+  return {
+    id: d._id,
+    environmentId: d.environmentId,
+    providerConfigKey: d.providerConfigKey,
+    connectionId: d.connectionId,
+    provider: d.provider,
+    credentialsEnc: d.credentialsEnc ?? null,
+    credentialsExpiresAt: d.credentialsExpiresAt ?? null,
+    connectionConfig: d.connection_config ?? {},
+    metadata: d.metadata ?? {},
+    endUser: d.endUser ?? null,
+    errors: d.errors ?? [],
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+  };
+}
+
+/** Escapes `text` so that it matches itself, literally, inside a regular expression. */
+export function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\/-]/g, "\\$&");
+}
+
+/** The query of a connection listing. Empty strings count as absent, as proto3 sends unset strings. */
+export function connectionListQuery(environmentId: string, filter: ConnectionFilter): Filter<ConnectionDocument> {
+  const query: Filter<ConnectionDocument> = { environmentId };
+  if (filter.providerConfigKey) query.providerConfigKey = filter.providerConfigKey;
+  if (filter.endUserId) query.endUserId = filter.endUserId;
+  const connectionId: Document = {};
+  if (filter.connectionId) connectionId.$eq = filter.connectionId;
+  if (filter.search) {
+    connectionId.$regex = escapeRegExp(filter.search);
+    connectionId.$options = "i";
+  }
+  if (Object.keys(connectionId).length > 0) query.connectionId = connectionId;
+  return query;
+}
+
+/**
+ * The update of a re-authorization (see ConnectionStore.upsertConnection): an aggregation pipeline,
+ * so that connection_config is merged by the server in the same atomic write. Values go in as
+ * $literal so that strings starting with "$" are not read as field paths.
+ */
+export function reauthorizationUpdate(c: ConnectionRecord): Document[] {
+  const set: Document = {
+    credentialsEnc: { $literal: c.credentialsEnc },
+    credentialsExpiresAt: { $literal: c.credentialsExpiresAt },
+    connection_config: { $mergeObjects: ["$connection_config", { $literal: c.connectionConfig }] },
+    updatedAt: { $literal: c.updatedAt },
+  };
+  if (c.endUser !== null) {
+    set.endUser = { $literal: c.endUser };
+    set.endUserId = { $literal: endUserIdOf(c.endUser) };
+  }
+  return [{ $set: set }];
+}
+
+/**
+ * The update of a metadata write. "set" replaces the metadata and its shadow fields; "update" merges
+ * on the server (one atomic write per document) and rewrites only the shadow fields whose source
+ * key the patch holds.
+ */
+export function metadataUpdate(
+  metadata: Record<string, unknown>,
+  mode: MetadataMode,
+  at: number,
+): UpdateFilter<ConnectionDocument> | Document[] {
+  if (mode === "set") return { $set: { metadata, lookup: lookupFields(metadata), updatedAt: at } };
+  const set: Document = {
+    metadata: { $mergeObjects: ["$metadata", { $literal: metadata }] },
+    updatedAt: { $literal: at },
+  };
+  const lookup = lookupFields(metadata);
+  if (Object.hasOwn(metadata, "emailAddress")) set["lookup.emailAddress"] = { $literal: lookup.emailAddress };
+  if (Object.hasOwn(metadata, "email")) set["lookup.email"] = { $literal: lookup.email };
+  return [{ $set: set }];
+}
+
+/** The $set of a patch: only the fields it holds, and the derived endUserId with endUser. */
+export function patchUpdate(patch: ConnectionPatch, at: number): UpdateFilter<ConnectionDocument> {
+  const set: Partial<ConnectionDocument> = { updatedAt: at };
+  if (patch.credentialsEnc !== undefined) set.credentialsEnc = patch.credentialsEnc;
+  if (patch.credentialsExpiresAt !== undefined) set.credentialsExpiresAt = patch.credentialsExpiresAt;
+  if (patch.connectionConfig !== undefined) set.connection_config = patch.connectionConfig;
+  if (patch.errors !== undefined) set.errors = patch.errors;
+  if (patch.endUser !== undefined) {
+    set.endUser = patch.endUser;
+    set.endUserId = endUserIdOf(patch.endUser);
+  }
+  return { $set: set };
+}

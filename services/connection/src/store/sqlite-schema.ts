@@ -1,0 +1,108 @@
+/**
+ * Schema of the connection service in SQLite, applied by `migrate(db, "connection", MIGRATIONS)`.
+ * Append-only: never edit a shipped migration, add a new one.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE environments (
+    id TEXT PRIMARY KEY,
+    name TEXT NOT NULL,
+    created_at INTEGER NOT NULL
+  );
+
+  CREATE TABLE secret_keys (
+    id TEXT PRIMARY KEY,
+    environment_id TEXT NOT NULL,
+    name TEXT NOT NULL,
+    prefix TEXT NOT NULL,
+    hash TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    revoked_at INTEGER
+  );
+  CREATE INDEX secret_keys_by_environment ON secret_keys (environment_id, created_at);
+
+  CREATE TABLE integrations (
+    environment_id TEXT NOT NULL,
+    unique_key TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    display_name TEXT NOT NULL,
+    client_id TEXT NOT NULL,
+    client_secret_enc TEXT,
+    scopes TEXT NOT NULL,
+    overrides TEXT NOT NULL,
+    forward_webhooks INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (environment_id, unique_key)
+  );
+
+  -- metadata, connection_config, end_user and errors are JSON. The columns after them are derived
+  -- from the JSON on every write, so that the matching lookups are index searches.
+  CREATE TABLE connections (
+    id TEXT PRIMARY KEY,
+    environment_id TEXT NOT NULL,
+    provider_config_key TEXT NOT NULL,
+    connection_id TEXT NOT NULL,
+    provider TEXT NOT NULL,
+    credentials_enc TEXT,
+    credentials_expires_at INTEGER,
+    connection_config TEXT NOT NULL,
+    metadata TEXT NOT NULL,
+    end_user TEXT,
+    errors TEXT NOT NULL,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL,
+    email_address_hash TEXT,
+    meta_email_address_norm TEXT,
+    meta_email_norm TEXT,
+    end_user_id TEXT,
+    UNIQUE (environment_id, provider_config_key, connection_id)
+  );
+  CREATE INDEX connections_newest ON connections (environment_id, created_at, id);
+  CREATE INDEX connections_newest_by_integration
+    ON connections (environment_id, provider_config_key, created_at, id);
+  CREATE INDEX connections_by_end_user ON connections (environment_id, end_user_id, created_at, id)
+    WHERE end_user_id IS NOT NULL;
+  CREATE INDEX connections_by_email_hash ON connections (environment_id, provider_config_key, email_address_hash)
+    WHERE email_address_hash IS NOT NULL;
+  CREATE INDEX connections_by_meta_email_address
+    ON connections (environment_id, provider_config_key, meta_email_address_norm)
+    WHERE meta_email_address_norm IS NOT NULL;
+  CREATE INDEX connections_by_meta_email ON connections (environment_id, provider_config_key, meta_email_norm)
+    WHERE meta_email_norm IS NOT NULL;
+
+  -- One row per (connection, watched URI) of metadata.calendarWatchResourceUris; rewritten in the
+  -- transaction of every write that touches metadata or moves a connection (spec: Webhook-to-connection
+  -- matching, rule 1). WITHOUT ROWID so that the lookup index also carries connection_pk (covering).
+  CREATE TABLE connection_watch_uris (
+    connection_pk TEXT NOT NULL REFERENCES connections (id) ON DELETE CASCADE,
+    environment_id TEXT NOT NULL,
+    provider_config_key TEXT NOT NULL,
+    uri TEXT NOT NULL,
+    PRIMARY KEY (connection_pk, uri)
+  ) WITHOUT ROWID;
+  CREATE INDEX connection_watch_uris_lookup ON connection_watch_uris (environment_id, provider_config_key, uri);
+  `,
+];
+
+/**
+ * The matching lookups (spec: Webhook-to-connection matching, rules 1 and 2). Parameters:
+ * $environment_id, $provider_config_key, $value. Exported so that a test can check with
+ * EXPLAIN QUERY PLAN that each is an index search.
+ */
+export const LOOKUP_SQL = {
+  watchUri: `SELECT c.connection_id AS connection_id FROM connection_watch_uris w
+    JOIN connections c ON c.id = w.connection_pk
+    WHERE w.environment_id = $environment_id AND w.provider_config_key = $provider_config_key AND w.uri = $value`,
+  emailHash: `SELECT connection_id FROM connections
+    WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key
+      AND email_address_hash = $value`,
+  metadataEmailAddress: `SELECT connection_id FROM connections
+    WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key
+      AND meta_email_address_norm = $value`,
+  metadataEmail: `SELECT connection_id FROM connections
+    WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key
+      AND meta_email_norm = $value`,
+} as const;
+
+export type LookupName = keyof typeof LOOKUP_SQL;

@@ -1,0 +1,70 @@
+import type { Database, Statement } from "bun:sqlite";
+import type { ConnectionRow, EnvironmentRow, IntegrationRow, SecretKeyRow } from "./sqlite-rows.ts";
+import { LOOKUP_SQL, type LookupName } from "./sqlite-schema.ts";
+
+/** Named parameters ($name in SQL, `name` here: the database is opened in strict mode). */
+export type Params = Record<string, string | number | null>;
+export type Query<R> = Statement<R, [Params]>;
+
+export const CONNECTION_COLUMNS =
+  "id, environment_id, provider_config_key, connection_id, provider, credentials_enc, credentials_expires_at, connection_config, metadata, end_user, errors, created_at, updated_at";
+const CONNECTION_KEY = "environment_id = $environment_id AND provider_config_key = $provider_config_key";
+
+export type Statements = ReturnType<typeof prepareStatements>;
+
+/** Prepares, once per store, every fixed statement of the SQLite store. */
+export function prepareStatements(db: Database) {
+  const p = <R = unknown>(sql: string): Query<R> => db.prepare<R, [Params]>(sql);
+  return {
+    environmentFirst: p<EnvironmentRow>("SELECT * FROM environments ORDER BY created_at, id LIMIT 1"),
+    environmentInsert: p("INSERT INTO environments (id, name, created_at) VALUES ($id, $name, $created_at)"),
+    keyInsert: p(
+      "INSERT INTO secret_keys (id, environment_id, name, prefix, hash, created_at, revoked_at) VALUES ($id, $environment_id, $name, $prefix, $hash, $created_at, $revoked_at)",
+    ),
+    keyList: p<SecretKeyRow>("SELECT * FROM secret_keys WHERE environment_id = $environment_id ORDER BY created_at, id"),
+    keyRevoke: p<SecretKeyRow>(
+      "UPDATE secret_keys SET revoked_at = COALESCE(revoked_at, $at) WHERE environment_id = $environment_id AND id = $id RETURNING *",
+    ),
+    integrationInsert: p(
+      "INSERT INTO integrations (environment_id, unique_key, provider, display_name, client_id, client_secret_enc, scopes, overrides, forward_webhooks, created_at, updated_at) VALUES ($environment_id, $unique_key, $provider, $display_name, $client_id, $client_secret_enc, $scopes, $overrides, $forward_webhooks, $created_at, $updated_at)",
+    ),
+    integrationGet: p<IntegrationRow>(
+      "SELECT * FROM integrations WHERE environment_id = $environment_id AND unique_key = $unique_key",
+    ),
+    integrationList: p<IntegrationRow>(
+      "SELECT * FROM integrations WHERE environment_id = $environment_id ORDER BY created_at, unique_key",
+    ),
+    integrationReplace: p(
+      "UPDATE integrations SET unique_key = $unique_key, provider = $provider, display_name = $display_name, client_id = $client_id, client_secret_enc = $client_secret_enc, scopes = $scopes, overrides = $overrides, forward_webhooks = $forward_webhooks, created_at = $created_at, updated_at = $updated_at WHERE environment_id = $environment_id AND unique_key = $old_key",
+    ),
+    integrationDelete: p("DELETE FROM integrations WHERE environment_id = $environment_id AND unique_key = $unique_key"),
+    connectionsMove: p(
+      "UPDATE connections SET provider_config_key = $new_key WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key",
+    ),
+    watchUrisMove: p(
+      "UPDATE connection_watch_uris SET provider_config_key = $new_key WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key",
+    ),
+    connectionsDeleteAll: p(`DELETE FROM connections WHERE ${CONNECTION_KEY}`),
+    watchUrisDeleteAll: p(`DELETE FROM connection_watch_uris WHERE ${CONNECTION_KEY}`),
+    connectionGet: p<ConnectionRow>(
+      `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE ${CONNECTION_KEY} AND connection_id = $connection_id`,
+    ),
+    connectionInsert: p(
+      "INSERT INTO connections (id, environment_id, provider_config_key, connection_id, provider, credentials_enc, credentials_expires_at, connection_config, metadata, end_user, errors, created_at, updated_at, email_address_hash, meta_email_address_norm, meta_email_norm, end_user_id) VALUES ($id, $environment_id, $provider_config_key, $connection_id, $provider, $credentials_enc, $credentials_expires_at, $connection_config, $metadata, $end_user, $errors, $created_at, $updated_at, $email_address_hash, $meta_email_address_norm, $meta_email_norm, $end_user_id)",
+    ),
+    // Every update rewrites all mutable columns, so the derived ones can never go stale.
+    connectionUpdate: p(
+      "UPDATE connections SET provider = $provider, credentials_enc = $credentials_enc, credentials_expires_at = $credentials_expires_at, connection_config = $connection_config, metadata = $metadata, end_user = $end_user, errors = $errors, updated_at = $updated_at, email_address_hash = $email_address_hash, meta_email_address_norm = $meta_email_address_norm, meta_email_norm = $meta_email_norm, end_user_id = $end_user_id WHERE id = $id",
+    ),
+    connectionDelete: p("DELETE FROM connections WHERE id = $id"),
+    connectionCount: p<{ n: number }>(`SELECT COUNT(*) AS n FROM connections WHERE ${CONNECTION_KEY}`),
+    watchUrisDelete: p("DELETE FROM connection_watch_uris WHERE connection_pk = $connection_pk"),
+    watchUriInsert: p(
+      "INSERT INTO connection_watch_uris (connection_pk, environment_id, provider_config_key, uri) VALUES ($connection_pk, $environment_id, $provider_config_key, $uri)",
+    ),
+    lookup: Object.fromEntries(
+      Object.entries(LOOKUP_SQL).map(([name, sql]) => [name, p<{ connection_id: string }>(sql)]),
+    ) as Record<LookupName, Query<{ connection_id: string }>>,
+  };
+}
+

@@ -1,0 +1,108 @@
+import type {
+  ConnectionFilter,
+  ConnectionPatch,
+  ConnectionRecord,
+  EnvironmentRecord,
+  IntegrationRecord,
+  MetadataMode,
+  SecretKeyRecord,
+} from "./records.ts";
+
+/** Thrown when a unique key is taken (integration key, connection id). */
+export class DuplicateKeyError extends Error {
+  override name = "DuplicateKeyError";
+}
+
+/** Thrown by an all-or-nothing metadata write when some connection ids do not exist; nothing was written. */
+export class UnknownConnectionsError extends Error {
+  override name = "UnknownConnectionsError";
+  constructor(readonly connectionIds: string[]) {
+    super(`unknown connection ids: ${connectionIds.join(", ")}`);
+  }
+}
+
+export interface EnvironmentStore {
+  /** Returns the single environment, creating it with `create()` on first run (race-safe). */
+  getOrCreateEnvironment(create: () => EnvironmentRecord): Promise<EnvironmentRecord>;
+  insertSecretKey(key: SecretKeyRecord): Promise<void>;
+  listSecretKeys(environmentId: string): Promise<SecretKeyRecord[]>;
+  /** Marks a key revoked; returns it, or null when unknown. */
+  revokeSecretKey(environmentId: string, id: string, at: number): Promise<SecretKeyRecord | null>;
+}
+
+export interface IntegrationStore {
+  /** Throws DuplicateKeyError when the key is taken. */
+  insertIntegration(integration: IntegrationRecord): Promise<void>;
+  getIntegration(environmentId: string, uniqueKey: string): Promise<IntegrationRecord | null>;
+  listIntegrations(environmentId: string): Promise<IntegrationRecord[]>;
+  /**
+   * Replaces the record stored under `uniqueKey` with `next` (whose uniqueKey may differ: a rename
+   * moves its connections too, atomically). Throws DuplicateKeyError when renaming onto a taken key.
+   * Returns false when `uniqueKey` is unknown.
+   */
+  replaceIntegration(environmentId: string, uniqueKey: string, next: IntegrationRecord): Promise<boolean>;
+  /** Deletes the integration and all its connections atomically; returns how many connections went. */
+  deleteIntegration(environmentId: string, uniqueKey: string): Promise<number>;
+}
+
+export interface ConnectionStore {
+  /**
+   * Inserts a connection, or when (environment, integration, connectionId) exists, replaces its
+   * credentials, connection_config (shallow-merged) and endUser while keeping id, metadata and createdAt.
+   */
+  upsertConnection(connection: ConnectionRecord): Promise<{ created: boolean; connection: ConnectionRecord }>;
+  getConnection(environmentId: string, providerConfigKey: string, connectionId: string): Promise<ConnectionRecord | null>;
+  /** Newest first. */
+  listConnections(environmentId: string, filter: ConnectionFilter): Promise<{ connections: ConnectionRecord[]; total: number }>;
+  countConnections(environmentId: string, providerConfigKey: string): Promise<number>;
+  deleteConnection(environmentId: string, providerConfigKey: string, connectionId: string): Promise<boolean>;
+  /** Patches internal fields; returns the new record or null when unknown. */
+  patchConnection(
+    environmentId: string,
+    providerConfigKey: string,
+    connectionId: string,
+    patch: ConnectionPatch,
+    at: number,
+  ): Promise<ConnectionRecord | null>;
+  /**
+   * Sets (replace) or updates (shallow merge) metadata on every listed connection, all or nothing:
+   * throws UnknownConnectionsError naming every missing id and writes nothing. Returns the records in
+   * request order.
+   */
+  writeMetadata(
+    environmentId: string,
+    providerConfigKey: string,
+    connectionIds: string[],
+    metadata: Record<string, unknown>,
+    mode: MetadataMode,
+    at: number,
+  ): Promise<ConnectionRecord[]>;
+
+  // Matching lookups (spec: Webhook-to-connection matching). Each is served by an index scoped to
+  // the integration; none may scan connections. They return connection ids, sorted.
+
+  /** Rule 1: connections whose metadata.calendarWatchResourceUris holds exactly `uri`. */
+  findByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<string[]>;
+  /** Rule 2, tier 1: connection_config.emailAddressHash equal to `hash`. */
+  findByEmailHash(environmentId: string, providerConfigKey: string, hash: string): Promise<string[]>;
+  /** Rule 2, tier 2: metadata.emailAddress equal to `email` after trim + lower-case on both sides. */
+  findByMetadataEmailAddress(environmentId: string, providerConfigKey: string, email: string): Promise<string[]>;
+  /** Rule 2, tier 3: metadata.email, compared like emailAddress. */
+  findByMetadataEmail(environmentId: string, providerConfigKey: string, email: string): Promise<string[]>;
+}
+
+/** Everything the connection service stores. */
+export interface ConnectionServiceStore extends EnvironmentStore, IntegrationStore, ConnectionStore {
+  close(): Promise<void>;
+}
+
+/** The normal form emails are compared in (spec: emails compare trimmed and case-insensitively). */
+export function normalizeEmail(value: unknown): string | null {
+  return typeof value === "string" && value.trim() !== "" ? value.trim().toLowerCase() : null;
+}
+
+/** The watch URIs of a metadata object, when it holds a string array under calendarWatchResourceUris. */
+export function watchUris(metadata: Record<string, unknown>): string[] {
+  const v = metadata.calendarWatchResourceUris;
+  return Array.isArray(v) ? [...new Set(v.filter((x): x is string => typeof x === "string"))] : [];
+}

@@ -1,0 +1,1 @@
+export { createProxyService, type ProxyServiceDeps } from "./service.ts";

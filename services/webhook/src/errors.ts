@@ -1,0 +1,42 @@
+import { Code } from "@connectrpc/connect";
+import { type FieldError, invalidArgument, JunctionError } from "@junction/platform";
+
+/** One refused endpoint URL: where it was in the request, what it was and why. */
+export interface RefusedUrl {
+  index: number;
+  url: string;
+  reason: string;
+}
+
+const SHOWN_IN_MESSAGE = 5;
+
+/** Long URLs are cut in messages; the full list of problems is in `errors`. */
+const quote = (url: string) => `"${url.length > 120 ? `${url.slice(0, 120)}…` : url}"`;
+
+/** The webhook service's domain errors; the error boundary maps them to Connect codes. */
+export const errors = {
+  invalidEndpointUrls: (refused: RefusedUrl[]) => {
+    const fieldErrors: FieldError[] = refused.map((r) => ({
+      path: `endpoint_urls[${r.index}]`,
+      message: `${quote(r.url)} ${r.reason}`,
+    }));
+    const shown = refused.slice(0, SHOWN_IN_MESSAGE).map((r) => `${quote(r.url)} ${r.reason}`);
+    const more = refused.length > SHOWN_IN_MESSAGE ? ` (and ${refused.length - SHOWN_IN_MESSAGE} more)` : "";
+    const message =
+      refused.length === 1 ? `Endpoint URL ${shown[0]}.` : `Invalid endpoint URLs: ${shown.join("; ")}${more}.`;
+    return invalidArgument("invalid_endpoint_url", message, fieldErrors);
+  },
+  tooManyEndpoints: (count: number, max: number) =>
+    invalidArgument("too_many_endpoints", `At most ${max} webhook endpoints are allowed; ${count} were given.`, [
+      { path: "endpoint_urls", message: `must hold at most ${max} distinct URLs` },
+    ]),
+  invalidGracePeriod: (ms: bigint, maxMs: number) =>
+    invalidArgument(
+      "invalid_grace_period",
+      `grace_ms must be between 0 (default: 24 hours) and ${maxMs} (${maxMs / 86_400_000} days); got ${ms}.`,
+      [{ path: "grace_ms", message: `must be between 0 and ${maxMs}` }],
+    ),
+  /** Other writers kept changing the settings while this request retried; the caller may retry. */
+  settingsContention: () =>
+    new JunctionError("settings_conflict", "The webhook settings were changed concurrently; retry.", Code.Aborted),
+};

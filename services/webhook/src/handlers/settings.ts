@@ -1,0 +1,53 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
+import type { WebhookServiceContext } from "../context.ts";
+import { acceptEndpointUrls, replaceEndpoints } from "../endpoints.ts";
+import { errors } from "../errors.ts";
+import { toSettings } from "../mappers.ts";
+import { changeSettings, ensureSettings } from "../settings.ts";
+import { DEFAULT_GRACE_MS, MAX_GRACE_MS, sealSigningSecret } from "../signing-secrets.ts";
+import { generateSigningSecret } from "../signing.ts";
+
+/** GetSettings, UpdateSettings and RotateSigningSecret. */
+export function settingsHandlers(ctx: WebhookServiceContext): Partial<ServiceImpl<typeof WebhookService>> {
+  return {
+    async getSettings() {
+      const environmentId = await ctx.environment();
+      const now = ctx.clock.now();
+      const record = await ensureSettings(ctx.store, ctx.encryptor, environmentId, now);
+      return { settings: toSettings(record, now) };
+    },
+
+    async updateSettings(req) {
+      const urls = acceptEndpointUrls(req.endpointUrls, { allowPrivate: ctx.allowPrivateEndpoints });
+      const environmentId = await ctx.environment();
+      const record = await changeSettings(ctx.store, ctx.encryptor, ctx.clock, environmentId, (current, now) => ({
+        endpoints: replaceEndpoints(current.endpoints, urls, now),
+      }));
+      ctx.logger.info("webhook endpoints updated", { environmentId, endpoints: record.endpoints.length });
+      return { settings: toSettings(record, record.updatedAt) };
+    },
+
+    async rotateSigningSecret(req) {
+      if (req.graceMs < 0n || req.graceMs > BigInt(MAX_GRACE_MS))
+        throw errors.invalidGracePeriod(req.graceMs, MAX_GRACE_MS);
+      const graceMs = req.graceMs === 0n ? DEFAULT_GRACE_MS : Number(req.graceMs);
+      const environmentId = await ctx.environment();
+      let plaintext = "";
+      const record = await changeSettings(ctx.store, ctx.encryptor, ctx.clock, environmentId, (current, now) => {
+        plaintext = generateSigningSecret();
+        return {
+          ...sealSigningSecret(ctx.encryptor, plaintext),
+          // One previous secret at most: rotating again within the grace period retires the older one.
+          previousSigningSecretEnc: current.signingSecretEnc,
+          previousSecretValidUntil: now + graceMs,
+        };
+      });
+      ctx.logger.info("webhook signing secret rotated", {
+        environmentId,
+        previousValidUntil: new Date(record.previousSecretValidUntil as number).toISOString(),
+      });
+      return { signingSecret: plaintext, settings: toSettings(record, record.updatedAt) };
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { type Subprocess, spawn } from "bun";
+import { join } from "node:path";
+
+const ROOT = join(import.meta.dir, "..", "..");
+
+/** A Junction process started with `bun cli/junction.ts ...`, its output kept for failure messages. */
+export interface JunctionProcess {
+  name: string;
+  proc: Subprocess;
+  output(): string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+export function startJunctionProcess(name: string, args: string[], env: Record<string, string>): JunctionProcess {
+  let out = "";
+  const proc = spawn(["bun", join(ROOT, "cli/junction.ts"), ...args], {
+    cwd: ROOT,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const drain = async (stream: ReadableStream<Uint8Array>) => {
+    const decoder = new TextDecoder();
+    const reader = stream.getReader();
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      out += decoder.decode(value);
+    }
+  };
+  void drain(proc.stdout as ReadableStream<Uint8Array>);
+  void drain(proc.stderr as ReadableStream<Uint8Array>);
+  return {
+    name,
+    proc,
+    output: () => out,
+    async stop(signal: NodeJS.Signals = "SIGTERM") {
+      if (proc.exitCode !== null) return proc.exitCode;
+      proc.kill(signal);
+      const timer = setTimeout(() => proc.kill("SIGKILL"), 5000);
+      await proc.exited;
+      clearTimeout(timer);
+      return proc.exitCode;
+    },
+  };
+}
