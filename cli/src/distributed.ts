@@ -144,9 +144,10 @@ export async function serveService(
         webhook: h2cTransport(serviceUrl(env, "webhook")),
       });
       const gateway = createGateway({ clients, baseUrl, logger: log });
-      const server = serveGateway(gateway, { port, hostname: env.JUNCTION_HOST ?? "0.0.0.0" });
+      // Serve only once the key exists: a healthy gateway must accept the configured key.
       const generated = await bootstrapSecretKey(clients.connection, env.JUNCTION_SECRET_KEY, { waitMs: 60_000 });
       if (generated) printGeneratedKey(generated);
+      const server = serveGateway(gateway, { port, hostname: env.JUNCTION_HOST ?? "0.0.0.0" });
       return running(name, server.url, () => server.stop());
     }
   }

@@ -91,7 +91,13 @@ describe("Mongo connection listing query", () => {
   test("holds only the filters given", () => {
     expect(connectionListQuery("env_1", { limit: 10, offset: 0 })).toEqual({ environmentId: "env_1" });
     expect(
-      connectionListQuery("env_1", { providerConfigKey: "cal", connectionId: "c1", endUserId: "u1", limit: 1, offset: 0 }),
+      connectionListQuery("env_1", {
+        providerConfigKey: "cal",
+        connectionId: "c1",
+        endUserId: "u1",
+        limit: 1,
+        offset: 0,
+      }),
     ).toEqual({ environmentId: "env_1", providerConfigKey: "cal", endUserId: "u1", connectionId: { $eq: "c1" } });
     expect(connectionListQuery("env_1", { providerConfigKey: "", search: "", limit: 1, offset: 0 })).toEqual({
       environmentId: "env_1",

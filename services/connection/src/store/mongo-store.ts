@@ -26,12 +26,7 @@ import type {
   MetadataMode,
   SecretKeyRecord,
 } from "./records.ts";
-import {
-  type ConnectionServiceStore,
-  DuplicateKeyError,
-  normalizeEmail,
-  UnknownConnectionsError,
-} from "./store.ts";
+import { type ConnectionServiceStore, DuplicateKeyError, normalizeEmail, UnknownConnectionsError } from "./store.ts";
 
 const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
 

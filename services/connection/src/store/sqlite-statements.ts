@@ -21,7 +21,9 @@ export function prepareStatements(db: Database) {
     keyInsert: p(
       "INSERT INTO secret_keys (id, environment_id, name, prefix, hash, created_at, revoked_at) VALUES ($id, $environment_id, $name, $prefix, $hash, $created_at, $revoked_at)",
     ),
-    keyList: p<SecretKeyRow>("SELECT * FROM secret_keys WHERE environment_id = $environment_id ORDER BY created_at, id"),
+    keyList: p<SecretKeyRow>(
+      "SELECT * FROM secret_keys WHERE environment_id = $environment_id ORDER BY created_at, id",
+    ),
     keyRevoke: p<SecretKeyRow>(
       "UPDATE secret_keys SET revoked_at = COALESCE(revoked_at, $at) WHERE environment_id = $environment_id AND id = $id RETURNING *",
     ),
@@ -37,7 +39,9 @@ export function prepareStatements(db: Database) {
     integrationReplace: p(
       "UPDATE integrations SET unique_key = $unique_key, provider = $provider, display_name = $display_name, client_id = $client_id, client_secret_enc = $client_secret_enc, scopes = $scopes, overrides = $overrides, forward_webhooks = $forward_webhooks, created_at = $created_at, updated_at = $updated_at WHERE environment_id = $environment_id AND unique_key = $old_key",
     ),
-    integrationDelete: p("DELETE FROM integrations WHERE environment_id = $environment_id AND unique_key = $unique_key"),
+    integrationDelete: p(
+      "DELETE FROM integrations WHERE environment_id = $environment_id AND unique_key = $unique_key",
+    ),
     connectionsMove: p(
       "UPDATE connections SET provider_config_key = $new_key WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key",
     ),
@@ -67,4 +71,3 @@ export function prepareStatements(db: Database) {
     ) as Record<LookupName, Query<{ connection_id: string }>>,
   };
 }
-

@@ -20,7 +20,13 @@ import {
   secretKeyToRow,
 } from "./sqlite-rows.ts";
 import { type LookupName, MIGRATIONS } from "./sqlite-schema.ts";
-import { CONNECTION_COLUMNS, type Params, prepareStatements, type Query, type Statements } from "./sqlite-statements.ts";
+import {
+  CONNECTION_COLUMNS,
+  type Params,
+  prepareStatements,
+  type Query,
+  type Statements,
+} from "./sqlite-statements.ts";
 import {
   type ConnectionServiceStore,
   DuplicateKeyError,
@@ -138,7 +144,11 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
     return mapDuplicate(
       () =>
         this.write(() => {
-          const existing = this.getRecord(connection.environmentId, connection.providerConfigKey, connection.connectionId);
+          const existing = this.getRecord(
+            connection.environmentId,
+            connection.providerConfigKey,
+            connection.connectionId,
+          );
           if (!existing) {
             this.q.connectionInsert.run({ ...connectionToRow(connection) });
             this.writeWatchUris(connection);
@@ -191,7 +201,9 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
       params.end_user_id = filter.endUserId;
     }
     const clause = where.join(" AND ");
-    const total = this.listQuery<{ total: number }>(`SELECT COUNT(*) AS total FROM connections WHERE ${clause}`).get(params)?.total ?? 0;
+    const total =
+      this.listQuery<{ total: number }>(`SELECT COUNT(*) AS total FROM connections WHERE ${clause}`).get(params)
+        ?.total ?? 0;
     const rows = this.listQuery<ConnectionRow>(
       `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT $limit OFFSET $offset`,
     ).all({ ...params, limit: filter.limit, offset: filter.offset });
@@ -199,7 +211,9 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
   }
 
   async countConnections(environmentId: string, providerConfigKey: string): Promise<number> {
-    return this.q.connectionCount.get({ environment_id: environmentId, provider_config_key: providerConfigKey })?.n ?? 0;
+    return (
+      this.q.connectionCount.get({ environment_id: environmentId, provider_config_key: providerConfigKey })?.n ?? 0
+    );
   }
 
   async deleteConnection(environmentId: string, providerConfigKey: string, connectionId: string): Promise<boolean> {

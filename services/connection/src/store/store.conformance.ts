@@ -400,7 +400,9 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
       });
 
       test("ignores entries that are not strings, and values that are not arrays", async () => {
-        await create(connection("cal", "c1", { metadata: { calendarWatchResourceUris: [`${CAL}/a`, 5, null, [`${CAL}/b`]] } }));
+        await create(
+          connection("cal", "c1", { metadata: { calendarWatchResourceUris: [`${CAL}/a`, 5, null, [`${CAL}/b`]] } }),
+        );
         await create(connection("cal", "c2", { metadata: { calendarWatchResourceUris: `${CAL}/a` } }));
         await create(connection("cal", "c3", { metadata: { calendarWatchResourceUris: [`${CAL}/a`, `${CAL}/a`] } }));
         expect(await byUri("cal", "a")).toEqual(["c1", "c3"]);

@@ -51,9 +51,16 @@ export interface ConnectionStore {
    * credentials, connection_config (shallow-merged) and endUser while keeping id, metadata and createdAt.
    */
   upsertConnection(connection: ConnectionRecord): Promise<{ created: boolean; connection: ConnectionRecord }>;
-  getConnection(environmentId: string, providerConfigKey: string, connectionId: string): Promise<ConnectionRecord | null>;
+  getConnection(
+    environmentId: string,
+    providerConfigKey: string,
+    connectionId: string,
+  ): Promise<ConnectionRecord | null>;
   /** Newest first. */
-  listConnections(environmentId: string, filter: ConnectionFilter): Promise<{ connections: ConnectionRecord[]; total: number }>;
+  listConnections(
+    environmentId: string,
+    filter: ConnectionFilter,
+  ): Promise<{ connections: ConnectionRecord[]; total: number }>;
   countConnections(environmentId: string, providerConfigKey: string): Promise<number>;
   deleteConnection(environmentId: string, providerConfigKey: string, connectionId: string): Promise<boolean>;
   /** Patches internal fields; returns the new record or null when unknown. */

@@ -2,22 +2,533 @@
 // @generated from file junction/webhook/v1/webhook_service.proto (package junction.webhook.v1, syntax proto3)
 /* eslint-disable */
 
-import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
-import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
-import type { Message } from "@bufbuild/protobuf";
+import type { GenEnum, GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
+import { enumDesc, fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Message as Message$1 } from "@bufbuild/protobuf";
 
 /**
  * Describes the file junction/webhook/v1/webhook_service.proto.
  */
 export const file_junction_webhook_v1_webhook_service: GenFile = /*@__PURE__*/
-  fileDesc("CilqdW5jdGlvbi93ZWJob29rL3YxL3dlYmhvb2tfc2VydmljZS5wcm90bxITanVuY3Rpb24ud2ViaG9vay52MSI0CghFbmRwb2ludBIKCgJpZBgBIAEoCRILCgN1cmwYAiABKAkSDwoHZW5hYmxlZBgDIAEoCCKDAQoIU2V0dGluZ3MSMAoJZW5kcG9pbnRzGAEgAygLMh0uanVuY3Rpb24ud2ViaG9vay52MS5FbmRwb2ludBIdChVzaWduaW5nX3NlY3JldF9wcmVmaXgYAiABKAkSJgoecHJldmlvdXNfc2VjcmV0X3ZhbGlkX3VudGlsX21zGAMgASgDIhQKEkdldFNldHRpbmdzUmVxdWVzdCJGChNHZXRTZXR0aW5nc1Jlc3BvbnNlEi8KCHNldHRpbmdzGAEgASgLMh0uanVuY3Rpb24ud2ViaG9vay52MS5TZXR0aW5ncyIuChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSFQoNZW5kcG9pbnRfdXJscxgBIAMoCSJJChZVcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEi8KCHNldHRpbmdzGAEgASgLMh0uanVuY3Rpb24ud2ViaG9vay52MS5TZXR0aW5ncyIuChpSb3RhdGVTaWduaW5nU2VjcmV0UmVxdWVzdBIQCghncmFjZV9tcxgBIAEoAyJmChtSb3RhdGVTaWduaW5nU2VjcmV0UmVzcG9uc2USFgoOc2lnbmluZ19zZWNyZXQYASABKAkSLwoIc2V0dGluZ3MYAiABKAsyHS5qdW5jdGlvbi53ZWJob29rLnYxLlNldHRpbmdzMtcCCg5XZWJob29rU2VydmljZRJgCgtHZXRTZXR0aW5ncxInLmp1bmN0aW9uLndlYmhvb2sudjEuR2V0U2V0dGluZ3NSZXF1ZXN0GiguanVuY3Rpb24ud2ViaG9vay52MS5HZXRTZXR0aW5nc1Jlc3BvbnNlEmkKDlVwZGF0ZVNldHRpbmdzEiouanVuY3Rpb24ud2ViaG9vay52MS5VcGRhdGVTZXR0aW5nc1JlcXVlc3QaKy5qdW5jdGlvbi53ZWJob29rLnYxLlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USeAoTUm90YXRlU2lnbmluZ1NlY3JldBIvLmp1bmN0aW9uLndlYmhvb2sudjEuUm90YXRlU2lnbmluZ1NlY3JldFJlcXVlc3QaMC5qdW5jdGlvbi53ZWJob29rLnYxLlJvdGF0ZVNpZ25pbmdTZWNyZXRSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("CilqdW5jdGlvbi93ZWJob29rL3YxL3dlYmhvb2tfc2VydmljZS5wcm90bxITanVuY3Rpb24ud2ViaG9vay52MSKoAQoHQXR0ZW1wdBIKCgJpZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRILCgN1cmwYAyABKAkSEwoLc3RhdHVzX2NvZGUYBCABKAUSEgoKbGF0ZW5jeV9tcxgFIAEoAxIYChByZXNwb25zZV9zbmlwcGV0GAYgASgJEg0KBWVycm9yGAcgASgJEg0KBWF0X21zGAggASgDEg4KBm51bWJlchgJIAEoBSLBAgoHTWVzc2FnZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRIMCgRib2R5GAUgASgJEjMKBnN0YXR1cxgGIAEoDjIjLmp1bmN0aW9uLndlYmhvb2sudjEuRGVsaXZlcnlTdGF0dXMSFQoNYXR0ZW1wdF9jb3VudBgHIAEoBRIaChJuZXh0X2F0dGVtcHRfYXRfbXMYCCABKAMSEgoKbGFzdF9lcnJvchgJIAEoCRIVCg1jcmVhdGVkX2F0X21zGAogASgDEhcKD25vdGlmaWNhdGlvbl9pZBgLIAEoCRIuCghhdHRlbXB0cxgMIAMoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuQXR0ZW1wdCLlAQoaUmVjZWl2ZU5vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRJNCgdoZWFkZXJzGAMgAygLMjwuanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdC5IZWFkZXJzRW50cnkSEwoLYm9keV9sZW5ndGgYBCABKAMaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiWgobUmVjZWl2ZU5vdGlmaWNhdGlvblJlc3BvbnNlEhcKD25vdGlmaWNhdGlvbl9pZBgBIAEoCRIRCglkdXBsaWNhdGUYAiABKAgSDwoHZHJvcHBlZBgDIAEoCCLGAQoTTGlzdE1lc3NhZ2VzUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSMwoGc3RhdHVzGAMgASgOMiMuanVuY3Rpb24ud2ViaG9vay52MS5EZWxpdmVyeVN0YXR1cxIMCgR0eXBlGAQgASgJEhYKDnVubWF0Y2hlZF9vbmx5GAUgASgIEg0KBWxpbWl0GAYgASgFEhEKCWJlZm9yZV9pZBgHIAEoCSJeChRMaXN0TWVzc2FnZXNSZXNwb25zZRIuCghtZXNzYWdlcxgBIAMoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuTWVzc2FnZRIWCg5uZXh0X2JlZm9yZV9pZBgCIAEoCSIfChFHZXRNZXNzYWdlUmVxdWVzdBIKCgJpZBgBIAEoCSJDChJHZXRNZXNzYWdlUmVzcG9uc2USLQoHbWVzc2FnZRgBIAEoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuTWVzc2FnZSIiChRSZXBsYXlNZXNzYWdlUmVxdWVzdBIKCgJpZBgBIAEoCSJGChVSZXBsYXlNZXNzYWdlUmVzcG9uc2USLQoHbWVzc2FnZRgBIAEoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuTWVzc2FnZSInChNSZXBsYXlGYWlsZWRSZXF1ZXN0EhAKCHNpbmNlX21zGAEgASgDIigKFFJlcGxheUZhaWxlZFJlc3BvbnNlEhAKCHJlcGxheWVkGAEgASgFIiMKFUVuYWJsZUVuZHBvaW50UmVxdWVzdBIKCgJpZBgBIAEoCSJJChZFbmFibGVFbmRwb2ludFJlc3BvbnNlEi8KCHNldHRpbmdzGAEgASgLMh0uanVuY3Rpb24ud2ViaG9vay52MS5TZXR0aW5ncyJnCghFbmRwb2ludBIKCgJpZBgBIAEoCRILCgN1cmwYAiABKAkSDwoHZW5hYmxlZBgDIAEoCBIXCg9kaXNhYmxlZF9yZWFzb24YBCABKAkSGAoQZmFpbGluZ19zaW5jZV9tcxgFIAEoAyKDAQoIU2V0dGluZ3MSMAoJZW5kcG9pbnRzGAEgAygLMh0uanVuY3Rpb24ud2ViaG9vay52MS5FbmRwb2ludBIdChVzaWduaW5nX3NlY3JldF9wcmVmaXgYAiABKAkSJgoecHJldmlvdXNfc2VjcmV0X3ZhbGlkX3VudGlsX21zGAMgASgDIhQKEkdldFNldHRpbmdzUmVxdWVzdCJGChNHZXRTZXR0aW5nc1Jlc3BvbnNlEi8KCHNldHRpbmdzGAEgASgLMh0uanVuY3Rpb24ud2ViaG9vay52MS5TZXR0aW5ncyIuChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSFQoNZW5kcG9pbnRfdXJscxgBIAMoCSJJChZVcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEi8KCHNldHRpbmdzGAEgASgLMh0uanVuY3Rpb24ud2ViaG9vay52MS5TZXR0aW5ncyIuChpSb3RhdGVTaWduaW5nU2VjcmV0UmVxdWVzdBIQCghncmFjZV9tcxgBIAEoAyJmChtSb3RhdGVTaWduaW5nU2VjcmV0UmVzcG9uc2USFgoOc2lnbmluZ19zZWNyZXQYASABKAkSLwoIc2V0dGluZ3MYAiABKAsyHS5qdW5jdGlvbi53ZWJob29rLnYxLlNldHRpbmdzKqgBCg5EZWxpdmVyeVN0YXR1cxIfChtERUxJVkVSWV9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdERUxJVkVSWV9TVEFUVVNfUEVORElORxABEh0KGURFTElWRVJZX1NUQVRVU19TVUNDRUVERUQQAhIaChZERUxJVkVSWV9TVEFUVVNfRkFJTEVEEAMSHQoZREVMSVZFUllfU1RBVFVTX0VYSEFVU1RFRBAEMs0HCg5XZWJob29rU2VydmljZRJgCgtHZXRTZXR0aW5ncxInLmp1bmN0aW9uLndlYmhvb2sudjEuR2V0U2V0dGluZ3NSZXF1ZXN0GiguanVuY3Rpb24ud2ViaG9vay52MS5HZXRTZXR0aW5nc1Jlc3BvbnNlEmkKDlVwZGF0ZVNldHRpbmdzEiouanVuY3Rpb24ud2ViaG9vay52MS5VcGRhdGVTZXR0aW5nc1JlcXVlc3QaKy5qdW5jdGlvbi53ZWJob29rLnYxLlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USeAoTUm90YXRlU2lnbmluZ1NlY3JldBIvLmp1bmN0aW9uLndlYmhvb2sudjEuUm90YXRlU2lnbmluZ1NlY3JldFJlcXVlc3QaMC5qdW5jdGlvbi53ZWJob29rLnYxLlJvdGF0ZVNpZ25pbmdTZWNyZXRSZXNwb25zZRJ4ChNSZWNlaXZlTm90aWZpY2F0aW9uEi8uanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdBowLmp1bmN0aW9uLndlYmhvb2sudjEuUmVjZWl2ZU5vdGlmaWNhdGlvblJlc3BvbnNlEmMKDExpc3RNZXNzYWdlcxIoLmp1bmN0aW9uLndlYmhvb2sudjEuTGlzdE1lc3NhZ2VzUmVxdWVzdBopLmp1bmN0aW9uLndlYmhvb2sudjEuTGlzdE1lc3NhZ2VzUmVzcG9uc2USXQoKR2V0TWVzc2FnZRImLmp1bmN0aW9uLndlYmhvb2sudjEuR2V0TWVzc2FnZVJlcXVlc3QaJy5qdW5jdGlvbi53ZWJob29rLnYxLkdldE1lc3NhZ2VSZXNwb25zZRJmCg1SZXBsYXlNZXNzYWdlEikuanVuY3Rpb24ud2ViaG9vay52MS5SZXBsYXlNZXNzYWdlUmVxdWVzdBoqLmp1bmN0aW9uLndlYmhvb2sudjEuUmVwbGF5TWVzc2FnZVJlc3BvbnNlEmMKDFJlcGxheUZhaWxlZBIoLmp1bmN0aW9uLndlYmhvb2sudjEuUmVwbGF5RmFpbGVkUmVxdWVzdBopLmp1bmN0aW9uLndlYmhvb2sudjEuUmVwbGF5RmFpbGVkUmVzcG9uc2USaQoORW5hYmxlRW5kcG9pbnQSKi5qdW5jdGlvbi53ZWJob29rLnYxLkVuYWJsZUVuZHBvaW50UmVxdWVzdBorLmp1bmN0aW9uLndlYmhvb2sudjEuRW5hYmxlRW5kcG9pbnRSZXNwb25zZWIGcHJvdG8z");
+
+/**
+ * One delivery attempt of a message to an endpoint.
+ *
+ * @generated from message junction.webhook.v1.Attempt
+ */
+export type Attempt = Message$1<"junction.webhook.v1.Attempt"> & {
+  /**
+   * Prefixed id (att_...).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Endpoint id.
+   *
+   * @generated from field: string endpoint_id = 2;
+   */
+  endpointId: string;
+
+  /**
+   * Endpoint URL at the time of the attempt.
+   *
+   * @generated from field: string url = 3;
+   */
+  url: string;
+
+  /**
+   * HTTP status, 0 when no response (timeout, refused).
+   *
+   * @generated from field: int32 status_code = 4;
+   */
+  statusCode: number;
+
+  /**
+   * Time to the response, milliseconds.
+   *
+   * @generated from field: int64 latency_ms = 5;
+   */
+  latencyMs: bigint;
+
+  /**
+   * First bytes of the response body.
+   *
+   * @generated from field: string response_snippet = 6;
+   */
+  responseSnippet: string;
+
+  /**
+   * Why it failed, when it did (timeout, connection refused, non-2xx...).
+   *
+   * @generated from field: string error = 7;
+   */
+  error: string;
+
+  /**
+   * When it started, Unix milliseconds.
+   *
+   * @generated from field: int64 at_ms = 8;
+   */
+  atMs: bigint;
+
+  /**
+   * 1 for the first attempt of this message.
+   *
+   * @generated from field: int32 number = 9;
+   */
+  number: number;
+};
+
+/**
+ * Describes the message junction.webhook.v1.Attempt.
+ * Use `create(AttemptSchema)` to create a new message.
+ */
+export const AttemptSchema: GenMessage<Attempt> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 0);
+
+/**
+ * A message for the customer and its delivery state.
+ *
+ * @generated from message junction.webhook.v1.Message
+ */
+export type Message = Message$1<"junction.webhook.v1.Message"> & {
+  /**
+   * Prefixed id (msg_...): the webhook-id, stable across retries and replays.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * "forward", "auth", "sync"...
+   *
+   * @generated from field: string type = 2;
+   */
+  type: string;
+
+  /**
+   * Integration id, empty when none.
+   *
+   * @generated from field: string provider_config_key = 3;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Connection id, empty when none (an unmatched notification).
+   *
+   * @generated from field: string connection_id = 4;
+   */
+  connectionId: string;
+
+  /**
+   * The exact JSON body sent; signatures cover these bytes.
+   *
+   * @generated from field: string body = 5;
+   */
+  body: string;
+
+  /**
+   * Current state.
+   *
+   * @generated from field: junction.webhook.v1.DeliveryStatus status = 6;
+   */
+  status: DeliveryStatus;
+
+  /**
+   * Attempts made so far.
+   *
+   * @generated from field: int32 attempt_count = 7;
+   */
+  attemptCount: number;
+
+  /**
+   * When the next attempt is due, Unix milliseconds; 0 when none.
+   *
+   * @generated from field: int64 next_attempt_at_ms = 8;
+   */
+  nextAttemptAtMs: bigint;
+
+  /**
+   * Why it is failed or exhausted.
+   *
+   * @generated from field: string last_error = 9;
+   */
+  lastError: string;
+
+  /**
+   * When it was created, Unix milliseconds.
+   *
+   * @generated from field: int64 created_at_ms = 10;
+   */
+  createdAtMs: bigint;
+
+  /**
+   * Notification it came from (ntf_...), empty when none.
+   *
+   * @generated from field: string notification_id = 11;
+   */
+  notificationId: string;
+
+  /**
+   * Attempts, oldest first (only in GetMessage).
+   *
+   * @generated from field: repeated junction.webhook.v1.Attempt attempts = 12;
+   */
+  attempts: Attempt[];
+};
+
+/**
+ * Describes the message junction.webhook.v1.Message.
+ * Use `create(MessageSchema)` to create a new message.
+ */
+export const MessageSchema: GenMessage<Message> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 1);
+
+/**
+ * Request for ReceiveNotification.
+ *
+ * @generated from message junction.webhook.v1.ReceiveNotificationRequest
+ */
+export type ReceiveNotificationRequest = Message$1<"junction.webhook.v1.ReceiveNotificationRequest"> & {
+  /**
+   * Environment id from the webhook URL.
+   *
+   * @generated from field: string environment_id = 1;
+   */
+  environmentId: string;
+
+  /**
+   * Integration id from the webhook URL.
+   *
+   * @generated from field: string provider_config_key = 2;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Headers as received, names lower-cased.
+   *
+   * @generated from field: map<string, string> headers = 3;
+   */
+  headers: { [key: string]: string };
+
+  /**
+   * Size of the body that came with it (notifications carry none).
+   *
+   * @generated from field: int64 body_length = 4;
+   */
+  bodyLength: bigint;
+};
+
+/**
+ * Describes the message junction.webhook.v1.ReceiveNotificationRequest.
+ * Use `create(ReceiveNotificationRequestSchema)` to create a new message.
+ */
+export const ReceiveNotificationRequestSchema: GenMessage<ReceiveNotificationRequest> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 2);
+
+/**
+ * Response for ReceiveNotification.
+ *
+ * @generated from message junction.webhook.v1.ReceiveNotificationResponse
+ */
+export type ReceiveNotificationResponse = Message$1<"junction.webhook.v1.ReceiveNotificationResponse"> & {
+  /**
+   * The recorded notification's id (ntf_...).
+   *
+   * @generated from field: string notification_id = 1;
+   */
+  notificationId: string;
+
+  /**
+   * True when the same channel id and message number was already recorded (forwarded once).
+   *
+   * @generated from field: bool duplicate = 2;
+   */
+  duplicate: boolean;
+
+  /**
+   * True when it was dropped (channel token mismatch): the gateway still answers without error.
+   *
+   * @generated from field: bool dropped = 3;
+   */
+  dropped: boolean;
+};
+
+/**
+ * Describes the message junction.webhook.v1.ReceiveNotificationResponse.
+ * Use `create(ReceiveNotificationResponseSchema)` to create a new message.
+ */
+export const ReceiveNotificationResponseSchema: GenMessage<ReceiveNotificationResponse> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 3);
+
+/**
+ * Request for ListMessages.
+ *
+ * @generated from message junction.webhook.v1.ListMessagesRequest
+ */
+export type ListMessagesRequest = Message$1<"junction.webhook.v1.ListMessagesRequest"> & {
+  /**
+   * Only this integration, when set.
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Only this connection, when set.
+   *
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+
+  /**
+   * Only this status, when set.
+   *
+   * @generated from field: junction.webhook.v1.DeliveryStatus status = 3;
+   */
+  status: DeliveryStatus;
+
+  /**
+   * Only this type, when set.
+   *
+   * @generated from field: string type = 4;
+   */
+  type: string;
+
+  /**
+   * Only messages without a connection (unmatched notifications).
+   *
+   * @generated from field: bool unmatched_only = 5;
+   */
+  unmatchedOnly: boolean;
+
+  /**
+   * Page size (1..500, default 50).
+   *
+   * @generated from field: int32 limit = 6;
+   */
+  limit: number;
+
+  /**
+   * Return messages older than this id (cursor), when set.
+   *
+   * @generated from field: string before_id = 7;
+   */
+  beforeId: string;
+};
+
+/**
+ * Describes the message junction.webhook.v1.ListMessagesRequest.
+ * Use `create(ListMessagesRequestSchema)` to create a new message.
+ */
+export const ListMessagesRequestSchema: GenMessage<ListMessagesRequest> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 4);
+
+/**
+ * Response for ListMessages.
+ *
+ * @generated from message junction.webhook.v1.ListMessagesResponse
+ */
+export type ListMessagesResponse = Message$1<"junction.webhook.v1.ListMessagesResponse"> & {
+  /**
+   * The page, newest first (without attempts).
+   *
+   * @generated from field: repeated junction.webhook.v1.Message messages = 1;
+   */
+  messages: Message[];
+
+  /**
+   * Cursor for the next page, empty at the end.
+   *
+   * @generated from field: string next_before_id = 2;
+   */
+  nextBeforeId: string;
+};
+
+/**
+ * Describes the message junction.webhook.v1.ListMessagesResponse.
+ * Use `create(ListMessagesResponseSchema)` to create a new message.
+ */
+export const ListMessagesResponseSchema: GenMessage<ListMessagesResponse> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 5);
+
+/**
+ * Request for GetMessage.
+ *
+ * @generated from message junction.webhook.v1.GetMessageRequest
+ */
+export type GetMessageRequest = Message$1<"junction.webhook.v1.GetMessageRequest"> & {
+  /**
+   * Message id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message junction.webhook.v1.GetMessageRequest.
+ * Use `create(GetMessageRequestSchema)` to create a new message.
+ */
+export const GetMessageRequestSchema: GenMessage<GetMessageRequest> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 6);
+
+/**
+ * Response for GetMessage.
+ *
+ * @generated from message junction.webhook.v1.GetMessageResponse
+ */
+export type GetMessageResponse = Message$1<"junction.webhook.v1.GetMessageResponse"> & {
+  /**
+   * The message with its attempts.
+   *
+   * @generated from field: junction.webhook.v1.Message message = 1;
+   */
+  message?: Message | undefined;
+};
+
+/**
+ * Describes the message junction.webhook.v1.GetMessageResponse.
+ * Use `create(GetMessageResponseSchema)` to create a new message.
+ */
+export const GetMessageResponseSchema: GenMessage<GetMessageResponse> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 7);
+
+/**
+ * Request for ReplayMessage.
+ *
+ * @generated from message junction.webhook.v1.ReplayMessageRequest
+ */
+export type ReplayMessageRequest = Message$1<"junction.webhook.v1.ReplayMessageRequest"> & {
+  /**
+   * Message id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message junction.webhook.v1.ReplayMessageRequest.
+ * Use `create(ReplayMessageRequestSchema)` to create a new message.
+ */
+export const ReplayMessageRequestSchema: GenMessage<ReplayMessageRequest> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 8);
+
+/**
+ * Response for ReplayMessage.
+ *
+ * @generated from message junction.webhook.v1.ReplayMessageResponse
+ */
+export type ReplayMessageResponse = Message$1<"junction.webhook.v1.ReplayMessageResponse"> & {
+  /**
+   * The message, pending again.
+   *
+   * @generated from field: junction.webhook.v1.Message message = 1;
+   */
+  message?: Message | undefined;
+};
+
+/**
+ * Describes the message junction.webhook.v1.ReplayMessageResponse.
+ * Use `create(ReplayMessageResponseSchema)` to create a new message.
+ */
+export const ReplayMessageResponseSchema: GenMessage<ReplayMessageResponse> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 9);
+
+/**
+ * Request for ReplayFailed.
+ *
+ * @generated from message junction.webhook.v1.ReplayFailedRequest
+ */
+export type ReplayFailedRequest = Message$1<"junction.webhook.v1.ReplayFailedRequest"> & {
+  /**
+   * Messages created at or after this time, Unix milliseconds.
+   *
+   * @generated from field: int64 since_ms = 1;
+   */
+  sinceMs: bigint;
+};
+
+/**
+ * Describes the message junction.webhook.v1.ReplayFailedRequest.
+ * Use `create(ReplayFailedRequestSchema)` to create a new message.
+ */
+export const ReplayFailedRequestSchema: GenMessage<ReplayFailedRequest> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 10);
+
+/**
+ * Response for ReplayFailed.
+ *
+ * @generated from message junction.webhook.v1.ReplayFailedResponse
+ */
+export type ReplayFailedResponse = Message$1<"junction.webhook.v1.ReplayFailedResponse"> & {
+  /**
+   * How many messages were scheduled again.
+   *
+   * @generated from field: int32 replayed = 1;
+   */
+  replayed: number;
+};
+
+/**
+ * Describes the message junction.webhook.v1.ReplayFailedResponse.
+ * Use `create(ReplayFailedResponseSchema)` to create a new message.
+ */
+export const ReplayFailedResponseSchema: GenMessage<ReplayFailedResponse> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 11);
+
+/**
+ * Request for EnableEndpoint.
+ *
+ * @generated from message junction.webhook.v1.EnableEndpointRequest
+ */
+export type EnableEndpointRequest = Message$1<"junction.webhook.v1.EnableEndpointRequest"> & {
+  /**
+   * Endpoint id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message junction.webhook.v1.EnableEndpointRequest.
+ * Use `create(EnableEndpointRequestSchema)` to create a new message.
+ */
+export const EnableEndpointRequestSchema: GenMessage<EnableEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 12);
+
+/**
+ * Response for EnableEndpoint.
+ *
+ * @generated from message junction.webhook.v1.EnableEndpointResponse
+ */
+export type EnableEndpointResponse = Message$1<"junction.webhook.v1.EnableEndpointResponse"> & {
+  /**
+   * The settings after the change.
+   *
+   * @generated from field: junction.webhook.v1.Settings settings = 1;
+   */
+  settings?: Settings | undefined;
+};
+
+/**
+ * Describes the message junction.webhook.v1.EnableEndpointResponse.
+ * Use `create(EnableEndpointResponseSchema)` to create a new message.
+ */
+export const EnableEndpointResponseSchema: GenMessage<EnableEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 13);
 
 /**
  * A customer webhook endpoint.
  *
  * @generated from message junction.webhook.v1.Endpoint
  */
-export type Endpoint = Message<"junction.webhook.v1.Endpoint"> & {
+export type Endpoint = Message$1<"junction.webhook.v1.Endpoint"> & {
   /**
    * Prefixed id (ep_...).
    *
@@ -38,6 +549,20 @@ export type Endpoint = Message<"junction.webhook.v1.Endpoint"> & {
    * @generated from field: bool enabled = 3;
    */
   enabled: boolean;
+
+  /**
+   * Why it was disabled automatically, empty when enabled.
+   *
+   * @generated from field: string disabled_reason = 4;
+   */
+  disabledReason: string;
+
+  /**
+   * Since when every attempt to it has failed, Unix milliseconds; 0 when healthy.
+   *
+   * @generated from field: int64 failing_since_ms = 5;
+   */
+  failingSinceMs: bigint;
 };
 
 /**
@@ -45,14 +570,14 @@ export type Endpoint = Message<"junction.webhook.v1.Endpoint"> & {
  * Use `create(EndpointSchema)` to create a new message.
  */
 export const EndpointSchema: GenMessage<Endpoint> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 0);
+  messageDesc(file_junction_webhook_v1_webhook_service, 14);
 
 /**
  * The environment's webhook settings.
  *
  * @generated from message junction.webhook.v1.Settings
  */
-export type Settings = Message<"junction.webhook.v1.Settings"> & {
+export type Settings = Message$1<"junction.webhook.v1.Settings"> & {
   /**
    * Endpoints that receive messages.
    *
@@ -80,14 +605,14 @@ export type Settings = Message<"junction.webhook.v1.Settings"> & {
  * Use `create(SettingsSchema)` to create a new message.
  */
 export const SettingsSchema: GenMessage<Settings> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 1);
+  messageDesc(file_junction_webhook_v1_webhook_service, 15);
 
 /**
  * Request for GetSettings.
  *
  * @generated from message junction.webhook.v1.GetSettingsRequest
  */
-export type GetSettingsRequest = Message<"junction.webhook.v1.GetSettingsRequest"> & {
+export type GetSettingsRequest = Message$1<"junction.webhook.v1.GetSettingsRequest"> & {
 };
 
 /**
@@ -95,14 +620,14 @@ export type GetSettingsRequest = Message<"junction.webhook.v1.GetSettingsRequest
  * Use `create(GetSettingsRequestSchema)` to create a new message.
  */
 export const GetSettingsRequestSchema: GenMessage<GetSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 2);
+  messageDesc(file_junction_webhook_v1_webhook_service, 16);
 
 /**
  * Response for GetSettings.
  *
  * @generated from message junction.webhook.v1.GetSettingsResponse
  */
-export type GetSettingsResponse = Message<"junction.webhook.v1.GetSettingsResponse"> & {
+export type GetSettingsResponse = Message$1<"junction.webhook.v1.GetSettingsResponse"> & {
   /**
    * The settings.
    *
@@ -116,14 +641,14 @@ export type GetSettingsResponse = Message<"junction.webhook.v1.GetSettingsRespon
  * Use `create(GetSettingsResponseSchema)` to create a new message.
  */
 export const GetSettingsResponseSchema: GenMessage<GetSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 3);
+  messageDesc(file_junction_webhook_v1_webhook_service, 17);
 
 /**
  * Request for UpdateSettings.
  *
  * @generated from message junction.webhook.v1.UpdateSettingsRequest
  */
-export type UpdateSettingsRequest = Message<"junction.webhook.v1.UpdateSettingsRequest"> & {
+export type UpdateSettingsRequest = Message$1<"junction.webhook.v1.UpdateSettingsRequest"> & {
   /**
    * Endpoint URLs to deliver to (replaces the list).
    *
@@ -137,14 +662,14 @@ export type UpdateSettingsRequest = Message<"junction.webhook.v1.UpdateSettingsR
  * Use `create(UpdateSettingsRequestSchema)` to create a new message.
  */
 export const UpdateSettingsRequestSchema: GenMessage<UpdateSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 4);
+  messageDesc(file_junction_webhook_v1_webhook_service, 18);
 
 /**
  * Response for UpdateSettings.
  *
  * @generated from message junction.webhook.v1.UpdateSettingsResponse
  */
-export type UpdateSettingsResponse = Message<"junction.webhook.v1.UpdateSettingsResponse"> & {
+export type UpdateSettingsResponse = Message$1<"junction.webhook.v1.UpdateSettingsResponse"> & {
   /**
    * The settings after the update.
    *
@@ -158,14 +683,14 @@ export type UpdateSettingsResponse = Message<"junction.webhook.v1.UpdateSettings
  * Use `create(UpdateSettingsResponseSchema)` to create a new message.
  */
 export const UpdateSettingsResponseSchema: GenMessage<UpdateSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 5);
+  messageDesc(file_junction_webhook_v1_webhook_service, 19);
 
 /**
  * Request for RotateSigningSecret.
  *
  * @generated from message junction.webhook.v1.RotateSigningSecretRequest
  */
-export type RotateSigningSecretRequest = Message<"junction.webhook.v1.RotateSigningSecretRequest"> & {
+export type RotateSigningSecretRequest = Message$1<"junction.webhook.v1.RotateSigningSecretRequest"> & {
   /**
    * How long the previous secret keeps signing, in milliseconds (default 24 h).
    *
@@ -179,14 +704,14 @@ export type RotateSigningSecretRequest = Message<"junction.webhook.v1.RotateSign
  * Use `create(RotateSigningSecretRequestSchema)` to create a new message.
  */
 export const RotateSigningSecretRequestSchema: GenMessage<RotateSigningSecretRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 6);
+  messageDesc(file_junction_webhook_v1_webhook_service, 20);
 
 /**
  * Response for RotateSigningSecret.
  *
  * @generated from message junction.webhook.v1.RotateSigningSecretResponse
  */
-export type RotateSigningSecretResponse = Message<"junction.webhook.v1.RotateSigningSecretResponse"> & {
+export type RotateSigningSecretResponse = Message$1<"junction.webhook.v1.RotateSigningSecretResponse"> & {
   /**
    * The new secret's plaintext (whsec_...), returned only here.
    *
@@ -207,7 +732,53 @@ export type RotateSigningSecretResponse = Message<"junction.webhook.v1.RotateSig
  * Use `create(RotateSigningSecretResponseSchema)` to create a new message.
  */
 export const RotateSigningSecretResponseSchema: GenMessage<RotateSigningSecretResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 7);
+  messageDesc(file_junction_webhook_v1_webhook_service, 21);
+
+/**
+ * Where a message stands (Svix-style explicit states).
+ *
+ * @generated from enum junction.webhook.v1.DeliveryStatus
+ */
+export enum DeliveryStatus {
+  /**
+   * @generated from enum value: DELIVERY_STATUS_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Waiting for its first or next attempt.
+   *
+   * @generated from enum value: DELIVERY_STATUS_PENDING = 1;
+   */
+  PENDING = 1,
+
+  /**
+   * An endpoint answered 2xx in time.
+   *
+   * @generated from enum value: DELIVERY_STATUS_SUCCEEDED = 2;
+   */
+  SUCCEEDED = 2,
+
+  /**
+   * The last attempt failed; another is scheduled.
+   *
+   * @generated from enum value: DELIVERY_STATUS_FAILED = 3;
+   */
+  FAILED = 3,
+
+  /**
+   * Every scheduled attempt failed; kept with its reason, replayable.
+   *
+   * @generated from enum value: DELIVERY_STATUS_EXHAUSTED = 4;
+   */
+  EXHAUSTED = 4,
+}
+
+/**
+ * Describes the enum junction.webhook.v1.DeliveryStatus.
+ */
+export const DeliveryStatusSchema: GenEnum<DeliveryStatus> = /*@__PURE__*/
+  enumDesc(file_junction_webhook_v1_webhook_service, 0);
 
 /**
  * WebhookService receives upstream notifications and delivers messages to the customer's
@@ -245,6 +816,66 @@ export const WebhookService: GenService<{
     methodKind: "unary";
     input: typeof RotateSigningSecretRequestSchema;
     output: typeof RotateSigningSecretResponseSchema;
+  },
+  /**
+   * Records an upstream notification durably; the gateway answers 200 only after this returns.
+   *
+   * @generated from rpc junction.webhook.v1.WebhookService.ReceiveNotification
+   */
+  receiveNotification: {
+    methodKind: "unary";
+    input: typeof ReceiveNotificationRequestSchema;
+    output: typeof ReceiveNotificationResponseSchema;
+  },
+  /**
+   * Lists messages sent (or being sent) to the customer, newest first: the delivery log.
+   *
+   * @generated from rpc junction.webhook.v1.WebhookService.ListMessages
+   */
+  listMessages: {
+    methodKind: "unary";
+    input: typeof ListMessagesRequestSchema;
+    output: typeof ListMessagesResponseSchema;
+  },
+  /**
+   * Returns one message with every delivery attempt.
+   *
+   * @generated from rpc junction.webhook.v1.WebhookService.GetMessage
+   */
+  getMessage: {
+    methodKind: "unary";
+    input: typeof GetMessageRequestSchema;
+    output: typeof GetMessageResponseSchema;
+  },
+  /**
+   * Delivers one message again, with the same webhook-id.
+   *
+   * @generated from rpc junction.webhook.v1.WebhookService.ReplayMessage
+   */
+  replayMessage: {
+    methodKind: "unary";
+    input: typeof ReplayMessageRequestSchema;
+    output: typeof ReplayMessageResponseSchema;
+  },
+  /**
+   * Delivers again every message that failed or was exhausted since a time.
+   *
+   * @generated from rpc junction.webhook.v1.WebhookService.ReplayFailed
+   */
+  replayFailed: {
+    methodKind: "unary";
+    input: typeof ReplayFailedRequestSchema;
+    output: typeof ReplayFailedResponseSchema;
+  },
+  /**
+   * Re-enables an endpoint that was disabled after failing for too long.
+   *
+   * @generated from rpc junction.webhook.v1.WebhookService.EnableEndpoint
+   */
+  enableEndpoint: {
+    methodKind: "unary";
+    input: typeof EnableEndpointRequestSchema;
+    output: typeof EnableEndpointResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_junction_webhook_v1_webhook_service, 0);
