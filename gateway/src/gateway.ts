@@ -10,6 +10,12 @@ import { metadataRoutes } from "./routes/metadata.ts";
 import { providerRoutes } from "./routes/providers.ts";
 import { secretKeyRoutes } from "./routes/secret-keys.ts";
 import { webhookSettingsRoutes } from "./routes/webhook-settings.ts";
+import { oauthRoutes } from "./routes/oauth.ts";
+import { proxyRoutes } from "./routes/proxy.ts";
+import { inboundWebhookRoutes } from "./routes/inbound-webhook.ts";
+import { deliveryRoutes } from "./routes/deliveries.ts";
+import { scriptRoutes } from "./routes/scripts.ts";
+import { channelRoutes } from "./routes/channels.ts";
 
 export interface GatewayDeps {
   clients: GatewayClients;
@@ -40,6 +46,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...metadataRoutes(),
     ...secretKeyRoutes(authenticator),
     ...webhookSettingsRoutes(),
+    ...oauthRoutes(),
+    ...proxyRoutes(),
+    ...inboundWebhookRoutes(),
+    ...deliveryRoutes(),
+    ...scriptRoutes(),
+    ...channelRoutes(),
     ...(deps.routes ?? []),
   );
 
