@@ -6,7 +6,12 @@ import { ConnectionService } from "@junction/contracts/connection/v1/connection_
 import { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { createChannelService, observeChannels, openChannelStore } from "@junction/channel-service";
-import { createConnectionService, openConnectionStore, ProviderCatalog } from "@junction/connection-service";
+import {
+  createConnectionService,
+  loadOAuthSettings,
+  openConnectionStore,
+  ProviderCatalog,
+} from "@junction/connection-service";
 import { createGateway, createGatewayClients, serveGateway } from "@junction/gateway";
 import {
   type CommonConfig,
@@ -21,8 +26,8 @@ import {
   serveH2c,
   systemClock,
 } from "@junction/platform";
-import { createProxyService } from "@junction/proxy-service";
-import { createWebhookService, openWebhookStore } from "@junction/webhook-service";
+import { createProxyService, loadProxyConfig } from "@junction/proxy-service";
+import { createWebhookRuntime, loadDeliveryConfig, openWebhookStore } from "@junction/webhook-service";
 import { boolEnv } from "./env.ts";
 import { bootstrapSecretKey, printGeneratedKey } from "./secret-key-bootstrap.ts";
 
@@ -92,6 +97,7 @@ export async function serveService(
         bus,
         providers: new ProviderCatalog(),
         baseUrl,
+        oauth: loadOAuthSettings(env),
       });
       const server = await serveH2c((r: ConnectRouter) => r.service(ConnectionService, impl), { port, interceptors });
       return running(name, server.url, async () => {
@@ -101,9 +107,14 @@ export async function serveService(
       });
     }
     case "proxy": {
-      const impl = createProxyService({ connections: connections(), clock, logger: log });
+      const config = loadProxyConfig(env);
+      const bus = await NatsBus.connect({ servers: common.natsUrl, name: "junction-proxy" });
+      const impl = createProxyService({ connections: connections(), bus, clock, logger: log, config });
       const server = await serveH2c((r: ConnectRouter) => r.service(ProxyService, impl), { port, interceptors });
-      return running(name, server.url, () => server.close());
+      return running(name, server.url, async () => {
+        await server.close();
+        await bus.close();
+      });
     }
     case "channel": {
       const bus = await NatsBus.connect({ servers: common.natsUrl, name: "junction-channel" });
@@ -120,18 +131,30 @@ export async function serveService(
     }
     case "webhook": {
       const encryptor = encryptorFromConfig(common, { embedded: false });
+      const delivery = loadDeliveryConfig(env);
       const store = await openWebhookStore(common, sqlite("webhook.sqlite"));
-      const impl = createWebhookService({
+      const bus = await NatsBus.connect({ servers: common.natsUrl, name: "junction-webhook" });
+      const webhook = createWebhookRuntime({
         store,
         encryptor,
         clock,
         logger: log,
         allowPrivateEndpoints: boolEnv(env.JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS),
         environment,
+        bus,
+        connections: connections(),
+        channels: createClient(ChannelService, h2cTransport(serviceUrl(env, "channel"))),
+        delivery,
       });
-      const server = await serveH2c((r: ConnectRouter) => r.service(WebhookService, impl), { port, interceptors });
+      const server = await serveH2c((r: ConnectRouter) => r.service(WebhookService, webhook.service), {
+        port,
+        interceptors,
+      });
+      await webhook.start();
       return running(name, server.url, async () => {
         await server.close();
+        await webhook.stop();
+        await bus.close();
         await store.close();
       });
     }

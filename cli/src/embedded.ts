@@ -1,12 +1,17 @@
 import { join } from "node:path";
 import { createClient, createRouterTransport, type ConnectRouter } from "@connectrpc/connect";
-import { MemoryBus } from "@junction/bus";
+import { type Bus, MemoryBus } from "@junction/bus";
 import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { createChannelService, observeChannels, openChannelStore } from "@junction/channel-service";
-import { createConnectionService, openConnectionStore, ProviderCatalog } from "@junction/connection-service";
+import {
+  createConnectionService,
+  loadOAuthSettings,
+  openConnectionStore,
+  ProviderCatalog,
+} from "@junction/connection-service";
 import { createGateway, createGatewayClients, type GatewayClients, serveGateway } from "@junction/gateway";
 import {
   type Clock,
@@ -18,8 +23,9 @@ import {
   openDatabase,
   systemClock,
 } from "@junction/platform";
-import { createProxyService } from "@junction/proxy-service";
-import { createWebhookService, openWebhookStore } from "@junction/webhook-service";
+import { createProxyService, loadProxyConfig } from "@junction/proxy-service";
+import { createWebhookRuntime, loadDeliveryConfig, openWebhookStore } from "@junction/webhook-service";
+import { startSandboxUpstream } from "@junction/sandbox-upstream";
 import { bootstrapSecretKey } from "./secret-key-bootstrap.ts";
 import { boolEnv } from "./env.ts";
 
@@ -37,6 +43,8 @@ export interface EmbeddedJunction {
   port: number;
   baseUrl: string;
   clients: GatewayClients;
+  /** The in-process bus (tests publish events on it). */
+  bus: Bus;
   /** The secret key generated on first start, if one was. */
   generatedSecretKey: string | undefined;
   stop(): Promise<void>;
@@ -52,6 +60,8 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const logger = options.logger ?? createLogger();
   const clock = options.clock ?? systemClock;
   const encryptor = encryptorFromConfig(common, { embedded: true });
+  const oauth = loadOAuthSettings(env);
+  const proxyConfig = loadProxyConfig(env);
   const db = openDatabase(join(common.dataDir, "junction.sqlite"));
   const bus = new MemoryBus(db, { clock });
 
@@ -63,6 +73,15 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   });
   const baseUrl = (common.baseUrl ?? `http://localhost:${server.port}`).replace(/\/+$/, "");
 
+  // spec: Authentication 4: the built-in sandbox upstream offers test credentials for trying Junction
+  // with no upstream account; credentials the operator configured win.
+  const sandbox = boolEnv(env.JUNCTION_SANDBOX_UPSTREAM)
+    ? await startSandboxUpstream({ port: Number(env.JUNCTION_SANDBOX_UPSTREAM_PORT ?? 0), now: () => clock.now() })
+    : undefined;
+  if (sandbox) {
+    oauth.testCredentials = { ...sandbox.testCredentials, ...oauth.testCredentials };
+    logger.info("sandbox upstream listening", { url: sandbox.url });
+  }
   const connectionStore = await openConnectionStore(common, db);
   const connectionImpl = createConnectionService({
     store: connectionStore,
@@ -72,6 +91,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     bus,
     providers: new ProviderCatalog(),
     baseUrl,
+    oauth,
   });
   const interceptors = [errorBoundary(logger)];
   const connectionOnly = createRouterTransport((r) => r.service(ConnectionService, connectionImpl), {
@@ -83,25 +103,38 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const channelStore = await openChannelStore(common, db);
   const channelObserver = await observeChannels(bus, channelStore, clock, logger.child({ component: "channel" }));
   const webhookStore = await openWebhookStore(common, db);
+  // The webhook service's workers call the channel registry: it gets its own transport, as connections do.
+  const channelImpl = createChannelService({
+    store: channelStore,
+    clock,
+    logger: logger.child({ component: "channel" }),
+    environment,
+  });
+  const channels = createClient(
+    ChannelService,
+    createRouterTransport((r) => r.service(ChannelService, channelImpl), { router: { interceptors } }),
+  );
+  const webhook = createWebhookRuntime({
+    store: webhookStore,
+    encryptor,
+    clock,
+    logger: logger.child({ component: "webhook" }),
+    allowPrivateEndpoints: boolEnv(env.JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS),
+    environment,
+    bus,
+    connections,
+    channels,
+    delivery: loadDeliveryConfig(env),
+  });
 
   const routes = (r: ConnectRouter) => {
     r.service(ConnectionService, connectionImpl);
-    r.service(ProxyService, createProxyService({ connections, clock, logger: logger.child({ component: "proxy" }) }));
     r.service(
-      ChannelService,
-      createChannelService({ store: channelStore, clock, logger: logger.child({ component: "channel" }), environment }),
+      ProxyService,
+      createProxyService({ connections, bus, clock, logger: logger.child({ component: "proxy" }), config: proxyConfig }),
     );
-    r.service(
-      WebhookService,
-      createWebhookService({
-        store: webhookStore,
-        encryptor,
-        clock,
-        logger: logger.child({ component: "webhook" }),
-        allowPrivateEndpoints: boolEnv(env.JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS),
-        environment,
-      }),
-    );
+    r.service(ChannelService, channelImpl);
+    r.service(WebhookService, webhook.service);
   };
   const transport = createRouterTransport(routes, { router: { interceptors } });
   const clients = createGatewayClients(transport);
@@ -114,6 +147,8 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   fetchImpl = gateway.fetch;
 
   const generatedSecretKey = await bootstrapSecretKey(connections, env.JUNCTION_SECRET_KEY);
+  // Resumes undelivered messages and consumes the notification and delivery queues.
+  await webhook.start();
   logger.info("junction started", { topology: "embedded", port: server.port, baseUrl, dataDir: common.dataDir });
 
   return {
@@ -121,9 +156,12 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     port: server.port,
     baseUrl,
     clients,
+    bus,
     generatedSecretKey,
     async stop() {
       await server.stop();
+      await sandbox?.stop();
+      await webhook.stop();
       await channelObserver.stop();
       await bus.close();
       await Promise.all([connectionStore.close(), channelStore.close(), webhookStore.close()]);

@@ -1,6 +1,147 @@
+import {
+  type Attempt,
+  DeliveryStatus,
+  type Message,
+  type Settings,
+} from "@junction/contracts/webhook/v1/webhook_service_pb";
+import { z } from "zod";
+import { iso, json } from "../http/json.ts";
+import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import type { Route } from "../router.ts";
 
-/** the delivery log and replays (notifications issue). */
+const STATUSES = {
+  pending: DeliveryStatus.PENDING,
+  succeeded: DeliveryStatus.SUCCEEDED,
+  failed: DeliveryStatus.FAILED,
+  exhausted: DeliveryStatus.EXHAUSTED,
+} as const;
+type StatusName = keyof typeof STATUSES;
+const statusName = (s: DeliveryStatus) =>
+  (Object.keys(STATUSES) as StatusName[]).find((k) => STATUSES[k] === s) ?? "pending";
+
+const str = z.string().min(1).max(255);
+const listQuery = z
+  .object({
+    provider_config_key: str.optional(),
+    connection_id: str.optional(),
+    status: z.enum(Object.keys(STATUSES) as [StatusName, ...StatusName[]]).optional(),
+    type: z.string().min(1).max(64).optional(),
+    unmatched: z.enum(["true", "false"]).optional(),
+    limit: z.coerce.number().int().min(1).max(500).optional(),
+    cursor: str.optional(),
+  })
+  .strict();
+
+const replayFailedBody = z
+  .object({
+    // ISO-8601 with an offset, or Unix milliseconds.
+    since: z.union([z.string().datetime({ offset: true }), z.number().int().min(0)]),
+  })
+  .strict();
+
+function presentAttempt(a: Attempt) {
+  return {
+    id: a.id,
+    number: a.number,
+    endpoint_id: a.endpointId,
+    url: a.url,
+    status_code: a.statusCode || null,
+    latency_ms: Number(a.latencyMs),
+    response_snippet: a.responseSnippet,
+    error: a.error || null,
+    at: iso(a.atMs),
+  };
+}
+
+/** A message of the delivery log; `body` is the exact string that was signed and sent. */
+function presentMessage(m: Message | undefined, withAttempts: boolean) {
+  if (!m) return null;
+  return {
+    id: m.id,
+    type: m.type,
+    provider_config_key: m.providerConfigKey || null,
+    connection_id: m.connectionId || null,
+    notification_id: m.notificationId || null,
+    status: statusName(m.status),
+    attempt_count: m.attemptCount,
+    next_attempt_at: iso(m.nextAttemptAtMs),
+    last_error: m.lastError || null,
+    created_at: iso(m.createdAtMs),
+    body: m.body,
+    ...(withAttempts ? { attempts: m.attempts.map(presentAttempt) } : {}),
+  };
+}
+
+function presentSettings(s: Settings | undefined) {
+  return {
+    endpoints: (s?.endpoints ?? []).map((e) => ({
+      id: e.id,
+      url: e.url,
+      enabled: e.enabled,
+      disabled_reason: e.disabledReason || null,
+      failing_since: iso(e.failingSinceMs),
+    })),
+    signing_secret_prefix: s?.signingSecretPrefix || null,
+    previous_secret_valid_until: iso(s?.previousSecretValidUntilMs ?? 0n),
+  };
+}
+
+/** The delivery log (/webhook-messages), replays, and re-enabling an automatically disabled endpoint. */
 export function deliveryRoutes(): Route[] {
-  return [];
+  return [
+    {
+      method: "GET",
+      pattern: "/webhook-messages",
+      handler: async ({ clients, url }) => {
+        const q = parseWith(listQuery, queryObject(url), "invalid_query_params");
+        const res = await clients.webhook.listMessages({
+          providerConfigKey: q.provider_config_key ?? "",
+          connectionId: q.connection_id ?? "",
+          status: q.status ? STATUSES[q.status] : DeliveryStatus.UNSPECIFIED,
+          type: q.type ?? "",
+          unmatchedOnly: q.unmatched === "true",
+          limit: q.limit ?? 50,
+          beforeId: q.cursor ?? "",
+        });
+        return json({
+          data: res.messages.map((m) => presentMessage(m, false)),
+          next_cursor: res.nextBeforeId || null,
+        });
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/webhook-messages/:id",
+      handler: async ({ clients, params }) => {
+        const res = await clients.webhook.getMessage({ id: params.id ?? "" });
+        return json({ data: presentMessage(res.message, true) });
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/webhook-messages/replay-failed",
+      handler: async ({ clients, req }) => {
+        const body = parseWith(replayFailedBody, await readJson(req, 4096), "invalid_body");
+        const since = typeof body.since === "number" ? body.since : Date.parse(body.since);
+        const res = await clients.webhook.replayFailed({ sinceMs: BigInt(since) });
+        return json({ data: { replayed: res.replayed } }, 202);
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/webhook-messages/:id/replay",
+      handler: async ({ clients, params }) => {
+        const res = await clients.webhook.replayMessage({ id: params.id ?? "" });
+        return json({ data: presentMessage(res.message, false) }, 202);
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/webhook-settings/endpoints/:id/enable",
+      handler: async ({ clients, params }) => {
+        const res = await clients.webhook.enableEndpoint({ id: params.id ?? "" });
+        return json({ data: presentSettings(res.settings) });
+      },
+    },
+  ];
 }

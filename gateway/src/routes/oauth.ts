@@ -1,6 +1,13 @@
 import type { Route } from "../router.ts";
+import { authorizationRoutes } from "./oauth/authorization-routes.ts";
+import { connectSessionRoutes } from "./oauth/connect-session-routes.ts";
+import { testModeRoutes } from "./oauth/test-mode-routes.ts";
 
-/** the OAuth flow: /connect/sessions, /oauth/connect/{integration}, /oauth/callback (OAuth issue). */
+/**
+ * The OAuth flow (spec: Authentication 2, 4-8): connect sessions (/connect/sessions), the browser's
+ * /connect page, /oauth/connect/{integration}, /oauth/callback, and per-integration test mode and
+ * consent guidance.
+ */
 export function oauthRoutes(): Route[] {
-  return [];
+  return [...connectSessionRoutes(), ...authorizationRoutes(), ...testModeRoutes()];
 }

@@ -1,6 +1,11 @@
+import { createUpstreamProxy, type UpstreamProxyOptions } from "../proxy/upstream-proxy.ts";
 import type { Route } from "../router.ts";
 
-/** /proxy/{upstream path}, streamed (proxy issue). */
-export function proxyRoutes(): Route[] {
-  return [];
+/** Every method Nango's proxy carries (spec: Proxy rules 3). HEAD is served by the GET route. */
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
+
+/** /proxy/{upstream path}: the authenticated, streaming proxy (spec: Endpoints, Proxy rules 1–3). */
+export function proxyRoutes(options: UpstreamProxyOptions = {}): Route[] {
+  const handler = createUpstreamProxy(options);
+  return METHODS.map((method) => ({ method, pattern: "/proxy/*", handler }));
 }

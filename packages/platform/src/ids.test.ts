@@ -18,3 +18,17 @@ describe("ids", () => {
     expect(() => parseId("int", "int_short")).toThrow(/int_/);
   });
 });
+
+describe("ids made in the same millisecond", () => {
+  test("still sort in creation order", () => {
+    const ids = Array.from({ length: 500 }, () => newId("conn", 5_000));
+    expect([...ids].sort()).toEqual(ids);
+    expect(new Set(ids).size).toBe(500);
+  });
+
+  test("sort after ids of an earlier millisecond even when the clock steps back", () => {
+    const a = newId("conn", 9_000);
+    const b = newId("conn", 8_000);
+    expect(a < b).toBe(true);
+  });
+});

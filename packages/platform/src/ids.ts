@@ -5,27 +5,38 @@ const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower-
 
 export type IdPrefix = "env" | "key" | "int" | "conn" | "msg" | "ntf" | "run" | "ep" | "att" | "sess" | "chn" | "scr";
 
-/** A new prefixed id: a 48-bit millisecond timestamp then 80 random bits, so ids sort by creation. */
+let lastTime = -1;
+let lastRandom = 0n;
+const RANDOM_BITS = 80n;
+const RANDOM_MAX = (1n << RANDOM_BITS) - 1n;
+
+/**
+ * A new prefixed id: a 48-bit millisecond timestamp then 80 random bits, so ids sort by creation.
+ * Monotonic within a process: ids made in the same millisecond (or with a clock that stands still, as
+ * in tests) increment the random part instead of drawing a new one, so they still sort in order.
+ */
 export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
-  let time = "";
-  let t = nowMs;
+  let time = Math.floor(nowMs);
+  let random: bigint;
+  if (time <= lastTime && lastRandom < RANDOM_MAX) {
+    time = lastTime;
+    random = lastRandom + 1n;
+  } else {
+    random = BigInt(`0x${randomBytes(10).toString("hex")}`);
+  }
+  lastTime = time;
+  lastRandom = random;
+  let timePart = "";
   for (let i = 0; i < 10; i++) {
-    time = ALPHABET[t % 32] + time;
-    t = Math.floor(t / 32);
+    timePart = ALPHABET[time % 32] + timePart;
+    time = Math.floor(time / 32);
   }
-  const bytes = randomBytes(10);
-  let rand = "";
-  let acc = 0;
-  let bits = 0;
-  for (const b of bytes) {
-    acc = (acc << 8) | b;
-    bits += 8;
-    while (bits >= 5) {
-      rand += ALPHABET[(acc >> (bits - 5)) & 31];
-      bits -= 5;
-    }
+  let randomPart = "";
+  for (let i = 0; i < 16; i++) {
+    randomPart = ALPHABET[Number(random & 31n)] + randomPart;
+    random >>= 5n;
   }
-  return `${prefix}_${time}${rand}`;
+  return `${prefix}_${timePart}${randomPart}`;
 }
 
 const ID_RE = /^[a-z]+_[0-9a-hjkmnp-tv-z]{26}$/;

@@ -1,6 +1,7 @@
 import type { Bus } from "@junction/bus";
 import type { Clock, Encryptor, Logger } from "@junction/platform";
 import { newId } from "@junction/platform";
+import { DEFAULT_OAUTH_SETTINGS, type OAuthSettings } from "./oauth/oauth-settings.ts";
 import type { ProviderCatalog } from "./providers/catalog.ts";
 import type { ConnectionServiceStore } from "./store/store.ts";
 import type { EnvironmentRecord } from "./store/records.ts";
@@ -15,10 +16,19 @@ export interface ConnectionServiceDeps {
   providers: ProviderCatalog;
   /** {base_url} of the spec: the public address of the gateway. */
   baseUrl: string;
+  /** OAuth settings (loadOAuthSettings); defaults for what is not given. */
+  oauth?: Partial<OAuthSettings>;
+  /** Outbound HTTP to the upstream (token endpoint, primary calendar); global fetch by default. */
+  fetch?: HttpFetch;
 }
+
+/** The part of fetch the service uses (injectable). */
+export type HttpFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 /** Deps plus the environment, resolved once (one account, one environment for now). */
 export interface ConnectionServiceContext extends ConnectionServiceDeps {
+  oauth: OAuthSettings;
+  fetch: HttpFetch;
   environment(): Promise<EnvironmentRecord>;
 }
 
@@ -26,6 +36,8 @@ export function createContext(deps: ConnectionServiceDeps): ConnectionServiceCon
   let env: Promise<EnvironmentRecord> | undefined;
   return {
     ...deps,
+    oauth: { ...DEFAULT_OAUTH_SETTINGS, ...deps.oauth },
+    fetch: deps.fetch ?? ((input, init) => fetch(input, init)),
     environment() {
       env ??= deps.store.getOrCreateEnvironment(() => ({
         id: newId("env", deps.clock.now()),

@@ -9,6 +9,11 @@ export interface StoredCredentials {
   /** Unix ms; null when the upstream gave no expiry. */
   expiresAt: number | null;
   raw: JsonObject;
+  /**
+   * Obtained with the operator's test credentials (spec: Authentication 4): refreshes must use the same
+   * OAuth client, whatever the integration's switch says later.
+   */
+  testCredentials?: boolean;
 }
 
 export function sealCredentials(encryptor: Encryptor, creds: StoredCredentials): string {

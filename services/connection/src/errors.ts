@@ -1,4 +1,13 @@
-import { alreadyExists, failedPrecondition, invalidArgument, notFound, type FieldError } from "@junction/platform";
+import { Code } from "@connectrpc/connect";
+import {
+  alreadyExists,
+  failedPrecondition,
+  invalidArgument,
+  JunctionError,
+  notFound,
+  type FieldError,
+  unauthenticated,
+} from "@junction/platform";
 
 /** The connection service's domain errors; the error boundary maps them to Connect codes. */
 export const errors = {
@@ -36,4 +45,38 @@ export const errors = {
   unknownSecretKey: (id: string) => notFound("unknown_secret_key", `No secret key with id "${id}".`),
   connectionExists: (key: string, id: string) =>
     alreadyExists("connection_already_exists", `Connection "${id}" already exists for integration "${key}".`),
+  unknownConnectSession: () =>
+    unauthenticated(
+      "unknown_connect_session_token",
+      "Unknown connect session token. Ask your app for a new one (POST /connect/sessions).",
+    ),
+  connectSessionExpired: () =>
+    unauthenticated(
+      "connect_session_expired",
+      "The connect session has expired. Ask your app for a new one (POST /connect/sessions).",
+    ),
+  integrationNotAllowed: (key: string, allowed: string[]) =>
+    new JunctionError(
+      "integration_not_allowed",
+      `This connect session does not allow integration "${key}"; it allows ${allowed.map((a) => `"${a}"`).join(", ")}.`,
+      Code.PermissionDenied,
+    ),
+  integrationMissingCredentials: (key: string) =>
+    failedPrecondition(
+      "integration_missing_credentials",
+      `Integration "${key}" has no OAuth client id and secret: set them (PATCH /integrations/${key}) or switch it to test credentials (PUT /integrations/${key}/test-mode).`,
+    ),
+  testCredentialsUnavailable: (key: string, provider: string) =>
+    failedPrecondition(
+      "test_credentials_unavailable",
+      `Integration "${key}" uses test credentials, but the operator configured none for provider "${provider}" (JUNCTION_TEST_CREDENTIALS_* or JUNCTION_SANDBOX_UPSTREAM, see the README's "Test mode").`,
+    ),
+  connectionRefreshFailed: (message: string) =>
+    new JunctionError("connection_refresh_failed", message, Code.FailedPrecondition),
+  refreshBusy: (key: string, id: string) =>
+    new JunctionError(
+      "connection_refresh_busy",
+      `Another process has been refreshing the token of connection "${id}" (integration "${key}") for too long; try again.`,
+      Code.Unavailable,
+    ),
 };

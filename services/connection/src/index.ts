@@ -6,3 +6,9 @@ export type { ProviderTemplate } from "./providers/provider-template.ts";
 export { emailAddressHash } from "./email-hash.ts";
 export { calendarIdFromUri, matchNotification } from "./match-notification.ts";
 export { openCredentials, sealCredentials, type StoredCredentials } from "./credentials.ts";
+export {
+  DEFAULT_OAUTH_SETTINGS,
+  loadOAuthSettings,
+  type OAuthSettings,
+  type TestCredential,
+} from "./oauth/oauth-settings.ts";

@@ -35,6 +35,7 @@ export function toIntegration(rec: IntegrationRecord, baseUrl: string): Integrat
     createdAtMs: BigInt(rec.createdAt),
     updatedAtMs: BigInt(rec.updatedAt),
     forwardWebhooks: rec.forwardWebhooks,
+    useTestCredentials: rec.useTestCredentials,
   });
 }
 
@@ -48,7 +49,14 @@ export function toConnection(rec: ConnectionRecord): Connection {
     metadata: rec.metadata as JsonObject,
     createdAtMs: BigInt(rec.createdAt),
     updatedAtMs: BigInt(rec.updatedAt),
-    errors: rec.errors.map((e) => ({ type: e.type, message: e.message, atMs: BigInt(e.at) })),
+    errors: rec.errors.map((e) => ({
+      type: e.type,
+      message: e.message,
+      atMs: BigInt(e.at),
+      upstreamError: e.upstreamError ?? "",
+      upstreamErrorDescription: e.upstreamErrorDescription ?? "",
+      retryAfterMs: BigInt(e.retryAfter ?? 0),
+    })),
     credentialsExpiresAtMs: BigInt(rec.credentialsExpiresAt ?? 0),
     endUser: (rec.endUser ?? undefined) as JsonObject | undefined,
   });

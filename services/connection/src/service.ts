@@ -4,6 +4,7 @@ import { type ConnectionServiceDeps, createContext } from "./context.ts";
 import { connectionHandlers } from "./handlers/connections.ts";
 import { environmentHandlers } from "./handlers/environment.ts";
 import { integrationHandlers } from "./handlers/integrations.ts";
+import { oauthHandlers } from "./handlers/oauth.ts";
 
 /** The ConnectionService implementation, assembled from its handler groups. */
 export function createConnectionService(deps: ConnectionServiceDeps): ServiceImpl<typeof ConnectionService> {
@@ -12,5 +13,6 @@ export function createConnectionService(deps: ConnectionServiceDeps): ServiceImp
     ...environmentHandlers(ctx),
     ...integrationHandlers(ctx),
     ...connectionHandlers(ctx),
+    ...oauthHandlers(ctx),
   } as ServiceImpl<typeof ConnectionService>;
 }

@@ -1,7 +1,16 @@
+import type { Client } from "@connectrpc/connect";
+import type { Bus } from "@junction/bus";
+import type { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
+import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { Clock, Encryptor, Logger } from "@junction/platform";
+import type { DeliveryConfig } from "./config.ts";
+import type { IntegrationCache } from "./inbound/integration-cache.ts";
+import type { NotificationSink } from "./inbound/notification-sink.ts";
+import type { SendRequest, SendResult } from "./delivery/http-sender.ts";
+import type { MessageRecord } from "./store/records.ts";
 import type { WebhookServiceStore } from "./store/store.ts";
 
-/** What the webhook service's handlers need; passed in, never module-level. */
+/** What the webhook service needs; passed in, never module-level. */
 export interface WebhookServiceDeps {
   store: WebhookServiceStore;
   /** Encrypts signing secrets at rest. */
@@ -15,10 +24,37 @@ export interface WebhookServiceDeps {
   allowPrivateEndpoints: boolean;
   /**
    * The id of the environment the service works for (one for now). The composition root passes a
-   * function that asks the connection service and remembers the answer.
+   * function that asks the connection service; the service remembers the answer.
    */
   environment(): Promise<string>;
+  /** Durable queues: inbound notifications and messages to deliver (MemoryBus or NatsBus). */
+  bus: Bus;
+  /** Integrations (is the webhook URL known, forwarding on?) and notification matching. */
+  connections: Client<typeof ConnectionService>;
+  /** The channel registry: channel tokens and message numbers. */
+  channels: Client<typeof ChannelService>;
+  /** Retry schedule, timeouts, concurrency; `loadDeliveryConfig(env)`. */
+  delivery: DeliveryConfig;
+  /**
+   * Consumers of accepted notifications besides forwarding (the scripts runtime's webhook
+   * subscriptions): see notification-sink.ts.
+   */
+  sinks?: NotificationSink[];
+  /** Posts one attempt; the default is the address-checking HTTP client (tests may resolve names their way). */
+  send?: (request: SendRequest) => Promise<SendResult>;
 }
 
-/** The handlers' view of the service; the deps as they are for now. */
-export type WebhookServiceContext = WebhookServiceDeps;
+/** Wakes the delivery scheduler for a message. */
+export interface DeliveryWaker {
+  /** Due at `at` (Unix ms). */
+  schedule(messageId: string, at: number): void;
+  /** A new message stored with its first claim taken: its first round runs without claiming. */
+  scheduleClaimed(message: MessageRecord): void;
+}
+
+/** The handlers' view of the service: the deps, with the environment remembered, and the scheduler. */
+export interface WebhookServiceContext extends WebhookServiceDeps {
+  deliveries: DeliveryWaker;
+  /** Integrations of recent notifications (see integration-cache.ts). */
+  integrations: IntegrationCache;
+}

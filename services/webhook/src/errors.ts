@@ -1,5 +1,5 @@
 import { Code } from "@connectrpc/connect";
-import { type FieldError, invalidArgument, JunctionError } from "@junction/platform";
+import { type FieldError, invalidArgument, JunctionError, notFound } from "@junction/platform";
 
 /** One refused endpoint URL: where it was in the request, what it was and why. */
 export interface RefusedUrl {
@@ -36,6 +36,15 @@ export const errors = {
       `grace_ms must be between 0 (default: 24 hours) and ${maxMs} (${maxMs / 86_400_000} days); got ${ms}.`,
       [{ path: "grace_ms", message: `must be between 0 and ${maxMs}` }],
     ),
+  /** The webhook URL names no integration of this deployment (unknown id, or another environment). */
+  unknownWebhookUrl: () =>
+    notFound("unknown_webhook_url", "No integration receives notifications at this webhook URL."),
+  invalidNotification: (problem: string) =>
+    invalidArgument("invalid_notification", `The notification ${problem}.`, [{ path: "headers", message: problem }]),
+  unknownMessage: (id: string) => notFound("unknown_message", `No webhook message with id "${id}".`),
+  unknownEndpoint: (id: string) => notFound("unknown_endpoint", `No webhook endpoint with id "${id}".`),
+  invalidField: (path: string, message: string) =>
+    invalidArgument("invalid_request", `${path} ${message}.`, [{ path, message }]),
   /** Other writers kept changing the settings while this request retried; the caller may retry. */
   settingsContention: () =>
     new JunctionError("settings_conflict", "The webhook settings were changed concurrently; retry.", Code.Aborted),

@@ -1,8 +1,19 @@
 export { createWebhookService } from "./service.ts";
-export type { WebhookServiceDeps } from "./context.ts";
+export { createWebhookRuntime, type WebhookRuntime } from "./runtime.ts";
+export type { DeliveryWaker, WebhookServiceContext, WebhookServiceDeps } from "./context.ts";
+export { DEFAULT_DELIVERY_CONFIG, type DeliveryConfig, loadDeliveryConfig, parseDuration } from "./config.ts";
+export type { MatchedNotification, NotificationSink, SinkResult } from "./inbound/notification-sink.ts";
+export { derivedMessageId, forwardBody, stableStringify } from "./inbound/forward-message.ts";
+export { createHttpSender, type Resolver, type SendRequest, type SendResult } from "./delivery/http-sender.ts";
 export { openWebhookStore } from "./open-store.ts";
-export type { WebhookServiceStore, WebhookSettingsStore } from "./store/store.ts";
-export type { EndpointRecord, WebhookSettingsRecord } from "./store/records.ts";
+export type { WebhookDeliveryStore, WebhookServiceStore, WebhookSettingsStore } from "./store/store.ts";
+export type {
+  AttemptRecord,
+  DeliveryStatus,
+  EndpointRecord,
+  MessageRecord,
+  WebhookSettingsRecord,
+} from "./store/records.ts";
 export { SqliteWebhookStore } from "./store/sqlite-store.ts";
 export { MongoWebhookStore } from "./store/mongo-store.ts";
 export { changeSettings, currentSigningSecrets, ensureSettings } from "./settings.ts";

@@ -22,6 +22,11 @@ import {
   openDatabase,
   parseId,
 } from "@junction/platform";
+import { MemoryBus } from "@junction/bus";
+import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
+import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
+import { DEFAULT_DELIVERY_CONFIG } from "./config.ts";
+import { IntegrationCache } from "./inbound/integration-cache.ts";
 import { createWebhookService } from "./service.ts";
 import { currentSigningSecrets } from "./settings.ts";
 import { signatureHeaders, verifyStandard } from "./signing.ts";
@@ -49,6 +54,8 @@ function setup(options: { allowPrivateEndpoints?: boolean; store?: (db: Database
   const clock = new ManualClock();
   const logs: string[] = [];
   const logger = createLogger({ level: "debug", sink: (line) => logs.push(line) });
+  // The settings RPCs use neither the bus nor the other services: an empty transport stands in.
+  const none = createRouterTransport(() => {});
   const impl = createWebhookService({
     store,
     encryptor,
@@ -56,6 +63,12 @@ function setup(options: { allowPrivateEndpoints?: boolean; store?: (db: Database
     logger,
     allowPrivateEndpoints: options.allowPrivateEndpoints ?? false,
     environment: async () => ENV,
+    bus: new MemoryBus(undefined, { clock }),
+    connections: createClient(ConnectionService, none),
+    channels: createClient(ChannelService, none),
+    delivery: DEFAULT_DELIVERY_CONFIG,
+    deliveries: { schedule: () => {}, scheduleClaimed: () => {} },
+    integrations: new IntegrationCache(createClient(ConnectionService, none), 0),
   });
   const transport = createRouterTransport((router) => router.service(WebhookService, impl), {
     router: { interceptors: [errorBoundary(logger)] },
@@ -324,13 +337,12 @@ describe("WebhookService errors", () => {
   test("an unexpected failure becomes Internal; its cause is logged, not sent", async () => {
     const broken = (db: Database): WebhookServiceStore => {
       const real = new SqliteWebhookStore(db);
-      return {
+      return Object.assign(Object.create(real) as WebhookServiceStore, {
         getSettings: async () => {
           throw new Error("disk on fire at /var/lib/junction");
         },
-        saveSettings: (r) => real.saveSettings(r),
         close: async () => {},
-      };
+      });
     };
     const { client, logs } = setup({ store: broken });
     const err = ConnectError.from(

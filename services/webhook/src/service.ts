@@ -1,11 +1,16 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
-import type { WebhookServiceDeps } from "./context.ts";
+import type { WebhookServiceContext } from "./context.ts";
+import { messageHandlers } from "./handlers/messages.ts";
 import { settingsHandlers } from "./handlers/settings.ts";
 
-/** The WebhookService implementation, assembled from its handler groups. */
-export function createWebhookService(deps: WebhookServiceDeps): ServiceImpl<typeof WebhookService> {
+/**
+ * The WebhookService implementation, assembled from its handler groups. `ctx.deliveries` is the
+ * scheduler replays wake; `createWebhookRuntime` builds the whole service with its workers.
+ */
+export function createWebhookService(ctx: WebhookServiceContext): ServiceImpl<typeof WebhookService> {
   return {
-    ...settingsHandlers(deps),
+    ...settingsHandlers(ctx),
+    ...messageHandlers(ctx),
   } as ServiceImpl<typeof WebhookService>;
 }

@@ -5,7 +5,9 @@ import { errors } from "../errors.ts";
 import { stateFilter, toChannel } from "../mappers.ts";
 
 /** ListChannels and GetChannel: reads of the registry, at the clock's time. */
-export function channelHandlers(deps: ChannelServiceDeps): ServiceImpl<typeof ChannelService> {
+export function channelHandlers(
+  deps: ChannelServiceDeps,
+): Omit<ServiceImpl<typeof ChannelService>, "checkNotification"> {
   return {
     async listChannels(req) {
       const env = await deps.environment();

@@ -12,20 +12,16 @@ import {
   CredentialsSchema,
   MetadataWriteMode,
 } from "@junction/contracts/connection/v1/connection_service_pb";
-import {
-  ConnectionCreatedSchema,
-  ConnectionDeletingSchema,
-  ConnectionReauthorizedSchema,
-} from "@junction/contracts/events/v1/events_pb";
+import { ConnectionDeletingSchema } from "@junction/contracts/events/v1/events_pb";
 import { subjects } from "@junction/bus";
-import { newId } from "@junction/platform";
 import type { ConnectionServiceContext } from "../context.ts";
-import { openCredentials, sealCredentials } from "../credentials.ts";
+import { effectiveOverrides } from "../oauth/oauth-client.ts";
+import { CredentialRefresher } from "../refresh/credential-refresher.ts";
+import { saveConnection } from "../save-connection.ts";
 import { errors } from "../errors.ts";
 import { toConnection, toIntegration, toProvider } from "../mappers.ts";
 import { matchNotification } from "../match-notification.ts";
 import { validateMetadata } from "../metadata-rules.ts";
-import type { ConnectionRecord } from "../store/records.ts";
 import { UnknownConnectionsError } from "../store/store.ts";
 
 /** Printable ASCII, no leading or trailing space, at most 255 characters (a superset of Nango's). */
@@ -46,6 +42,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
     if (!rec) throw errors.unknownConnection(key, [connectionId]);
     return { env, integ, rec };
   };
+  const refresher = new CredentialRefresher(ctx);
   const publish = async <D extends DescMessage>(subject: string, schema: D, init: MessageInitShape<D>) => {
     await ctx.bus.publish(subject, toBinary(schema, create(schema, init) as Message & never));
   };
@@ -62,48 +59,24 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       }
       const metadata = (req.metadata ?? {}) as Record<string, unknown>;
       validateMetadata(metadata);
-      const now = ctx.clock.now();
       const creds = req.credentials;
       const expiresAt = creds && creds.expiresAtMs > 0n ? Number(creds.expiresAtMs) : null;
-      const rec: ConnectionRecord = {
-        id: newId("conn", now),
-        environmentId: env.id,
-        providerConfigKey: integ.uniqueKey,
+      const result = await saveConnection(ctx, {
+        env,
+        integ,
         connectionId,
-        provider: integ.provider,
-        credentialsEnc: creds
-          ? sealCredentials(ctx.encryptor, {
+        credentials: creds
+          ? {
               type: "OAUTH2",
               accessToken: creds.accessToken,
               refreshToken: creds.refreshToken,
               expiresAt,
               raw: (creds.raw ?? {}) as JsonObject,
-            })
+            }
           : null,
-        credentialsExpiresAt: expiresAt,
         connectionConfig: (req.connectionConfig ?? {}) as Record<string, unknown>,
         metadata,
         endUser: (req.endUser as Record<string, unknown> | undefined) ?? null,
-        errors: [],
-        createdAt: now,
-        updatedAt: now,
-      };
-      const result = await ctx.store.upsertConnection(rec);
-      const event = {
-        environmentId: env.id,
-        providerConfigKey: integ.uniqueKey,
-        connectionId,
-        provider: integ.provider,
-        atMs: BigInt(now),
-      };
-      if (result.created) {
-        await publish(subjects.connectionCreated(integ.uniqueKey), ConnectionCreatedSchema, event);
-      } else {
-        await publish(subjects.connectionReauthorized(integ.uniqueKey), ConnectionReauthorizedSchema, event);
-      }
-      ctx.logger.info(result.created ? "connection created" : "connection re-authorized", {
-        integration: integ.uniqueKey,
-        connectionId,
       });
       return { connection: toConnection(result.connection), created: result.created };
     },
@@ -170,9 +143,11 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
     },
 
     async getCredentials(req) {
-      const { rec, integ } = await connection(req.providerConfigKey, req.connectionId);
-      const template = ctx.providers.get(integ.provider);
-      const creds = rec.credentialsEnc ? openCredentials(ctx.encryptor, rec.credentialsEnc) : null;
+      const loaded = await connection(req.providerConfigKey, req.connectionId);
+      const template = ctx.providers.get(loaded.integ.provider);
+      const { rec, creds } = await refresher.fresh(loaded, req.forceRefresh);
+      // The proxy reads the upstream base URL here: the one of the client the token belongs to.
+      const overrides = effectiveOverrides(ctx, loaded.integ, template, creds?.testCredentials === true);
       return {
         connection: toConnection(rec),
         credentials: creds
@@ -184,7 +159,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
               raw: creds.raw,
             })
           : undefined,
-        integration: toIntegration(integ, ctx.baseUrl),
+        integration: toIntegration({ ...loaded.integ, overrides }, ctx.baseUrl),
         provider: template ? toProvider(template) : undefined,
       };
     },

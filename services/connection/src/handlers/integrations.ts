@@ -67,6 +67,7 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
         scopes: req.scopes.length > 0 ? [...new Set(req.scopes)] : template.defaultScopes,
         overrides: checkOverrides(req.overrides),
         forwardWebhooks: true,
+        useTestCredentials: false,
         createdAt: now,
         updatedAt: now,
       };

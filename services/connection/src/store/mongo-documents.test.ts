@@ -4,6 +4,7 @@ import {
   connectionListQuery,
   connectionToDocument,
   escapeRegExp,
+  integrationFromDocument,
   integrationToDocument,
   lookupFields,
   metadataUpdate,
@@ -79,11 +80,15 @@ describe("Mongo connection documents", () => {
       scopes: ["email"],
       overrides: {},
       forwardWebhooks: true,
+      useTestCredentials: false,
       createdAt: 1,
       updatedAt: 1,
     };
     const withExtra = { ...integration, _id: "ignored", unknown: 1 } as IntegrationRecord;
     expect(integrationToDocument(withExtra)).toEqual(integration);
+    // Documents written before test mode existed read as "not in test mode".
+    const { useTestCredentials: _, ...older } = integration;
+    expect(integrationFromDocument(older as IntegrationRecord).useTestCredentials).toBe(false);
   });
 });
 

@@ -89,6 +89,8 @@ export const integrationFromDocument = (d: IntegrationDocument): IntegrationReco
   scopes: d.scopes,
   overrides: d.overrides,
   forwardWebhooks: d.forwardWebhooks,
+  // Absent on documents written before test mode existed.
+  useTestCredentials: d.useTestCredentials ?? false,
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
 });

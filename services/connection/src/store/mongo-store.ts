@@ -17,16 +17,25 @@ import {
   secretKeyFromDocument,
   secretKeyToDocument,
 } from "./mongo-documents.ts";
+import { MongoOAuthFlowStore } from "./mongo-oauth-store.ts";
 import type {
   ConnectionFilter,
   ConnectionPatch,
   ConnectionRecord,
+  ConnectSessionRecord,
   EnvironmentRecord,
   IntegrationRecord,
   MetadataMode,
+  OAuthStateRecord,
   SecretKeyRecord,
 } from "./records.ts";
-import { type ConnectionServiceStore, DuplicateKeyError, normalizeEmail, UnknownConnectionsError } from "./store.ts";
+import {
+  type ConnectionServiceStore,
+  type ConsumedState,
+  DuplicateKeyError,
+  normalizeEmail,
+  UnknownConnectionsError,
+} from "./store.ts";
 
 const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
 
@@ -42,6 +51,7 @@ export class MongoConnectionStore implements ConnectionServiceStore {
   private readonly secretKeys: Collection<SecretKeyDocument>;
   private readonly integrations: Collection<IntegrationDocument>;
   private readonly connections: Collection<ConnectionDocument>;
+  private readonly oauth: MongoOAuthFlowStore;
 
   private constructor(
     private readonly client: MongoClient,
@@ -53,6 +63,7 @@ export class MongoConnectionStore implements ConnectionServiceStore {
     this.secretKeys = db.collection("secret_keys");
     this.integrations = db.collection("integrations");
     this.connections = db.collection("connections");
+    this.oauth = new MongoOAuthFlowStore(db);
   }
 
   /** Connects to `url`, uses database `dbName` and creates the indexes the store relies on. */
@@ -79,6 +90,7 @@ export class MongoConnectionStore implements ConnectionServiceStore {
   private async createIndexes(): Promise<void> {
     const scope = { environmentId: 1, providerConfigKey: 1 } as const;
     await Promise.all([
+      this.oauth.createIndexes(),
       this.environments.createIndex({ singleton: 1 }, { unique: true, name: "one_environment" }),
       this.secretKeys.createIndex({ environmentId: 1, createdAt: 1 }, { name: "by_environment" }),
       this.integrations.createIndex({ environmentId: 1, uniqueKey: 1 }, { unique: true, name: "unique_key" }),
@@ -317,6 +329,40 @@ export class MongoConnectionStore implements ConnectionServiceStore {
   async findByMetadataEmail(environmentId: string, providerConfigKey: string, email: string): Promise<string[]> {
     const value = normalizeEmail(email);
     return value === null ? [] : this.connectionIds({ environmentId, providerConfigKey, "lookup.email": value });
+  }
+
+  // Connect sessions, authorization states and leases (mongo-oauth-store.ts).
+
+  insertConnectSession(session: ConnectSessionRecord): Promise<void> {
+    return this.oauth.insertConnectSession(session);
+  }
+
+  getConnectSessionByTokenHash(tokenHash: string): Promise<ConnectSessionRecord | null> {
+    return this.oauth.getConnectSessionByTokenHash(tokenHash);
+  }
+
+  getConnectSession(id: string): Promise<ConnectSessionRecord | null> {
+    return this.oauth.getConnectSession(id);
+  }
+
+  insertOAuthState(state: OAuthStateRecord): Promise<void> {
+    return this.oauth.insertOAuthState(state);
+  }
+
+  consumeOAuthState(stateHash: string, at: number): Promise<ConsumedState | null> {
+    return this.oauth.consumeOAuthState(stateHash, at);
+  }
+
+  purgeOAuthFlow(before: number): Promise<void> {
+    return this.oauth.purgeOAuthFlow(before);
+  }
+
+  acquireLease(key: string, holder: string, now: number, expiresAt: number): Promise<boolean> {
+    return this.oauth.acquireLease(key, holder, now, expiresAt);
+  }
+
+  releaseLease(key: string, holder: string): Promise<void> {
+    return this.oauth.releaseLease(key, holder);
   }
 
   private async connectionIds(query: Filter<ConnectionDocument>): Promise<string[]> {

@@ -36,6 +36,8 @@ export interface IntegrationRecord {
   scopes: string[];
   overrides: UpstreamOverridesRecord;
   forwardWebhooks: boolean;
+  /** New authorizations use the operator's test credentials (spec: Authentication 4). */
+  useTestCredentials: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -44,6 +46,11 @@ export interface ConnectionErrorRecord {
   type: string;
   message: string;
   at: number;
+  /** The upstream's OAuth error code, or how the call failed (timeout...). */
+  upstreamError?: string;
+  upstreamErrorDescription?: string;
+  /** Calls fail fast until then instead of retrying upstream (refresh failures). */
+  retryAfter?: number;
 }
 
 export interface ConnectionRecord {
@@ -82,3 +89,48 @@ export type MetadataMode = "set" | "update";
 export type ConnectionPatch = Partial<
   Pick<ConnectionRecord, "credentialsEnc" | "credentialsExpiresAt" | "connectionConfig" | "errors" | "endUser">
 >;
+
+/** A connect session (Nango's): lets one end user's browser start authorizations for a while. */
+export interface ConnectSessionRecord {
+  /** Prefixed id (sess_...). */
+  id: string;
+  environmentId: string;
+  /** SHA-256 hex of the token; the token itself is never stored. */
+  tokenHash: string;
+  endUser: Record<string, unknown>;
+  organization: Record<string, unknown> | null;
+  /** Integration ids it may connect; empty means all. */
+  allowedIntegrations: string[];
+  integrationsConfigDefaults: Record<string, IntegrationConfigDefaultsRecord>;
+  /** Set for a reconnect session: the connection it re-authorizes. */
+  reconnect: { providerConfigKey: string; connectionId: string } | null;
+  createdAt: number;
+  expiresAt: number;
+}
+
+export interface IntegrationConfigDefaultsRecord {
+  userScopes: string[];
+  authorizationParams: Record<string, string>;
+  connectionConfig: Record<string, unknown>;
+}
+
+/** One authorization attempt, found by its single-use state (spec: Authentication 2). */
+export interface OAuthStateRecord {
+  /** SHA-256 hex of the state sent upstream. */
+  stateHash: string;
+  environmentId: string;
+  sessionId: string;
+  providerConfigKey: string;
+  /** The connection this attempt creates or re-authorizes. */
+  connectionId: string;
+  /** The PKCE verifier, encrypted (Encryptor envelope). */
+  codeVerifierEnc: string;
+  redirectUri: string;
+  scopes: string[];
+  /** Whether the operator's test credentials were used to start it (the code belongs to that client). */
+  testCredentials: boolean;
+  createdAt: number;
+  expiresAt: number;
+  /** When the callback used it; null while unused. */
+  consumedAt: number | null;
+}

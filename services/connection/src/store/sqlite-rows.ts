@@ -36,6 +36,7 @@ export interface IntegrationRow {
   scopes: string;
   overrides: string;
   forward_webhooks: number;
+  use_test_credentials: number;
   created_at: number;
   updated_at: number;
 }
@@ -101,6 +102,7 @@ export const integrationFromRow = (r: IntegrationRow): IntegrationRecord => ({
   scopes: JSON.parse(r.scopes) as string[],
   overrides: JSON.parse(r.overrides) as UpstreamOverridesRecord,
   forwardWebhooks: r.forward_webhooks !== 0,
+  useTestCredentials: r.use_test_credentials !== 0,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -115,6 +117,7 @@ export const integrationToRow = (i: IntegrationRecord): IntegrationRow => ({
   scopes: JSON.stringify(i.scopes),
   overrides: JSON.stringify(i.overrides),
   forward_webhooks: i.forwardWebhooks ? 1 : 0,
+  use_test_credentials: i.useTestCredentials ? 1 : 0,
   created_at: i.createdAt,
   updated_at: i.updatedAt,
 });

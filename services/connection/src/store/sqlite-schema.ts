@@ -83,6 +83,50 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX connection_watch_uris_lookup ON connection_watch_uris (environment_id, provider_config_key, uri);
   `,
+  // OAuth: test mode, connect sessions, single-use states, refresh leases (OAuth issue).
+  `
+  ALTER TABLE integrations ADD COLUMN use_test_credentials INTEGER NOT NULL DEFAULT 0;
+
+  -- Tokens are bearer secrets: only their SHA-256 is kept.
+  CREATE TABLE connect_sessions (
+    id TEXT PRIMARY KEY,
+    environment_id TEXT NOT NULL,
+    token_hash TEXT NOT NULL UNIQUE,
+    end_user TEXT NOT NULL,
+    organization TEXT,
+    allowed_integrations TEXT NOT NULL,
+    integrations_config_defaults TEXT NOT NULL,
+    reconnect TEXT,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  CREATE INDEX connect_sessions_by_expiry ON connect_sessions (expires_at);
+
+  -- consumed_at is set once, by the callback; a used state is kept until purged so that a replay
+  -- is told apart from a state that never existed.
+  CREATE TABLE oauth_states (
+    state_hash TEXT PRIMARY KEY,
+    environment_id TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    provider_config_key TEXT NOT NULL,
+    connection_id TEXT NOT NULL,
+    code_verifier_enc TEXT NOT NULL,
+    redirect_uri TEXT NOT NULL,
+    scopes TEXT NOT NULL,
+    test_credentials INTEGER NOT NULL,
+    created_at INTEGER NOT NULL,
+    expires_at INTEGER NOT NULL,
+    consumed_at INTEGER
+  );
+  CREATE INDEX oauth_states_by_expiry ON oauth_states (expires_at);
+
+  -- One row per lease (token refresh of one connection); taken by compare-and-set on expires_at.
+  CREATE TABLE leases (
+    lease_key TEXT PRIMARY KEY,
+    holder TEXT NOT NULL,
+    expires_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 /**

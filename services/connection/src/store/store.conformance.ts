@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { newId } from "@junction/platform";
 import type { ConnectionRecord, IntegrationRecord, SecretKeyRecord } from "./records.ts";
+import { oauthFlowStoreConformance } from "./oauth-store.conformance.ts";
 import { type ConnectionServiceStore, DuplicateKeyError, UnknownConnectionsError } from "./store.ts";
 
 /** A fresh, empty store and how to dispose of it. */
@@ -40,6 +41,7 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         scopes: ["openid", "email"],
         overrides: { baseUrl: "http://127.0.0.1:9/upstream" },
         forwardWebhooks: true,
+        useTestCredentials: false,
         createdAt: at,
         updatedAt: at,
         ...over,
@@ -123,7 +125,12 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
     describe("integrations", () => {
       test("are inserted, read and listed", async () => {
         const a = integration("cal-a");
-        const b = integration("cal-b", { clientSecretEnc: null, overrides: {}, forwardWebhooks: false });
+        const b = integration("cal-b", {
+          clientSecretEnc: null,
+          overrides: {},
+          forwardWebhooks: false,
+          useTestCredentials: true,
+        });
         await store.insertIntegration(a);
         await store.insertIntegration(b);
         await store.insertIntegration(integration("cal-a", { environmentId: OTHER_ENV }));
@@ -501,5 +508,6 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         expect(await store.findByMetadataEmailAddress(ENV, "cal", "bob@example.test")).toEqual([]);
       });
     });
+    oauthFlowStoreConformance(() => store);
   });
 }

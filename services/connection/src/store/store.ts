@@ -2,9 +2,11 @@ import type {
   ConnectionFilter,
   ConnectionPatch,
   ConnectionRecord,
+  ConnectSessionRecord,
   EnvironmentRecord,
   IntegrationRecord,
   MetadataMode,
+  OAuthStateRecord,
   SecretKeyRecord,
 } from "./records.ts";
 
@@ -98,8 +100,38 @@ export interface ConnectionStore {
   findByMetadataEmail(environmentId: string, providerConfigKey: string, email: string): Promise<string[]>;
 }
 
+/** The result of using a state at the callback. */
+export interface ConsumedState {
+  state: OAuthStateRecord;
+  /** True when it had been used before: a replayed callback. */
+  alreadyUsed: boolean;
+}
+
+/** Connect sessions, authorization states and leases (OAuth issue). */
+export interface OAuthFlowStore {
+  insertConnectSession(session: ConnectSessionRecord): Promise<void>;
+  getConnectSessionByTokenHash(tokenHash: string): Promise<ConnectSessionRecord | null>;
+  getConnectSession(id: string): Promise<ConnectSessionRecord | null>;
+  insertOAuthState(state: OAuthStateRecord): Promise<void>;
+  /**
+   * Marks a state used at `at`, atomically: of any number of concurrent calls exactly one gets
+   * alreadyUsed=false. Returns null when no such state is stored.
+   */
+  consumeOAuthState(stateHash: string, at: number): Promise<ConsumedState | null>;
+  /** Deletes connect sessions and states that expired before `before`. */
+  purgeOAuthFlow(before: number): Promise<void>;
+  /**
+   * Compare-and-set: takes the lease `key` for `holder` until `expiresAt` when nobody holds it, when
+   * the current holder's lease expired (at or before `now`), or when `holder` already holds it.
+   * Returns whether `holder` now holds it. A holder that dies is replaced once its lease expires.
+   */
+  acquireLease(key: string, holder: string, now: number, expiresAt: number): Promise<boolean>;
+  /** Gives the lease up, only if `holder` still holds it. */
+  releaseLease(key: string, holder: string): Promise<void>;
+}
+
 /** Everything the connection service stores. */
-export interface ConnectionServiceStore extends EnvironmentStore, IntegrationStore, ConnectionStore {
+export interface ConnectionServiceStore extends EnvironmentStore, IntegrationStore, ConnectionStore, OAuthFlowStore {
   close(): Promise<void>;
 }
 

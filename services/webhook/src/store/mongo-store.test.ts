@@ -3,6 +3,7 @@ import { existsSync } from "node:fs";
 import { randomToken } from "@junction/platform";
 import { MongoClient } from "mongodb";
 import { MongoWebhookStore } from "./mongo-store.ts";
+import { deliveryStoreConformance } from "./delivery-store.conformance.ts";
 import { webhookSettingsStoreConformance } from "./store.conformance.ts";
 
 // Runs against MONGODB_URL when given, else a throw-away mongo:7 container when a Docker engine is
@@ -32,7 +33,7 @@ if (process.env.MONGODB_URL || dockerReachable) {
     await stopContainer?.();
   }, 60_000);
 
-  webhookSettingsStoreConformance("MongoWebhookStore", async () => {
+  const factory = async () => {
     const dbName = `junction_webhook_test_${randomToken(6).replace(/[^a-zA-Z0-9]/g, "x")}`;
     const store = await MongoWebhookStore.connect(url, dbName);
     return {
@@ -42,7 +43,9 @@ if (process.env.MONGODB_URL || dockerReachable) {
         await admin.db(dbName).dropDatabase();
       },
     };
-  });
+  };
+  webhookSettingsStoreConformance("MongoWebhookStore", factory);
+  deliveryStoreConformance("MongoWebhookStore", factory);
 } else {
   console.log("MongoDB conformance skipped (webhook store): set MONGODB_URL or provide a Docker engine");
 }

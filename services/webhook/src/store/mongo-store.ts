@@ -1,5 +1,15 @@
 import { type Collection, MongoClient, MongoServerError } from "mongodb";
-import type { EndpointRecord, WebhookSettingsRecord } from "./records.ts";
+import { endpointFields } from "./endpoint-fields.ts";
+import { MongoDeliveryStore } from "./mongo-delivery-store.ts";
+import type {
+  AttemptRecord,
+  DeliverableMessage,
+  EndpointRecord,
+  MessageFilter,
+  MessageRecord,
+  RoundOutcome,
+  WebhookSettingsRecord,
+} from "./records.ts";
 import type { WebhookServiceStore } from "./store.ts";
 
 /** A settings document: the record, keyed by its environment. */
@@ -19,10 +29,12 @@ const DUPLICATE_KEY = 11000;
 
 /**
  * The webhook service's store on MongoDB: one document per environment in `webhook_settings`,
- * replaced whole by a single-document write filtered on the version (atomic by itself).
+ * replaced whole by a single-document write filtered on the version (atomic by itself); the
+ * delivery queue's collections are handled by `MongoDeliveryStore`.
  */
 export class MongoWebhookStore implements WebhookServiceStore {
   private readonly settings: Collection<SettingsDoc>;
+  private readonly delivery: MongoDeliveryStore;
 
   /** Uses `dbName` of an already connected client; `close()` closes the client. */
   constructor(
@@ -30,13 +42,21 @@ export class MongoWebhookStore implements WebhookServiceStore {
     dbName: string,
   ) {
     this.settings = client.db(dbName).collection<SettingsDoc>("webhook_settings");
+    this.delivery = new MongoDeliveryStore(client.db(dbName));
   }
 
   /** Connects to `url` and uses database `dbName`. */
   static async connect(url: string, dbName: string): Promise<MongoWebhookStore> {
     const client = new MongoClient(url);
     await client.connect();
-    return new MongoWebhookStore(client, dbName);
+    const store = new MongoWebhookStore(client, dbName);
+    try {
+      await store.delivery.createIndexes();
+    } catch (err) {
+      await client.close();
+      throw err;
+    }
+    return store;
   }
 
   async getSettings(environmentId: string): Promise<WebhookSettingsRecord | null> {
@@ -60,6 +80,64 @@ export class MongoWebhookStore implements WebhookServiceStore {
     return result.matchedCount === 1;
   }
 
+  insertMessage(message: MessageRecord): Promise<boolean> {
+    return this.delivery.insertMessage(message);
+  }
+
+  getMessage(environmentId: string, id: string): Promise<MessageRecord | null> {
+    return this.delivery.getMessage(environmentId, id);
+  }
+
+  listMessages(environmentId: string, filter: MessageFilter, limit: number, beforeId?: string): Promise<MessageRecord[]> {
+    return this.delivery.listMessages(environmentId, filter, limit, beforeId);
+  }
+
+  listAttempts(messageId: string): Promise<AttemptRecord[]> {
+    return this.delivery.listAttempts(messageId);
+  }
+
+  claimMessage(id: string, now: number, leaseUntil: number, leaseToken: string): Promise<MessageRecord | null> {
+    return this.delivery.claimMessage(id, now, leaseUntil, leaseToken);
+  }
+
+  completeRound(id: string, leaseToken: string, attempts: AttemptRecord[], outcome: RoundOutcome): Promise<boolean> {
+    return this.delivery.completeRound(id, leaseToken, attempts, outcome);
+  }
+
+  listDeliverable(limit: number): Promise<DeliverableMessage[]> {
+    return this.delivery.listDeliverable(limit);
+  }
+
+  findDeliverable(id: string): Promise<DeliverableMessage | null> {
+    return this.delivery.findDeliverable(id);
+  }
+
+  replayMessage(environmentId: string, id: string, now: number): Promise<MessageRecord | null> {
+    return this.delivery.replayMessage(environmentId, id, now);
+  }
+
+  replayFailed(environmentId: string, since: number, now: number): Promise<string[]> {
+    return this.delivery.replayFailed(environmentId, since, now);
+  }
+
+  claimNotificationKey(
+    environmentId: string,
+    channelId: string,
+    messageNumber: number,
+    notificationId: string,
+    now: number,
+  ): Promise<string> {
+    return this.delivery.claimNotificationKey(environmentId, channelId, messageNumber, notificationId, now);
+  }
+
+  findNotificationKey(environmentId: string, channelId: string, messageNumber: number): Promise<string | null> {
+    return this.delivery.findNotificationKey(environmentId, channelId, messageNumber);
+  }
+
+  pruneNotificationKeys(before: number): Promise<number> {
+    return this.delivery.pruneNotificationKeys(before);
+  }
+
   async close(): Promise<void> {
     await this.client.close();
   }
@@ -69,7 +147,7 @@ function toDoc(r: WebhookSettingsRecord): SettingsDoc {
   return {
     _id: r.environmentId,
     version: r.version,
-    endpoints: r.endpoints.map(({ id, url, enabled, createdAt }) => ({ id, url, enabled, createdAt })),
+    endpoints: r.endpoints.map(endpointFields),
     signingSecretEnc: r.signingSecretEnc,
     signingSecretPrefix: r.signingSecretPrefix,
     previousSigningSecretEnc: r.previousSigningSecretEnc,
@@ -83,7 +161,7 @@ function fromDoc(d: SettingsDoc): WebhookSettingsRecord {
   return {
     environmentId: d._id,
     version: d.version,
-    endpoints: d.endpoints.map(({ id, url, enabled, createdAt }) => ({ id, url, enabled, createdAt })),
+    endpoints: d.endpoints.map(endpointFields),
     signingSecretEnc: d.signingSecretEnc,
     signingSecretPrefix: d.signingSecretPrefix,
     previousSigningSecretEnc: d.previousSigningSecretEnc ?? null,

@@ -17,4 +17,54 @@ export const MIGRATIONS: readonly string[] = [
     updated_at INTEGER NOT NULL
   );
   `,
+  `
+  -- The delivery queue: one row per message (its id is the webhook-id), its attempts, and the
+  -- (channel id, message number) pairs already received, so that a notification is forwarded once.
+  CREATE TABLE webhook_messages (
+    id TEXT PRIMARY KEY,
+    environment_id TEXT NOT NULL,
+    type TEXT NOT NULL,
+    provider_config_key TEXT NOT NULL,
+    connection_id TEXT NOT NULL,
+    notification_id TEXT NOT NULL,
+    body BLOB NOT NULL,
+    status TEXT NOT NULL,
+    attempt_count INTEGER NOT NULL,
+    round_attempts INTEGER NOT NULL,
+    next_attempt_at INTEGER,
+    last_error TEXT,
+    delivered_endpoint_ids TEXT NOT NULL,
+    lease_token TEXT,
+    lease_until INTEGER,
+    created_at INTEGER NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  CREATE INDEX webhook_messages_by_env ON webhook_messages (environment_id, id);
+  CREATE INDEX webhook_messages_by_integration ON webhook_messages (environment_id, provider_config_key, id);
+  CREATE INDEX webhook_messages_by_connection ON webhook_messages (environment_id, connection_id, id);
+  CREATE INDEX webhook_messages_by_status ON webhook_messages (environment_id, status, id);
+  CREATE INDEX webhook_messages_deliverable ON webhook_messages (next_attempt_at) WHERE status IN ('pending', 'failed');
+  CREATE TABLE webhook_attempts (
+    id TEXT PRIMARY KEY,
+    message_id TEXT NOT NULL,
+    endpoint_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    status_code INTEGER NOT NULL,
+    latency_ms INTEGER NOT NULL,
+    response_snippet TEXT NOT NULL,
+    error TEXT,
+    at INTEGER NOT NULL,
+    number INTEGER NOT NULL
+  );
+  CREATE INDEX webhook_attempts_by_message ON webhook_attempts (message_id, at, id);
+  CREATE TABLE webhook_notification_keys (
+    environment_id TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    message_number INTEGER NOT NULL,
+    notification_id TEXT NOT NULL,
+    received_at INTEGER NOT NULL,
+    PRIMARY KEY (environment_id, channel_id, message_number)
+  );
+  CREATE INDEX webhook_notification_keys_by_time ON webhook_notification_keys (received_at);
+  `,
 ];

@@ -5,6 +5,7 @@ import { join } from "node:path";
 import { openDatabase } from "@junction/platform";
 import { MIGRATIONS } from "./sqlite-schema.ts";
 import { SqliteWebhookStore } from "./sqlite-store.ts";
+import { deliveryStoreConformance } from "./delivery-store.conformance.ts";
 import { webhookSettingsStoreConformance } from "./store.conformance.ts";
 
 const root = mkdtempSync(join(tmpdir(), "junction-webhook-store-"));
@@ -14,6 +15,11 @@ const freshPath = () => join(root, `store-${++files}`, "webhook.sqlite");
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 webhookSettingsStoreConformance("SqliteWebhookStore", async () => {
+  const store = SqliteWebhookStore.open(freshPath());
+  return { store, cleanup: () => store.close() };
+});
+
+deliveryStoreConformance("SqliteWebhookStore", async () => {
   const store = SqliteWebhookStore.open(freshPath());
   return { store, cleanup: () => store.close() };
 });

@@ -1,6 +1,16 @@
 import type { Database, Statement } from "bun:sqlite";
 import { migrate, openDatabase } from "@junction/platform";
-import type { EndpointRecord, WebhookSettingsRecord } from "./records.ts";
+import { endpointFields } from "./endpoint-fields.ts";
+import type {
+  AttemptRecord,
+  DeliverableMessage,
+  EndpointRecord,
+  MessageFilter,
+  MessageRecord,
+  RoundOutcome,
+  WebhookSettingsRecord,
+} from "./records.ts";
+import { SqliteDeliveryStore } from "./sqlite-delivery-store.ts";
 import { MIGRATIONS } from "./sqlite-schema.ts";
 import type { WebhookServiceStore } from "./store.ts";
 
@@ -22,14 +32,16 @@ const COLUMNS =
   "environment_id, version, endpoints, signing_secret_enc, signing_secret_prefix, previous_signing_secret_enc, previous_secret_valid_until, created_at, updated_at";
 
 /**
- * The webhook service's store on SQLite. Each save is one statement guarded by the version, so
- * it is atomic without an explicit transaction, and a concurrent writer in another process makes
- * it return false rather than overwrite.
+ * The webhook service's store on SQLite. Each settings save is one statement guarded by the
+ * version, so it is atomic without an explicit transaction, and a concurrent writer in another
+ * process makes it return false rather than overwrite. The delivery queue's tables are handled by
+ * `SqliteDeliveryStore` on the same connection.
  */
 export class SqliteWebhookStore implements WebhookServiceStore {
   private readonly get: Statement<SettingsRow, [Params]>;
   private readonly insert: Statement<unknown, [Params]>;
   private readonly replace: Statement<unknown, [Params]>;
+  private readonly delivery: SqliteDeliveryStore;
 
   /** Applies the webhook service's migrations to `db` (opened with `openDatabase`). */
   constructor(private readonly db: Database) {
@@ -46,6 +58,7 @@ export class SqliteWebhookStore implements WebhookServiceStore {
         previous_secret_valid_until = $previous_secret_valid_until, created_at = $created_at, updated_at = $updated_at
        WHERE environment_id = $environment_id AND version = $version - 1`,
     );
+    this.delivery = new SqliteDeliveryStore(db);
   }
 
   /** Opens (creating and migrating) the SQLite file at `path`. */
@@ -64,6 +77,64 @@ export class SqliteWebhookStore implements WebhookServiceStore {
     return statement.run({ ...toRow(record) }).changes === 1;
   }
 
+  insertMessage(message: MessageRecord): Promise<boolean> {
+    return this.delivery.insertMessage(message);
+  }
+
+  getMessage(environmentId: string, id: string): Promise<MessageRecord | null> {
+    return this.delivery.getMessage(environmentId, id);
+  }
+
+  listMessages(environmentId: string, filter: MessageFilter, limit: number, beforeId?: string): Promise<MessageRecord[]> {
+    return this.delivery.listMessages(environmentId, filter, limit, beforeId);
+  }
+
+  listAttempts(messageId: string): Promise<AttemptRecord[]> {
+    return this.delivery.listAttempts(messageId);
+  }
+
+  claimMessage(id: string, now: number, leaseUntil: number, leaseToken: string): Promise<MessageRecord | null> {
+    return this.delivery.claimMessage(id, now, leaseUntil, leaseToken);
+  }
+
+  completeRound(id: string, leaseToken: string, attempts: AttemptRecord[], outcome: RoundOutcome): Promise<boolean> {
+    return this.delivery.completeRound(id, leaseToken, attempts, outcome);
+  }
+
+  listDeliverable(limit: number): Promise<DeliverableMessage[]> {
+    return this.delivery.listDeliverable(limit);
+  }
+
+  findDeliverable(id: string): Promise<DeliverableMessage | null> {
+    return this.delivery.findDeliverable(id);
+  }
+
+  replayMessage(environmentId: string, id: string, now: number): Promise<MessageRecord | null> {
+    return this.delivery.replayMessage(environmentId, id, now);
+  }
+
+  replayFailed(environmentId: string, since: number, now: number): Promise<string[]> {
+    return this.delivery.replayFailed(environmentId, since, now);
+  }
+
+  claimNotificationKey(
+    environmentId: string,
+    channelId: string,
+    messageNumber: number,
+    notificationId: string,
+    now: number,
+  ): Promise<string> {
+    return this.delivery.claimNotificationKey(environmentId, channelId, messageNumber, notificationId, now);
+  }
+
+  findNotificationKey(environmentId: string, channelId: string, messageNumber: number): Promise<string | null> {
+    return this.delivery.findNotificationKey(environmentId, channelId, messageNumber);
+  }
+
+  pruneNotificationKeys(before: number): Promise<number> {
+    return this.delivery.pruneNotificationKeys(before);
+  }
+
   async close(): Promise<void> {
     this.get.finalize();
     this.insert.finalize();
@@ -76,7 +147,7 @@ function toRow(r: WebhookSettingsRecord): SettingsRow {
   return {
     environment_id: r.environmentId,
     version: r.version,
-    endpoints: JSON.stringify(r.endpoints.map(({ id, url, enabled, createdAt }) => ({ id, url, enabled, createdAt }))),
+    endpoints: JSON.stringify(r.endpoints.map(endpointFields)),
     signing_secret_enc: r.signingSecretEnc,
     signing_secret_prefix: r.signingSecretPrefix,
     previous_signing_secret_enc: r.previousSigningSecretEnc,
@@ -90,7 +161,7 @@ function fromRow(row: SettingsRow): WebhookSettingsRecord {
   return {
     environmentId: row.environment_id,
     version: row.version,
-    endpoints: JSON.parse(row.endpoints) as EndpointRecord[],
+    endpoints: (JSON.parse(row.endpoints) as EndpointRecord[]).map(endpointFields),
     signingSecretEnc: row.signing_secret_enc,
     signingSecretPrefix: row.signing_secret_prefix,
     previousSigningSecretEnc: row.previous_signing_secret_enc,

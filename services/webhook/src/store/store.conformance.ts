@@ -59,6 +59,27 @@ export function webhookSettingsStoreConformance(name: string, factory: StoreFact
       expect(await store.getSettings(ENV)).toEqual(rec);
     });
 
+    test("keeps an endpoint's health fields, and leaves them out when unset", async () => {
+      const rec = settings({
+        endpoints: [
+          {
+            id: "ep_1",
+            url: "https://a.example.com",
+            enabled: false,
+            createdAt: T0,
+            disabledReason: "failing since 2026-01-01T00:00:00.000Z: HTTP 500",
+            failingSince: T0 - 5 * 86_400_000,
+          },
+          { id: "ep_2", url: "https://b.example.com", enabled: true, createdAt: T0, failingSince: T0 - 1000 },
+          { id: "ep_3", url: "https://c.example.com", enabled: true, createdAt: T0 },
+        ],
+      });
+      await store.saveSettings(rec);
+      const got = await store.getSettings(ENV);
+      expect(got).toEqual(rec);
+      expect(Object.keys(got?.endpoints[2] ?? {}).sort()).toEqual(["createdAt", "enabled", "id", "url"]);
+    });
+
     test("keeps null previous-secret fields null", async () => {
       await store.saveSettings(settings());
       const got = await store.getSettings(ENV);

@@ -1,4 +1,11 @@
-import type { WebhookSettingsRecord } from "./records.ts";
+import type {
+  AttemptRecord,
+  DeliverableMessage,
+  MessageFilter,
+  MessageRecord,
+  RoundOutcome,
+  WebhookSettingsRecord,
+} from "./records.ts";
 
 /** The environment's webhook settings: endpoints and signing secrets. */
 export interface WebhookSettingsStore {
@@ -14,7 +21,56 @@ export interface WebhookSettingsStore {
 }
 
 /**
- * Everything the webhook service stores. Only settings for now; the delivery queue (messages,
- * attempts) joins this as another interface backed by the same SQLite file or MongoDB database.
+ * The delivery queue's state: messages, their attempts, and the de-duplication records of
+ * notifications. Times come in as arguments (the caller's clock), never the database's.
  */
-export type WebhookServiceStore = WebhookSettingsStore;
+export interface WebhookDeliveryStore {
+  /** Stores a new message; false, changing nothing, when one with its id exists (idempotent). */
+  insertMessage(message: MessageRecord): Promise<boolean>;
+  /** One message of the environment, or null. */
+  getMessage(environmentId: string, id: string): Promise<MessageRecord | null>;
+  /** Messages matching `filter`, newest first (by id), `limit` at most, older than `beforeId` when set. */
+  listMessages(environmentId: string, filter: MessageFilter, limit: number, beforeId?: string): Promise<MessageRecord[]>;
+  /** The message's attempts, oldest first. */
+  listAttempts(messageId: string): Promise<AttemptRecord[]>;
+  /**
+   * Takes a message for one delivery round: only when it is pending or failed, due at `now`, and
+   * not claimed by someone else whose claim still holds. Returns it as claimed, or null.
+   */
+  claimMessage(id: string, now: number, leaseUntil: number, leaseToken: string): Promise<MessageRecord | null>;
+  /**
+   * Records a round: the attempts always (they happened), and the outcome only when the claim
+   * `leaseToken` still holds (a replay in between wins). Clears the claim. Returns whether the
+   * outcome was written.
+   */
+  completeRound(id: string, leaseToken: string, attempts: AttemptRecord[], outcome: RoundOutcome): Promise<boolean>;
+  /** Pending and failed messages (due or not), earliest due first, `limit` at most. */
+  listDeliverable(limit: number): Promise<DeliverableMessage[]>;
+  /** The message as `listDeliverable` shows it, or null when it is unknown or final. */
+  findDeliverable(id: string): Promise<DeliverableMessage | null>;
+  /**
+   * Makes a message pending again, due at `now`, with a fresh retry schedule and no endpoint
+   * counted as delivered; drops any claim. Returns it, or null when unknown.
+   */
+  replayMessage(environmentId: string, id: string, now: number): Promise<MessageRecord | null>;
+  /** Replays every failed or exhausted message created at or after `since`; returns their ids. */
+  replayFailed(environmentId: string, since: number, now: number): Promise<string[]>;
+  /**
+   * Records that notification `notificationId` carries (channel id, message number), unless another
+   * notification recorded it first. Returns the notification id that owns the pair.
+   */
+  claimNotificationKey(
+    environmentId: string,
+    channelId: string,
+    messageNumber: number,
+    notificationId: string,
+    now: number,
+  ): Promise<string>;
+  /** The notification id that owns (channel id, message number), or null. */
+  findNotificationKey(environmentId: string, channelId: string, messageNumber: number): Promise<string | null>;
+  /** Forgets de-duplication records received before `before`; returns how many. */
+  pruneNotificationKeys(before: number): Promise<number>;
+}
+
+/** Everything the webhook service stores, in one SQLite file or MongoDB database. */
+export type WebhookServiceStore = WebhookSettingsStore & WebhookDeliveryStore;

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file junction/channel/v1/channel_service.proto.
  */
 export const file_junction_channel_v1_channel_service: GenFile = /*@__PURE__*/
-  fileDesc("CilqdW5jdGlvbi9jaGFubmVsL3YxL2NoYW5uZWxfc2VydmljZS5wcm90bxITanVuY3Rpb24uY2hhbm5lbC52MSLxAQoHQ2hhbm5lbBIKCgJpZBgBIAEoCRITCgtyZXNvdXJjZV9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSFAoMcmVzb3VyY2VfdXJpGAUgASgJEhUKDWV4cGlyYXRpb25fbXMYBiABKAMSMAoFc3RhdGUYByABKA4yIS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdGF0ZRIVCg1jcmVhdGVkX2F0X21zGAggASgDEhsKE2xhc3RfbWVzc2FnZV9udW1iZXIYCSABKAMiewoTTGlzdENoYW5uZWxzUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSMAoFc3RhdGUYAyABKA4yIS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdGF0ZSJGChRMaXN0Q2hhbm5lbHNSZXNwb25zZRIuCghjaGFubmVscxgBIAMoCzIcLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbCIfChFHZXRDaGFubmVsUmVxdWVzdBIKCgJpZBgBIAEoCSJDChJHZXRDaGFubmVsUmVzcG9uc2USLQoHY2hhbm5lbBgBIAEoCzIcLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbCp9CgxDaGFubmVsU3RhdGUSHQoZQ0hBTk5FTF9TVEFURV9VTlNQRUNJRklFRBAAEhgKFENIQU5ORUxfU1RBVEVfQUNUSVZFEAESGQoVQ0hBTk5FTF9TVEFURV9TVE9QUEVEEAISGQoVQ0hBTk5FTF9TVEFURV9FWFBJUkVEEAMy1AEKDkNoYW5uZWxTZXJ2aWNlEmMKDExpc3RDaGFubmVscxIoLmp1bmN0aW9uLmNoYW5uZWwudjEuTGlzdENoYW5uZWxzUmVxdWVzdBopLmp1bmN0aW9uLmNoYW5uZWwudjEuTGlzdENoYW5uZWxzUmVzcG9uc2USXQoKR2V0Q2hhbm5lbBImLmp1bmN0aW9uLmNoYW5uZWwudjEuR2V0Q2hhbm5lbFJlcXVlc3QaJy5qdW5jdGlvbi5jaGFubmVsLnYxLkdldENoYW5uZWxSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("CilqdW5jdGlvbi9jaGFubmVsL3YxL2NoYW5uZWxfc2VydmljZS5wcm90bxITanVuY3Rpb24uY2hhbm5lbC52MSLxAQoHQ2hhbm5lbBIKCgJpZBgBIAEoCRITCgtyZXNvdXJjZV9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSFAoMcmVzb3VyY2VfdXJpGAUgASgJEhUKDWV4cGlyYXRpb25fbXMYBiABKAMSMAoFc3RhdGUYByABKA4yIS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdGF0ZRIVCg1jcmVhdGVkX2F0X21zGAggASgDEhsKE2xhc3RfbWVzc2FnZV9udW1iZXIYCSABKAMiewoTTGlzdENoYW5uZWxzUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSMAoFc3RhdGUYAyABKA4yIS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdGF0ZSJGChRMaXN0Q2hhbm5lbHNSZXNwb25zZRIuCghjaGFubmVscxgBIAMoCzIcLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbCIfChFHZXRDaGFubmVsUmVxdWVzdBIKCgJpZBgBIAEoCSJDChJHZXRDaGFubmVsUmVzcG9uc2USLQoHY2hhbm5lbBgBIAEoCzIcLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbCJtChhDaGVja05vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSEgoKY2hhbm5lbF9pZBgCIAEoCRINCgV0b2tlbhgDIAEoCRIWCg5tZXNzYWdlX251bWJlchgEIAEoAyJBChlDaGVja05vdGlmaWNhdGlvblJlc3BvbnNlEg0KBWtub3duGAEgASgIEhUKDXRva2VuX21hdGNoZXMYAiABKAgqfQoMQ2hhbm5lbFN0YXRlEh0KGUNIQU5ORUxfU1RBVEVfVU5TUEVDSUZJRUQQABIYChRDSEFOTkVMX1NUQVRFX0FDVElWRRABEhkKFUNIQU5ORUxfU1RBVEVfU1RPUFBFRBACEhkKFUNIQU5ORUxfU1RBVEVfRVhQSVJFRBADMsgCCg5DaGFubmVsU2VydmljZRJjCgxMaXN0Q2hhbm5lbHMSKC5qdW5jdGlvbi5jaGFubmVsLnYxLkxpc3RDaGFubmVsc1JlcXVlc3QaKS5qdW5jdGlvbi5jaGFubmVsLnYxLkxpc3RDaGFubmVsc1Jlc3BvbnNlEl0KCkdldENoYW5uZWwSJi5qdW5jdGlvbi5jaGFubmVsLnYxLkdldENoYW5uZWxSZXF1ZXN0GicuanVuY3Rpb24uY2hhbm5lbC52MS5HZXRDaGFubmVsUmVzcG9uc2UScgoRQ2hlY2tOb3RpZmljYXRpb24SLS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoZWNrTm90aWZpY2F0aW9uUmVxdWVzdBouLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hlY2tOb3RpZmljYXRpb25SZXNwb25zZWIGcHJvdG8z");
 
 /**
  * A notification channel.
@@ -188,6 +188,77 @@ export const GetChannelResponseSchema: GenMessage<GetChannelResponse> = /*@__PUR
   messageDesc(file_junction_channel_v1_channel_service, 4);
 
 /**
+ * Request for CheckNotification.
+ *
+ * @generated from message junction.channel.v1.CheckNotificationRequest
+ */
+export type CheckNotificationRequest = Message<"junction.channel.v1.CheckNotificationRequest"> & {
+  /**
+   * Environment id; the service's own when empty.
+   *
+   * @generated from field: string environment_id = 1;
+   */
+  environmentId: string;
+
+  /**
+   * The notification's channel id header.
+   *
+   * @generated from field: string channel_id = 2;
+   */
+  channelId: string;
+
+  /**
+   * The notification's channel token header, empty when it carried none.
+   *
+   * @generated from field: string token = 3;
+   */
+  token: string;
+
+  /**
+   * The notification's message number; 0 when absent (nothing is recorded then).
+   *
+   * @generated from field: int64 message_number = 4;
+   */
+  messageNumber: bigint;
+};
+
+/**
+ * Describes the message junction.channel.v1.CheckNotificationRequest.
+ * Use `create(CheckNotificationRequestSchema)` to create a new message.
+ */
+export const CheckNotificationRequestSchema: GenMessage<CheckNotificationRequest> = /*@__PURE__*/
+  messageDesc(file_junction_channel_v1_channel_service, 5);
+
+/**
+ * Response for CheckNotification.
+ *
+ * @generated from message junction.channel.v1.CheckNotificationResponse
+ */
+export type CheckNotificationResponse = Message<"junction.channel.v1.CheckNotificationResponse"> & {
+  /**
+   * Whether the channel is in the registry.
+   *
+   * @generated from field: bool known = 1;
+   */
+  known: boolean;
+
+  /**
+   * False only when the channel is known, was created with a token, and the notification's token
+   * differs (spec: a channel token guards its notifications); such a notification must be dropped.
+   *
+   * @generated from field: bool token_matches = 2;
+   */
+  tokenMatches: boolean;
+};
+
+/**
+ * Describes the message junction.channel.v1.CheckNotificationResponse.
+ * Use `create(CheckNotificationResponseSchema)` to create a new message.
+ */
+export const CheckNotificationResponseSchema: GenMessage<CheckNotificationResponse> = /*@__PURE__*/
+  messageDesc(file_junction_channel_v1_channel_service, 6);
+
+/**
  * Lifecycle state of a channel (spec: Notification channel lifecycle).
  *
  * @generated from enum junction.channel.v1.ChannelState
@@ -252,6 +323,17 @@ export const ChannelService: GenService<{
     methodKind: "unary";
     input: typeof GetChannelRequestSchema;
     output: typeof GetChannelResponseSchema;
+  },
+  /**
+   * Checks an upstream notification's channel token against the registry and, when it may be
+   * accepted, records its message number (the webhook service calls it on receipt).
+   *
+   * @generated from rpc junction.channel.v1.ChannelService.CheckNotification
+   */
+  checkNotification: {
+    methodKind: "unary";
+    input: typeof CheckNotificationRequestSchema;
+    output: typeof CheckNotificationResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_junction_channel_v1_channel_service, 0);

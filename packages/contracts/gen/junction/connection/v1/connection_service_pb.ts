@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file junction/connection/v1/connection_service.proto.
  */
 export const file_junction_connection_v1_connection_service: GenFile = /*@__PURE__*/
-  fileDesc("Ci9qdW5jdGlvbi9jb25uZWN0aW9uL3YxL2Nvbm5lY3Rpb25fc2VydmljZS5wcm90bxIWanVuY3Rpb24uY29ubmVjdGlvbi52MSI5CgtFbnZpcm9ubWVudBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCGJhc2VfdXJsGAMgASgJImMKCVNlY3JldEtleRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnByZWZpeBgDIAEoCRIVCg1jcmVhdGVkX2F0X21zGAQgASgDEhUKDXJldm9rZWRfYXRfbXMYBSABKAMiQwoJU2NvcGVJbmZvEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSEwoLc2Vuc2l0aXZpdHkYAyABKAkijwQKCFByb3ZpZGVyEgwKBG5hbWUYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCGJhc2VfdXJsGAMgASgJEhkKEWF1dGhvcml6YXRpb25fdXJsGAQgASgJEhEKCXRva2VuX3VybBgFIAEoCRJXChRhdXRob3JpemF0aW9uX3BhcmFtcxgGIAMoCzI5Lmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuUHJvdmlkZXIuQXV0aG9yaXphdGlvblBhcmFtc0VudHJ5EjEKBnNjb3BlcxgHIAMoCzIhLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuU2NvcGVJbmZvEhYKDmRlZmF1bHRfc2NvcGVzGAggAygJEk0KD3dlYmhvb2tfaGVhZGVycxgJIAMoCzI0Lmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuUHJvdmlkZXIuV2ViaG9va0hlYWRlcnNFbnRyeRIeChZhbGxvd2VkX292ZXJyaWRlX2hvc3RzGAogAygJEhkKEXN0b3Jlc19lbWFpbF9oYXNoGAsgASgIGjoKGEF1dGhvcml6YXRpb25QYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGjUKE1dlYmhvb2tIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJTChFVcHN0cmVhbU92ZXJyaWRlcxIQCghiYXNlX3VybBgBIAEoCRIZChFhdXRob3JpemF0aW9uX3VybBgCIAEoCRIRCgl0b2tlbl91cmwYAyABKAkiogIKC0ludGVncmF0aW9uEhIKCnVuaXF1ZV9rZXkYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEhEKCWNsaWVudF9pZBgEIAEoCRIZChFoYXNfY2xpZW50X3NlY3JldBgFIAEoCBIOCgZzY29wZXMYBiADKAkSEwoLd2ViaG9va191cmwYByABKAkSPAoJb3ZlcnJpZGVzGAggASgLMikuanVuY3Rpb24uY29ubmVjdGlvbi52MS5VcHN0cmVhbU92ZXJyaWRlcxIVCg1jcmVhdGVkX2F0X21zGAkgASgDEhUKDXVwZGF0ZWRfYXRfbXMYCiABKAMSGAoQZm9yd2FyZF93ZWJob29rcxgLIAEoCCKFAQoLQ3JlZGVudGlhbHMSDAoEdHlwZRgBIAEoCRIUCgxhY2Nlc3NfdG9rZW4YAiABKAkSFQoNcmVmcmVzaF90b2tlbhgDIAEoCRIVCg1leHBpcmVzX2F0X21zGAQgASgDEiQKA3JhdxgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiPwoPQ29ubmVjdGlvbkVycm9yEgwKBHR5cGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRINCgVhdF9tcxgDIAEoAyLyAgoKQ29ubmVjdGlvbhIKCgJpZBgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSEAoIcHJvdmlkZXIYBCABKAkSMgoRY29ubmVjdGlvbl9jb25maWcYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EikKCG1ldGFkYXRhGAYgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIVCg1jcmVhdGVkX2F0X21zGAcgASgDEhUKDXVwZGF0ZWRfYXRfbXMYCCABKAMSNwoGZXJyb3JzGAkgAygLMicuanVuY3Rpb24uY29ubmVjdGlvbi52MS5Db25uZWN0aW9uRXJyb3ISIQoZY3JlZGVudGlhbHNfZXhwaXJlc19hdF9tcxgKIAEoAxIpCghlbmRfdXNlchgLIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiFwoVR2V0RW52aXJvbm1lbnRSZXF1ZXN0IlIKFkdldEVudmlyb25tZW50UmVzcG9uc2USOAoLZW52aXJvbm1lbnQYASABKAsyIy5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkVudmlyb25tZW50IiwKFlZlcmlmeVNlY3JldEtleVJlcXVlc3QSEgoKc2VjcmV0X2tleRgBIAEoCSJQChdWZXJpZnlTZWNyZXRLZXlSZXNwb25zZRINCgV2YWxpZBgBIAEoCBIWCg5lbnZpcm9ubWVudF9pZBgCIAEoCRIOCgZrZXlfaWQYAyABKAkiOQoWQ3JlYXRlU2VjcmV0S2V5UmVxdWVzdBIMCgRuYW1lGAEgASgJEhEKCXBsYWludGV4dBgCIAEoCSJcChdDcmVhdGVTZWNyZXRLZXlSZXNwb25zZRIuCgNrZXkYASABKAsyIS5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLlNlY3JldEtleRIRCglwbGFpbnRleHQYAiABKAkiFwoVTGlzdFNlY3JldEtleXNSZXF1ZXN0IkkKFkxpc3RTZWNyZXRLZXlzUmVzcG9uc2USLwoEa2V5cxgBIAMoCzIhLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuU2VjcmV0S2V5IiQKFlJldm9rZVNlY3JldEtleVJlcXVlc3QSCgoCaWQYASABKAkiSQoXUmV2b2tlU2VjcmV0S2V5UmVzcG9uc2USLgoDa2V5GAEgASgLMiEuanVuY3Rpb24uY29ubmVjdGlvbi52MS5TZWNyZXRLZXkiFgoUTGlzdFByb3ZpZGVyc1JlcXVlc3QiTAoVTGlzdFByb3ZpZGVyc1Jlc3BvbnNlEjMKCXByb3ZpZGVycxgBIAMoCzIgLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuUHJvdmlkZXIizgEKGENyZWF0ZUludGVncmF0aW9uUmVxdWVzdBISCgp1bmlxdWVfa2V5GAEgASgJEhAKCHByb3ZpZGVyGAIgASgJEhQKDGRpc3BsYXlfbmFtZRgDIAEoCRIRCgljbGllbnRfaWQYBCABKAkSFQoNY2xpZW50X3NlY3JldBgFIAEoCRIOCgZzY29wZXMYBiADKAkSPAoJb3ZlcnJpZGVzGAcgASgLMikuanVuY3Rpb24uY29ubmVjdGlvbi52MS5VcHN0cmVhbU92ZXJyaWRlcyJVChlDcmVhdGVJbnRlZ3JhdGlvblJlc3BvbnNlEjgKC2ludGVncmF0aW9uGAEgASgLMiMuanVuY3Rpb24uY29ubmVjdGlvbi52MS5JbnRlZ3JhdGlvbiIrChVHZXRJbnRlZ3JhdGlvblJlcXVlc3QSEgoKdW5pcXVlX2tleRgBIAEoCSKGAQoWR2V0SW50ZWdyYXRpb25SZXNwb25zZRI4CgtpbnRlZ3JhdGlvbhgBIAEoCzIjLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuSW50ZWdyYXRpb24SMgoIcHJvdmlkZXIYAiABKAsyIC5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLlByb3ZpZGVyIhkKF0xpc3RJbnRlZ3JhdGlvbnNSZXF1ZXN0IlUKGExpc3RJbnRlZ3JhdGlvbnNSZXNwb25zZRI5CgxpbnRlZ3JhdGlvbnMYASADKAsyIy5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkludGVncmF0aW9uIvgCChhVcGRhdGVJbnRlZ3JhdGlvblJlcXVlc3QSEgoKdW5pcXVlX2tleRgBIAEoCRIbCg5uZXdfdW5pcXVlX2tleRgCIAEoCUgAiAEBEhkKDGRpc3BsYXlfbmFtZRgDIAEoCUgBiAEBEhYKCWNsaWVudF9pZBgEIAEoCUgCiAEBEhoKDWNsaWVudF9zZWNyZXQYBSABKAlIA4gBARIWCg5yZXBsYWNlX3Njb3BlcxgGIAEoCBIOCgZzY29wZXMYByADKAkSPAoJb3ZlcnJpZGVzGAggASgLMikuanVuY3Rpb24uY29ubmVjdGlvbi52MS5VcHN0cmVhbU92ZXJyaWRlcxIdChBmb3J3YXJkX3dlYmhvb2tzGAkgASgISASIAQFCEQoPX25ld191bmlxdWVfa2V5Qg8KDV9kaXNwbGF5X25hbWVCDAoKX2NsaWVudF9pZEIQCg5fY2xpZW50X3NlY3JldEITChFfZm9yd2FyZF93ZWJob29rcyJVChlVcGRhdGVJbnRlZ3JhdGlvblJlc3BvbnNlEjgKC2ludGVncmF0aW9uGAEgASgLMiMuanVuY3Rpb24uY29ubmVjdGlvbi52MS5JbnRlZ3JhdGlvbiI9ChhEZWxldGVJbnRlZ3JhdGlvblJlcXVlc3QSEgoKdW5pcXVlX2tleRgBIAEoCRINCgVmb3JjZRgCIAEoCCI4ChlEZWxldGVJbnRlZ3JhdGlvblJlc3BvbnNlEhsKE2RlbGV0ZWRfY29ubmVjdGlvbnMYASABKAUikQIKF0NyZWF0ZUNvbm5lY3Rpb25SZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRI4CgtjcmVkZW50aWFscxgDIAEoCzIjLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuQ3JlZGVudGlhbHMSMgoRY29ubmVjdGlvbl9jb25maWcYBCABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EikKCG1ldGFkYXRhGAUgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIpCghlbmRfdXNlchgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QiYwoYQ3JlYXRlQ29ubmVjdGlvblJlc3BvbnNlEjYKCmNvbm5lY3Rpb24YASABKAsyIi5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkNvbm5lY3Rpb24SDwoHY3JlYXRlZBgCIAEoCCJKChRHZXRDb25uZWN0aW9uUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkiTwoVR2V0Q29ubmVjdGlvblJlc3BvbnNlEjYKCmNvbm5lY3Rpb24YASABKAsyIi5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkNvbm5lY3Rpb24ijgEKFkxpc3RDb25uZWN0aW9uc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIOCgZzZWFyY2gYAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRINCgVsaW1pdBgEIAEoBRIMCgRwYWdlGAUgASgFEhMKC2VuZF91c2VyX2lkGAYgASgJImEKF0xpc3RDb25uZWN0aW9uc1Jlc3BvbnNlEjcKC2Nvbm5lY3Rpb25zGAEgAygLMiIuanVuY3Rpb24uY29ubmVjdGlvbi52MS5Db25uZWN0aW9uEg0KBXRvdGFsGAIgASgFIk0KF0RlbGV0ZUNvbm5lY3Rpb25SZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCSIaChhEZWxldGVDb25uZWN0aW9uUmVzcG9uc2UirwEKFFdyaXRlTWV0YWRhdGFSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFgoOY29ubmVjdGlvbl9pZHMYAiADKAkSKQoIbWV0YWRhdGEYAyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EjcKBG1vZGUYBCABKA4yKS5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLk1ldGFkYXRhV3JpdGVNb2RlIlAKFVdyaXRlTWV0YWRhdGFSZXNwb25zZRI3Cgtjb25uZWN0aW9ucxgBIAMoCzIiLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuQ29ubmVjdGlvbiJiChVHZXRDcmVkZW50aWFsc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEhUKDWZvcmNlX3JlZnJlc2gYAyABKAgi+AEKFkdldENyZWRlbnRpYWxzUmVzcG9uc2USNgoKY29ubmVjdGlvbhgBIAEoCzIiLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuQ29ubmVjdGlvbhI4CgtjcmVkZW50aWFscxgCIAEoCzIjLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuQ3JlZGVudGlhbHMSOAoLaW50ZWdyYXRpb24YAyABKAsyIy5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkludGVncmF0aW9uEjIKCHByb3ZpZGVyGAQgASgLMiAuanVuY3Rpb24uY29ubmVjdGlvbi52MS5Qcm92aWRlciJNChhNYXRjaE5vdGlmaWNhdGlvblJlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIUCgxyZXNvdXJjZV91cmkYAiABKAkiZAoZTWF0Y2hOb3RpZmljYXRpb25SZXNwb25zZRIWCg5jb25uZWN0aW9uX2lkcxgBIAMoCRIvCgRydWxlGAIgASgOMiEuanVuY3Rpb24uY29ubmVjdGlvbi52MS5NYXRjaFJ1bGUqdQoRTWV0YWRhdGFXcml0ZU1vZGUSIwofTUVUQURBVEFfV1JJVEVfTU9ERV9VTlNQRUNJRklFRBAAEhsKF01FVEFEQVRBX1dSSVRFX01PREVfU0VUEAESHgoaTUVUQURBVEFfV1JJVEVfTU9ERV9VUERBVEUQAiq/AQoJTWF0Y2hSdWxlEhoKFk1BVENIX1JVTEVfVU5TUEVDSUZJRUQQABIYChRNQVRDSF9SVUxFX1dBVENIX1VSSRABEiEKHU1BVENIX1JVTEVfRU1BSUxfQUREUkVTU19IQVNIEAISJQohTUFUQ0hfUlVMRV9NRVRBREFUQV9FTUFJTF9BRERSRVNTEAMSHQoZTUFUQ0hfUlVMRV9NRVRBREFUQV9FTUFJTBAEEhMKD01BVENIX1JVTEVfTk9ORRAFMr4QChFDb25uZWN0aW9uU2VydmljZRJvCg5HZXRFbnZpcm9ubWVudBItLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuR2V0RW52aXJvbm1lbnRSZXF1ZXN0Gi4uanVuY3Rpb24uY29ubmVjdGlvbi52MS5HZXRFbnZpcm9ubWVudFJlc3BvbnNlEnIKD1ZlcmlmeVNlY3JldEtleRIuLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuVmVyaWZ5U2VjcmV0S2V5UmVxdWVzdBovLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuVmVyaWZ5U2VjcmV0S2V5UmVzcG9uc2UScgoPQ3JlYXRlU2VjcmV0S2V5Ei4uanVuY3Rpb24uY29ubmVjdGlvbi52MS5DcmVhdGVTZWNyZXRLZXlSZXF1ZXN0Gi8uanVuY3Rpb24uY29ubmVjdGlvbi52MS5DcmVhdGVTZWNyZXRLZXlSZXNwb25zZRJvCg5MaXN0U2VjcmV0S2V5cxItLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuTGlzdFNlY3JldEtleXNSZXF1ZXN0Gi4uanVuY3Rpb24uY29ubmVjdGlvbi52MS5MaXN0U2VjcmV0S2V5c1Jlc3BvbnNlEnIKD1Jldm9rZVNlY3JldEtleRIuLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuUmV2b2tlU2VjcmV0S2V5UmVxdWVzdBovLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuUmV2b2tlU2VjcmV0S2V5UmVzcG9uc2USbAoNTGlzdFByb3ZpZGVycxIsLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuTGlzdFByb3ZpZGVyc1JlcXVlc3QaLS5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkxpc3RQcm92aWRlcnNSZXNwb25zZRJ4ChFDcmVhdGVJbnRlZ3JhdGlvbhIwLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuQ3JlYXRlSW50ZWdyYXRpb25SZXF1ZXN0GjEuanVuY3Rpb24uY29ubmVjdGlvbi52MS5DcmVhdGVJbnRlZ3JhdGlvblJlc3BvbnNlEm8KDkdldEludGVncmF0aW9uEi0uanVuY3Rpb24uY29ubmVjdGlvbi52MS5HZXRJbnRlZ3JhdGlvblJlcXVlc3QaLi5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkdldEludGVncmF0aW9uUmVzcG9uc2USdQoQTGlzdEludGVncmF0aW9ucxIvLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuTGlzdEludGVncmF0aW9uc1JlcXVlc3QaMC5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkxpc3RJbnRlZ3JhdGlvbnNSZXNwb25zZRJ4ChFVcGRhdGVJbnRlZ3JhdGlvbhIwLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuVXBkYXRlSW50ZWdyYXRpb25SZXF1ZXN0GjEuanVuY3Rpb24uY29ubmVjdGlvbi52MS5VcGRhdGVJbnRlZ3JhdGlvblJlc3BvbnNlEngKEURlbGV0ZUludGVncmF0aW9uEjAuanVuY3Rpb24uY29ubmVjdGlvbi52MS5EZWxldGVJbnRlZ3JhdGlvblJlcXVlc3QaMS5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkRlbGV0ZUludGVncmF0aW9uUmVzcG9uc2USdQoQQ3JlYXRlQ29ubmVjdGlvbhIvLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuQ3JlYXRlQ29ubmVjdGlvblJlcXVlc3QaMC5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkNyZWF0ZUNvbm5lY3Rpb25SZXNwb25zZRJsCg1HZXRDb25uZWN0aW9uEiwuanVuY3Rpb24uY29ubmVjdGlvbi52MS5HZXRDb25uZWN0aW9uUmVxdWVzdBotLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuR2V0Q29ubmVjdGlvblJlc3BvbnNlEnIKD0xpc3RDb25uZWN0aW9ucxIuLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuTGlzdENvbm5lY3Rpb25zUmVxdWVzdBovLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuTGlzdENvbm5lY3Rpb25zUmVzcG9uc2USdQoQRGVsZXRlQ29ubmVjdGlvbhIvLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuRGVsZXRlQ29ubmVjdGlvblJlcXVlc3QaMC5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkRlbGV0ZUNvbm5lY3Rpb25SZXNwb25zZRJsCg1Xcml0ZU1ldGFkYXRhEiwuanVuY3Rpb24uY29ubmVjdGlvbi52MS5Xcml0ZU1ldGFkYXRhUmVxdWVzdBotLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuV3JpdGVNZXRhZGF0YVJlc3BvbnNlEm8KDkdldENyZWRlbnRpYWxzEi0uanVuY3Rpb24uY29ubmVjdGlvbi52MS5HZXRDcmVkZW50aWFsc1JlcXVlc3QaLi5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkdldENyZWRlbnRpYWxzUmVzcG9uc2USeAoRTWF0Y2hOb3RpZmljYXRpb24SMC5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLk1hdGNoTm90aWZpY2F0aW9uUmVxdWVzdBoxLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuTWF0Y2hOb3RpZmljYXRpb25SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct]);
+  fileDesc("Ci9qdW5jdGlvbi9jb25uZWN0aW9uL3YxL2Nvbm5lY3Rpb25fc2VydmljZS5wcm90bxIWanVuY3Rpb24uY29ubmVjdGlvbi52MSI5CgtFbnZpcm9ubWVudBIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEhAKCGJhc2VfdXJsGAMgASgJImMKCVNlY3JldEtleRIKCgJpZBgBIAEoCRIMCgRuYW1lGAIgASgJEg4KBnByZWZpeBgDIAEoCRIVCg1jcmVhdGVkX2F0X21zGAQgASgDEhUKDXJldm9rZWRfYXRfbXMYBSABKAMiQwoJU2NvcGVJbmZvEgwKBG5hbWUYASABKAkSEwoLZGVzY3JpcHRpb24YAiABKAkSEwoLc2Vuc2l0aXZpdHkYAyABKAkijwQKCFByb3ZpZGVyEgwKBG5hbWUYASABKAkSFAoMZGlzcGxheV9uYW1lGAIgASgJEhAKCGJhc2VfdXJsGAMgASgJEhkKEWF1dGhvcml6YXRpb25fdXJsGAQgASgJEhEKCXRva2VuX3VybBgFIAEoCRJXChRhdXRob3JpemF0aW9uX3BhcmFtcxgGIAMoCzI5Lmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuUHJvdmlkZXIuQXV0aG9yaXphdGlvblBhcmFtc0VudHJ5EjEKBnNjb3BlcxgHIAMoCzIhLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuU2NvcGVJbmZvEhYKDmRlZmF1bHRfc2NvcGVzGAggAygJEk0KD3dlYmhvb2tfaGVhZGVycxgJIAMoCzI0Lmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuUHJvdmlkZXIuV2ViaG9va0hlYWRlcnNFbnRyeRIeChZhbGxvd2VkX292ZXJyaWRlX2hvc3RzGAogAygJEhkKEXN0b3Jlc19lbWFpbF9oYXNoGAsgASgIGjoKGEF1dGhvcml6YXRpb25QYXJhbXNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBGjUKE1dlYmhvb2tIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJTChFVcHN0cmVhbU92ZXJyaWRlcxIQCghiYXNlX3VybBgBIAEoCRIZChFhdXRob3JpemF0aW9uX3VybBgCIAEoCRIRCgl0b2tlbl91cmwYAyABKAkiwAIKC0ludGVncmF0aW9uEhIKCnVuaXF1ZV9rZXkYASABKAkSEAoIcHJvdmlkZXIYAiABKAkSFAoMZGlzcGxheV9uYW1lGAMgASgJEhEKCWNsaWVudF9pZBgEIAEoCRIZChFoYXNfY2xpZW50X3NlY3JldBgFIAEoCBIOCgZzY29wZXMYBiADKAkSEwoLd2ViaG9va191cmwYByABKAkSPAoJb3ZlcnJpZGVzGAggASgLMikuanVuY3Rpb24uY29ubmVjdGlvbi52MS5VcHN0cmVhbU92ZXJyaWRlcxIVCg1jcmVhdGVkX2F0X21zGAkgASgDEhUKDXVwZGF0ZWRfYXRfbXMYCiABKAMSGAoQZm9yd2FyZF93ZWJob29rcxgLIAEoCBIcChR1c2VfdGVzdF9jcmVkZW50aWFscxgMIAEoCCKFAQoLQ3JlZGVudGlhbHMSDAoEdHlwZRgBIAEoCRIUCgxhY2Nlc3NfdG9rZW4YAiABKAkSFQoNcmVmcmVzaF90b2tlbhgDIAEoCRIVCg1leHBpcmVzX2F0X21zGAQgASgDEiQKA3JhdxgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QikwEKD0Nvbm5lY3Rpb25FcnJvchIMCgR0eXBlGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSDQoFYXRfbXMYAyABKAMSFgoOdXBzdHJlYW1fZXJyb3IYBCABKAkSIgoadXBzdHJlYW1fZXJyb3JfZGVzY3JpcHRpb24YBSABKAkSFgoOcmV0cnlfYWZ0ZXJfbXMYBiABKAMi8gIKCkNvbm5lY3Rpb24SCgoCaWQYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhAKCHByb3ZpZGVyGAQgASgJEjIKEWNvbm5lY3Rpb25fY29uZmlnGAUgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIpCghtZXRhZGF0YRgGIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSFQoNY3JlYXRlZF9hdF9tcxgHIAEoAxIVCg11cGRhdGVkX2F0X21zGAggASgDEjcKBmVycm9ycxgJIAMoCzInLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuQ29ubmVjdGlvbkVycm9yEiEKGWNyZWRlbnRpYWxzX2V4cGlyZXNfYXRfbXMYCiABKAMSKQoIZW5kX3VzZXIYCyABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0IhcKFUdldEVudmlyb25tZW50UmVxdWVzdCJSChZHZXRFbnZpcm9ubWVudFJlc3BvbnNlEjgKC2Vudmlyb25tZW50GAEgASgLMiMuanVuY3Rpb24uY29ubmVjdGlvbi52MS5FbnZpcm9ubWVudCIsChZWZXJpZnlTZWNyZXRLZXlSZXF1ZXN0EhIKCnNlY3JldF9rZXkYASABKAkiUAoXVmVyaWZ5U2VjcmV0S2V5UmVzcG9uc2USDQoFdmFsaWQYASABKAgSFgoOZW52aXJvbm1lbnRfaWQYAiABKAkSDgoGa2V5X2lkGAMgASgJIjkKFkNyZWF0ZVNlY3JldEtleVJlcXVlc3QSDAoEbmFtZRgBIAEoCRIRCglwbGFpbnRleHQYAiABKAkiXAoXQ3JlYXRlU2VjcmV0S2V5UmVzcG9uc2USLgoDa2V5GAEgASgLMiEuanVuY3Rpb24uY29ubmVjdGlvbi52MS5TZWNyZXRLZXkSEQoJcGxhaW50ZXh0GAIgASgJIhcKFUxpc3RTZWNyZXRLZXlzUmVxdWVzdCJJChZMaXN0U2VjcmV0S2V5c1Jlc3BvbnNlEi8KBGtleXMYASADKAsyIS5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLlNlY3JldEtleSIkChZSZXZva2VTZWNyZXRLZXlSZXF1ZXN0EgoKAmlkGAEgASgJIkkKF1Jldm9rZVNlY3JldEtleVJlc3BvbnNlEi4KA2tleRgBIAEoCzIhLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuU2VjcmV0S2V5IhYKFExpc3RQcm92aWRlcnNSZXF1ZXN0IkwKFUxpc3RQcm92aWRlcnNSZXNwb25zZRIzCglwcm92aWRlcnMYASADKAsyIC5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLlByb3ZpZGVyIs4BChhDcmVhdGVJbnRlZ3JhdGlvblJlcXVlc3QSEgoKdW5pcXVlX2tleRgBIAEoCRIQCghwcm92aWRlchgCIAEoCRIUCgxkaXNwbGF5X25hbWUYAyABKAkSEQoJY2xpZW50X2lkGAQgASgJEhUKDWNsaWVudF9zZWNyZXQYBSABKAkSDgoGc2NvcGVzGAYgAygJEjwKCW92ZXJyaWRlcxgHIAEoCzIpLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuVXBzdHJlYW1PdmVycmlkZXMiVQoZQ3JlYXRlSW50ZWdyYXRpb25SZXNwb25zZRI4CgtpbnRlZ3JhdGlvbhgBIAEoCzIjLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuSW50ZWdyYXRpb24iKwoVR2V0SW50ZWdyYXRpb25SZXF1ZXN0EhIKCnVuaXF1ZV9rZXkYASABKAkihgEKFkdldEludGVncmF0aW9uUmVzcG9uc2USOAoLaW50ZWdyYXRpb24YASABKAsyIy5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkludGVncmF0aW9uEjIKCHByb3ZpZGVyGAIgASgLMiAuanVuY3Rpb24uY29ubmVjdGlvbi52MS5Qcm92aWRlciIZChdMaXN0SW50ZWdyYXRpb25zUmVxdWVzdCJVChhMaXN0SW50ZWdyYXRpb25zUmVzcG9uc2USOQoMaW50ZWdyYXRpb25zGAEgAygLMiMuanVuY3Rpb24uY29ubmVjdGlvbi52MS5JbnRlZ3JhdGlvbiL4AgoYVXBkYXRlSW50ZWdyYXRpb25SZXF1ZXN0EhIKCnVuaXF1ZV9rZXkYASABKAkSGwoObmV3X3VuaXF1ZV9rZXkYAiABKAlIAIgBARIZCgxkaXNwbGF5X25hbWUYAyABKAlIAYgBARIWCgljbGllbnRfaWQYBCABKAlIAogBARIaCg1jbGllbnRfc2VjcmV0GAUgASgJSAOIAQESFgoOcmVwbGFjZV9zY29wZXMYBiABKAgSDgoGc2NvcGVzGAcgAygJEjwKCW92ZXJyaWRlcxgIIAEoCzIpLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuVXBzdHJlYW1PdmVycmlkZXMSHQoQZm9yd2FyZF93ZWJob29rcxgJIAEoCEgEiAEBQhEKD19uZXdfdW5pcXVlX2tleUIPCg1fZGlzcGxheV9uYW1lQgwKCl9jbGllbnRfaWRCEAoOX2NsaWVudF9zZWNyZXRCEwoRX2ZvcndhcmRfd2ViaG9va3MiVQoZVXBkYXRlSW50ZWdyYXRpb25SZXNwb25zZRI4CgtpbnRlZ3JhdGlvbhgBIAEoCzIjLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuSW50ZWdyYXRpb24iPQoYRGVsZXRlSW50ZWdyYXRpb25SZXF1ZXN0EhIKCnVuaXF1ZV9rZXkYASABKAkSDQoFZm9yY2UYAiABKAgiOAoZRGVsZXRlSW50ZWdyYXRpb25SZXNwb25zZRIbChNkZWxldGVkX2Nvbm5lY3Rpb25zGAEgASgFIpECChdDcmVhdGVDb25uZWN0aW9uUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSOAoLY3JlZGVudGlhbHMYAyABKAsyIy5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkNyZWRlbnRpYWxzEjIKEWNvbm5lY3Rpb25fY29uZmlnGAQgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIpCghtZXRhZGF0YRgFIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSKQoIZW5kX3VzZXIYBiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0ImMKGENyZWF0ZUNvbm5lY3Rpb25SZXNwb25zZRI2Cgpjb25uZWN0aW9uGAEgASgLMiIuanVuY3Rpb24uY29ubmVjdGlvbi52MS5Db25uZWN0aW9uEg8KB2NyZWF0ZWQYAiABKAgiSgoUR2V0Q29ubmVjdGlvblJlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJIk8KFUdldENvbm5lY3Rpb25SZXNwb25zZRI2Cgpjb25uZWN0aW9uGAEgASgLMiIuanVuY3Rpb24uY29ubmVjdGlvbi52MS5Db25uZWN0aW9uIo4BChZMaXN0Q29ubmVjdGlvbnNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDgoGc2VhcmNoGAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkSDQoFbGltaXQYBCABKAUSDAoEcGFnZRgFIAEoBRITCgtlbmRfdXNlcl9pZBgGIAEoCSJhChdMaXN0Q29ubmVjdGlvbnNSZXNwb25zZRI3Cgtjb25uZWN0aW9ucxgBIAMoCzIiLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuQ29ubmVjdGlvbhINCgV0b3RhbBgCIAEoBSJNChdEZWxldGVDb25uZWN0aW9uUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkiGgoYRGVsZXRlQ29ubmVjdGlvblJlc3BvbnNlIq8BChRXcml0ZU1ldGFkYXRhUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhYKDmNvbm5lY3Rpb25faWRzGAIgAygJEikKCG1ldGFkYXRhGAMgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBI3CgRtb2RlGAQgASgOMikuanVuY3Rpb24uY29ubmVjdGlvbi52MS5NZXRhZGF0YVdyaXRlTW9kZSJQChVXcml0ZU1ldGFkYXRhUmVzcG9uc2USNwoLY29ubmVjdGlvbnMYASADKAsyIi5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkNvbm5lY3Rpb24iYgoVR2V0Q3JlZGVudGlhbHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIVCg1mb3JjZV9yZWZyZXNoGAMgASgIIvgBChZHZXRDcmVkZW50aWFsc1Jlc3BvbnNlEjYKCmNvbm5lY3Rpb24YASABKAsyIi5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkNvbm5lY3Rpb24SOAoLY3JlZGVudGlhbHMYAiABKAsyIy5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkNyZWRlbnRpYWxzEjgKC2ludGVncmF0aW9uGAMgASgLMiMuanVuY3Rpb24uY29ubmVjdGlvbi52MS5JbnRlZ3JhdGlvbhIyCghwcm92aWRlchgEIAEoCzIgLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuUHJvdmlkZXIiTQoYTWF0Y2hOb3RpZmljYXRpb25SZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFAoMcmVzb3VyY2VfdXJpGAIgASgJImQKGU1hdGNoTm90aWZpY2F0aW9uUmVzcG9uc2USFgoOY29ubmVjdGlvbl9pZHMYASADKAkSLwoEcnVsZRgCIAEoDjIhLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuTWF0Y2hSdWxlIooCChlJbnRlZ3JhdGlvbkNvbmZpZ0RlZmF1bHRzEhMKC3VzZXJfc2NvcGVzGAEgAygJEmgKFGF1dGhvcml6YXRpb25fcGFyYW1zGAIgAygLMkouanVuY3Rpb24uY29ubmVjdGlvbi52MS5JbnRlZ3JhdGlvbkNvbmZpZ0RlZmF1bHRzLkF1dGhvcml6YXRpb25QYXJhbXNFbnRyeRIyChFjb25uZWN0aW9uX2NvbmZpZxgDIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QaOgoYQXV0aG9yaXphdGlvblBhcmFtc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEizgMKG0NyZWF0ZUNvbm5lY3RTZXNzaW9uUmVxdWVzdBIpCghlbmRfdXNlchgBIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QSLQoMb3JnYW5pemF0aW9uGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIcChRhbGxvd2VkX2ludGVncmF0aW9ucxgDIAMoCRJ5ChxpbnRlZ3JhdGlvbnNfY29uZmlnX2RlZmF1bHRzGAQgAygLMlMuanVuY3Rpb24uY29ubmVjdGlvbi52MS5DcmVhdGVDb25uZWN0U2Vzc2lvblJlcXVlc3QuSW50ZWdyYXRpb25zQ29uZmlnRGVmYXVsdHNFbnRyeRIfChdyZWNvbm5lY3RfY29ubmVjdGlvbl9pZBgFIAEoCRIlCh1yZWNvbm5lY3RfcHJvdmlkZXJfY29uZmlnX2tleRgGIAEoCRp0Ch9JbnRlZ3JhdGlvbnNDb25maWdEZWZhdWx0c0VudHJ5EgsKA2tleRgBIAEoCRJACgV2YWx1ZRgCIAEoCzIxLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuSW50ZWdyYXRpb25Db25maWdEZWZhdWx0czoCOAEiRAocQ3JlYXRlQ29ubmVjdFNlc3Npb25SZXNwb25zZRINCgV0b2tlbhgBIAEoCRIVCg1leHBpcmVzX2F0X21zGAIgASgDIikKGEdldENvbm5lY3RTZXNzaW9uUmVxdWVzdBINCgV0b2tlbhgBIAEoCSK5AQoZR2V0Q29ubmVjdFNlc3Npb25SZXNwb25zZRI5CgxpbnRlZ3JhdGlvbnMYASADKAsyIy5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkludGVncmF0aW9uEikKCGVuZF91c2VyGAIgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIVCg1leHBpcmVzX2F0X21zGAMgASgDEh8KF3JlY29ubmVjdF9jb25uZWN0aW9uX2lkGAQgASgJIqEBChlTdGFydEF1dGhvcml6YXRpb25SZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSHQoVY29ubmVjdF9zZXNzaW9uX3Rva2VuGAIgASgJEhQKDGV4dHJhX3Njb3BlcxgDIAMoCRIeChZpbmNsdWRlX2dyYW50ZWRfc2NvcGVzGAQgASgIEhIKCmxvZ2luX2hpbnQYBSABKAkiNwoaU3RhcnRBdXRob3JpemF0aW9uUmVzcG9uc2USGQoRYXV0aG9yaXphdGlvbl91cmwYASABKAkiZQocQ29tcGxldGVBdXRob3JpemF0aW9uUmVxdWVzdBINCgVzdGF0ZRgBIAEoCRIMCgRjb2RlGAIgASgJEg0KBWVycm9yGAMgASgJEhkKEWVycm9yX2Rlc2NyaXB0aW9uGAQgASgJIpICCh1Db21wbGV0ZUF1dGhvcml6YXRpb25SZXNwb25zZRI9CgdvdXRjb21lGAEgASgOMiwuanVuY3Rpb24uY29ubmVjdGlvbi52MS5BdXRob3JpemF0aW9uT3V0Y29tZRIPCgdtZXNzYWdlGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRIPCgdjcmVhdGVkGAUgASgIEhYKDnVwc3RyZWFtX2Vycm9yGAYgASgJEiIKGnVwc3RyZWFtX2Vycm9yX2Rlc2NyaXB0aW9uGAcgASgJEiAKGGludGVncmF0aW9uX2Rpc3BsYXlfbmFtZRgIIAEoCSJSCghUZXN0TW9kZRIPCgdlbmFibGVkGAEgASgIEhEKCWF2YWlsYWJsZRgCIAEoCBIRCgljbGllbnRfaWQYAyABKAkSDwoHc2FuZGJveBgEIAEoCCIoChJHZXRUZXN0TW9kZVJlcXVlc3QSEgoKdW5pcXVlX2tleRgBIAEoCSJKChNHZXRUZXN0TW9kZVJlc3BvbnNlEjMKCXRlc3RfbW9kZRgBIAEoCzIgLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuVGVzdE1vZGUiOQoSU2V0VGVzdE1vZGVSZXF1ZXN0EhIKCnVuaXF1ZV9rZXkYASABKAkSDwoHZW5hYmxlZBgCIAEoCCJKChNTZXRUZXN0TW9kZVJlc3BvbnNlEjMKCXRlc3RfbW9kZRgBIAEoCzIgLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuVGVzdE1vZGUiLwoZR2V0Q29uc2VudEd1aWRhbmNlUmVxdWVzdBISCgp1bmlxdWVfa2V5GAEgASgJIkcKDVNjb3BlR3VpZGFuY2USDAoEbmFtZRgBIAEoCRITCgtkZXNjcmlwdGlvbhgCIAEoCRITCgtzZW5zaXRpdml0eRgDIAEoCSKcAgoaR2V0Q29uc2VudEd1aWRhbmNlUmVzcG9uc2USGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIQCghwcm92aWRlchgCIAEoCRI1CgZzY29wZXMYAyADKAsyJS5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLlNjb3BlR3VpZGFuY2USGwoTaGlnaGVzdF9zZW5zaXRpdml0eRgEIAEoCRIdChV2ZXJpZmljYXRpb25fcmVxdWlyZWQYBSABKAgSJAocc2VjdXJpdHlfYXNzZXNzbWVudF9yZXF1aXJlZBgGIAEoCBInCh90ZXN0aW5nX21vZGVfcmVmcmVzaF90b2tlbl9kYXlzGAcgASgFEg0KBW5vdGVzGAggAygJKsUFChRBdXRob3JpemF0aW9uT3V0Y29tZRIlCiFBVVRIT1JJWkFUSU9OX09VVENPTUVfVU5TUEVDSUZJRUQQABIjCh9BVVRIT1JJWkFUSU9OX09VVENPTUVfQ09OTkVDVEVEEAESJwojQVVUSE9SSVpBVElPTl9PVVRDT01FX01JU1NJTkdfU1RBVEUQAhInCiNBVVRIT1JJWkFUSU9OX09VVENPTUVfVU5LTk9XTl9TVEFURRADEiwKKEFVVEhPUklaQVRJT05fT1VUQ09NRV9TVEFURV9BTFJFQURZX1VTRUQQBBIvCitBVVRIT1JJWkFUSU9OX09VVENPTUVfQVVUSE9SSVpBVElPTl9FWFBJUkVEEAUSMQotQVVUSE9SSVpBVElPTl9PVVRDT01FX0NPTk5FQ1RfU0VTU0lPTl9FWFBJUkVEEAYSJwojQVVUSE9SSVpBVElPTl9PVVRDT01FX0FDQ0VTU19ERU5JRUQQBxIoCiRBVVRIT1JJWkFUSU9OX09VVENPTUVfVVBTVFJFQU1fRVJST1IQCBImCiJBVVRIT1JJWkFUSU9OX09VVENPTUVfTUlTU0lOR19DT0RFEAkSMAosQVVUSE9SSVpBVElPTl9PVVRDT01FX1RPS0VOX0VYQ0hBTkdFX1JFRlVTRUQQChIwCixBVVRIT1JJWkFUSU9OX09VVENPTUVfVE9LRU5fRU5EUE9JTlRfVElNRU9VVBALEjkKNUFVVEhPUklaQVRJT05fT1VUQ09NRV9UT0tFTl9FTkRQT0lOVF9JTlZBTElEX1JFU1BPTlNFEAwSNAowQVVUSE9SSVpBVElPTl9PVVRDT01FX1RPS0VOX0VORFBPSU5UX1VOUkVBQ0hBQkxFEA0SLQopQVVUSE9SSVpBVElPTl9PVVRDT01FX0NPTkZJR1VSQVRJT05fRVJST1IQDip1ChFNZXRhZGF0YVdyaXRlTW9kZRIjCh9NRVRBREFUQV9XUklURV9NT0RFX1VOU1BFQ0lGSUVEEAASGwoXTUVUQURBVEFfV1JJVEVfTU9ERV9TRVQQARIeChpNRVRBREFUQV9XUklURV9NT0RFX1VQREFURRACKr8BCglNYXRjaFJ1bGUSGgoWTUFUQ0hfUlVMRV9VTlNQRUNJRklFRBAAEhgKFE1BVENIX1JVTEVfV0FUQ0hfVVJJEAESIQodTUFUQ0hfUlVMRV9FTUFJTF9BRERSRVNTX0hBU0gQAhIlCiFNQVRDSF9SVUxFX01FVEFEQVRBX0VNQUlMX0FERFJFU1MQAxIdChlNQVRDSF9SVUxFX01FVEFEQVRBX0VNQUlMEAQSEwoPTUFUQ0hfUlVMRV9OT05FEAUyjRcKEUNvbm5lY3Rpb25TZXJ2aWNlEm8KDkdldEVudmlyb25tZW50Ei0uanVuY3Rpb24uY29ubmVjdGlvbi52MS5HZXRFbnZpcm9ubWVudFJlcXVlc3QaLi5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkdldEVudmlyb25tZW50UmVzcG9uc2UScgoPVmVyaWZ5U2VjcmV0S2V5Ei4uanVuY3Rpb24uY29ubmVjdGlvbi52MS5WZXJpZnlTZWNyZXRLZXlSZXF1ZXN0Gi8uanVuY3Rpb24uY29ubmVjdGlvbi52MS5WZXJpZnlTZWNyZXRLZXlSZXNwb25zZRJyCg9DcmVhdGVTZWNyZXRLZXkSLi5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkNyZWF0ZVNlY3JldEtleVJlcXVlc3QaLy5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkNyZWF0ZVNlY3JldEtleVJlc3BvbnNlEm8KDkxpc3RTZWNyZXRLZXlzEi0uanVuY3Rpb24uY29ubmVjdGlvbi52MS5MaXN0U2VjcmV0S2V5c1JlcXVlc3QaLi5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkxpc3RTZWNyZXRLZXlzUmVzcG9uc2UScgoPUmV2b2tlU2VjcmV0S2V5Ei4uanVuY3Rpb24uY29ubmVjdGlvbi52MS5SZXZva2VTZWNyZXRLZXlSZXF1ZXN0Gi8uanVuY3Rpb24uY29ubmVjdGlvbi52MS5SZXZva2VTZWNyZXRLZXlSZXNwb25zZRJsCg1MaXN0UHJvdmlkZXJzEiwuanVuY3Rpb24uY29ubmVjdGlvbi52MS5MaXN0UHJvdmlkZXJzUmVxdWVzdBotLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuTGlzdFByb3ZpZGVyc1Jlc3BvbnNlEngKEUNyZWF0ZUludGVncmF0aW9uEjAuanVuY3Rpb24uY29ubmVjdGlvbi52MS5DcmVhdGVJbnRlZ3JhdGlvblJlcXVlc3QaMS5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkNyZWF0ZUludGVncmF0aW9uUmVzcG9uc2USbwoOR2V0SW50ZWdyYXRpb24SLS5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkdldEludGVncmF0aW9uUmVxdWVzdBouLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuR2V0SW50ZWdyYXRpb25SZXNwb25zZRJ1ChBMaXN0SW50ZWdyYXRpb25zEi8uanVuY3Rpb24uY29ubmVjdGlvbi52MS5MaXN0SW50ZWdyYXRpb25zUmVxdWVzdBowLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuTGlzdEludGVncmF0aW9uc1Jlc3BvbnNlEngKEVVwZGF0ZUludGVncmF0aW9uEjAuanVuY3Rpb24uY29ubmVjdGlvbi52MS5VcGRhdGVJbnRlZ3JhdGlvblJlcXVlc3QaMS5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLlVwZGF0ZUludGVncmF0aW9uUmVzcG9uc2USeAoRRGVsZXRlSW50ZWdyYXRpb24SMC5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkRlbGV0ZUludGVncmF0aW9uUmVxdWVzdBoxLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuRGVsZXRlSW50ZWdyYXRpb25SZXNwb25zZRJ1ChBDcmVhdGVDb25uZWN0aW9uEi8uanVuY3Rpb24uY29ubmVjdGlvbi52MS5DcmVhdGVDb25uZWN0aW9uUmVxdWVzdBowLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuQ3JlYXRlQ29ubmVjdGlvblJlc3BvbnNlEmwKDUdldENvbm5lY3Rpb24SLC5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkdldENvbm5lY3Rpb25SZXF1ZXN0Gi0uanVuY3Rpb24uY29ubmVjdGlvbi52MS5HZXRDb25uZWN0aW9uUmVzcG9uc2UScgoPTGlzdENvbm5lY3Rpb25zEi4uanVuY3Rpb24uY29ubmVjdGlvbi52MS5MaXN0Q29ubmVjdGlvbnNSZXF1ZXN0Gi8uanVuY3Rpb24uY29ubmVjdGlvbi52MS5MaXN0Q29ubmVjdGlvbnNSZXNwb25zZRJ1ChBEZWxldGVDb25uZWN0aW9uEi8uanVuY3Rpb24uY29ubmVjdGlvbi52MS5EZWxldGVDb25uZWN0aW9uUmVxdWVzdBowLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuRGVsZXRlQ29ubmVjdGlvblJlc3BvbnNlEmwKDVdyaXRlTWV0YWRhdGESLC5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLldyaXRlTWV0YWRhdGFSZXF1ZXN0Gi0uanVuY3Rpb24uY29ubmVjdGlvbi52MS5Xcml0ZU1ldGFkYXRhUmVzcG9uc2USbwoOR2V0Q3JlZGVudGlhbHMSLS5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkdldENyZWRlbnRpYWxzUmVxdWVzdBouLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuR2V0Q3JlZGVudGlhbHNSZXNwb25zZRJ4ChFNYXRjaE5vdGlmaWNhdGlvbhIwLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuTWF0Y2hOb3RpZmljYXRpb25SZXF1ZXN0GjEuanVuY3Rpb24uY29ubmVjdGlvbi52MS5NYXRjaE5vdGlmaWNhdGlvblJlc3BvbnNlEoEBChRDcmVhdGVDb25uZWN0U2Vzc2lvbhIzLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuQ3JlYXRlQ29ubmVjdFNlc3Npb25SZXF1ZXN0GjQuanVuY3Rpb24uY29ubmVjdGlvbi52MS5DcmVhdGVDb25uZWN0U2Vzc2lvblJlc3BvbnNlEngKEUdldENvbm5lY3RTZXNzaW9uEjAuanVuY3Rpb24uY29ubmVjdGlvbi52MS5HZXRDb25uZWN0U2Vzc2lvblJlcXVlc3QaMS5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLkdldENvbm5lY3RTZXNzaW9uUmVzcG9uc2USewoSU3RhcnRBdXRob3JpemF0aW9uEjEuanVuY3Rpb24uY29ubmVjdGlvbi52MS5TdGFydEF1dGhvcml6YXRpb25SZXF1ZXN0GjIuanVuY3Rpb24uY29ubmVjdGlvbi52MS5TdGFydEF1dGhvcml6YXRpb25SZXNwb25zZRKEAQoVQ29tcGxldGVBdXRob3JpemF0aW9uEjQuanVuY3Rpb24uY29ubmVjdGlvbi52MS5Db21wbGV0ZUF1dGhvcml6YXRpb25SZXF1ZXN0GjUuanVuY3Rpb24uY29ubmVjdGlvbi52MS5Db21wbGV0ZUF1dGhvcml6YXRpb25SZXNwb25zZRJmCgtHZXRUZXN0TW9kZRIqLmp1bmN0aW9uLmNvbm5lY3Rpb24udjEuR2V0VGVzdE1vZGVSZXF1ZXN0GisuanVuY3Rpb24uY29ubmVjdGlvbi52MS5HZXRUZXN0TW9kZVJlc3BvbnNlEmYKC1NldFRlc3RNb2RlEiouanVuY3Rpb24uY29ubmVjdGlvbi52MS5TZXRUZXN0TW9kZVJlcXVlc3QaKy5qdW5jdGlvbi5jb25uZWN0aW9uLnYxLlNldFRlc3RNb2RlUmVzcG9uc2USewoSR2V0Q29uc2VudEd1aWRhbmNlEjEuanVuY3Rpb24uY29ubmVjdGlvbi52MS5HZXRDb25zZW50R3VpZGFuY2VSZXF1ZXN0GjIuanVuY3Rpb24uY29ubmVjdGlvbi52MS5HZXRDb25zZW50R3VpZGFuY2VSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct]);
 
 /**
  * The deployment's environment.
@@ -340,6 +340,13 @@ export type Integration = Message<"junction.connection.v1.Integration"> & {
    * @generated from field: bool forward_webhooks = 11;
    */
   forwardWebhooks: boolean;
+
+  /**
+   * Whether new authorizations use the operator's test credentials instead of client_id/secret.
+   *
+   * @generated from field: bool use_test_credentials = 12;
+   */
+  useTestCredentials: boolean;
 };
 
 /**
@@ -424,6 +431,27 @@ export type ConnectionError = Message<"junction.connection.v1.ConnectionError"> 
    * @generated from field: int64 at_ms = 3;
    */
   atMs: bigint;
+
+  /**
+   * The upstream's OAuth error code (invalid_grant...), or how the call failed (timeout...).
+   *
+   * @generated from field: string upstream_error = 4;
+   */
+  upstreamError: string;
+
+  /**
+   * The upstream's error_description, when it gave one.
+   *
+   * @generated from field: string upstream_error_description = 5;
+   */
+  upstreamErrorDescription: string;
+
+  /**
+   * Until then, Unix milliseconds, calls fail fast instead of retrying upstream; 0 if none.
+   *
+   * @generated from field: int64 retry_after_ms = 6;
+   */
+  retryAfterMs: bigint;
 };
 
 /**
@@ -1482,7 +1510,8 @@ export type GetCredentialsResponse = Message<"junction.connection.v1.GetCredenti
   credentials?: Credentials | undefined;
 
   /**
-   * Its integration.
+   * Its integration, with the upstream URLs the connection's credentials belong to in `overrides`
+   * (a connection authorized with test credentials uses the test credentials' URLs).
    *
    * @generated from field: junction.connection.v1.Integration integration = 3;
    */
@@ -1560,6 +1589,745 @@ export const MatchNotificationResponseSchema: GenMessage<MatchNotificationRespon
   messageDesc(file_junction_connection_v1_connection_service, 44);
 
 /**
+ * Per-integration settings of a connect session (Nango's integrations_config_defaults).
+ *
+ * @generated from message junction.connection.v1.IntegrationConfigDefaults
+ */
+export type IntegrationConfigDefaults = Message<"junction.connection.v1.IntegrationConfigDefaults"> & {
+  /**
+   * Scopes requested in addition to the integration's.
+   *
+   * @generated from field: repeated string user_scopes = 1;
+   */
+  userScopes: string[];
+
+  /**
+   * Extra authorization parameters; only login_hint, hd and include_granted_scopes are passed on.
+   *
+   * @generated from field: map<string, string> authorization_params = 2;
+   */
+  authorizationParams: { [key: string]: string };
+
+  /**
+   * Initial connection_config of connections made through the session.
+   *
+   * @generated from field: google.protobuf.Struct connection_config = 3;
+   */
+  connectionConfig?: JsonObject | undefined;
+};
+
+/**
+ * Describes the message junction.connection.v1.IntegrationConfigDefaults.
+ * Use `create(IntegrationConfigDefaultsSchema)` to create a new message.
+ */
+export const IntegrationConfigDefaultsSchema: GenMessage<IntegrationConfigDefaults> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 45);
+
+/**
+ * Request for CreateConnectSession.
+ *
+ * @generated from message junction.connection.v1.CreateConnectSessionRequest
+ */
+export type CreateConnectSessionRequest = Message<"junction.connection.v1.CreateConnectSessionRequest"> & {
+  /**
+   * The end user, as JSON ({id, email?, display_name?}); id is required.
+   *
+   * @generated from field: google.protobuf.Struct end_user = 1;
+   */
+  endUser?: JsonObject | undefined;
+
+  /**
+   * The end user's organization, as JSON ({id, display_name?}), when given.
+   *
+   * @generated from field: google.protobuf.Struct organization = 2;
+   */
+  organization?: JsonObject | undefined;
+
+  /**
+   * Integration ids the session may connect; empty means every integration.
+   *
+   * @generated from field: repeated string allowed_integrations = 3;
+   */
+  allowedIntegrations: string[];
+
+  /**
+   * Settings per integration id.
+   *
+   * @generated from field: map<string, junction.connection.v1.IntegrationConfigDefaults> integrations_config_defaults = 4;
+   */
+  integrationsConfigDefaults: { [key: string]: IntegrationConfigDefaults };
+
+  /**
+   * For a reconnect session: the connection to re-authorize (same connection id).
+   *
+   * @generated from field: string reconnect_connection_id = 5;
+   */
+  reconnectConnectionId: string;
+
+  /**
+   * For a reconnect session: the integration of that connection.
+   *
+   * @generated from field: string reconnect_provider_config_key = 6;
+   */
+  reconnectProviderConfigKey: string;
+};
+
+/**
+ * Describes the message junction.connection.v1.CreateConnectSessionRequest.
+ * Use `create(CreateConnectSessionRequestSchema)` to create a new message.
+ */
+export const CreateConnectSessionRequestSchema: GenMessage<CreateConnectSessionRequest> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 46);
+
+/**
+ * Response for CreateConnectSession.
+ *
+ * @generated from message junction.connection.v1.CreateConnectSessionResponse
+ */
+export type CreateConnectSessionResponse = Message<"junction.connection.v1.CreateConnectSessionResponse"> & {
+  /**
+   * The session token (shown once; only its hash is stored).
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+
+  /**
+   * When the session expires, Unix milliseconds.
+   *
+   * @generated from field: int64 expires_at_ms = 2;
+   */
+  expiresAtMs: bigint;
+};
+
+/**
+ * Describes the message junction.connection.v1.CreateConnectSessionResponse.
+ * Use `create(CreateConnectSessionResponseSchema)` to create a new message.
+ */
+export const CreateConnectSessionResponseSchema: GenMessage<CreateConnectSessionResponse> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 47);
+
+/**
+ * Request for GetConnectSession.
+ *
+ * @generated from message junction.connection.v1.GetConnectSessionRequest
+ */
+export type GetConnectSessionRequest = Message<"junction.connection.v1.GetConnectSessionRequest"> & {
+  /**
+   * The session token.
+   *
+   * @generated from field: string token = 1;
+   */
+  token: string;
+};
+
+/**
+ * Describes the message junction.connection.v1.GetConnectSessionRequest.
+ * Use `create(GetConnectSessionRequestSchema)` to create a new message.
+ */
+export const GetConnectSessionRequestSchema: GenMessage<GetConnectSessionRequest> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 48);
+
+/**
+ * Response for GetConnectSession.
+ *
+ * @generated from message junction.connection.v1.GetConnectSessionResponse
+ */
+export type GetConnectSessionResponse = Message<"junction.connection.v1.GetConnectSessionResponse"> & {
+  /**
+   * Integrations the session may connect.
+   *
+   * @generated from field: repeated junction.connection.v1.Integration integrations = 1;
+   */
+  integrations: Integration[];
+
+  /**
+   * The end user, as JSON.
+   *
+   * @generated from field: google.protobuf.Struct end_user = 2;
+   */
+  endUser?: JsonObject | undefined;
+
+  /**
+   * When the session expires, Unix milliseconds.
+   *
+   * @generated from field: int64 expires_at_ms = 3;
+   */
+  expiresAtMs: bigint;
+
+  /**
+   * For a reconnect session: the connection it re-authorizes.
+   *
+   * @generated from field: string reconnect_connection_id = 4;
+   */
+  reconnectConnectionId: string;
+};
+
+/**
+ * Describes the message junction.connection.v1.GetConnectSessionResponse.
+ * Use `create(GetConnectSessionResponseSchema)` to create a new message.
+ */
+export const GetConnectSessionResponseSchema: GenMessage<GetConnectSessionResponse> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 49);
+
+/**
+ * Request for StartAuthorization.
+ *
+ * @generated from message junction.connection.v1.StartAuthorizationRequest
+ */
+export type StartAuthorizationRequest = Message<"junction.connection.v1.StartAuthorizationRequest"> & {
+  /**
+   * The integration id from /oauth/connect/{integration}.
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * The connect session token.
+   *
+   * @generated from field: string connect_session_token = 2;
+   */
+  connectSessionToken: string;
+
+  /**
+   * Scopes requested in addition to the integration's and the session's.
+   *
+   * @generated from field: repeated string extra_scopes = 3;
+   */
+  extraScopes: string[];
+
+  /**
+   * Incremental authorization: ask the upstream to include scopes granted earlier.
+   *
+   * @generated from field: bool include_granted_scopes = 4;
+   */
+  includeGrantedScopes: boolean;
+
+  /**
+   * Account hint passed upstream as login_hint.
+   *
+   * @generated from field: string login_hint = 5;
+   */
+  loginHint: string;
+};
+
+/**
+ * Describes the message junction.connection.v1.StartAuthorizationRequest.
+ * Use `create(StartAuthorizationRequestSchema)` to create a new message.
+ */
+export const StartAuthorizationRequestSchema: GenMessage<StartAuthorizationRequest> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 50);
+
+/**
+ * Response for StartAuthorization.
+ *
+ * @generated from message junction.connection.v1.StartAuthorizationResponse
+ */
+export type StartAuthorizationResponse = Message<"junction.connection.v1.StartAuthorizationResponse"> & {
+  /**
+   * Where to redirect the browser (302).
+   *
+   * @generated from field: string authorization_url = 1;
+   */
+  authorizationUrl: string;
+};
+
+/**
+ * Describes the message junction.connection.v1.StartAuthorizationResponse.
+ * Use `create(StartAuthorizationResponseSchema)` to create a new message.
+ */
+export const StartAuthorizationResponseSchema: GenMessage<StartAuthorizationResponse> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 51);
+
+/**
+ * Request for CompleteAuthorization: the query of the callback.
+ *
+ * @generated from message junction.connection.v1.CompleteAuthorizationRequest
+ */
+export type CompleteAuthorizationRequest = Message<"junction.connection.v1.CompleteAuthorizationRequest"> & {
+  /**
+   * state=.
+   *
+   * @generated from field: string state = 1;
+   */
+  state: string;
+
+  /**
+   * code=.
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * error= (access_denied...).
+   *
+   * @generated from field: string error = 3;
+   */
+  error: string;
+
+  /**
+   * error_description=.
+   *
+   * @generated from field: string error_description = 4;
+   */
+  errorDescription: string;
+};
+
+/**
+ * Describes the message junction.connection.v1.CompleteAuthorizationRequest.
+ * Use `create(CompleteAuthorizationRequestSchema)` to create a new message.
+ */
+export const CompleteAuthorizationRequestSchema: GenMessage<CompleteAuthorizationRequest> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 52);
+
+/**
+ * Response for CompleteAuthorization.
+ *
+ * @generated from message junction.connection.v1.CompleteAuthorizationResponse
+ */
+export type CompleteAuthorizationResponse = Message<"junction.connection.v1.CompleteAuthorizationResponse"> & {
+  /**
+   * How it ended.
+   *
+   * @generated from field: junction.connection.v1.AuthorizationOutcome outcome = 1;
+   */
+  outcome: AuthorizationOutcome;
+
+  /**
+   * What happened and what to do, for a person.
+   *
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * The integration id, when the state was valid.
+   *
+   * @generated from field: string provider_config_key = 3;
+   */
+  providerConfigKey: string;
+
+  /**
+   * The connection id, when the state was valid.
+   *
+   * @generated from field: string connection_id = 4;
+   */
+  connectionId: string;
+
+  /**
+   * Whether a new connection was created (false on re-authorization).
+   *
+   * @generated from field: bool created = 5;
+   */
+  created: boolean;
+
+  /**
+   * The upstream's error code, when it gave one.
+   *
+   * @generated from field: string upstream_error = 6;
+   */
+  upstreamError: string;
+
+  /**
+   * The upstream's error_description, when it gave one.
+   *
+   * @generated from field: string upstream_error_description = 7;
+   */
+  upstreamErrorDescription: string;
+
+  /**
+   * The integration's display name, when known.
+   *
+   * @generated from field: string integration_display_name = 8;
+   */
+  integrationDisplayName: string;
+};
+
+/**
+ * Describes the message junction.connection.v1.CompleteAuthorizationResponse.
+ * Use `create(CompleteAuthorizationResponseSchema)` to create a new message.
+ */
+export const CompleteAuthorizationResponseSchema: GenMessage<CompleteAuthorizationResponse> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 53);
+
+/**
+ * An integration's test-mode state.
+ *
+ * @generated from message junction.connection.v1.TestMode
+ */
+export type TestMode = Message<"junction.connection.v1.TestMode"> & {
+  /**
+   * Whether new authorizations use the operator's test credentials.
+   *
+   * @generated from field: bool enabled = 1;
+   */
+  enabled: boolean;
+
+  /**
+   * Whether the operator configured test credentials for the integration's provider.
+   *
+   * @generated from field: bool available = 2;
+   */
+  available: boolean;
+
+  /**
+   * The test OAuth client id (public), when available.
+   *
+   * @generated from field: string client_id = 3;
+   */
+  clientId: string;
+
+  /**
+   * Whether the test credentials point at the built-in sandbox upstream.
+   *
+   * @generated from field: bool sandbox = 4;
+   */
+  sandbox: boolean;
+};
+
+/**
+ * Describes the message junction.connection.v1.TestMode.
+ * Use `create(TestModeSchema)` to create a new message.
+ */
+export const TestModeSchema: GenMessage<TestMode> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 54);
+
+/**
+ * Request for GetTestMode.
+ *
+ * @generated from message junction.connection.v1.GetTestModeRequest
+ */
+export type GetTestModeRequest = Message<"junction.connection.v1.GetTestModeRequest"> & {
+  /**
+   * The integration id.
+   *
+   * @generated from field: string unique_key = 1;
+   */
+  uniqueKey: string;
+};
+
+/**
+ * Describes the message junction.connection.v1.GetTestModeRequest.
+ * Use `create(GetTestModeRequestSchema)` to create a new message.
+ */
+export const GetTestModeRequestSchema: GenMessage<GetTestModeRequest> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 55);
+
+/**
+ * Response for GetTestMode.
+ *
+ * @generated from message junction.connection.v1.GetTestModeResponse
+ */
+export type GetTestModeResponse = Message<"junction.connection.v1.GetTestModeResponse"> & {
+  /**
+   * The state.
+   *
+   * @generated from field: junction.connection.v1.TestMode test_mode = 1;
+   */
+  testMode?: TestMode | undefined;
+};
+
+/**
+ * Describes the message junction.connection.v1.GetTestModeResponse.
+ * Use `create(GetTestModeResponseSchema)` to create a new message.
+ */
+export const GetTestModeResponseSchema: GenMessage<GetTestModeResponse> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 56);
+
+/**
+ * Request for SetTestMode.
+ *
+ * @generated from message junction.connection.v1.SetTestModeRequest
+ */
+export type SetTestModeRequest = Message<"junction.connection.v1.SetTestModeRequest"> & {
+  /**
+   * The integration id.
+   *
+   * @generated from field: string unique_key = 1;
+   */
+  uniqueKey: string;
+
+  /**
+   * Use the test credentials (true) or the integration's own (false).
+   *
+   * @generated from field: bool enabled = 2;
+   */
+  enabled: boolean;
+};
+
+/**
+ * Describes the message junction.connection.v1.SetTestModeRequest.
+ * Use `create(SetTestModeRequestSchema)` to create a new message.
+ */
+export const SetTestModeRequestSchema: GenMessage<SetTestModeRequest> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 57);
+
+/**
+ * Response for SetTestMode.
+ *
+ * @generated from message junction.connection.v1.SetTestModeResponse
+ */
+export type SetTestModeResponse = Message<"junction.connection.v1.SetTestModeResponse"> & {
+  /**
+   * The state after the switch.
+   *
+   * @generated from field: junction.connection.v1.TestMode test_mode = 1;
+   */
+  testMode?: TestMode | undefined;
+};
+
+/**
+ * Describes the message junction.connection.v1.SetTestModeResponse.
+ * Use `create(SetTestModeResponseSchema)` to create a new message.
+ */
+export const SetTestModeResponseSchema: GenMessage<SetTestModeResponse> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 58);
+
+/**
+ * Request for GetConsentGuidance.
+ *
+ * @generated from message junction.connection.v1.GetConsentGuidanceRequest
+ */
+export type GetConsentGuidanceRequest = Message<"junction.connection.v1.GetConsentGuidanceRequest"> & {
+  /**
+   * The integration id.
+   *
+   * @generated from field: string unique_key = 1;
+   */
+  uniqueKey: string;
+};
+
+/**
+ * Describes the message junction.connection.v1.GetConsentGuidanceRequest.
+ * Use `create(GetConsentGuidanceRequestSchema)` to create a new message.
+ */
+export const GetConsentGuidanceRequestSchema: GenMessage<GetConsentGuidanceRequest> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 59);
+
+/**
+ * One requested scope and what the upstream makes of it.
+ *
+ * @generated from message junction.connection.v1.ScopeGuidance
+ */
+export type ScopeGuidance = Message<"junction.connection.v1.ScopeGuidance"> & {
+  /**
+   * The scope string.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * What it grants (empty when not in the catalogue).
+   *
+   * @generated from field: string description = 2;
+   */
+  description: string;
+
+  /**
+   * "basic", "sensitive", "restricted", or "unknown" when not in the catalogue.
+   *
+   * @generated from field: string sensitivity = 3;
+   */
+  sensitivity: string;
+};
+
+/**
+ * Describes the message junction.connection.v1.ScopeGuidance.
+ * Use `create(ScopeGuidanceSchema)` to create a new message.
+ */
+export const ScopeGuidanceSchema: GenMessage<ScopeGuidance> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 60);
+
+/**
+ * Response for GetConsentGuidance.
+ *
+ * @generated from message junction.connection.v1.GetConsentGuidanceResponse
+ */
+export type GetConsentGuidanceResponse = Message<"junction.connection.v1.GetConsentGuidanceResponse"> & {
+  /**
+   * The integration id.
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Provider template name.
+   *
+   * @generated from field: string provider = 2;
+   */
+  provider: string;
+
+  /**
+   * The integration's scopes, in order.
+   *
+   * @generated from field: repeated junction.connection.v1.ScopeGuidance scopes = 3;
+   */
+  scopes: ScopeGuidance[];
+
+  /**
+   * The highest sensitivity among them ("basic", "sensitive", "restricted", "unknown").
+   *
+   * @generated from field: string highest_sensitivity = 4;
+   */
+  highestSensitivity: string;
+
+  /**
+   * Going live needs the upstream's app verification.
+   *
+   * @generated from field: bool verification_required = 5;
+   */
+  verificationRequired: boolean;
+
+  /**
+   * Going live also needs a security assessment (restricted scopes).
+   *
+   * @generated from field: bool security_assessment_required = 6;
+   */
+  securityAssessmentRequired: boolean;
+
+  /**
+   * Refresh token lifetime in Testing mode with External audience, in days; 0 when unlimited.
+   *
+   * @generated from field: int32 testing_mode_refresh_token_days = 7;
+   */
+  testingModeRefreshTokenDays: number;
+
+  /**
+   * What this means, in sentences.
+   *
+   * @generated from field: repeated string notes = 8;
+   */
+  notes: string[];
+};
+
+/**
+ * Describes the message junction.connection.v1.GetConsentGuidanceResponse.
+ * Use `create(GetConsentGuidanceResponseSchema)` to create a new message.
+ */
+export const GetConsentGuidanceResponseSchema: GenMessage<GetConsentGuidanceResponse> = /*@__PURE__*/
+  messageDesc(file_junction_connection_v1_connection_service, 61);
+
+/**
+ * How an authorization attempt ended, as the browser page at /oauth/callback reports it.
+ *
+ * @generated from enum junction.connection.v1.AuthorizationOutcome
+ */
+export enum AuthorizationOutcome {
+  /**
+   * @generated from enum value: AUTHORIZATION_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The connection was created or re-authorized.
+   *
+   * @generated from enum value: AUTHORIZATION_OUTCOME_CONNECTED = 1;
+   */
+  CONNECTED = 1,
+
+  /**
+   * The callback carried no state.
+   *
+   * @generated from enum value: AUTHORIZATION_OUTCOME_MISSING_STATE = 2;
+   */
+  MISSING_STATE = 2,
+
+  /**
+   * The state was never issued here (or was purged long ago).
+   *
+   * @generated from enum value: AUTHORIZATION_OUTCOME_UNKNOWN_STATE = 3;
+   */
+  UNKNOWN_STATE = 3,
+
+  /**
+   * The state was already used: a replayed callback.
+   *
+   * @generated from enum value: AUTHORIZATION_OUTCOME_STATE_ALREADY_USED = 4;
+   */
+  STATE_ALREADY_USED = 4,
+
+  /**
+   * The authorization attempt took longer than the state's lifetime.
+   *
+   * @generated from enum value: AUTHORIZATION_OUTCOME_AUTHORIZATION_EXPIRED = 5;
+   */
+  AUTHORIZATION_EXPIRED = 5,
+
+  /**
+   * The connect session the attempt belongs to has expired.
+   *
+   * @generated from enum value: AUTHORIZATION_OUTCOME_CONNECT_SESSION_EXPIRED = 6;
+   */
+  CONNECT_SESSION_EXPIRED = 6,
+
+  /**
+   * The user declined consent (error=access_denied).
+   *
+   * @generated from enum value: AUTHORIZATION_OUTCOME_ACCESS_DENIED = 7;
+   */
+  ACCESS_DENIED = 7,
+
+  /**
+   * The upstream redirected back with another error=.
+   *
+   * @generated from enum value: AUTHORIZATION_OUTCOME_UPSTREAM_ERROR = 8;
+   */
+  UPSTREAM_ERROR = 8,
+
+  /**
+   * The callback had neither code nor error.
+   *
+   * @generated from enum value: AUTHORIZATION_OUTCOME_MISSING_CODE = 9;
+   */
+  MISSING_CODE = 9,
+
+  /**
+   * The token endpoint refused the code (its error and error_description are given).
+   *
+   * @generated from enum value: AUTHORIZATION_OUTCOME_TOKEN_EXCHANGE_REFUSED = 10;
+   */
+  TOKEN_EXCHANGE_REFUSED = 10,
+
+  /**
+   * The token endpoint did not answer in time.
+   *
+   * @generated from enum value: AUTHORIZATION_OUTCOME_TOKEN_ENDPOINT_TIMEOUT = 11;
+   */
+  TOKEN_ENDPOINT_TIMEOUT = 11,
+
+  /**
+   * The token endpoint answered something that is not a token response (HTML, bad JSON...).
+   *
+   * @generated from enum value: AUTHORIZATION_OUTCOME_TOKEN_ENDPOINT_INVALID_RESPONSE = 12;
+   */
+  TOKEN_ENDPOINT_INVALID_RESPONSE = 12,
+
+  /**
+   * The token endpoint could not be reached.
+   *
+   * @generated from enum value: AUTHORIZATION_OUTCOME_TOKEN_ENDPOINT_UNREACHABLE = 13;
+   */
+  TOKEN_ENDPOINT_UNREACHABLE = 13,
+
+  /**
+   * The integration changed or vanished during the attempt, or lacks client credentials.
+   *
+   * @generated from enum value: AUTHORIZATION_OUTCOME_CONFIGURATION_ERROR = 14;
+   */
+  CONFIGURATION_ERROR = 14,
+}
+
+/**
+ * Describes the enum junction.connection.v1.AuthorizationOutcome.
+ */
+export const AuthorizationOutcomeSchema: GenEnum<AuthorizationOutcome> = /*@__PURE__*/
+  enumDesc(file_junction_connection_v1_connection_service, 0);
+
+/**
  * How a metadata write treats keys already present.
  *
  * @generated from enum junction.connection.v1.MetadataWriteMode
@@ -1589,7 +2357,7 @@ export enum MetadataWriteMode {
  * Describes the enum junction.connection.v1.MetadataWriteMode.
  */
 export const MetadataWriteModeSchema: GenEnum<MetadataWriteMode> = /*@__PURE__*/
-  enumDesc(file_junction_connection_v1_connection_service, 0);
+  enumDesc(file_junction_connection_v1_connection_service, 1);
 
 /**
  * Which matching rule produced a match.
@@ -1642,7 +2410,7 @@ export enum MatchRule {
  * Describes the enum junction.connection.v1.MatchRule.
  */
 export const MatchRuleSchema: GenEnum<MatchRule> = /*@__PURE__*/
-  enumDesc(file_junction_connection_v1_connection_service, 1);
+  enumDesc(file_junction_connection_v1_connection_service, 2);
 
 /**
  * ConnectionService owns the account's records: the environment, its secret keys, integrations
@@ -1832,6 +2600,79 @@ export const ConnectionService: GenService<{
     methodKind: "unary";
     input: typeof MatchNotificationRequestSchema;
     output: typeof MatchNotificationResponseSchema;
+  },
+  /**
+   * Creates a short-lived connect session for one end user (Nango's POST /connect/sessions).
+   *
+   * @generated from rpc junction.connection.v1.ConnectionService.CreateConnectSession
+   */
+  createConnectSession: {
+    methodKind: "unary";
+    input: typeof CreateConnectSessionRequestSchema;
+    output: typeof CreateConnectSessionResponseSchema;
+  },
+  /**
+   * Resolves a connect session token into what it allows (for the connect page).
+   *
+   * @generated from rpc junction.connection.v1.ConnectionService.GetConnectSession
+   */
+  getConnectSession: {
+    methodKind: "unary";
+    input: typeof GetConnectSessionRequestSchema;
+    output: typeof GetConnectSessionResponseSchema;
+  },
+  /**
+   * Starts the authorization-code flow: stores a single-use state with PKCE and returns the
+   * upstream authorization URL to redirect the browser to (spec: Authentication 2).
+   *
+   * @generated from rpc junction.connection.v1.ConnectionService.StartAuthorization
+   */
+  startAuthorization: {
+    methodKind: "unary";
+    input: typeof StartAuthorizationRequestSchema;
+    output: typeof StartAuthorizationResponseSchema;
+  },
+  /**
+   * Completes the flow at {base_url}/oauth/callback: checks the state, exchanges the code and saves
+   * the connection. Expected failures are an outcome, never an error, so the browser always gets a page.
+   *
+   * @generated from rpc junction.connection.v1.ConnectionService.CompleteAuthorization
+   */
+  completeAuthorization: {
+    methodKind: "unary";
+    input: typeof CompleteAuthorizationRequestSchema;
+    output: typeof CompleteAuthorizationResponseSchema;
+  },
+  /**
+   * Whether an integration uses the operator's test credentials (spec: Authentication 4).
+   *
+   * @generated from rpc junction.connection.v1.ConnectionService.GetTestMode
+   */
+  getTestMode: {
+    methodKind: "unary";
+    input: typeof GetTestModeRequestSchema;
+    output: typeof GetTestModeResponseSchema;
+  },
+  /**
+   * Switches an integration to the operator's test credentials, or back to its own.
+   *
+   * @generated from rpc junction.connection.v1.ConnectionService.SetTestMode
+   */
+  setTestMode: {
+    methodKind: "unary";
+    input: typeof SetTestModeRequestSchema;
+    output: typeof SetTestModeResponseSchema;
+  },
+  /**
+   * What the integration's scopes mean upstream: sensitivity, verification, Testing-mode limits
+   * (spec: Authentication 5-8).
+   *
+   * @generated from rpc junction.connection.v1.ConnectionService.GetConsentGuidance
+   */
+  getConsentGuidance: {
+    methodKind: "unary";
+    input: typeof GetConsentGuidanceRequestSchema;
+    output: typeof GetConsentGuidanceResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_junction_connection_v1_connection_service, 0);

@@ -4,13 +4,15 @@
 
 import type { GenFile, GenMessage, GenService } from "@bufbuild/protobuf/codegenv2";
 import { fileDesc, messageDesc, serviceDesc } from "@bufbuild/protobuf/codegenv2";
+import type { ChannelCall } from "../../events/v1/events_pb";
+import { file_junction_events_v1_events } from "../../events/v1/events_pb";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file junction/proxy/v1/proxy_service.proto.
  */
 export const file_junction_proxy_v1_proxy_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVqdW5jdGlvbi9wcm94eS92MS9wcm94eV9zZXJ2aWNlLnByb3RvEhFqdW5jdGlvbi5wcm94eS52MSJjChZSZXNvbHZlVXBzdHJlYW1SZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIVCg1mb3JjZV9yZWZyZXNoGAMgASgIIu8BChdSZXNvbHZlVXBzdHJlYW1SZXNwb25zZRIQCghiYXNlX3VybBgBIAEoCRJICgdoZWFkZXJzGAIgAygLMjcuanVuY3Rpb24ucHJveHkudjEuUmVzb2x2ZVVwc3RyZWFtUmVzcG9uc2UuSGVhZGVyc0VudHJ5EhYKDmNhY2hlX3VudGlsX21zGAMgASgDEh4KFmFsbG93ZWRfb3ZlcnJpZGVfaG9zdHMYBCADKAkSEAoIcHJvdmlkZXIYBSABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEyeAoMUHJveHlTZXJ2aWNlEmgKD1Jlc29sdmVVcHN0cmVhbRIpLmp1bmN0aW9uLnByb3h5LnYxLlJlc29sdmVVcHN0cmVhbVJlcXVlc3QaKi5qdW5jdGlvbi5wcm94eS52MS5SZXNvbHZlVXBzdHJlYW1SZXNwb25zZWIGcHJvdG8z");
+  fileDesc("CiVqdW5jdGlvbi9wcm94eS92MS9wcm94eV9zZXJ2aWNlLnByb3RvEhFqdW5jdGlvbi5wcm94eS52MSJjChZSZXNvbHZlVXBzdHJlYW1SZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIVCg1mb3JjZV9yZWZyZXNoGAMgASgIIqwBCgpDYWxsUG9saWN5EhsKE3Vwc3RyZWFtX3RpbWVvdXRfbXMYASABKAUSFwoPZGVmYXVsdF9yZXRyaWVzGAIgASgFEhMKC21heF9yZXRyaWVzGAMgASgFEhsKE3JldHJ5X2Jhc2VfZGVsYXlfbXMYBCABKAUSGgoScmV0cnlfbWF4X2RlbGF5X21zGAUgASgFEhoKEm1heF9yZXRyeV9hZnRlcl9tcxgGIAEoBSK9AgoXUmVzb2x2ZVVwc3RyZWFtUmVzcG9uc2USEAoIYmFzZV91cmwYASABKAkSSAoHaGVhZGVycxgCIAMoCzI3Lmp1bmN0aW9uLnByb3h5LnYxLlJlc29sdmVVcHN0cmVhbVJlc3BvbnNlLkhlYWRlcnNFbnRyeRIWCg5jYWNoZV91bnRpbF9tcxgDIAEoAxIeChZhbGxvd2VkX292ZXJyaWRlX2hvc3RzGAQgAygJEhAKCHByb3ZpZGVyGAUgASgJEi0KBnBvbGljeRgGIAEoCzIdLmp1bmN0aW9uLnByb3h5LnYxLkNhbGxQb2xpY3kSHQoVb2JzZXJ2ZV9jaGFubmVsX2NhbGxzGAcgASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBItIBChhSZXBvcnRDaGFubmVsQ2FsbFJlcXVlc3QSLQoEY2FsbBgBIAEoDjIfLmp1bmN0aW9uLmV2ZW50cy52MS5DaGFubmVsQ2FsbBIWCg5lbnZpcm9ubWVudF9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSDgoGc3RhdHVzGAUgASgFEhQKDHJlcXVlc3RfYm9keRgGIAEoDBIVCg1yZXNwb25zZV9ib2R5GAcgASgMIi4KGVJlcG9ydENoYW5uZWxDYWxsUmVzcG9uc2USEQoJcHVibGlzaGVkGAEgASgIMugBCgxQcm94eVNlcnZpY2USaAoPUmVzb2x2ZVVwc3RyZWFtEikuanVuY3Rpb24ucHJveHkudjEuUmVzb2x2ZVVwc3RyZWFtUmVxdWVzdBoqLmp1bmN0aW9uLnByb3h5LnYxLlJlc29sdmVVcHN0cmVhbVJlc3BvbnNlEm4KEVJlcG9ydENoYW5uZWxDYWxsEisuanVuY3Rpb24ucHJveHkudjEuUmVwb3J0Q2hhbm5lbENhbGxSZXF1ZXN0GiwuanVuY3Rpb24ucHJveHkudjEuUmVwb3J0Q2hhbm5lbENhbGxSZXNwb25zZWIGcHJvdG8z", [file_junction_events_v1_events]);
 
 /**
  * Request for ResolveUpstream.
@@ -46,6 +48,63 @@ export type ResolveUpstreamRequest = Message<"junction.proxy.v1.ResolveUpstreamR
  */
 export const ResolveUpstreamRequestSchema: GenMessage<ResolveUpstreamRequest> = /*@__PURE__*/
   messageDesc(file_junction_proxy_v1_proxy_service, 0);
+
+/**
+ * How the gateway calls the upstream. Operator configuration (JUNCTION_PROXY_*), sent with every answer
+ * so that the gateway needs no configuration of its own.
+ *
+ * @generated from message junction.proxy.v1.CallPolicy
+ */
+export type CallPolicy = Message<"junction.proxy.v1.CallPolicy"> & {
+  /**
+   * Time allowed for one attempt until the upstream's response headers arrive.
+   *
+   * @generated from field: int32 upstream_timeout_ms = 1;
+   */
+  upstreamTimeoutMs: number;
+
+  /**
+   * Retries of an idempotent method when the caller sends no `Retries` header.
+   *
+   * @generated from field: int32 default_retries = 2;
+   */
+  defaultRetries: number;
+
+  /**
+   * Upper bound of the caller's `Retries`.
+   *
+   * @generated from field: int32 max_retries = 3;
+   */
+  maxRetries: number;
+
+  /**
+   * First backoff delay; each retry doubles it, with full jitter.
+   *
+   * @generated from field: int32 retry_base_delay_ms = 4;
+   */
+  retryBaseDelayMs: number;
+
+  /**
+   * Upper bound of one backoff delay.
+   *
+   * @generated from field: int32 retry_max_delay_ms = 5;
+   */
+  retryMaxDelayMs: number;
+
+  /**
+   * Upper bound of a wait asked by the upstream's `Retry-After`.
+   *
+   * @generated from field: int32 max_retry_after_ms = 6;
+   */
+  maxRetryAfterMs: number;
+};
+
+/**
+ * Describes the message junction.proxy.v1.CallPolicy.
+ * Use `create(CallPolicySchema)` to create a new message.
+ */
+export const CallPolicySchema: GenMessage<CallPolicy> = /*@__PURE__*/
+  messageDesc(file_junction_proxy_v1_proxy_service, 1);
 
 /**
  * Response for ResolveUpstream.
@@ -87,6 +146,21 @@ export type ResolveUpstreamResponse = Message<"junction.proxy.v1.ResolveUpstream
    * @generated from field: string provider = 5;
    */
   provider: string;
+
+  /**
+   * How to call the upstream.
+   *
+   * @generated from field: junction.proxy.v1.CallPolicy policy = 6;
+   */
+  policy?: CallPolicy | undefined;
+
+  /**
+   * Whether the provider has notification channels: watch and stop calls are then reported with
+   * ReportChannelCall.
+   *
+   * @generated from field: bool observe_channel_calls = 7;
+   */
+  observeChannelCalls: boolean;
 };
 
 /**
@@ -94,18 +168,102 @@ export type ResolveUpstreamResponse = Message<"junction.proxy.v1.ResolveUpstream
  * Use `create(ResolveUpstreamResponseSchema)` to create a new message.
  */
 export const ResolveUpstreamResponseSchema: GenMessage<ResolveUpstreamResponse> = /*@__PURE__*/
-  messageDesc(file_junction_proxy_v1_proxy_service, 1);
+  messageDesc(file_junction_proxy_v1_proxy_service, 2);
 
 /**
- * ProxyService resolves (integration, connection) into the upstream target and fresh credentials.
- * The gateway streams the request and response bytes itself; only this small answer crosses RPC,
- * and the gateway may cache it until `cache_until_ms`.
+ * Request for ReportChannelCall: the call as the gateway saw it; the service reads the provider's bodies.
+ *
+ * @generated from message junction.proxy.v1.ReportChannelCallRequest
+ */
+export type ReportChannelCallRequest = Message<"junction.proxy.v1.ReportChannelCallRequest"> & {
+  /**
+   * Which call it was.
+   *
+   * @generated from field: junction.events.v1.ChannelCall call = 1;
+   */
+  call: ChannelCall;
+
+  /**
+   * Environment of the secret key that made the call.
+   *
+   * @generated from field: string environment_id = 2;
+   */
+  environmentId: string;
+
+  /**
+   * Integration id.
+   *
+   * @generated from field: string provider_config_key = 3;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Connection id.
+   *
+   * @generated from field: string connection_id = 4;
+   */
+  connectionId: string;
+
+  /**
+   * Upstream HTTP status.
+   *
+   * @generated from field: int32 status = 5;
+   */
+  status: number;
+
+  /**
+   * The JSON request body sent upstream (at most 64 KiB; empty if larger).
+   *
+   * @generated from field: bytes request_body = 6;
+   */
+  requestBody: Uint8Array;
+
+  /**
+   * The JSON response body received (at most 64 KiB; empty if larger).
+   *
+   * @generated from field: bytes response_body = 7;
+   */
+  responseBody: Uint8Array;
+};
+
+/**
+ * Describes the message junction.proxy.v1.ReportChannelCallRequest.
+ * Use `create(ReportChannelCallRequestSchema)` to create a new message.
+ */
+export const ReportChannelCallRequestSchema: GenMessage<ReportChannelCallRequest> = /*@__PURE__*/
+  messageDesc(file_junction_proxy_v1_proxy_service, 3);
+
+/**
+ * Response for ReportChannelCall.
+ *
+ * @generated from message junction.proxy.v1.ReportChannelCallResponse
+ */
+export type ReportChannelCallResponse = Message<"junction.proxy.v1.ReportChannelCallResponse"> & {
+  /**
+   * Whether an event was published (false when the bodies named no channel).
+   *
+   * @generated from field: bool published = 1;
+   */
+  published: boolean;
+};
+
+/**
+ * Describes the message junction.proxy.v1.ReportChannelCallResponse.
+ * Use `create(ReportChannelCallResponseSchema)` to create a new message.
+ */
+export const ReportChannelCallResponseSchema: GenMessage<ReportChannelCallResponse> = /*@__PURE__*/
+  messageDesc(file_junction_proxy_v1_proxy_service, 4);
+
+/**
+ * ProxyService resolves (integration, connection) into the upstream target, fresh credentials and the
+ * policy for calling it. The gateway streams the request and response bytes itself; only this small
+ * answer crosses RPC, and the gateway may cache it until `cache_until_ms`.
  *
  * @generated from service junction.proxy.v1.ProxyService
  */
 export const ProxyService: GenService<{
   /**
-   * Resolves the upstream base URL and the headers to inject for a connection.
+   * Resolves the upstream base URL, the headers to inject and the call policy for a connection.
    *
    * @generated from rpc junction.proxy.v1.ProxyService.ResolveUpstream
    */
@@ -113,6 +271,17 @@ export const ProxyService: GenService<{
     methodKind: "unary";
     input: typeof ResolveUpstreamRequestSchema;
     output: typeof ResolveUpstreamResponseSchema;
+  },
+  /**
+   * Publishes a notification channel watch or stop call the gateway proxied (events.v1.ChannelObserved),
+   * so that the channel registry follows channels created through Junction.
+   *
+   * @generated from rpc junction.proxy.v1.ProxyService.ReportChannelCall
+   */
+  reportChannelCall: {
+    methodKind: "unary";
+    input: typeof ReportChannelCallRequestSchema;
+    output: typeof ReportChannelCallResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_junction_proxy_v1_proxy_service, 0);

@@ -250,7 +250,8 @@ export type ReceiveNotificationResponse = Message$1<"junction.webhook.v1.Receive
   duplicate: boolean;
 
   /**
-   * True when it was dropped (channel token mismatch): the gateway still answers without error.
+   * True when it was dropped and not recorded (channel token mismatch): the gateway answers 403,
+   * which the upstream does not retry (it retries 5xx only).
    *
    * @generated from field: bool dropped = 3;
    */

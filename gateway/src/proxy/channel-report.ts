@@ -1,0 +1,34 @@
+import type { ChannelCall } from "@junction/contracts/events/v1/events_pb";
+import type { RouteContext } from "../router.ts";
+import type { ResolveKey } from "./resolve-cache.ts";
+
+const EMPTY = Promise.resolve(new Uint8Array(0));
+
+/**
+ * Reports a proxied watch or stop call to the proxy service, which publishes it for the channel
+ * registry, once both bodies have been read (the response one as the caller reads it). Never throws:
+ * the caller's answer does not depend on it.
+ */
+export async function reportChannelCall(
+  ctx: Pick<RouteContext, "clients" | "logger" | "requestId">,
+  key: ResolveKey,
+  call: ChannelCall,
+  status: number,
+  sent: Promise<Uint8Array> | undefined,
+  received: Promise<Uint8Array> | undefined,
+): Promise<void> {
+  try {
+    const [requestBody, responseBody] = await Promise.all([sent ?? EMPTY, received ?? EMPTY]);
+    await ctx.clients.proxy.reportChannelCall({
+      call,
+      environmentId: key.environmentId,
+      providerConfigKey: key.providerConfigKey,
+      connectionId: key.connectionId,
+      status,
+      requestBody,
+      responseBody,
+    });
+  } catch (err) {
+    ctx.logger.error("channel call not reported", { requestId: ctx.requestId, error: err });
+  }
+}

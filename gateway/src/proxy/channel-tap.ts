@@ -1,0 +1,56 @@
+import { ChannelCall } from "@junction/contracts/events/v1/events_pb";
+
+/** Channel bodies are small JSON objects; a larger one is not read (and the call is reported without it). */
+export const CHANNEL_BODY_LIMIT = 64 * 1024;
+
+const WATCH_PATH = /\/calendars\/[^/]+\/events\/watch$/;
+const STOP_PATH = /\/channels\/stop$/;
+
+/**
+ * Whether a proxied call creates or stops a notification channel (spec: Upstream calendar API calls:
+ * POST .../calendars/{id}/events/watch and POST .../channels/stop), on a provider that has channels.
+ */
+export function channelCallOf(method: string, path: string, providerHasChannels: boolean): ChannelCall | undefined {
+  if (!providerHasChannels || method !== "POST") return undefined;
+  if (WATCH_PATH.test(path)) return ChannelCall.WATCH;
+  if (STOP_PATH.test(path)) return ChannelCall.STOP;
+  return undefined;
+}
+
+/**
+ * Splits a stream in two: one branch to pass on, and the first CHANNEL_BODY_LIMIT bytes of the other,
+ * resolved when that branch ends (empty when the body was larger, or failed). Reading the copy stops
+ * at the limit, so the tee never holds more than about the limit for the slower branch.
+ */
+export function teeBounded(stream: ReadableStream<Uint8Array>): [ReadableStream<Uint8Array>, Promise<Uint8Array>] {
+  const [pass, copy] = stream.tee();
+  return [pass, readBounded(copy)];
+}
+
+/** Reads a stream to its end, or to the limit (then empty). Never throws. */
+export async function readBounded(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
+  const reader = stream.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      size += next.value.byteLength;
+      if (size > CHANNEL_BODY_LIMIT) {
+        await reader.cancel();
+        return new Uint8Array(0);
+      }
+      chunks.push(next.value);
+    }
+  } catch {
+    return new Uint8Array(0);
+  }
+  const out = new Uint8Array(size);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.byteLength;
+  }
+  return out;
+}

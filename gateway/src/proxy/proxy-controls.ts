@@ -1,0 +1,73 @@
+import { type FieldError, invalidArgument } from "@junction/platform";
+
+/** What the caller asks of the proxy through Nango's control headers (spec: Proxy rules 1). */
+export interface ProxyControls {
+  providerConfigKey: string;
+  connectionId: string;
+  /** `Retries`; undefined when not sent. */
+  retries: number | undefined;
+  /** `Retry-On`: statuses retried besides 429 and 5xx; empty when not sent. */
+  retryOn: ReadonlySet<number>;
+  /** `Base-Url-Override`; undefined when not sent. */
+  baseUrlOverride: string | undefined;
+  /** `Decompress: true`. */
+  decompress: boolean;
+}
+
+const RETRY_ON_RE = /^\s*\d{3}\s*(?:,\s*\d{3}\s*)*$/;
+
+/**
+ * Reads the control headers. An empty value counts as absent, for every header. Problems are
+ * reported together as 400 `invalid_headers`, each naming its header.
+ */
+export function readProxyControls(headers: Headers): ProxyControls {
+  const errors: FieldError[] = [];
+  const value = (name: string) => {
+    const v = headers.get(name)?.trim();
+    return v ? v : undefined;
+  };
+  const providerConfigKey = value("provider-config-key");
+  const connectionId = value("connection-id");
+  if (!providerConfigKey) errors.push({ path: "Provider-Config-Key", message: "is required (the integration id)" });
+  if (!connectionId) errors.push({ path: "Connection-Id", message: "is required (the connection id)" });
+
+  const rawRetries = value("retries");
+  let retries: number | undefined;
+  if (rawRetries !== undefined) {
+    if (/^\d{1,4}$/.test(rawRetries)) retries = Number(rawRetries);
+    else errors.push({ path: "Retries", message: "must be a whole number of retries, e.g. 3" });
+  }
+
+  const rawRetryOn = value("retry-on");
+  const retryOn = new Set<number>();
+  if (rawRetryOn !== undefined) {
+    const codes = RETRY_ON_RE.test(rawRetryOn) ? rawRetryOn.split(",").map((c) => Number(c.trim())) : [];
+    if (codes.length === 0 || codes.some((c) => c < 100 || c > 599)) {
+      errors.push({ path: "Retry-On", message: "must be comma-separated HTTP statuses, e.g. 429,503" });
+    } else {
+      for (const c of codes) retryOn.add(c);
+    }
+  }
+
+  const rawDecompress = value("decompress")?.toLowerCase();
+  if (rawDecompress !== undefined && rawDecompress !== "true" && rawDecompress !== "false") {
+    errors.push({ path: "Decompress", message: 'must be "true" or "false"' });
+  }
+
+  if (errors.length > 0) {
+    const missing = errors.filter((e) => e.message.startsWith("is required")).map((e) => e.path);
+    const message =
+      missing.length > 0
+        ? `Missing required header${missing.length > 1 ? "s" : ""} ${missing.join(" and ")}.`
+        : `Invalid header${errors.length > 1 ? "s" : ""}: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}.`;
+    throw invalidArgument("invalid_headers", message, errors);
+  }
+  return {
+    providerConfigKey: providerConfigKey as string,
+    connectionId: connectionId as string,
+    retries,
+    retryOn,
+    baseUrlOverride: value("base-url-override"),
+    decompress: rawDecompress === "true",
+  };
+}

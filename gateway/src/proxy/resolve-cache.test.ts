@@ -1,0 +1,115 @@
+import { describe, expect, test } from "bun:test";
+import { ResolveCache, type ResolvedUpstream, type ResolveKey } from "./resolve-cache.ts";
+
+const key: ResolveKey = { environmentId: "env_1", providerConfigKey: "cal", connectionId: "alice" };
+
+function harness() {
+  let now = 1_000;
+  let token = 0;
+  const calls: boolean[] = [];
+  let gate: Promise<void> = Promise.resolve();
+  const cache = new ResolveCache(
+    async (_k, force) => {
+      calls.push(force);
+      await gate;
+      if (force || token === 0) token++;
+      return answer(`t${token}`, now + 5_000);
+    },
+    () => now,
+  );
+  return {
+    cache,
+    calls,
+    advance: (ms: number) => {
+      now += ms;
+    },
+    hold() {
+      let release!: () => void;
+      gate = new Promise((r) => {
+        release = r;
+      });
+      return () => release();
+    },
+  };
+}
+
+function answer(token: string, cacheUntil: number): ResolvedUpstream {
+  return {
+    baseUrl: "https://api.example",
+    headers: { authorization: `Bearer ${token}` },
+    cacheUntil,
+    allowedOverrideHosts: [],
+    observeChannelCalls: false,
+    policy: {} as ResolvedUpstream["policy"],
+  };
+}
+
+describe("resolve cache", () => {
+  test("reuses an answer until its cache_until, then asks again", async () => {
+    const h = harness();
+    await h.cache.get(key);
+    await h.cache.get(key);
+    expect(h.calls).toEqual([false]);
+    h.advance(5_000);
+    await h.cache.get(key);
+    expect(h.calls).toEqual([false, false]);
+  });
+
+  test("keys by environment, integration and connection", async () => {
+    const h = harness();
+    await h.cache.get(key);
+    await h.cache.get({ ...key, connectionId: "bob" });
+    await h.cache.get({ ...key, providerConfigKey: "mail" });
+    await h.cache.get({ ...key, environmentId: "env_2" });
+    expect(h.calls.length).toBe(4);
+  });
+
+  test("concurrent misses share one call", async () => {
+    const h = harness();
+    const release = h.hold();
+    const all = Promise.all([h.cache.get(key), h.cache.get(key), h.cache.get(key)]);
+    release();
+    expect(new Set(await all).size).toBe(1);
+    expect(h.calls).toEqual([false]);
+  });
+
+  test("a burst of 401s forces one refresh; later ones use the new answer", async () => {
+    const h = harness();
+    const stale = await h.cache.get(key);
+    const release = h.hold();
+    const refreshed = Promise.all([h.cache.refresh(key, stale), h.cache.refresh(key, stale)]);
+    release();
+    const [a, b] = await refreshed;
+    expect(a).toBe(b);
+    expect(a.headers.authorization).toBe("Bearer t2");
+    expect(await h.cache.refresh(key, stale)).toBe(a);
+    expect(await h.cache.get(key)).toBe(a);
+    expect(h.calls).toEqual([false, true]);
+  });
+
+  test("an ordinary answer overtaken by a forced refresh does not bring the old token back", async () => {
+    const h = harness();
+    const stale = await h.cache.get(key);
+    h.advance(6_000);
+    const release = h.hold();
+    const ordinary = h.cache.get(key);
+    const forced = h.cache.refresh(key, stale);
+    release();
+    await Promise.all([ordinary, forced]);
+    expect((await h.cache.get(key)).headers.authorization).toBe("Bearer t2");
+  });
+
+  test("failures are not kept", async () => {
+    let fail = true;
+    const cache = new ResolveCache(
+      async () => {
+        if (fail) throw new Error("unknown_connection");
+        return answer("t", Number.MAX_SAFE_INTEGER);
+      },
+      () => 0,
+    );
+    await expect(cache.get(key)).rejects.toThrow("unknown_connection");
+    fail = false;
+    expect((await cache.get(key)).headers.authorization).toBe("Bearer t");
+  });
+});

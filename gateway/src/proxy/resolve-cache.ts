@@ -1,0 +1,109 @@
+import type { CallPolicy, ResolveUpstreamResponse } from "@junction/contracts/proxy/v1/proxy_service_pb";
+
+/** A ResolveUpstream answer as the gateway uses it. */
+export interface ResolvedUpstream {
+  baseUrl: string;
+  headers: Readonly<Record<string, string>>;
+  /** Reusable until then (the proxy service's clock, Unix ms). */
+  cacheUntil: number;
+  allowedOverrideHosts: readonly string[];
+  policy: CallPolicy;
+  observeChannelCalls: boolean;
+}
+
+export interface ResolveKey {
+  environmentId: string;
+  providerConfigKey: string;
+  connectionId: string;
+}
+
+type Fetch = (key: ResolveKey, forceRefresh: boolean) => Promise<ResolvedUpstream>;
+
+/** Cached answers at most; past it the oldest go first. */
+const MAX_ENTRIES = 10_000;
+
+/**
+ * Answers of ResolveUpstream by (environment, integration, connection), reused until their
+ * `cache_until_ms`. Concurrent misses of one key share one call, and so do concurrent forced refreshes
+ * after upstream 401s: a burst of requests costs one token refresh, not one each. Failures are not kept.
+ */
+export class ResolveCache {
+  private readonly entries = new Map<string, ResolvedUpstream>();
+  private readonly pending = new Map<string, Promise<ResolvedUpstream>>();
+  private readonly forcing = new Map<string, Promise<ResolvedUpstream>>();
+
+  constructor(
+    private readonly fetch: Fetch,
+    private readonly now: () => number,
+  ) {}
+
+  /** The cached answer while fresh, otherwise a new one. */
+  get(key: ResolveKey): Promise<ResolvedUpstream> {
+    const id = cacheKey(key);
+    const hit = this.entries.get(id);
+    if (hit && hit.cacheUntil > this.now()) return Promise.resolve(hit);
+    const inFlight = this.forcing.get(id) ?? this.pending.get(id);
+    if (inFlight) return inFlight;
+    return this.load(id, key, false, this.pending);
+  }
+
+  /**
+   * A fresh answer after the upstream refused `stale` with 401: the token is refreshed, unless another
+   * request already got a different one.
+   */
+  refresh(key: ResolveKey, stale: ResolvedUpstream): Promise<ResolvedUpstream> {
+    const id = cacheKey(key);
+    const current = this.entries.get(id);
+    if (current && !sameHeaders(current, stale) && current.cacheUntil > this.now()) return Promise.resolve(current);
+    this.entries.delete(id);
+    return this.forcing.get(id) ?? this.load(id, key, true, this.forcing);
+  }
+
+  private load(
+    id: string,
+    key: ResolveKey,
+    force: boolean,
+    into: Map<string, Promise<ResolvedUpstream>>,
+  ): Promise<ResolvedUpstream> {
+    const loading = this.fetch(key, force)
+      .then((answer) => {
+        // An ordinary load that was overtaken by a forced refresh must not bring the old token back.
+        if (force || !this.forcing.has(id)) this.store(id, answer);
+        return answer;
+      })
+      .finally(() => into.delete(id));
+    into.set(id, loading);
+    return loading;
+  }
+
+  private store(id: string, answer: ResolvedUpstream): void {
+    if (!this.entries.has(id) && this.entries.size >= MAX_ENTRIES) {
+      const oldest = this.entries.keys().next();
+      if (!oldest.done) this.entries.delete(oldest.value);
+    }
+    this.entries.set(id, answer);
+  }
+}
+
+function sameHeaders(a: ResolvedUpstream, b: ResolvedUpstream): boolean {
+  const names = Object.keys(a.headers);
+  return names.length === Object.keys(b.headers).length && names.every((n) => a.headers[n] === b.headers[n]);
+}
+
+/** Converts the RPC answer. */
+export function toResolved(res: ResolveUpstreamResponse): ResolvedUpstream {
+  if (!res.policy) throw new Error("ResolveUpstream answered without a call policy");
+  return {
+    baseUrl: res.baseUrl,
+    headers: res.headers,
+    cacheUntil: Number(res.cacheUntilMs),
+    allowedOverrideHosts: res.allowedOverrideHosts,
+    policy: res.policy,
+    observeChannelCalls: res.observeChannelCalls,
+  };
+}
+
+function cacheKey(k: ResolveKey): string {
+  // Header values cannot hold a line feed, so the parts cannot run into each other.
+  return `${k.environmentId}\n${k.providerConfigKey}\n${k.connectionId}`;
+}

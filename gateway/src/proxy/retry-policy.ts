@@ -1,0 +1,50 @@
+import type { CallPolicy } from "@junction/contracts/proxy/v1/proxy_service_pb";
+import type { ProxyControls } from "./proxy-controls.ts";
+
+/** Methods that may be repeated without changing the outcome (RFC 9110 §9.2.2). */
+const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
+
+/** The policy fields the retry rules use. */
+export type RetryPolicy = Pick<
+  CallPolicy,
+  "defaultRetries" | "maxRetries" | "retryBaseDelayMs" | "retryMaxDelayMs" | "maxRetryAfterMs"
+>;
+
+/**
+ * How many times a request may be retried: the caller's `Retries` (bounded by the policy); otherwise
+ * the default for idempotent methods, or when the caller asked with `Retry-On`. A non-idempotent
+ * method the caller did not ask about is never retried: the upstream may have acted on it.
+ */
+export function retryBudget(method: string, controls: ProxyControls, policy: RetryPolicy): number {
+  if (controls.retries !== undefined) return Math.min(controls.retries, policy.maxRetries);
+  if (IDEMPOTENT.has(method) || controls.retryOn.size > 0) return policy.defaultRetries;
+  return 0;
+}
+
+/** Whether an upstream status is worth another attempt: 429, 5xx, or one the caller listed in `Retry-On`. */
+export function isRetryableStatus(status: number, retryOn: ReadonlySet<number>): boolean {
+  return status === 429 || (status >= 500 && status <= 599) || retryOn.has(status);
+}
+
+/** Exponential backoff with full jitter: a random delay up to base·2^attempt, capped (attempt counts from 0). */
+export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
+  const ceiling = Math.min(policy.retryMaxDelayMs, policy.retryBaseDelayMs * 2 ** Math.min(attempt, 30));
+  return Math.floor(random() * ceiling);
+}
+
+/**
+ * The wait a `Retry-After` asks for (seconds or an HTTP date), clamped to the policy's bound so that
+ * an upstream cannot park a request for an hour. Undefined when absent or unreadable.
+ */
+export function retryAfterDelay(value: string | null, now: number, policy: RetryPolicy): number | undefined {
+  if (!value) return undefined;
+  const trimmed = value.trim();
+  let ms: number;
+  if (/^\d+$/.test(trimmed)) ms = Number(trimmed) * 1000;
+  else {
+    const at = Date.parse(trimmed);
+    if (Number.isNaN(at)) return undefined;
+    ms = at - now;
+  }
+  return Math.max(0, Math.min(ms, policy.maxRetryAfterMs));
+}

@@ -1,0 +1,77 @@
+import { JunctionError, type Logger } from "@junction/platform";
+import { Code } from "@connectrpc/connect";
+import { proxyErrors } from "./proxy-errors.ts";
+
+export interface UpstreamAttempt {
+  url: string;
+  method: string;
+  headers: Headers;
+  body: Uint8Array | ReadableStream<Uint8Array> | null;
+  decompress: boolean;
+  timeoutMs: number;
+  /** The caller's connection: when it goes away, the upstream call is abandoned. */
+  clientSignal: AbortSignal;
+}
+
+/** The caller went away; nobody is left to answer (499 in the access log). */
+export const clientGone = () =>
+  new JunctionError("client_closed_request", "The client closed the request.", Code.Canceled);
+
+/**
+ * One upstream attempt, resolved when the response headers arrive. Redirects are handed to the
+ * caller, never followed: following one would carry the connection's token to wherever it points.
+ * The timeout covers the wait for the headers; the body then streams at the caller's pace.
+ * Throws 504 `upstream_timeout`, 502 `upstream_unreachable` (naming the host, never the path or
+ * query), or `client_closed_request`.
+ */
+export async function callUpstream(attempt: UpstreamAttempt, logger: Logger): Promise<Response> {
+  const controller = new AbortController();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    controller.abort();
+  }, attempt.timeoutMs);
+  const onClientGone = () => controller.abort();
+  attempt.clientSignal.addEventListener("abort", onClientGone, { once: true });
+  try {
+    return await fetch(attempt.url, {
+      method: attempt.method,
+      headers: attempt.headers,
+      body: attempt.body,
+      signal: controller.signal,
+      redirect: "manual",
+      decompress: attempt.decompress,
+      duplex: "half",
+    } as RequestInit);
+  } catch (err) {
+    const host = hostOf(attempt.url);
+    if (attempt.clientSignal.aborted) throw clientGone();
+    if (timedOut) {
+      logger.warn("upstream timed out", { host, timeoutMs: attempt.timeoutMs });
+      throw proxyErrors.timeout(host, attempt.timeoutMs);
+    }
+    logger.warn("upstream unreachable", { host, error: errorCode(err) });
+    throw proxyErrors.unreachable(host);
+  } finally {
+    clearTimeout(timer);
+    attempt.clientSignal.removeEventListener("abort", onClientGone);
+  }
+}
+
+/** Whether a failed attempt may be tried again (the upstream never answered). */
+export function isUpstreamFailure(err: unknown): boolean {
+  return err instanceof JunctionError && (err.code === "upstream_unreachable" || err.code === "upstream_timeout");
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "the upstream";
+  }
+}
+
+function errorCode(err: unknown): string {
+  const code = (err as { code?: unknown })?.code;
+  return typeof code === "string" ? code : err instanceof Error ? err.name : "unknown";
+}

@@ -1,0 +1,194 @@
+import type { GatewayClients } from "../clients.ts";
+import type { RouteContext } from "../router.ts";
+import { checkBaseUrlOverride } from "./base-url-override.ts";
+import { reportChannelCall } from "./channel-report.ts";
+import { CHANNEL_BODY_LIMIT, channelCallOf, teeBounded } from "./channel-tap.ts";
+import { downstreamResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts";
+import { dnsLookup, type HostLookup } from "./private-address.ts";
+import { type ProxyControls, readProxyControls } from "./proxy-controls.ts";
+import { isReplayable, type OutgoingBody, takeOutgoingBody } from "./request-body.ts";
+import { ResolveCache, type ResolvedUpstream, type ResolveKey, toResolved } from "./resolve-cache.ts";
+import { backoffDelay, isRetryableStatus, retryAfterDelay, retryBudget } from "./retry-policy.ts";
+import { callUpstream, clientGone, isUpstreamFailure } from "./upstream-call.ts";
+import { upstreamTarget } from "./upstream-path.ts";
+import { upstreamUrl } from "./upstream-url.ts";
+
+export interface UpstreamProxyOptions {
+  /** Clock for the resolve cache and Retry-After dates (the proxy service's clock in one process). */
+  now?: () => number;
+  /** DNS for Base-Url-Override checks. */
+  lookup?: HostLookup;
+  /** Jitter source. */
+  random?: () => number;
+}
+
+/** Responses that never have a body (RFC 9110 §6.4.1). */
+const BODILESS_STATUS = new Set([204, 205, 304]);
+
+/**
+ * The /proxy handler (spec: Proxy rules 1–3): checks the path and headers, resolves the connection's
+ * upstream and token (cached), then streams the caller's body up and the upstream's answer back,
+ * retrying as the caller and the policy allow, and refreshing the token once after a 401.
+ */
+export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: RouteContext) => Promise<Response> {
+  const now = options.now ?? Date.now;
+  const lookup = options.lookup ?? dnsLookup;
+  const random = options.random ?? Math.random;
+  let cache: ResolveCache | undefined;
+  const cacheFor = (clients: GatewayClients) => {
+    cache ??= new ResolveCache(
+      async (key, forceRefresh) =>
+        toResolved(
+          await clients.proxy.resolveUpstream({
+            providerConfigKey: key.providerConfigKey,
+            connectionId: key.connectionId,
+            forceRefresh,
+          }),
+        ),
+      now,
+    );
+    return cache;
+  };
+
+  return async (ctx) => {
+    const { req } = ctx;
+    const target = upstreamTarget(ctx.url);
+    const controls = readProxyControls(req.headers);
+    const key: ResolveKey = {
+      environmentId: ctx.environmentId,
+      providerConfigKey: controls.providerConfigKey,
+      connectionId: controls.connectionId,
+    };
+    const resolver = cacheFor(ctx.clients);
+    let resolved = await resolver.get(key);
+    const base = controls.baseUrlOverride
+      ? await checkBaseUrlOverride(
+          controls.baseUrlOverride,
+          { baseUrl: resolved.baseUrl, allowedHosts: resolved.allowedOverrideHosts },
+          lookup,
+        )
+      : resolved.baseUrl;
+    const url = upstreamUrl(base, target.path, target.query);
+    const channelCall = channelCallOf(req.method, target.path, resolved.observeChannelCalls);
+    let body = await takeOutgoingBody(req);
+    let sentBody: Promise<Uint8Array> | undefined;
+    if (channelCall !== undefined) [body, sentBody] = tapRequestBody(body);
+
+    const budget = retryBudget(req.method, controls, resolved.policy);
+    let attempt = 0;
+    let refreshed = false;
+    for (;;) {
+      let res: Response;
+      try {
+        res = await callUpstream(
+          {
+            url,
+            method: req.method,
+            headers: outgoingHeaders(req.headers, resolved, body),
+            body: body.kind === "none" ? null : body.kind === "bytes" ? body.bytes : body.stream,
+            decompress: controls.decompress,
+            timeoutMs: resolved.policy.upstreamTimeoutMs,
+            clientSignal: req.signal,
+          },
+          ctx.logger,
+        );
+      } catch (err) {
+        if (!isUpstreamFailure(err) || attempt >= budget || !isReplayable(body)) throw err;
+        await pause(backoffDelay(attempt, resolved.policy, random), req.signal);
+        attempt++;
+        continue;
+      }
+      if (res.status === 401 && !refreshed) {
+        // One refresh and one retry (issue 4, item 2). A streamed body cannot be sent twice: the 401
+        // goes back, and the refreshed token serves the next request.
+        refreshed = true;
+        if (isReplayable(body)) {
+          await discard(res);
+          resolved = await resolver.refresh(key, resolved);
+          continue;
+        }
+        resolver
+          .refresh(key, resolved)
+          .catch((err) => ctx.logger.warn("token refresh after 401 failed", { error: err }));
+      }
+      if (attempt < budget && isReplayable(body) && isRetryableStatus(res.status, controls.retryOn)) {
+        const wait =
+          retryAfterDelay(res.headers.get("retry-after"), now(), resolved.policy) ??
+          backoffDelay(attempt, resolved.policy, random);
+        ctx.logger.info("retrying upstream", { requestId: ctx.requestId, status: res.status, attempt, waitMs: wait });
+        await discard(res);
+        await pause(wait, req.signal);
+        attempt++;
+        continue;
+      }
+      const { response, received } = respond(res, req.method, controls, channelCall !== undefined);
+      if (channelCall !== undefined) void reportChannelCall(ctx, key, channelCall, res.status, sentBody, received);
+      return response;
+    }
+  };
+}
+
+function outgoingHeaders(incoming: Headers, resolved: ResolvedUpstream, body: OutgoingBody): Headers {
+  const headers = upstreamRequestHeaders(incoming, resolved.headers);
+  // A streamed body of known length keeps it, so the upstream gets no chunked upload it did not ask for.
+  if (body.kind === "stream" && body.length !== null) headers.set("content-length", body.length);
+  return headers;
+}
+
+/**
+ * The caller's answer: the upstream's status, headers and body, streamed as they come. With `tap`
+ * (channel calls only) the body is teed and its first bytes returned as `received`.
+ */
+function respond(
+  res: Response,
+  method: string,
+  controls: ProxyControls,
+  tap: boolean,
+): { response: Response; received: Promise<Uint8Array> | undefined } {
+  const init = {
+    status: res.status,
+    statusText: res.statusText,
+    headers: downstreamResponseHeaders(res.headers, controls.decompress),
+  };
+  if (method === "HEAD" || BODILESS_STATUS.has(res.status) || res.body === null) {
+    void discard(res);
+    return { response: new Response(null, init), received: tap ? Promise.resolve(new Uint8Array(0)) : undefined };
+  }
+  if (!tap) return { response: new Response(res.body, init), received: undefined };
+  const [pass, received] = teeBounded(res.body);
+  return { response: new Response(pass, init), received };
+}
+
+function tapRequestBody(body: OutgoingBody): [OutgoingBody, Promise<Uint8Array>] {
+  if (body.kind === "none") return [body, Promise.resolve(new Uint8Array(0))];
+  if (body.kind === "bytes") {
+    return [body, Promise.resolve(body.bytes.byteLength <= CHANNEL_BODY_LIMIT ? body.bytes : new Uint8Array(0))];
+  }
+  const [pass, copy] = teeBounded(body.stream);
+  return [{ ...body, stream: pass }, copy];
+}
+
+/** Lets go of a response that will not be passed on, so its connection can be reused. */
+async function discard(res: Response): Promise<void> {
+  try {
+    await res.body?.cancel();
+  } catch {
+    // Already closed.
+  }
+}
+
+/** Waits between attempts; gives up when the caller goes away. */
+function pause(ms: number, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.reject(clientGone());
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(clientGone());
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+}

@@ -1,0 +1,89 @@
+import { z } from "zod";
+import { parseWith, queryObject } from "../../http/read-json.ts";
+import type { Route } from "../../router.ts";
+import { browserError, wantsHtml } from "./browser-error.ts";
+import { callbackPage } from "./callback-page.ts";
+import { htmlPage } from "./html-page.ts";
+
+/** The callback must answer even when a service hangs: the browser gets a page within this. */
+const CALLBACK_DEADLINE_MS = 30_000;
+
+const scopeList = z
+  .string()
+  .max(4096)
+  .transform((v) => v.split(/[,\s]+/).filter(Boolean));
+
+// Browser routes: extra query parameters (added by frontend SDKs) are ignored rather than refused.
+const connectQuery = z.object({
+  connect_session_token: z.string().min(1).max(512),
+  user_scope: scopeList.optional(),
+  include_granted_scopes: z.enum(["true", "false"]).optional(),
+  login_hint: z.string().max(320).optional(),
+});
+
+const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? "";
+
+/** GET /oauth/connect/{integration} (302 upstream) and GET /oauth/callback (a page saying what happened). */
+export function authorizationRoutes(): Route[] {
+  return [
+    {
+      method: "GET",
+      pattern: "/oauth/connect/:integration",
+      auth: false,
+      handler: async (ctx) => {
+        const html = wantsHtml(ctx.req);
+        try {
+          const q = parseWith(connectQuery, queryObject(ctx.url), "invalid_query_params");
+          const { authorizationUrl } = await ctx.clients.connection.startAuthorization({
+            providerConfigKey: ctx.params.integration as string,
+            connectSessionToken: q.connect_session_token,
+            extraScopes: q.user_scope ?? [],
+            includeGrantedScopes: q.include_granted_scopes === "true",
+            loginHint: q.login_hint ?? "",
+          });
+          return new Response(null, {
+            status: 302,
+            headers: { location: authorizationUrl, "cache-control": "no-store", "referrer-policy": "no-referrer" },
+          });
+        } catch (err) {
+          return browserError(err, ctx, html, "Cannot start the connection");
+        }
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/oauth/callback",
+      auth: false,
+      handler: async (ctx) => {
+        // Everything is wrapped: whatever happens, the browser gets a page that says what (spec: What the service does 3).
+        try {
+          const q = queryObject(ctx.url);
+          const res = await ctx.clients.connection.completeAuthorization(
+            {
+              state: single(q.state),
+              code: single(q.code),
+              error: single(q.error),
+              errorDescription: single(q.error_description),
+            },
+            { timeoutMs: CALLBACK_DEADLINE_MS },
+          );
+          return callbackPage(res, ctx.requestId);
+        } catch (err) {
+          const page = await browserError(err, ctx, true, "Authorization failed");
+          return page.status === 500
+            ? htmlPage(
+                500,
+                {
+                  title: "Authorization failed",
+                  code: "internal_error",
+                  heading: "Authorization failed",
+                  message: `Junction could not complete the authorization because of an internal error; it may or may not have been saved. Check the app, and start again if it is not connected. Quote request id ${ctx.requestId} when reporting it.`,
+                },
+                ctx.requestId,
+              )
+            : page;
+        }
+      },
+    },
+  ];
+}

@@ -1,0 +1,161 @@
+import { parseFrequency } from "./frequency.ts";
+import {
+  LIFECYCLE_EVENTS,
+  type LifecycleEvent,
+  type ScriptDeclaration,
+  type ScriptEndpoint,
+} from "./script-declaration.ts";
+
+/**
+ * The default export as the sandbox reports it: JSON values as they are, functions replaced by
+ * `{ "$function": true }`. Produced by `describe` in the sandbox prelude.
+ */
+export type DeclarationProjection =
+  | { export: "missing" }
+  | { export: "other"; type: string }
+  | { export: "object"; fields: Record<string, unknown> };
+
+/** Why a declaration is refused; `key` is the field at fault, used to point at its line. */
+export interface DeclarationProblem {
+  message: string;
+  key?: string;
+}
+
+export type DeclarationRead = { ok: true; declaration: ScriptDeclaration } | { ok: false; problem: DeclarationProblem };
+
+const SYNC_KEYS = [
+  "type",
+  "frequency",
+  "exec",
+  "onWebhook",
+  "webhookSubscriptions",
+  "endpoint",
+  "endpoints",
+  "autoStart",
+  "description",
+  "version",
+];
+const ON_EVENT_KEYS = ["type", "event", "exec", "description", "version"];
+const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+const HOW_TO = "export default createSync({ ... }) or createOnEvent({ ... })";
+
+/** Turns the sandbox's report of a default export into a declaration, or the exact reason it is refused. */
+export function readDeclaration(projection: DeclarationProjection): DeclarationRead {
+  if (projection.export === "missing") return fail(`the script has no default export: write ${HOW_TO}`);
+  if (projection.export === "other") {
+    return fail(`the default export is ${projection.type}, not a declaration object: write ${HOW_TO}`);
+  }
+  const fields = projection.fields;
+  const type = fields.type;
+  if (type === "sync") return readSync(fields);
+  if (type === "on-event") return readOnEvent(fields);
+  if (type === "action") return fail("actions are not supported yet: write a sync or an on-event script", "type");
+  if (type === undefined) return fail(`the declaration has no type: write ${HOW_TO}, or set type: "sync" | "on-event"`);
+  return fail(`type ${JSON.stringify(type)} is not a script kind (use "sync" or "on-event")`, "type");
+}
+
+function readSync(fields: Record<string, unknown>): DeclarationRead {
+  const common = readCommon(fields, SYNC_KEYS);
+  if ("problem" in common) return { ok: false, problem: common.problem };
+  if (fields.frequency === undefined) return fail('a sync needs a frequency, e.g. frequency: "every day"');
+  const frequency = parseFrequency(fields.frequency);
+  if (!frequency.ok) return fail(frequency.reason, "frequency");
+
+  const subscriptions = fields.webhookSubscriptions ?? [];
+  if (!isStringList(subscriptions)) {
+    return fail('webhookSubscriptions must be a list of non-empty strings, e.g. ["*"]', "webhookSubscriptions");
+  }
+  const hasOnWebhook = isFunction(fields.onWebhook);
+  if (fields.onWebhook !== undefined && !hasOnWebhook) return fail("onWebhook must be a function", "onWebhook");
+  if (subscriptions.length > 0 && !hasOnWebhook) {
+    return fail("webhookSubscriptions needs an onWebhook function to receive them", "webhookSubscriptions");
+  }
+  if (fields.autoStart !== undefined && typeof fields.autoStart !== "boolean") {
+    return fail("autoStart must be true or false", "autoStart");
+  }
+  const endpoints = readEndpoints(fields);
+  if ("problem" in endpoints) return { ok: false, problem: endpoints.problem };
+  return {
+    ok: true,
+    declaration: {
+      kind: "sync",
+      frequency: frequency.frequency.text,
+      frequencyMs: frequency.frequency.ms,
+      autoStart: fields.autoStart !== false,
+      webhookSubscriptions: [...new Set(subscriptions)],
+      hasOnWebhook,
+      endpoints: endpoints.list,
+      ...common,
+    },
+  };
+}
+
+function readOnEvent(fields: Record<string, unknown>): DeclarationRead {
+  const common = readCommon(fields, ON_EVENT_KEYS);
+  if ("problem" in common) return { ok: false, problem: common.problem };
+  const event = fields.event;
+  if (event === undefined) return fail(`an on-event script needs an event: ${eventList()}`);
+  if (typeof event !== "string" || !(LIFECYCLE_EVENTS as readonly string[]).includes(event)) {
+    return fail(`event ${JSON.stringify(event)} is not supported (use ${eventList()})`, "event");
+  }
+  return { ok: true, declaration: { kind: "on-event", event: event as LifecycleEvent, ...common } };
+}
+
+type Common = { description: string | null; version: string | null };
+
+function readCommon(fields: Record<string, unknown>, allowed: string[]): Common | { problem: DeclarationProblem } {
+  for (const key of Object.keys(fields)) {
+    if (!allowed.includes(key)) {
+      return { problem: { message: `unknown field "${key}" (allowed: ${allowed.join(", ")})`, key } };
+    }
+  }
+  if (!isFunction(fields.exec)) {
+    const message = fields.exec === undefined ? "the declaration has no exec function" : "exec must be a function";
+    return { problem: fields.exec === undefined ? { message } : { message, key: "exec" } };
+  }
+  for (const key of ["description", "version"] as const) {
+    const value = fields[key];
+    if (value !== undefined && typeof value !== "string") {
+      return { problem: { message: `${key} must be a string`, key } };
+    }
+  }
+  return {
+    description: (fields.description as string | undefined) ?? null,
+    version: (fields.version as string | undefined) ?? null,
+  };
+}
+
+/** `endpoint: "GET /path"` (Junction) or `endpoints: [{ method, path }]` (Nango). */
+function readEndpoints(fields: Record<string, unknown>): { list: ScriptEndpoint[] } | { problem: DeclarationProblem } {
+  const list: ScriptEndpoint[] = [];
+  if (fields.endpoint !== undefined) {
+    const match = typeof fields.endpoint === "string" ? /^([A-Za-z]+) +(\/\S*)$/.exec(fields.endpoint.trim()) : null;
+    const method = match?.[1]?.toUpperCase();
+    if (!match || !isMethod(method)) {
+      return { problem: { message: 'endpoint must read "METHOD /path", e.g. "GET /calendar/renewal"', key: "endpoint" } };
+    }
+    list.push({ method, path: match[2] as string });
+  }
+  if (fields.endpoints !== undefined) {
+    const given = fields.endpoints;
+    const bad = { problem: { message: 'endpoints must be a list of { method: "GET", path: "/..." }', key: "endpoints" } };
+    if (!Array.isArray(given)) return bad;
+    for (const item of given) {
+      const method = typeof item?.method === "string" ? item.method.toUpperCase() : undefined;
+      if (!isMethod(method) || typeof item.path !== "string" || !item.path.startsWith("/")) return bad;
+      list.push({ method, path: item.path });
+    }
+  }
+  return { list };
+}
+
+const isMethod = (m: string | undefined): m is ScriptEndpoint["method"] =>
+  m !== undefined && (METHODS as readonly string[]).includes(m);
+const isFunction = (v: unknown) => typeof v === "object" && v !== null && (v as { $function?: unknown }).$function === true;
+const isStringList = (v: unknown): v is string[] =>
+  Array.isArray(v) && v.every((s) => typeof s === "string" && s.trim() !== "" && s.length <= 200);
+const eventList = () => LIFECYCLE_EVENTS.map((e) => `"${e}"`).join(" or ");
+const fail = (message: string, key?: string): DeclarationRead => ({
+  ok: false,
+  problem: key === undefined ? { message } : { message, key },
+});

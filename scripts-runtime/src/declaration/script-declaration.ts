@@ -1,0 +1,46 @@
+/** What a script is, read from its default export when it is uploaded (spec: Customer-side scripts). */
+export type ScriptDeclaration = SyncDeclaration | OnEventDeclaration;
+
+export type ScriptKind = ScriptDeclaration["kind"];
+
+/** The lifecycle events a script can hook (spec: Customer-side scripts, lifecycle scripts). */
+export const LIFECYCLE_EVENTS = ["post-connection-creation", "pre-connection-deletion"] as const;
+export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
+
+/** An HTTP endpoint a sync exposes, e.g. `GET /google-calendar/watch-renewal`. */
+export interface ScriptEndpoint {
+  method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
+  path: string;
+}
+
+/** A sync: `exec` runs every `frequencyMs` per connection; `onWebhook` gets matched notifications. */
+export interface SyncDeclaration {
+  kind: "sync";
+  /** The frequency as written, e.g. "every day". */
+  frequency: string;
+  frequencyMs: number;
+  /** Whether the schedule starts by itself for each new connection (Nango's `autoStart`, default true). */
+  autoStart: boolean;
+  /** Notification subscriptions routed to `onWebhook` instead of (or as well as) being forwarded. */
+  webhookSubscriptions: string[];
+  hasOnWebhook: boolean;
+  endpoints: ScriptEndpoint[];
+  description: string | null;
+  version: string | null;
+}
+
+/** A lifecycle script: `exec` runs once when `event` happens to a connection. */
+export interface OnEventDeclaration {
+  kind: "on-event";
+  event: LifecycleEvent;
+  description: string | null;
+  version: string | null;
+}
+
+/** The entry points a run can call. */
+export type ScriptEntry = "exec" | "onWebhook";
+
+/** Whether `entry` exists on a script with this declaration. */
+export function hasEntry(declaration: ScriptDeclaration, entry: ScriptEntry): boolean {
+  return entry === "exec" || (declaration.kind === "sync" && declaration.hasOnWebhook);
+}

@@ -1,0 +1,134 @@
+import { JunctionError, type Logger } from "@junction/platform";
+import { z } from "zod";
+import type { JsonValue } from "./run-types.ts";
+import { type ProxyConfiguration, type ScriptHost, ScriptHostError } from "./script-host.ts";
+
+const json: z.ZodType<JsonValue> = z.lazy(() =>
+  z.union([z.null(), z.boolean(), z.number(), z.string(), z.array(json), z.record(z.string(), json)]),
+);
+const metadata = z.record(z.string(), json);
+const optionalName = z.string().min(1).max(255).nullable();
+
+const proxyConfig = z.strictObject({
+  endpoint: z.string().min(1).max(8192),
+  method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]),
+  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number()]))])).optional(),
+  data: json.optional(),
+  headers: z.record(z.string(), z.string()).optional(),
+  retries: z.number().int().min(0).max(10).optional(),
+  retryOn: z.array(z.number().int().min(100).max(599)).max(20).optional(),
+  baseUrlOverride: z.url().optional(),
+  decompress: z.boolean().optional(),
+  responseType: z.enum(["json", "text"]).optional(),
+  providerConfigKey: z.string().min(1).max(255).optional(),
+  connectionId: z.string().min(1).max(255).optional(),
+});
+
+/**
+ * The parent's check of each script API call. The prelude checks the same things to throw at the
+ * script's own line, but a script can tamper with what the prelude relies on (its own globals),
+ * so this is the one that counts: nothing unchecked reaches a ScriptHost.
+ */
+const SIGNATURES = {
+  proxy: z.tuple([proxyConfig]),
+  getConnection: z.tuple([optionalName, optionalName]),
+  getMetadata: z.tuple([]),
+  setMetadata: z.tuple([metadata]),
+  updateMetadata: z.tuple([metadata]),
+  getWebhookURL: z.tuple([]),
+} as const;
+
+type Method = keyof typeof SIGNATURES;
+
+/** The reply to a host call, as the prelude reads it. */
+export type HostReply =
+  | { ok: true; value: JsonValue }
+  | {
+      ok: false;
+      error: { type: "TypeError" | "ScriptApiError"; message: string; status?: number; body?: JsonValue; code?: string };
+    };
+
+/** Calls the host for one script API call and turns the outcome into the JSON text of a reply. */
+export async function dispatchHostCall(
+  host: ScriptHost,
+  method: string,
+  argsJson: string,
+  maxReplyBytes: number,
+  logger?: Logger,
+): Promise<string> {
+  const reply = await callHost(host, method, argsJson, logger);
+  const text = JSON.stringify(reply);
+  if (text.length <= maxReplyBytes) return text;
+  const message = `the result of ${method} is larger than the script's memory limit allows (${text.length} bytes)`;
+  return JSON.stringify({ ok: false, error: { type: "ScriptApiError", message, status: 413, body: null } });
+}
+
+async function callHost(host: ScriptHost, method: string, argsJson: string, logger?: Logger): Promise<HostReply> {
+  if (!Object.hasOwn(SIGNATURES, method)) return typeError(`unknown script API function "${method}"`);
+  const parsed = SIGNATURES[method as Method].safeParse(safeJson(argsJson));
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    const where = issue?.path.length ? `argument ${describePath(issue.path)}` : "arguments";
+    return typeError(`nango.${method}: ${where}: ${issue?.message ?? "invalid"}`);
+  }
+  const args = parsed.data as unknown[];
+  try {
+    switch (method as Method) {
+      case "proxy": {
+        const response = await host.proxy(args[0] as ProxyConfiguration);
+        if (response.status >= 400) {
+          const message = `${(args[0] as ProxyConfiguration).method} ${(args[0] as ProxyConfiguration).endpoint} failed with status ${response.status}`;
+          return apiError(message, response.status, response.data, undefined, response.headers);
+        }
+        return { ok: true, value: { status: response.status, headers: response.headers, data: response.data } };
+      }
+      case "getConnection":
+        return { ok: true, value: await host.getConnection(args[0] as string | null, args[1] as string | null) };
+      case "getMetadata":
+        return { ok: true, value: await host.getMetadata() };
+      case "setMetadata":
+        await host.setMetadata(args[0] as { [key: string]: JsonValue });
+        return { ok: true, value: null };
+      case "updateMetadata":
+        await host.updateMetadata(args[0] as { [key: string]: JsonValue });
+        return { ok: true, value: null };
+      case "getWebhookURL":
+        return { ok: true, value: await host.getWebhookURL() };
+    }
+  } catch (err) {
+    if (err instanceof ScriptHostError) return apiError(err.message, err.status, err.body, err.code);
+    // A domain error's message and code are public by design (they reach API error bodies).
+    if (err instanceof JunctionError) return apiError(err.message, 500, { error: { code: err.code } }, err.code);
+    logger?.error("script API call failed", { method, cause: err });
+    return apiError(`nango.${method} failed because of an internal error`, 500, null, "internal_error");
+  }
+  return typeError(`unknown script API function "${method}"`);
+}
+
+const typeError = (message: string): HostReply => ({ ok: false, error: { type: "TypeError", message } });
+
+function apiError(
+  message: string,
+  status: number,
+  body: JsonValue,
+  code?: string,
+  headers?: Record<string, string>,
+): HostReply {
+  const error: HostReply & { ok: false } = { ok: false, error: { type: "ScriptApiError", message, status, body } };
+  if (code !== undefined) error.error.code = code;
+  if (headers !== undefined) Object.assign(error.error, { headers });
+  return error;
+}
+
+function safeJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function describePath(path: PropertyKey[]): string {
+  const [index, ...rest] = path;
+  return `${Number(index) + 1}${rest.length ? ` (${rest.map(String).join(".")})` : ""}`;
+}

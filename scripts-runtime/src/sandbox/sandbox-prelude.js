@@ -1,0 +1,306 @@
+// Evaluated inside QuickJS before the customer's script, once per run. It receives the child's
+// native functions (hostCall, log, uuid, setTimer, clearTimer) and returns the functions the child
+// drives the run with. Everything the script can reach is defined here: the `nango` object handed
+// to exec/onWebhook, console, timers, crypto.randomUUID and the createSync/createOnEvent helpers.
+// The parent re-validates every host call, so nothing here is a security boundary; the checks are
+// here to throw a TypeError at the line of the script that made the mistake.
+(function prelude(native) {
+  "use strict";
+  const stringify = JSON.stringify;
+  const parse = JSON.parse;
+  const keys = Object.keys;
+  const isArray = Array.isArray;
+  const freeze = Object.freeze;
+  const LEVELS = ["debug", "info", "warn", "error"];
+  const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"];
+  const PROXY_OPTIONS = [
+    "endpoint",
+    "method",
+    "params",
+    "data",
+    "headers",
+    "retries",
+    "retryOn",
+    "baseUrlOverride",
+    "decompress",
+    "responseType",
+    "providerConfigKey",
+    "connectionId",
+  ];
+
+  /** Thrown by the script API when a call fails: `status` and `body` as the host reported them. */
+  class ScriptApiError extends Error {
+    constructor(message, details) {
+      super(message);
+      this.name = "ScriptApiError";
+      this.status = details.status;
+      this.body = details.body;
+      this.code = details.code;
+      // axios-like, as Nango scripts read `err.response.status` and `err.response.data`
+      this.response = { status: details.status, data: details.body, headers: details.headers || {} };
+    }
+  }
+
+  const kindOf = (value) => {
+    if (value === null) return "null";
+    if (isArray(value)) return "an array";
+    if (typeof value === "string") return `the string ${stringify(value.slice(0, 60))}`;
+    return typeof value === "object" ? "an object" : typeof value;
+  };
+  const isPlainObject = (value) => value !== null && typeof value === "object" && !isArray(value);
+
+  // Logs ------------------------------------------------------------------------------------------
+  let logsOpen = true;
+  const formatOne = (value) => {
+    if (typeof value === "string") return value;
+    if (value instanceof Error) return `${value.name}: ${value.message}`;
+    if (typeof value === "function") return `[Function ${value.name || "anonymous"}]`;
+    if (value === undefined) return "undefined";
+    if (typeof value === "bigint") return `${value}n`;
+    if (typeof value === "symbol") return String(value);
+    try {
+      const text = stringify(value);
+      return text === undefined ? String(value) : text;
+    } catch {
+      return Object.prototype.toString.call(value);
+    }
+  };
+  const write = (level, args) => {
+    if (!logsOpen) return;
+    let line = "";
+    for (let i = 0; i < args.length; i++) line += (i === 0 ? "" : " ") + formatOne(args[i]);
+    logsOpen = native.log(level, line);
+  };
+  /** Nango's form: `nango.log(...args)`, optionally ending with `{ level: "warn" }`. */
+  const nangoLog = (...args) => {
+    const last = args[args.length - 1];
+    if (args.length > 1 && isPlainObject(last) && keys(last).length === 1 && LEVELS.includes(last.level)) {
+      write(last.level, args.slice(0, -1));
+    } else {
+      write("info", args);
+    }
+  };
+  const console = freeze({
+    log: (...args) => write("info", args),
+    info: (...args) => write("info", args),
+    warn: (...args) => write("warn", args),
+    error: (...args) => write("error", args),
+    debug: (...args) => write("debug", args),
+  });
+
+  // Host calls ------------------------------------------------------------------------------------
+  const call = async (method, args) => {
+    const reply = parse(await native.hostCall(method, stringify(args)));
+    if (reply.ok) return reply.value;
+    if (reply.error.type === "TypeError") throw new TypeError(reply.error.message);
+    throw new ScriptApiError(reply.error.message, reply.error);
+  };
+
+  const proxyConfig = (name, config, method) => {
+    if (!isPlainObject(config)) {
+      throw new TypeError(`nango.${name}(config): config must be an object like { endpoint: "/calendars" }, got ${kindOf(config)}`);
+    }
+    for (const key of keys(config)) {
+      if (!PROXY_OPTIONS.includes(key)) {
+        throw new TypeError(`nango.${name}(config): unknown option "${key}" (allowed: ${PROXY_OPTIONS.join(", ")})`);
+      }
+    }
+    if (typeof config.endpoint !== "string" || config.endpoint === "") {
+      throw new TypeError(`nango.${name}(config): config.endpoint must be a non-empty string, got ${kindOf(config.endpoint)}`);
+    }
+    const chosen = method || (config.method === undefined ? "GET" : config.method);
+    if (typeof chosen !== "string" || !METHODS.includes(chosen.toUpperCase())) {
+      throw new TypeError(`nango.${name}(config): config.method must be one of ${METHODS.join(", ")}, got ${kindOf(chosen)}`);
+    }
+    if (config.headers !== undefined && !isPlainObject(config.headers)) {
+      throw new TypeError(`nango.${name}(config): config.headers must be an object of strings, got ${kindOf(config.headers)}`);
+    }
+    if (config.params !== undefined && !isPlainObject(config.params)) {
+      throw new TypeError(`nango.${name}(config): config.params must be an object, got ${kindOf(config.params)}`);
+    }
+    return { ...config, method: chosen.toUpperCase() };
+  };
+  const request = (name, method) => async (config) => call("proxy", [proxyConfig(name, config, method)]);
+
+  const optionalString = (name, position, value) => {
+    if (value !== undefined && value !== null && typeof value !== "string") {
+      throw new TypeError(`nango.${name}: argument ${position} must be a string, got ${kindOf(value)}`);
+    }
+    return value === undefined ? null : value;
+  };
+  const metadataArgument = (name, metadata) => {
+    if (!isPlainObject(metadata)) {
+      throw new TypeError(`nango.${name}(metadata): metadata must be an object, got ${kindOf(metadata)}`);
+    }
+    return metadata;
+  };
+
+  /** The `nango` object of one run; `context` comes from the caller of the run. */
+  const makeNango = (context) =>
+    freeze({
+      connectionId: context.connectionId ?? null,
+      providerConfigKey: context.providerConfigKey ?? null,
+      environmentId: context.environmentId ?? null,
+      scriptName: context.scriptName ?? null,
+      activityLogId: context.runId ?? null,
+      lastSyncDate: context.lastSyncDate ? new Date(context.lastSyncDate) : null,
+      proxy: request("proxy", null),
+      get: request("get", "GET"),
+      post: request("post", "POST"),
+      put: request("put", "PUT"),
+      patch: request("patch", "PATCH"),
+      delete: request("delete", "DELETE"),
+      getConnection: async (providerConfigKey, connectionId) =>
+        call("getConnection", [
+          optionalString("getConnection", 1, providerConfigKey),
+          optionalString("getConnection", 2, connectionId),
+        ]),
+      getMetadata: async () => call("getMetadata", []),
+      setMetadata: async (metadata) => call("setMetadata", [metadataArgument("setMetadata", metadata)]),
+      updateMetadata: async (metadata) => call("updateMetadata", [metadataArgument("updateMetadata", metadata)]),
+      getWebhookURL: async () => call("getWebhookURL", []),
+      log: nangoLog,
+      uuid: () => native.uuid(),
+    });
+
+  // Timers ----------------------------------------------------------------------------------------
+  const timers = new Map();
+  let timerSeq = 0;
+  const setTimeout = (fn, ms, ...args) => {
+    if (typeof fn !== "function") throw new TypeError(`setTimeout(fn, ms): fn must be a function, got ${kindOf(fn)}`);
+    const delay = Number(ms);
+    const id = ++timerSeq;
+    timers.set(id, () => fn(...args));
+    native.setTimer(id, Number.isFinite(delay) && delay > 0 ? delay : 0);
+    return id;
+  };
+  const clearTimeout = (id) => {
+    if (timers.delete(id)) native.clearTimer(id);
+  };
+  const fireTimer = (id) => {
+    const run = timers.get(id);
+    timers.delete(id);
+    if (!run) return;
+    try {
+      run();
+    } catch (err) {
+      write("error", ["uncaught error in a setTimeout callback:", err]);
+    }
+  };
+
+  // Declarations ----------------------------------------------------------------------------------
+  const declare = (type, helper) => (declaration) => {
+    if (!isPlainObject(declaration)) {
+      throw new TypeError(`${helper}(declaration): declaration must be an object, got ${kindOf(declaration)}`);
+    }
+    return { ...declaration, type };
+  };
+  const createAction = () => {
+    throw new Error("createAction: actions are not supported yet; write a sync or an on-event script");
+  };
+  const nangoModule = freeze({
+    createSync: declare("sync", "createSync"),
+    createOnEvent: declare("on-event", "createOnEvent"),
+    createAction,
+    ScriptApiError,
+  });
+
+  const define = (name, value) =>
+    Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+  define("console", console);
+  define("setTimeout", setTimeout);
+  define("clearTimeout", clearTimeout);
+  define("crypto", freeze({ randomUUID: () => native.uuid() }));
+  define("createSync", nangoModule.createSync);
+  define("createOnEvent", nangoModule.createOnEvent);
+  define("createAction", createAction);
+  define("ScriptApiError", ScriptApiError);
+  define("__junctionNango", nangoModule);
+
+  // Driving a run ---------------------------------------------------------------------------------
+  const describeError = (err) => {
+    try {
+      if (err instanceof Error) {
+        const out = { thrown: "error", name: String(err.name), message: String(err.message) };
+        if (typeof err.stack === "string") out.stack = err.stack;
+        if (err instanceof ScriptApiError) {
+          out.status = err.status;
+          out.body = err.body;
+        }
+        return out;
+      }
+      if (typeof err === "string") return { thrown: "string", message: err };
+      if (err === undefined || err === null) return { thrown: String(err) };
+      if (typeof err === "object") {
+        let text;
+        try {
+          text = stringify(err);
+        } catch {
+          text = undefined;
+        }
+        return { thrown: "object", message: text === undefined ? Object.prototype.toString.call(err) : text };
+      }
+      return { thrown: typeof err, message: String(err) };
+    } catch {
+      return { thrown: "unknown", message: "the thrown value could not be described" };
+    }
+  };
+
+  const scriptInvalid = (message) => {
+    const err = new Error(message);
+    err.name = "ScriptInvalid";
+    return err;
+  };
+
+  /** Calls `entry` of the module's default export; always resolves to a JSON envelope. */
+  const invoke = async (namespace, entry, contextJson, inputJson) => {
+    let output;
+    try {
+      const declaration = namespace.default;
+      if (!isPlainObject(declaration)) {
+        throw scriptInvalid("the default export is not a declaration: write export default createSync({ ... })");
+      }
+      const fn = declaration[entry];
+      if (typeof fn !== "function") throw scriptInvalid(`the script has no ${entry} function`);
+      const input = inputJson === "" ? undefined : parse(inputJson);
+      output = await fn.call(declaration, makeNango(parse(contextJson)), input);
+    } catch (err) {
+      return stringify({ ok: false, error: describeError(err) });
+    }
+    let json;
+    try {
+      json = stringify(output);
+    } catch (err) {
+      const message = `the value returned by ${entry} is not JSON: ${formatOne(err)}`;
+      return stringify({ ok: false, error: { thrown: "error", name: "TypeError", message } });
+    }
+    return `{"ok":true,"output":${json === undefined ? "null" : json}}`;
+  };
+
+  /** The default export as JSON, functions replaced by a marker: read by the parent's declaration check. */
+  const describe = (namespace) => {
+    const declaration = namespace.default;
+    if (declaration === undefined) return stringify({ export: "missing" });
+    if (!isPlainObject(declaration)) {
+      const type = declaration === null ? "null" : isArray(declaration) ? "an array" : `a ${typeof declaration}`;
+      return stringify({ export: "other", type });
+    }
+    const fields = {};
+    for (const key of keys(declaration)) {
+      const value = declaration[key];
+      if (value === undefined) continue;
+      if (typeof value === "function") {
+        fields[key] = { $function: true };
+        continue;
+      }
+      try {
+        fields[key] = parse(stringify(value) ?? "null");
+      } catch {
+        fields[key] = { $unserializable: typeof value };
+      }
+    }
+    return stringify({ export: "object", fields });
+  };
+
+  return { invoke, describe, fireTimer, describeError: (err) => stringify(describeError(err)) };
+});

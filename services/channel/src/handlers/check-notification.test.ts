@@ -1,0 +1,79 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { createClient, createRouterTransport } from "@connectrpc/connect";
+import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
+import { errorBoundary, fromConnectError, ManualClock, memoryLogger } from "@junction/platform";
+import { createChannelService } from "../service.ts";
+import { SqliteChannelStore } from "../store/sqlite-store.ts";
+import type { ChannelStore } from "../store/store.ts";
+
+const ENV = "env_check_test";
+
+describe("CheckNotification", () => {
+  let store: ChannelStore;
+  let clock: ManualClock;
+  let client: ReturnType<typeof createClient<typeof ChannelService>>;
+
+  beforeEach(async () => {
+    store = SqliteChannelStore.open(":memory:");
+    clock = new ManualClock();
+    const logger = memoryLogger();
+    const impl = createChannelService({ store, clock, logger, environment: async () => ENV });
+    client = createClient(
+      ChannelService,
+      createRouterTransport((r) => r.service(ChannelService, impl), { router: { interceptors: [errorBoundary(logger)] } }),
+    );
+    for (const [id, token] of [
+      ["with-token", "s3cret"],
+      ["no-token", null],
+    ] as const) {
+      await store.recordWatch({
+        environmentId: ENV,
+        channelId: id,
+        resourceId: "r",
+        providerConfigKey: "cal",
+        connectionId: "c",
+        resourceUri: "https://x/calendars/a/events",
+        expiration: null,
+        token,
+        at: clock.now(),
+      });
+    }
+  });
+  afterEach(() => store.close());
+
+  test("matches the channel's token, and records the message number only then", async () => {
+    expect(await client.checkNotification({ channelId: "with-token", token: "s3cret", messageNumber: 5n })).toMatchObject({
+      known: true,
+      tokenMatches: true,
+    });
+    expect(await client.checkNotification({ channelId: "with-token", token: "wrong", messageNumber: 9n })).toMatchObject({
+      known: true,
+      tokenMatches: false,
+    });
+    expect(await client.checkNotification({ channelId: "with-token", token: "", messageNumber: 9n })).toMatchObject({
+      tokenMatches: false,
+    });
+    expect((await store.get(ENV, "with-token", clock.now()))?.lastMessageNumber).toBe(5);
+  });
+
+  test("a channel without a token, or unknown, has nothing to check", async () => {
+    expect(await client.checkNotification({ channelId: "no-token", token: "anything", messageNumber: 2n })).toMatchObject({
+      known: true,
+      tokenMatches: true,
+    });
+    expect((await store.get(ENV, "no-token", clock.now()))?.lastMessageNumber).toBe(2);
+    expect(await client.checkNotification({ channelId: "unknown", token: "x" })).toMatchObject({
+      known: false,
+      tokenMatches: true,
+    });
+    expect(await client.checkNotification({ channelId: "x".repeat(65), token: "x" })).toMatchObject({ known: false });
+  });
+
+  test("uses the environment given, and refuses a request without a channel id", async () => {
+    expect(
+      await client.checkNotification({ environmentId: "env_other", channelId: "with-token", token: "wrong" }),
+    ).toMatchObject({ known: false, tokenMatches: true });
+    const err = await client.checkNotification({ channelId: "" }).catch((e: unknown) => fromConnectError(e));
+    expect(err).toMatchObject({ code: "invalid_request" });
+  });
+});

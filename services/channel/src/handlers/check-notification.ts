@@ -1,0 +1,34 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
+import { constantTimeEqual } from "@junction/platform";
+import type { ChannelServiceDeps } from "../context.ts";
+import { errors } from "../errors.ts";
+
+/** Channel ids are at most 64 characters (spec: Limits); anything longer cannot be in the registry. */
+const MAX_CHANNEL_ID = 64;
+
+/**
+ * CheckNotification: whether a notification's channel token matches the one its channel was
+ * created with, and, when the notification may be accepted, its message number recorded.
+ */
+export function checkNotificationHandler(
+  deps: ChannelServiceDeps,
+): Pick<ServiceImpl<typeof ChannelService>, "checkNotification"> {
+  return {
+    async checkNotification(req) {
+      if (!req.channelId) throw errors.invalidField("channel_id", "is required");
+      if (req.messageNumber < 0n) throw errors.invalidField("message_number", "must not be negative");
+      const env = req.environmentId || (await deps.environment());
+      const now = deps.clock.now();
+      if (req.channelId.length > MAX_CHANNEL_ID) return { known: false, tokenMatches: true };
+      const channel = await deps.store.get(env, req.channelId, now);
+      if (!channel) return { known: false, tokenMatches: true };
+      // A channel created without a token has nothing to check against.
+      const tokenMatches = channel.token === null || constantTimeEqual(channel.token, req.token);
+      if (tokenMatches && req.messageNumber > 0n) {
+        await deps.store.recordNotification(env, req.channelId, Number(req.messageNumber), now);
+      }
+      return { known: true, tokenMatches };
+    },
+  };
+}

@@ -1,0 +1,95 @@
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import type { ServiceImpl } from "@connectrpc/connect";
+import { type ConnectionService, TestModeSchema } from "@junction/contracts/connection/v1/connection_service_pb";
+import type { ConnectionServiceContext } from "../context.ts";
+import { errors } from "../errors.ts";
+import { toIntegration } from "../mappers.ts";
+import { completeAuthorization } from "../oauth/authorization-callback.ts";
+import { startAuthorization } from "../oauth/authorization-start.ts";
+import { createConnectSession, resolveConnectSession, sessionAllows } from "../oauth/connect-sessions.ts";
+import { consentGuidance } from "../providers/consent-guidance.ts";
+import type { IntegrationRecord } from "../store/records.ts";
+
+/** Connect sessions, the authorization-code flow, test mode and consent guidance (OAuth issue). */
+export function oauthHandlers(ctx: ConnectionServiceContext): Partial<ServiceImpl<typeof ConnectionService>> {
+  const load = async (key: string) => {
+    const env = await ctx.environment();
+    const rec = await ctx.store.getIntegration(env.id, key);
+    if (!rec) throw errors.unknownProviderConfig(key);
+    return { env, rec };
+  };
+  const testMode = (rec: IntegrationRecord) => {
+    const test = ctx.oauth.testCredentials[rec.provider];
+    return create(TestModeSchema, {
+      enabled: rec.useTestCredentials,
+      available: test !== undefined,
+      clientId: test?.clientId ?? "",
+      sandbox: test?.sandbox === true,
+    });
+  };
+
+  return {
+    async createConnectSession(req) {
+      const { token, expiresAt } = await createConnectSession(ctx, req);
+      return { token, expiresAtMs: BigInt(expiresAt) };
+    },
+
+    async getConnectSession(req) {
+      const session = await resolveConnectSession(ctx, req.token);
+      const all = await ctx.store.listIntegrations(session.environmentId);
+      return {
+        integrations: all.filter((i) => sessionAllows(session, i.uniqueKey)).map((i) => toIntegration(i, ctx.baseUrl)),
+        endUser: session.endUser as JsonObject,
+        expiresAtMs: BigInt(session.expiresAt),
+        reconnectConnectionId: session.reconnect?.connectionId ?? "",
+      };
+    },
+
+    async startAuthorization(req) {
+      return startAuthorization(ctx, req);
+    },
+
+    async completeAuthorization(req) {
+      return completeAuthorization(ctx, req);
+    },
+
+    async getTestMode(req) {
+      const { rec } = await load(req.uniqueKey);
+      return { testMode: testMode(rec) };
+    },
+
+    async setTestMode(req) {
+      const { env, rec } = await load(req.uniqueKey);
+      if (req.enabled && !ctx.oauth.testCredentials[rec.provider]) {
+        throw errors.testCredentialsUnavailable(rec.uniqueKey, rec.provider);
+      }
+      const next: IntegrationRecord = { ...rec, useTestCredentials: req.enabled, updatedAt: ctx.clock.now() };
+      if (!(await ctx.store.replaceIntegration(env.id, rec.uniqueKey, next))) {
+        throw errors.unknownProviderConfig(req.uniqueKey);
+      }
+      ctx.logger.info("integration test mode switched", { integration: rec.uniqueKey, enabled: req.enabled });
+      return { testMode: testMode(next) };
+    },
+
+    async getConsentGuidance(req) {
+      const { rec } = await load(req.uniqueKey);
+      const template = ctx.providers.get(rec.provider);
+      if (!template)
+        throw errors.unknownProvider(
+          rec.provider,
+          ctx.providers.list().map((p) => p.name),
+        );
+      const g = consentGuidance(template, rec.scopes);
+      return {
+        providerConfigKey: rec.uniqueKey,
+        provider: rec.provider,
+        scopes: g.scopes,
+        highestSensitivity: g.highestSensitivity,
+        verificationRequired: g.verificationRequired,
+        securityAssessmentRequired: g.securityAssessmentRequired,
+        testingModeRefreshTokenDays: g.testingModeRefreshTokenDays,
+        notes: g.notes,
+      };
+    },
+  };
+}

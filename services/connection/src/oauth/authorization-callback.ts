@@ -1,0 +1,208 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import {
+  AuthorizationOutcome,
+  type CompleteAuthorizationRequest,
+  type CompleteAuthorizationResponseSchema,
+} from "@junction/contracts/connection/v1/connection_service_pb";
+import { JunctionError, sha256Hex } from "@junction/platform";
+import type { ConnectionServiceContext } from "../context.ts";
+import { openCredentials, type StoredCredentials } from "../credentials.ts";
+import { emailAddressHash } from "../email-hash.ts";
+import { isRefreshError } from "../refresh/credential-refresher.ts";
+import { saveConnection } from "../save-connection.ts";
+import type { ConnectionErrorRecord, ConnectSessionRecord } from "../store/records.ts";
+import { enqueueAuthWebhook } from "./auth-webhook.ts";
+import { type CallbackFailure, describeExchangeFailure, stateProblem } from "./callback-messages.ts";
+import { resolveOAuthClient } from "./oauth-client.ts";
+import { readPrimaryCalendarId } from "./primary-calendar.ts";
+import { requestToken } from "./token-client.ts";
+
+export type CallbackAnswer = MessageInitShape<typeof CompleteAuthorizationResponseSchema>;
+
+/** Recorded on a calendar connection whose primary calendar could not be read at authorization. */
+export const EMAIL_HASH_UNAVAILABLE = "email_address_hash_unavailable";
+
+/**
+ * Completes an authorization at {base_url}/oauth/callback (spec: What the service does 3). The state
+ * is checked and used up before anything else; every failure is an answer naming what went wrong,
+ * and nothing is written to the connection unless the code was exchanged for tokens.
+ */
+export async function completeAuthorization(
+  ctx: ConnectionServiceContext,
+  req: CompleteAuthorizationRequest,
+): Promise<CallbackAnswer> {
+  if (!req.state) return stateProblem(AuthorizationOutcome.MISSING_STATE, ctx.oauth);
+  const now = ctx.clock.now();
+  const used = await ctx.store.consumeOAuthState(sha256Hex(req.state), now);
+  if (!used) return stateProblem(AuthorizationOutcome.UNKNOWN_STATE, ctx.oauth);
+  const st = used.state;
+  const where = { providerConfigKey: st.providerConfigKey, connectionId: st.connectionId };
+  if (used.alreadyUsed) {
+    ctx.logger.warn("authorization callback replayed", { integration: st.providerConfigKey });
+    return { ...stateProblem(AuthorizationOutcome.STATE_ALREADY_USED, ctx.oauth), ...where };
+  }
+  if (st.expiresAt <= now) return { ...stateProblem(AuthorizationOutcome.AUTHORIZATION_EXPIRED, ctx.oauth), ...where };
+  const session = await ctx.store.getConnectSession(st.sessionId);
+  if (!session || session.expiresAt <= now) {
+    return { ...stateProblem(AuthorizationOutcome.CONNECT_SESSION_EXPIRED, ctx.oauth), ...where };
+  }
+  const env = await ctx.environment();
+  const integ = await ctx.store.getIntegration(st.environmentId, st.providerConfigKey);
+  const template = integ ? ctx.providers.get(integ.provider) : undefined;
+  if (!integ || !template || env.id !== st.environmentId) {
+    return {
+      ...where,
+      outcome: AuthorizationOutcome.CONFIGURATION_ERROR,
+      message: `Integration "${st.providerConfigKey}" was deleted or changed while the authorization was running. Nothing was saved.`,
+    };
+  }
+  const existing = await ctx.store.getConnection(env.id, integ.uniqueKey, st.connectionId);
+  const operation = existing ? "override" : "creation";
+  const endUser = endUserOf(session);
+  const answer = { ...where, integrationDisplayName: integ.displayName };
+
+  // Failures after a valid state belong to a known connection attempt: the customer hears of them.
+  const failed = async (failure: CallbackFailure): Promise<CallbackAnswer> => {
+    await notify(ctx, () =>
+      enqueueAuthWebhook(ctx, {
+        env,
+        integ,
+        connectionId: st.connectionId,
+        operation,
+        success: false,
+        endUser,
+        error: { type: failure.errorType, description: failure.message },
+      }),
+    );
+    ctx.logger.info("authorization failed", { integration: integ.uniqueKey, outcome: failure.errorType });
+    return { ...answer, ...failure.answer, message: failure.message };
+  };
+
+  if (req.error) {
+    const denied = req.error === "access_denied";
+    const message = denied
+      ? "Access was not granted: the consent screen was declined (error=access_denied). Nothing was saved. To connect, start again from the app and allow access."
+      : `The provider answered with an error instead of authorizing: ${req.error}${req.errorDescription ? ` (${req.errorDescription})` : ""}. Nothing was saved. Start again from the app.`;
+    return failed({
+      errorType: req.error,
+      message,
+      answer: {
+        outcome: denied ? AuthorizationOutcome.ACCESS_DENIED : AuthorizationOutcome.UPSTREAM_ERROR,
+        upstreamError: req.error,
+        upstreamErrorDescription: req.errorDescription,
+      },
+    });
+  }
+  if (!req.code) {
+    return failed({
+      errorType: "missing_code",
+      message: "The provider redirected back without an authorization code or an error. Nothing was saved.",
+      answer: { outcome: AuthorizationOutcome.MISSING_CODE },
+    });
+  }
+
+  let client: ReturnType<typeof resolveOAuthClient>;
+  try {
+    client = resolveOAuthClient(ctx, integ, template, st.testCredentials);
+  } catch (err) {
+    if (!(err instanceof JunctionError)) throw err;
+    return failed({
+      errorType: err.code,
+      message: `${err.message} Nothing was saved.`,
+      answer: { outcome: AuthorizationOutcome.CONFIGURATION_ERROR },
+    });
+  }
+  const result = await requestToken(
+    ctx.fetch,
+    client.tokenUrl,
+    {
+      grant_type: "authorization_code",
+      code: req.code,
+      redirect_uri: st.redirectUri,
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      code_verifier: ctx.encryptor.decrypt(st.codeVerifierEnc),
+    },
+    ctx.oauth.tokenRequestTimeoutMs,
+  );
+  if (!result.ok) return failed(describeExchangeFailure(result.failure));
+
+  const token = result.token;
+  const at = ctx.clock.now();
+  const previous = existing?.credentialsEnc ? openCredentials(ctx.encryptor, existing.credentialsEnc) : null;
+  const credentials: StoredCredentials = {
+    type: "OAUTH2",
+    accessToken: token.accessToken,
+    // A re-authorization often brings no new refresh token: the one held stays valid (spec: Authentication 2).
+    refreshToken: token.refreshToken ?? previous?.refreshToken ?? "",
+    expiresAt: token.expiresIn ? at + token.expiresIn * 1000 : null,
+    raw: token.raw,
+    ...(client.testCredentials ? { testCredentials: true } : {}),
+  };
+  const connectionConfig: Record<string, unknown> = {
+    ...session.integrationsConfigDefaults[integ.uniqueKey]?.connectionConfig,
+  };
+  let hashProblem: ConnectionErrorRecord | null = null;
+  if (template.storesEmailHash) {
+    // spec: Versioning 2 and Webhook-to-connection matching rule 2: on every successful authorization.
+    const primary = await readPrimaryCalendarId(
+      ctx.fetch,
+      client.baseUrl,
+      token.accessToken,
+      ctx.oauth.tokenRequestTimeoutMs,
+    );
+    if (primary.ok) connectionConfig.emailAddressHash = emailAddressHash(primary.id);
+    else {
+      hashProblem = {
+        type: EMAIL_HASH_UNAVAILABLE,
+        message: `connection_config.emailAddressHash was not written: ${primary.reason}. Notifications are matched by metadata.emailAddress or metadata.email instead; set one, or authorize again.`,
+        at,
+      };
+    }
+  }
+  const saved = await saveConnection(ctx, {
+    env,
+    integ,
+    connectionId: st.connectionId,
+    credentials,
+    connectionConfig,
+    metadata: {},
+    endUser,
+    reviseErrors: (errs) => {
+      const kept = errs.filter((e) => !isRefreshError(e.type) && e.type !== EMAIL_HASH_UNAVAILABLE);
+      return hashProblem ? [hashProblem, ...kept] : kept;
+    },
+  });
+  await notify(ctx, () =>
+    enqueueAuthWebhook(ctx, {
+      env,
+      integ,
+      connectionId: st.connectionId,
+      operation: saved.created ? "creation" : "override",
+      success: true,
+      endUser,
+    }),
+  );
+  return {
+    ...answer,
+    outcome: AuthorizationOutcome.CONNECTED,
+    created: saved.created,
+    message: saved.created
+      ? `${integ.displayName} is connected. You can close this window.`
+      : `${integ.displayName} is connected again (the existing connection was re-authorized). You can close this window.`,
+  };
+}
+
+/** The end user stored on the connection: the session's, with its organization. */
+function endUserOf(session: ConnectSessionRecord): Record<string, unknown> {
+  return session.organization ? { ...session.endUser, organization: session.organization } : { ...session.endUser };
+}
+
+/** The browser must get its page even if the webhook could not be queued; the failure is logged. */
+async function notify(ctx: ConnectionServiceContext, enqueue: () => Promise<void>): Promise<void> {
+  try {
+    await enqueue();
+  } catch (err) {
+    ctx.logger.error("auth webhook could not be enqueued", { error: err });
+  }
+}

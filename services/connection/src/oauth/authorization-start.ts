@@ -1,0 +1,89 @@
+import type { StartAuthorizationRequest } from "@junction/contracts/connection/v1/connection_service_pb";
+import { randomToken, sha256Hex } from "@junction/platform";
+import type { ConnectionServiceContext } from "../context.ts";
+import { errors } from "../errors.ts";
+import { passedAuthorizationParams, resolveConnectSession, sessionAllows } from "./connect-sessions.ts";
+import { resolveOAuthClient } from "./oauth-client.ts";
+import { newPkce } from "./pkce.ts";
+
+/** {base_url}/oauth/callback: the one redirect URI to register upstream (spec: Authentication 2). */
+export function redirectUri(baseUrl: string): string {
+  return `${baseUrl.replace(/\/+$/, "")}/oauth/callback`;
+}
+
+/**
+ * Starts an authorization for a connect session: stores a single-use state bound to the session, the
+ * integration and the connection it will create (or re-authorize), with a PKCE verifier, and returns
+ * the upstream authorization URL (spec: Authentication 2; the template adds access_type and prompt).
+ */
+export async function startAuthorization(
+  ctx: ConnectionServiceContext,
+  req: StartAuthorizationRequest,
+): Promise<{ authorizationUrl: string }> {
+  const session = await resolveConnectSession(ctx, req.connectSessionToken);
+  const key = req.providerConfigKey;
+  if (!key) throw errors.invalidField("provider_config_key", "is required");
+  if (!sessionAllows(session, key)) throw errors.integrationNotAllowed(key, session.allowedIntegrations);
+  const integ = await ctx.store.getIntegration(session.environmentId, key);
+  if (!integ) throw errors.unknownProviderConfig(key);
+  const template = ctx.providers.get(integ.provider);
+  if (!template)
+    throw errors.unknownProvider(
+      integ.provider,
+      ctx.providers.list().map((p) => p.name),
+    );
+  const client = resolveOAuthClient(ctx, integ, template, integ.useTestCredentials);
+
+  let connectionId: string = crypto.randomUUID();
+  if (session.reconnect) {
+    const existing = await ctx.store.getConnection(session.environmentId, key, session.reconnect.connectionId);
+    if (!existing) throw errors.unknownConnection(key, [session.reconnect.connectionId]);
+    connectionId = existing.connectionId;
+  }
+  for (const scope of req.extraScopes) {
+    if (!/^\S+$/.test(scope)) throw errors.invalidField("user_scope", "must not hold empty or spaced scopes");
+  }
+  const defaults = session.integrationsConfigDefaults[key];
+  const scopes = [...new Set([...integ.scopes, ...(defaults?.userScopes ?? []), ...req.extraScopes])];
+  if (scopes.length === 0) throw errors.invalidField("scopes", `integration "${key}" requests no scopes`);
+
+  const now = ctx.clock.now();
+  const state = randomToken(32);
+  const pkce = newPkce();
+  const callback = redirectUri(ctx.baseUrl);
+  await ctx.store.insertOAuthState({
+    stateHash: sha256Hex(state),
+    environmentId: session.environmentId,
+    sessionId: session.id,
+    providerConfigKey: key,
+    connectionId,
+    codeVerifierEnc: ctx.encryptor.encrypt(pkce.verifier),
+    redirectUri: callback,
+    scopes,
+    testCredentials: client.testCredentials,
+    createdAt: now,
+    expiresAt: now + ctx.oauth.authorizationStateTtlMs,
+    consumedAt: null,
+  });
+
+  const url = new URL(client.authorizationUrl);
+  for (const [name, value] of Object.entries(template.authorizationParams)) url.searchParams.set(name, value);
+  for (const [name, value] of passedAuthorizationParams(defaults)) url.searchParams.set(name, value);
+  url.searchParams.set("response_type", "code");
+  url.searchParams.set("client_id", client.clientId);
+  url.searchParams.set("redirect_uri", callback);
+  url.searchParams.set("scope", scopes.join(" "));
+  url.searchParams.set("state", state);
+  url.searchParams.set("code_challenge", pkce.challenge);
+  url.searchParams.set("code_challenge_method", "S256");
+  // spec: Authentication 5, incremental authorization: scopes granted before are kept.
+  if (req.includeGrantedScopes) url.searchParams.set("include_granted_scopes", "true");
+  if (req.loginHint) url.searchParams.set("login_hint", req.loginHint);
+  ctx.logger.info("authorization started", {
+    integration: key,
+    connectionId,
+    reauthorization: session.reconnect !== null,
+    testCredentials: client.testCredentials,
+  });
+  return { authorizationUrl: url.toString() };
+}

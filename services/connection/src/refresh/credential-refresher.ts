@@ -1,0 +1,249 @@
+import { randomToken } from "@junction/platform";
+import type { ConnectionServiceContext } from "../context.ts";
+import { openCredentials, type StoredCredentials, sealCredentials } from "../credentials.ts";
+import { errors } from "../errors.ts";
+import { enqueueAuthWebhook } from "../oauth/auth-webhook.ts";
+import { resolveOAuthClient } from "../oauth/oauth-client.ts";
+import { failureCode, isTransient, requestToken, type TokenFailure } from "../oauth/token-client.ts";
+import type { ConnectionRecord, EnvironmentRecord, IntegrationRecord } from "../store/records.ts";
+import { explainRefreshFailure } from "./refresh-reasons.ts";
+
+/** A refusal by the token endpoint: the customer is told (auth webhook), a re-authorization clears it. */
+export const REFRESH_FAILED = "refresh_failed";
+/** A timeout, unreachable or garbled token endpoint: recorded, retried after a short cooldown. */
+export const REFRESH_UNAVAILABLE = "refresh_unavailable";
+
+export interface LoadedConnection {
+  env: EnvironmentRecord;
+  integ: IntegrationRecord;
+  rec: ConnectionRecord;
+}
+
+export interface FreshCredentials {
+  rec: ConnectionRecord;
+  creds: StoredCredentials | null;
+}
+
+const POLL_FIRST_MS = 20;
+const POLL_MAX_MS = 200;
+
+/** Sleeps in real time: the lease's expiry is on the injected clock, the poll interval is not a schedule. */
+const realDelay = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+/**
+ * Keeps access tokens fresh (spec: Authentication 8; the OAuth issue, item 3). However many callers
+ * ask at once, one token request is made: callers in this process share one promise per connection,
+ * and processes share a lease in the store (compare-and-set with an expiry, so that a holder that
+ * dies blocks the others for at most the lease's lifetime). A process that loses the lease polls
+ * the store and re-reads the token the winner wrote instead of refreshing again.
+ */
+export class CredentialRefresher {
+  private readonly inFlight = new Map<string, Promise<FreshCredentials>>();
+
+  constructor(
+    private readonly ctx: ConnectionServiceContext,
+    private readonly wait: (ms: number) => Promise<void> = realDelay,
+  ) {}
+
+  /** The connection's credentials, refreshed first when they expire within the margin or when forced. */
+  async fresh(loaded: LoadedConnection, force: boolean): Promise<FreshCredentials> {
+    const creds = open(this.ctx, loaded.rec);
+    if (!creds) return { rec: loaded.rec, creds: null };
+    if (!force && !this.expiresSoon(creds)) return { rec: loaded.rec, creds };
+    const key = loaded.rec.id;
+    const running = this.inFlight.get(key);
+    if (running) return running;
+    const refresh = this.refreshOnce(loaded, force ? creds.accessToken : null).finally(() => this.inFlight.delete(key));
+    this.inFlight.set(key, refresh);
+    return refresh;
+  }
+
+  /** `stale` is the token a forced refresh must replace; null when the refresh is for expiry. */
+  private async refreshOnce(loaded: LoadedConnection, stale: string | null): Promise<FreshCredentials> {
+    const { ctx } = this;
+    const leaseKey = `refresh:${loaded.rec.id}`;
+    const holder = randomToken(12);
+    const giveUpAt = performance.now() + 2 * ctx.oauth.refreshLeaseTtlMs;
+    let pollMs = POLL_FIRST_MS;
+    for (;;) {
+      const settled = await this.settled(loaded, stale);
+      if (settled) return settled;
+      const now = ctx.clock.now();
+      if (await ctx.store.acquireLease(leaseKey, holder, now, now + ctx.oauth.refreshLeaseTtlMs)) {
+        try {
+          // Re-read under the lease: the previous holder may have finished between our read and the take.
+          const again = await this.settled(loaded, stale);
+          if (again) return again;
+          const rec = await this.reload(loaded);
+          return await this.refreshHeld(loaded, rec, open(ctx, rec) as StoredCredentials, stale);
+        } finally {
+          await ctx.store.releaseLease(leaseKey, holder).catch((err) => {
+            ctx.logger.warn("refresh lease release failed; it expires by itself", { leaseKey, error: err });
+          });
+        }
+      }
+      if (performance.now() > giveUpAt) throw errors.refreshBusy(loaded.integ.uniqueKey, loaded.rec.connectionId);
+      await this.wait(pollMs);
+      pollMs = Math.min(pollMs * 2, POLL_MAX_MS);
+    }
+  }
+
+  /**
+   * The answer when no token request is needed: the stored token is fresh (maybe refreshed by another
+   * process), a cooldown is running, or there is nothing to refresh with. Null means: refresh.
+   */
+  private async settled(loaded: LoadedConnection, stale: string | null): Promise<FreshCredentials | null> {
+    const rec = await this.reload(loaded);
+    const creds = open(this.ctx, rec);
+    if (!creds) return { rec, creds: null };
+    const replaced = stale !== null && creds.accessToken !== stale;
+    if (replaced || (stale === null && !this.expiresSoon(creds))) return { rec, creds };
+    const now = this.ctx.clock.now();
+    const cooling = rec.errors.find((e) => isRefreshError(e.type) && (e.retryAfter ?? 0) > now);
+    if (cooling) return this.serveOrFail(rec, creds, stale, cooling.message);
+    if (!creds.refreshToken) {
+      return this.serveOrFail(
+        rec,
+        creds,
+        stale,
+        "The access token has expired and the connection has no refresh token (the upstream issued none). Have the user authorize again.",
+      );
+    }
+    return null;
+  }
+
+  private async refreshHeld(
+    loaded: LoadedConnection,
+    rec: ConnectionRecord,
+    creds: StoredCredentials,
+    stale: string | null,
+  ): Promise<FreshCredentials> {
+    const { ctx } = this;
+    const { env, integ } = loaded;
+    const template = ctx.providers.get(integ.provider);
+    if (!template)
+      throw errors.unknownProvider(
+        integ.provider,
+        ctx.providers.list().map((p) => p.name),
+      );
+    const client = resolveOAuthClient(ctx, integ, template, creds.testCredentials === true);
+    const result = await requestToken(
+      ctx.fetch,
+      client.tokenUrl,
+      {
+        grant_type: "refresh_token",
+        refresh_token: creds.refreshToken,
+        client_id: client.clientId,
+        client_secret: client.clientSecret,
+      },
+      ctx.oauth.tokenRequestTimeoutMs,
+    );
+    const now = ctx.clock.now();
+    if (result.ok) {
+      const t = result.token;
+      const next: StoredCredentials = {
+        ...creds,
+        accessToken: t.accessToken,
+        // Google keeps the refresh token and returns none on refresh; a rotating upstream returns a new one.
+        refreshToken: t.refreshToken ?? creds.refreshToken,
+        expiresAt: t.expiresIn ? now + t.expiresIn * 1000 : null,
+        raw: t.raw,
+      };
+      const saved = await ctx.store.patchConnection(
+        env.id,
+        integ.uniqueKey,
+        rec.connectionId,
+        {
+          credentialsEnc: sealCredentials(ctx.encryptor, next),
+          credentialsExpiresAt: next.expiresAt,
+          errors: rec.errors.filter((e) => !isRefreshError(e.type)),
+        },
+        now,
+      );
+      if (!saved) throw errors.unknownConnection(integ.uniqueKey, [rec.connectionId]);
+      ctx.logger.info("access token refreshed", { integration: integ.uniqueKey, connectionId: rec.connectionId });
+      return { rec: saved, creds: next };
+    }
+    const message = await this.recordFailure(loaded, rec, result.failure, now);
+    return this.serveOrFail(rec, creds, stale, message);
+  }
+
+  /** Records the failure on the connection and, when it starts a refusal, tells the customer. */
+  private async recordFailure(
+    loaded: LoadedConnection,
+    rec: ConnectionRecord,
+    failure: TokenFailure,
+    now: number,
+  ): Promise<string> {
+    const { ctx } = this;
+    const { env, integ } = loaded;
+    const transient = isTransient(failure);
+    const cooldown = transient ? ctx.oauth.refreshTransientCooldownMs : ctx.oauth.refreshFailureCooldownMs;
+    const message = explainRefreshFailure(failure, cooldown);
+    const error = {
+      type: transient ? REFRESH_UNAVAILABLE : REFRESH_FAILED,
+      message,
+      at: now,
+      upstreamError: failureCode(failure),
+      upstreamErrorDescription: failure.kind === "refused" ? failure.description : "",
+      retryAfter: now + cooldown,
+    };
+    await ctx.store.patchConnection(
+      env.id,
+      integ.uniqueKey,
+      rec.connectionId,
+      { errors: [error, ...rec.errors.filter((e) => !isRefreshError(e.type))] },
+      now,
+    );
+    ctx.logger.warn("access token refresh failed", {
+      integration: integ.uniqueKey,
+      connectionId: rec.connectionId,
+      upstreamError: error.upstreamError,
+      transient,
+    });
+    // One webhook per episode: not again while the previous refusal is still on the connection.
+    if (!transient && !rec.errors.some((e) => e.type === REFRESH_FAILED)) {
+      await enqueueAuthWebhook(ctx, {
+        env,
+        integ,
+        connectionId: rec.connectionId,
+        operation: "refresh",
+        success: false,
+        endUser: rec.endUser,
+        error: { type: error.upstreamError, description: message },
+      });
+    }
+    return message;
+  }
+
+  /** A token that still works is served when the refresh was only early; otherwise 424. */
+  private serveOrFail(
+    rec: ConnectionRecord,
+    creds: StoredCredentials,
+    stale: string | null,
+    message: string,
+  ): FreshCredentials {
+    if (stale === null && creds.expiresAt !== null && creds.expiresAt > this.ctx.clock.now()) return { rec, creds };
+    throw errors.connectionRefreshFailed(message);
+  }
+
+  private expiresSoon(creds: StoredCredentials): boolean {
+    // Unknown expiry (no expires_in): refreshed only when forced, after an upstream 401.
+    return creds.expiresAt !== null && creds.expiresAt - this.ctx.oauth.refreshMarginMs <= this.ctx.clock.now();
+  }
+
+  private async reload(loaded: LoadedConnection): Promise<ConnectionRecord> {
+    const rec = await this.ctx.store.getConnection(loaded.env.id, loaded.integ.uniqueKey, loaded.rec.connectionId);
+    if (!rec) throw errors.unknownConnection(loaded.integ.uniqueKey, [loaded.rec.connectionId]);
+    return rec;
+  }
+}
+
+/** Whether a connection error type is a refresh failure (cleared by a successful refresh or authorization). */
+export function isRefreshError(type: string): boolean {
+  return type === REFRESH_FAILED || type === REFRESH_UNAVAILABLE;
+}
+
+function open(ctx: ConnectionServiceContext, rec: ConnectionRecord): StoredCredentials | null {
+  return rec.credentialsEnc ? openCredentials(ctx.encryptor, rec.credentialsEnc) : null;
+}

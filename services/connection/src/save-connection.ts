@@ -1,0 +1,85 @@
+import { create, type DescMessage, type Message, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
+import { subjects } from "@junction/bus";
+import { ConnectionCreatedSchema, ConnectionReauthorizedSchema } from "@junction/contracts/events/v1/events_pb";
+import { newId } from "@junction/platform";
+import type { ConnectionServiceContext } from "./context.ts";
+import { type StoredCredentials, sealCredentials } from "./credentials.ts";
+import type { ConnectionErrorRecord, ConnectionRecord, EnvironmentRecord, IntegrationRecord } from "./store/records.ts";
+
+export interface SaveConnectionInput {
+  env: EnvironmentRecord;
+  integ: IntegrationRecord;
+  connectionId: string;
+  credentials: StoredCredentials | null;
+  /** Shallow-merged into an existing connection's. */
+  connectionConfig: Record<string, unknown>;
+  /** Used for a new connection only; an existing connection keeps its metadata. */
+  metadata: Record<string, unknown>;
+  /** Replaces an existing connection's end user when not null. */
+  endUser: Record<string, unknown> | null;
+  /** Works out the errors to keep (from [] for a new connection): a re-authorization clears refresh failures. */
+  reviseErrors?: (errors: ConnectionErrorRecord[]) => ConnectionErrorRecord[];
+}
+
+/**
+ * Creates a connection, or re-authorizes the one with the same id (keeping its internal id, metadata
+ * and creation time), then announces it: post-connection-creation for a new connection only,
+ * re-authorized otherwise (spec: Events 3). Shared by the import API and the OAuth callback.
+ */
+export async function saveConnection(
+  ctx: ConnectionServiceContext,
+  input: SaveConnectionInput,
+): Promise<{ created: boolean; connection: ConnectionRecord }> {
+  const { env, integ, connectionId } = input;
+  const now = ctx.clock.now();
+  const revise = input.reviseErrors ?? ((e: ConnectionErrorRecord[]) => e);
+  const result = await ctx.store.upsertConnection({
+    id: newId("conn", now),
+    environmentId: env.id,
+    providerConfigKey: integ.uniqueKey,
+    connectionId,
+    provider: integ.provider,
+    credentialsEnc: input.credentials ? sealCredentials(ctx.encryptor, input.credentials) : null,
+    credentialsExpiresAt: input.credentials?.expiresAt ?? null,
+    connectionConfig: input.connectionConfig,
+    metadata: input.metadata,
+    endUser: input.endUser,
+    errors: revise([]),
+    createdAt: now,
+    updatedAt: now,
+  });
+  let connection = result.connection;
+  if (!result.created && input.reviseErrors) {
+    const errors = revise(connection.errors);
+    if (JSON.stringify(errors) !== JSON.stringify(connection.errors)) {
+      connection =
+        (await ctx.store.patchConnection(env.id, integ.uniqueKey, connectionId, { errors }, now)) ?? connection;
+    }
+  }
+  const event = {
+    environmentId: env.id,
+    providerConfigKey: integ.uniqueKey,
+    connectionId,
+    provider: integ.provider,
+    atMs: BigInt(now),
+  };
+  if (result.created) {
+    await publish(ctx, subjects.connectionCreated(integ.uniqueKey), ConnectionCreatedSchema, event);
+  } else {
+    await publish(ctx, subjects.connectionReauthorized(integ.uniqueKey), ConnectionReauthorizedSchema, event);
+  }
+  ctx.logger.info(result.created ? "connection created" : "connection re-authorized", {
+    integration: integ.uniqueKey,
+    connectionId,
+  });
+  return { created: result.created, connection };
+}
+
+async function publish<D extends DescMessage>(
+  ctx: ConnectionServiceContext,
+  subject: string,
+  schema: D,
+  init: MessageInitShape<D>,
+): Promise<void> {
+  await ctx.bus.publish(subject, toBinary(schema, create(schema, init) as Message & never));
+}

@@ -1,0 +1,72 @@
+import type { Client } from "@connectrpc/connect";
+import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
+import type {
+  ResolveUpstreamRequest,
+  ResolveUpstreamResponseSchema,
+} from "@junction/contracts/proxy/v1/proxy_service_pb";
+import { type Clock, failedPrecondition, fromConnectError } from "@junction/platform";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type { ProxyConfig } from "./config.ts";
+
+/** An answer stops being reusable this long before its token expires (the token is refreshed on use then). */
+export const EXPIRY_MARGIN_MS = 60_000;
+
+export interface ResolveDeps {
+  connections: Client<typeof ConnectionService>;
+  clock: Clock;
+  config: ProxyConfig;
+}
+
+/**
+ * ResolveUpstream: the connection's fresh credentials (GetCredentials applies the refresh rule and
+ * throws `connection_refresh_failed` when it cannot), the integration's base URL and the call policy.
+ */
+export async function resolveUpstream(
+  deps: ResolveDeps,
+  req: ResolveUpstreamRequest,
+): Promise<MessageInitShape<typeof ResolveUpstreamResponseSchema>> {
+  const res = await deps.connections
+    .getCredentials({
+      providerConfigKey: req.providerConfigKey,
+      connectionId: req.connectionId,
+      forceRefresh: req.forceRefresh,
+    })
+    // Keeps the connection service's stable code (unknown_connection, connection_refresh_failed...)
+    // across this second hop: a ConnectError rethrown as it is would lose it.
+    .catch((err: unknown) => {
+      throw fromConnectError(err);
+    });
+  const creds = res.credentials;
+  if (!creds || creds.accessToken === "") {
+    throw failedPrecondition(
+      "connection_has_no_credentials",
+      `Connection "${req.connectionId}" has no upstream credentials; authorize it again.`,
+    );
+  }
+  // The operator's per-integration override is trusted as given (it may point at a local fake).
+  const baseUrl = res.integration?.overrides?.baseUrl || res.provider?.baseUrl || "";
+  if (baseUrl === "") {
+    throw failedPrecondition("integration_has_no_base_url", "The integration has no upstream base URL.");
+  }
+  const now = deps.clock.now();
+  const expiresAt = Number(creds.expiresAtMs);
+  const reuseUntil = now + deps.config.resolveCacheMs;
+  const cacheUntil = expiresAt > 0 ? Math.min(reuseUntil, expiresAt - EXPIRY_MARGIN_MS) : reuseUntil;
+  const c = deps.config;
+  return {
+    baseUrl,
+    headers: { authorization: `Bearer ${creds.accessToken}` },
+    cacheUntilMs: BigInt(Math.max(now, cacheUntil)),
+    allowedOverrideHosts: res.provider?.allowedOverrideHosts ?? [],
+    provider: res.integration?.provider ?? "",
+    policy: {
+      upstreamTimeoutMs: c.upstreamTimeoutMs,
+      defaultRetries: c.defaultRetries,
+      maxRetries: c.maxRetries,
+      retryBaseDelayMs: c.retryBaseDelayMs,
+      retryMaxDelayMs: c.retryMaxDelayMs,
+      maxRetryAfterMs: c.maxRetryAfterMs,
+    },
+    observeChannelCalls: Object.keys(res.provider?.webhookHeaders ?? {}).length > 0,
+  };
+}

@@ -1,0 +1,209 @@
+import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { fromBinary } from "@bufbuild/protobuf";
+import { type Client, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import { MemoryBus, subjects } from "@junction/bus";
+import { createConnectionService, openConnectionStore, ProviderCatalog } from "@junction/connection-service";
+import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
+import { ChannelCall, type ChannelObserved, ChannelObservedSchema } from "@junction/contracts/events/v1/events_pb";
+import { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
+import {
+  type CommonConfig,
+  Encryptor,
+  ERROR_CODE_HEADER,
+  errorBoundary,
+  ManualClock,
+  memoryLogger,
+  openDatabase,
+} from "@junction/platform";
+import { loadProxyConfig } from "./config.ts";
+import { EXPIRY_MARGIN_MS } from "./resolve-upstream.ts";
+import { createProxyService } from "./service.ts";
+
+let clock: ManualClock;
+let bus: MemoryBus;
+let proxy: Client<typeof ProxyService>;
+let connections: Client<typeof ConnectionService>;
+let published: ChannelObserved[];
+let closeStore: () => Promise<void>;
+
+beforeEach(async () => {
+  clock = new ManualClock();
+  const logger = memoryLogger();
+  bus = new MemoryBus(undefined, { clock, logger });
+  const store = await openConnectionStore({ store: "sqlite" } as CommonConfig, openDatabase(":memory:"));
+  closeStore = () => store.close();
+  const interceptors = [errorBoundary(logger)];
+  const connectionImpl = createConnectionService({
+    store,
+    encryptor: new Encryptor(randomBytes(32)),
+    clock,
+    logger,
+    bus,
+    providers: new ProviderCatalog(),
+    baseUrl: "https://junction.test",
+  });
+  connections = createClient(
+    ConnectionService,
+    createRouterTransport((r) => r.service(ConnectionService, connectionImpl), { router: { interceptors } }),
+  );
+  const config = loadProxyConfig({ JUNCTION_PROXY_UPSTREAM_TIMEOUT_MS: "1234", JUNCTION_PROXY_DEFAULT_RETRIES: "1" });
+  const impl = createProxyService({ connections, bus, clock, logger, config });
+  proxy = createClient(
+    ProxyService,
+    createRouterTransport((r) => r.service(ProxyService, impl), { router: { interceptors } }),
+  );
+  published = [];
+  await bus.subscribe(subjects.channelObserved(), (m) => {
+    published.push(fromBinary(ChannelObservedSchema, m.data));
+  });
+  await connections.createIntegration({ uniqueKey: "cal", provider: "google-calendar" });
+  await connections.createIntegration({
+    uniqueKey: "mail",
+    provider: "google-mail",
+    overrides: { baseUrl: "http://127.0.0.1:4010" },
+  });
+});
+afterEach(async () => {
+  await bus.close();
+  await closeStore();
+});
+
+const connect = (key: string, id: string, expiresAtMs: bigint) =>
+  connections.createConnection({
+    providerConfigKey: key,
+    connectionId: id,
+    credentials: { type: "OAUTH2", accessToken: `access-${id}`, refreshToken: "", expiresAtMs },
+  });
+
+async function codeOf(call: Promise<unknown>): Promise<string | undefined> {
+  try {
+    await call;
+  } catch (err) {
+    return ConnectError.from(err).metadata.get(ERROR_CODE_HEADER) ?? undefined;
+  }
+  return "resolved";
+}
+
+describe("ResolveUpstream", () => {
+  test("answers the base URL, the token to inject, the call policy and whether channels are observed", async () => {
+    await connect("cal", "alice", BigInt(clock.now() + 3_600_000));
+    const res = await proxy.resolveUpstream({ providerConfigKey: "cal", connectionId: "alice" });
+    expect(res.baseUrl).toBe("https://www.googleapis.com");
+    expect(res.headers).toEqual({ authorization: "Bearer access-alice" });
+    expect(res.policy).toMatchObject({ upstreamTimeoutMs: 1234, defaultRetries: 1, maxRetries: 10 });
+    expect(res.observeChannelCalls).toBe(true);
+    expect(res.allowedOverrideHosts).toContain("www.googleapis.com");
+    expect(res.provider).toBe("google-calendar");
+  });
+
+  test("the operator's base URL override wins; mail has no channels", async () => {
+    await connect("mail", "bob", 0n);
+    const res = await proxy.resolveUpstream({ providerConfigKey: "mail", connectionId: "bob" });
+    expect(res.baseUrl).toBe("http://127.0.0.1:4010");
+    expect(res.observeChannelCalls).toBe(false);
+  });
+
+  test("an answer may be reused a few seconds, and never into the token's expiry margin", async () => {
+    await connect("cal", "long", BigInt(clock.now() + 3_600_000));
+    await connect("cal", "short", BigInt(clock.now() + EXPIRY_MARGIN_MS + 2_000));
+    await connect("cal", "unknown", 0n);
+    const until = async (id: string) =>
+      Number((await proxy.resolveUpstream({ providerConfigKey: "cal", connectionId: id })).cacheUntilMs) - clock.now();
+    expect(await until("long")).toBe(5_000);
+    expect(await until("short")).toBe(2_000);
+    expect(await until("unknown")).toBe(5_000);
+  });
+
+  test("keeps the connection service's stable codes across the hop", async () => {
+    expect(await codeOf(proxy.resolveUpstream({ providerConfigKey: "nope", connectionId: "x" }))).toBe(
+      "unknown_provider_config",
+    );
+    expect(await codeOf(proxy.resolveUpstream({ providerConfigKey: "cal", connectionId: "nobody" }))).toBe(
+      "unknown_connection",
+    );
+    await connections.createConnection({ providerConfigKey: "cal", connectionId: "empty" });
+    expect(await codeOf(proxy.resolveUpstream({ providerConfigKey: "cal", connectionId: "empty" }))).toBe(
+      "connection_has_no_credentials",
+    );
+  });
+});
+
+describe("ReportChannelCall", () => {
+  const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+  const waitPublished = async (n: number) => {
+    for (let i = 0; i < 100 && published.length < n; i++) await new Promise((r) => setImmediate(r));
+    return published;
+  };
+
+  test("a watch publishes ChannelObserved with the channel from both bodies", async () => {
+    const res = await proxy.reportChannelCall({
+      call: ChannelCall.WATCH,
+      environmentId: "env_1",
+      providerConfigKey: "cal",
+      connectionId: "alice",
+      status: 200,
+      requestBody: enc({ id: "ch-1", type: "web_hook", address: "https://j.test/webhook", token: "tok" }),
+      responseBody: enc({
+        kind: "api#channel",
+        id: "ch-1",
+        resourceId: "res-1",
+        resourceUri: "https://www.googleapis.com/calendar/v3/calendars/a%40b.c/events?alt=json",
+        expiration: "1800000000000",
+      }),
+    });
+    expect(res.published).toBe(true);
+    const [event] = await waitPublished(1);
+    expect(event).toMatchObject({
+      call: ChannelCall.WATCH,
+      environmentId: "env_1",
+      providerConfigKey: "cal",
+      connectionId: "alice",
+      channelId: "ch-1",
+      resourceId: "res-1",
+      resourceUri: "https://www.googleapis.com/calendar/v3/calendars/a%40b.c/events?alt=json",
+      expirationMs: 1_800_000_000_000n,
+      token: "tok",
+      status: 200,
+      atMs: BigInt(clock.now()),
+    });
+  });
+
+  test("a stop publishes the pair from the request body, whatever the status", async () => {
+    await proxy.reportChannelCall({
+      call: ChannelCall.STOP,
+      environmentId: "env_1",
+      providerConfigKey: "cal",
+      connectionId: "alice",
+      status: 404,
+      requestBody: enc({ id: "ch-1", resourceId: "res-1" }),
+      responseBody: enc({ error: { code: 404 } }),
+    });
+    const [event] = await waitPublished(1);
+    expect(event).toMatchObject({ call: ChannelCall.STOP, channelId: "ch-1", resourceId: "res-1", status: 404 });
+  });
+
+  test("bodies that name no channel publish nothing; a call of no kind is refused", async () => {
+    const res = await proxy.reportChannelCall({
+      call: ChannelCall.WATCH,
+      environmentId: "env_1",
+      providerConfigKey: "cal",
+      status: 200,
+      requestBody: new TextEncoder().encode("not json"),
+    });
+    expect(res.published).toBe(false);
+    expect(await codeOf(proxy.reportChannelCall({ environmentId: "env_1", providerConfigKey: "cal" }))).toBe(
+      "invalid_channel_call",
+    );
+    expect(published).toEqual([]);
+  });
+});
+
+describe("proxy config", () => {
+  test("fails fast naming the variable", () => {
+    expect(() => loadProxyConfig({ JUNCTION_PROXY_UPSTREAM_TIMEOUT_MS: "soon" })).toThrow(
+      "JUNCTION_PROXY_UPSTREAM_TIMEOUT_MS",
+    );
+    expect(() => loadProxyConfig({ JUNCTION_PROXY_MAX_RETRIES: "99" })).toThrow("JUNCTION_PROXY_MAX_RETRIES");
+  });
+});

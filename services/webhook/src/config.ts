@@ -1,0 +1,96 @@
+import { loadConfig } from "@junction/platform";
+import { z } from "zod";
+
+/** How messages are delivered; every field has a default and an environment variable. */
+export interface DeliveryConfig {
+  /**
+   * Delay before each attempt round, in order: the first is the delay of the first round, and a
+   * message with every round failed is exhausted. Svix's schedule by default.
+   */
+  retryScheduleMs: number[];
+  /** Each retry delay is moved by up to this fraction either way, so retries of a burst spread out. */
+  retryJitter: number;
+  /** An endpoint must answer 2xx within this (wall-clock) time. */
+  attemptTimeoutMs: number;
+  /** A 429's Retry-After is honoured up to this long. */
+  retryAfterMaxMs: number;
+  /** An endpoint whose every attempt failed for this long is disabled (0: never). */
+  disableAfterMs: number;
+  /** Delivery rounds in flight at once. */
+  concurrency: number;
+  /** Notifications processed at once (matching and enqueueing). */
+  inboundConcurrency: number;
+  /** How long (channel id, message number) pairs are remembered to drop duplicates. */
+  dedupRetentionMs: number;
+  /** How often stored messages are swept for work no process is doing (crashed peers, other instances). */
+  sweepIntervalMs: number;
+  /** How long an integration looked up for a notification is remembered (0: asked every time). */
+  integrationCacheMs: number;
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Parses a duration such as `250ms`, `5s`, `30m`, `2h`, `5d`; a bare number is milliseconds. */
+export function parseDuration(text: string): number | null {
+  const m = /^\s*(\d+(?:\.\d+)?)\s*(ms|s|m|h|d)?\s*$/.exec(text);
+  if (!m) return null;
+  const ms = Number(m[1]) * (UNITS[m[2] ?? "ms"] as number);
+  return Number.isFinite(ms) ? Math.round(ms) : null;
+}
+
+const duration = (fallback: string) =>
+  z
+    .string()
+    .default(fallback)
+    .transform((value, ctx) => {
+      const ms = parseDuration(value);
+      if (ms === null) ctx.addIssue({ code: "custom", message: `"${value}" is not a duration (e.g. 500ms, 5s, 30m, 2h, 5d)` });
+      return ms ?? 0;
+    });
+
+const schedule = z
+  .string()
+  .default("0s,5s,5m,30m,2h,5h,10h,10h")
+  .transform((value, ctx) => {
+    const parts = value.split(",").map((p) => p.trim());
+    const ms = parts.map(parseDuration);
+    if (parts.length === 0 || parts.length > 50 || ms.some((d) => d === null)) {
+      ctx.addIssue({ code: "custom", message: "must be 1 to 50 comma-separated durations (e.g. 0s,5s,5m,30m,2h)" });
+      return [0];
+    }
+    return ms as number[];
+  });
+
+/** Settings of the webhook service, read from JUNCTION_WEBHOOK_* variables. */
+export const webhookConfigSchema = z.object({
+  retrySchedule: schedule,
+  retryJitter: z.coerce.number().min(0).max(0.5).default(0.1),
+  deliveryTimeout: duration("15s"),
+  retryAfterMax: duration("1h"),
+  disableAfter: duration("5d"),
+  deliveryConcurrency: z.coerce.number().int().min(1).max(1024).default(32),
+  inboundConcurrency: z.coerce.number().int().min(1).max(256).default(8),
+  dedupRetention: duration("31d"),
+  sweepInterval: duration("60s"),
+  integrationCache: duration("1s"),
+});
+
+/** The delivery settings from the environment (JUNCTION_WEBHOOK_RETRY_SCHEDULE, ...). */
+export function loadDeliveryConfig(env: Record<string, string | undefined> = process.env): DeliveryConfig {
+  const cfg = loadConfig(webhookConfigSchema, { prefix: "JUNCTION_WEBHOOK_", env });
+  return {
+    retryScheduleMs: cfg.retrySchedule,
+    retryJitter: cfg.retryJitter,
+    attemptTimeoutMs: Math.max(1, cfg.deliveryTimeout),
+    retryAfterMaxMs: cfg.retryAfterMax,
+    disableAfterMs: cfg.disableAfter,
+    concurrency: cfg.deliveryConcurrency,
+    inboundConcurrency: cfg.inboundConcurrency,
+    dedupRetentionMs: cfg.dedupRetention,
+    sweepIntervalMs: Math.max(1000, cfg.sweepInterval),
+    integrationCacheMs: cfg.integrationCache,
+  };
+}
+
+/** The defaults, for tests and embedders that do not read the environment. */
+export const DEFAULT_DELIVERY_CONFIG: DeliveryConfig = loadDeliveryConfig({});

@@ -1,0 +1,91 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { DeliveryStatus, type WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
+import { parseId } from "@junction/platform";
+import type { WebhookServiceContext } from "../context.ts";
+import { errors } from "../errors.ts";
+import { receiveNotification } from "../inbound/receive-notification.ts";
+import { fromDeliveryStatus, toMessage, toSettings } from "../mappers.ts";
+import { changeSettings } from "../settings.ts";
+
+const DEFAULT_PAGE = 50;
+const MAX_PAGE = 500;
+
+/** ReceiveNotification, the delivery log (ListMessages, GetMessage), replays and EnableEndpoint. */
+export function messageHandlers(ctx: WebhookServiceContext): Partial<ServiceImpl<typeof WebhookService>> {
+  return {
+    receiveNotification: (req) => receiveNotification(ctx, req),
+
+    async listMessages(req) {
+      const environmentId = await ctx.environment();
+      const limit = req.limit === 0 ? DEFAULT_PAGE : req.limit;
+      if (limit < 1 || limit > MAX_PAGE) throw errors.invalidField("limit", `must be between 1 and ${MAX_PAGE}`);
+      const status = fromDeliveryStatus(req.status);
+      if (status === undefined && req.status !== DeliveryStatus.UNSPECIFIED) {
+        throw errors.invalidField("status", "must be a known delivery status");
+      }
+      const beforeId = req.beforeId ? parseId("msg", req.beforeId, "before_id") : undefined;
+      // One more than asked tells whether another page exists.
+      const page = await ctx.store.listMessages(
+        environmentId,
+        {
+          providerConfigKey: req.providerConfigKey || undefined,
+          connectionId: req.connectionId || undefined,
+          status,
+          type: req.type || undefined,
+          unmatchedOnly: req.unmatchedOnly,
+        },
+        limit + 1,
+        beforeId,
+      );
+      const shown = page.slice(0, limit);
+      return {
+        messages: shown.map((m) => toMessage(m)),
+        nextBeforeId: page.length > limit ? (shown[shown.length - 1]?.id ?? "") : "",
+      };
+    },
+
+    async getMessage(req) {
+      const id = parseId("msg", req.id);
+      const environmentId = await ctx.environment();
+      const message = await ctx.store.getMessage(environmentId, id);
+      if (!message) throw errors.unknownMessage(id);
+      return { message: toMessage(message, await ctx.store.listAttempts(id)) };
+    },
+
+    async replayMessage(req) {
+      const id = parseId("msg", req.id);
+      const environmentId = await ctx.environment();
+      const now = ctx.clock.now();
+      const message = await ctx.store.replayMessage(environmentId, id, now);
+      if (!message) throw errors.unknownMessage(id);
+      ctx.deliveries.schedule(id, now);
+      ctx.logger.info("webhook message replayed", { messageId: id, type: message.type });
+      return { message: toMessage(message) };
+    },
+
+    async replayFailed(req) {
+      if (req.sinceMs < 0n) throw errors.invalidField("since_ms", "must not be negative");
+      const environmentId = await ctx.environment();
+      const now = ctx.clock.now();
+      const ids = await ctx.store.replayFailed(environmentId, Number(req.sinceMs), now);
+      for (const id of ids) ctx.deliveries.schedule(id, now);
+      ctx.logger.info("failed webhook messages replayed", { count: ids.length, sinceMs: Number(req.sinceMs) });
+      return { replayed: ids.length };
+    },
+
+    async enableEndpoint(req) {
+      const id = parseId("ep", req.id);
+      const environmentId = await ctx.environment();
+      const record = await changeSettings(ctx.store, ctx.encryptor, ctx.clock, environmentId, (current) => {
+        if (!current.endpoints.some((e) => e.id === id)) throw errors.unknownEndpoint(id);
+        return {
+          endpoints: current.endpoints.map((e) =>
+            e.id === id ? { id: e.id, url: e.url, enabled: true, createdAt: e.createdAt } : e,
+          ),
+        };
+      });
+      ctx.logger.info("webhook endpoint enabled", { endpointId: id });
+      return { settings: toSettings(record, record.updatedAt) };
+    },
+  };
+}

@@ -1,0 +1,131 @@
+import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { type Job, queues, type Subscription } from "@junction/bus";
+import {
+  DeliveryRequestedSchema,
+  type NotificationReceived,
+  NotificationReceivedSchema,
+} from "@junction/contracts/events/v1/events_pb";
+import { MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
+import type { WebhookServiceContext } from "../context.ts";
+import { derivedMessageId, forwardBody } from "./forward-message.ts";
+import { headerNames, headerValue, messageNumberOf } from "./notification-headers.ts";
+
+/** A job that failed (a service unreachable) is tried again after this, doubling up to a minute. */
+const RETRY_BASE_MS = 1000;
+const RETRY_MAX_MS = 60_000;
+
+/**
+ * The inbound worker: takes recorded notifications from the inbound queue and, for each, drops a
+ * duplicate (same channel id and message number, remembered in the store), checks the channel
+ * token when receipt could not, matches it to connections (spec: Webhook-to-connection matching),
+ * lets the sinks see it, and enqueues one forward message per matched connection, or one without
+ * `connectionId` when nothing matched. A job is acked only once every message is enqueued; the
+ * message ids derive from the notification, so processing it again enqueues the same messages.
+ */
+export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscription> {
+  const log = ctx.logger.child({ worker: "inbound" });
+  return ctx.bus.consume(
+    queues.webhookInbound,
+    async (job: Job) => {
+      let notification: NotificationReceived;
+      try {
+        notification = fromBinary(NotificationReceivedSchema, job.data);
+      } catch (err) {
+        log.error("undecodable notification job dropped", { error: err });
+        await job.term();
+        return;
+      }
+      try {
+        await processNotification(ctx, notification);
+        await job.ack();
+      } catch (err) {
+        const delay = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(job.deliveryCount - 1, 10));
+        log.warn("notification not processed; it will be tried again", {
+          notificationId: notification.id,
+          attempt: job.deliveryCount,
+          retryInMs: delay,
+          error: err,
+        });
+        await job.nak(delay);
+      }
+    },
+    { concurrency: ctx.delivery.inboundConcurrency, ackWaitMs: 60_000 },
+  );
+}
+
+/** Everything that happens to one notification after receipt. Throws only for transient failures. */
+export async function processNotification(ctx: WebhookServiceContext, n: NotificationReceived): Promise<void> {
+  const log = ctx.logger.child({ notificationId: n.id, providerConfigKey: n.providerConfigKey });
+  const found = await ctx.integrations.get(n.providerConfigKey);
+  if (!found) {
+    log.warn("notification dropped: its integration no longer exists");
+    return;
+  }
+  const headers = n.headers;
+  const names = headerNames(found.provider?.webhookHeaders);
+  const channelId = headerValue(headers, names, "channelId");
+  const messageNumber = messageNumberOf(headers, names);
+
+  if (!n.channelChecked && channelId !== undefined) {
+    const check = await ctx.channels.checkNotification({
+      environmentId: n.environmentId,
+      channelId,
+      token: headerValue(headers, names, "channelToken") ?? "",
+      messageNumber: BigInt(messageNumber ?? 0),
+    });
+    if (!check.tokenMatches) {
+      log.warn("notification dropped: its channel token does not match the channel's", { channelId });
+      return;
+    }
+  }
+
+  if (channelId !== undefined && messageNumber !== null) {
+    const now = ctx.clock.now();
+    const owner = await ctx.store.claimNotificationKey(n.environmentId, channelId, messageNumber, n.id, now);
+    if (owner !== n.id) {
+      log.info("duplicate notification not forwarded", { channelId, messageNumber, firstNotificationId: owner });
+      return;
+    }
+  }
+
+  const resourceUri = headerValue(headers, names, "resourceUri") ?? "";
+  const match = await ctx.connections.matchNotification({ providerConfigKey: n.providerConfigKey, resourceUri });
+  const provider = found.integration.provider;
+  const handled = new Set<string>();
+  for (const sink of ctx.sinks ?? []) {
+    const result = await sink.onNotification({
+      notificationId: n.id,
+      environmentId: n.environmentId,
+      providerConfigKey: n.providerConfigKey,
+      provider,
+      headers,
+      connectionIds: match.connectionIds,
+      rule: match.rule,
+      receivedAt: Number(n.receivedAtMs),
+    });
+    for (const id of result?.handledConnectionIds ?? []) handled.add(id);
+  }
+
+  const fields = { rule: MatchRule[match.rule], connections: match.connectionIds.length, channelId, messageNumber };
+  if (!found.integration.forwardWebhooks) {
+    log.info("notification matched; forwarding is off for this integration", fields);
+    return;
+  }
+  // spec: matching rules 3–4: once per matching connection, once without connectionId when none.
+  const targets = match.connectionIds.length > 0 ? match.connectionIds.filter((id) => !handled.has(id)) : [""];
+  for (const connectionId of targets) {
+    const messageId = derivedMessageId(n.id, connectionId);
+    const event = create(DeliveryRequestedSchema, {
+      messageId,
+      environmentId: n.environmentId,
+      type: "forward",
+      body: forwardBody({ from: provider, providerConfigKey: n.providerConfigKey, payload: headers, connectionId }),
+      providerConfigKey: n.providerConfigKey,
+      connectionId,
+      atMs: n.receivedAtMs,
+      notificationId: n.id,
+    });
+    await ctx.bus.enqueue(queues.webhookDelivery, toBinary(DeliveryRequestedSchema, event), { msgId: messageId });
+  }
+  log.debug("notification matched and forwarded", { ...fields, messages: targets.length });
+}

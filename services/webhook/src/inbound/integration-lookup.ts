@@ -1,0 +1,30 @@
+import { Code, ConnectError } from "@connectrpc/connect";
+import type { Integration, Provider } from "@junction/contracts/connection/v1/connection_service_pb";
+import type { WebhookServiceDeps } from "../context.ts";
+
+/** An integration as notification handling needs it. */
+export interface IntegrationView {
+  integration: Integration;
+  /** Its provider template; undefined when the template is gone from the catalogue. */
+  provider: Provider | undefined;
+}
+
+/**
+ * The integration `providerConfigKey`, or null when the connection service does not know it. Any
+ * other failure (the service unreachable) is thrown: the caller must not treat it as unknown.
+ */
+export async function findIntegration(
+  connections: WebhookServiceDeps["connections"],
+  providerConfigKey: string,
+): Promise<IntegrationView | null> {
+  if (providerConfigKey === "") return null;
+  try {
+    const res = await connections.getIntegration({ uniqueKey: providerConfigKey });
+    if (!res.integration) return null;
+    return { integration: res.integration, provider: res.provider };
+  } catch (err) {
+    const code = ConnectError.from(err).code;
+    if (code === Code.NotFound || code === Code.InvalidArgument) return null;
+    throw err;
+  }
+}

@@ -1,0 +1,39 @@
+import type { MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
+
+/** An accepted notification after matching: what a sink is told. */
+export interface MatchedNotification {
+  /** ntf_... */
+  notificationId: string;
+  environmentId: string;
+  providerConfigKey: string;
+  /** Provider template name of the integration. */
+  provider: string;
+  /** Headers as received, names lower-cased. */
+  headers: Readonly<Record<string, string>>;
+  /** Matched connection ids; empty when nothing matched (spec: matching rule 4). */
+  connectionIds: readonly string[];
+  rule: MatchRule;
+  receivedAt: number;
+}
+
+/** What a sink did with a notification. */
+export interface SinkResult {
+  /**
+   * Connections whose notification the sink handled itself (a sync subscribed to webhooks runs
+   * instead of forwarding, spec: Customer-side scripts): no forward message is sent for them.
+   */
+  handledConnectionIds?: readonly string[];
+}
+
+/**
+ * A consumer of accepted notifications besides forwarding: the seam where the scripts runtime's
+ * webhook subscriptions (`webhookSubscriptions` + `onWebhook`) plug in. Sinks run in order, after
+ * matching and before forwarding, for every notification that is not a duplicate and not dropped.
+ * A sink that throws makes the notification be processed again later (its job is not acked), so a
+ * sink must be idempotent per notification id.
+ */
+export interface NotificationSink {
+  /** For logs. */
+  readonly name: string;
+  onNotification(notification: MatchedNotification): Promise<SinkResult | undefined>;
+}

@@ -1,0 +1,80 @@
+import { create, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
+import { queues } from "@junction/bus";
+import { NotificationReceivedSchema } from "@junction/contracts/events/v1/events_pb";
+import type {
+  ReceiveNotificationRequest,
+  ReceiveNotificationResponseSchema,
+} from "@junction/contracts/webhook/v1/webhook_service_pb";
+import { newId } from "@junction/platform";
+import type { WebhookServiceContext } from "../context.ts";
+import { errors } from "../errors.ts";
+import { CREDENTIAL_HEADERS, headerNames, headerProblem, headerValue, messageNumberOf } from "./notification-headers.ts";
+
+type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
+
+/**
+ * ReceiveNotification (spec: Inbound webhook endpoint): checks that the webhook URL names a known
+ * integration, answers a notification already recorded (same channel id and message number) as a
+ * duplicate, drops one whose channel token does not match, and otherwise records it durably on the
+ * inbound queue. Matching and forwarding happen after the answer, in the inbound worker.
+ */
+export async function receiveNotification(
+  ctx: WebhookServiceContext,
+  req: ReceiveNotificationRequest,
+): Promise<ReceiveResult> {
+  const environmentId = await ctx.environment();
+  if (req.environmentId !== environmentId) throw errors.unknownWebhookUrl();
+  const problem = headerProblem(req.headers);
+  if (problem) throw errors.invalidNotification(problem);
+  const found = await ctx.integrations.get(req.providerConfigKey);
+  if (!found) throw errors.unknownWebhookUrl();
+
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(req.headers)) if (!CREDENTIAL_HEADERS.has(name)) headers[name] = value;
+  const names = headerNames(found.provider?.webhookHeaders);
+  const channelId = headerValue(headers, names, "channelId");
+  const messageNumber = messageNumberOf(headers, names);
+  const log = ctx.logger.child({ providerConfigKey: req.providerConfigKey, channelId, messageNumber });
+
+  if (channelId !== undefined && messageNumber !== null) {
+    const owner = await ctx.store.findNotificationKey(environmentId, channelId, messageNumber);
+    if (owner) {
+      log.info("duplicate notification not recorded again", { notificationId: owner });
+      return { notificationId: owner, duplicate: true };
+    }
+  }
+
+  let channelChecked = channelId === undefined;
+  if (channelId !== undefined) {
+    try {
+      const check = await ctx.channels.checkNotification({
+        environmentId,
+        channelId,
+        token: headerValue(headers, names, "channelToken") ?? "",
+        messageNumber: BigInt(messageNumber ?? 0),
+      });
+      if (!check.tokenMatches) {
+        log.warn("notification dropped: its channel token does not match the channel's");
+        return { dropped: true };
+      }
+      channelChecked = true;
+    } catch (err) {
+      // Receipt must not depend on the registry: record it, and the worker checks the token later.
+      log.warn("channel registry unavailable at receipt; the token is checked before forwarding", { error: err });
+    }
+  }
+
+  const now = ctx.clock.now();
+  const id = newId("ntf", now);
+  const event = create(NotificationReceivedSchema, {
+    id,
+    environmentId,
+    providerConfigKey: req.providerConfigKey,
+    headers,
+    receivedAtMs: BigInt(now),
+    channelChecked,
+  });
+  await ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event), { msgId: id });
+  log.debug("notification recorded", { notificationId: id, bodyLength: Number(req.bodyLength) });
+  return { notificationId: id };
+}

@@ -1,0 +1,91 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Subscription } from "@junction/bus";
+import type { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
+import type { TimerHandle } from "@junction/platform";
+import type { WebhookServiceContext, WebhookServiceDeps } from "./context.ts";
+import { deliverRound } from "./delivery/deliver-round.ts";
+import { DeliveryScheduler } from "./delivery/delivery-scheduler.ts";
+import { startDeliveryWorker } from "./delivery/delivery-worker.ts";
+import { createHttpSender } from "./delivery/http-sender.ts";
+import { SigningKeys } from "./delivery/signing-keys.ts";
+import { startInboundWorker } from "./inbound/inbound-worker.ts";
+import { IntegrationCache } from "./inbound/integration-cache.ts";
+import { createWebhookService } from "./service.ts";
+
+/** Stored messages read per page when resuming or sweeping. */
+const SWEEP_PAGE = 10_000;
+
+/** The webhook service with its workers: the RPC implementation, and start/stop for the workers. */
+export interface WebhookRuntime {
+  service: ServiceImpl<typeof WebhookService>;
+  /** Resumes every pending and failed message from the store, then consumes both queues. */
+  start(): Promise<void>;
+  /** Stops consuming, waits for the rounds in flight (bounded by the attempt timeout). */
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the webhook service: the handlers, the inbound worker (notifications → messages), the
+ * delivery worker (messages → store) and the scheduler (store → customer endpoints), sharing one
+ * context. Nothing runs until `start`.
+ */
+export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
+  const logger = deps.logger;
+  let environmentId: Promise<string> | undefined;
+  const environment = () => {
+    // The environment never changes: asked once, asked again only after a failure.
+    environmentId ??= deps.environment().catch((err: unknown) => {
+      environmentId = undefined;
+      throw err;
+    });
+    return environmentId;
+  };
+  const keys = new SigningKeys(deps.encryptor);
+  const send = deps.send ?? createHttpSender({ allowPrivate: deps.allowPrivateEndpoints, now: () => deps.clock.now() });
+  let ctx: WebhookServiceContext;
+  const scheduler = new DeliveryScheduler({
+    clock: deps.clock,
+    logger: logger.child({ worker: "scheduler" }),
+    concurrency: deps.delivery.concurrency,
+    runRound: (id, claimed) => deliverRound({ ctx, keys, send }, id, claimed),
+  });
+  const integrations = new IntegrationCache(deps.connections, deps.delivery.integrationCacheMs);
+  ctx = { ...deps, environment, deliveries: scheduler, integrations };
+  const service = createWebhookService(ctx);
+  const subscriptions: Subscription[] = [];
+  let sweepTimer: TimerHandle | undefined;
+  let stopped = false;
+
+  /** Schedules every stored message that still needs delivering and is not known here yet. */
+  const sweep = async () => {
+    for (const entry of await deps.store.listDeliverable(SWEEP_PAGE)) {
+      if (!scheduler.has(entry.id)) scheduler.schedule(entry.id, Math.max(entry.nextAttemptAt, entry.leaseUntil ?? 0));
+    }
+    await deps.store.pruneNotificationKeys(deps.clock.now() - deps.delivery.dedupRetentionMs);
+  };
+  const armSweep = () => {
+    if (stopped) return;
+    sweepTimer = deps.clock.setTimer(() => {
+      sweep()
+        .catch((err: unknown) => logger.error("delivery sweep failed", { error: err }))
+        .finally(armSweep);
+    }, deps.delivery.sweepIntervalMs);
+  };
+
+  return {
+    service,
+    async start() {
+      await sweep();
+      scheduler.start();
+      subscriptions.push(await startDeliveryWorker(ctx), await startInboundWorker(ctx));
+      armSweep();
+      logger.info("webhook workers started", { resumed: scheduler.waiting });
+    },
+    async stop() {
+      stopped = true;
+      sweepTimer?.cancel();
+      for (const s of subscriptions.splice(0).reverse()) await s.stop();
+      await scheduler.stop();
+    },
+  };
+}

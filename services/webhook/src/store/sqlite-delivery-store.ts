@@ -1,0 +1,321 @@
+import type { Database } from "bun:sqlite";
+import type {
+  AttemptRecord,
+  DeliverableMessage,
+  DeliveryStatus,
+  MessageFilter,
+  MessageRecord,
+  RoundOutcome,
+} from "./records.ts";
+import type { WebhookDeliveryStore } from "./store.ts";
+
+interface MessageRow {
+  id: string;
+  environment_id: string;
+  type: string;
+  provider_config_key: string;
+  connection_id: string;
+  notification_id: string;
+  body: Uint8Array;
+  status: string;
+  attempt_count: number;
+  round_attempts: number;
+  next_attempt_at: number | null;
+  last_error: string | null;
+  delivered_endpoint_ids: string;
+  lease_token: string | null;
+  lease_until: number | null;
+  created_at: number;
+  updated_at: number;
+}
+
+interface AttemptRow {
+  id: string;
+  message_id: string;
+  endpoint_id: string;
+  url: string;
+  status_code: number;
+  latency_ms: number;
+  response_snippet: string;
+  error: string | null;
+  at: number;
+  number: number;
+}
+
+type Params = Record<string, string | number | null | Uint8Array>;
+
+const MESSAGE_COLUMNS =
+  "id, environment_id, type, provider_config_key, connection_id, notification_id, body, status, attempt_count, round_attempts, next_attempt_at, last_error, delivered_endpoint_ids, lease_token, lease_until, created_at, updated_at";
+
+/** Whether a message can still be attempted (the others are final until replayed). */
+const DELIVERABLE = "status IN ('pending', 'failed')";
+
+/**
+ * The delivery half of the webhook store on SQLite: each write is one statement (or one
+ * transaction), so a crash leaves either the old or the new state, and a second connection to the
+ * same file sees the claims of the first.
+ */
+export class SqliteDeliveryStore implements WebhookDeliveryStore {
+  private readonly completeTx: (id: string, token: string, attempts: AttemptRecord[], outcome: RoundOutcome) => boolean;
+
+  /** `db` must be migrated already (the webhook migrations). */
+  constructor(private readonly db: Database) {
+    const insertAttempt = db.query<unknown, [Params]>(
+      `INSERT OR IGNORE INTO webhook_attempts (id, message_id, endpoint_id, url, status_code, latency_ms, response_snippet, error, at, number)
+       VALUES ($id, $message_id, $endpoint_id, $url, $status_code, $latency_ms, $response_snippet, $error, $at, $number)`,
+    );
+    const applyOutcome = db.query<unknown, [Params]>(
+      `UPDATE webhook_messages SET status = $status, attempt_count = $attempt_count, round_attempts = $round_attempts,
+         next_attempt_at = $next_attempt_at, last_error = $last_error, delivered_endpoint_ids = $delivered_endpoint_ids,
+         lease_token = NULL, lease_until = NULL, updated_at = $updated_at
+       WHERE id = $id AND lease_token = $lease_token`,
+    );
+    this.completeTx = db.transaction((id: string, token: string, attempts: AttemptRecord[], o: RoundOutcome) => {
+      for (const a of attempts) insertAttempt.run(attemptToRow(a) as unknown as Params);
+      const changes = applyOutcome.run({
+        id,
+        lease_token: token,
+        status: o.status,
+        attempt_count: o.attemptCount,
+        round_attempts: o.roundAttempts,
+        next_attempt_at: o.nextAttemptAt,
+        last_error: o.lastError,
+        delivered_endpoint_ids: JSON.stringify(o.deliveredEndpointIds),
+        updated_at: o.updatedAt,
+      }).changes;
+      return changes === 1;
+    });
+  }
+
+  async insertMessage(m: MessageRecord): Promise<boolean> {
+    const result = this.db
+      .query<unknown, [Params]>(
+        `INSERT INTO webhook_messages (${MESSAGE_COLUMNS}) VALUES ($id, $environment_id, $type, $provider_config_key,
+           $connection_id, $notification_id, $body, $status, $attempt_count, $round_attempts, $next_attempt_at, $last_error,
+           $delivered_endpoint_ids, $lease_token, $lease_until, $created_at, $updated_at)
+         ON CONFLICT (id) DO NOTHING`,
+      )
+      .run(messageToRow(m) as unknown as Params);
+    return result.changes === 1;
+  }
+
+  async getMessage(environmentId: string, id: string): Promise<MessageRecord | null> {
+    const row = this.db
+      .query<MessageRow, [string, string]>(
+        `SELECT ${MESSAGE_COLUMNS} FROM webhook_messages WHERE environment_id = ? AND id = ?`,
+      )
+      .get(environmentId, id);
+    return row ? rowToMessage(row) : null;
+  }
+
+  async listMessages(
+    environmentId: string,
+    filter: MessageFilter,
+    limit: number,
+    beforeId?: string,
+  ): Promise<MessageRecord[]> {
+    const where = ["environment_id = $environment_id"];
+    const params: Params = { environment_id: environmentId, limit: Math.max(1, Math.floor(limit)) };
+    if (filter.providerConfigKey !== undefined) {
+      where.push("provider_config_key = $provider_config_key");
+      params.provider_config_key = filter.providerConfigKey;
+    }
+    if (filter.unmatchedOnly) where.push("connection_id = ''");
+    else if (filter.connectionId !== undefined) {
+      where.push("connection_id = $connection_id");
+      params.connection_id = filter.connectionId;
+    }
+    if (filter.status !== undefined) {
+      where.push("status = $status");
+      params.status = filter.status;
+    }
+    if (filter.type !== undefined) {
+      where.push("type = $type");
+      params.type = filter.type;
+    }
+    if (beforeId !== undefined) {
+      where.push("id < $before_id");
+      params.before_id = beforeId;
+    }
+    const sql = `SELECT ${MESSAGE_COLUMNS} FROM webhook_messages WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT $limit`;
+    return this.db.query<MessageRow, [Params]>(sql).all(params).map(rowToMessage);
+  }
+
+  async listAttempts(messageId: string): Promise<AttemptRecord[]> {
+    return this.db
+      .query<AttemptRow, [string]>(
+        "SELECT id, message_id, endpoint_id, url, status_code, latency_ms, response_snippet, error, at, number FROM webhook_attempts WHERE message_id = ? ORDER BY at, number, id",
+      )
+      .all(messageId)
+      .map(rowToAttempt);
+  }
+
+  async claimMessage(id: string, now: number, leaseUntil: number, leaseToken: string): Promise<MessageRecord | null> {
+    const row = this.db
+      .query<MessageRow, [Params]>(
+        `UPDATE webhook_messages SET lease_token = $lease_token, lease_until = $lease_until
+         WHERE id = $id AND ${DELIVERABLE} AND next_attempt_at <= $now AND (lease_until IS NULL OR lease_until <= $now)
+         RETURNING ${MESSAGE_COLUMNS}`,
+      )
+      .get({ id, now, lease_until: leaseUntil, lease_token: leaseToken });
+    return row ? rowToMessage(row) : null;
+  }
+
+  async completeRound(
+    id: string,
+    leaseToken: string,
+    attempts: AttemptRecord[],
+    outcome: RoundOutcome,
+  ): Promise<boolean> {
+    return this.completeTx(id, leaseToken, attempts, outcome);
+  }
+
+  async listDeliverable(limit: number): Promise<DeliverableMessage[]> {
+    return this.db
+      .query<{ id: string; next_attempt_at: number; lease_until: number | null }, [number]>(
+        `SELECT id, next_attempt_at, lease_until FROM webhook_messages
+         WHERE ${DELIVERABLE} AND next_attempt_at IS NOT NULL ORDER BY next_attempt_at, id LIMIT ?`,
+      )
+      .all(Math.max(1, Math.floor(limit)))
+      .map((r) => ({ id: r.id, nextAttemptAt: r.next_attempt_at, leaseUntil: r.lease_until }));
+  }
+
+  async findDeliverable(id: string): Promise<DeliverableMessage | null> {
+    const row = this.db
+      .query<{ id: string; next_attempt_at: number; lease_until: number | null }, [string]>(
+        `SELECT id, next_attempt_at, lease_until FROM webhook_messages
+         WHERE id = ? AND ${DELIVERABLE} AND next_attempt_at IS NOT NULL`,
+      )
+      .get(id);
+    return row ? { id: row.id, nextAttemptAt: row.next_attempt_at, leaseUntil: row.lease_until } : null;
+  }
+
+  async replayMessage(environmentId: string, id: string, now: number): Promise<MessageRecord | null> {
+    const row = this.db
+      .query<MessageRow, [Params]>(
+        `UPDATE webhook_messages SET ${REPLAY_SET} WHERE environment_id = $environment_id AND id = $id
+         RETURNING ${MESSAGE_COLUMNS}`,
+      )
+      .get({ environment_id: environmentId, id, now });
+    return row ? rowToMessage(row) : null;
+  }
+
+  async replayFailed(environmentId: string, since: number, now: number): Promise<string[]> {
+    return this.db
+      .query<{ id: string }, [Params]>(
+        `UPDATE webhook_messages SET ${REPLAY_SET}
+         WHERE environment_id = $environment_id AND status IN ('failed', 'exhausted') AND created_at >= $since
+         RETURNING id`,
+      )
+      .all({ environment_id: environmentId, since, now })
+      .map((r) => r.id)
+      .sort();
+  }
+
+  async claimNotificationKey(
+    environmentId: string,
+    channelId: string,
+    messageNumber: number,
+    notificationId: string,
+    now: number,
+  ): Promise<string> {
+    this.db
+      .query(
+        `INSERT INTO webhook_notification_keys (environment_id, channel_id, message_number, notification_id, received_at)
+         VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
+      )
+      .run(environmentId, channelId, messageNumber, notificationId, now);
+    return (await this.findNotificationKey(environmentId, channelId, messageNumber)) ?? notificationId;
+  }
+
+  async findNotificationKey(environmentId: string, channelId: string, messageNumber: number): Promise<string | null> {
+    const row = this.db
+      .query<{ notification_id: string }, [string, string, number]>(
+        "SELECT notification_id FROM webhook_notification_keys WHERE environment_id = ? AND channel_id = ? AND message_number = ?",
+      )
+      .get(environmentId, channelId, messageNumber);
+    return row?.notification_id ?? null;
+  }
+
+  async pruneNotificationKeys(before: number): Promise<number> {
+    return this.db.query("DELETE FROM webhook_notification_keys WHERE received_at < ?").run(before).changes;
+  }
+}
+
+/** What a replay resets: pending now, a fresh schedule, no endpoint delivered yet, no claim. */
+const REPLAY_SET = `status = 'pending', next_attempt_at = $now, round_attempts = 0, delivered_endpoint_ids = '[]',
+  last_error = NULL, lease_token = NULL, lease_until = NULL, updated_at = $now`;
+
+function messageToRow(m: MessageRecord): MessageRow {
+  return {
+    id: m.id,
+    environment_id: m.environmentId,
+    type: m.type,
+    provider_config_key: m.providerConfigKey,
+    connection_id: m.connectionId,
+    notification_id: m.notificationId,
+    body: m.body,
+    status: m.status,
+    attempt_count: m.attemptCount,
+    round_attempts: m.roundAttempts,
+    next_attempt_at: m.nextAttemptAt,
+    last_error: m.lastError,
+    delivered_endpoint_ids: JSON.stringify(m.deliveredEndpointIds),
+    lease_token: m.leaseToken,
+    lease_until: m.leaseUntil,
+    created_at: m.createdAt,
+    updated_at: m.updatedAt,
+  };
+}
+
+function rowToMessage(r: MessageRow): MessageRecord {
+  return {
+    id: r.id,
+    environmentId: r.environment_id,
+    type: r.type,
+    providerConfigKey: r.provider_config_key,
+    connectionId: r.connection_id,
+    notificationId: r.notification_id,
+    body: new Uint8Array(r.body),
+    status: r.status as DeliveryStatus,
+    attemptCount: r.attempt_count,
+    roundAttempts: r.round_attempts,
+    nextAttemptAt: r.next_attempt_at,
+    lastError: r.last_error,
+    deliveredEndpointIds: JSON.parse(r.delivered_endpoint_ids) as string[],
+    leaseToken: r.lease_token,
+    leaseUntil: r.lease_until,
+    createdAt: r.created_at,
+    updatedAt: r.updated_at,
+  };
+}
+
+function attemptToRow(a: AttemptRecord): AttemptRow {
+  return {
+    id: a.id,
+    message_id: a.messageId,
+    endpoint_id: a.endpointId,
+    url: a.url,
+    status_code: a.statusCode,
+    latency_ms: a.latencyMs,
+    response_snippet: a.responseSnippet,
+    error: a.error,
+    at: a.at,
+    number: a.number,
+  };
+}
+
+function rowToAttempt(r: AttemptRow): AttemptRecord {
+  return {
+    id: r.id,
+    messageId: r.message_id,
+    endpointId: r.endpoint_id,
+    url: r.url,
+    statusCode: r.status_code,
+    latencyMs: r.latency_ms,
+    responseSnippet: r.response_snippet,
+    error: r.error,
+    at: r.at,
+    number: r.number,
+  };
+}

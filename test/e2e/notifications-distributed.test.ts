@@ -1,0 +1,106 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { startNatsServer } from "@junction/bus/testing/nats-server";
+import { verifyStandard } from "@junction/webhook-service";
+import { freePort } from "../support/free-port.ts";
+import { type JunctionProcess, startJunctionProcess } from "../support/junction-process.ts";
+import { tempDir } from "../support/temp-dir.ts";
+import { waitFor } from "../support/wait-for.ts";
+import { type CustomerReceiver, eventsUri, googHeaders, startCustomerReceiver } from "./notifications-kit.ts";
+
+// The notification path across processes: gateway → webhook service (JetStream inbound queue) →
+// connection service (matching) → JetStream delivery queue → customer receiver.
+const SECRET = "jct_sk_distributed_notifications_0123456789";
+const URI = eventsUri("ona@example.com");
+let nats: Awaited<ReturnType<typeof startNatsServer>>;
+const procs: JunctionProcess[] = [];
+const data = tempDir();
+let gatewayUrl = "";
+let rx: CustomerReceiver;
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+  rx = startCustomerReceiver();
+  const ports = {
+    gateway: await freePort(),
+    connection: await freePort(),
+    proxy: await freePort(),
+    channel: await freePort(),
+    webhook: await freePort(),
+  };
+  gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
+  const env: Record<string, string> = {
+    JUNCTION_DATA_DIR: data.path,
+    JUNCTION_BASE_URL: gatewayUrl,
+    JUNCTION_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    JUNCTION_SECRET_KEY: SECRET,
+    JUNCTION_NATS_URL: nats.url,
+    JUNCTION_HOST: "127.0.0.1",
+    JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
+    PORT: String(ports.gateway),
+    JUNCTION_CONNECTION_PORT: String(ports.connection),
+    JUNCTION_PROXY_PORT: String(ports.proxy),
+    JUNCTION_CHANNEL_PORT: String(ports.channel),
+    JUNCTION_WEBHOOK_PORT: String(ports.webhook),
+    JUNCTION_CONNECTION_URL: `http://127.0.0.1:${ports.connection}`,
+    JUNCTION_PROXY_URL: `http://127.0.0.1:${ports.proxy}`,
+    JUNCTION_CHANNEL_URL: `http://127.0.0.1:${ports.channel}`,
+    JUNCTION_WEBHOOK_URL: `http://127.0.0.1:${ports.webhook}`,
+  };
+  for (const name of ["connection", "proxy", "channel", "webhook", "gateway"])
+    procs.push(startJunctionProcess(name, ["serve", name], env));
+  try {
+    await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 30_000, 50);
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n${procs.map((p) => `--- ${p.name}\n${p.output()}`).join("\n")}`);
+  }
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(procs.map((p) => p.stop()));
+  await rx?.stop();
+  await nats?.stop();
+  data.remove();
+});
+
+async function api(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await fetch(`${gatewayUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${SECRET}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+describe("notifications in the distributed topology", () => {
+  test("are recorded, matched, forwarded and signed across processes, and show in the delivery log", async () => {
+    const created = await api("POST", "/integrations", { unique_key: "cal", provider: "google-calendar" });
+    expect(created.status).toBe(200);
+    await api("POST", "/connections", {
+      provider_config_key: "cal",
+      connection_id: "ona",
+      metadata: { calendarWatchResourceUris: [URI] },
+      credentials: { type: "OAUTH2", access_token: "access-token-of-ona" },
+    });
+    await api("PUT", "/webhook-settings", { endpoints: [rx.url] });
+    const secret = (await api("POST", "/webhook-settings/signing-secret", {})).body.data.signing_secret as string;
+
+    const webhookUrl = created.body.data.webhook_url as string;
+    const res = await fetch(webhookUrl, { method: "POST", headers: googHeaders(URI, { channelId: "dist-1" }) });
+    expect(res.status).toBe(200);
+    const [got] = await rx.waitFor(1, 20_000);
+    expect(JSON.parse(got?.body ?? "{}")).toMatchObject({ connectionId: "ona", providerConfigKey: "cal", type: "forward" });
+    expect(verifyStandard(secret, got?.headers ?? {}, got?.body ?? "", 300, Math.floor(Date.now() / 1000))).toEqual({
+      valid: true,
+    });
+    const duplicate = await fetch(webhookUrl, { method: "POST", headers: googHeaders(URI, { channelId: "dist-1" }) });
+    expect(((await duplicate.json()) as { data: { duplicate: boolean } }).data.duplicate).toBe(true);
+
+    const log = await waitFor("the delivered message in the log", async () => {
+      const list = await api("GET", "/webhook-messages?connection_id=ona");
+      return list.body.data[0]?.status === "succeeded" ? list.body.data : null;
+    }, 20_000);
+    expect(log).toHaveLength(1);
+    expect(log[0].id).toBe(got?.headers["webhook-id"]);
+  }, 60_000);
+});

@@ -1,0 +1,98 @@
+import {
+  type FakeUpstream,
+  type FakeUpstreamOptions,
+  rawHttpRequest,
+  startFakeUpstream,
+} from "../fake-upstream/index.ts";
+import { startTestJunction, TEST_SECRET_KEY, type TestJunction } from "../support/embedded-junction.ts";
+
+/** The user whose tokens the fake upstream accepts. */
+export const ALICE = "alice@example.com";
+export const CALENDAR = "cal";
+export const MAIL = "mail";
+export const CONNECTION = "alice";
+
+export interface ProxyHarness {
+  junction: TestJunction;
+  fake: FakeUpstream;
+  /** The upstream access token of the connection (never expected in Junction's own output). */
+  accessToken: string;
+  refreshToken: string;
+  /** Calls /proxy/{path} with the secret key and the connection's headers (override any with `headers`). */
+  proxy(method: string, path: string, init?: { headers?: Record<string, string>; body?: BodyInit }): Promise<Response>;
+  /** The same over a raw socket, with the request target sent byte for byte. */
+  raw(
+    target: string,
+    init?: { method?: string; headers?: Record<string, string>; body?: string },
+  ): ReturnType<typeof rawHttpRequest>;
+  close(): Promise<void>;
+}
+
+/**
+ * Junction (embedded) in front of the fake upstream: a calendar and a mail integration whose base URL
+ * the operator points at the fake, and one connection "alice" on each, imported with tokens the fake
+ * issued (no consent flow).
+ */
+export async function startProxyHarness(
+  options: { env?: Record<string, string>; fake?: FakeUpstreamOptions; tokenTtlSeconds?: number } = {},
+): Promise<ProxyHarness> {
+  const fake = await startFakeUpstream({
+    clients: [{ clientId: "cid", clientSecret: "client-secret-1" }],
+    ...options.fake,
+  });
+  const junction = await startTestJunction({ env: options.env });
+  const tokens = fake.issueTokens({
+    email: ALICE,
+    clientId: "cid",
+    scopes: ["https://www.googleapis.com/auth/calendar", "https://www.googleapis.com/auth/gmail.readonly"],
+    ttlSeconds: options.tokenTtlSeconds,
+  });
+  for (const [key, provider] of [
+    [CALENDAR, "google-calendar"],
+    [MAIL, "google-mail"],
+  ]) {
+    const integration = await junction.api("POST", "/integrations", {
+      unique_key: key,
+      provider,
+      credentials: { type: "OAUTH2", client_id: "cid", client_secret: "client-secret-1" },
+      upstream_overrides: { base_url: fake.url, token_url: fake.endpoints.tokenUrl },
+    });
+    if (integration.status !== 201 && integration.status !== 200) throw new Error(`integration: ${integration.text}`);
+    const connection = await junction.api("POST", "/connections", {
+      provider_config_key: key,
+      connection_id: CONNECTION,
+      credentials: {
+        type: "OAUTH2",
+        access_token: tokens.accessToken,
+        refresh_token: tokens.refreshToken,
+        expires_at: Date.now() + tokens.expiresIn * 1000,
+      },
+    });
+    if (connection.status >= 300) throw new Error(`connection: ${connection.text}`);
+  }
+  const controlHeaders = {
+    authorization: `Bearer ${TEST_SECRET_KEY}`,
+    "provider-config-key": CALENDAR,
+    "connection-id": CONNECTION,
+  };
+  return {
+    junction,
+    fake,
+    accessToken: tokens.accessToken,
+    refreshToken: tokens.refreshToken ?? "",
+    proxy: (method, path, init = {}) =>
+      fetch(`${junction.url}/proxy${path}`, {
+        method,
+        headers: { ...controlHeaders, ...init.headers },
+        body: init.body,
+        redirect: "manual",
+        duplex: "half",
+      } as RequestInit),
+    raw: (target, init = {}) =>
+      rawHttpRequest(junction.port, target, { ...init, headers: { ...controlHeaders, ...init.headers } }),
+    async close() {
+      await junction.close();
+      await fake.stop();
+    },
+  };
+}
