@@ -21,6 +21,7 @@
  * BENCH_SKIP_THROUGHPUT=1, BENCH_PROFILE=<dir> (CPU profile of Junction, markdown).
  */
 import { mkdtempSync, rmSync } from "node:fs";
+import { type AddressInfo, createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Subprocess, spawn } from "bun";
@@ -92,8 +93,20 @@ function startReceiver() {
   };
 }
 
+/** A TCP port that was free a moment ago on 127.0.0.1. */
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const srv = createServer();
+    srv.once("error", reject);
+    srv.listen(0, "127.0.0.1", () => {
+      const port = (srv.address() as AddressInfo).port;
+      srv.close(() => resolve(port));
+    });
+  });
+}
+
 async function startJunction(dataDir: string): Promise<{ url: string; proc: Subprocess }> {
-  const port = 20_000 + Math.floor(Math.random() * 20_000);
+  const port = await freePort();
   // BENCH_PROFILE=<dir>: a CPU profile of Junction (markdown) is written there when it stops.
   const profile = env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${env.BENCH_PROFILE}`] : [];
   const proc = spawn(["bun", ...profile, join(ROOT, "cli/junction.ts"), "start"], {
@@ -111,7 +124,7 @@ async function startJunction(dataDir: string): Promise<{ url: string; proc: Subp
     stderr: "ignore",
   });
   const url = `http://127.0.0.1:${port}`;
-  const deadline = Date.now() + 30_000;
+  const deadline = Date.now() + 60_000;
   for (;;) {
     try {
       if ((await fetch(`${url}/health`)).ok) return { url, proc };

@@ -131,7 +131,13 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     r.service(ConnectionService, connectionImpl);
     r.service(
       ProxyService,
-      createProxyService({ connections, bus, clock, logger: logger.child({ component: "proxy" }), config: proxyConfig }),
+      createProxyService({
+        connections,
+        bus,
+        clock,
+        logger: logger.child({ component: "proxy" }),
+        config: proxyConfig,
+      }),
     );
     r.service(ChannelService, channelImpl);
     r.service(WebhookService, webhook.service);

@@ -104,6 +104,11 @@ describe("crash safety (SIGKILL of `junction start`)", () => {
     const res = await junction.notify("crash-1");
     expect(res.status).toBe(200);
     const [failed] = await rx.waitFor(1, 15_000);
+    // Killed once the failed attempt is recorded: the retry is due in 2 s, and Junction is gone.
+    await waitFor("the failed attempt in the log", async () => {
+      const log = await junction.api("GET", "/webhook-messages");
+      return log.data[0]?.attempt_count === 1;
+    });
     await junction.kill();
 
     rx.answer({ status: 200 });
@@ -111,7 +116,11 @@ describe("crash safety (SIGKILL of `junction start`)", () => {
     await waitFor("the delivery after restart", () => rx.succeeded().length === 1, 20_000);
     expect(rx.succeeded()[0]?.headers["webhook-id"]).toBe(failed?.headers["webhook-id"] as string);
     expect(rx.succeeded()[0]?.body).toBe(failed?.body as string);
-    const log = await junction.api("GET", "/webhook-messages");
+    // The receiver answered before Junction recorded it: wait for the record.
+    const log = await waitFor("the success in the log", async () => {
+      const list = await junction.api("GET", "/webhook-messages");
+      return list.data[0]?.status === "succeeded" ? list : null;
+    });
     expect(log.data).toHaveLength(1);
     expect(log.data[0]).toMatchObject({ id: failed?.headers["webhook-id"], status: "succeeded", attempt_count: 2 });
   }, 60_000);
@@ -142,10 +151,14 @@ describe("crash safety (SIGKILL of `junction start`)", () => {
     await junction.kill();
 
     await junction.start();
-    await waitFor("every notification delivered", () => {
-      const succeeded = new Set(rx.succeeded().map((d) => d.headers["webhook-id"]));
-      return succeeded.size === channels.length;
-    }, 30_000);
+    await waitFor(
+      "every notification delivered",
+      () => {
+        const succeeded = new Set(rx.succeeded().map((d) => d.headers["webhook-id"]));
+        return succeeded.size === channels.length;
+      },
+      30_000,
+    );
     const ids = idsByChannel(rx);
     expect([...ids.keys()].sort()).toEqual([...channels].sort());
     for (const set of ids.values()) expect(set.size).toBe(1);
@@ -162,19 +175,28 @@ describe("a customer receiver restarted mid-stream", () => {
 
     const total = 60;
     const sending = (async () => {
-      for (let i = 0; i < total; i++) expect((await notify(j, googHeaders(URI, { channelId: `stream-${i}` }))).status).toBe(200);
+      for (let i = 0; i < total; i++)
+        expect((await notify(j, googHeaders(URI, { channelId: `stream-${i}` }))).status).toBe(200);
     })();
     await rx.waitFor(15, 15_000);
     await rx.stop();
     // Back once Junction has seen it down (failed attempts recorded), while notifications keep coming.
-    await waitFor("failed attempts while the receiver is down", async () => {
-      const failed = await j.api("GET", "/webhook-messages?status=failed");
-      return failed.body.data.length > 0;
-    }, 15_000);
+    await waitFor(
+      "failed attempts while the receiver is down",
+      async () => {
+        const failed = await j.api("GET", "/webhook-messages?status=failed");
+        return failed.body.data.length > 0;
+      },
+      15_000,
+    );
     await rx.restart();
     await sending;
 
-    await waitFor("every notification delivered", () => new Set(rx.succeeded().map((d) => d.headers["webhook-id"])).size === total, 30_000);
+    await waitFor(
+      "every notification delivered",
+      () => new Set(rx.succeeded().map((d) => d.headers["webhook-id"])).size === total,
+      30_000,
+    );
     const ids = idsByChannel(rx);
     expect(ids.size).toBe(total);
     for (const set of ids.values()) expect(set.size).toBe(1);

@@ -6,7 +6,6 @@ import { startTestJunction, type TestJunction } from "../support/embedded-juncti
 import { waitFor } from "../support/wait-for.ts";
 import {
   addConnection,
-  type CustomerReceiver,
   eventsUri,
   googHeaders,
   notify,
@@ -31,7 +30,10 @@ async function start(env: Record<string, string> = {}) {
   const clock = new ManualClock();
   const j = await startTestJunction({ clock, env: { JUNCTION_WEBHOOK_RETRY_JITTER: "0", ...env } });
   const rx = startCustomerReceiver();
-  cleanups.push(() => j.close(), () => rx.stop());
+  cleanups.push(
+    () => j.close(),
+    () => rx.stop(),
+  );
   await setupCalendar(j, [rx.url]);
   await addConnection(j, "lee", { metadata: { calendarWatchResourceUris: [URI] } });
   return { j, rx, clock };
@@ -73,8 +75,14 @@ describe("signatures", () => {
     expect(during?.headers["webhook-signature"]?.split(" ")).toHaveLength(2);
     expect(verifyStandard(s2, during?.headers ?? {}, during?.body ?? "", 300, nowSeconds())).toEqual({ valid: true });
     expect(verifyStandard(s1, during?.headers ?? {}, during?.body ?? "", 300, nowSeconds())).toEqual({ valid: true });
-    expect(during?.headers["x-nango-hmac-sha256"]).toBe(createHmac("sha256", s2).update(during?.body ?? "").digest("hex"));
+    expect(during?.headers["x-nango-hmac-sha256"]).toBe(
+      createHmac("sha256", s2)
+        .update(during?.body ?? "")
+        .digest("hex"),
+    );
     expect(during?.headers["content-type"]).toBe("application/json");
+    // Never Nango's legacy unkeyed sha256(secret + body).
+    expect(during?.headers["x-nango-signature"]).toBeUndefined();
     expect(during?.headers["webhook-timestamp"]).toBe(String(nowSeconds()));
 
     await clock.advance(HOUR + SECOND);
@@ -127,9 +135,7 @@ describe("retries", () => {
     await clock.advance(1);
     expect((await afterRounds(j, m.id, 2)).next_attempt_at).toBe(new Date(t0 + 5 * SECOND + 5 * MINUTE).toISOString());
     await clock.advance(5 * MINUTE);
-    expect((await afterRounds(j, m.id, 3)).next_attempt_at).toBe(
-      new Date(t0 + 5 * SECOND + 35 * MINUTE).toISOString(),
-    );
+    expect((await afterRounds(j, m.id, 3)).next_attempt_at).toBe(new Date(t0 + 5 * SECOND + 35 * MINUTE).toISOString());
     await clock.advance(30 * MINUTE);
     const done = await waitForStatus(j, m.id, "succeeded");
 
@@ -232,30 +238,35 @@ describe("retries", () => {
 
 describe("the delivery log", () => {
   test("lists with filters and pages, shows one message with its attempts, and refuses bad input", async () => {
-    const { j, rx, clock } = await start({ JUNCTION_WEBHOOK_RETRY_SCHEDULE: "0s" });
+    const { j, rx } = await start({ JUNCTION_WEBHOOK_RETRY_SCHEDULE: "0s" });
     await j.api("POST", "/integrations", { unique_key: "cal2", provider: "google-calendar" });
     await addConnection(j, "max", { key: "cal2", metadata: { calendarWatchResourceUris: [URI] } });
-    // Ids order by creation to the millisecond: the clock moves between notifications.
     await notify(j, googHeaders(URI, { channelId: "log-1" }));
-    await clock.advance(1);
     await notify(j, googHeaders(URI, { channelId: "log-2" }), { key: "cal2" });
-    await clock.advance(1);
     await notify(j, googHeaders(eventsUri("nobody@example.com"), { channelId: "log-3" }));
     await waitForMessages(j, 3);
     await rx.waitFor(3);
     rx.answer({ status: 500 });
-    await clock.advance(1);
     await notify(j, googHeaders(URI, { channelId: "log-4" }));
     await waitForMessages(j, 1, "status=exhausted");
 
+    // Newest first by id, which orders by creation to the millisecond: compare as sets, check the order.
+    const listed = async (q: string) => (await j.api("GET", `/webhook-messages?${q}`)).body.data as any[];
     const ids = async (q: string) =>
-      (await j.api("GET", `/webhook-messages?${q}`)).body.data.map((m: any) => m.body.match(/"x-goog-channel-id":"([^"]+)"/)[1]);
-    expect(await ids("")).toEqual(["log-4", "log-3", "log-2", "log-1"]);
+      (await listed(q)).map((m) => m.body.match(/"x-goog-channel-id":"([^"]+)"/)[1]).sort();
+    const all = await listed("");
+    expect(all.map((m) => m.id)).toEqual(
+      all
+        .map((m) => m.id)
+        .sort()
+        .reverse(),
+    );
+    expect(await ids("")).toEqual(["log-1", "log-2", "log-3", "log-4"]);
     expect(await ids("provider_config_key=cal2")).toEqual(["log-2"]);
-    expect(await ids("connection_id=lee")).toEqual(["log-4", "log-1"]);
+    expect(await ids("connection_id=lee")).toEqual(["log-1", "log-4"]);
     expect(await ids("unmatched=true")).toEqual(["log-3"]);
     expect(await ids("status=exhausted")).toEqual(["log-4"]);
-    expect(await ids("status=succeeded&type=forward")).toEqual(["log-3", "log-2", "log-1"]);
+    expect(await ids("status=succeeded&type=forward")).toEqual(["log-1", "log-2", "log-3"]);
     expect(await ids("type=auth")).toEqual([]);
 
     const page1 = await j.api("GET", "/webhook-messages?limit=3");
@@ -263,9 +274,16 @@ describe("the delivery log", () => {
     const page2 = await j.api("GET", `/webhook-messages?limit=3&cursor=${page1.body.next_cursor}`);
     expect(page2.body.data).toHaveLength(1);
     expect(page2.body.next_cursor).toBeNull();
+    expect([...page1.body.data, ...page2.body.data].map((m: any) => m.id)).toEqual(all.map((m) => m.id));
 
-    const one = (await j.api("GET", `/webhook-messages/${page1.body.data[0].id}`)).body.data;
-    expect(one).toMatchObject({ type: "forward", provider_config_key: "cal", connection_id: "lee", status: "exhausted" });
+    const exhaustedId = (await listed("status=exhausted"))[0].id;
+    const one = (await j.api("GET", `/webhook-messages/${exhaustedId}`)).body.data;
+    expect(one).toMatchObject({
+      type: "forward",
+      provider_config_key: "cal",
+      connection_id: "lee",
+      status: "exhausted",
+    });
     expect(one.attempts).toHaveLength(1);
     expect(one.attempts[0]).toMatchObject({ number: 1, status_code: 500, error: "HTTP 500", url: rx.url });
 

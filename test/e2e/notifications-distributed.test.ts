@@ -51,6 +51,14 @@ beforeAll(async () => {
     procs.push(startJunctionProcess(name, ["serve", name], env));
   try {
     await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 30_000, 50);
+    // The gateway is healthy before the webhook process may be: wait for it to answer through the gateway.
+    await waitFor(
+      "the webhook process to answer",
+      async () =>
+        (await fetch(`${gatewayUrl}/webhook-settings`, { headers: { authorization: `Bearer ${SECRET}` } })).ok,
+      30_000,
+      50,
+    );
   } catch (err) {
     throw new Error(`${(err as Error).message}\n${procs.map((p) => `--- ${p.name}\n${p.output()}`).join("\n")}`);
   }
@@ -89,17 +97,25 @@ describe("notifications in the distributed topology", () => {
     const res = await fetch(webhookUrl, { method: "POST", headers: googHeaders(URI, { channelId: "dist-1" }) });
     expect(res.status).toBe(200);
     const [got] = await rx.waitFor(1, 20_000);
-    expect(JSON.parse(got?.body ?? "{}")).toMatchObject({ connectionId: "ona", providerConfigKey: "cal", type: "forward" });
+    expect(JSON.parse(got?.body ?? "{}")).toMatchObject({
+      connectionId: "ona",
+      providerConfigKey: "cal",
+      type: "forward",
+    });
     expect(verifyStandard(secret, got?.headers ?? {}, got?.body ?? "", 300, Math.floor(Date.now() / 1000))).toEqual({
       valid: true,
     });
     const duplicate = await fetch(webhookUrl, { method: "POST", headers: googHeaders(URI, { channelId: "dist-1" }) });
     expect(((await duplicate.json()) as { data: { duplicate: boolean } }).data.duplicate).toBe(true);
 
-    const log = await waitFor("the delivered message in the log", async () => {
-      const list = await api("GET", "/webhook-messages?connection_id=ona");
-      return list.body.data[0]?.status === "succeeded" ? list.body.data : null;
-    }, 20_000);
+    const log = await waitFor(
+      "the delivered message in the log",
+      async () => {
+        const list = await api("GET", "/webhook-messages?connection_id=ona");
+        return list.body.data[0]?.status === "succeeded" ? list.body.data : null;
+      },
+      20_000,
+    );
     expect(log).toHaveLength(1);
     expect(log[0].id).toBe(got?.headers["webhook-id"]);
   }, 60_000);

@@ -143,7 +143,9 @@ describe("automatic disabling", () => {
   });
 
   test("with no endpoint left to tell, a log line says so and messages are exhausted until one is enabled", async () => {
-    const { j, clock } = await start({ env: { JUNCTION_WEBHOOK_SWEEP_INTERVAL: "1d", JUNCTION_WEBHOOK_DISABLE_AFTER: "2h" } });
+    const { j, clock } = await start({
+      env: { JUNCTION_WEBHOOK_SWEEP_INTERVAL: "1d", JUNCTION_WEBHOOK_DISABLE_AFTER: "2h" },
+    });
     const only = receiver();
     only.answer({ status: 500 });
     await setupCalendar(j, [only.url]);
@@ -218,7 +220,9 @@ describe("where messages may go", () => {
     const [got] = await rx.waitFor(1);
     expect(got?.body).toBe(body);
     expect(got?.headers["webhook-id"]).toBe(messageId);
-    expect(verifyStandard(secret, got?.headers ?? {}, body, 300, Math.floor(clock.now() / 1000))).toEqual({ valid: true });
+    expect(verifyStandard(secret, got?.headers ?? {}, body, 300, Math.floor(clock.now() / 1000))).toEqual({
+      valid: true,
+    });
     const m = await waitForStatus(j, messageId, "succeeded");
     expect(m).toMatchObject({ type: "auth", connection_id: "c1", provider_config_key: "cal" });
     expect((await j.api("GET", "/webhook-messages?type=auth")).body.data.map((x: any) => x.id)).toEqual([messageId]);

@@ -71,7 +71,11 @@ export function startCustomerReceiver(port = 0): CustomerReceiver {
       answer = next;
     },
     async waitFor(n, timeoutMs = 10_000) {
-      await waitFor(`${n} deliveries to the customer receiver (got ${received.length})`, () => received.length >= n, timeoutMs);
+      await waitFor(
+        `${n} deliveries to the customer receiver (got ${received.length})`,
+        () => received.length >= n,
+        timeoutMs,
+      );
       return [...received];
     },
     succeeded: () => received.filter((d) => d.status >= 200 && d.status < 300),
@@ -136,7 +140,10 @@ export function googHeaders(
 }
 
 /** Headers with the spec's names (x-provider-*), and only those five. */
-export function providerHeaders(uri: string, over: { channelId?: string; number?: number } = {}): Record<string, string> {
+export function providerHeaders(
+  uri: string,
+  over: { channelId?: string; number?: number } = {},
+): Record<string, string> {
   return {
     "x-provider-channel-id": over.channelId ?? `channel-${++channelSeq}`,
     "x-provider-message-number": String(over.number ?? 1),

@@ -164,7 +164,11 @@ describe("notifications from the fake upstream", () => {
         // The sync notification may arrive before the connection exists: it is then unmatched.
         await rx.waitFor(1);
         const before = rx.received.length;
-        fake.createEvent("ivy@example.com", { summary: "standup", start: { dateTime: "2026-01-01T10:00:00Z" }, end: { dateTime: "2026-01-01T10:30:00Z" } });
+        fake.createEvent("ivy@example.com", {
+          summary: "standup",
+          start: { dateTime: "2026-01-01T10:00:00Z" },
+          end: { dateTime: "2026-01-01T10:30:00Z" },
+        });
         const [exists] = bodies((await rx.waitFor(before + 1)).slice(before));
         expect(exists?.connectionId).toBe("ivy");
         const prefix = style === "goog" ? "x-goog" : "x-provider";

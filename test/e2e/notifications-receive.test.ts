@@ -56,7 +56,13 @@ describe("receiving notifications", () => {
     expect((await notify(j, headers)).status).toBe(200);
     const [forwarded] = bodies((await rx.waitFor(before + 1)).slice(before));
     expect(forwarded).toMatchObject({ from: "google-calendar", providerConfigKey: "cal", type: "forward" });
-    expect(Object.keys(forwarded ?? {}).sort()).toEqual(["connectionId", "from", "payload", "providerConfigKey", "type"]);
+    expect(Object.keys(forwarded ?? {}).sort()).toEqual([
+      "connectionId",
+      "from",
+      "payload",
+      "providerConfigKey",
+      "type",
+    ]);
     expect(forwarded?.payload).toMatchObject({
       "x-goog-channel-id": "recv-case",
       "x-goog-message-number": "1",
@@ -112,7 +118,9 @@ describe("receiving notifications", () => {
     expect(small.status).toBe(200);
     const [forwarded] = (await rx.waitFor(before + 1)).slice(before);
     expect(forwarded?.body).not.toContain("unexpected");
-    const large = await notify(j, googHeaders(ALICE_URI, { channelId: "recv-huge-body" }), { body: "x".repeat(70_000) });
+    const large = await notify(j, googHeaders(ALICE_URI, { channelId: "recv-huge-body" }), {
+      body: "x".repeat(70_000),
+    });
     expect(large.status).toBe(413);
     await stillFlowing();
     expect((await j.api("GET", "/webhook-messages?limit=500")).text).not.toContain("recv-huge-body");
@@ -151,8 +159,14 @@ describe("receiving notifications", () => {
 describe("bad input is recorded and forwarded unmatched, never blocking the queue", () => {
   const cases: Array<[string, Record<string, string>]> = [
     ["a missing resource URI", { "X-Goog-Channel-ID": "bad-missing", "X-Goog-Message-Number": "1" }],
-    ["a URI without /calendars/", googHeaders("https://www.googleapis.com/calendar/v3/users/me/calendarList", { channelId: "bad-nocal" })],
-    ["malformed percent-encoding", googHeaders("https://www.googleapis.com/calendar/v3/calendars/%E0%A4%A/events", { channelId: "bad-pct" })],
+    [
+      "a URI without /calendars/",
+      googHeaders("https://www.googleapis.com/calendar/v3/users/me/calendarList", { channelId: "bad-nocal" }),
+    ],
+    [
+      "malformed percent-encoding",
+      googHeaders("https://www.googleapis.com/calendar/v3/calendars/%E0%A4%A/events", { channelId: "bad-pct" }),
+    ],
     ["no channel id or message number", { "X-Goog-Resource-URI": eventsUri("nobody@example.com") }],
     ["a non-numeric message number", googHeaders(eventsUri("nobody@example.com"), { channelId: "bad-num" })],
   ];

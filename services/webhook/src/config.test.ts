@@ -51,8 +51,12 @@ describe("loadDeliveryConfig", () => {
 
   test("names the variable of a bad value", () => {
     expect(() => loadDeliveryConfig({ JUNCTION_WEBHOOK_RETRY_SCHEDULE: "soon" })).toThrow(ConfigError);
-    expect(() => loadDeliveryConfig({ JUNCTION_WEBHOOK_RETRY_SCHEDULE: "soon" })).toThrow(/JUNCTION_WEBHOOK_RETRY_SCHEDULE/);
-    expect(() => loadDeliveryConfig({ JUNCTION_WEBHOOK_DELIVERY_TIMEOUT: "fast" })).toThrow(/JUNCTION_WEBHOOK_DELIVERY_TIMEOUT/);
+    expect(() => loadDeliveryConfig({ JUNCTION_WEBHOOK_RETRY_SCHEDULE: "soon" })).toThrow(
+      /JUNCTION_WEBHOOK_RETRY_SCHEDULE/,
+    );
+    expect(() => loadDeliveryConfig({ JUNCTION_WEBHOOK_DELIVERY_TIMEOUT: "fast" })).toThrow(
+      /JUNCTION_WEBHOOK_DELIVERY_TIMEOUT/,
+    );
     expect(() => loadDeliveryConfig({ JUNCTION_WEBHOOK_RETRY_JITTER: "2" })).toThrow(/JUNCTION_WEBHOOK_RETRY_JITTER/);
   });
 });

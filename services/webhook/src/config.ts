@@ -44,7 +44,8 @@ const duration = (fallback: string) =>
     .default(fallback)
     .transform((value, ctx) => {
       const ms = parseDuration(value);
-      if (ms === null) ctx.addIssue({ code: "custom", message: `"${value}" is not a duration (e.g. 500ms, 5s, 30m, 2h, 5d)` });
+      if (ms === null)
+        ctx.addIssue({ code: "custom", message: `"${value}" is not a duration (e.g. 500ms, 5s, 30m, 2h, 5d)` });
       return ms ?? 0;
     });
 

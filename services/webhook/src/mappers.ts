@@ -10,7 +10,12 @@ import {
   SettingsSchema,
 } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { previousSecretInGrace } from "./signing-secrets.ts";
-import type { AttemptRecord, DeliveryStatus as StoredStatus, MessageRecord, WebhookSettingsRecord } from "./store/records.ts";
+import type {
+  AttemptRecord,
+  DeliveryStatus as StoredStatus,
+  MessageRecord,
+  WebhookSettingsRecord,
+} from "./store/records.ts";
 
 /** The public view of the settings at `now`: never a secret, only the current one's prefix. */
 export function toSettings(record: WebhookSettingsRecord, now: number): Settings {

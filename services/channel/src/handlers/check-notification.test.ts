@@ -20,7 +20,9 @@ describe("CheckNotification", () => {
     const impl = createChannelService({ store, clock, logger, environment: async () => ENV });
     client = createClient(
       ChannelService,
-      createRouterTransport((r) => r.service(ChannelService, impl), { router: { interceptors: [errorBoundary(logger)] } }),
+      createRouterTransport((r) => r.service(ChannelService, impl), {
+        router: { interceptors: [errorBoundary(logger)] },
+      }),
     );
     for (const [id, token] of [
       ["with-token", "s3cret"],
@@ -42,11 +44,15 @@ describe("CheckNotification", () => {
   afterEach(() => store.close());
 
   test("matches the channel's token, and records the message number only then", async () => {
-    expect(await client.checkNotification({ channelId: "with-token", token: "s3cret", messageNumber: 5n })).toMatchObject({
+    expect(
+      await client.checkNotification({ channelId: "with-token", token: "s3cret", messageNumber: 5n }),
+    ).toMatchObject({
       known: true,
       tokenMatches: true,
     });
-    expect(await client.checkNotification({ channelId: "with-token", token: "wrong", messageNumber: 9n })).toMatchObject({
+    expect(
+      await client.checkNotification({ channelId: "with-token", token: "wrong", messageNumber: 9n }),
+    ).toMatchObject({
       known: true,
       tokenMatches: false,
     });
@@ -57,7 +63,9 @@ describe("CheckNotification", () => {
   });
 
   test("a channel without a token, or unknown, has nothing to check", async () => {
-    expect(await client.checkNotification({ channelId: "no-token", token: "anything", messageNumber: 2n })).toMatchObject({
+    expect(
+      await client.checkNotification({ channelId: "no-token", token: "anything", messageNumber: 2n }),
+    ).toMatchObject({
       known: true,
       tokenMatches: true,
     });

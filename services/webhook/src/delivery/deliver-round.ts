@@ -37,8 +37,7 @@ export async function deliverRound(
   const preclaimed =
     claimed?.leaseToken && (claimed.leaseUntil ?? 0) - ctx.delivery.attemptTimeoutMs > now ? claimed : undefined;
   const token = (preclaimed?.leaseToken as string | undefined) ?? randomToken(12);
-  const message =
-    preclaimed ?? (await ctx.store.claimMessage(messageId, now, leaseUntil(ctx, now), token));
+  const message = preclaimed ?? (await ctx.store.claimMessage(messageId, now, leaseUntil(ctx, now), token));
   if (!message) return dueAgain(ctx, messageId, now);
 
   const settings = await ensureSettings(ctx.store, ctx.encryptor, message.environmentId, now);
@@ -112,7 +111,12 @@ function roundOutcome(
 ): RoundOutcome {
   const failed = results.filter((r) => r.error !== null);
   const roundAttempts = message.roundAttempts + 1;
-  const base = { attemptCount: message.attemptCount + 1, roundAttempts, deliveredEndpointIds: delivered, updatedAt: now };
+  const base = {
+    attemptCount: message.attemptCount + 1,
+    roundAttempts,
+    deliveredEndpointIds: delivered,
+    updatedAt: now,
+  };
   if (failed.length === 0) return { ...base, status: "succeeded", nextAttemptAt: null, lastError: null };
   const lastError = failed.map((r) => r.error).join("; ");
   const retryAfter = failed.reduce<number | null>(
@@ -121,7 +125,12 @@ function roundOutcome(
   );
   const delay = nextRetryDelay(deps.ctx.delivery, roundAttempts, retryAfter, deps.random);
   if (delay === null) {
-    return { ...base, status: "exhausted", nextAttemptAt: null, lastError: `${roundAttempts} attempts failed; last: ${lastError}` };
+    return {
+      ...base,
+      status: "exhausted",
+      nextAttemptAt: null,
+      lastError: `${roundAttempts} attempts failed; last: ${lastError}`,
+    };
   }
   return { ...base, status: "failed", nextAttemptAt: now + delay, lastError };
 }

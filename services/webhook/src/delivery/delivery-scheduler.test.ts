@@ -118,6 +118,16 @@ describe("DeliveryScheduler", () => {
     expect(calls).toBe(2);
   });
 
+  test("stop waits for a stuck round only for its grace period", async () => {
+    const { clock, scheduler } = setup(1);
+    scheduler.start();
+    scheduler.schedule("stuck", clock.now());
+    await tick();
+    const started = Date.now();
+    await scheduler.stop(50);
+    expect(Date.now() - started).toBeLessThan(2000);
+  });
+
   test("stop waits for the rounds in flight and starts nothing more", async () => {
     const { clock, runs, scheduler, finish } = setup(1);
     scheduler.start();

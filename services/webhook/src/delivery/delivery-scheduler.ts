@@ -75,12 +75,21 @@ export class DeliveryScheduler {
     return this.queue.size;
   }
 
-  /** Starts nothing more and waits for the rounds in flight. */
-  async stop(): Promise<void> {
+  /**
+   * Starts nothing more and waits for the rounds in flight, at most `graceMs` (wall time): a round
+   * stuck on a slow endpoint is left to its claim, which runs out and lets the message be taken
+   * again after a restart.
+   */
+  async stop(graceMs = 2000): Promise<void> {
     this.stopped = true;
     this.timer?.handle.cancel();
     this.timer = undefined;
-    await Promise.all(this.running);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const grace = new Promise<void>((resolve) => {
+      timer = setTimeout(resolve, graceMs);
+    });
+    await Promise.race([Promise.all(this.running), grace]);
+    clearTimeout(timer);
   }
 
   private pumpSoon(): void {
@@ -113,7 +122,10 @@ export class DeliveryScheduler {
       try {
         next = await this.deps.runRound(id, claimed);
       } catch (err) {
-        this.deps.logger.error("delivery round failed; it will be tried again", { messageId: id, error: err });
+        // After stop, the store may be closed under a round left running: nothing to report.
+        if (!this.stopped) {
+          this.deps.logger.error("delivery round failed; it will be tried again", { messageId: id, error: err });
+        }
         next = this.deps.clock.now() + ERROR_RETRY_MS;
       }
       const again = this.inFlight.get(id);

@@ -31,7 +31,7 @@ describe("DueQueue", () => {
   test("stays ordered over a large shuffled backlog", () => {
     const q = new DueQueue();
     const times = Array.from({ length: 5000 }, (_, i) => (i * 7919) % 5000);
-    times.forEach((t, i) => q.offer(`m${i}`, t));
+    for (const [i, t] of times.entries()) q.offer(`m${i}`, t);
     const out: number[] = [];
     for (let id = q.takeDue(10_000); id !== undefined; id = q.takeDue(10_000)) out.push(Number(id.slice(1)));
     expect(out).toHaveLength(5000);

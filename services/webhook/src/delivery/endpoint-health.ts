@@ -61,9 +61,12 @@ export async function recordEndpointHealth(
 
   for (const endpoint of disabled) {
     const log = ctx.logger.child({ environmentId, endpointId: endpoint.id, url: endpoint.url });
-    log.warn("webhook endpoint disabled after failing for too long; re-enable it with POST /webhook-settings/endpoints/{id}/enable", {
-      reason: endpoint.disabledReason,
-    });
+    log.warn(
+      "webhook endpoint disabled after failing for too long; re-enable it with POST /webhook-settings/endpoints/{id}/enable",
+      {
+        reason: endpoint.disabledReason,
+      },
+    );
     const remaining = record.endpoints.filter((e) => e.enabled);
     if (remaining.length === 0) {
       log.warn("no enabled webhook endpoint is left to tell about the disabled one");

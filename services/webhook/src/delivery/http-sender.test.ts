@@ -20,7 +20,8 @@ beforeAll(() => {
       if (url.pathname === "/ok") return new Response("thanks", { status: 202 });
       if (url.pathname === "/fail") return new Response("x".repeat(5000), { status: 500 });
       if (url.pathname === "/slow") return new Promise((r) => setTimeout(() => r(new Response("late")), 2000));
-      if (url.pathname === "/limited") return new Response("slow down", { status: 429, headers: { "retry-after": "42" } });
+      if (url.pathname === "/limited")
+        return new Response("slow down", { status: 429, headers: { "retry-after": "42" } });
       if (url.pathname === "/redirect") return Response.redirect(`${base}/ok`, 302);
       return new Response("?", { status: 404 });
     },
@@ -120,7 +121,10 @@ describe("createHttpSender", () => {
     await new Promise<void>((resolve) => tcp.listen(0, "127.0.0.1", () => resolve()));
     const port = (tcp.address() as AddressInfo).port;
     try {
-      const sender = createHttpSender({ allowPrivate: true, resolve: async () => [{ address: "127.0.0.1", family: 4 }] });
+      const sender = createHttpSender({
+        allowPrivate: true,
+        resolve: async () => [{ address: "127.0.0.1", family: 4 }],
+      });
       const r = await post(sender, `https://hooks.example.test:${port}/ok`);
       // The name resolved to 127.0.0.1 and the connection reached it (the fake hangs up before TLS).
       expect(connections).toBe(1);

@@ -124,7 +124,10 @@ async function readSnippet(body: ReadableStream<Uint8Array> | null): Promise<str
 }
 
 function toSnippet(bytes: Buffer): string {
-  return bytes.subarray(0, SNIPPET_BYTES).toString("utf8").replace(/\uFFFD+$/, "");
+  return bytes
+    .subarray(0, SNIPPET_BYTES)
+    .toString("utf8")
+    .replace(/\uFFFD+$/, "");
 }
 
 /** Node's client, for DNS names: its `lookup` hook sees the addresses it is about to connect to. */

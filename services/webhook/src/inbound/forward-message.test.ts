@@ -47,9 +47,9 @@ describe("derivedMessageId", () => {
     expect(derivedMessageId(newId("ntf"), "conn-a")).not.toBe(a);
   });
 
-  test("keeps the source's time, so derived ids sort with the others by creation", () => {
-    const early = newId("ntf", 1_000_000);
-    const late = newId("ntf", 2_000_000);
+  test("keeps the source's time, so derived ids sort with the others by creation (to the millisecond)", () => {
+    const early = `ntf_00000000a1${"z".repeat(16)}`;
+    const late = `ntf_00000000a2${"0".repeat(16)}`;
     expect(derivedMessageId(early, "x").slice(4, 14)).toBe(early.slice(4, 14));
     expect(derivedMessageId(early, "x") < derivedMessageId(late, "a")).toBe(true);
   });

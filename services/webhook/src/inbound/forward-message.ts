@@ -55,7 +55,9 @@ const ID_RE = /^[a-z]+_([0-9a-hjkmnp-tv-z]{10})[0-9a-hjkmnp-tv-z]{16}$/;
 export function derivedMessageId(sourceId: string, ...parts: string[]): string {
   const m = ID_RE.exec(sourceId);
   if (!m) throw new Error(`derivedMessageId needs a prefixed id as its source, got ${JSON.stringify(sourceId)}`);
-  const digest = createHash("sha256").update([sourceId, ...parts].join("\n")).digest();
+  const digest = createHash("sha256")
+    .update([sourceId, ...parts].join("\n"))
+    .digest();
   let rand = "";
   for (let i = 0; i < 16; i++) rand += ALPHABET[(digest[i] as number) & 31];
   return `msg_${m[1]}${rand}`;

@@ -8,7 +8,6 @@ import { newId } from "@junction/platform";
 import { startWebhookKit, type WebhookKit } from "../testing/webhook-test-kit.ts";
 import { derivedMessageId } from "./forward-message.ts";
 import type { MatchedNotification, NotificationSink } from "./notification-sink.ts";
-import { processNotification } from "./inbound-worker.ts";
 
 const URI = "https://www.googleapis.com/calendar/v3/calendars/pat%40example.com/events?alt=json";
 
@@ -93,9 +92,19 @@ describe("the inbound worker", () => {
     });
     // The same job twice, as a redelivery after a crash would bring it.
     for (let i = 0; i < 2; i++) await k.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, n));
-    await eventually("both jobs processed", async () => (await k.store.listMessages(k.environmentId, {}, 10)).length >= 2);
-    await k.client.receiveNotification({ environmentId: k.environmentId, providerConfigKey: "cal", headers: headers("ch-later", 1) });
-    await eventually("a later notification's messages", async () => (await k.store.listMessages(k.environmentId, {}, 10)).length >= 4);
+    await eventually(
+      "both jobs processed",
+      async () => (await k.store.listMessages(k.environmentId, {}, 10)).length >= 2,
+    );
+    await k.client.receiveNotification({
+      environmentId: k.environmentId,
+      providerConfigKey: "cal",
+      headers: headers("ch-later", 1),
+    });
+    await eventually(
+      "a later notification's messages",
+      async () => (await k.store.listMessages(k.environmentId, {}, 10)).length >= 4,
+    );
     const mine = (await k.store.listMessages(k.environmentId, {}, 10)).filter((m) => m.notificationId === n.id);
     expect(mine.map((m) => m.id).sort()).toEqual([derivedMessageId(n.id, "pam"), derivedMessageId(n.id, "pat")].sort());
   });
@@ -118,14 +127,20 @@ describe("the inbound worker", () => {
     expect(res.notificationId).toMatch(/^ntf_/);
     expect(res.dropped).toBe(false);
     expect(ok.dropped).toBe(false);
-    await eventually("the worker to find the registry down", async () =>
-      k.logs.filter((l) => l.includes("notification not processed")).length >= 2,
+    await eventually(
+      "the worker to find the registry down",
+      async () => k.logs.filter((l) => l.includes("notification not processed")).length >= 2,
     );
     expect(await k.store.listMessages(k.environmentId, {}, 10)).toEqual([]);
     k.channelDown = false;
     await k.clock.advance(1000);
-    await eventually("the matching one's messages", async () => (await k.store.listMessages(k.environmentId, {}, 10)).length === 2);
-    await eventually("the other one dropped", async () => k.logs.some((l) => l.includes("does not match") && l.includes(res.notificationId)));
+    await eventually(
+      "the matching one's messages",
+      async () => (await k.store.listMessages(k.environmentId, {}, 10)).length === 2,
+    );
+    await eventually("the other one dropped", async () =>
+      k.logs.some((l) => l.includes("does not match") && l.includes(res.notificationId)),
+    );
     const messages = await k.store.listMessages(k.environmentId, {}, 10);
     expect(messages.every((m) => m.notificationId === ok.notificationId)).toBe(true);
     // Once the registry answers again, receipt checks the token itself.
@@ -196,7 +211,9 @@ describe("the inbound worker", () => {
       providerConfigKey: "gone",
       headers: headers("ch-gone", 1, "t"),
     });
-    await eventually("the worker to be held back", async () => k.logs.some((l) => l.includes("notification not processed")));
+    await eventually("the worker to be held back", async () =>
+      k.logs.some((l) => l.includes("notification not processed")),
+    );
     await k.connections.deleteIntegration({ uniqueKey: "gone", force: true });
     k.channelDown = false;
     await k.clock.advance(1000);

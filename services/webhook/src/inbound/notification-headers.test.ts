@@ -14,7 +14,9 @@ describe("headerNames / headerValue", () => {
     expect(names.resourceUri).toEqual(["x-goog-resource-uri", "x-provider-resource-uri"]);
     expect(headerValue({ "x-provider-resource-uri": "p", "x-goog-resource-uri": "g" }, names, "resourceUri")).toBe("g");
     expect(headerValue({ "x-provider-resource-uri": "p" }, names, "resourceUri")).toBe("p");
-    expect(headerValue({ "x-goog-resource-uri": "  ", "x-provider-resource-uri": "p" }, names, "resourceUri")).toBe("p");
+    expect(headerValue({ "x-goog-resource-uri": "  ", "x-provider-resource-uri": "p" }, names, "resourceUri")).toBe(
+      "p",
+    );
   });
 
   test("without a template only the spec's names are read", () => {

@@ -5,7 +5,13 @@
  */
 
 /** The roles Junction reads; keys of the template's webhook_headers map. */
-export type HeaderRole = "channelId" | "resourceUri" | "messageNumber" | "channelToken" | "resourceState" | "resourceId";
+export type HeaderRole =
+  | "channelId"
+  | "resourceUri"
+  | "messageNumber"
+  | "channelToken"
+  | "resourceState"
+  | "resourceId";
 
 const SPEC_NAMES: Record<HeaderRole, string> = {
   channelId: "x-provider-channel-id",

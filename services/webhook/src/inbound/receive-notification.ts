@@ -8,7 +8,13 @@ import type {
 import { newId } from "@junction/platform";
 import type { WebhookServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import { CREDENTIAL_HEADERS, headerNames, headerProblem, headerValue, messageNumberOf } from "./notification-headers.ts";
+import {
+  CREDENTIAL_HEADERS,
+  headerNames,
+  headerProblem,
+  headerValue,
+  messageNumberOf,
+} from "./notification-headers.ts";
 
 type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
 

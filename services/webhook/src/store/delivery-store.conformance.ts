@@ -168,7 +168,11 @@ export function deliveryStoreConformance(name: string, factory: DeliveryStoreFac
         { id: late.id, nextAttemptAt: T0 + 500, leaseUntil: null },
       ]);
       expect(await store.listDeliverable(1)).toHaveLength(1);
-      expect(await store.findDeliverable(early.id)).toEqual({ id: early.id, nextAttemptAt: T0 + 100, leaseUntil: T0 + LEASE });
+      expect(await store.findDeliverable(early.id)).toEqual({
+        id: early.id,
+        nextAttemptAt: T0 + 100,
+        leaseUntil: T0 + LEASE,
+      });
       expect(await store.findDeliverable(done.id)).toBeNull();
       expect(await store.findDeliverable(newId("msg"))).toBeNull();
     });

@@ -167,7 +167,11 @@ export class MongoDeliveryStore implements WebhookDeliveryStore {
   }
 
   async replayFailed(environmentId: string, since: number, now: number): Promise<string[]> {
-    const filter = { environmentId, status: { $in: ["failed", "exhausted"] as DeliveryStatus[] }, createdAt: { $gte: since } };
+    const filter = {
+      environmentId,
+      status: { $in: ["failed", "exhausted"] as DeliveryStatus[] },
+      createdAt: { $gte: since },
+    };
     const ids = (await this.messages.find(filter).project<{ _id: string }>({ _id: 1 }).toArray()).map((d) => d._id);
     if (ids.length === 0) return [];
     // Only those still failed or exhausted at the update are replayed (and returned).

@@ -85,7 +85,12 @@ export class SqliteWebhookStore implements WebhookServiceStore {
     return this.delivery.getMessage(environmentId, id);
   }
 
-  listMessages(environmentId: string, filter: MessageFilter, limit: number, beforeId?: string): Promise<MessageRecord[]> {
+  listMessages(
+    environmentId: string,
+    filter: MessageFilter,
+    limit: number,
+    beforeId?: string,
+  ): Promise<MessageRecord[]> {
     return this.delivery.listMessages(environmentId, filter, limit, beforeId);
   }
 

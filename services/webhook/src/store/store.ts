@@ -30,7 +30,12 @@ export interface WebhookDeliveryStore {
   /** One message of the environment, or null. */
   getMessage(environmentId: string, id: string): Promise<MessageRecord | null>;
   /** Messages matching `filter`, newest first (by id), `limit` at most, older than `beforeId` when set. */
-  listMessages(environmentId: string, filter: MessageFilter, limit: number, beforeId?: string): Promise<MessageRecord[]>;
+  listMessages(
+    environmentId: string,
+    filter: MessageFilter,
+    limit: number,
+    beforeId?: string,
+  ): Promise<MessageRecord[]>;
   /** The message's attempts, oldest first. */
   listAttempts(messageId: string): Promise<AttemptRecord[]>;
   /**

@@ -102,12 +102,15 @@ export async function startWebhookKit(
     bus,
     connections,
     channels,
-    delivery: { ...loadDeliveryConfig({
-      JUNCTION_WEBHOOK_RETRY_JITTER: "0",
-      // Fresh lookups: the tests change integrations between receipt and processing.
-      JUNCTION_WEBHOOK_INTEGRATION_CACHE: "0",
-      ...options.env,
-    }), ...options.delivery },
+    delivery: {
+      ...loadDeliveryConfig({
+        JUNCTION_WEBHOOK_RETRY_JITTER: "0",
+        // Fresh lookups: the tests change integrations between receipt and processing.
+        JUNCTION_WEBHOOK_INTEGRATION_CACHE: "0",
+        ...options.env,
+      }),
+      ...options.delivery,
+    },
     sinks: options.sinks,
   });
   const client = createClient(
