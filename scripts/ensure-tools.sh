@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what Junction needs and is missing: bun (from npm) and, for the tests, nats-server (apt).
+# Installs what Junction needs and is missing: bun (from npm) and, for the tests, nats-server and chromium (apt).
 # Sourced by start.sh and test.sh; says exactly what to install when it cannot do it itself.
 set -euo pipefail
 
@@ -35,6 +35,23 @@ ensure_nats_server() {
     echo "junction: the tests need nats-server. Install it with: apt-get install -y nats-server" >&2
     echo "          (or any nats-server >= 2.9 on PATH)" >&2
     exit 1
+  fi
+}
+
+# The dashboard's browser test drives Debian's Chromium (test/e2e/dashboard.browser.test.ts). Without it
+# that test fails and says how to install it; the other tests still run.
+ensure_chromium() {
+  local chromium="${CHROMIUM_PATH:-/usr/bin/chromium}"
+  if [ -x "$chromium" ]; then return 0; fi
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "junction: installing chromium with apt-get (for the dashboard's browser test)..." >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >&2 || true
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null && command -v apt-get >/dev/null 2>&1; then
+    (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium) >&2 || true
+  fi
+  if [ ! -x "$chromium" ]; then
+    echo "junction: the dashboard's browser test needs Chromium at $chromium and will fail without it." >&2
+    echo "          Install it with: apt-get install -y chromium   (or set CHROMIUM_PATH)" >&2
   fi
 }
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# `npm test`: every check and every test. Installs what is missing (bun; nats-server through apt where it
+# `npm test`: every check and every test. Installs what is missing (bun; nats-server and chromium through apt where it
 # may), then: buf lint, code generation + diff check, typecheck, lint, and `bun test`. The last line is
 # `N passed, N failed`, counting each static check as one test; the exit code is non-zero on any failure.
 set -uo pipefail
@@ -8,6 +8,7 @@ source scripts/ensure-tools.sh
 set +e
 ensure_bun
 ensure_nats_server
+ensure_chromium
 ensure_deps || { echo "0 passed, 1 failed"; exit 1; }
 
 checks_passed=0

@@ -16,6 +16,7 @@ import { inboundWebhookRoutes } from "./routes/inbound-webhook.ts";
 import { deliveryRoutes } from "./routes/deliveries.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 import { channelRoutes } from "./routes/channels.ts";
+import { dashboardRoutes } from "./routes/dashboard.ts";
 
 export interface GatewayDeps {
   clients: GatewayClients;
@@ -52,6 +53,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...deliveryRoutes(),
     ...scriptRoutes(),
     ...channelRoutes(),
+    ...dashboardRoutes({ router: () => router, now: deps.now }),
     ...(deps.routes ?? []),
   );
 

@@ -1,0 +1,129 @@
+import { api, errorBox, page, qs } from "../api.ts";
+import { h, hashLink, replace } from "../dom.ts";
+import type { ConnectionListItem } from "../types.ts";
+
+const POLL_MS = 1000;
+const GIVE_UP_MS = 10 * 60_000;
+
+interface AuthMessage {
+  type: "junction:auth";
+  success: boolean;
+  code: string;
+  providerConfigKey: string;
+  connectionId: string;
+}
+
+const isAuthMessage = (d: unknown): d is AuthMessage =>
+  typeof d === "object" && d !== null && (d as { type?: unknown }).type === "junction:auth";
+
+/** Origins the callback page may post from: this page's and the configured base URL's. */
+function trustedOrigin(origin: string): boolean {
+  try {
+    return origin === location.origin || origin === new URL(page.baseUrl).origin;
+  } catch {
+    return origin === location.origin;
+  }
+}
+
+async function newestIds(key: string): Promise<Set<string>> {
+  const res = await api<{ connections: ConnectionListItem[] }>(
+    "GET",
+    `/connections${qs({ integrationId: key, limit: 100 })}`,
+  );
+  return new Set(res.connections.map((c) => c.id));
+}
+
+/**
+ * Starts an authorization in a new window (spec: Authentication 4: a test connection created in the
+ * dashboard and authorized by logging in upstream) and reports into `out` when it completes: from the
+ * callback page's postMessage, or, when that does not come (no opener), by polling the connection list.
+ * `sessionPath` is /connect/sessions or /connect/sessions/reconnect.
+ */
+export async function authorizeInPopup(
+  key: string,
+  sessionPath: string,
+  body: unknown,
+  out: HTMLElement,
+): Promise<void> {
+  // Opened now, inside the click, so that popup blockers allow it; pointed at Junction once the session exists.
+  const popup = window.open("about:blank", "junction-authorize", "popup,width=560,height=720");
+  replace(out, h("p", { class: "muted", id: "authorize-status" }, "Starting…"));
+  let known: Set<string>;
+  let token: string;
+  try {
+    known = await newestIds(key);
+    token = (await api<{ data: { token: string } }>("POST", sessionPath, body)).data.token;
+  } catch (err) {
+    popup?.close();
+    replace(out, errorBox(err, "authorize-error"));
+    return;
+  }
+  const url = new URL(`/oauth/connect/${encodeURIComponent(key)}${qs({ connect_session_token: token })}`, location.href)
+    .href;
+  if (popup) popup.location.href = url;
+  replace(
+    out,
+    h(
+      "p",
+      { class: "muted", id: "authorize-status" },
+      "Waiting for the authorization in the other window… ",
+      h("a", { href: url, target: "_blank", rel: "opener" }, popup ? "Open it again" : "Open the authorization window"),
+    ),
+  );
+
+  const started = Date.now();
+  let done = false;
+  const finish = (node: Node) => {
+    if (done) return;
+    done = true;
+    window.removeEventListener("message", onMessage);
+    replace(out, node);
+  };
+  const connected = (connectionId: string) =>
+    finish(
+      h(
+        "p",
+        { class: "ok", id: "authorize-result", "data-connection-id": connectionId },
+        "Connected: ",
+        h(
+          "a",
+          { href: hashLink(`/connections/${encodeURIComponent(key)}/${encodeURIComponent(connectionId)}`) },
+          connectionId,
+        ),
+      ),
+    );
+  const onMessage = (e: MessageEvent) => {
+    if (!trustedOrigin(e.origin) || !isAuthMessage(e.data) || e.data.providerConfigKey !== key) return;
+    if (e.data.success) connected(e.data.connectionId);
+    else
+      finish(
+        h(
+          "p",
+          { class: "error", id: "authorize-result", "data-code": e.data.code },
+          `The authorization did not complete: ${e.data.code}. The other window says why.`,
+        ),
+      );
+  };
+  window.addEventListener("message", onMessage);
+
+  // A re-authorization keeps its id: only the message tells about it. A new connection also shows up in the list.
+  const poll = async () => {
+    if (done) return;
+    if (Date.now() - started > GIVE_UP_MS) {
+      finish(h("p", { class: "error", id: "authorize-result" }, "No connection after 10 minutes; start again."));
+      return;
+    }
+    try {
+      const res = await api<{ connections: ConnectionListItem[] }>(
+        "GET",
+        `/connections${qs({ integrationId: key, limit: 100 })}`,
+      );
+      const fresh = res.connections.find((c) => !known.has(c.id));
+      if (fresh) return connected(fresh.connection_id);
+    } catch {
+      // A failed poll is tried again.
+    }
+    setTimeout(poll, POLL_MS);
+  };
+  setTimeout(poll, POLL_MS);
+}

@@ -1,0 +1,129 @@
+import { ApiError, api, errorBox, qs } from "../api.ts";
+import { badge, fields, h, hashLink, jsonBlock, replace, when } from "../dom.ts";
+import type { Channel, Connection, ConnectionError } from "../types.ts";
+import { authorizeInPopup } from "./authorize-popup.ts";
+import { channelsTable } from "./channels-page.ts";
+import { metadataEditor } from "./metadata-editor.ts";
+import { scriptRunsOf } from "./scripts-page.ts";
+
+/** What to do about each kind of connection error (the message itself says why, from the provider). */
+const WHAT_TO_DO: Record<string, string> = {
+  refresh_failed: "Authorize the connection again (Re-authorize below). Calls fail fast until then.",
+  refresh_unavailable: "The token endpoint did not answer; Junction tries again on the next use.",
+  email_address_hash_unavailable:
+    "Set metadata.emailAddress, or authorize again, so that notifications can be matched.",
+};
+
+/** A section filled later; a capability this Junction does not have yet says so instead of failing the page. */
+export function lateSection(id: string, title: string, load: () => Promise<Node>): HTMLElement {
+  const body = h("div", { id }, h("p", { class: "muted" }, "Loading…"));
+  load().then(
+    (node) => replace(body, node),
+    (err) =>
+      replace(
+        body,
+        err instanceof ApiError && err.code === "not_found"
+          ? h(
+              "p",
+              { class: "muted", "data-unavailable": "true" },
+              `Not available: this Junction has no ${title.toLowerCase()} API yet.`,
+            )
+          : errorBox(err),
+      ),
+  );
+  return h("div", { class: "card" }, h("h2", null, title), body);
+}
+
+function errorsCard(key: string, c: Connection): HTMLElement {
+  const out = h("div", { id: "reauthorize-result" });
+  const button = h("button", { type: "button", class: "secondary", id: "reauthorize" }, "Re-authorize");
+  button.addEventListener("click", () =>
+    authorizeInPopup(key, "/connect/sessions/reconnect", { connection_id: c.connection_id, integration_id: key }, out),
+  );
+  const item = (e: ConnectionError) =>
+    h(
+      "li",
+      { "data-error-type": e.type },
+      badge(e.type, "error"),
+      " ",
+      h("span", { class: "muted" }, when(e.created_at)),
+      h("div", { class: "error" }, e.message),
+      WHAT_TO_DO[e.type] ? h("p", null, h("strong", null, "Next step: "), WHAT_TO_DO[e.type]) : null,
+    );
+  return h(
+    "div",
+    { class: "card", id: "connection-errors" },
+    h("h2", null, "Errors"),
+    c.errors.length === 0 ? h("p", { class: "muted" }, "None.") : h("ul", null, c.errors.map(item)),
+    h("div", { class: "row" }, button),
+    out,
+  );
+}
+
+/** #/connections/{integration}/{id}: one connection, its config, metadata, errors, channels and script runs. */
+export async function connectionPage(key: string, connectionId: string): Promise<Node> {
+  const c = await api<Connection>(
+    "GET",
+    `/connections/${encodeURIComponent(connectionId)}${qs({ provider_config_key: key })}`,
+  );
+  const del = h("button", { type: "button", class: "danger", id: "delete-connection" }, "Delete connection");
+  const delOut = h("div");
+  del.addEventListener("click", async () => {
+    if (
+      !confirm(
+        `Delete the connection "${connectionId}"? Its tokens are deleted; channels it created keep sending until stopped or expired.`,
+      )
+    )
+      return;
+    try {
+      await api("DELETE", `/connections/${encodeURIComponent(connectionId)}${qs({ provider_config_key: key })}`);
+      location.hash = hashLink("/connections", { integration: key });
+    } catch (err) {
+      replace(delOut, errorBox(err));
+    }
+  });
+  return h(
+    "section",
+    { "data-connection-id": connectionId },
+    h("h1", null, "Connection ", h("span", { class: "mono" }, connectionId)),
+    h(
+      "div",
+      { class: "card" },
+      fields([
+        ["Integration", h("a", { href: hashLink(`/integrations/${encodeURIComponent(key)}`) }, key)],
+        ["Provider", c.provider],
+        [
+          "End user",
+          c.end_user ? `${c.end_user.display_name ?? ""} ${c.end_user.email ?? ""} (${c.end_user.id ?? "?"})` : "—",
+        ],
+        ["Created", when(c.created_at)],
+        ["Updated", when(c.updated_at)],
+        [
+          "Credentials",
+          `${c.credentials.type}, access token expires ${when(c.credentials.expires_at)} (tokens are never shown)`,
+        ],
+        [
+          "Deliveries",
+          h(
+            "a",
+            { href: hashLink("/deliveries", { integration: key, connection: connectionId }) },
+            "Forwarded webhooks for this connection",
+          ),
+        ],
+      ]),
+      h("h2", null, "connection_config"),
+      jsonBlock(c.connection_config, "connection-config"),
+    ),
+    errorsCard(key, c),
+    metadataEditor(key, connectionId, c.metadata),
+    lateSection("connection-channels", "Channels", async () => {
+      const res = await api<{ data: Channel[] }>(
+        "GET",
+        `/channels${qs({ integration: key, connection: connectionId })}`,
+      );
+      return channelsTable(res.data);
+    }),
+    lateSection("connection-script-runs", "Script runs", () => scriptRunsOf(key, connectionId)),
+    h("div", { class: "card" }, h("h2", null, "Danger zone"), del, delOut),
+  );
+}

@@ -1,0 +1,33 @@
+import { h } from "../dom.ts";
+
+/** Copies text: the Clipboard API where the page may use it, else a selection and the copy command. */
+async function copyText(text: string): Promise<boolean> {
+  try {
+    if (navigator.clipboard && window.isSecureContext) {
+      await navigator.clipboard.writeText(text);
+      return true;
+    }
+  } catch {
+    // Falls back below (permission refused, no focus).
+  }
+  const area = h("textarea", { readonly: true, class: "offscreen" }, text);
+  area.style.position = "fixed";
+  area.style.opacity = "0";
+  document.body.appendChild(area);
+  area.select();
+  const ok = document.execCommand("copy");
+  area.remove();
+  return ok;
+}
+
+/** A value shown in full with a copy button (`id` is the value's element; the button is `copy-<id>`). */
+export function copyField(id: string, value: string): HTMLElement {
+  const status = h("span", { class: "muted", id: `copy-${id}-status`, role: "status" });
+  const button = h("button", { type: "button", class: "secondary", id: `copy-${id}` }, "Copy");
+  button.addEventListener("click", async () => {
+    const ok = await copyText(value);
+    status.textContent = ok ? "Copied." : "Could not copy: select the text and copy it.";
+    status.dataset.copied = ok ? value : "";
+  });
+  return h("div", { class: "copy-field" }, h("code", { id }, value), button, status);
+}

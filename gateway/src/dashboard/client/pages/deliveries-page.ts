@@ -1,0 +1,163 @@
+import { api, errorBox, qs } from "../api.ts";
+import { badge, h, hashLink, hashQuery, replace, when } from "../dom.ts";
+import type { Integration, Message } from "../types.ts";
+
+const STATUSES = ["pending", "succeeded", "failed", "exhausted"];
+const TYPES = ["forward", "auth", "sync"];
+
+function options(values: string[], current: string, all: string) {
+  return [h("option", { value: "" }, all), values.map((v) => h("option", { value: v, selected: v === current }, v))];
+}
+
+function replayFailedForm(): HTMLElement {
+  const since = h("input", { type: "datetime-local", id: "replay-since" });
+  since.value = new Date(Date.now() - 24 * 3_600_000 - new Date().getTimezoneOffset() * 60_000)
+    .toISOString()
+    .slice(0, 16);
+  const out = h("span", { id: "replay-failed-result" });
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    replace(out);
+    try {
+      const { data } = await api<{ data: { replayed: number } }>("POST", "/webhook-messages/replay-failed", {
+        since: new Date(since.value).toISOString(),
+      });
+      replace(out, h("span", { class: "ok" }, `${data.replayed} message(s) scheduled again.`));
+    } catch (err) {
+      replace(out, errorBox(err));
+    }
+  };
+  return h(
+    "form",
+    { class: "row", onsubmit: submit },
+    h("span", null, "Replay every failed or exhausted message since"),
+    since,
+    h("button", { type: "submit", class: "secondary" }, "Replay failed"),
+    out,
+  );
+}
+
+/** #/deliveries?integration=&connection=&status=&type=&unmatched=&cursor=: the forwarded-webhook log. */
+export async function deliveriesPage(): Promise<Node> {
+  const q = hashQuery();
+  const f = {
+    integration: q.get("integration") ?? "",
+    connection: q.get("connection") ?? "",
+    status: q.get("status") ?? "",
+    type: q.get("type") ?? "",
+    unmatched: q.get("unmatched") === "true",
+    cursor: q.get("cursor") ?? "",
+  };
+  const [{ data: integrations }, res] = await Promise.all([
+    api<{ data: Integration[] }>("GET", "/integrations"),
+    api<{ data: Message[]; next_cursor: string | null }>(
+      "GET",
+      `/webhook-messages${qs({ provider_config_key: f.integration, connection_id: f.connection, status: f.status, type: f.type, unmatched: f.unmatched ? "true" : undefined, cursor: f.cursor, limit: 50 })}`,
+    ),
+  ]);
+  const integration = h(
+    "select",
+    { id: "filter-integration" },
+    options(
+      integrations.map((i) => i.unique_key),
+      f.integration,
+      "All integrations",
+    ),
+  );
+  const connection = h("input", {
+    type: "search",
+    id: "filter-connection",
+    value: f.connection,
+    placeholder: "Connection id",
+  });
+  const status = h("select", { id: "filter-status" }, options(STATUSES, f.status, "Any status"));
+  const type = h("select", { id: "filter-type" }, options(TYPES, f.type, "Any type"));
+  const unmatched = h("input", { type: "checkbox", id: "filter-unmatched", checked: f.unmatched });
+  const link = (cursor?: string) =>
+    hashLink("/deliveries", {
+      integration: integration.value,
+      connection: connection.value.trim(),
+      status: status.value,
+      type: type.value,
+      unmatched: unmatched.checked ? "true" : undefined,
+      cursor,
+    });
+  const apply = (e: Event) => {
+    e.preventDefault();
+    location.hash = link();
+  };
+  unmatched.addEventListener("change", apply);
+  return h(
+    "section",
+    null,
+    h("h1", null, "Deliveries"),
+    h(
+      "form",
+      { class: "card row", id: "deliveries-filter", onsubmit: apply },
+      integration,
+      connection,
+      status,
+      type,
+      h("label", { class: "switch" }, unmatched, "Unmatched notifications only"),
+      h("button", { type: "submit" }, "Filter"),
+      h("a", { href: "#/deliveries" }, "Clear"),
+    ),
+    res.data.length === 0
+      ? h("p", { class: "card muted", id: "no-deliveries" }, "No message matches.")
+      : h(
+          "table",
+          { id: "deliveries" },
+          h(
+            "thead",
+            null,
+            h(
+              "tr",
+              null,
+              ["Created", "Type", "Integration", "Connection", "Status", "Attempts", "Last error"].map((t) =>
+                h("th", null, t),
+              ),
+            ),
+          ),
+          h(
+            "tbody",
+            null,
+            res.data.map((m) =>
+              h(
+                "tr",
+                { "data-message-id": m.id, "data-status": m.status },
+                h("td", null, h("a", { href: `#/deliveries/${encodeURIComponent(m.id)}` }, when(m.created_at))),
+                h("td", null, m.type),
+                h("td", null, m.provider_config_key ?? "—"),
+                h(
+                  "td",
+                  null,
+                  m.connection_id
+                    ? h(
+                        "a",
+                        {
+                          href: hashLink(
+                            `/connections/${encodeURIComponent(m.provider_config_key ?? "")}/${encodeURIComponent(m.connection_id)}`,
+                          ),
+                        },
+                        m.connection_id,
+                      )
+                    : m.type === "forward"
+                      ? badge("unmatched")
+                      : "—",
+                ),
+                h("td", null, badge(m.status)),
+                h("td", null, String(m.attempt_count)),
+                h("td", { class: "muted" }, m.last_error ?? ""),
+              ),
+            ),
+          ),
+        ),
+    h(
+      "p",
+      { class: "row pager" },
+      f.cursor ? h("a", { href: link() }, "← Newest") : null,
+      res.next_cursor ? h("a", { href: link(res.next_cursor), id: "older" }, "Older →") : null,
+    ),
+    h("div", { class: "card" }, replayFailedForm()),
+  );
+}

@@ -1,0 +1,199 @@
+import { api, errorBox } from "../api.ts";
+import { badge, fields, h, hashLink, replace, when } from "../dom.ts";
+import type { Message, WatchUriHint } from "../types.ts";
+
+const REFRESH_MS = 1000;
+const REFRESH_FOR_MS = 30_000;
+
+function pretty(body: string): string {
+  try {
+    return JSON.stringify(JSON.parse(body), null, 2);
+  } catch {
+    return body;
+  }
+}
+
+/** Why an unmatched notification matched nothing, and connections listing its URI in another encoding. */
+async function hintFor(m: Message): Promise<Node> {
+  const { data } = await api<{ data: WatchUriHint }>(
+    "GET",
+    `/webhook-messages/${encodeURIComponent(m.id)}/watch-uri-hints`,
+  );
+  if (!data.resource_uri) return h("p", { class: "muted" }, "The notification carried no resource URI.");
+  const key = m.provider_config_key ?? "";
+  return h(
+    "div",
+    { id: "watch-uri-hint" },
+    h(
+      "p",
+      null,
+      "No connection matched resource URI ",
+      h("code", { id: "unmatched-uri" }, data.resource_uri),
+      ". Matching compares calendarWatchResourceUris exactly (same encoding, path and query), then the calendar's email.",
+    ),
+    data.near_matches.length === 0
+      ? h(
+          "p",
+          { class: "muted", id: "no-near-match" },
+          `No connection lists this URI in another encoding${data.complete ? "" : ` (only the first ${data.scanned} connections were checked)`}.`,
+        )
+      : h(
+          "div",
+          { class: "hint", id: "near-matches" },
+          h("strong", null, "Same URI, different encoding: "),
+          "list it exactly as the notification sends it.",
+          h(
+            "ul",
+            null,
+            data.near_matches.map((n) =>
+              h(
+                "li",
+                { "data-connection-id": n.connection_id },
+                h(
+                  "a",
+                  { href: hashLink(`/connections/${encodeURIComponent(key)}/${encodeURIComponent(n.connection_id)}`) },
+                  n.connection_id,
+                ),
+                " lists ",
+                h("code", null, n.listed_uri),
+              ),
+            ),
+          ),
+        ),
+  );
+}
+
+function attemptsTable(m: Message): Node {
+  const attempts = m.attempts ?? [];
+  if (attempts.length === 0) return h("p", { class: "muted" }, "No attempt yet.");
+  return h(
+    "table",
+    { id: "attempts" },
+    h(
+      "thead",
+      null,
+      h(
+        "tr",
+        null,
+        ["#", "At", "Endpoint", "Status", "Latency", "Error / response"].map((t) => h("th", null, t)),
+      ),
+    ),
+    h(
+      "tbody",
+      null,
+      attempts.map((a) =>
+        h(
+          "tr",
+          { "data-attempt": String(a.number) },
+          h("td", null, String(a.number)),
+          h("td", null, when(a.at)),
+          h("td", { class: "mono" }, a.url),
+          h("td", null, a.status_code === null ? "—" : String(a.status_code)),
+          h("td", null, `${a.latency_ms} ms`),
+          h("td", { class: "muted" }, a.error ?? a.response_snippet),
+        ),
+      ),
+    ),
+  );
+}
+
+function render(m: Message): Node {
+  return h(
+    "div",
+    { id: "message", "data-status": m.status, "data-attempts": String(m.attempt_count) },
+    h(
+      "div",
+      { class: "card" },
+      fields([
+        ["Status", badge(m.status)],
+        ["Type", m.type],
+        ["Integration", m.provider_config_key ?? "—"],
+        [
+          "Connection",
+          m.connection_id
+            ? h(
+                "a",
+                {
+                  href: hashLink(
+                    `/connections/${encodeURIComponent(m.provider_config_key ?? "")}/${encodeURIComponent(m.connection_id)}`,
+                  ),
+                },
+                m.connection_id,
+              )
+            : m.type === "forward"
+              ? badge("unmatched")
+              : "—",
+        ],
+        ["Created", when(m.created_at)],
+        ["Attempts", String(m.attempt_count)],
+        ["Next attempt", when(m.next_attempt_at)],
+        ["Last error", m.last_error ?? "—"],
+      ]),
+      h("h2", null, "Body (exactly as signed and sent)"),
+      h("pre", { id: "message-body" }, pretty(m.body)),
+    ),
+    h("div", { class: "card" }, h("h2", null, "Attempts"), attemptsTable(m)),
+  );
+}
+
+/** #/deliveries/{id}: one message, its attempts, a replay button, and the unmatched hint. */
+export async function deliveryPage(id: string): Promise<Node> {
+  const path = `/webhook-messages/${encodeURIComponent(id)}`;
+  let { data: m } = await api<{ data: Message }>("GET", path);
+  const view = h("div", null, render(m));
+  const out = h("span", { id: "replay-result" });
+  const replay = h("button", { type: "button", id: "replay" }, "Replay");
+  replay.addEventListener("click", async () => {
+    replace(out);
+    replay.disabled = true;
+    try {
+      await api("POST", `${path}/replay`);
+      replace(out, h("span", { class: "ok" }, "Scheduled again, with the same webhook-id."));
+      // Shows the new attempt as it happens (for a while; Refresh reloads later).
+      const before = m.attempt_count;
+      const until = Date.now() + REFRESH_FOR_MS;
+      const tick = async () => {
+        m = (await api<{ data: Message }>("GET", path)).data;
+        replace(view, render(m));
+        if (m.attempt_count === before && Date.now() < until && document.body.contains(view))
+          setTimeout(tick, REFRESH_MS);
+      };
+      setTimeout(tick, REFRESH_MS);
+    } catch (err) {
+      replace(out, errorBox(err));
+    } finally {
+      replay.disabled = false;
+    }
+  });
+  const unmatched = m.type === "forward" && !m.connection_id;
+  const hint = h(
+    "div",
+    { class: "card" },
+    h("h2", null, "Why unmatched"),
+    h("div", { id: "hint-body" }, h("p", { class: "muted" }, "Looking for near matches…")),
+  );
+  if (unmatched) {
+    hintFor(m).then(
+      (node) => replace(hint.querySelector("#hint-body") as HTMLElement, node),
+      (err) => replace(hint.querySelector("#hint-body") as HTMLElement, errorBox(err)),
+    );
+  }
+  return h(
+    "section",
+    null,
+    h(
+      "div",
+      { class: "spread" },
+      h("h1", null, "Message ", h("span", { class: "mono" }, id)),
+      h(
+        "div",
+        { class: "row" },
+        replay,
+        h("a", { href: `#/deliveries/${encodeURIComponent(id)}?t=${Date.now()}` }, "Refresh"),
+      ),
+    ),
+    out,
+    unmatched ? hint : null,
+    view,
+  );
+}

@@ -1,0 +1,121 @@
+import { api, errorBox } from "../api.ts";
+import { badge, h, replace } from "../dom.ts";
+import type { Integration, Provider, ScopeInfo } from "../types.ts";
+
+/** One checkbox per scope of the template's catalogue, with its sensitivity and what it grants. */
+export function scopeChecklist(scopes: ScopeInfo[], checked: Set<string>): HTMLElement {
+  return h(
+    "div",
+    { class: "scopes", id: "scopes" },
+    scopes.map((s) =>
+      h(
+        "label",
+        null,
+        h("input", { type: "checkbox", name: "scope", value: s.name, checked: checked.has(s.name) }),
+        h("code", null, s.name),
+        badge(s.sensitivity),
+        h("span", { class: "muted" }, s.description ?? ""),
+      ),
+    ),
+  );
+}
+
+/** The scopes ticked in a checklist, in catalogue order. */
+export function checkedScopes(root: HTMLElement): string[] {
+  return Array.from(root.querySelectorAll<HTMLInputElement>('input[name="scope"]:checked')).map((i) => i.value);
+}
+
+/** #/integrations/new: create an integration from a provider template. */
+export async function newIntegrationPage(): Promise<Node> {
+  const { data: providers } = await api<{ data: Provider[] }>("GET", "/providers");
+  const first = providers[0];
+  if (!first) return h("p", { class: "error" }, "This Junction has no provider template.");
+  const provider = h(
+    "select",
+    { id: "provider", name: "provider" },
+    providers.map((p) => h("option", { value: p.name }, `${p.display_name} (${p.name})`)),
+  );
+  const key = h("input", { type: "text", id: "unique_key", value: first.name, required: true, maxlength: 255 });
+  const name = h("input", { type: "text", id: "display_name", placeholder: first.display_name, maxlength: 255 });
+  const clientId = h("input", { type: "text", id: "client_id", autocomplete: "off" });
+  const clientSecret = h("input", { type: "password", id: "client_secret", autocomplete: "new-password" });
+  const scopesBox = h("div");
+  const result = h("div", { id: "create-result" });
+  const selected = () => providers.find((p) => p.name === provider.value) ?? first;
+  const showScopes = () => replace(scopesBox, scopeChecklist(selected().scopes, new Set(selected().default_scopes)));
+  provider.addEventListener("change", () => {
+    key.value = selected().name;
+    name.placeholder = selected().display_name;
+    showScopes();
+  });
+  showScopes();
+
+  const submit = async (e: Event) => {
+    e.preventDefault();
+    replace(result);
+    const scopes = checkedScopes(scopesBox);
+    const p = selected();
+    const withCredentials = clientId.value.trim() !== "" || clientSecret.value !== "";
+    const defaults = [...p.default_scopes].sort().join(" ");
+    if (!withCredentials && [...scopes].sort().join(" ") !== defaults) {
+      replace(
+        result,
+        h(
+          "p",
+          { class: "error" },
+          "Scopes are saved with the client id and secret. Enter both to choose scopes, or keep the template's defaults (and switch on test credentials on the next page).",
+        ),
+      );
+      return;
+    }
+    try {
+      const { data } = await api<{ data: Integration }>("POST", "/integrations", {
+        unique_key: key.value.trim(),
+        provider: p.name,
+        ...(name.value.trim() ? { display_name: name.value.trim() } : {}),
+        ...(withCredentials
+          ? {
+              credentials: {
+                type: "OAUTH2",
+                client_id: clientId.value.trim(),
+                client_secret: clientSecret.value,
+                scopes,
+              },
+            }
+          : {}),
+      });
+      location.hash = `#/integrations/${encodeURIComponent(data.unique_key)}`;
+    } catch (err) {
+      replace(result, errorBox(err, "create-error"));
+    }
+  };
+
+  return h(
+    "section",
+    null,
+    h("h1", null, "New integration"),
+    h(
+      "form",
+      { class: "card", id: "new-integration-form", onsubmit: submit },
+      h("label", { for: "provider" }, "Provider template"),
+      provider,
+      h("label", { for: "unique_key" }, "Integration id (provider config key)"),
+      key,
+      h("label", { for: "display_name" }, "Display name"),
+      name,
+      h("label", { for: "client_id" }, "OAuth client id"),
+      clientId,
+      h("label", { for: "client_secret" }, "OAuth client secret"),
+      clientSecret,
+      h(
+        "p",
+        { class: "muted" },
+        "Leave both empty to use Junction's test credentials (switched on in the integration's settings).",
+      ),
+      h("label", null, "Scopes"),
+      scopesBox,
+      h("div", { class: "row" }, h("button", { type: "submit", id: "create" }, "Create integration")),
+      result,
+    ),
+  );
+}

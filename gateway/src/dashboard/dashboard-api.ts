@@ -1,0 +1,45 @@
+import { notFound } from "@junction/platform";
+import type { RouteContext, Router } from "../router.ts";
+import type { DashboardAuth } from "./dashboard-auth.ts";
+
+/**
+ * The REST resources the dashboard's pages may reach through /dashboard/api/*. Not the proxy (the
+ * dashboard never calls upstream APIs in a user's name), not secret keys (a session must not mint the
+ * key it was derived from), not the public browser and webhook routes.
+ */
+const ALLOWED_RESOURCES = new Set([
+  "providers",
+  "integrations",
+  "connection",
+  "connections",
+  "connect",
+  "webhook-messages",
+  "webhook-settings",
+  "channels",
+  "scripts",
+  "script-runs",
+  "sync",
+]);
+
+/**
+ * /dashboard/api/{rest path}: the same REST handlers, for a dashboard session instead of a secret key.
+ * The REST API itself stays Bearer-only; the session cookie (Path=/dashboard) never reaches it.
+ */
+export function dashboardApiHandler(auth: DashboardAuth, router: () => Router) {
+  return async (ctx: RouteContext): Promise<Response> => {
+    const session = await auth.require(ctx);
+    const rest = ctx.params["*"] ?? "";
+    const resource = rest.split("/")[0] ?? "";
+    const path = `/${rest}`;
+    if (!ALLOWED_RESOURCES.has(resource)) throw unknownPath(ctx.req.method, path);
+    const found = router().match(ctx.req.method, path);
+    if ("allowed" in found || found.route.auth === false) throw unknownPath(ctx.req.method, path);
+    const url = new URL(ctx.url);
+    url.pathname = path;
+    return found.route.handler({ ...ctx, url, params: found.params, environmentId: session.environmentId });
+  };
+}
+
+function unknownPath(method: string, path: string) {
+  return notFound("not_found", `The dashboard API has no ${method} ${path}.`);
+}

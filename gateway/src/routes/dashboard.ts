@@ -1,0 +1,100 @@
+import { errorResponse } from "../http/error-response.ts";
+import { json } from "../http/json.ts";
+import { dashboardApiHandler } from "../dashboard/dashboard-api.ts";
+import { type Asset, DashboardAssets } from "../dashboard/dashboard-assets.ts";
+import { DashboardAuth, sameOrigin, sessionCookie } from "../dashboard/dashboard-auth.ts";
+import { dashboardHeaders, htmlResponse, loginPage, shellPage } from "../dashboard/dashboard-pages.ts";
+import { DashboardSessions } from "../dashboard/dashboard-sessions.ts";
+import { readForm } from "../dashboard/read-form.ts";
+import { watchUriHint } from "../dashboard/watch-uri-hints.ts";
+import type { Route, RouteContext, Router } from "../router.ts";
+
+export interface DashboardOptions {
+  /** The gateway's router: /dashboard/api/* runs the same REST handlers. */
+  router: () => Router;
+  now?: () => number;
+  sessions?: DashboardSessions;
+}
+
+const API_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
+const redirect = (location: string, headers: Record<string, string> = {}) =>
+  new Response(null, { status: 303, headers: { location, "cache-control": "no-store", ...headers } });
+
+/**
+ * The dashboard (issue 7), served by the gateway under /dashboard: a login with a secret key that
+ * sets a signed session cookie (HttpOnly, SameSite=Strict, Path=/dashboard), one page whose script
+ * renders every view, and /dashboard/api/* for that script. Nothing but the login page and the
+ * stylesheet answers without a session.
+ */
+export function dashboardRoutes(options: DashboardOptions): Route[] {
+  const now = options.now ?? Date.now;
+  const sessions = options.sessions ?? new DashboardSessions({ now });
+  const auth = new DashboardAuth(sessions, now);
+  const assets = new DashboardAssets();
+  const api = dashboardApiHandler(auth, options.router);
+  const open = (method: string, pattern: string, handler: Route["handler"]): Route => ({
+    method,
+    pattern,
+    auth: false,
+    handler,
+  });
+
+  return [
+    open("GET", "/", async () => redirect("/dashboard")),
+    open("GET", "/dashboard", async (ctx) => {
+      const session = await auth.session(ctx);
+      if (!session) return redirect("/dashboard/login");
+      return htmlResponse(200, shellPage(sessions.csrfToken(session), ctx.baseUrl));
+    }),
+    open("GET", "/dashboard/login", async (ctx) =>
+      (await auth.session(ctx)) ? redirect("/dashboard") : htmlResponse(200, loginPage()),
+    ),
+    open("POST", "/dashboard/login", async (ctx) => {
+      if (!sameOrigin(ctx)) return htmlResponse(403, loginPage("Log in from this Junction's own login page."));
+      const form = await readForm(ctx.req, 4096);
+      const key = (form.secret_key ?? "").trim();
+      const refused = () => htmlResponse(401, loginPage("That secret key is not valid, or it was revoked."));
+      if (key === "") return refused();
+      const verified = await ctx.clients.connection.verifySecretKey({ secretKey: key });
+      if (!verified.valid) return refused();
+      const { cookieValue } = sessions.issue(verified.environmentId, verified.keyId);
+      ctx.logger.info("dashboard login", { requestId: ctx.requestId, keyId: verified.keyId });
+      return redirect("/dashboard", { "set-cookie": sessionCookie(ctx, cookieValue, sessions.ttl) });
+    }),
+    open("POST", "/dashboard/logout", async (ctx) => {
+      sessions.logOut(await auth.require(ctx));
+      return json({ success: true }, 200, { "set-cookie": sessionCookie(ctx, "", 0) });
+    }),
+    open("GET", "/dashboard/assets/dashboard.css", async (ctx) => serveAsset(ctx, await assets.stylesheet())),
+    open("GET", "/dashboard/assets/app.js", async (ctx) => {
+      await auth.require(ctx);
+      return serveAsset(ctx, await assets.appScript());
+    }),
+    open("GET", "/dashboard/api/session", async (ctx) => {
+      const session = await auth.require(ctx);
+      return json({
+        data: {
+          environment_id: session.environmentId,
+          base_url: ctx.baseUrl,
+          redirect_uri: `${ctx.baseUrl}/oauth/callback`,
+          expires_at: new Date(session.expiresAtMs).toISOString(),
+        },
+      });
+    }),
+    open("GET", "/dashboard/api/webhook-messages/:id/watch-uri-hints", async (ctx) => {
+      await auth.require(ctx);
+      return json({ data: await watchUriHint(ctx.clients, ctx.params.id ?? "") });
+    }),
+    ...API_METHODS.map((method) => open(method, "/dashboard/api/*", api)),
+    open("GET", "/dashboard/*", async (ctx) =>
+      errorResponse(404, "not_found", `No dashboard page at ${ctx.url.pathname}; the dashboard is at /dashboard.`),
+    ),
+  ];
+}
+
+/** An asset with its ETag; a matching If-None-Match gets 304. Private: the app script is behind the login. */
+function serveAsset(ctx: RouteContext, a: Asset): Response {
+  const headers = dashboardHeaders(a.contentType, { etag: a.etag, "cache-control": "private, no-cache" });
+  if (ctx.req.headers.get("if-none-match") === a.etag) return new Response(null, { status: 304, headers });
+  return new Response(a.body, { headers });
+}

@@ -1,0 +1,63 @@
+import { existsSync, mkdirSync } from "node:fs";
+import { join } from "node:path";
+import { type BrowserContext, chromium, type Page } from "playwright-core";
+import { tempDir } from "../support/temp-dir.ts";
+
+/** Debian's Chromium (`apt-get install -y chromium`); CHROMIUM_PATH points elsewhere. */
+export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** Where the browser test keeps a screenshot of each main page (shown in the README). */
+export const SCREENSHOTS_DIR = join(import.meta.dir, "..", "..", "docs", "screenshots");
+
+const ARGS = [
+  "--headless",
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+  "--no-first-run",
+  "--disable-quic",
+  "--disable-dev-shm-usage",
+];
+
+export interface Browser {
+  context: BrowserContext;
+  page: Page;
+  close(): Promise<void>;
+}
+
+/**
+ * Chromium with a fresh profile. Never skipped: without Chromium the test fails and says how to
+ * install it (scripts/ensure-tools.sh installs it for `npm test` where it may).
+ */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM_PATH)) {
+    throw new Error(
+      `The dashboard browser test needs Chromium at ${CHROMIUM_PATH}: install it with 'apt-get install -y chromium' (npm test does it when it may), or set CHROMIUM_PATH.`,
+    );
+  }
+  const profile = tempDir("junction-chromium-");
+  const context = await chromium.launchPersistentContext(profile.path, {
+    executablePath: CHROMIUM_PATH,
+    headless: true,
+    args: ARGS,
+    viewport: { width: 1280, height: 860 },
+    timeout: 60_000,
+  });
+  context.setDefaultTimeout(30_000);
+  const page = context.pages()[0] ?? (await context.newPage());
+  return {
+    context,
+    page,
+    async close() {
+      await context.close();
+      profile.remove();
+    },
+  };
+}
+
+/** Saves a full-page screenshot as docs/screenshots/{name}.png. */
+export async function screenshot(page: Page, name: string): Promise<void> {
+  mkdirSync(SCREENSHOTS_DIR, { recursive: true });
+  await page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
+}
