@@ -10,6 +10,10 @@ export function openDatabase(path: string): Database {
   db.exec("PRAGMA synchronous = NORMAL");
   db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA foreign_keys = ON");
+  // Reads through a memory map and a larger page cache: index lookups on large tables (10^6
+  // connections) stay memory accesses instead of read() calls. Both are upper bounds, not reservations.
+  db.exec("PRAGMA mmap_size = 1073741824");
+  db.exec("PRAGMA cache_size = -65536");
   return db;
 }
 

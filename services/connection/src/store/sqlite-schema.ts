@@ -127,6 +127,29 @@ export const MIGRATIONS: readonly string[] = [
     expires_at INTEGER NOT NULL
   );
   `,
+  // Covering lookups: each matching query is one index descent that already holds connection_id,
+  // with no join back through the connections table (match time must not grow with the table).
+  `
+  ALTER TABLE connection_watch_uris ADD COLUMN connection_id TEXT NOT NULL DEFAULT '';
+  UPDATE connection_watch_uris
+    SET connection_id = (SELECT c.connection_id FROM connections c WHERE c.id = connection_watch_uris.connection_pk);
+  DROP INDEX connection_watch_uris_lookup;
+  CREATE INDEX connection_watch_uris_lookup
+    ON connection_watch_uris (environment_id, provider_config_key, uri, connection_id);
+
+  DROP INDEX connections_by_email_hash;
+  CREATE INDEX connections_by_email_hash
+    ON connections (environment_id, provider_config_key, email_address_hash, connection_id)
+    WHERE email_address_hash IS NOT NULL;
+  DROP INDEX connections_by_meta_email_address;
+  CREATE INDEX connections_by_meta_email_address
+    ON connections (environment_id, provider_config_key, meta_email_address_norm, connection_id)
+    WHERE meta_email_address_norm IS NOT NULL;
+  DROP INDEX connections_by_meta_email;
+  CREATE INDEX connections_by_meta_email
+    ON connections (environment_id, provider_config_key, meta_email_norm, connection_id)
+    WHERE meta_email_norm IS NOT NULL;
+  `,
 ];
 
 /**
@@ -135,9 +158,8 @@ export const MIGRATIONS: readonly string[] = [
  * EXPLAIN QUERY PLAN that each is an index search.
  */
 export const LOOKUP_SQL = {
-  watchUri: `SELECT c.connection_id AS connection_id FROM connection_watch_uris w
-    JOIN connections c ON c.id = w.connection_pk
-    WHERE w.environment_id = $environment_id AND w.provider_config_key = $provider_config_key AND w.uri = $value`,
+  watchUri: `SELECT connection_id FROM connection_watch_uris
+    WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key AND uri = $value`,
   emailHash: `SELECT connection_id FROM connections
     WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key
       AND email_address_hash = $value`,

@@ -64,7 +64,7 @@ export function prepareStatements(db: Database) {
     connectionCount: p<{ n: number }>(`SELECT COUNT(*) AS n FROM connections WHERE ${CONNECTION_KEY}`),
     watchUrisDelete: p("DELETE FROM connection_watch_uris WHERE connection_pk = $connection_pk"),
     watchUriInsert: p(
-      "INSERT INTO connection_watch_uris (connection_pk, environment_id, provider_config_key, uri) VALUES ($connection_pk, $environment_id, $provider_config_key, $uri)",
+      "INSERT INTO connection_watch_uris (connection_pk, environment_id, provider_config_key, uri, connection_id) VALUES ($connection_pk, $environment_id, $provider_config_key, $uri, $connection_id)",
     ),
     lookup: Object.fromEntries(
       Object.entries(LOOKUP_SQL).map(([name, sql]) => [name, p<{ connection_id: string }>(sql)]),

@@ -374,6 +374,7 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
         environment_id: c.environmentId,
         provider_config_key: c.providerConfigKey,
         uri,
+        connection_id: c.connectionId,
       });
     }
   }
