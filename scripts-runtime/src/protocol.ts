@@ -41,6 +41,8 @@ export interface ChildOutcome {
   reason?: { name: string; message: string };
   logsTruncated: boolean;
   heapBytes: number;
+  /** The process asks to be replaced after this run (its heap grew large; see child-main). */
+  retire?: boolean;
 }
 
 export type ParentMessage =

@@ -57,7 +57,15 @@ export async function launchChromium(): Promise<Browser> {
 }
 
 /** Saves a full-page screenshot as docs/screenshots/{name}.png. */
+/**
+ * Takes a screenshot of the page every run (so a page that cannot render fails the test), and
+ * writes it to docs/screenshots only with JUNCTION_UPDATE_SCREENSHOTS=1, so a test run leaves the
+ * work tree clean.
+ */
 export async function screenshot(page: Page, name: string): Promise<void> {
+  const png = await page.screenshot({ fullPage: true });
+  if (png.byteLength < 1000) throw new Error(`screenshot of ${name} is suspiciously small`);
+  if (process.env.JUNCTION_UPDATE_SCREENSHOTS !== "1") return;
   mkdirSync(SCREENSHOTS_DIR, { recursive: true });
-  await page.screenshot({ path: join(SCREENSHOTS_DIR, `${name}.png`), fullPage: true });
+  writeFileSync(join(SCREENSHOTS_DIR, `${name}.png`), png);
 }

@@ -9,14 +9,14 @@ export function positionAt(source: string, offset: number): Position {
   return { line, column: offset - before.lastIndexOf("\n") };
 }
 
-const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 
 /**
  * Where an import of `specifier` is written: `import ... from "x"`, `export ... from "x"`,
  * `import "x"`, `import("x")` or `require("x")`. The transpiler names the import but not its place.
  */
 export function locateImport(source: string, specifier: string): Position {
-  const quoted = `["'\`]${escape(specifier)}["'\`]`;
+  const quoted = `["'\`]${escapeRegExp(specifier)}["'\`]`;
   const pattern = new RegExp(`(?:\\bfrom\\s*|\\bimport\\s*\\(?\\s*|\\brequire\\s*\\(\\s*)${quoted}`);
   const match = pattern.exec(source);
   return match ? positionAt(source, match.index) : START;
@@ -24,7 +24,7 @@ export function locateImport(source: string, specifier: string): Position {
 
 /** Where the field `key` of the declaration is written (`key:`, `"key":`, or shorthand `key,`). */
 export function locateKey(source: string, key: string): Position {
-  const pattern = new RegExp(`(^|[\\s{,])(["']?)${escape(key)}\\2\\s*[:,}(]`, "m");
+  const pattern = new RegExp(`(^|[\\s{,])(["']?)${escapeRegExp(key)}\\2\\s*[:,}(]`, "m");
   const match = pattern.exec(source);
   if (match) return positionAt(source, match.index + (match[1]?.length ?? 0));
   return locateDefaultExport(source);

@@ -67,7 +67,10 @@ export function parseFrequency(input: unknown): FrequencyParse {
 
   const match = /^(every )?(?:(\d+(?:\.\d+)?) ?)?([a-z]+)$/.exec(text);
   if (!match) {
-    return { ok: false, reason: `frequency "${input}" does not parse: write a number and a unit, like "1d", "12h" or "every 5 minutes"` };
+    return {
+      ok: false,
+      reason: `frequency "${input}" does not parse: write a number and a unit, like "1d", "12h" or "every 5 minutes"`,
+    };
   }
   const [, every, amount, unitName] = match as unknown as [string, string | undefined, string | undefined, string];
   const unit = UNITS[unitName];

@@ -132,13 +132,17 @@ function readEndpoints(fields: Record<string, unknown>): { list: ScriptEndpoint[
     const match = typeof fields.endpoint === "string" ? /^([A-Za-z]+) +(\/\S*)$/.exec(fields.endpoint.trim()) : null;
     const method = match?.[1]?.toUpperCase();
     if (!match || !isMethod(method)) {
-      return { problem: { message: 'endpoint must read "METHOD /path", e.g. "GET /calendar/renewal"', key: "endpoint" } };
+      return {
+        problem: { message: 'endpoint must read "METHOD /path", e.g. "GET /calendar/renewal"', key: "endpoint" },
+      };
     }
     list.push({ method, path: match[2] as string });
   }
   if (fields.endpoints !== undefined) {
     const given = fields.endpoints;
-    const bad = { problem: { message: 'endpoints must be a list of { method: "GET", path: "/..." }', key: "endpoints" } };
+    const bad = {
+      problem: { message: 'endpoints must be a list of { method: "GET", path: "/..." }', key: "endpoints" },
+    };
     if (!Array.isArray(given)) return bad;
     for (const item of given) {
       const method = typeof item?.method === "string" ? item.method.toUpperCase() : undefined;
@@ -151,7 +155,8 @@ function readEndpoints(fields: Record<string, unknown>): { list: ScriptEndpoint[
 
 const isMethod = (m: string | undefined): m is ScriptEndpoint["method"] =>
   m !== undefined && (METHODS as readonly string[]).includes(m);
-const isFunction = (v: unknown) => typeof v === "object" && v !== null && (v as { $function?: unknown }).$function === true;
+const isFunction = (v: unknown) =>
+  typeof v === "object" && v !== null && (v as { $function?: unknown }).$function === true;
 const isStringList = (v: unknown): v is string[] =>
   Array.isArray(v) && v.every((s) => typeof s === "string" && s.trim() !== "" && s.length <= 200);
 const eventList = () => LIFECYCLE_EVENTS.map((e) => `"${e}"`).join(" or ");

@@ -12,12 +12,14 @@ const optionalName = z.string().min(1).max(255).nullable();
 const proxyConfig = z.strictObject({
   endpoint: z.string().min(1).max(8192),
   method: z.enum(["GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS"]),
-  params: z.record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number()]))])).optional(),
+  params: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean(), z.array(z.union([z.string(), z.number()]))]))
+    .optional(),
   data: json.optional(),
   headers: z.record(z.string(), z.string()).optional(),
   retries: z.number().int().min(0).max(10).optional(),
   retryOn: z.array(z.number().int().min(100).max(599)).max(20).optional(),
-  baseUrlOverride: z.url().optional(),
+  baseUrlOverride: z.url({ protocol: /^https?$/ }).optional(),
   decompress: z.boolean().optional(),
   responseType: z.enum(["json", "text"]).optional(),
   providerConfigKey: z.string().min(1).max(255).optional(),
@@ -45,7 +47,13 @@ export type HostReply =
   | { ok: true; value: JsonValue }
   | {
       ok: false;
-      error: { type: "TypeError" | "ScriptApiError"; message: string; status?: number; body?: JsonValue; code?: string };
+      error: {
+        type: "TypeError" | "ScriptApiError";
+        message: string;
+        status?: number;
+        body?: JsonValue;
+        code?: string;
+      };
     };
 
 /** Calls the host for one script API call and turns the outcome into the JSON text of a reply. */

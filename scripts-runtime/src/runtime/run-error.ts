@@ -33,7 +33,10 @@ export function describeEnding(ending: Ending, compiled: CompiledScript, limits:
     case "timed_out":
       return plain("TimeoutError", timeoutMessage(limits));
     case "memory_exceeded":
-      return plain("MemoryLimitError", `the script exceeded its memory limit of ${mib(limits.memoryBytes)} and was stopped`);
+      return plain(
+        "MemoryLimitError",
+        `the script exceeded its memory limit of ${mib(limits.memoryBytes)} and was stopped`,
+      );
     default:
       if (outcome.reason) return plain(outcome.reason.name, cap(outcome.reason.message, MAX_MESSAGE));
       return fromThrown(outcome.thrown ?? { thrown: "unknown" }, compiled);

@@ -41,7 +41,11 @@ export class SandboxPool {
     if (idle) return idle;
     if (this.all.size < this.options.size) return this.startOne();
     if (this.waiting.length >= this.options.maxQueued) {
-      throw new JunctionError("script_runtime_busy", "too many script runs are waiting; try again later", Code.ResourceExhausted);
+      throw new JunctionError(
+        "script_runtime_busy",
+        "too many script runs are waiting; try again later",
+        Code.ResourceExhausted,
+      );
     }
     return new Promise((resolve, reject) => this.waiting.push({ resolve, reject }));
   }

@@ -1,8 +1,9 @@
 import { tmpdir } from "node:os";
+import { fileURLToPath } from "node:url";
 import type { Subprocess } from "bun";
 import type { ChildMessage, ParentMessage } from "../protocol.ts";
 
-const CHILD_MAIN = new URL("../sandbox/child-main.ts", import.meta.url).pathname;
+const CHILD_MAIN = fileURLToPath(new URL("../sandbox/child-main.ts", import.meta.url));
 const STDERR_TAIL = 4096;
 
 export interface ProcessExit {
@@ -51,9 +52,10 @@ export class SandboxProcess {
       },
       onExit(_proc, exitCode, signalCode) {
         if (!self || self.exit) return;
-        self.exit = { exitCode, signal: signalCode ?? null };
+        const exit = { exitCode, signal: signalCode === null || signalCode === undefined ? null : String(signalCode) };
+        self.exit = exit;
         fail(new Error(`the sandbox process exited before it was ready (${self.describeExit()})`));
-        self.markEnded(self.exit);
+        self.markEnded(exit);
       },
     });
     self = new SandboxProcess(proc, ready);
@@ -98,9 +100,12 @@ export class SandboxProcess {
 
   private drainStderr(): void {
     const decoder = new TextDecoder();
+    const reader = this.proc.stderr.getReader();
     void (async () => {
-      for await (const chunk of this.proc.stderr) {
-        this.stderrTail = (this.stderrTail + decoder.decode(chunk)).slice(-STDERR_TAIL);
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        this.stderrTail = (this.stderrTail + decoder.decode(value, { stream: true })).slice(-STDERR_TAIL);
       }
     })().catch(() => {});
   }

@@ -47,8 +47,13 @@ export function scriptFrames(stack: string, filename: string, sourceMap: string)
   return frames;
 }
 
+/** Frames shown at most; a stack overflow would otherwise print thousands of the same line. */
+const MAX_FRAMES = 20;
+
 export function formatFrames(frames: StackFrame[]): string {
-  return frames
-    .map((f) => `    at ${f.name ? `${f.name} (${f.file}:${f.line}:${f.column})` : `${f.file}:${f.line}:${f.column}`}`)
-    .join("\n");
+  const shown = frames
+    .slice(0, MAX_FRAMES)
+    .map((f) => `    at ${f.name ? `${f.name} (${f.file}:${f.line}:${f.column})` : `${f.file}:${f.line}:${f.column}`}`);
+  if (frames.length > MAX_FRAMES) shown.push(`    ... ${frames.length - MAX_FRAMES} more frames`);
+  return shown.join("\n");
 }

@@ -5,6 +5,7 @@ import { newQuickJSWASMModuleFromVariant, newVariant, type QuickJSWASMModule } f
 const PAGE = 64 * 1024;
 /** The QuickJS build declares 16 MiB of initial memory; an import memory must be at least that. */
 const INITIAL_PAGES = 256;
+export const INITIAL_HEAP_BYTES = INITIAL_PAGES * PAGE;
 
 /** One QuickJS instance and the memory it may never grow past. */
 export interface QuickJSEngine {
@@ -33,7 +34,9 @@ export class QuickJSEngines {
   async create(memoryBytes: number): Promise<QuickJSEngine> {
     const maximum = Math.max(INITIAL_PAGES, Math.floor(memoryBytes / PAGE));
     const memory = new WebAssembly.Memory({ initial: INITIAL_PAGES, maximum });
-    const module = await newQuickJSWASMModuleFromVariant(newVariant(variant, { wasmModule: this.warm(), wasmMemory: memory }));
+    const module = await newQuickJSWASMModuleFromVariant(
+      newVariant(variant, { wasmModule: this.warm(), wasmMemory: memory }),
+    );
     return { module, memory, memoryBytes };
   }
 }

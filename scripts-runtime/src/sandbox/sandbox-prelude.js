@@ -5,7 +5,6 @@
 // The parent re-validates every host call, so nothing here is a security boundary; the checks are
 // here to throw a TypeError at the line of the script that made the mistake.
 (function prelude(native) {
-  "use strict";
   const stringify = JSON.stringify;
   const parse = JSON.parse;
   const keys = Object.keys;
@@ -98,7 +97,9 @@
 
   const proxyConfig = (name, config, method) => {
     if (!isPlainObject(config)) {
-      throw new TypeError(`nango.${name}(config): config must be an object like { endpoint: "/calendars" }, got ${kindOf(config)}`);
+      throw new TypeError(
+        `nango.${name}(config): config must be an object like { endpoint: "/calendars" }, got ${kindOf(config)}`,
+      );
     }
     for (const key of keys(config)) {
       if (!PROXY_OPTIONS.includes(key)) {
@@ -106,14 +107,20 @@
       }
     }
     if (typeof config.endpoint !== "string" || config.endpoint === "") {
-      throw new TypeError(`nango.${name}(config): config.endpoint must be a non-empty string, got ${kindOf(config.endpoint)}`);
+      throw new TypeError(
+        `nango.${name}(config): config.endpoint must be a non-empty string, got ${kindOf(config.endpoint)}`,
+      );
     }
     const chosen = method || (config.method === undefined ? "GET" : config.method);
     if (typeof chosen !== "string" || !METHODS.includes(chosen.toUpperCase())) {
-      throw new TypeError(`nango.${name}(config): config.method must be one of ${METHODS.join(", ")}, got ${kindOf(chosen)}`);
+      throw new TypeError(
+        `nango.${name}(config): config.method must be one of ${METHODS.join(", ")}, got ${kindOf(chosen)}`,
+      );
     }
     if (config.headers !== undefined && !isPlainObject(config.headers)) {
-      throw new TypeError(`nango.${name}(config): config.headers must be an object of strings, got ${kindOf(config.headers)}`);
+      throw new TypeError(
+        `nango.${name}(config): config.headers must be an object of strings, got ${kindOf(config.headers)}`,
+      );
     }
     if (config.params !== undefined && !isPlainObject(config.params)) {
       throw new TypeError(`nango.${name}(config): config.params must be an object, got ${kindOf(config.params)}`);

@@ -115,7 +115,12 @@ export class SandboxRun {
     if (this.job.mode === "declare") {
       const text = this.callString(internals.describe, [namespace]);
       if (typeof text !== "string") return this.fromThrown(text.error);
-      return this.finish("succeeded", { declaration: JSON.parse(text) as DeclarationProjection });
+      const declaration = readJson(text) as DeclarationProjection | null;
+      if (!declaration || typeof declaration !== "object" || typeof declaration.export !== "string") {
+        const message = "the script's declaration could not be read back from the sandbox";
+        return this.finish("failed", { reason: { name: "ScriptInvalid", message } });
+      }
+      return this.finish("succeeded", { declaration });
     }
     const args = [namespace, this.ctx.newString(this.job.entry), this.ctx.newString(JSON.stringify(this.job.context))];
     args.push(this.ctx.newString(this.job.input));
@@ -124,9 +129,12 @@ export class SandboxRun {
     if (called.error) return this.fromThrown(this.own(called.error));
     const settled = await this.settle(this.own(called.value));
     if (settled.type !== "fulfilled") return this.fromSettled(settled);
-    const envelope = JSON.parse(this.ctx.getString(settled.value)) as
-      | { ok: true; output: unknown }
-      | { ok: false; error: ThrownValue };
+    const envelope = readEnvelope(this.ctx.getString(settled.value));
+    if (!envelope) {
+      // Only a script that rewrote JSON or Object.prototype.toJSON for itself gets here.
+      const message = `the result of ${this.job.entry} could not be read back from the sandbox`;
+      return this.finish("failed", { reason: { name: "ScriptInvalid", message } });
+    }
     if (envelope.ok) return this.finish("succeeded", { output: JSON.stringify(envelope.output) });
     return this.finish(this.statusOf(envelope.error), { thrown: envelope.error });
   }
@@ -202,7 +210,10 @@ export class SandboxRun {
       if (this.heapFull()) return this.finish("memory_exceeded", {});
       return this.finish("failed", { thrown: { thrown: "unknown", message: "the error could not be read" } });
     }
-    const thrown = JSON.parse(text) as ThrownValue;
+    const thrown = readJson(text) as ThrownValue | null;
+    if (!thrown || typeof thrown.thrown !== "string") {
+      return this.finish("failed", { thrown: { thrown: "unknown", message: "the error could not be read" } });
+    }
     return this.finish(this.statusOf(thrown), { thrown });
   }
 
@@ -273,4 +284,23 @@ export class SandboxRun {
       return false;
     }
   }
+}
+
+function readJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return null;
+  }
+}
+
+/** The prelude's envelope, or null if the script bent JSON out of shape for itself. */
+function readEnvelope(text: string): { ok: true; output: unknown } | { ok: false; error: ThrownValue } | null {
+  const value = readJson(text) as { ok?: unknown; output?: unknown; error?: { thrown?: unknown } } | null;
+  if (!value || typeof value !== "object") return null;
+  if (value.ok === true) return { ok: true, output: value.output };
+  if (value.ok === false && value.error && typeof value.error.thrown === "string") {
+    return { ok: false, error: value.error as ThrownValue };
+  }
+  return null;
 }

@@ -1,0 +1,176 @@
+import { type Clock, type Logger, systemClock } from "@junction/platform";
+import { type CompileOutcome, compileScript } from "../compile/compile-script.ts";
+import type { CompiledScript } from "../compile/compiled-script.ts";
+import type { RunJob } from "../protocol.ts";
+import { describeEnding } from "./run-error.ts";
+import { type ProcessRun, runInProcess } from "./run-in-process.ts";
+import { DEFAULT_RUN_LIMITS, resolveLimits } from "./run-limits.ts";
+import type { RunLimits, RunRequest, RunResult, ScriptInput } from "./run-types.ts";
+import { SandboxPool } from "./sandbox-pool.ts";
+import { refusingHost, type ScriptHost } from "./script-host.ts";
+import { type ValidationResult, validateWith } from "./validate-script.ts";
+
+export interface ScriptRuntimeOptions {
+  /** Sandbox processes kept warm; runs beyond this wait in line. Default 2. */
+  poolSize?: number;
+  /** Limits of runs that do not give their own. */
+  limits?: Partial<RunLimits>;
+  /** Timestamps of runs and log lines. Deadlines are wall-clock whatever the clock. */
+  clock?: Clock;
+  logger?: Logger;
+  /**
+   * Let a sandbox stop a script that runs past its deadline itself (QuickJS interrupt), keeping
+   * its process warm. The parent's kill at the deadline stays either way. Default true.
+   */
+  earlyStop?: boolean;
+  /** Runs that may wait for a process before `run` refuses with `script_runtime_busy`. Default 1000. */
+  maxQueuedRuns?: number;
+  /** Deadline for evaluating a script's top level when reading its declaration. Default 5 s. */
+  declarationTimeoutMs?: number;
+  /** Deadline for a new process to be ready. Default 20 s. */
+  processStartTimeoutMs?: number;
+}
+
+const COMPILE_CACHE_SIZE = 64;
+
+/**
+ * Runs customer scripts in QuickJS inside a pool of child processes (spec: Customer-side scripts;
+ * issue 6, Sandbox). Each run has a hard heap cap, a wall-clock deadline enforced by killing its
+ * process, and only the script API of its `host` to reach the outside world.
+ */
+export class ScriptRuntime {
+  private readonly pool: SandboxPool;
+  private readonly defaults: RunLimits;
+  private readonly clock: Clock;
+  private readonly compiled = new Map<string, Promise<CompileOutcome>>();
+
+  private constructor(private readonly options: ScriptRuntimeOptions) {
+    this.defaults = resolveLimits(DEFAULT_RUN_LIMITS, options.limits);
+    this.clock = options.clock ?? systemClock;
+    this.pool = new SandboxPool({
+      size: Math.max(1, options.poolSize ?? 2),
+      startTimeoutMs: options.processStartTimeoutMs ?? 20_000,
+      maxQueued: options.maxQueuedRuns ?? 1000,
+      ...(options.logger ? { logger: options.logger } : {}),
+    });
+  }
+
+  /** Creates the runtime and waits until its pool of processes is warm. */
+  static async start(options: ScriptRuntimeOptions = {}): Promise<ScriptRuntime> {
+    const runtime = new ScriptRuntime(options);
+    await runtime.pool.warm();
+    return runtime;
+  }
+
+  /** Compiles a script (TypeScript or JavaScript) without running it. */
+  compile(source: string, filename: string): Promise<CompileOutcome> {
+    return compileScript(source, filename);
+  }
+
+  /**
+   * Checks a script for upload: it compiles, imports nothing but the allowed modules, and its
+   * default export declares a sync or a lifecycle script. Refusals name file, line and column.
+   */
+  validateScript(source: string, filename: string): Promise<ValidationResult> {
+    return validateWith(source, filename, this.options.declarationTimeoutMs ?? 5000, (compiled, limits) =>
+      this.execute(compiled, { mode: "declare", entry: "exec", input: "", context: {} }, limits, refusingHost),
+    );
+  }
+
+  /** Runs `entry` of a script. Never throws for anything the script does; see RunResult.status. */
+  async run(request: RunRequest): Promise<RunResult> {
+    const limits = resolveLimits(this.defaults, request.limits);
+    const compiled = await this.compiledFor(request.script);
+    if (!compiled.ok) {
+      const at = this.clock.now();
+      const { file, line, column, message } = compiled.error;
+      const error = { name: "CompileError", message: `${file}:${line}:${column}: ${message}` };
+      return { status: "failed", startedAt: at, finishedAt: at, durationMs: 0, logs: [], logsTruncated: false, error };
+    }
+    const input = request.input === undefined ? "" : JSON.stringify(request.input);
+    const job = { mode: "invoke", entry: request.entry, input, context: request.context ?? {} } as const;
+    const { result } = await this.execute(compiled.compiled, job, limits, request.host);
+    return result;
+  }
+
+  /** The pool's processes, for diagnostics and tests. */
+  processes(): { pid: number; runs: number; idle: boolean }[] {
+    return this.pool.processes();
+  }
+
+  /** Stops every process; runs in progress end as crashed. */
+  close(): Promise<void> {
+    return this.pool.close();
+  }
+
+  private async execute(
+    compiled: CompiledScript,
+    job: Pick<RunJob, "mode" | "entry" | "input" | "context">,
+    limits: RunLimits,
+    host: ScriptHost,
+  ): Promise<{ result: RunResult; run: ProcessRun }> {
+    const full: RunJob = {
+      ...job,
+      filename: compiled.filename,
+      code: compiled.code,
+      limits,
+      earlyStop: this.options.earlyStop ?? true,
+    };
+    let startedAt = this.clock.now();
+    let began = performance.now();
+    let run: ProcessRun | null = null;
+    // A process that died before saying a word about the run (killed while idle, say) did not run
+    // anything: the run moves to another process, once.
+    for (
+      let attempt = 0;
+      attempt < 2 && (run === null || (run.ending.kind === "process_exited" && !run.heard));
+      attempt++
+    ) {
+      const sandbox = await this.pool.acquire();
+      // Time in line for a process is not the run's.
+      startedAt = this.clock.now();
+      began = performance.now();
+      run = await runInProcess(sandbox, full, host, this.clock, this.options.logger);
+      if (run.reusable) this.pool.release(sandbox);
+      else this.pool.discard(sandbox);
+      if (run.ending.kind === "process_exited") {
+        this.options.logger?.warn("a sandbox process died during a run", { pid: sandbox.pid, stderr: sandbox.stderr });
+      }
+    }
+    if (!run) throw new Error("unreachable: no attempt was made");
+    const described = describeEnding(run.ending, compiled, limits);
+    const status =
+      run.ending.kind === "outcome"
+        ? run.ending.outcome.status
+        : run.ending.kind === "killed_at_deadline"
+          ? "timed_out"
+          : "crashed";
+    const result: RunResult = {
+      status,
+      startedAt,
+      finishedAt: this.clock.now(),
+      durationMs: Math.round((performance.now() - began) * 1000) / 1000,
+      logs: run.logs,
+      logsTruncated: run.logsTruncated,
+    };
+    if (described) result.error = described.error;
+    if (run.ending.kind === "outcome") {
+      const outcome = run.ending.outcome;
+      result.heapBytes = outcome.heapBytes;
+      if (status === "succeeded" && outcome.output !== undefined) result.output = JSON.parse(outcome.output);
+    }
+    return { result, run };
+  }
+
+  private compiledFor(script: ScriptInput): Promise<CompileOutcome> {
+    if ("code" in script) return Promise.resolve({ ok: true, compiled: script });
+    const key = `${script.filename}:${new Bun.CryptoHasher("sha256").update(script.source).digest("hex")}`;
+    let found = this.compiled.get(key);
+    if (!found) {
+      found = compileScript(script.source, script.filename);
+      if (this.compiled.size >= COMPILE_CACHE_SIZE) this.compiled.delete(this.compiled.keys().next().value as string);
+      this.compiled.set(key, found);
+    }
+    return found;
+  }
+}

@@ -1,0 +1,85 @@
+import type { CompiledScript } from "../compile/compiled-script.ts";
+import type { ScriptDeclaration, ScriptEntry } from "../declaration/script-declaration.ts";
+import type { LogEntry, RunError, RunStatus } from "../runtime/run-types.ts";
+
+/** What started a run (spec: Customer-side scripts; issue 6, Triggers). */
+export type RunTrigger = "event" | "schedule" | "manual" | "webhook";
+export const RUN_TRIGGERS: readonly RunTrigger[] = ["event", "schedule", "manual", "webhook"];
+
+/** A run is recorded as `running` when it starts, then finished with how it ended. */
+export type StoredRunStatus = RunStatus | "running";
+
+/** One run of one script version (issue 6: "Every run is recorded"). */
+export interface ScriptRunRecord {
+  /** `run_...` */
+  id: string;
+  environmentId: string;
+  providerConfigKey: string;
+  scriptName: string;
+  scriptVersion: number;
+  /** Null for runs that concern no connection. */
+  connectionId: string | null;
+  trigger: RunTrigger;
+  entry: ScriptEntry;
+  /** 1 for the first try; retries of a transient failure count up. */
+  attempt: number;
+  status: StoredRunStatus;
+  startedAt: number;
+  finishedAt: number | null;
+  durationMs: number | null;
+  logs: LogEntry[];
+  logsTruncated: boolean;
+  error: RunError | null;
+}
+
+/** How a run ended, written once by `finish`. */
+export interface RunFinish {
+  status: RunStatus;
+  finishedAt: number;
+  durationMs: number;
+  logs: LogEntry[];
+  logsTruncated: boolean;
+  error: RunError | null;
+}
+
+export interface RunFilter {
+  providerConfigKey?: string;
+  scriptName?: string;
+  connectionId?: string;
+  status?: StoredRunStatus;
+  trigger?: RunTrigger;
+  /** Only runs older than this run id (ids sort by creation): the next page after `before`. */
+  before?: string;
+  /** At most this many, 1..1000, default 100. */
+  limit?: number;
+}
+
+/** One uploaded version of a script (issue 6, Upload and deploy). */
+export interface ScriptVersionRecord {
+  /** `scr_...` */
+  id: string;
+  environmentId: string;
+  /** The integration the script belongs to. */
+  providerConfigKey: string;
+  name: string;
+  /** 1, 2, ... per (environment, integration, name); never reused, even after a removal. */
+  version: number;
+  source: string;
+  compiled: CompiledScript;
+  declaration: ScriptDeclaration;
+  createdAt: number;
+}
+
+export type NewScriptVersion = Omit<ScriptVersionRecord, "version">;
+
+/** A version without its source and code, for listings. */
+export type ScriptVersionSummary = Omit<ScriptVersionRecord, "source" | "compiled"> & { sourceHash: string };
+
+export const summarize = ({ source: _s, compiled, ...rest }: ScriptVersionRecord): ScriptVersionSummary => ({
+  ...rest,
+  sourceHash: compiled.sourceHash,
+});
+
+export const DEFAULT_RUN_PAGE = 100;
+export const MAX_RUN_PAGE = 1000;
+export const pageSize = (limit?: number) => Math.min(MAX_RUN_PAGE, Math.max(1, Math.floor(limit ?? DEFAULT_RUN_PAGE)));
