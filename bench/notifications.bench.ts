@@ -9,18 +9,25 @@
  * at the default log level; a driver posts N notifications (distinct channels, each matching one
  * connection by rule 1) to the webhook URL with BENCH_NOTIFY_CONCURRENCY in flight, and the time runs
  * until the local receiver has all N forwarded messages. The bare loop signs (Standard Webhooks +
- * X-Nango-Hmac-Sha256, with the same two secrets) and posts the same bodies to the same receiver,
- * one at a time ("a loop"), and again with the driver's concurrency. Rounds are interleaved; medians.
+ * X-Nango-Hmac-Sha256, with the same two secrets) and posts the same bodies to the same receiver.
+ * Like for like, the bare loop gets as many posts in flight as Junction gets deliveries in flight
+ * (BENCH_DELIVERY_CONCURRENCY, passed to Junction as JUNCTION_WEBHOOK_DELIVERY_CONCURRENCY): that
+ * ratio is the headline. The bare loop one at a time is shown too. Rounds are interleaved, the
+ * order rotating; medians. Also printed: CPU time per notification of the Junction process (from
+ * /proc) and of this process (driver + receiver, or the bare loop), which a loaded machine moves
+ * less than the rates.
  *
  * Matching: `matchNotification` (what ConnectionService.MatchNotification runs) on a SQLite store
  * seeded with insertConnectionsBulk, for a rule-1 hit, a rule-2 hit in the third tier (four index
  * searches) and a miss (four index searches), at each size.
  *
  * Environment: BENCH_NOTIFICATIONS (3000), BENCH_ROUNDS (3), BENCH_NOTIFY_CONCURRENCY (16),
- * BENCH_MATCH_SIZES (1000,100000,1000000), BENCH_MATCH_QUERIES (20000), BENCH_SKIP_MATCH=1,
- * BENCH_SKIP_THROUGHPUT=1, BENCH_PROFILE=<dir> (CPU profile of Junction, markdown).
+ * BENCH_DELIVERY_CONCURRENCY (= BENCH_NOTIFY_CONCURRENCY), BENCH_MATCH_SIZES (1000,100000,1000000),
+ * BENCH_MATCH_QUERIES (20000), BENCH_SKIP_MATCH=1, BENCH_SKIP_THROUGHPUT=1, BENCH_PROFILE=<dir> (CPU
+ * profile of Junction, markdown), BENCH_COMPARE_ROOT=<checkout> (also measures the Junction of
+ * another checkout, e.g. before a change, in the same rounds), JUNCTION_WEBHOOK_* (passed to Junction).
  */
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
@@ -35,6 +42,9 @@ const env = process.env;
 const N = Number(env.BENCH_NOTIFICATIONS ?? 3000);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
 const CONCURRENCY = Number(env.BENCH_NOTIFY_CONCURRENCY ?? 16);
+// Junction's deliveries in flight, and the bare loop's for the like-for-like comparison.
+const DELIVERY = Number(env.BENCH_DELIVERY_CONCURRENCY ?? CONCURRENCY);
+const COMPARE_ROOT = env.BENCH_COMPARE_ROOT;
 const SIZES = (env.BENCH_MATCH_SIZES ?? "1000,100000,1000000").split(",").map(Number);
 const QUERIES = Number(env.BENCH_MATCH_QUERIES ?? 20_000);
 const KEY = "jct_sk_bench_notifications_0123456789abcdef";
@@ -93,6 +103,18 @@ function startReceiver() {
   };
 }
 
+/** CPU time (user + system) a process has used so far, in ms (Linux /proc; clock ticks of 10 ms). */
+function cpuMsOf(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+  return (Number(fields[11]) + Number(fields[12])) * 10;
+}
+
+/** CPU time this process has used so far, in ms. */
+function ownCpuMs(): number {
+  const { user, system } = process.cpuUsage();
+  return (user + system) / 1000;
+}
+
 /** A TCP port that was free a moment ago on 127.0.0.1. */
 function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -105,20 +127,31 @@ function freePort(): Promise<number> {
   });
 }
 
-async function startJunction(dataDir: string): Promise<{ url: string; proc: Subprocess }> {
+interface RunningJunction {
+  url: string;
+  proc: Subprocess;
+  dataDir: string;
+}
+
+/** `junction start` from the checkout at `root`, on a free port, with its own data dir. */
+async function startJunction(root: string, label: string): Promise<RunningJunction> {
+  const dataDir = mkdtempSync(join(tmpdir(), `junction-bench-notifications-${label}-`));
   const port = await freePort();
   // BENCH_PROFILE=<dir>: a CPU profile of Junction (markdown) is written there when it stops.
   const profile = env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${env.BENCH_PROFILE}`] : [];
-  const proc = spawn(["bun", ...profile, join(ROOT, "cli/junction.ts"), "start"], {
-    cwd: ROOT,
+  const proc = spawn(["bun", ...profile, join(root, "cli/junction.ts"), "start"], {
+    cwd: root,
     env: {
       PATH: env.PATH ?? "",
       HOME: env.HOME ?? "/tmp",
+      // Tuning knobs pass through (JUNCTION_WEBHOOK_INBOUND_CONCURRENCY...); the delivery concurrency is the bench's.
+      ...Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("JUNCTION_WEBHOOK_"))),
       JUNCTION_DATA_DIR: dataDir,
       PORT: String(port),
       JUNCTION_HOST: "127.0.0.1",
       JUNCTION_SECRET_KEY: KEY,
       JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
+      JUNCTION_WEBHOOK_DELIVERY_CONCURRENCY: String(DELIVERY),
     },
     stdout: "ignore",
     stderr: "ignore",
@@ -127,9 +160,12 @@ async function startJunction(dataDir: string): Promise<{ url: string; proc: Subp
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {
-      if ((await fetch(`${url}/health`)).ok) return { url, proc };
+      if ((await fetch(`${url}/health`)).ok) return { url, proc, dataDir };
     } catch {}
-    if (Date.now() > deadline) throw new Error("junction did not start");
+    if (Date.now() > deadline) {
+      await stopJunction({ url, proc, dataDir });
+      throw new Error(`junction (${label}) did not start`);
+    }
     await Bun.sleep(50);
   }
 }
@@ -155,29 +191,60 @@ async function pool(n: number, concurrency: number, task: (i: number) => Promise
   );
 }
 
-async function throughput(): Promise<void> {
-  const dir = mkdtempSync(join(tmpdir(), "junction-bench-notifications-"));
-  const receiver = startReceiver();
-  const junction = await startJunction(dir);
+/** A Junction set up for the run: integration, connections, the receiver as endpoint, two signing secrets. */
+interface Contender {
+  label: string;
+  junction: RunningJunction;
+  webhookUrl: string;
+  /** Plaintext signing secrets, current first (a rotation's grace period: both sign). */
+  secrets: string[];
+}
+
+async function setUp(root: string, label: string, receiverUrl: string): Promise<Contender> {
+  const junction = await startJunction(root, label);
   try {
-    await api(junction.url, "POST", "/integrations", { unique_key: "cal", provider: "google-calendar" });
-    for (let i = 0; i < CONNECTIONS; i++) {
-      await api(junction.url, "POST", "/connections", {
-        provider_config_key: "cal",
-        connection_id: `user${i}`,
-        metadata: { calendarWatchResourceUris: [uriOf(i)] },
-        credentials: { type: "OAUTH2", access_token: `access-${i}` },
-      });
-    }
-    await api(junction.url, "PUT", "/webhook-settings", { endpoints: [receiver.url] });
-    // Two secrets sign during a rotation's grace period: the bare loop signs with both too.
-    const current = (await api(junction.url, "POST", "/webhook-settings/signing-secret", {})).data.signing_secret;
-    const previous = (await api(junction.url, "POST", "/webhook-settings/signing-secret", {})).data.signing_secret;
-    const secrets = [previous, current].reverse();
-    const webhookUrl = (await api(junction.url, "GET", "/integrations/cal?include=webhook")).data.webhook_url.replace(
-      "localhost",
-      "127.0.0.1",
-    );
+    return await configure(junction, label, receiverUrl);
+  } catch (err) {
+    await stopJunction(junction);
+    throw err;
+  }
+}
+
+async function configure(junction: RunningJunction, label: string, receiverUrl: string): Promise<Contender> {
+  await api(junction.url, "POST", "/integrations", { unique_key: "cal", provider: "google-calendar" });
+  for (let i = 0; i < CONNECTIONS; i++) {
+    await api(junction.url, "POST", "/connections", {
+      provider_config_key: "cal",
+      connection_id: `user${i}`,
+      metadata: { calendarWatchResourceUris: [uriOf(i)] },
+      credentials: { type: "OAUTH2", access_token: `access-${i}` },
+    });
+  }
+  await api(junction.url, "PUT", "/webhook-settings", { endpoints: [receiverUrl] });
+  // Two rotations: the first secret stays valid for the grace period, so Junction signs with both.
+  const first = (await api(junction.url, "POST", "/webhook-settings/signing-secret", {})).data.signing_secret;
+  const second = (await api(junction.url, "POST", "/webhook-settings/signing-secret", {})).data.signing_secret;
+  const webhookUrl = (await api(junction.url, "GET", "/integrations/cal?include=webhook")).data.webhook_url.replace(
+    "localhost",
+    "127.0.0.1",
+  );
+  return { label, junction, webhookUrl, secrets: [second, first] };
+}
+
+async function stopJunction(j: RunningJunction): Promise<void> {
+  j.proc.kill("SIGTERM");
+  await j.proc.exited;
+  rmSync(j.dataDir, { recursive: true, force: true });
+}
+
+async function throughput(): Promise<void> {
+  const receiver = startReceiver();
+  const contenders: Contender[] = [];
+  try {
+    contenders.push(await setUp(ROOT, "junction", receiver.url));
+    // BENCH_COMPARE_ROOT=<checkout>: another Junction (say, before a change) measured in the same rounds.
+    if (COMPARE_ROOT) contenders.push(await setUp(COMPARE_ROOT, "compared", receiver.url));
+    const secrets = (contenders[0] as Contender).secrets;
     const headersOf = (round: string, i: number) => ({
       "X-Goog-Channel-ID": `bench-${round}-${i}`,
       "X-Goog-Channel-Expiration": "Tue, 01 Dec 2026 12:00:00 GMT",
@@ -196,19 +263,28 @@ async function throughput(): Promise<void> {
       }),
     );
 
-    const viaJunction = async (round: string): Promise<number> => {
+    /** Notifications per second through `c`, and Junction's and this process's CPU per notification. */
+    const viaJunction = async (c: Contender, round: string) => {
       const target = receiver.count + N;
+      const cpuBefore = [cpuMsOf(c.junction.proc.pid), ownCpuMs()] as const;
       const started = performance.now();
       await pool(N, CONCURRENCY, async (i) => {
-        const res = await fetch(webhookUrl, { method: "POST", headers: headersOf(round, i) });
+        const res = await fetch(c.webhookUrl, { method: "POST", headers: headersOf(`${c.label}-${round}`, i) });
         if (res.status !== 200) throw new Error(`notification answered ${res.status}`);
         await res.arrayBuffer();
       });
       await receiver.until(target);
-      return N / ((performance.now() - started) / 1000);
+      const rate = N / ((performance.now() - started) / 1000);
+      return {
+        rate,
+        junctionCpuUs: ((cpuMsOf(c.junction.proc.pid) - cpuBefore[0]) * 1000) / N,
+        benchCpuUs: ((ownCpuMs() - cpuBefore[1]) * 1000) / N,
+      };
     };
-    const bare = async (concurrency: number): Promise<number> => {
+    /** The bare loop: signs each body as Junction does and posts it, `concurrency` at a time. */
+    const bare = async (concurrency: number) => {
       const target = receiver.count + N;
+      const cpuBefore = ownCpuMs();
       const started = performance.now();
       await pool(N, concurrency, async (i) => {
         const id = newId("msg");
@@ -222,38 +298,69 @@ async function throughput(): Promise<void> {
         await res.arrayBuffer();
       });
       await receiver.until(target);
-      return N / ((performance.now() - started) / 1000);
+      return { rate: N / ((performance.now() - started) / 1000), benchCpuUs: ((ownCpuMs() - cpuBefore) * 1000) / N };
     };
 
-    log(`\n## Throughput: ${N} notifications per run, ${ROUNDS} interleaved rounds, driver concurrency ${CONCURRENCY}`);
-    await viaJunction("warmup");
+    log(
+      `\n## Throughput: ${N} notifications per run, ${ROUNDS} interleaved rounds; driver ${CONCURRENCY} in flight, ` +
+        `Junction ${DELIVERY} deliveries in flight, bare loop 1 and ${DELIVERY} in flight`,
+    );
+    for (const c of contenders) await viaJunction(c, "warmup");
     await bare(1);
-    const results = { junction: [] as number[], bareLoop: [] as number[], bareConcurrent: [] as number[] };
+    await bare(DELIVERY);
+    const rates = new Map<string, number[]>();
+    const cpu = new Map<string, number[]>();
+    const note = (key: string, rate: number, cpuUs: number) => {
+      rates.set(key, [...(rates.get(key) ?? []), rate]);
+      cpu.set(key, [...(cpu.get(key) ?? []), cpuUs]);
+    };
+    const bareMatched = `bare Bun loop, ${DELIVERY} in flight`;
+    const bareOne = "bare Bun loop, one at a time";
+    const runs: Array<(r: number) => Promise<string>> = [
+      ...contenders.map((c) => async (r: number) => {
+        const m = await viaJunction(c, `r${r}`);
+        note(c.label, m.rate, m.junctionCpuUs);
+        return `${c.label} ${m.rate.toFixed(0)}/s (CPU/notification: Junction ${m.junctionCpuUs.toFixed(0)} µs, driver + receiver ${m.benchCpuUs.toFixed(0)} µs)`;
+      }),
+      async () => {
+        const m = await bare(DELIVERY);
+        note(bareMatched, m.rate, m.benchCpuUs);
+        return `bare x${DELIVERY} ${m.rate.toFixed(0)}/s (${m.benchCpuUs.toFixed(0)} µs)`;
+      },
+      async () => {
+        const m = await bare(1);
+        note(bareOne, m.rate, m.benchCpuUs);
+        return `bare x1 ${m.rate.toFixed(0)}/s (${m.benchCpuUs.toFixed(0)} µs)`;
+      },
+    ];
     for (let r = 0; r < ROUNDS; r++) {
-      const order = [
-        async () => results.junction.push(await viaJunction(`r${r}`)),
-        async () => results.bareLoop.push(await bare(1)),
-        async () => results.bareConcurrent.push(await bare(CONCURRENCY)),
-      ];
-      for (let k = 0; k < order.length; k++) await (order[(k + r) % order.length] as () => Promise<unknown>)();
+      const parts: string[] = [];
+      // The order rotates, so that no contender always runs first (or right after a busy one).
+      for (let k = 0; k < runs.length; k++)
+        parts.push(await (runs[(k + r) % runs.length] as (r: number) => Promise<string>)(r));
+      log(`round ${r + 1}: ${parts.join(", ")} (load ${load()})`);
+    }
+    const med = (key: string) => median(rates.get(key) ?? [0]);
+    const b = med(bareMatched);
+    const b1 = med(bareOne);
+    log("");
+    log(
+      `| | notifications/s (median) | CPU µs per notification | ÷ bare, ${DELIVERY} in flight | ÷ bare, one at a time |`,
+    );
+    log("|---|---:|---:|---:|---:|");
+    for (const c of contenders) {
+      const j = med(c.label);
+      const name =
+        c.label === "junction" ? "Junction, receipt → receiver (durable, embedded)" : `Junction at ${COMPARE_ROOT}`;
       log(
-        `round ${r + 1}: junction ${results.junction[r]?.toFixed(0)}/s, bare loop ${results.bareLoop[r]?.toFixed(0)}/s, bare x${CONCURRENCY} ${results.bareConcurrent[r]?.toFixed(0)}/s (load ${load()})`,
+        `| ${name} | ${j.toFixed(0)} | ${median(cpu.get(c.label) ?? [0]).toFixed(0)} (Junction) | **${(j / b).toFixed(2)}×** | ${(j / b1).toFixed(2)}× |`,
       );
     }
-    const j = median(results.junction);
-    const b1 = median(results.bareLoop);
-    const bc = median(results.bareConcurrent);
-    log("");
-    log("| | notifications/s (median) | Junction ÷ this |");
-    log("|---|---:|---:|");
-    log(`| Junction, receipt → receiver (durable, embedded) | ${j.toFixed(0)} | — |`);
-    log(`| bare Bun loop, one at a time | ${b1.toFixed(0)} | ${(j / b1).toFixed(2)}× |`);
-    log(`| bare Bun loop, ${CONCURRENCY} in flight | ${bc.toFixed(0)} | ${(j / bc).toFixed(2)}× |`);
+    log(`| ${bareMatched} | ${b.toFixed(0)} | ${median(cpu.get(bareMatched) ?? [0]).toFixed(0)} (bench) | 1× | |`);
+    log(`| ${bareOne} | ${b1.toFixed(0)} | ${median(cpu.get(bareOne) ?? [0]).toFixed(0)} (bench) | | 1× |`);
   } finally {
-    junction.proc.kill("SIGTERM");
-    await junction.proc.exited;
+    for (const c of contenders) await stopJunction(c.junction);
     receiver.stop();
-    rmSync(dir, { recursive: true, force: true });
   }
 }
 

@@ -8,7 +8,9 @@
  * and the ratios to the bare proxy. Junction runs as in production: secret-key auth, every path and
  * header check, the resolve cache with the refresh rule, request logs at the default level.
  * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (3), BENCH_WARMUP_SECONDS (1), BENCH_CONCURRENCY
- * (1,16,64), BENCH_TOPOLOGIES (embedded,distributed), BENCH_NO_INSTALL=1 (never apt-get wrk).
+ * (1,16,64), BENCH_TOPOLOGIES (embedded,distributed), BENCH_PAYLOADS (small,100k), BENCH_NO_INSTALL=1
+ * (never apt-get wrk), BENCH_BREAKDOWN=1 (also measure Junction without parts of its request pipeline, to
+ * show where the CPU goes: bench/support/breakdown-server.ts).
  */
 import { loadavg } from "node:os";
 import { chooseLoadGenerator, type LoadResult } from "./support/load-generator.ts";
@@ -17,6 +19,7 @@ import { median, ratio, table } from "./support/report.ts";
 import {
   proxyHeaders,
   startBareProxy,
+  startBreakdown,
   startDistributed,
   startEmbedded,
   startUpstream,
@@ -32,7 +35,7 @@ const TOPOLOGIES = (env.BENCH_TOPOLOGIES ?? "embedded,distributed").split(",");
 const PAYLOADS = [
   { name: "small JSON GET", path: "/proxy/small" },
   { name: "100 KB GET", path: "/proxy/100k" },
-];
+].filter((p) => !env.BENCH_PAYLOADS || env.BENCH_PAYLOADS.split(",").some((w) => p.path.endsWith(w)));
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const pinning = choosePinning();
@@ -45,6 +48,11 @@ const targets: Target[] = [await startBareProxy(pinning, upstream.url)];
 try {
   if (TOPOLOGIES.includes("embedded")) targets.push(await startEmbedded(pinning, upstream.url));
   if (TOPOLOGIES.includes("distributed")) targets.push(await startDistributed(pinning, upstream.url));
+  if (env.BENCH_BREAKDOWN === "1") {
+    targets.push(await startBreakdown(pinning, upstream.url, "handler-only"));
+    targets.push(await startBreakdown(pinning, upstream.url, "handler-request-id"));
+    targets.push(await startBreakdown(pinning, upstream.url, "gateway-no-log"));
+  }
   await checkSameAnswers(targets);
 
   for (const t of targets) await load.run(`${t.url}${PAYLOADS[0]?.path}`, 16, WARMUP, proxyHeaders);
@@ -138,6 +146,20 @@ try {
         `- ${p.name}: throughput ${tput.toFixed(2)}× bare (target ≥ 0.85) ${tput >= 0.85 ? "MET" : "NOT MET"}; p99 ${tail.toFixed(2)}× bare (target ≤ 1.2) ${tail <= 1.2 ? "MET" : "NOT MET"}`,
       );
     }
+  }
+  if (env.BENCH_BREAKDOWN === "1") {
+    // Where Junction's CPU per request goes, layer by layer, at the highest concurrency measured.
+    const c = Math.max(...CONCURRENCY);
+    const layers = ["bare", "handler-only", "handler-request-id", "gateway-no-log", "embedded"].filter((n) =>
+      targets.some((t) => t.name === n),
+    );
+    log(`\n## CPU µs per request by layer (c=${c})\n`);
+    log(
+      table(
+        ["payload", ...layers],
+        PAYLOADS.map((p) => [p.name, ...layers.map((n) => med(n, p.name, c).cpu.toFixed(0))]),
+      ),
+    );
   }
   log(`\nload average at the end: ${loadAverage()}`);
 } finally {

@@ -3,19 +3,24 @@
  * The Junction command.
  *   junction start              everything in one process (the embedded default)
  *   junction serve <service>    one service of the distributed topology
- *                               (connection | proxy | channel | webhook | gateway)
+ *                               (connection | proxy | channel | webhook | scripts | gateway)
+ *   junction scripts ...        deploy and list customer scripts of a running Junction
  */
 import { ConfigError, createLogger } from "@junction/platform";
 import { SERVICES, type ServiceName, serveService } from "./src/distributed.ts";
 import { startEmbedded } from "./src/embedded.ts";
 import { printGeneratedKey } from "./src/secret-key-bootstrap.ts";
+import { runScriptsCommand } from "./src/scripts-command.ts";
 
 const USAGE = `usage:
   junction start                 run every service in one process (embedded default)
-  junction serve <service>       run one service (${SERVICES.join(" | ")}) of the distributed topology`;
+  junction serve <service>       run one service (${SERVICES.join(" | ")}) of the distributed topology
+  junction scripts deploy <integration> <file> [--name <name>]
+  junction scripts list [integration]`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, arg] = argv;
+  if (command === "scripts") process.exit(await runScriptsCommand(argv.slice(1)));
   const logger = createLogger();
   let stop: () => Promise<void>;
   if (command === "start") {

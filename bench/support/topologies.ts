@@ -114,7 +114,7 @@ export const proxyHeaders = {
 };
 
 /** An integration whose operator base URL is the local upstream, and a connection with a long-lived token. */
-async function addConnection(junctionUrl: string, upstreamUrl: string): Promise<void> {
+export async function addConnection(junctionUrl: string, upstreamUrl: string): Promise<void> {
   const post = async (path: string, body: unknown) => {
     const res = await fetch(`${junctionUrl}${path}`, {
       method: "POST",
@@ -152,4 +152,21 @@ async function waitUntilListening(p: BenchProcess, url: string): Promise<void> {
       await Bun.sleep(25);
     }
   }
+}
+
+/** A breakdown server (bench/support/breakdown-server.ts): Junction without part of its request pipeline. */
+export async function startBreakdown(
+  pinning: Pinning,
+  upstreamUrl: string,
+  mode: "handler-only" | "handler-request-id" | "gateway-no-log",
+): Promise<Target> {
+  const port = await freePort();
+  const p = startProcess(
+    mode,
+    [...pinning.server, "bun", "bench/support/breakdown-server.ts", String(port), upstreamUrl, mode],
+    {},
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilListening(p, url);
+  return { name: mode, url, pids: [p.proc.pid], stop: p.stop };
 }

@@ -4,8 +4,15 @@ import { type Bus, MemoryBus } from "@junction/bus";
 import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
+import { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
-import { createChannelService, observeChannels, openChannelStore } from "@junction/channel-service";
+import {
+  createChannelService,
+  loadChannelConfig,
+  observeChannels,
+  openChannelStore,
+  startExpirySweeps,
+} from "@junction/channel-service";
 import {
   createConnectionService,
   loadOAuthSettings,
@@ -26,8 +33,17 @@ import {
 import { createProxyService, loadProxyConfig } from "@junction/proxy-service";
 import { createWebhookRuntime, loadDeliveryConfig, openWebhookStore } from "@junction/webhook-service";
 import { startSandboxUpstream } from "@junction/sandbox-upstream";
+import {
+  createScriptsService,
+  loadScriptsConfig,
+  openScriptsStores,
+  scriptsNotificationSink,
+} from "@junction/scripts-runtime";
 import { bootstrapSecretKey } from "./secret-key-bootstrap.ts";
 import { boolEnv } from "./env.ts";
+
+/** How long a connection's deletion waits for its channels to be stopped upstream. */
+const CHANNEL_CLEANUP_TIMEOUT_MS = 30_000;
 
 export interface EmbeddedOptions {
   env?: Record<string, string | undefined>;
@@ -62,6 +78,8 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const encryptor = encryptorFromConfig(common, { embedded: true });
   const oauth = loadOAuthSettings(env);
   const proxyConfig = loadProxyConfig(env);
+  const channelConfig = loadChannelConfig(env);
+  const scriptsConfig = loadScriptsConfig(env);
   const db = openDatabase(join(common.dataDir, "junction.sqlite"));
   const bus = new MemoryBus(db, { clock });
 
@@ -92,6 +110,12 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     providers: new ProviderCatalog(),
     baseUrl,
     oauth,
+    // Before a connection goes, Junction stops the channels still active for it (channel service).
+    stopChannels: async (c) => {
+      await channels.stopChannels(c, { timeoutMs: CHANNEL_CLEANUP_TIMEOUT_MS });
+    },
+    // Lifecycle scripts (the scripts service, registered below, is called through the router).
+    scripts: { runLifecycleEvent: (req, callOptions) => clients.scripts.runLifecycleEvent(req, callOptions) },
   });
   const interceptors = [errorBoundary(logger)];
   const connectionOnly = createRouterTransport((r) => r.service(ConnectionService, connectionImpl), {
@@ -104,11 +128,24 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const channelObserver = await observeChannels(bus, channelStore, clock, logger.child({ component: "channel" }));
   const webhookStore = await openWebhookStore(common, db);
   // The webhook service's workers call the channel registry: it gets its own transport, as connections do.
+  const proxyImpl = createProxyService({
+    connections,
+    bus,
+    clock,
+    logger: logger.child({ component: "proxy" }),
+    config: proxyConfig,
+  });
   const channelImpl = createChannelService({
     store: channelStore,
     clock,
     logger: logger.child({ component: "channel" }),
     environment,
+    proxy: createClient(
+      ProxyService,
+      createRouterTransport((r) => r.service(ProxyService, proxyImpl), { router: { interceptors } }),
+    ),
+    connections,
+    stopTimeoutMs: channelConfig.stopTimeoutMs,
   });
   const channels = createClient(
     ChannelService,
@@ -125,22 +162,33 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     connections,
     channels,
     delivery: loadDeliveryConfig(env),
+    // Syncs subscribed to webhooks get matched notifications instead of (or as well as) forwarding.
+    sinks: [
+      scriptsNotificationSink(
+        { dispatchNotification: (req, callOptions) => clients.scripts.dispatchNotification(req, callOptions) },
+        { cacheMs: scriptsConfig.subscriptionCacheMs },
+      ),
+    ],
+  });
+  const scriptsStores = await openScriptsStores(common, db);
+  const scripts = createScriptsService({
+    scripts: scriptsStores.scripts,
+    runs: scriptsStores.runs,
+    store: scriptsStores.service,
+    clients: () => clients,
+    bus,
+    clock,
+    logger: logger.child({ component: "scripts" }),
+    environment,
+    config: scriptsConfig,
   });
 
   const routes = (r: ConnectRouter) => {
     r.service(ConnectionService, connectionImpl);
-    r.service(
-      ProxyService,
-      createProxyService({
-        connections,
-        bus,
-        clock,
-        logger: logger.child({ component: "proxy" }),
-        config: proxyConfig,
-      }),
-    );
+    r.service(ProxyService, proxyImpl);
     r.service(ChannelService, channelImpl);
     r.service(WebhookService, webhook.service);
+    r.service(ScriptsService, scripts.service);
   };
   const transport = createRouterTransport(routes, { router: { interceptors } });
   const clients = createGatewayClients(transport);
@@ -155,6 +203,16 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const generatedSecretKey = await bootstrapSecretKey(connections, env.JUNCTION_SECRET_KEY);
   // Resumes undelivered messages and consumes the notification and delivery queues.
   await webhook.start();
+  // Consumes the lifecycle and onWebhook jobs and runs syncs on their schedules.
+  await scripts.start();
+  const channelSweeps = startExpirySweeps({
+    store: channelStore,
+    clock,
+    logger: logger.child({ component: "channel" }),
+    bus,
+    environment,
+    intervalMs: channelConfig.sweepIntervalMs,
+  });
   logger.info("junction started", { topology: "embedded", port: server.port, baseUrl, dataDir: common.dataDir });
 
   return {
@@ -168,9 +226,11 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       await server.stop();
       await sandbox?.stop();
       await webhook.stop();
+      await scripts.stop();
+      await channelSweeps.stop();
       await channelObserver.stop();
       await bus.close();
-      await Promise.all([connectionStore.close(), channelStore.close(), webhookStore.close()]);
+      await Promise.all([connectionStore.close(), channelStore.close(), webhookStore.close(), scriptsStores.close()]);
       db.close();
     },
   };

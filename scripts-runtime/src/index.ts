@@ -16,3 +16,4 @@ export * from "./store/sqlite-script-run-store.ts";
 export * from "./store/sqlite-script-store.ts";
 export * from "./store/stores.ts";
 export * from "./runtime/run-and-record.ts";
+export * from "./service/index.ts";

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ChannelState } from "@junction/contracts/channel/v1/channel_service_pb";
 import { waitFor } from "../support/wait-for.ts";
-import { ALICE, CALENDAR, CONNECTION, MAIL, type ProxyHarness, startProxyHarness } from "./proxy-harness.ts";
+import { ALICE, CALENDAR, CONNECTION, MAIL, type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
 
 let h: ProxyHarness;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { freePort } from "../support/free-port.ts";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
-import { ALICE, CALENDAR, CONNECTION, type ProxyHarness, startProxyHarness } from "./proxy-harness.ts";
+import { ALICE, CALENDAR, CONNECTION, type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
 
 let h: ProxyHarness;
 beforeAll(async () => {

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
-import { CALENDAR, CONNECTION, type ProxyHarness, startProxyHarness } from "./proxy-harness.ts";
+import { CALENDAR, CONNECTION, type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
 
 let h: ProxyHarness;
 /** A server standing for "another host": nothing may ever reach it through the proxy. */

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { JunctionError } from "@junction/platform";
-import { downstreamResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts";
+import { stripResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts";
 
 const injected = { authorization: "Bearer upstream-token" };
 
@@ -22,7 +22,7 @@ describe("headers sent upstream", () => {
       }),
       injected,
     );
-    expect(Object.fromEntries(out as unknown as Iterable<[string, string]>)).toEqual({
+    expect(out).toEqual({
       authorization: "Bearer upstream-token",
       "content-type": "application/json",
       "if-none-match": '"etag"',
@@ -34,9 +34,9 @@ describe("headers sent upstream", () => {
       new Headers({ "Nango-Proxy-Authorization": "Bearer mine", "Nango-Proxy-X-Api": "1", "x-api": "plain" }),
       injected,
     );
-    expect(out.get("authorization")).toBe("Bearer mine");
-    expect(out.get("x-api")).toBe("1");
-    expect(out.has("nango-proxy-x-api")).toBe(false);
+    expect(out.authorization).toBe("Bearer mine");
+    expect(out["x-api"]).toBe("1");
+    expect("nango-proxy-x-api" in out).toBe(false);
   });
 
   test("Nango-Proxy-Host or a framing header is refused", () => {
@@ -47,8 +47,8 @@ describe("headers sent upstream", () => {
 });
 
 describe("headers sent back", () => {
-  test("the upstream's, without hop-by-hop ones", () => {
-    const out = downstreamResponseHeaders(
+  test("the upstream's, without hop-by-hop ones, changed in place", () => {
+    const out = stripResponseHeaders(
       new Headers({
         connection: "keep-alive, x-upstream-hop",
         "keep-alive": "timeout=5",
@@ -73,11 +73,11 @@ describe("headers sent back", () => {
     const upstream = new Headers();
     upstream.append("set-cookie", "a=1");
     upstream.append("set-cookie", "b=2");
-    expect(downstreamResponseHeaders(upstream, false).getSetCookie()).toEqual(["a=1", "b=2"]);
+    expect(stripResponseHeaders(upstream, false).getSetCookie()).toEqual(["a=1", "b=2"]);
   });
 
   test("after decompression, the encoding and length are dropped", () => {
-    const out = downstreamResponseHeaders(
+    const out = stripResponseHeaders(
       new Headers({ "content-encoding": "gzip", "content-length": "28", "content-type": "text/plain" }),
       true,
     );

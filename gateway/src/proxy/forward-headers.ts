@@ -50,10 +50,13 @@ const UNSAFE_VALUE = /[\r\n\0]/;
  * The headers sent upstream: the caller's, minus hop-by-hop and Junction's own (the caller's
  * Authorization is its secret key); then the injected ones (the connection's token); then
  * `Nango-Proxy-<Name>` with the prefix stripped, which may override an injected header as in Nango.
- * The body length is set by fetch from the body itself.
+ * The body length is set by fetch from the body itself. A plain record: fetch reads it once.
  */
-export function upstreamRequestHeaders(incoming: Headers, injected: Readonly<Record<string, string>>): Headers {
-  const out = new Headers();
+export function upstreamRequestHeaders(
+  incoming: Headers,
+  injected: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
   const listed = connectionListed(incoming);
   const overrides: [string, string][] = [];
   incoming.forEach((value, name) => {
@@ -63,38 +66,37 @@ export function upstreamRequestHeaders(incoming: Headers, injected: Readonly<Rec
       if (target === "" || HOP_BY_HOP.has(target)) throw proxyErrors.unforwardable(name);
       overrides.push([target, value]);
     } else if (!HOP_BY_HOP.has(name) && !OWN.has(name) && !listed?.has(name)) {
-      out.append(name, value);
+      out[name] = value;
     }
   });
-  for (const name in injected) out.set(name, injected[name] as string);
-  for (const [name, value] of overrides) out.set(name, value);
+  for (const name in injected) out[name] = injected[name] as string;
+  for (const [name, value] of overrides) out[name] = value;
   return out;
 }
 
 /**
- * The upstream's response headers for the caller, minus hop-by-hop ones. When fetch decompressed the
- * body (`Decompress: true`), its encoding and length no longer describe the bytes sent on.
+ * Makes the upstream's response headers fit for the caller, in place: hop-by-hop ones go. When fetch
+ * decompressed the body (`Decompress: true`), its encoding and length no longer describe the bytes
+ * sent on, and go too.
  */
-export function downstreamResponseHeaders(upstream: Headers, decompressed: boolean): Headers {
-  const out = new Headers(upstream);
-  const listed = connectionListed(upstream);
-  for (const name of HOP_BY_HOP_RESPONSE) out.delete(name);
-  if (listed) for (const name of listed) out.delete(name);
+export function stripResponseHeaders(headers: Headers, decompressed: boolean): Headers {
+  const listed = connectionListed(headers);
+  for (const name of HOP_BY_HOP_RESPONSE) headers.delete(name);
+  if (listed) for (const name of listed) headers.delete(name);
   if (decompressed) {
-    out.delete("content-encoding");
-    out.delete("content-length");
+    headers.delete("content-encoding");
+    headers.delete("content-length");
   }
-  return out;
+  return headers;
 }
 
 /** Header names listed in `Connection` are hop-by-hop too (RFC 9110 §7.6.1). */
 function connectionListed(headers: Headers): Set<string> | undefined {
   const value = headers.get("connection");
   if (!value) return undefined;
-  return new Set(
-    value
-      .split(",")
-      .map((n) => n.trim().toLowerCase())
-      .filter((n) => n !== "" && n !== "close" && n !== "keep-alive"),
-  );
+  const names = value
+    .split(",")
+    .map((n) => n.trim().toLowerCase())
+    .filter((n) => n !== "" && n !== "close" && n !== "keep-alive");
+  return names.length > 0 ? new Set(names) : undefined;
 }

@@ -14,12 +14,19 @@ export type OutgoingBody =
  * body upstream.
  */
 export async function takeOutgoingBody(req: Request): Promise<OutgoingBody> {
-  if (req.method === "GET" || req.method === "HEAD" || req.body === null) return { kind: "none" };
+  if (hasNoBody(req) || req.body === null) return NO_BODY;
   const declared = req.headers.get("content-length");
   const length = declared !== null && /^\d{1,15}$/.test(declared) ? Number(declared) : null;
-  if (length === 0) return { kind: "none" };
+  if (length === 0) return NO_BODY;
   if (length !== null && length <= REPLAYABLE_BODY_LIMIT) return { kind: "bytes", bytes: await req.bytes() };
   return { kind: "stream", stream: req.body, length: length === null ? null : String(length) };
+}
+
+export const NO_BODY: OutgoingBody = { kind: "none" };
+
+/** GET and HEAD send no body upstream (checked without touching `req.body`, which would make a stream). */
+export function hasNoBody(req: Request): boolean {
+  return req.method === "GET" || req.method === "HEAD";
 }
 
 /** Whether the body can be sent again. */

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { parseBase } from "./upstream-url.ts";
 import { ResolveCache, type ResolvedUpstream, type ResolveKey } from "./resolve-cache.ts";
 
 const key: ResolveKey = { environmentId: "env_1", providerConfigKey: "cal", connectionId: "alice" };
@@ -36,6 +37,7 @@ function harness() {
 function answer(token: string, cacheUntil: number): ResolvedUpstream {
   return {
     baseUrl: "https://api.example",
+    base: parseBase("https://api.example"),
     headers: { authorization: `Bearer ${token}` },
     cacheUntil,
     allowedOverrideHosts: [],

@@ -1,8 +1,11 @@
 import type { CallPolicy, ResolveUpstreamResponse } from "@junction/contracts/proxy/v1/proxy_service_pb";
+import { parseBase, type UpstreamBase } from "./upstream-url.ts";
 
 /** A ResolveUpstream answer as the gateway uses it. */
 export interface ResolvedUpstream {
   baseUrl: string;
+  /** `baseUrl`, parsed. */
+  base: UpstreamBase;
   headers: Readonly<Record<string, string>>;
   /** Reusable until then (the proxy service's clock, Unix ms). */
   cacheUntil: number;
@@ -95,6 +98,7 @@ export function toResolved(res: ResolveUpstreamResponse): ResolvedUpstream {
   if (!res.policy) throw new Error("ResolveUpstream answered without a call policy");
   return {
     baseUrl: res.baseUrl,
+    base: parseBase(res.baseUrl),
     headers: res.headers,
     cacheUntil: Number(res.cacheUntilMs),
     allowedOverrideHosts: res.allowedOverrideHosts,

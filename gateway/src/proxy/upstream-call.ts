@@ -1,16 +1,17 @@
 import { JunctionError, type Logger } from "@junction/platform";
 import { Code } from "@connectrpc/connect";
+import type { DeadlineWatch } from "./deadline-watch.ts";
 import { proxyErrors } from "./proxy-errors.ts";
 
 export interface UpstreamAttempt {
   url: string;
   method: string;
-  headers: Headers;
+  headers: Record<string, string>;
   body: Uint8Array | ReadableStream<Uint8Array> | null;
   decompress: boolean;
   timeoutMs: number;
-  /** The caller's connection: when it goes away, the upstream call is abandoned. */
-  clientSignal: AbortSignal;
+  /** Whether the caller has gone away (read only when the attempt failed). */
+  callerGone: () => boolean;
 }
 
 /** The caller went away; nobody is left to answer (499 in the access log). */
@@ -20,19 +21,17 @@ export const clientGone = () =>
 /**
  * One upstream attempt, resolved when the response headers arrive. Redirects are handed to the
  * caller, never followed: following one would carry the connection's token to wherever it points.
- * The timeout covers the wait for the headers; the body then streams at the caller's pace.
- * Throws 504 `upstream_timeout`, 502 `upstream_unreachable` (naming the host, never the path or
- * query), or `client_closed_request`.
+ * The timeout covers the wait for the headers; the body then streams at the caller's pace (a caller
+ * that leaves cancels it). Throws 504 `upstream_timeout`, 502 `upstream_unreachable` (naming the host,
+ * never the path or query), or `client_closed_request`.
  */
-export async function callUpstream(attempt: UpstreamAttempt, logger: Logger): Promise<Response> {
+export async function callUpstream(
+  attempt: UpstreamAttempt,
+  deadlines: DeadlineWatch,
+  logger: Logger,
+): Promise<Response> {
   const controller = new AbortController();
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, attempt.timeoutMs);
-  const onClientGone = () => controller.abort();
-  attempt.clientSignal.addEventListener("abort", onClientGone, { once: true });
+  const deadline = deadlines.watch(controller, attempt.timeoutMs);
   try {
     return await fetch(attempt.url, {
       method: attempt.method,
@@ -45,16 +44,15 @@ export async function callUpstream(attempt: UpstreamAttempt, logger: Logger): Pr
     } as RequestInit);
   } catch (err) {
     const host = hostOf(attempt.url);
-    if (attempt.clientSignal.aborted) throw clientGone();
-    if (timedOut) {
+    if (deadline.timedOut()) {
       logger.warn("upstream timed out", { host, timeoutMs: attempt.timeoutMs });
       throw proxyErrors.timeout(host, attempt.timeoutMs);
     }
+    if (attempt.callerGone()) throw clientGone();
     logger.warn("upstream unreachable", { host, error: errorCode(err) });
     throw proxyErrors.unreachable(host);
   } finally {
-    clearTimeout(timer);
-    attempt.clientSignal.removeEventListener("abort", onClientGone);
+    deadline.done();
   }
 }
 

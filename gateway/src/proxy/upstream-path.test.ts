@@ -1,7 +1,9 @@
 import { describe, expect, test } from "bun:test";
 import { JunctionError } from "@junction/platform";
 import { assertSafePath, upstreamTarget } from "./upstream-path.ts";
-import { upstreamUrl } from "./upstream-url.ts";
+import { parseBase, upstreamUrl as joinUrl } from "./upstream-url.ts";
+
+const upstreamUrl = (base: string, path: string, query: string) => joinUrl(parseBase(base), path, query);
 
 const refusal = (fn: () => unknown) => {
   try {

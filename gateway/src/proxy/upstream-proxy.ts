@@ -3,15 +3,16 @@ import type { RouteContext } from "../router.ts";
 import { checkBaseUrlOverride } from "./base-url-override.ts";
 import { reportChannelCall } from "./channel-report.ts";
 import { CHANNEL_BODY_LIMIT, channelCallOf, teeBounded } from "./channel-tap.ts";
-import { downstreamResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts";
+import { stripResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts";
+import { DeadlineWatch } from "./deadline-watch.ts";
 import { dnsLookup, type HostLookup } from "./private-address.ts";
 import { type ProxyControls, readProxyControls } from "./proxy-controls.ts";
-import { isReplayable, type OutgoingBody, takeOutgoingBody } from "./request-body.ts";
+import { hasNoBody, isReplayable, NO_BODY, type OutgoingBody, takeOutgoingBody } from "./request-body.ts";
 import { ResolveCache, type ResolvedUpstream, type ResolveKey, toResolved } from "./resolve-cache.ts";
 import { backoffDelay, isRetryableStatus, retryAfterDelay, retryBudget } from "./retry-policy.ts";
 import { callUpstream, clientGone, isUpstreamFailure } from "./upstream-call.ts";
 import { upstreamTarget } from "./upstream-path.ts";
-import { upstreamUrl } from "./upstream-url.ts";
+import { parseBase, upstreamUrl } from "./upstream-url.ts";
 
 export interface UpstreamProxyOptions {
   /** Clock for the resolve cache and Retry-After dates (the proxy service's clock in one process). */
@@ -34,6 +35,7 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
   const now = options.now ?? Date.now;
   const lookup = options.lookup ?? dnsLookup;
   const random = options.random ?? Math.random;
+  const deadlines = new DeadlineWatch();
   let cache: ResolveCache | undefined;
   const cacheFor = (clients: GatewayClients) => {
     cache ??= new ResolveCache(
@@ -62,15 +64,17 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
     const resolver = cacheFor(ctx.clients);
     let resolved = await resolver.get(key);
     const base = controls.baseUrlOverride
-      ? await checkBaseUrlOverride(
-          controls.baseUrlOverride,
-          { baseUrl: resolved.baseUrl, allowedHosts: resolved.allowedOverrideHosts },
-          lookup,
+      ? parseBase(
+          await checkBaseUrlOverride(
+            controls.baseUrlOverride,
+            { baseUrl: resolved.baseUrl, allowedHosts: resolved.allowedOverrideHosts },
+            lookup,
+          ),
         )
-      : resolved.baseUrl;
+      : resolved.base;
     const url = upstreamUrl(base, target.path, target.query);
     const channelCall = channelCallOf(req.method, target.path, resolved.observeChannelCalls);
-    let body = await takeOutgoingBody(req);
+    let body = hasNoBody(req) ? NO_BODY : await takeOutgoingBody(req);
     let sentBody: Promise<Uint8Array> | undefined;
     if (channelCall !== undefined) [body, sentBody] = tapRequestBody(body);
 
@@ -88,8 +92,9 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
             body: body.kind === "none" ? null : body.kind === "bytes" ? body.bytes : body.stream,
             decompress: controls.decompress,
             timeoutMs: resolved.policy.upstreamTimeoutMs,
-            clientSignal: req.signal,
+            callerGone: () => req.signal.aborted,
           },
+          deadlines,
           ctx.logger,
         );
       } catch (err) {
@@ -128,16 +133,17 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
   };
 }
 
-function outgoingHeaders(incoming: Headers, resolved: ResolvedUpstream, body: OutgoingBody): Headers {
+function outgoingHeaders(incoming: Headers, resolved: ResolvedUpstream, body: OutgoingBody): Record<string, string> {
   const headers = upstreamRequestHeaders(incoming, resolved.headers);
   // A streamed body of known length keeps it, so the upstream gets no chunked upload it did not ask for.
-  if (body.kind === "stream" && body.length !== null) headers.set("content-length", body.length);
+  if (body.kind === "stream" && body.length !== null) headers["content-length"] = body.length;
   return headers;
 }
 
 /**
- * The caller's answer: the upstream's status, headers and body, streamed as they come. With `tap`
- * (channel calls only) the body is teed and its first bytes returned as `received`.
+ * The caller's answer: the upstream's status, headers and body, streamed as they come. The upstream's
+ * response is passed on as it is (its hop-by-hop headers removed), so its body is piped without a
+ * copy. With `tap` (channel calls only) the body is teed and its first bytes returned as `received`.
  */
 function respond(
   res: Response,
@@ -145,18 +151,17 @@ function respond(
   controls: ProxyControls,
   tap: boolean,
 ): { response: Response; received: Promise<Uint8Array> | undefined } {
-  const init = {
-    status: res.status,
-    statusText: res.statusText,
-    headers: downstreamResponseHeaders(res.headers, controls.decompress),
-  };
-  if (method === "HEAD" || BODILESS_STATUS.has(res.status) || res.body === null) {
+  const headers = stripResponseHeaders(res.headers, controls.decompress);
+  // `res.body` is not read on this path: reading it makes a JS stream of a body Bun can pipe natively.
+  if (method === "HEAD" || BODILESS_STATUS.has(res.status)) {
     void discard(res);
-    return { response: new Response(null, init), received: tap ? Promise.resolve(new Uint8Array(0)) : undefined };
+    const response = new Response(null, { status: res.status, statusText: res.statusText, headers });
+    return { response, received: tap ? Promise.resolve(new Uint8Array(0)) : undefined };
   }
-  if (!tap) return { response: new Response(res.body, init), received: undefined };
+  if (!tap || res.body === null)
+    return { response: res, received: tap ? Promise.resolve(new Uint8Array(0)) : undefined };
   const [pass, received] = teeBounded(res.body);
-  return { response: new Response(pass, init), received };
+  return { response: new Response(pass, { status: res.status, statusText: res.statusText, headers }), received };
 }
 
 function tapRequestBody(body: OutgoingBody): [OutgoingBody, Promise<Uint8Array>] {

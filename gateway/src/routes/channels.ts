@@ -1,10 +1,8 @@
-import { type Channel, ChannelState } from "@junction/contracts/channel/v1/channel_service_pb";
-import { failedPrecondition, fromConnectError, JunctionError } from "@junction/platform";
+import { type Channel, ChannelState, StopOutcome } from "@junction/contracts/channel/v1/channel_service_pb";
 import { z } from "zod";
 import { iso, json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
-import { createUpstreamProxy, type UpstreamProxyOptions } from "../proxy/upstream-proxy.ts";
-import type { Route, RouteContext } from "../router.ts";
+import type { Route } from "../router.ts";
 
 const STATES = {
   active: ChannelState.ACTIVE,
@@ -14,15 +12,13 @@ const STATES = {
 type StateName = keyof typeof STATES;
 const stateName = (s: ChannelState) => (Object.keys(STATES) as StateName[]).find((k) => STATES[k] === s) ?? "unknown";
 
-/**
- * Where a provider's channels are stopped, as a proxy path (spec: Upstream calendar API calls:
- * POST {calendar_api_base}/v3/channels/stop; the calendar template's proxy paths start at /calendar).
- */
-const STOP_PATHS: Record<string, string> = { "google-calendar": "/calendar/v3/channels/stop" };
-/** Upstream stop calls in flight at once during a rollback. */
-const STOP_CONCURRENCY = 4;
-/** Bytes of an upstream refusal kept in the answer. */
-const REFUSAL_SNIPPET = 300;
+const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+/** `expiring_within`: a whole number and a unit, e.g. `1d`, `12h`, `30m`, `90s`; at most 366 days. */
+const duration = z
+  .string()
+  .regex(/^\d{1,6}[smhd]$/, "must be a whole number followed by s, m, h or d, e.g. 1d")
+  .transform((v) => Number(v.slice(0, -1)) * UNIT_MS[v.slice(-1) as keyof typeof UNIT_MS])
+  .refine((ms) => ms > 0 && ms <= 366 * UNIT_MS.d, "must be more than 0 and at most 366d");
 
 const str = z.string().min(1).max(255);
 const listQuery = z
@@ -30,6 +26,7 @@ const listQuery = z
     integration: str.optional(),
     connection: str.optional(),
     state: z.enum(Object.keys(STATES) as [StateName, ...StateName[]]).optional(),
+    expiring_within: duration.optional(),
   })
   .strict();
 const stopAllBody = z.object({ integration: str }).strict();
@@ -44,6 +41,8 @@ function present(c: Channel) {
     expiration: iso(c.expirationMs),
     state: stateName(c.state),
     created_at: iso(c.createdAtMs),
+    stopped_at: iso(c.stoppedAtMs),
+    expiry_warned_at: iso(c.expiryWarnedAtMs),
     last_message_number: Number(c.lastMessageNumber),
   };
 }
@@ -58,48 +57,11 @@ interface StopFailure {
 
 /**
  * /channels: the channel registry (read-only), and POST /channels/stop-all, the spec's rollback
- * ("stop webhooks by calling channel stop for each channel"): every active channel of an integration
- * is stopped upstream through the proxy, with its connection's credentials, so the registry sees
- * each stop as it sees any other.
+ * ("stop webhooks by calling channel stop for each channel"): the channel service stops every active
+ * channel of the integration upstream, with its connection's credentials, and records each outcome.
+ * A channel the upstream no longer knows (404) is gone: it counts as stopped and is listed in `gone`.
  */
-export function channelRoutes(options: UpstreamProxyOptions = {}): Route[] {
-  const proxy = createUpstreamProxy(options);
-
-  async function stopOne(ctx: RouteContext, path: string, c: Channel): Promise<StopFailure | null> {
-    const url = new URL(`/proxy${path}`, ctx.url);
-    const req = new Request(url, {
-      method: "POST",
-      headers: {
-        "content-type": "application/json",
-        "provider-config-key": c.providerConfigKey,
-        "connection-id": c.connectionId,
-      },
-      body: JSON.stringify({ id: c.id, resourceId: c.resourceId }),
-    });
-    const fail = (status: number | null, code: string, message: string) => ({
-      channel_id: c.id,
-      connection_id: c.connectionId,
-      status,
-      code,
-      message,
-    });
-    try {
-      const res = await proxy({ ...ctx, req, url, params: { "*": path.slice(1) } });
-      const text = await res.text();
-      if (res.ok) return null;
-      return fail(
-        res.status,
-        "upstream_refused",
-        `The upstream answered ${res.status}: ${text.slice(0, REFUSAL_SNIPPET)}`,
-      );
-    } catch (err) {
-      const e = err instanceof JunctionError ? err : fromConnectError(err);
-      if (e.code === "internal_error")
-        ctx.logger.error("channel stop failed", { requestId: ctx.requestId, error: err });
-      return fail(null, e.code, e.message);
-    }
-  }
-
+export function channelRoutes(): Route[] {
   return [
     {
       method: "GET",
@@ -110,6 +72,7 @@ export function channelRoutes(options: UpstreamProxyOptions = {}): Route[] {
           providerConfigKey: q.integration ?? "",
           connectionId: q.connection ?? "",
           state: q.state ? STATES[q.state] : ChannelState.UNSPECIFIED,
+          expiringWithinMs: BigInt(q.expiring_within ?? 0),
         });
         return json({ data: channels.map(present) });
       },
@@ -119,35 +82,31 @@ export function channelRoutes(options: UpstreamProxyOptions = {}): Route[] {
       pattern: "/channels/stop-all",
       handler: async (ctx) => {
         const body = parseWith(stopAllBody, await readJson(ctx.req, 4096), "invalid_body");
-        const { integration } = await ctx.clients.connection.getIntegration({ uniqueKey: body.integration });
-        const path = STOP_PATHS[integration?.provider ?? ""];
-        if (!path) {
-          throw failedPrecondition(
-            "integration_has_no_channels",
-            `Integration "${body.integration}" is of a provider without notification channels.`,
-          );
-        }
-        const { channels } = await ctx.clients.channel.listChannels({
-          providerConfigKey: body.integration,
-          state: ChannelState.ACTIVE,
-        });
+        const { results } = await ctx.clients.channel.stopChannels({ providerConfigKey: body.integration });
         const stopped: string[] = [];
+        const gone: string[] = [];
         const failed: StopFailure[] = [];
-        let next = 0;
-        const worker = async () => {
-          for (let c = channels[next++]; c; c = channels[next++]) {
-            const failure = await stopOne(ctx, path, c);
-            if (failure) failed.push(failure);
-            else stopped.push(c.id);
+        for (const r of results) {
+          if (r.outcome === StopOutcome.FAILED) {
+            failed.push({
+              channel_id: r.channelId,
+              connection_id: r.connectionId,
+              status: r.status || null,
+              code: r.code,
+              message: r.message,
+            });
+            continue;
           }
-        };
-        await Promise.all(Array.from({ length: Math.min(STOP_CONCURRENCY, channels.length) }, worker));
+          stopped.push(r.channelId);
+          if (r.outcome === StopOutcome.GONE) gone.push(r.channelId);
+        }
         ctx.logger.info("channels stopped", {
           requestId: ctx.requestId,
           stopped: stopped.length,
+          gone: gone.length,
           failed: failed.length,
         });
-        return json({ data: { integration: body.integration, stopped, failed } });
+        return json({ data: { integration: body.integration, stopped, gone, failed } });
       },
     },
   ];

@@ -75,6 +75,8 @@ export function inboundWebhookRoutes(): Route[] {
 async function discardBody(req: Request): Promise<number | null> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > MAX_DISCARDED_BODY) return null;
+  // No length and no chunked encoding means no body (RFC 9112 §6.3): the usual notification.
+  if (declared === 0 && !req.headers.has("transfer-encoding")) return 0;
   if (!req.body) return 0;
   const reader = req.body.getReader();
   let size = 0;

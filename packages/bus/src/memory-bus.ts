@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import { type Clock, createLogger, type Logger, systemClock } from "@junction/platform";
 import type { Bus, BusMessage, ConsumeOptions, EnqueueOptions, Job, SubscribeOptions, Subscription } from "./bus.ts";
 import { DEFAULT_DEDUP_WINDOW_MS } from "./defaults.ts";
+import { GroupCommit } from "./group-commit.ts";
 import type { JobStore } from "./job-store.ts";
 import { MemoryJobStore } from "./memory-job-store.ts";
 import { type DispatcherContext, QueueDispatcher } from "./queue-dispatcher.ts";
@@ -31,11 +32,15 @@ export class MemoryBus implements Bus {
 
   constructor(db?: Database, options: MemoryBusOptions = {}) {
     const window = options.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
-    const store: JobStore = db ? new SqliteJobStore(db, window) : new MemoryJobStore(window);
+    const sqlite = db ? new SqliteJobStore(db, window) : undefined;
+    const store: JobStore = sqlite ?? new MemoryJobStore(window);
     this.ctx = {
       store,
       clock: options.clock ?? systemClock,
       logger: options.logger ?? createLogger({ base: { component: "bus" } }),
+      writes: db ? GroupCommit.forDatabase(db) : new GroupCommit(undefined),
+      transactor: sqlite?.transactor,
+      claimMany: sqlite ? (queue, now, leaseMs, limit) => sqlite.claimMany(queue, now, leaseMs, limit) : undefined,
     };
   }
 
@@ -77,8 +82,11 @@ export class MemoryBus implements Bus {
 
   async enqueue(queue: string, data: Uint8Array, options: EnqueueOptions = {}): Promise<{ duplicate: boolean }> {
     this.assertOpen();
-    const result = this.ctx.store.insert(queue, data.slice(), options.msgId, this.ctx.clock.now());
-    if (!result.duplicate) this.dispatchers.get(queue)?.pump();
+    const copy = data.slice();
+    const now = this.ctx.clock.now();
+    // Group commit: resolves once the job is committed, together with the others of this turn.
+    const result = await this.ctx.writes.add(() => this.ctx.store.insert(queue, copy, options.msgId, now));
+    if (!result.duplicate) this.dispatchers.get(queue)?.pumpSoon();
     return result;
   }
 
@@ -110,6 +118,8 @@ export class MemoryBus implements Bus {
     await Promise.all([...this.subscriptions].map((s) => s.stop()));
     await Promise.all([...this.consumers].map((c) => c.stop()));
     for (const dispatcher of this.dispatchers.values()) dispatcher.cancelWake();
+    // What the stopped handlers settled last is written now, not on a turn the caller may not wait for.
+    this.ctx.writes.flush();
   }
 
   private assertOpen(): void {

@@ -1,12 +1,19 @@
 import type { Clock, Logger, TimerHandle } from "@junction/platform";
 import type { ConsumeOptions, Job, Subscription } from "./bus.ts";
 import { DEFAULT_ACK_WAIT_MS } from "./defaults.ts";
+import type { GroupCommit, Transactor } from "./group-commit.ts";
 import type { JobStore, StoredJob } from "./job-store.ts";
 
 export interface DispatcherContext {
   store: JobStore;
   clock: Clock;
   logger: Logger;
+  /** Batches acks and terms (and the bus's enqueues) into one transaction per event-loop turn. */
+  writes: GroupCommit;
+  /** Makes the claims of one pump one transaction; undefined for the in-memory store. */
+  transactor: Transactor | undefined;
+  /** Claims up to `limit` jobs in one write, when the store can (SQLite); else one `claim` each. */
+  claimMany?: (queue: string, now: number, leaseMs: number, limit: number) => StoredJob[];
 }
 
 /**
@@ -19,6 +26,7 @@ export class QueueDispatcher {
   private wake: { at: number; timer: TimerHandle } | undefined;
   private pumping = false;
   private pumpAgain = false;
+  private pumpQueued = false;
 
   constructor(
     readonly queue: string,
@@ -48,11 +56,26 @@ export class QueueDispatcher {
     try {
       do {
         this.pumpAgain = false;
-        this.pumpOnce();
+        // Every claim of this round in one transaction: one commit however many jobs it hands out.
+        if (this.ctx.transactor) this.ctx.transactor.atomically(() => this.pumpOnce());
+        else this.pumpOnce();
       } while (this.pumpAgain);
     } finally {
       this.pumping = false;
     }
+  }
+
+  /**
+   * Pumps once the current synchronous work is done: a batch of enqueues or acks committing together
+   * asks many times, and one pump (one transaction of claims) answers them all.
+   */
+  pumpSoon(): void {
+    if (this.pumpQueued) return;
+    this.pumpQueued = true;
+    queueMicrotask(() => {
+      this.pumpQueued = false;
+      this.pump();
+    });
   }
 
   cancelWake(): void {
@@ -66,18 +89,32 @@ export class QueueDispatcher {
       const consumer = this.nextWithRoom();
       if (!consumer) return;
       const now = this.ctx.clock.now();
-      const job = this.ctx.store.claim(this.queue, now, consumer.ackWaitMs);
-      if (!job) {
+      const room = consumer.room();
+      const jobs = this.claim(now, consumer.ackWaitMs, room);
+      for (const job of jobs) {
+        if (consumer.maxDeliver !== undefined && job.deliveries > consumer.maxDeliver) {
+          // Its last delivery expired unacked: dropped, as JetStream stops after max_deliver.
+          this.ctx.store.remove(job.id);
+          continue;
+        }
+        consumer.deliver(job);
+      }
+      if (jobs.length < room) {
         this.scheduleWake(now);
         return;
       }
-      if (consumer.maxDeliver !== undefined && job.deliveries > consumer.maxDeliver) {
-        // Its last delivery expired unacked: dropped, as JetStream stops after max_deliver.
-        this.ctx.store.remove(job.id);
-        continue;
-      }
-      consumer.deliver(job);
     }
+  }
+
+  private claim(now: number, leaseMs: number, limit: number): StoredJob[] {
+    if (this.ctx.claimMany) return this.ctx.claimMany(this.queue, now, leaseMs, limit);
+    const jobs: StoredJob[] = [];
+    for (let job = this.ctx.store.claim(this.queue, now, leaseMs); job; ) {
+      jobs.push(job);
+      if (jobs.length >= limit) break;
+      job = this.ctx.store.claim(this.queue, now, leaseMs);
+    }
+    return jobs;
   }
 
   private nextWithRoom(): LocalConsumer | undefined {
@@ -133,7 +170,12 @@ export class LocalConsumer implements Subscription {
   }
 
   hasRoom(): boolean {
-    return this.active && this.inFlight < this.concurrency;
+    return this.room() > 0;
+  }
+
+  /** How many more jobs it takes now. */
+  room(): number {
+    return this.active ? this.concurrency - this.inFlight : 0;
   }
 
   deliver(stored: StoredJob): void {
@@ -159,7 +201,7 @@ export class LocalConsumer implements Subscription {
     })().finally(() => {
       this.inFlight--;
       this.running.delete(run);
-      this.dispatcher.pump();
+      this.dispatcher.pumpSoon();
     });
     this.running.add(run);
   }
@@ -199,7 +241,8 @@ class LocalJob implements Job {
 
   async ack(): Promise<void> {
     // Even a late ack (after the lease ran out and the job went to another consumer) means done.
-    if (this.settle()) this.ctx.store.remove(this.stored.id);
+    // Until the batch commits the job stays leased, so no pump can hand it out again meanwhile.
+    if (this.settle()) await this.ctx.writes.add(() => this.ctx.store.remove(this.stored.id));
   }
 
   async nak(delayMs = 0): Promise<void> {
@@ -213,7 +256,7 @@ class LocalJob implements Job {
   }
 
   async term(): Promise<void> {
-    if (this.settle()) this.ctx.store.remove(this.stored.id);
+    if (this.settle()) await this.ctx.writes.add(() => this.ctx.store.remove(this.stored.id));
   }
 
   /** The first of ack/nak/term wins; later calls do nothing, as with JetStream. */

@@ -1,9 +1,10 @@
 import type { Database } from "bun:sqlite";
 import { migrate } from "@junction/platform";
+import type { Transactor } from "./group-commit.ts";
 import type { JobStore, StoredJob } from "./job-store.ts";
 
 // Append-only: never edit a shipped migration, add the next one.
-const MIGRATIONS = [
+export const MIGRATIONS: readonly string[] = [
   `CREATE TABLE bus_jobs (
      -- AUTOINCREMENT so that an id is never reused: a late ack must not remove a newer job.
      id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -22,6 +23,18 @@ const MIGRATIONS = [
      PRIMARY KEY (queue, msg_id)
    );
    CREATE INDEX bus_msg_ids_expires ON bus_msg_ids (expires_at);`,
+  // The de-duplication ids keyed by their primary key alone (no rowid table beside it): one B-tree
+  // less written per enqueue.
+  `CREATE TABLE bus_msg_ids_v2 (
+     queue TEXT NOT NULL,
+     msg_id TEXT NOT NULL,
+     expires_at INTEGER NOT NULL,
+     PRIMARY KEY (queue, msg_id)
+   ) WITHOUT ROWID;
+   INSERT INTO bus_msg_ids_v2 SELECT queue, msg_id, expires_at FROM bus_msg_ids;
+   DROP TABLE bus_msg_ids;
+   ALTER TABLE bus_msg_ids_v2 RENAME TO bus_msg_ids;
+   CREATE INDEX bus_msg_ids_expires ON bus_msg_ids (expires_at);`,
 ];
 
 const SWEEP_EVERY_MS = 10_000;
@@ -36,9 +49,11 @@ interface JobRow {
 
 /**
  * Jobs in a SQLite table, written before `enqueue` resolves, so they survive a restart. A claim is
- * one UPDATE ... RETURNING, atomic even if another connection shares the file.
+ * one UPDATE ... RETURNING, atomic even if another connection shares the file. The bus batches its
+ * writes through `transactor` (group commit): one transaction per batch, not per job.
  */
 export class SqliteJobStore implements JobStore {
+  readonly transactor: Transactor;
   private lastSweep = 0;
   private readonly insertTx: (queue: string, data: Uint8Array, msgId: string | undefined, now: number) => boolean;
 
@@ -47,22 +62,23 @@ export class SqliteJobStore implements JobStore {
     private readonly dedupWindowMs: number,
   ) {
     migrate(db, "bus", MIGRATIONS);
-    const seen = db.query<{ expires_at: number }, [string, string]>(
-      "SELECT expires_at FROM bus_msg_ids WHERE queue = ? AND msg_id = ?",
+    // Remembers the id unless it is remembered and unexpired: one statement, no change for a duplicate.
+    const remember = db.query<unknown, [string, string, number, number]>(
+      `INSERT INTO bus_msg_ids (queue, msg_id, expires_at) VALUES (?1, ?2, ?3)
+       ON CONFLICT (queue, msg_id) DO UPDATE SET expires_at = excluded.expires_at WHERE bus_msg_ids.expires_at <= ?4`,
     );
-    const remember = db.query("INSERT OR REPLACE INTO bus_msg_ids (queue, msg_id, expires_at) VALUES (?, ?, ?)");
     const add = db.query(
       "INSERT INTO bus_jobs (queue, data, msg_id, deliveries, available_at, enqueued_at) VALUES (?, ?, ?, 0, ?, ?)",
     );
     this.insertTx = db.transaction((queue: string, data: Uint8Array, msgId: string | undefined, now: number) => {
-      if (msgId !== undefined) {
-        const row = seen.get(queue, msgId);
-        if (row && row.expires_at > now) return false;
-        remember.run(queue, msgId, now + this.dedupWindowMs);
-      }
+      if (msgId !== undefined && remember.run(queue, msgId, now + this.dedupWindowMs, now).changes === 0) return false;
       add.run(queue, data, msgId ?? null, now, now);
       return true;
     });
+    this.transactor = {
+      atomically: (fn) => db.transaction(fn)(),
+      inTransaction: () => db.inTransaction,
+    };
   }
 
   insert(queue: string, data: Uint8Array, msgId: string | undefined, now: number): { duplicate: boolean } {
@@ -71,15 +87,39 @@ export class SqliteJobStore implements JobStore {
   }
 
   claim(queue: string, now: number, leaseMs: number): StoredJob | undefined {
+    // The index (queue, available_at) holds the rowid (id) last, so this order is the index's own:
+    // the first entry is read, nothing is sorted. `ORDER BY id` alone sorted every waiting job.
     const row = this.db
       .query<JobRow, [number, string, number]>(
         `UPDATE bus_jobs SET deliveries = deliveries + 1, available_at = ?
-         WHERE id = (SELECT id FROM bus_jobs WHERE queue = ? AND available_at <= ? ORDER BY id LIMIT 1)
+         WHERE id = (SELECT id FROM bus_jobs WHERE queue = ? AND available_at <= ? ORDER BY available_at, id LIMIT 1)
          RETURNING id, queue, data, msg_id, deliveries`,
       )
       .get(now + leaseMs, queue, now);
     if (!row) return undefined;
     return { id: row.id, queue: row.queue, data: row.data, msgId: row.msg_id ?? undefined, deliveries: row.deliveries };
+  }
+
+  /**
+   * Like `claim` for up to `limit` jobs at once: the ones `claim` would take first, in one statement
+   * (a consumer with room for several takes them in one write, not one each), returned in id order.
+   */
+  claimMany(queue: string, now: number, leaseMs: number, limit: number): StoredJob[] {
+    return this.db
+      .query<JobRow, [number, string, number, number]>(
+        `UPDATE bus_jobs SET deliveries = deliveries + 1, available_at = ?
+         WHERE id IN (SELECT id FROM bus_jobs WHERE queue = ? AND available_at <= ? ORDER BY available_at, id LIMIT ?)
+         RETURNING id, queue, data, msg_id, deliveries`,
+      )
+      .all(now + leaseMs, queue, now, limit)
+      .sort((a, b) => a.id - b.id)
+      .map((row) => ({
+        id: row.id,
+        queue: row.queue,
+        data: row.data,
+        msgId: row.msg_id ?? undefined,
+        deliveries: row.deliveries,
+      }));
   }
 
   nextAvailableAt(queue: string): number | undefined {

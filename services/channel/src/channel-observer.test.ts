@@ -112,7 +112,8 @@ describe("observeChannels", () => {
     await publish(watched("ch-1"));
     await clock.advance(1000);
     await publish(stopped("ch-1", "res-other"));
-    await publish(stopped("ch-1", "res-1", { status: 404 }));
+    await publish(stopped("ch-1", "res-1", { status: 403 }));
+    await publish(stopped("ch-1", "res-1", { status: 500 }));
     await publish(watched("ch-marker"));
     await eventually(() => get("ch-marker"), exists);
     expect((await get("ch-1"))?.state).toBe("active");
@@ -123,6 +124,22 @@ describe("observeChannels", () => {
       (c) => c?.state === "stopped",
     );
     expect(channel?.stoppedAt).toBe(clock.now());
+  });
+
+  test("a stop the upstream answers 404 (it no longer knows the channel) records it stopped", async () => {
+    await publish(watched("ch-gone"));
+    await clock.advance(1000);
+    await publish(stopped("ch-gone", "res-other", { status: 404 }));
+    await publish(watched("ch-marker"));
+    await eventually(() => get("ch-marker"), exists);
+    expect((await get("ch-gone"))?.state).toBe("active");
+    await publish(stopped("ch-gone", "res-1", { status: 404 }));
+    const channel = await eventually(
+      () => get("ch-gone"),
+      (c) => c?.state === "stopped",
+    );
+    expect(channel?.stoppedAt).toBe(clock.now());
+    expect(logger.lines.some((l) => l.includes("channel gone upstream, recorded as stopped"))).toBe(true);
   });
 
   test("drops an undecodable event and keeps going", async () => {

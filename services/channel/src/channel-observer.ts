@@ -13,7 +13,7 @@ const MESSAGE_NUMBER_HEADERS = ["x-provider-message-number", "x-goog-message-num
 
 /**
  * Feeds the registry from the watch and stop calls the proxy observed: a watch that returned 200
- * records the channel, a stop that returned 2xx stops it (spec: Notification channel lifecycle).
+ * records the channel, a stop that returned 2xx or 404 stops it (spec: Notification channel lifecycle).
  */
 export function observeChannels(bus: Bus, store: ChannelStore, clock: Clock, logger: Logger): Promise<Subscription> {
   const log = logger.child({ component: "channel-observer" });
@@ -72,10 +72,14 @@ export async function applyChannelObserved(
     return;
   }
   if (event.call === ChannelCall.STOP) {
-    if (event.status < 200 || event.status > 299) return;
+    // A 404 is the upstream saying it no longer knows the channel (stopped or expired already): it
+    // sends nothing more on it, so the registry must not keep it active (see upstream-stop.ts).
+    const gone = event.status === 404;
+    if (!gone && (event.status < 200 || event.status > 299)) return;
     const stopped = await store.recordStop(event.environmentId, event.channelId, event.resourceId, at);
     // A stop naming another resource id, or an unknown channel, changes nothing (spec: lifecycle, "Valid pair").
-    logger.info(stopped ? "channel stop recorded" : "channel stop matched no active channel", fields);
+    if (!stopped) logger.info("channel stop matched no active channel", fields);
+    else logger.info(gone ? "channel gone upstream, recorded as stopped" : "channel stop recorded", fields);
     return;
   }
   logger.warn("channel event of unknown call ignored", fields);

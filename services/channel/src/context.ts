@@ -1,5 +1,11 @@
+import type { Client } from "@connectrpc/connect";
+import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
+import type { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import type { Clock, Logger } from "@junction/platform";
 import type { ChannelStore } from "./store/store.ts";
+
+/** The part of fetch the service uses to call the upstream (injectable). */
+export type HttpFetch = (input: string | URL, init?: RequestInit) => Promise<Response>;
 
 /** What the channel service's handlers need; passed in, never module-level. */
 export interface ChannelServiceDeps {
@@ -9,4 +15,15 @@ export interface ChannelServiceDeps {
   logger: Logger;
   /** The environment id the calls are made in (one account, one environment for now). */
   environment: () => Promise<string>;
+  /**
+   * Resolves a connection's upstream base URL and fresh credentials for StopChannels. Without it,
+   * StopChannels is unavailable (the registry's reads still work).
+   */
+  proxy?: Client<typeof ProxyService>;
+  /** Checks the integration StopChannels is asked to roll back (its provider must have channels). */
+  connections?: Client<typeof ConnectionService>;
+  /** Outbound HTTP to the upstream; global fetch by default. */
+  fetch?: HttpFetch;
+  /** Deadline of one upstream stop call (default 15 s). */
+  stopTimeoutMs?: number;
 }

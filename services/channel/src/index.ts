@@ -7,3 +7,15 @@ export type { ChannelFilter, ChannelRecord, ChannelState, ChannelWatch } from ".
 export { effectiveState } from "./store/lifecycle.ts";
 export { SqliteChannelStore } from "./store/sqlite-store.ts";
 export { MongoChannelStore } from "./store/mongo-store.ts";
+export { channelProvider } from "./channel-providers.ts";
+export type { HttpFetch } from "./context.ts";
+export {
+  DEFAULT_SWEEP_INTERVAL_MS,
+  type ExpirySweepDeps,
+  type ExpirySweeps,
+  type SweepReport,
+  startExpirySweeps,
+  sweepChannels,
+} from "./expiry-sweep.ts";
+export { expiryWarningBody } from "./expiry-webhook.ts";
+export { type ChannelConfig, loadChannelConfig } from "./config.ts";

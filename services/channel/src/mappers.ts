@@ -25,5 +25,7 @@ export function toChannel(rec: ChannelRecord): Channel {
     state: TO_PROTO[rec.state],
     createdAtMs: BigInt(rec.createdAt),
     lastMessageNumber: BigInt(rec.lastMessageNumber),
+    stoppedAtMs: BigInt(rec.stoppedAt ?? 0),
+    expiryWarnedAtMs: BigInt(rec.expiryWarnedAt ?? 0),
   });
 }

@@ -113,6 +113,32 @@ describe("ChannelService", () => {
     expect(err.code).toBe("invalid_request");
   });
 
+  test("ListChannels with expiring_within_ms lists channels expiring before the clock's now plus it", async () => {
+    await watch("ch-soon", { expiration: clock.now() + HOUR });
+    await watch("ch-later", { expiration: clock.now() + 30 * HOUR });
+    await watch("ch-unknown", { expiration: null });
+    const ids = async (expiringWithinMs: bigint) =>
+      (await client.listChannels({ state: ChannelState.ACTIVE, expiringWithinMs })).channels.map((c) => c.id);
+    expect(await ids(BigInt(2 * HOUR))).toEqual(["ch-soon"]);
+    expect(await ids(0n)).toEqual(["ch-unknown", "ch-soon", "ch-later"]);
+    await clock.advance(29 * HOUR);
+    expect(await ids(BigInt(2 * HOUR))).toEqual(["ch-later"]);
+    for (const bad of [-1n, BigInt(367 * 24 * HOUR)]) {
+      const err = fromConnectError(await client.listChannels({ expiringWithinMs: bad }).catch((e: unknown) => e));
+      expect(err.errors).toEqual([{ path: "expiring_within_ms", message: "must be between 0 and 366 days" }]);
+    }
+  });
+
+  test("StopChannels needs an integration, and a way to reach the upstream", async () => {
+    const missing = fromConnectError(await client.stopChannels({}).catch((e: unknown) => e));
+    expect(missing.errors).toEqual([{ path: "provider_config_key", message: "is required" }]);
+    // This service was built without a proxy client.
+    const unavailable = fromConnectError(
+      await client.stopChannels({ providerConfigKey: "google-calendar" }).catch((e: unknown) => e),
+    );
+    expect(unavailable).toMatchObject({ code: "channel_stops_unavailable", status: Code.Unavailable });
+  });
+
   test("a store failure becomes Internal, its cause logged and not sent", async () => {
     await store.close();
     store = SqliteChannelStore.open(":memory:"); // for afterEach; the service still holds the closed one

@@ -3,8 +3,12 @@ import type { ChannelService } from "@junction/contracts/channel/v1/channel_serv
 import type { ChannelServiceDeps } from "./context.ts";
 import { channelHandlers } from "./handlers/channels.ts";
 import { checkNotificationHandler } from "./handlers/check-notification.ts";
+import { stopChannelsHandler } from "./handlers/stop-channels.ts";
 
-/** The ChannelService implementation: the registry's read side (the observer writes it). */
+/**
+ * The ChannelService implementation: the registry's reads, notification checks, and the stop calls
+ * Junction makes itself (rollback, deleted connections). The observer records the calls it sees.
+ */
 export function createChannelService(deps: ChannelServiceDeps): ServiceImpl<typeof ChannelService> {
-  return { ...channelHandlers(deps), ...checkNotificationHandler(deps) };
+  return { ...channelHandlers(deps), ...checkNotificationHandler(deps), ...stopChannelsHandler(deps) };
 }

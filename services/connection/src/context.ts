@@ -1,4 +1,6 @@
 import type { Bus } from "@junction/bus";
+import type { Client } from "@connectrpc/connect";
+import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import type { Clock, Encryptor, Logger } from "@junction/platform";
 import { newId } from "@junction/platform";
 import { DEFAULT_OAUTH_SETTINGS, type OAuthSettings } from "./oauth/oauth-settings.ts";
@@ -20,6 +22,24 @@ export interface ConnectionServiceDeps {
   oauth?: Partial<OAuthSettings>;
   /** Outbound HTTP to the upstream (token endpoint, primary calendar); global fetch by default. */
   fetch?: HttpFetch;
+  /**
+   * Stops the notification channels still active for a connection (the channel service's
+   * StopChannels). Called just before the record is deleted, while its credentials still work; a
+   * failure is logged and never blocks the deletion.
+   */
+  stopChannels?: (connection: {
+    environmentId: string;
+    providerConfigKey: string;
+    connectionId: string;
+  }) => Promise<void>;
+  /**
+   * The scripts service, when this Junction runs one (spec: Events 3): a new connection then also
+   * enqueues a durable post-connection-creation job on `scripts.runs`, and DeleteConnection runs the
+   * pre-connection-deletion scripts first (their failure never blocks the deletion).
+   */
+  scripts?: Pick<Client<typeof ScriptsService>, "runLifecycleEvent">;
+  /** Deadline of the pre-connection-deletion scripts (default 30 s). */
+  scriptsDeadlineMs?: number;
 }
 
 /** The part of fetch the service uses (injectable). */

@@ -1,6 +1,7 @@
 import { create, type DescMessage, type Message, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
-import { subjects } from "@junction/bus";
+import { queues, subjects } from "@junction/bus";
 import { ConnectionCreatedSchema, ConnectionReauthorizedSchema } from "@junction/contracts/events/v1/events_pb";
+import { ScriptJobSchema } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { newId } from "@junction/platform";
 import type { ConnectionServiceContext } from "./context.ts";
 import { type StoredCredentials, sealCredentials } from "./credentials.ts";
@@ -64,6 +65,14 @@ export async function saveConnection(
     atMs: BigInt(now),
   };
   if (result.created) {
+    if (ctx.scripts) {
+      // Pub/sub is at most once: lifecycle scripts get a durable job, de-duplicated on the new
+      // record's internal id (the msgId format is documented with ScriptJob in scripts_service.proto).
+      const job = create(ScriptJobSchema, { job: { case: "connectionCreated", value: event } });
+      await ctx.bus.enqueue(queues.scriptRuns, toBinary(ScriptJobSchema, job), {
+        msgId: `post-connection-creation:${connection.id}`,
+      });
+    }
     await publish(ctx, subjects.connectionCreated(integ.uniqueKey), ConnectionCreatedSchema, event);
   } else {
     await publish(ctx, subjects.connectionReauthorized(integ.uniqueKey), ConnectionReauthorizedSchema, event);

@@ -46,6 +46,7 @@ export function applyWatch(existing: ChannelRecord | null, watch: ChannelWatch):
       createdAt: watch.at,
       updatedAt: watch.at,
       lastMessageNumber: 0,
+      expiryWarnedAt: null,
     };
   }
   if (watch.at < existing.createdAt || (existing.stoppedAt !== null && watch.at < existing.stoppedAt)) return null;
@@ -56,6 +57,7 @@ export function applyWatch(existing: ChannelRecord | null, watch: ChannelWatch):
     createdAt: restarted ? watch.at : existing.createdAt,
     updatedAt: Math.max(existing.updatedAt, watch.at),
     lastMessageNumber: restarted ? 0 : existing.lastMessageNumber,
+    expiryWarnedAt: restarted || existing.expiration !== watch.expiration ? null : existing.expiryWarnedAt,
   };
 }
 

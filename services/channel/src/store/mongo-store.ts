@@ -107,6 +107,21 @@ export class MongoChannelStore implements ChannelStore {
     return docs.map((d) => asOf(fromDoc(d), now));
   }
 
+  async claimExpiryWarning(environmentId: string, channelId: string, at: number): Promise<boolean> {
+    const res = await this.channels.updateOne(
+      { environmentId, id: channelId, state: "active", expiryWarnedAt: null },
+      { $set: { expiryWarnedAt: at }, $inc: { rev: 1 } },
+    );
+    return res.modifiedCount === 1;
+  }
+
+  async releaseExpiryWarning(environmentId: string, channelId: string, at: number): Promise<void> {
+    await this.channels.updateOne(
+      { environmentId, id: channelId, expiryWarnedAt: at },
+      { $set: { expiryWarnedAt: null }, $inc: { rev: 1 } },
+    );
+  }
+
   async markExpired(environmentId: string, now: number): Promise<ChannelRecord[]> {
     const due = { environmentId, state: "active" as const, expiration: { $lte: now } };
     const candidates = await this.channels.find(due, { projection: NOT_STORED }).toArray();
@@ -157,5 +172,6 @@ function fromDoc(d: ChannelRecord): ChannelRecord {
     stoppedAt: d.stoppedAt ?? null,
     lastMessageNumber: d.lastMessageNumber,
     token: d.token ?? null,
+    expiryWarnedAt: d.expiryWarnedAt ?? null,
   };
 }

@@ -26,6 +26,12 @@ export interface ChannelRecord {
    * notifications can be verified against it later. Null when none was set.
    */
   token: string | null;
+  /**
+   * When the customer was warned that the channel expires within a day with no successor; null until
+   * then. Cleared when the channel starts afresh or its expiration changes, so that each life of a
+   * channel is warned about once.
+   */
+  expiryWarnedAt: number | null;
 }
 
 /** A successful watch call, as the proxy observed it. */

@@ -27,6 +27,9 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX channels_by_connection ON channels (environment_id, connection_id, created_at, id);
   CREATE INDEX channels_by_state_expiration ON channels (environment_id, state, expiration);
   `,
+  `
+  ALTER TABLE channels ADD COLUMN expiry_warned_at INTEGER;
+  `,
 ];
 
 /** A row of `channels`. */
@@ -44,6 +47,7 @@ export interface ChannelRow {
   stopped_at: number | null;
   last_message_number: number;
   token: string | null;
+  expiry_warned_at: number | null;
 }
 
 /**

@@ -75,6 +75,14 @@ export class SqliteChannelStore implements ChannelStore {
     return rows.map((r) => asOf(fromRow(r), now));
   }
 
+  async claimExpiryWarning(environmentId: string, channelId: string, at: number): Promise<boolean> {
+    return this.q.claimWarning.run({ environment_id: environmentId, id: channelId, at }).changes === 1;
+  }
+
+  async releaseExpiryWarning(environmentId: string, channelId: string, at: number): Promise<void> {
+    this.q.releaseWarning.run({ environment_id: environmentId, id: channelId, at });
+  }
+
   async markExpired(environmentId: string, now: number): Promise<ChannelRecord[]> {
     return this.q.expire.all({ environment_id: environmentId, now }).map(fromRow).sort(newestFirst);
   }
@@ -100,13 +108,14 @@ function prepareStatements(db: Database) {
   return {
     get: p<ChannelRow>(`SELECT * FROM channels WHERE ${KEY}`),
     upsert: p(
-      `INSERT INTO channels (environment_id, id, resource_id, provider_config_key, connection_id, resource_uri, expiration, state, created_at, updated_at, stopped_at, last_message_number, token)
-       VALUES ($environment_id, $id, $resource_id, $provider_config_key, $connection_id, $resource_uri, $expiration, $state, $created_at, $updated_at, $stopped_at, $last_message_number, $token)
+      `INSERT INTO channels (environment_id, id, resource_id, provider_config_key, connection_id, resource_uri, expiration, state, created_at, updated_at, stopped_at, last_message_number, token, expiry_warned_at)
+       VALUES ($environment_id, $id, $resource_id, $provider_config_key, $connection_id, $resource_uri, $expiration, $state, $created_at, $updated_at, $stopped_at, $last_message_number, $token, $expiry_warned_at)
        ON CONFLICT (environment_id, id) DO UPDATE SET resource_id = excluded.resource_id,
          provider_config_key = excluded.provider_config_key, connection_id = excluded.connection_id,
          resource_uri = excluded.resource_uri, expiration = excluded.expiration, state = excluded.state,
          created_at = excluded.created_at, updated_at = excluded.updated_at, stopped_at = excluded.stopped_at,
-         last_message_number = excluded.last_message_number, token = excluded.token`,
+         last_message_number = excluded.last_message_number, token = excluded.token,
+         expiry_warned_at = excluded.expiry_warned_at`,
     ),
     stop: p(
       `UPDATE channels SET state = 'stopped', stopped_at = $at, updated_at = MAX(updated_at, $at)
@@ -116,6 +125,11 @@ function prepareStatements(db: Database) {
       `UPDATE channels SET last_message_number = $message_number, updated_at = MAX(updated_at, $at)
        WHERE ${KEY} AND last_message_number < $message_number`,
     ),
+    claimWarning: p(
+      `UPDATE channels SET expiry_warned_at = $at
+       WHERE ${KEY} AND state = 'active' AND expiry_warned_at IS NULL`,
+    ),
+    releaseWarning: p(`UPDATE channels SET expiry_warned_at = NULL WHERE ${KEY} AND expiry_warned_at = $at`),
     expire: p<ChannelRow>(EXPIRE_SQL),
   };
 }
@@ -135,6 +149,7 @@ function fromRow(r: ChannelRow): ChannelRecord {
     stoppedAt: r.stopped_at,
     lastMessageNumber: r.last_message_number,
     token: r.token,
+    expiryWarnedAt: r.expiry_warned_at,
   };
 }
 
@@ -153,5 +168,6 @@ function toRow(c: ChannelRecord): ChannelRow {
     stopped_at: c.stoppedAt,
     last_message_number: c.lastMessageNumber,
     token: c.token,
+    expiry_warned_at: c.expiryWarnedAt,
   };
 }

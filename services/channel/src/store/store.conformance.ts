@@ -59,6 +59,7 @@ export function channelStoreConformance(name: string, factory: ChannelStoreFacto
           stoppedAt: null,
           lastMessageNumber: 0,
           token: "target=ops&v=1",
+          expiryWarnedAt: null,
         };
         expect(applied).toBe(true);
         expect(channel).toEqual(expected);
@@ -284,6 +285,51 @@ export function channelStoreConformance(name: string, factory: ChannelStoreFacto
           createdAt: T0 + 2 * HOUR,
           lastMessageNumber: 0,
         });
+      });
+    });
+
+    describe("expiry warnings", () => {
+      test("are claimed once per channel, only while it is active", async () => {
+        await store.recordWatch(watch("ch-1"));
+        await store.recordWatch(watch("ch-stopped", { at: T0 + 1 }));
+        await store.recordStop(ENV, "ch-stopped", "res-primary", T0 + 2);
+        expect(await store.claimExpiryWarning(ENV, "ch-1", T0 + HOUR)).toBe(true);
+        expect(await store.claimExpiryWarning(ENV, "ch-1", T0 + 2 * HOUR)).toBe(false);
+        expect((await store.get(ENV, "ch-1", T0 + 2 * HOUR))?.expiryWarnedAt).toBe(T0 + HOUR);
+        expect(await store.claimExpiryWarning(ENV, "ch-stopped", T0 + HOUR)).toBe(false);
+        expect(await store.claimExpiryWarning(ENV, "ch-unknown", T0 + HOUR)).toBe(false);
+        expect(await store.claimExpiryWarning(OTHER_ENV, "ch-1", T0 + HOUR)).toBe(false);
+      });
+
+      test("exactly one of several concurrent claims wins", async () => {
+        await store.recordWatch(watch("ch-1"));
+        const claims = await Promise.all(
+          Array.from({ length: 8 }, (_, i) => store.claimExpiryWarning(ENV, "ch-1", T0 + i)),
+        );
+        expect(claims.filter(Boolean)).toHaveLength(1);
+      });
+
+      test("a released claim can be claimed again; a release of another claim changes nothing", async () => {
+        await store.recordWatch(watch("ch-1"));
+        await store.claimExpiryWarning(ENV, "ch-1", T0 + 10);
+        await store.releaseExpiryWarning(ENV, "ch-1", T0 + 99);
+        expect((await store.get(ENV, "ch-1", T0))?.expiryWarnedAt).toBe(T0 + 10);
+        await store.releaseExpiryWarning(ENV, "ch-1", T0 + 10);
+        expect((await store.get(ENV, "ch-1", T0))?.expiryWarnedAt).toBeNull();
+        expect(await store.claimExpiryWarning(ENV, "ch-1", T0 + 20)).toBe(true);
+      });
+
+      test("are cleared when the channel starts afresh or its expiration changes, kept otherwise", async () => {
+        await store.recordWatch(watch("ch-1"));
+        await store.claimExpiryWarning(ENV, "ch-1", T0 + 10);
+        await store.recordWatch(watch("ch-1", { at: T0 + 20 }));
+        expect((await store.get(ENV, "ch-1", T0 + 20))?.expiryWarnedAt).toBe(T0 + 10);
+        await store.recordWatch(watch("ch-1", { at: T0 + 30, expiration: T0 + 9 * DAY }));
+        expect((await store.get(ENV, "ch-1", T0 + 30))?.expiryWarnedAt).toBeNull();
+        await store.claimExpiryWarning(ENV, "ch-1", T0 + 40);
+        await store.recordStop(ENV, "ch-1", "res-primary", T0 + 50);
+        await store.recordWatch(watch("ch-1", { at: T0 + 60, expiration: T0 + 9 * DAY }));
+        expect((await store.get(ENV, "ch-1", T0 + 60))?.expiryWarnedAt).toBeNull();
       });
     });
 

@@ -29,6 +29,14 @@ export interface ChannelStore {
   get(environmentId: string, channelId: string, now: number): Promise<ChannelRecord | null>;
   /** Channels matching `filter` at `now`, newest first, with their effective state. */
   list(environmentId: string, filter: ChannelFilter, now: number): Promise<ChannelRecord[]>;
+  /**
+   * Records that the customer is being warned about the channel's expiry: sets expiryWarnedAt to `at`
+   * only when the channel is active and was not warned about yet. Returns whether it did, so that
+   * of several sweepers exactly one warns.
+   */
+  claimExpiryWarning(environmentId: string, channelId: string, at: number): Promise<boolean>;
+  /** Undoes `claimExpiryWarning(…, at)` when the warning could not be sent, so that a later sweep retries. */
+  releaseExpiryWarning(environmentId: string, channelId: string, at: number): Promise<void>;
   /** Writes `expired` on every active channel whose expiration is at or before `now`; returns them, newest first. */
   markExpired(environmentId: string, now: number): Promise<ChannelRecord[]>;
   close(): Promise<void>;

@@ -13,6 +13,7 @@ import {
   MetadataWriteMode,
 } from "@junction/contracts/connection/v1/connection_service_pb";
 import { ConnectionDeletingSchema } from "@junction/contracts/events/v1/events_pb";
+import { LifecycleEvent, RunStatus } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { subjects } from "@junction/bus";
 import type { ConnectionServiceContext } from "../context.ts";
 import { effectiveOverrides } from "../oauth/oauth-client.ts";
@@ -105,6 +106,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
 
     async deleteConnection(req) {
       const { env, rec } = await connection(req.providerConfigKey, req.connectionId);
+      await runPreDeletionScripts(ctx, rec.providerConfigKey, rec.connectionId);
       // spec: Events 3, pre-connection-deletion: announced before the record goes.
       await publish(subjects.connectionDeleting(rec.providerConfigKey), ConnectionDeletingSchema, {
         environmentId: env.id,
@@ -114,6 +116,22 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         metadata: rec.metadata as JsonObject,
         atMs: BigInt(ctx.clock.now()),
       });
+      // Keep this the last step before the record goes, after the pre-deletion scripts (which stop the
+      // channels they know of): no channel may outlive its connection (spec: lifecycle, "A channel
+      // that is not stopped when its connection is deleted may continue to send notifications").
+      await ctx
+        .stopChannels?.({
+          environmentId: env.id,
+          providerConfigKey: rec.providerConfigKey,
+          connectionId: rec.connectionId,
+        })
+        .catch((err: unknown) =>
+          ctx.logger.warn("channels of a deleted connection not stopped", {
+            integration: rec.providerConfigKey,
+            connectionId: rec.connectionId,
+            error: err,
+          }),
+        );
       await ctx.store.deleteConnection(env.id, rec.providerConfigKey, rec.connectionId);
       ctx.logger.info("connection deleted", { integration: rec.providerConfigKey, connectionId: rec.connectionId });
       return {};
@@ -169,4 +187,36 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       return matchNotification(ctx.store, env.id, req.providerConfigKey, req.resourceUri);
     },
   };
+}
+
+/**
+ * spec: Events 3 and Errors 2: the pre-connection-deletion scripts run before the record goes, with
+ * a deadline; whatever goes wrong (a script error, the deadline, the scripts service down) is logged
+ * at error level and never blocks the deletion.
+ */
+async function runPreDeletionScripts(
+  ctx: ConnectionServiceContext,
+  providerConfigKey: string,
+  connectionId: string,
+): Promise<void> {
+  if (!ctx.scripts) return;
+  const fields = { integration: providerConfigKey, connectionId };
+  try {
+    const { runs } = await ctx.scripts.runLifecycleEvent(
+      { event: LifecycleEvent.PRE_CONNECTION_DELETION, providerConfigKey, connectionId },
+      { timeoutMs: ctx.scriptsDeadlineMs ?? 30_000 },
+    );
+    const failed = runs.filter((r) => r.status !== RunStatus.SUCCEEDED);
+    if (failed.length > 0) {
+      ctx.logger.error("pre-connection-deletion script failed; deleting the connection anyway", {
+        ...fields,
+        runs: failed.map((r) => ({ runId: r.id, script: r.scriptName, status: RunStatus[r.status] })),
+      });
+    }
+  } catch (err) {
+    ctx.logger.error("pre-connection-deletion scripts did not run; deleting the connection anyway", {
+      ...fields,
+      error: err,
+    });
+  }
 }

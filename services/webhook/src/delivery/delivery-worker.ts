@@ -1,10 +1,8 @@
 import { type DeliveryRequested, DeliveryRequestedSchema } from "@junction/contracts/events/v1/events_pb";
 import { fromBinary } from "@bufbuild/protobuf";
 import { type Job, queues, type Subscription } from "@junction/bus";
-import { randomToken } from "@junction/platform";
 import type { WebhookServiceContext } from "../context.ts";
-import { leaseUntil } from "./deliver-round.ts";
-import type { MessageRecord } from "../store/records.ts";
+import { acceptMessage } from "./accept-message.ts";
 
 /** Bodies larger than this are refused (a forward is well under 10 KiB). */
 export const MAX_BODY_BYTES = 1024 * 1024;
@@ -35,11 +33,8 @@ export function startDeliveryWorker(ctx: WebhookServiceContext): Promise<Subscri
         await job.term();
         return;
       }
-      const now = ctx.clock.now();
-      const firstAt = now + (ctx.delivery.retryScheduleMs[0] ?? 0);
-      // Due at once (the default schedule): stored already claimed, so its first round skips a write.
-      const claim = firstAt <= now ? { leaseToken: randomToken(12), leaseUntil: leaseUntil(ctx, now) } : undefined;
-      const message: MessageRecord = {
+      // A failure to store throws: the bus delivers the job again. Acked once the message is stored.
+      await acceptMessage(ctx, {
         id: request.messageId,
         environmentId: request.environmentId,
         type: request.type,
@@ -47,23 +42,9 @@ export function startDeliveryWorker(ctx: WebhookServiceContext): Promise<Subscri
         connectionId: request.connectionId,
         notificationId: request.notificationId,
         body: request.body,
-        status: "pending",
-        attemptCount: 0,
-        roundAttempts: 0,
-        nextAttemptAt: firstAt,
-        lastError: null,
-        deliveredEndpointIds: [],
-        leaseToken: claim?.leaseToken ?? null,
-        leaseUntil: claim?.leaseUntil ?? null,
-        createdAt: request.atMs > 0n ? Number(request.atMs) : now,
-        updatedAt: now,
-      };
-      // A failure here throws: the bus delivers the job again.
-      const inserted = await ctx.store.insertMessage(message);
+        createdAt: Number(request.atMs),
+      });
       await job.ack();
-      if (inserted && claim) ctx.deliveries.scheduleClaimed(message);
-      // Already stored (a redelivered job): scheduling it again is harmless, the claim decides.
-      else ctx.deliveries.schedule(message.id, inserted ? firstAt : now);
     },
     { concurrency: ctx.delivery.inboundConcurrency, ackWaitMs: 60_000 },
   );

@@ -36,6 +36,12 @@ export interface HttpSenderOptions {
   now?: () => number;
 }
 
+/** An endpoint URL as checked: refused, or where and how to post. */
+type Target = { refused: string } | { href: string; url: URL; literal: boolean };
+
+/** URLs whose check is remembered at most; only bounds the map against a flood of distinct URLs. */
+const MAX_REMEMBERED_URLS = 1000;
+
 /** How much of a response body is kept in the delivery log. */
 export const SNIPPET_BYTES = 1024;
 
@@ -55,17 +61,33 @@ export function createHttpSender(options: HttpSenderOptions): (request: SendRequ
     http: new http.Agent({ keepAlive: true }),
     https: new https.Agent({ keepAlive: true }),
   };
+  // Endpoints are few and every message goes to them: each URL is checked and parsed once. The
+  // check depends only on the URL and on `allowPrivate`, fixed for this sender.
+  const targets = new Map<string, Target>();
+  const targetOf = (raw: string): Target => {
+    let target = targets.get(raw);
+    if (!target) {
+      const check = checkEndpointUrl(raw, { allowPrivate: options.allowPrivate });
+      if (!check.ok) target = { refused: `refused: the endpoint URL ${check.reason}` };
+      else {
+        const url = new URL(check.url);
+        const literal = url.hostname === "localhost" || isIP(url.hostname.replace(/^\[|\]$/g, "")) !== 0;
+        target = { href: check.url, url, literal };
+      }
+      if (targets.size >= MAX_REMEMBERED_URLS) targets.clear();
+      targets.set(raw, target);
+    }
+    return target;
+  };
   return async (request) => {
     const started = performance.now();
     const elapsed = () => Math.round(performance.now() - started);
-    const check = checkEndpointUrl(request.url, { allowPrivate: options.allowPrivate });
-    if (!check.ok) return failure(0, `refused: the endpoint URL ${check.reason}`);
-    const url = new URL(check.url);
-    const literal = url.hostname === "localhost" || isIP(url.hostname.replace(/^\[|\]$/g, "")) !== 0;
+    const target = targetOf(request.url);
+    if ("refused" in target) return failure(0, target.refused);
     try {
-      const response = literal
-        ? await viaFetch(check.url, request)
-        : await viaNode(url, request, agents, resolve, options.allowPrivate);
+      const response = target.literal
+        ? await viaFetch(target.href, request)
+        : await viaNode(target.url, request, agents, resolve, options.allowPrivate);
       const latencyMs = elapsed();
       const ok = response.status >= 200 && response.status < 300;
       const retryAfterMs = response.status === 429 ? parseRetryAfter(response.retryAfter, now()) : null;

@@ -1,26 +1,31 @@
-import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
+import { fromBinary } from "@bufbuild/protobuf";
 import { type Job, queues, type Subscription } from "@junction/bus";
-import {
-  DeliveryRequestedSchema,
-  type NotificationReceived,
-  NotificationReceivedSchema,
-} from "@junction/contracts/events/v1/events_pb";
+import { type NotificationReceived, NotificationReceivedSchema } from "@junction/contracts/events/v1/events_pb";
 import { MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { WebhookServiceContext } from "../context.ts";
+import { acceptMessage } from "../delivery/accept-message.ts";
 import { derivedMessageId, forwardBody } from "./forward-message.ts";
-import { headerNames, headerValue, messageNumberOf } from "./notification-headers.ts";
+import { headerValue, messageNumberOf } from "./notification-headers.ts";
 
 /** A job that failed (a service unreachable) is tried again after this, doubling up to a minute. */
 const RETRY_BASE_MS = 1000;
 const RETRY_MAX_MS = 60_000;
+/**
+ * A notification taken by a process that dies (a crash, a SIGKILL) is taken again after this: it
+ * bounds how long a restart leaves the notifications in progress at the crash waiting (the crash
+ * test expects them forwarded well within 30 s). Processing takes milliseconds; one outliving this
+ * (a slow sink) is processed again alongside, which is harmless: messages have derived ids and
+ * sinks are idempotent per notification id (notification-sink.ts).
+ */
+const ACK_WAIT_MS = 15_000;
 
 /**
  * The inbound worker: takes recorded notifications from the inbound queue and, for each, drops a
  * duplicate (same channel id and message number, remembered in the store), checks the channel
  * token when receipt could not, matches it to connections (spec: Webhook-to-connection matching),
- * lets the sinks see it, and enqueues one forward message per matched connection, or one without
- * `connectionId` when nothing matched. A job is acked only once every message is enqueued; the
- * message ids derive from the notification, so processing it again enqueues the same messages.
+ * lets the sinks see it, and stores one forward message per matched connection, or one without
+ * `connectionId` when nothing matched. A job is acked only once every message is stored; the
+ * message ids derive from the notification, so processing it again stores the same messages.
  */
 export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscription> {
   const log = ctx.logger.child({ worker: "inbound" });
@@ -49,20 +54,21 @@ export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscrip
         await job.nak(delay);
       }
     },
-    { concurrency: ctx.delivery.inboundConcurrency, ackWaitMs: 60_000 },
+    { concurrency: ctx.delivery.inboundConcurrency, ackWaitMs: ACK_WAIT_MS },
   );
 }
 
 /** Everything that happens to one notification after receipt. Throws only for transient failures. */
 export async function processNotification(ctx: WebhookServiceContext, n: NotificationReceived): Promise<void> {
-  const log = ctx.logger.child({ notificationId: n.id, providerConfigKey: n.providerConfigKey });
+  // Made only when a line is written: the usual notification logs at debug level only.
+  const log = () => ctx.logger.child({ notificationId: n.id, providerConfigKey: n.providerConfigKey });
   const found = await ctx.integrations.get(n.providerConfigKey);
   if (!found) {
-    log.warn("notification dropped: its integration no longer exists");
+    log().warn("notification dropped: its integration no longer exists");
     return;
   }
   const headers = n.headers;
-  const names = headerNames(found.provider?.webhookHeaders);
+  const names = found.headerNames;
   const channelId = headerValue(headers, names, "channelId");
   const messageNumber = messageNumberOf(headers, names);
 
@@ -74,7 +80,7 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
       messageNumber: BigInt(messageNumber ?? 0),
     });
     if (!check.tokenMatches) {
-      log.warn("notification dropped: its channel token does not match the channel's", { channelId });
+      log().warn("notification dropped: its channel token does not match the channel's", { channelId });
       return;
     }
   }
@@ -83,7 +89,7 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
     const now = ctx.clock.now();
     const owner = await ctx.store.claimNotificationKey(n.environmentId, channelId, messageNumber, n.id, now);
     if (owner !== n.id) {
-      log.info("duplicate notification not forwarded", { channelId, messageNumber, firstNotificationId: owner });
+      log().info("duplicate notification not forwarded", { channelId, messageNumber, firstNotificationId: owner });
       return;
     }
   }
@@ -108,24 +114,31 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
 
   const fields = { rule: MatchRule[match.rule], connections: match.connectionIds.length, channelId, messageNumber };
   if (!found.integration.forwardWebhooks) {
-    log.info("notification matched; forwarding is off for this integration", fields);
+    log().info("notification matched; forwarding is off for this integration", fields);
     return;
   }
   // spec: matching rules 3–4: once per matching connection, once without connectionId when none.
   const targets = match.connectionIds.length > 0 ? match.connectionIds.filter((id) => !handled.has(id)) : [""];
-  for (const connectionId of targets) {
-    const messageId = derivedMessageId(n.id, connectionId);
-    const event = create(DeliveryRequestedSchema, {
-      messageId,
-      environmentId: n.environmentId,
-      type: "forward",
-      body: forwardBody({ from: provider, providerConfigKey: n.providerConfigKey, payload: headers, connectionId }),
-      providerConfigKey: n.providerConfigKey,
-      connectionId,
-      atMs: n.receivedAtMs,
-      notificationId: n.id,
-    });
-    await ctx.bus.enqueue(queues.webhookDelivery, toBinary(DeliveryRequestedSchema, event), { msgId: messageId });
-  }
-  log.debug("notification matched and forwarded", { ...fields, messages: targets.length });
+  // Stored here, not sent through the delivery queue: this service owns the message store, and the
+  // store is as durable as the queue (the job is acked only once every message is stored).
+  await Promise.all(
+    targets.map((connectionId) =>
+      acceptMessage(ctx, {
+        id: derivedMessageId(n.id, connectionId),
+        environmentId: n.environmentId,
+        type: "forward",
+        providerConfigKey: n.providerConfigKey,
+        connectionId,
+        notificationId: n.id,
+        body: forwardBody({ from: provider, providerConfigKey: n.providerConfigKey, payload: headers, connectionId }),
+        createdAt: Number(n.receivedAtMs),
+      }),
+    ),
+  );
+  ctx.logger.debug("notification matched and forwarded", {
+    notificationId: n.id,
+    providerConfigKey: n.providerConfigKey,
+    ...fields,
+    messages: targets.length,
+  });
 }

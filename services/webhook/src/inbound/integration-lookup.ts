@@ -1,12 +1,15 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Integration, Provider } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { WebhookServiceDeps } from "../context.ts";
+import { type HeaderNames, headerNames } from "./notification-headers.ts";
 
 /** An integration as notification handling needs it. */
 export interface IntegrationView {
   integration: Integration;
   /** Its provider template; undefined when the template is gone from the catalogue. */
   provider: Provider | undefined;
+  /** Where each header role is looked up for it (worked out once per lookup, not per notification). */
+  headerNames: HeaderNames;
 }
 
 /**
@@ -21,7 +24,11 @@ export async function findIntegration(
   try {
     const res = await connections.getIntegration({ uniqueKey: providerConfigKey });
     if (!res.integration) return null;
-    return { integration: res.integration, provider: res.provider };
+    return {
+      integration: res.integration,
+      provider: res.provider,
+      headerNames: headerNames(res.provider?.webhookHeaders),
+    };
   } catch (err) {
     const code = ConnectError.from(err).code;
     if (code === Code.NotFound || code === Code.InvalidArgument) return null;

@@ -8,13 +8,7 @@ import type {
 import { newId } from "@junction/platform";
 import type { WebhookServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import {
-  CREDENTIAL_HEADERS,
-  headerNames,
-  headerProblem,
-  headerValue,
-  messageNumberOf,
-} from "./notification-headers.ts";
+import { CREDENTIAL_HEADERS, headerProblem, headerValue, messageNumberOf } from "./notification-headers.ts";
 
 type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
 
@@ -37,15 +31,16 @@ export async function receiveNotification(
 
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (!CREDENTIAL_HEADERS.has(name)) headers[name] = value;
-  const names = headerNames(found.provider?.webhookHeaders);
+  const names = found.headerNames;
   const channelId = headerValue(headers, names, "channelId");
   const messageNumber = messageNumberOf(headers, names);
-  const log = ctx.logger.child({ providerConfigKey: req.providerConfigKey, channelId, messageNumber });
+  // Made only when a line is written: the usual notification logs nothing here.
+  const log = () => ctx.logger.child({ providerConfigKey: req.providerConfigKey, channelId, messageNumber });
 
   if (channelId !== undefined && messageNumber !== null) {
     const owner = await ctx.store.findNotificationKey(environmentId, channelId, messageNumber);
     if (owner) {
-      log.info("duplicate notification not recorded again", { notificationId: owner });
+      log().info("duplicate notification not recorded again", { notificationId: owner });
       return { notificationId: owner, duplicate: true };
     }
   }
@@ -60,13 +55,13 @@ export async function receiveNotification(
         messageNumber: BigInt(messageNumber ?? 0),
       });
       if (!check.tokenMatches) {
-        log.warn("notification dropped: its channel token does not match the channel's");
+        log().warn("notification dropped: its channel token does not match the channel's");
         return { dropped: true };
       }
       channelChecked = true;
     } catch (err) {
       // Receipt must not depend on the registry: record it, and the worker checks the token later.
-      log.warn("channel registry unavailable at receipt; the token is checked before forwarding", { error: err });
+      log().warn("channel registry unavailable at receipt; the token is checked before forwarding", { error: err });
     }
   }
 
@@ -81,6 +76,12 @@ export async function receiveNotification(
     channelChecked,
   });
   await ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event), { msgId: id });
-  log.debug("notification recorded", { notificationId: id, bodyLength: Number(req.bodyLength) });
+  ctx.logger.debug("notification recorded", {
+    providerConfigKey: req.providerConfigKey,
+    channelId,
+    messageNumber,
+    notificationId: id,
+    bodyLength: Number(req.bodyLength),
+  });
   return { notificationId: id };
 }

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { GroupCommit } from "@junction/bus/group-commit";
 import type {
   AttemptRecord,
   DeliverableMessage,
@@ -53,13 +54,17 @@ const DELIVERABLE = "status IN ('pending', 'failed')";
 /**
  * The delivery half of the webhook store on SQLite: each write is one statement (or one
  * transaction), so a crash leaves either the old or the new state, and a second connection to the
- * same file sees the claims of the first.
+ * same file sees the claims of the first. The writes of the hot path (messages, claims, rounds,
+ * de-duplication keys) go through the connection's group commit: those asked for in one turn of the
+ * event loop share one transaction, and each resolves once it is committed.
  */
 export class SqliteDeliveryStore implements WebhookDeliveryStore {
   private readonly completeTx: (id: string, token: string, attempts: AttemptRecord[], outcome: RoundOutcome) => boolean;
+  private readonly writes: GroupCommit;
 
   /** `db` must be migrated already (the webhook migrations). */
   constructor(private readonly db: Database) {
+    this.writes = GroupCommit.forDatabase(db);
     const insertAttempt = db.query<unknown, [Params]>(
       `INSERT OR IGNORE INTO webhook_attempts (id, message_id, endpoint_id, url, status_code, latency_ms, response_snippet, error, at, number)
        VALUES ($id, $message_id, $endpoint_id, $url, $status_code, $latency_ms, $response_snippet, $error, $at, $number)`,
@@ -87,7 +92,17 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
     });
   }
 
-  async insertMessage(m: MessageRecord): Promise<boolean> {
+  insertMessage(m: MessageRecord): Promise<boolean> {
+    const row = messageToRow(m) as unknown as Params;
+    return this.writes.add(() => this.insertNow(row));
+  }
+
+  /** Commits everything written so far (the store is closing). */
+  flush(): void {
+    this.writes.flush();
+  }
+
+  private insertNow(row: Params): boolean {
     const result = this.db
       .query<unknown, [Params]>(
         `INSERT INTO webhook_messages (${MESSAGE_COLUMNS}) VALUES ($id, $environment_id, $type, $provider_config_key,
@@ -95,7 +110,7 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
            $delivered_endpoint_ids, $lease_token, $lease_until, $created_at, $updated_at)
          ON CONFLICT (id) DO NOTHING`,
       )
-      .run(messageToRow(m) as unknown as Params);
+      .run(row);
     return result.changes === 1;
   }
 
@@ -151,23 +166,20 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
   }
 
   async claimMessage(id: string, now: number, leaseUntil: number, leaseToken: string): Promise<MessageRecord | null> {
-    const row = this.db
-      .query<MessageRow, [Params]>(
-        `UPDATE webhook_messages SET lease_token = $lease_token, lease_until = $lease_until
+    const row = await this.writes.add(() =>
+      this.db
+        .query<MessageRow, [Params]>(
+          `UPDATE webhook_messages SET lease_token = $lease_token, lease_until = $lease_until
          WHERE id = $id AND ${DELIVERABLE} AND next_attempt_at <= $now AND (lease_until IS NULL OR lease_until <= $now)
          RETURNING ${MESSAGE_COLUMNS}`,
-      )
-      .get({ id, now, lease_until: leaseUntil, lease_token: leaseToken });
+        )
+        .get({ id, now, lease_until: leaseUntil, lease_token: leaseToken }),
+    );
     return row ? rowToMessage(row) : null;
   }
 
-  async completeRound(
-    id: string,
-    leaseToken: string,
-    attempts: AttemptRecord[],
-    outcome: RoundOutcome,
-  ): Promise<boolean> {
-    return this.completeTx(id, leaseToken, attempts, outcome);
+  completeRound(id: string, leaseToken: string, attempts: AttemptRecord[], outcome: RoundOutcome): Promise<boolean> {
+    return this.writes.add(() => this.completeTx(id, leaseToken, attempts, outcome));
   }
 
   async listDeliverable(limit: number): Promise<DeliverableMessage[]> {
@@ -212,23 +224,31 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
       .sort();
   }
 
-  async claimNotificationKey(
+  claimNotificationKey(
     environmentId: string,
     channelId: string,
     messageNumber: number,
     notificationId: string,
     now: number,
   ): Promise<string> {
-    this.db
-      .query(
-        `INSERT INTO webhook_notification_keys (environment_id, channel_id, message_number, notification_id, received_at)
-         VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
-      )
-      .run(environmentId, channelId, messageNumber, notificationId, now);
-    return (await this.findNotificationKey(environmentId, channelId, messageNumber)) ?? notificationId;
+    return this.writes.add(() => {
+      const added = this.db
+        .query<{ notification_id: string }, [string, string, number, string, number]>(
+          `INSERT INTO webhook_notification_keys (environment_id, channel_id, message_number, notification_id, received_at)
+           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING notification_id`,
+        )
+        .get(environmentId, channelId, messageNumber, notificationId, now);
+      return added
+        ? notificationId
+        : (this.notificationKeyOwner(environmentId, channelId, messageNumber) ?? notificationId);
+    });
   }
 
   async findNotificationKey(environmentId: string, channelId: string, messageNumber: number): Promise<string | null> {
+    return this.notificationKeyOwner(environmentId, channelId, messageNumber);
+  }
+
+  private notificationKeyOwner(environmentId: string, channelId: string, messageNumber: number): string | null {
     const row = this.db
       .query<{ notification_id: string }, [string, string, number]>(
         "SELECT notification_id FROM webhook_notification_keys WHERE environment_id = ? AND channel_id = ? AND message_number = ?",

@@ -67,4 +67,39 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX webhook_notification_keys_by_time ON webhook_notification_keys (received_at);
   `,
+  `
+  -- Fewer B-trees per write (each is a page written per commit on the delivery hot path): attempts
+  -- are keyed by what reads them (a message's attempts, oldest first), and the de-duplication keys
+  -- by their primary key, instead of a rowid table plus a separate key index.
+  CREATE TABLE webhook_attempts_v2 (
+    id TEXT NOT NULL,
+    message_id TEXT NOT NULL,
+    endpoint_id TEXT NOT NULL,
+    url TEXT NOT NULL,
+    status_code INTEGER NOT NULL,
+    latency_ms INTEGER NOT NULL,
+    response_snippet TEXT NOT NULL,
+    error TEXT,
+    at INTEGER NOT NULL,
+    number INTEGER NOT NULL,
+    PRIMARY KEY (message_id, at, number, id)
+  ) WITHOUT ROWID;
+  INSERT INTO webhook_attempts_v2 SELECT id, message_id, endpoint_id, url, status_code, latency_ms,
+    response_snippet, error, at, number FROM webhook_attempts;
+  DROP TABLE webhook_attempts;
+  ALTER TABLE webhook_attempts_v2 RENAME TO webhook_attempts;
+  CREATE TABLE webhook_notification_keys_v2 (
+    environment_id TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    message_number INTEGER NOT NULL,
+    notification_id TEXT NOT NULL,
+    received_at INTEGER NOT NULL,
+    PRIMARY KEY (environment_id, channel_id, message_number)
+  ) WITHOUT ROWID;
+  INSERT INTO webhook_notification_keys_v2 SELECT environment_id, channel_id, message_number, notification_id,
+    received_at FROM webhook_notification_keys;
+  DROP TABLE webhook_notification_keys;
+  ALTER TABLE webhook_notification_keys_v2 RENAME TO webhook_notification_keys;
+  CREATE INDEX webhook_notification_keys_by_time ON webhook_notification_keys (received_at);
+  `,
 ];

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { openDatabase } from "@junction/platform";
+import { migrate, openDatabase } from "@junction/platform";
 import { MIGRATIONS } from "./sqlite-schema.ts";
 import { SqliteWebhookStore } from "./sqlite-store.ts";
 import { deliveryStoreConformance } from "./delivery-store.conformance.ts";
@@ -61,5 +61,50 @@ describe("SqliteWebhookStore", () => {
     const reopened = SqliteWebhookStore.open(path);
     expect(await reopened.getSettings("env_1")).toEqual({ ...rec, version: 2 });
     await reopened.close();
+  });
+
+  test("attempts and de-duplication keys written before the schema upgrade are kept by it", async () => {
+    const path = freshPath();
+    const db = openDatabase(path);
+    migrate(db, "webhook", MIGRATIONS.slice(0, 2));
+    db.query(
+      `INSERT INTO webhook_attempts (id, message_id, endpoint_id, url, status_code, latency_ms, response_snippet, error, at, number)
+       VALUES ('att_2', 'msg_1', 'ep_1', 'https://hooks.example.com/in', 200, 12, 'ok', NULL, 20, 2),
+              ('att_1', 'msg_1', 'ep_1', 'https://hooks.example.com/in', 503, 30, 'down', 'HTTP 503', 10, 1)`,
+    ).run();
+    db.query(
+      `INSERT INTO webhook_notification_keys (environment_id, channel_id, message_number, notification_id, received_at)
+       VALUES ('env_1', 'ch-1', 7, 'ntf_first', 5)`,
+    ).run();
+    db.close();
+
+    const store = SqliteWebhookStore.open(path);
+    expect((await store.listAttempts("msg_1")).map((a) => [a.id, a.number, a.statusCode, a.error])).toEqual([
+      ["att_1", 1, 503, "HTTP 503"],
+      ["att_2", 2, 200, null],
+    ]);
+    expect(await store.findNotificationKey("env_1", "ch-1", 7)).toBe("ntf_first");
+    expect(await store.claimNotificationKey("env_1", "ch-1", 7, "ntf_second", 6)).toBe("ntf_first");
+    expect(await store.pruneNotificationKeys(6)).toBe(1);
+    await store.close();
+  });
+
+  test("writes asked for together are committed together, each resolving once it is on disk", async () => {
+    const path = freshPath();
+    const store = SqliteWebhookStore.open(path);
+    const other = openDatabase(path);
+    const count = () =>
+      other.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM webhook_notification_keys").get()?.n ?? 0;
+    const writes = ["ch-a", "ch-b", "ch-c"].map((channel, i) =>
+      store.claimNotificationKey("env_1", channel, 1, `ntf_${i}`, 1),
+    );
+    // Nothing is written before the end of the turn, then all three at once.
+    expect(count()).toBe(0);
+    const firstDone = await writes[0];
+    expect(firstDone).toBe("ntf_0");
+    expect(count()).toBe(3);
+    expect(await Promise.all(writes)).toEqual(["ntf_0", "ntf_1", "ntf_2"]);
+    other.close();
+    await store.close();
   });
 });

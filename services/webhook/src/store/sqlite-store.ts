@@ -141,6 +141,7 @@ export class SqliteWebhookStore implements WebhookServiceStore {
   }
 
   async close(): Promise<void> {
+    this.delivery.flush();
     this.get.finalize();
     this.insert.finalize();
     this.replace.finalize();

@@ -45,16 +45,29 @@ export function recordsTable(rows: Row[], id: string): Node {
   );
 }
 
+/** A run as a table row: what went wrong in one cell, no logs (they are in GET /scripts/runs/{id}). */
+const runRow = (r: Row): Row => ({
+  id: r.id,
+  script: `${r.provider_config_key}/${r.script_name} v${r.script_version}`,
+  connection_id: r.connection_id,
+  trigger: r.trigger,
+  status: r.status,
+  attempt: r.attempt,
+  started_at: r.started_at,
+  duration_ms: r.duration_ms,
+  error: r.error ? `${(r.error as Row).name}: ${(r.error as Row).message}` : null,
+});
+
 /** The script runs of one connection, newest first. */
 export async function scriptRunsOf(key: string, connectionId: string): Promise<Node> {
   const res = await api<{ data: Row[] }>(
     "GET",
-    `/scripts/runs${qs({ provider_config_key: key, connection_id: connectionId })}`,
+    `/scripts/runs${qs({ provider_config_key: key, connection_id: connectionId, limit: 50 })}`,
   );
-  return recordsTable(res.data, "script-runs");
+  return recordsTable(res.data.map(runRow), "script-runs");
 }
 
-/** #/scripts: deployed scripts per integration with their versions, and their latest runs. */
+/** #/scripts: deployed scripts (latest versions) per integration, and the latest runs. */
 export async function scriptsPage(): Promise<Node> {
   let scripts: Row[];
   try {
@@ -74,5 +87,29 @@ export async function scriptsPage(): Promise<Node> {
     }
     throw err;
   }
-  return h("section", null, h("h1", null, "Scripts"), h("div", { class: "card" }, recordsTable(scripts, "scripts")));
+  const runs = (await api<{ data: Row[] }>("GET", `/scripts/runs${qs({ limit: 50 })}`)).data;
+  const scriptRow = (s: Row): Row => ({
+    integration: s.provider_config_key,
+    name: s.name,
+    version: s.version,
+    kind: s.kind,
+    runs: s.kind === "sync" ? `every ${s.frequency}` : `on ${s.event}`,
+    webhook_subscriptions: (s.webhook_subscriptions as string[]).join(", ") || null,
+    forward_webhooks_too: s.kind === "sync" ? s.forward_webhooks_too : null,
+    filename: s.filename,
+    deployed_at: s.created_at,
+  });
+  return h(
+    "section",
+    null,
+    h("h1", null, "Scripts"),
+    h(
+      "p",
+      { class: "muted" },
+      "Deploy with POST /scripts or `junction scripts deploy <integration> <file>`; run syncs now with POST /sync/trigger.",
+    ),
+    h("div", { class: "card", id: "scripts" }, recordsTable(scripts.map(scriptRow), "scripts-table")),
+    h("h2", null, "Latest runs"),
+    h("div", { class: "card", id: "latest-script-runs" }, recordsTable(runs.map(runRow), "script-runs")),
+  );
 }

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file junction/channel/v1/channel_service.proto.
  */
 export const file_junction_channel_v1_channel_service: GenFile = /*@__PURE__*/
-  fileDesc("CilqdW5jdGlvbi9jaGFubmVsL3YxL2NoYW5uZWxfc2VydmljZS5wcm90bxITanVuY3Rpb24uY2hhbm5lbC52MSLxAQoHQ2hhbm5lbBIKCgJpZBgBIAEoCRITCgtyZXNvdXJjZV9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSFAoMcmVzb3VyY2VfdXJpGAUgASgJEhUKDWV4cGlyYXRpb25fbXMYBiABKAMSMAoFc3RhdGUYByABKA4yIS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdGF0ZRIVCg1jcmVhdGVkX2F0X21zGAggASgDEhsKE2xhc3RfbWVzc2FnZV9udW1iZXIYCSABKAMiewoTTGlzdENoYW5uZWxzUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSMAoFc3RhdGUYAyABKA4yIS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdGF0ZSJGChRMaXN0Q2hhbm5lbHNSZXNwb25zZRIuCghjaGFubmVscxgBIAMoCzIcLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbCIfChFHZXRDaGFubmVsUmVxdWVzdBIKCgJpZBgBIAEoCSJDChJHZXRDaGFubmVsUmVzcG9uc2USLQoHY2hhbm5lbBgBIAEoCzIcLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbCJtChhDaGVja05vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSEgoKY2hhbm5lbF9pZBgCIAEoCRINCgV0b2tlbhgDIAEoCRIWCg5tZXNzYWdlX251bWJlchgEIAEoAyJBChlDaGVja05vdGlmaWNhdGlvblJlc3BvbnNlEg0KBWtub3duGAEgASgIEhUKDXRva2VuX21hdGNoZXMYAiABKAgqfQoMQ2hhbm5lbFN0YXRlEh0KGUNIQU5ORUxfU1RBVEVfVU5TUEVDSUZJRUQQABIYChRDSEFOTkVMX1NUQVRFX0FDVElWRRABEhkKFUNIQU5ORUxfU1RBVEVfU1RPUFBFRBACEhkKFUNIQU5ORUxfU1RBVEVfRVhQSVJFRBADMsgCCg5DaGFubmVsU2VydmljZRJjCgxMaXN0Q2hhbm5lbHMSKC5qdW5jdGlvbi5jaGFubmVsLnYxLkxpc3RDaGFubmVsc1JlcXVlc3QaKS5qdW5jdGlvbi5jaGFubmVsLnYxLkxpc3RDaGFubmVsc1Jlc3BvbnNlEl0KCkdldENoYW5uZWwSJi5qdW5jdGlvbi5jaGFubmVsLnYxLkdldENoYW5uZWxSZXF1ZXN0GicuanVuY3Rpb24uY2hhbm5lbC52MS5HZXRDaGFubmVsUmVzcG9uc2UScgoRQ2hlY2tOb3RpZmljYXRpb24SLS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoZWNrTm90aWZpY2F0aW9uUmVxdWVzdBouLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hlY2tOb3RpZmljYXRpb25SZXNwb25zZWIGcHJvdG8z");
+  fileDesc("CilqdW5jdGlvbi9jaGFubmVsL3YxL2NoYW5uZWxfc2VydmljZS5wcm90bxITanVuY3Rpb24uY2hhbm5lbC52MSKlAgoHQ2hhbm5lbBIKCgJpZBgBIAEoCRITCgtyZXNvdXJjZV9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSFAoMcmVzb3VyY2VfdXJpGAUgASgJEhUKDWV4cGlyYXRpb25fbXMYBiABKAMSMAoFc3RhdGUYByABKA4yIS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdGF0ZRIVCg1jcmVhdGVkX2F0X21zGAggASgDEhsKE2xhc3RfbWVzc2FnZV9udW1iZXIYCSABKAMSFQoNc3RvcHBlZF9hdF9tcxgKIAEoAxIbChNleHBpcnlfd2FybmVkX2F0X21zGAsgASgDIpcBChNMaXN0Q2hhbm5lbHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIwCgVzdGF0ZRgDIAEoDjIhLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbFN0YXRlEhoKEmV4cGlyaW5nX3dpdGhpbl9tcxgEIAEoAyJGChRMaXN0Q2hhbm5lbHNSZXNwb25zZRIuCghjaGFubmVscxgBIAMoCzIcLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbCIfChFHZXRDaGFubmVsUmVxdWVzdBIKCgJpZBgBIAEoCSJDChJHZXRDaGFubmVsUmVzcG9uc2USLQoHY2hhbm5lbBgBIAEoCzIcLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbCJtChhDaGVja05vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSEgoKY2hhbm5lbF9pZBgCIAEoCRINCgV0b2tlbhgDIAEoCRIWCg5tZXNzYWdlX251bWJlchgEIAEoAyJBChlDaGVja05vdGlmaWNhdGlvblJlc3BvbnNlEg0KBWtub3duGAEgASgIEhUKDXRva2VuX21hdGNoZXMYAiABKAgiYQoTU3RvcENoYW5uZWxzUmVxdWVzdBIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkioAEKEUNoYW5uZWxTdG9wUmVzdWx0EhIKCmNoYW5uZWxfaWQYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIxCgdvdXRjb21lGAMgASgOMiAuanVuY3Rpb24uY2hhbm5lbC52MS5TdG9wT3V0Y29tZRIOCgZzdGF0dXMYBCABKAUSDAoEY29kZRgFIAEoCRIPCgdtZXNzYWdlGAYgASgJIk8KFFN0b3BDaGFubmVsc1Jlc3BvbnNlEjcKB3Jlc3VsdHMYASADKAsyJi5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdG9wUmVzdWx0Kn0KDENoYW5uZWxTdGF0ZRIdChlDSEFOTkVMX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUQ0hBTk5FTF9TVEFURV9BQ1RJVkUQARIZChVDSEFOTkVMX1NUQVRFX1NUT1BQRUQQAhIZChVDSEFOTkVMX1NUQVRFX0VYUElSRUQQAyp1CgtTdG9wT3V0Y29tZRIcChhTVE9QX09VVENPTUVfVU5TUEVDSUZJRUQQABIYChRTVE9QX09VVENPTUVfU1RPUFBFRBABEhUKEVNUT1BfT1VUQ09NRV9HT05FEAISFwoTU1RPUF9PVVRDT01FX0ZBSUxFRBADMq0DCg5DaGFubmVsU2VydmljZRJjCgxMaXN0Q2hhbm5lbHMSKC5qdW5jdGlvbi5jaGFubmVsLnYxLkxpc3RDaGFubmVsc1JlcXVlc3QaKS5qdW5jdGlvbi5jaGFubmVsLnYxLkxpc3RDaGFubmVsc1Jlc3BvbnNlEl0KCkdldENoYW5uZWwSJi5qdW5jdGlvbi5jaGFubmVsLnYxLkdldENoYW5uZWxSZXF1ZXN0GicuanVuY3Rpb24uY2hhbm5lbC52MS5HZXRDaGFubmVsUmVzcG9uc2UScgoRQ2hlY2tOb3RpZmljYXRpb24SLS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoZWNrTm90aWZpY2F0aW9uUmVxdWVzdBouLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hlY2tOb3RpZmljYXRpb25SZXNwb25zZRJjCgxTdG9wQ2hhbm5lbHMSKC5qdW5jdGlvbi5jaGFubmVsLnYxLlN0b3BDaGFubmVsc1JlcXVlc3QaKS5qdW5jdGlvbi5jaGFubmVsLnYxLlN0b3BDaGFubmVsc1Jlc3BvbnNlYgZwcm90bzM");
 
 /**
  * A notification channel.
@@ -80,6 +80,20 @@ export type Channel = Message<"junction.channel.v1.Channel"> & {
    * @generated from field: int64 last_message_number = 9;
    */
   lastMessageNumber: bigint;
+
+  /**
+   * When it was stopped, Unix milliseconds; 0 if it was not.
+   *
+   * @generated from field: int64 stopped_at_ms = 10;
+   */
+  stoppedAtMs: bigint;
+
+  /**
+   * When the customer was warned that it expires within a day with no successor; 0 if never.
+   *
+   * @generated from field: int64 expiry_warned_at_ms = 11;
+   */
+  expiryWarnedAtMs: bigint;
 };
 
 /**
@@ -115,6 +129,14 @@ export type ListChannelsRequest = Message<"junction.channel.v1.ListChannelsReque
    * @generated from field: junction.channel.v1.ChannelState state = 3;
    */
   state: ChannelState;
+
+  /**
+   * When positive, only channels with a known expiration before the service's now plus this many
+   * milliseconds (combine with state ACTIVE for "expiring soon").
+   *
+   * @generated from field: int64 expiring_within_ms = 4;
+   */
+  expiringWithinMs: bigint;
 };
 
 /**
@@ -259,6 +281,119 @@ export const CheckNotificationResponseSchema: GenMessage<CheckNotificationRespon
   messageDesc(file_junction_channel_v1_channel_service, 6);
 
 /**
+ * Request for StopChannels.
+ *
+ * @generated from message junction.channel.v1.StopChannelsRequest
+ */
+export type StopChannelsRequest = Message<"junction.channel.v1.StopChannelsRequest"> & {
+  /**
+   * Environment id; the service's own when empty.
+   *
+   * @generated from field: string environment_id = 1;
+   */
+  environmentId: string;
+
+  /**
+   * Integration id (required).
+   *
+   * @generated from field: string provider_config_key = 2;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Only this connection's channels, when set.
+   *
+   * @generated from field: string connection_id = 3;
+   */
+  connectionId: string;
+};
+
+/**
+ * Describes the message junction.channel.v1.StopChannelsRequest.
+ * Use `create(StopChannelsRequestSchema)` to create a new message.
+ */
+export const StopChannelsRequestSchema: GenMessage<StopChannelsRequest> = /*@__PURE__*/
+  messageDesc(file_junction_channel_v1_channel_service, 7);
+
+/**
+ * One channel's result in StopChannels.
+ *
+ * @generated from message junction.channel.v1.ChannelStopResult
+ */
+export type ChannelStopResult = Message<"junction.channel.v1.ChannelStopResult"> & {
+  /**
+   * Channel id.
+   *
+   * @generated from field: string channel_id = 1;
+   */
+  channelId: string;
+
+  /**
+   * Its connection.
+   *
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+
+  /**
+   * What happened.
+   *
+   * @generated from field: junction.channel.v1.StopOutcome outcome = 3;
+   */
+  outcome: StopOutcome;
+
+  /**
+   * The upstream's HTTP status; 0 when no answer came.
+   *
+   * @generated from field: int32 status = 4;
+   */
+  status: number;
+
+  /**
+   * For FAILED: a stable code (`upstream_refused`, `upstream_timeout`, `upstream_unreachable`, or the
+   * code of the credentials lookup, e.g. `unknown_connection`, `connection_refresh_failed`).
+   *
+   * @generated from field: string code = 5;
+   */
+  code: string;
+
+  /**
+   * For FAILED: what went wrong, with the start of the upstream's answer for a refusal.
+   *
+   * @generated from field: string message = 6;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message junction.channel.v1.ChannelStopResult.
+ * Use `create(ChannelStopResultSchema)` to create a new message.
+ */
+export const ChannelStopResultSchema: GenMessage<ChannelStopResult> = /*@__PURE__*/
+  messageDesc(file_junction_channel_v1_channel_service, 8);
+
+/**
+ * Response for StopChannels.
+ *
+ * @generated from message junction.channel.v1.StopChannelsResponse
+ */
+export type StopChannelsResponse = Message<"junction.channel.v1.StopChannelsResponse"> & {
+  /**
+   * One result per channel that was active, in the registry's order (newest first).
+   *
+   * @generated from field: repeated junction.channel.v1.ChannelStopResult results = 1;
+   */
+  results: ChannelStopResult[];
+};
+
+/**
+ * Describes the message junction.channel.v1.StopChannelsResponse.
+ * Use `create(StopChannelsResponseSchema)` to create a new message.
+ */
+export const StopChannelsResponseSchema: GenMessage<StopChannelsResponse> = /*@__PURE__*/
+  messageDesc(file_junction_channel_v1_channel_service, 9);
+
+/**
  * Lifecycle state of a channel (spec: Notification channel lifecycle).
  *
  * @generated from enum junction.channel.v1.ChannelState
@@ -298,6 +433,46 @@ export const ChannelStateSchema: GenEnum<ChannelState> = /*@__PURE__*/
   enumDesc(file_junction_channel_v1_channel_service, 0);
 
 /**
+ * What happened to one channel in StopChannels.
+ *
+ * @generated from enum junction.channel.v1.StopOutcome
+ */
+export enum StopOutcome {
+  /**
+   * @generated from enum value: STOP_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The upstream stopped it (2xx); the registry shows it stopped.
+   *
+   * @generated from enum value: STOP_OUTCOME_STOPPED = 1;
+   */
+  STOPPED = 1,
+
+  /**
+   * The upstream no longer knew it (404: stopped or expired upstream already); the registry shows it
+   * stopped, since nothing is sent on it any more.
+   *
+   * @generated from enum value: STOP_OUTCOME_GONE = 2;
+   */
+  GONE = 2,
+
+  /**
+   * It could not be stopped (see the code); the registry is unchanged.
+   *
+   * @generated from enum value: STOP_OUTCOME_FAILED = 3;
+   */
+  FAILED = 3,
+}
+
+/**
+ * Describes the enum junction.channel.v1.StopOutcome.
+ */
+export const StopOutcomeSchema: GenEnum<StopOutcome> = /*@__PURE__*/
+  enumDesc(file_junction_channel_v1_channel_service, 1);
+
+/**
  * ChannelService keeps a registry of upstream notification channels, fed by the watch and stop
  * calls seen through the proxy and by the notifications themselves.
  *
@@ -334,6 +509,20 @@ export const ChannelService: GenService<{
     methodKind: "unary";
     input: typeof CheckNotificationRequestSchema;
     output: typeof CheckNotificationResponseSchema;
+  },
+  /**
+   * Stops the active channels of an integration (the spec's rollback), or of one of its connections,
+   * upstream with each channel's connection's credentials, and records each outcome in the registry.
+   * NotFound `unknown_provider_config` for an unknown integration; FailedPrecondition
+   * `integration_has_no_channels` for a provider without notification channels. The connection
+   * service calls it before deleting a connection, so that no channel outlives its connection.
+   *
+   * @generated from rpc junction.channel.v1.ChannelService.StopChannels
+   */
+  stopChannels: {
+    methodKind: "unary";
+    input: typeof StopChannelsRequestSchema;
+    output: typeof StopChannelsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_junction_channel_v1_channel_service, 0);

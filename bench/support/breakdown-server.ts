@@ -1,0 +1,61 @@
+/**
+ * For the benchmark's cost breakdown (BENCH_BREAKDOWN=1): Junction's embedded services in one process,
+ * served without part of the gateway's per-request pipeline, to show where the proxy's CPU goes.
+ *   bun bench/support/breakdown-server.ts <port> <upstream base URL> <mode>
+ * handler-only: the /proxy handler alone (no secret-key check, request id, router or request log).
+ * handler-request-id: the same, plus the X-Request-Id response header the gateway adds (on Bun 1.4.5,
+ *   any header added to fetch's response takes it off Bun's native body-piping path).
+ * gateway-no-log: the whole gateway, with its request log discarded in the process.
+ * Not a way to run Junction: the handler-only server checks no secret key.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { startEmbedded } from "@junction/cli";
+import { createLogger } from "@junction/platform";
+import { createGateway } from "../../gateway/src/gateway.ts";
+import { createUpstreamProxy } from "../../gateway/src/proxy/upstream-proxy.ts";
+import { addConnection, SECRET_KEY } from "./topologies.ts";
+
+const [port, upstream, mode] = [Number(process.argv[2]), process.argv[3] as string, process.argv[4]];
+const discard = createLogger({ sink: () => {} });
+const dataDir = mkdtempSync(join(tmpdir(), "junction-bench-"));
+const junction = await startEmbedded({
+  env: { JUNCTION_DATA_DIR: dataDir, JUNCTION_SECRET_KEY: SECRET_KEY },
+  port: 0,
+  hostname: "127.0.0.1",
+  logger: discard,
+});
+await addConnection(junction.url, upstream);
+const environmentId = (await junction.clients.connection.getEnvironment({})).environment?.id ?? "";
+
+let fetchHandler: (req: Request) => Promise<Response>;
+if (mode === "handler-only" || mode === "handler-request-id") {
+  const handler = createUpstreamProxy();
+  const withId = mode === "handler-request-id";
+  fetchHandler = async (req) => {
+    const res = await handler({
+      req,
+      url: new URL(req.url),
+      params: {},
+      requestId: "req_bench",
+      environmentId,
+      clients: junction.clients,
+      logger: discard,
+      baseUrl: junction.baseUrl,
+    });
+    if (withId) res.headers.set("x-request-id", "req_bench");
+    return res;
+  };
+} else if (mode === "gateway-no-log") {
+  fetchHandler = createGateway({ clients: junction.clients, baseUrl: junction.baseUrl, logger: discard }).fetch;
+} else {
+  throw new Error(`unknown mode ${mode}`);
+}
+Bun.serve({ port, hostname: "127.0.0.1", fetch: fetchHandler });
+process.stdout.write(`listening ${port}\n`);
+process.on("SIGTERM", async () => {
+  await junction.stop();
+  rmSync(dataDir, { recursive: true, force: true });
+  process.exit(0);
+});

@@ -1,0 +1,45 @@
+import { describe, expect, test } from "bun:test";
+import { DeadlineWatch } from "./deadline-watch.ts";
+
+describe("deadline watch", () => {
+  test("aborts an attempt once it outlives its deadline, and says so", () => {
+    let now = 0;
+    const watch = new DeadlineWatch(() => now);
+    const controller = new AbortController();
+    const w = watch.watch(controller, 1_000);
+    now = 999;
+    watch.sweep();
+    expect(controller.signal.aborted).toBe(false);
+    expect(w.timedOut()).toBe(false);
+    now = 1_000;
+    watch.sweep();
+    expect(controller.signal.aborted).toBe(true);
+    expect(w.timedOut()).toBe(true);
+  });
+
+  test("an attempt marked done is never aborted", () => {
+    let now = 0;
+    const watch = new DeadlineWatch(() => now);
+    const finished = new AbortController();
+    const pending = new AbortController();
+    watch.watch(finished, 10).done();
+    watch.watch(pending, 10);
+    now = 50;
+    watch.sweep();
+    expect(finished.signal.aborted).toBe(false);
+    expect(pending.signal.aborted).toBe(true);
+  });
+
+  test("its own timer does the sweeping", async () => {
+    const watch = new DeadlineWatch();
+    const controller = new AbortController();
+    watch.watch(controller, 20);
+    await new Promise<void>((resolve, reject) => {
+      const guard = setTimeout(() => reject(new Error("not aborted within 5 s")), 5_000);
+      controller.signal.addEventListener("abort", () => {
+        clearTimeout(guard);
+        resolve();
+      });
+    });
+  });
+});

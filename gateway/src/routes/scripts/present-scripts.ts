@@ -1,0 +1,104 @@
+import { toJson } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import {
+  LifecycleEvent,
+  LogLevel,
+  RunStatus,
+  RunTrigger,
+  type Script,
+  type ScriptDeclaration,
+  ScriptKind,
+  type ScriptRun,
+  type ScriptVersion,
+} from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { iso } from "../../http/json.ts";
+
+/** Public names of the contract's enums (the REST API speaks these). */
+export const RUN_STATUSES = {
+  running: RunStatus.RUNNING,
+  succeeded: RunStatus.SUCCEEDED,
+  failed: RunStatus.FAILED,
+  timed_out: RunStatus.TIMED_OUT,
+  memory_exceeded: RunStatus.MEMORY_EXCEEDED,
+  crashed: RunStatus.CRASHED,
+} as const;
+export const RUN_TRIGGERS = {
+  event: RunTrigger.EVENT,
+  schedule: RunTrigger.SCHEDULE,
+  manual: RunTrigger.MANUAL,
+  webhook: RunTrigger.WEBHOOK,
+} as const;
+const EVENTS = {
+  "post-connection-creation": LifecycleEvent.POST_CONNECTION_CREATION,
+  "pre-connection-deletion": LifecycleEvent.PRE_CONNECTION_DELETION,
+} as const;
+const LEVELS = { debug: LogLevel.DEBUG, info: LogLevel.INFO, warn: LogLevel.WARN, error: LogLevel.ERROR } as const;
+
+function nameOf<T extends Record<string, number>>(table: T, value: number): keyof T | null {
+  return (Object.keys(table) as (keyof T)[]).find((k) => table[k] === value) ?? null;
+}
+
+function presentDeclaration(d: ScriptDeclaration | undefined) {
+  const sync = d?.kind === ScriptKind.SYNC;
+  return {
+    kind: sync ? "sync" : "on-event",
+    event: sync ? null : nameOf(EVENTS, d?.event ?? 0),
+    frequency: sync ? d.frequency : null,
+    frequency_ms: sync ? Number(d.frequencyMs) : null,
+    auto_start: sync ? d.autoStart : null,
+    webhook_subscriptions: sync ? d.webhookSubscriptions : [],
+    endpoints: sync ? d.endpoints.map((e) => ({ method: e.method, path: e.path })) : [],
+    description: d?.description || null,
+  };
+}
+
+/** One version, as listed with a script. */
+export function presentVersion(v: ScriptVersion | undefined) {
+  return {
+    id: v?.id ?? "",
+    provider_config_key: v?.providerConfigKey ?? "",
+    name: v?.name ?? "",
+    version: v?.version ?? 0,
+    ...presentDeclaration(v?.declaration),
+    filename: v?.filename || null,
+    source_hash: v?.sourceHash ?? "",
+    created_at: iso(v?.createdAtMs ?? 0n),
+  };
+}
+
+/** A deployed script: its latest version, flat, and its settings. */
+export function presentScript(s: Script | undefined) {
+  return { ...presentVersion(s?.latest), forward_webhooks_too: s?.forwardWebhooksToo ?? false };
+}
+
+/** A run; its logs only when the API read one run. */
+export function presentRun(r: ScriptRun | undefined, withLogs: boolean) {
+  if (!r) return null;
+  return {
+    id: r.id,
+    provider_config_key: r.providerConfigKey,
+    script_name: r.scriptName,
+    script_version: r.scriptVersion,
+    connection_id: r.connectionId || null,
+    trigger: nameOf(RUN_TRIGGERS, r.trigger),
+    entry: r.entry,
+    attempt: r.attempt,
+    status: nameOf(RUN_STATUSES, r.status),
+    started_at: iso(r.startedAtMs),
+    finished_at: iso(r.finishedAtMs),
+    duration_ms: r.status === RunStatus.RUNNING ? null : r.durationMs,
+    logs_truncated: r.logsTruncated,
+    error: r.error
+      ? {
+          name: r.error.name,
+          message: r.error.message,
+          stack: r.error.stack || null,
+          status: r.error.status || null,
+          body: r.error.body ? toJson(ValueSchema, r.error.body) : null,
+        }
+      : null,
+    ...(withLogs
+      ? { logs: r.logs.map((l) => ({ level: nameOf(LEVELS, l.level), message: l.message, at: iso(l.atMs) })) }
+      : {}),
+  };
+}

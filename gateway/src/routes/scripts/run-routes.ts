@@ -1,0 +1,60 @@
+import { RunStatus, RunTrigger } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { z } from "zod";
+import { json } from "../../http/json.ts";
+import { parseWith, queryObject } from "../../http/read-json.ts";
+import type { Route } from "../../router.ts";
+import { presentRun, RUN_STATUSES, RUN_TRIGGERS } from "./present-scripts.ts";
+import { getScript } from "./script-routes.ts";
+
+type StatusName = keyof typeof RUN_STATUSES;
+type TriggerName = keyof typeof RUN_TRIGGERS;
+
+const str = z.string().min(1).max(255);
+const listQuery = z
+  .object({
+    provider_config_key: str.optional(),
+    connection_id: str.optional(),
+    script: str.optional(),
+    status: z.enum(Object.keys(RUN_STATUSES) as [StatusName, ...StatusName[]]).optional(),
+    trigger: z.enum(Object.keys(RUN_TRIGGERS) as [TriggerName, ...TriggerName[]]).optional(),
+    limit: z.coerce.number().int().min(1).max(1000).optional(),
+    cursor: str.optional(),
+  })
+  .strict();
+
+/**
+ * GET /scripts/runs (newest first, filtered, paged by `cursor` = the previous page's `next_cursor`)
+ * and GET /scripts/runs/{id} with the run's logs. They are listed before /scripts/{integration}/{name}:
+ * for an integration named "runs", a name that is not a run id still reaches its script.
+ */
+export function runRoutes(): Route[] {
+  return [
+    {
+      method: "GET",
+      pattern: "/scripts/runs",
+      handler: async ({ url, clients }) => {
+        const q = parseWith(listQuery, queryObject(url), "invalid_query_params");
+        const res = await clients.scripts.listRuns({
+          providerConfigKey: q.provider_config_key ?? "",
+          connectionId: q.connection_id ?? "",
+          scriptName: q.script ?? "",
+          status: q.status ? RUN_STATUSES[q.status] : RunStatus.UNSPECIFIED,
+          trigger: q.trigger ? RUN_TRIGGERS[q.trigger] : RunTrigger.UNSPECIFIED,
+          limit: q.limit ?? 0,
+          cursor: q.cursor ?? "",
+        });
+        return json({ data: res.runs.map((r) => presentRun(r, false)), next_cursor: res.nextCursor || null });
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/scripts/runs/:id",
+      handler: async (ctx) => {
+        const id = ctx.params.id as string;
+        if (!id.startsWith("run_")) return getScript(ctx, "runs", id);
+        const res = await ctx.clients.scripts.getRun({ id });
+        return json({ data: presentRun(res.run, true) });
+      },
+    },
+  ];
+}

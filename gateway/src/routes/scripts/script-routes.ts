@@ -1,0 +1,74 @@
+import { z } from "zod";
+import { json } from "../../http/json.ts";
+import { parseWith, queryObject, readJson } from "../../http/read-json.ts";
+import type { Route, RouteContext } from "../../router.ts";
+import { presentScript, presentVersion } from "./present-scripts.ts";
+
+/** A script's source is at most 1 MiB; JSON escaping can double it. */
+const DEPLOY_BODY_LIMIT = 2 * 1024 * 1024 + 4096;
+
+const key = z.string().min(1).max(255);
+const deployBody = z
+  .object({
+    provider_config_key: key,
+    name: z.string().min(1).max(64),
+    filename: z.string().min(1).max(255).optional(),
+    source: z.string().min(1),
+    forward_webhooks_too: z.boolean().optional(),
+  })
+  .strict();
+const listQuery = z.object({ provider_config_key: key.optional() }).strict();
+
+/** One script: its latest version with the source, and every version. */
+export async function getScript(ctx: RouteContext, integration: string, name: string): Promise<Response> {
+  const res = await ctx.clients.scripts.getScript({ providerConfigKey: integration, name });
+  return json({
+    data: { ...presentScript(res.script), source: res.source, versions: res.versions.map(presentVersion) },
+  });
+}
+
+/** POST and GET /scripts, GET and DELETE /scripts/{integration}/{name} (issue 6, Upload and deploy). */
+export function scriptRoutes(): Route[] {
+  return [
+    {
+      method: "POST",
+      pattern: "/scripts",
+      handler: async ({ req, clients }) => {
+        const body = parseWith(deployBody, await readJson(req, DEPLOY_BODY_LIMIT), "invalid_body");
+        const res = await clients.scripts.deployScript({
+          providerConfigKey: body.provider_config_key,
+          name: body.name,
+          filename: body.filename ?? "",
+          source: body.source,
+          ...(body.forward_webhooks_too === undefined ? {} : { forwardWebhooksToo: body.forward_webhooks_too }),
+        });
+        return json({ data: presentScript(res.script) }, 201);
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/scripts",
+      handler: async ({ url, clients }) => {
+        const q = parseWith(listQuery, queryObject(url), "invalid_query_params");
+        const res = await clients.scripts.listScripts({ providerConfigKey: q.provider_config_key ?? "" });
+        return json({ data: res.scripts.map(presentScript) });
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/scripts/:integration/:name",
+      handler: (ctx) => getScript(ctx, ctx.params.integration as string, ctx.params.name as string),
+    },
+    {
+      method: "DELETE",
+      pattern: "/scripts/:integration/:name",
+      handler: async ({ params, clients }) => {
+        const res = await clients.scripts.removeScript({
+          providerConfigKey: params.integration as string,
+          name: params.name as string,
+        });
+        return json({ data: { removed_versions: res.removedVersions } });
+      },
+    },
+  ];
+}

@@ -1,0 +1,63 @@
+import { SyncMode } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { invalidArgument } from "@junction/platform";
+import { z } from "zod";
+import { json } from "../../http/json.ts";
+import { parseWith, readJson } from "../../http/read-json.ts";
+import type { Route } from "../../router.ts";
+
+const syncName = z.string().min(1).max(64);
+/**
+ * Nango's body (strict): `syncs` as names or `{name, variant}`; `sync_mode` (the spec shows
+ * "incremental"), or the older `full_resync`. Only the base variant exists in Junction.
+ */
+const triggerBody = z
+  .object({
+    syncs: z.array(
+      z.union([syncName, z.object({ name: syncName, variant: z.literal("base") }).strict()], {
+        error: "Each sync must be either a string or a { name: string, variant: string } object",
+      }),
+    ),
+    sync_mode: z.enum(["incremental", "full_refresh", "full_refresh_and_clear_cache"]).optional(),
+    full_resync: z.boolean().optional(),
+    connection_id: z.string().min(1).max(255).optional(),
+    provider_config_key: z.string().min(1).max(255).optional(),
+  })
+  .strict();
+
+/**
+ * POST /sync/trigger (spec: Endpoints): runs syncs of a connection now. The connection and
+ * integration come from the body, else from the `Connection-Id` / `Provider-Config-Key` headers (the
+ * body wins), as in Nango. Answers Nango's `{"success": true}` with the runs started (`running`;
+ * follow them with GET /scripts/runs/{id}).
+ */
+export function syncTriggerRoute(): Route {
+  return {
+    method: "POST",
+    pattern: "/sync/trigger",
+    handler: async ({ req, clients }) => {
+      const body = parseWith(triggerBody, await readJson(req, 64 * 1024), "invalid_body");
+      const providerConfigKey = body.provider_config_key ?? req.headers.get("provider-config-key")?.trim();
+      if (!providerConfigKey) {
+        throw invalidArgument(
+          "missing_provider_config_key",
+          "Missing provider_config_key. Provide it in the body or headers.",
+        );
+      }
+      const connectionId = body.connection_id ?? req.headers.get("connection-id")?.trim();
+      if (!connectionId) {
+        throw invalidArgument("missing_connection_id", "Missing connection_id. Provide it in the body or headers.");
+      }
+      const full = body.full_resync === true || (body.sync_mode !== undefined && body.sync_mode !== "incremental");
+      const res = await clients.scripts.triggerSyncs({
+        providerConfigKey,
+        connectionId,
+        syncs: body.syncs.map((s) => (typeof s === "string" ? s : s.name)),
+        syncMode: full ? SyncMode.FULL_REFRESH : SyncMode.INCREMENTAL,
+      });
+      return json({
+        success: true,
+        runs: res.runs.map((r) => ({ id: r.id, sync: r.scriptName, connection_id: r.connectionId, status: "running" })),
+      });
+    },
+  };
+}

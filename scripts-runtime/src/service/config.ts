@@ -1,0 +1,45 @@
+import { loadConfig } from "@junction/platform";
+import { z } from "zod";
+
+const int = (fallback: number, min: number, max: number) => z.coerce.number().int().min(min).max(max).default(fallback);
+
+/**
+ * The scripts service's settings, read from JUNCTION_SCRIPTS_* (e.g. JUNCTION_SCRIPTS_TIMEOUT_MS).
+ * Run limits are per run; see scripts-runtime/README.md, "Sandbox and limits".
+ */
+export const scriptsConfigSchema = z.object({
+  /** Sandbox processes kept warm (started on the first script validated or run). */
+  poolSize: int(2, 1, 64),
+  /** Wall-clock deadline of one run. */
+  timeoutMs: int(60_000, 1000, 3_600_000),
+  /** Heap cap of one run, in MiB. */
+  memoryMb: int(64, 32, 2048),
+  /** Log bytes kept per run. */
+  maxLogBytes: int(256 * 1024, 1024, 64 * 1024 * 1024),
+  /** Jobs of the `scripts.runs` queue (lifecycle and onWebhook runs) processed at once. */
+  jobConcurrency: int(4, 1, 256),
+  /** Tries of a lifecycle or onWebhook run that failed because a service was unavailable. */
+  maxAttempts: int(5, 1, 100),
+  /** First retry delay after such a failure; doubled on each try. */
+  retryBaseMs: int(1000, 10, 3_600_000),
+  /** Upper bound of one retry delay. */
+  retryMaxMs: int(300_000, 10, 86_400_000),
+  /** How often (service clock) the scheduler looks for due syncs besides the times it knows of. */
+  schedulerPollMs: int(30_000, 100, 3_600_000),
+  /** Due syncs claimed per scheduler pass. */
+  schedulerBatch: int(100, 1, 10_000),
+  /** How long a run's lease outlives its deadline, in case the process holding it dies. */
+  leaseMarginMs: int(60_000, 0, 3_600_000),
+  /** How long "this integration has no webhook subscriptions" is remembered by the notification sink. */
+  subscriptionCacheMs: int(1000, 0, 60_000),
+});
+
+export type ScriptsConfig = z.infer<typeof scriptsConfigSchema>;
+
+/** Loads the settings from the environment; fails fast naming the variable that is wrong. */
+export function loadScriptsConfig(env: Record<string, string | undefined> = process.env): ScriptsConfig {
+  return loadConfig(scriptsConfigSchema, { prefix: "JUNCTION_SCRIPTS_", env });
+}
+
+/** The defaults, for callers that configure nothing. */
+export const DEFAULT_SCRIPTS_CONFIG: ScriptsConfig = scriptsConfigSchema.parse({});

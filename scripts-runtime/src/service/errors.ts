@@ -1,0 +1,30 @@
+import { failedPrecondition, invalidArgument, notFound } from "@junction/platform";
+import type { ScriptProblem } from "../compile/compiled-script.ts";
+
+/** The scripts service's domain errors; the error boundary maps them to Connect codes. */
+export const errors = {
+  /** A script refused at upload, with the place in the file (issue 6: "the exact reason (file, line)"). */
+  invalidScript: (problem: ScriptProblem) => {
+    const place = `${problem.file}:${problem.line}:${problem.column}`;
+    return invalidArgument("invalid_script", `${place}: ${problem.message}`, [
+      { path: place, message: problem.message },
+    ]);
+  },
+  invalidField: (path: string, message: string) =>
+    invalidArgument("invalid_request", `${path} ${message}.`, [{ path, message }]),
+  unknownScript: (key: string, name: string) =>
+    notFound("unknown_script", `No script "${name}" is deployed for integration "${key}".`),
+  unknownRun: (id: string) => notFound("unknown_run", `No script run with id "${id}".`),
+  unknownSync: (key: string, names: string[], detail = "") =>
+    notFound(
+      "unknown_sync",
+      `Integration "${key}" has no deployed sync named ${names.map((n) => `"${n}"`).join(", ")}.${detail ? ` ${detail}` : ""}`,
+    ),
+  unknownConnection: (key: string, id: string) =>
+    notFound("unknown_connection", `No connection "${id}" for integration "${key}".`),
+  syncAlreadyRunning: (name: string, connectionId: string) =>
+    failedPrecondition(
+      "sync_already_running",
+      `Sync "${name}" is already running for connection "${connectionId}"; a sync never overlaps itself. Try again when it has finished.`,
+    ),
+};

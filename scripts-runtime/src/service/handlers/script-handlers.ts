@@ -1,0 +1,103 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { newId } from "@junction/platform";
+import type { ScriptsServiceContext } from "../context.ts";
+import { errors } from "../errors.ts";
+import { toScript, toScriptVersion } from "../mappers.ts";
+import { scheduleForAllConnections } from "../scheduler/schedule-syncs.ts";
+import type { SyncScheduler } from "../scheduler/sync-scheduler.ts";
+import { callService } from "./call-service.ts";
+
+/** Script names: what /sync/trigger names, so plain and short. */
+const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "deployScript" | "listScripts" | "getScript" | "removeScript">;
+
+/** DeployScript, ListScripts, GetScript, RemoveScript (issue 6, Upload and deploy). */
+export function scriptHandlers(ctx: ScriptsServiceContext, scheduler: SyncScheduler): Handlers {
+  const required = (value: string, path: string) => {
+    if (!value) throw errors.invalidField(path, "is required");
+    return value;
+  };
+  const options = (env: string, key: string, name: string) => ctx.store.getOptions(env, key, name);
+
+  return {
+    async deployScript(req) {
+      const env = await ctx.environment();
+      const key = required(req.providerConfigKey, "provider_config_key");
+      const name = required(req.name, "name");
+      if (!NAME_RE.test(name)) {
+        throw errors.invalidField(
+          "name",
+          "must be 1-64 letters, digits, '.', '_' or '-', starting with a letter or digit",
+        );
+      }
+      required(req.source, "source");
+      await callService(ctx.clients().connection.getIntegration({ uniqueKey: key }));
+      const filename = req.filename || `${name}.ts`;
+      const checked = await (await ctx.runtime()).validateScript(req.source, filename);
+      if (!checked.ok) throw errors.invalidScript(checked.error);
+      const now = ctx.clock.now();
+      const version = await ctx.scripts.addVersion({
+        id: newId("scr", now),
+        environmentId: env,
+        providerConfigKey: key,
+        name,
+        source: req.source,
+        compiled: checked.compiled,
+        declaration: checked.declaration,
+        createdAt: now,
+      });
+      if (req.forwardWebhooksToo !== undefined) {
+        await ctx.store.setOptions(env, key, name, { forwardWebhooksToo: req.forwardWebhooksToo });
+      }
+      if (version.declaration.kind === "sync") {
+        if ((await scheduleForAllConnections(ctx, version)) > 0) scheduler.poke();
+      } else {
+        // A sync replaced by a lifecycle script of the same name runs on its schedule no more.
+        await ctx.store.removeScriptSchedules(env, key, name);
+      }
+      ctx.logger.info("script deployed", {
+        integration: key,
+        script: name,
+        version: version.version,
+        kind: version.declaration.kind,
+      });
+      return { script: toScript(version, await options(env, key, name)) };
+    },
+
+    async listScripts(req) {
+      const env = await ctx.environment();
+      const latest = await ctx.scripts.listLatest(env, req.providerConfigKey || undefined);
+      const scripts = [];
+      for (const v of latest) scripts.push(toScript(v, await options(env, v.providerConfigKey, v.name)));
+      return { scripts };
+    },
+
+    async getScript(req) {
+      const env = await ctx.environment();
+      const key = required(req.providerConfigKey, "provider_config_key");
+      const name = required(req.name, "name");
+      const latest = await ctx.scripts.getLatest(env, key, name);
+      if (!latest) throw errors.unknownScript(key, name);
+      const versions = await ctx.scripts.listVersions(env, key, name);
+      return {
+        script: toScript(latest, await options(env, key, name)),
+        source: latest.source,
+        versions: versions.map(toScriptVersion),
+      };
+    },
+
+    async removeScript(req) {
+      const env = await ctx.environment();
+      const key = required(req.providerConfigKey, "provider_config_key");
+      const name = required(req.name, "name");
+      const removed = await ctx.scripts.remove(env, key, name);
+      if (removed === 0) throw errors.unknownScript(key, name);
+      await ctx.store.removeScriptSchedules(env, key, name);
+      await ctx.store.removeOptions(env, key, name);
+      ctx.logger.info("script removed", { integration: key, script: name, versions: removed });
+      return { removedVersions: removed };
+    },
+  };
+}

@@ -1,0 +1,137 @@
+import type { GatewayClients } from "@junction/gateway";
+import { assertSafePath } from "@junction/gateway/proxy/upstream-path";
+import { createUpstreamProxy, type UpstreamProxyOptions } from "@junction/gateway/proxy/upstream-proxy";
+import type { Logger } from "@junction/platform";
+import type { JsonValue } from "../../runtime/run-types.ts";
+import { type ProxyConfiguration, type ProxyResponse, ScriptHostError } from "../../runtime/script-host.ts";
+
+/** The largest upstream answer handed to a script; a larger one fails the call with 413. */
+export const MAX_PROXY_RESPONSE_BYTES = 32 * 1024 * 1024;
+
+/** Where and as whom a script's proxy call goes. */
+export interface ProxyScope {
+  environmentId: string;
+  providerConfigKey: string;
+  connectionId: string;
+  /** The run id: the request id of the call in Junction's logs. */
+  runId: string;
+  clients: GatewayClients;
+  logger: Logger;
+}
+
+/** Methods that carry no body upstream. */
+const BODILESS = new Set(["GET", "HEAD"]);
+
+/**
+ * A script's `nango.proxy` through the gateway's own /proxy handler, in process: the same upstream URL
+ * rules, token refresh before expiry and once after a 401, retries, Base-Url-Override checks, and
+ * channel watch/stop calls reported to the channel registry, as for a /proxy request with the same
+ * headers. One instance per service, so that the answers of ResolveUpstream are cached across runs
+ * exactly as the gateway caches them.
+ */
+export function createScriptProxy(options: UpstreamProxyOptions = {}) {
+  const handler = createUpstreamProxy(options);
+  return async (scope: ProxyScope, config: ProxyConfiguration): Promise<ProxyResponse> => {
+    const { path, query } = splitEndpoint(config.endpoint);
+    try {
+      assertSafePath(path);
+    } catch (err) {
+      throw new ScriptHostError(`nango.proxy: endpoint ${(err as Error).message}`, 400, null, "invalid_proxy_path");
+    }
+    const url = new URL(`http://scripts.junction.internal/proxy${path}${withParams(query, config.params)}`);
+    const headers = new Headers(config.headers ?? {});
+    headers.set("provider-config-key", config.providerConfigKey ?? scope.providerConfigKey);
+    headers.set("connection-id", config.connectionId ?? scope.connectionId);
+    if (config.retries !== undefined) headers.set("retries", String(config.retries));
+    if (config.retryOn && config.retryOn.length > 0) headers.set("retry-on", config.retryOn.join(","));
+    if (config.baseUrlOverride) headers.set("base-url-override", config.baseUrlOverride);
+    if (config.decompress !== undefined) headers.set("decompress", String(config.decompress));
+    const body = BODILESS.has(config.method) ? null : encodeBody(config.data, headers);
+    const req = new Request(url, { method: config.method, headers, body });
+    const res = await handler({
+      req,
+      url,
+      params: { "*": path.slice(1) },
+      requestId: scope.runId,
+      environmentId: scope.environmentId,
+      clients: scope.clients,
+      logger: scope.logger,
+      baseUrl: "",
+    });
+    const text = await readBounded(res);
+    const responseHeaders: Record<string, string> = {};
+    res.headers.forEach((value, name) => {
+      responseHeaders[name] = value;
+    });
+    return {
+      status: res.status,
+      headers: responseHeaders,
+      data: config.responseType === "text" ? text : parseLenient(text),
+    };
+  };
+}
+
+function splitEndpoint(endpoint: string): { path: string; query: string } {
+  const at = endpoint.indexOf("?");
+  const raw = at < 0 ? endpoint : endpoint.slice(0, at);
+  return { path: raw.startsWith("/") ? raw : `/${raw}`, query: at < 0 ? "" : endpoint.slice(at) };
+}
+
+/** The endpoint's own query, then `params` (arrays as repeated keys), in order. */
+function withParams(query: string, params: ProxyConfiguration["params"]): string {
+  if (!params || Object.keys(params).length === 0) return query;
+  const extra = new URLSearchParams();
+  for (const [key, value] of Object.entries(params)) {
+    for (const v of Array.isArray(value) ? value : [value]) extra.append(key, String(v));
+  }
+  const joined = extra.toString();
+  return query === "" || query === "?" ? `?${joined}` : `${query}&${joined}`;
+}
+
+/**
+ * The request body as axios sends it: a string as it is (form-encoded unless the script says
+ * otherwise), anything else as JSON. The length is set so that the proxy can send it again after a
+ * 401 or a retryable failure.
+ */
+function encodeBody(data: JsonValue | undefined, headers: Headers): string | null {
+  if (data === undefined) return null;
+  const text = typeof data === "string" ? data : JSON.stringify(data);
+  if (!headers.has("content-type")) {
+    headers.set("content-type", typeof data === "string" ? "application/x-www-form-urlencoded" : "application/json");
+  }
+  headers.set("content-length", String(Buffer.byteLength(text)));
+  return text;
+}
+
+async function readBounded(res: Response): Promise<string> {
+  if (!res.body) return "";
+  const reader = res.body.getReader();
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > MAX_PROXY_RESPONSE_BYTES) {
+      await reader.cancel();
+      throw new ScriptHostError(
+        `nango.proxy: the upstream answered more than ${MAX_PROXY_RESPONSE_BYTES} bytes`,
+        413,
+        null,
+        "response_too_large",
+      );
+    }
+    chunks.push(value);
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** JSON when it parses, the text otherwise (axios' default `responseType`). */
+function parseLenient(text: string): JsonValue {
+  if (text === "") return "";
+  try {
+    return JSON.parse(text) as JsonValue;
+  } catch {
+    return text;
+  }
+}

@@ -1,0 +1,104 @@
+import type { JsonObject } from "@bufbuild/protobuf";
+import { MetadataWriteMode } from "@junction/contracts/connection/v1/connection_service_pb";
+import type { GatewayClients } from "@junction/gateway";
+import { presentConnection } from "@junction/gateway/routes/present";
+import type { Logger } from "@junction/platform";
+import type { JsonValue } from "../../runtime/run-types.ts";
+import type { ProxyConfiguration, ProxyResponse, ScriptHost } from "../../runtime/script-host.ts";
+import { type FailureLog, scriptFailure } from "./host-failure.ts";
+import type { ProxyScope } from "./proxy-call.ts";
+
+/** The run a host serves. */
+export interface RunScope {
+  environmentId: string;
+  providerConfigKey: string;
+  connectionId: string;
+  runId: string;
+}
+
+export interface RunHostDeps {
+  clients: GatewayClients;
+  proxy: (scope: ProxyScope, config: ProxyConfiguration) => Promise<ProxyResponse>;
+  logger: Logger;
+}
+
+type Metadata = { [key: string]: JsonValue };
+
+/**
+ * The script API of one run, backed by the connection and proxy services (issue 6, Script API):
+ * `proxy` goes through the gateway's /proxy logic with the connection's credentials; the connection,
+ * its metadata and the integration's webhook URL come from the connection service. Like Nango, a
+ * script may name another connection (`providerConfigKey`/`connectionId` in a proxy config or in
+ * getConnection): scripts are the customer's own code, with the customer's secret-key powers. Tokens
+ * are never handed to scripts (getConnection shows `credentials.type` and `expires_at`, as the REST
+ * API does), so that they cannot end up in run logs.
+ */
+export function createRunHost(deps: RunHostDeps, scope: RunScope, failures: FailureLog): ScriptHost {
+  const { clients, logger } = deps;
+  const log = logger.child({ runId: scope.runId });
+  const fail = (what: string) => async (err: unknown) => {
+    throw await scriptFailure(err, what, log, scope.runId, failures);
+  };
+  let webhookUrl: Promise<string | null> | undefined;
+
+  const connection = async (providerConfigKey: string, connectionId: string) => {
+    const res = await clients.connection.getConnection({ providerConfigKey, connectionId });
+    if (!res.connection) throw new Error("GetConnection answered without a connection");
+    return res.connection;
+  };
+  const writeMetadata = (metadata: Metadata, mode: MetadataWriteMode) =>
+    clients.connection.writeMetadata({
+      providerConfigKey: scope.providerConfigKey,
+      connectionIds: [scope.connectionId],
+      metadata: metadata as JsonObject,
+      mode,
+    });
+
+  return {
+    proxy: (config) =>
+      deps
+        .proxy(
+          {
+            environmentId: scope.environmentId,
+            providerConfigKey: scope.providerConfigKey,
+            connectionId: scope.connectionId,
+            runId: scope.runId,
+            clients,
+            logger: log,
+          },
+          config,
+        )
+        .catch(fail(`nango.${config.method.toLowerCase()}(${config.endpoint})`)),
+
+    getConnection: (providerConfigKey, connectionId) =>
+      connection(providerConfigKey ?? scope.providerConfigKey, connectionId ?? scope.connectionId)
+        .then((c) => presentConnection(c) as unknown as JsonValue)
+        .catch(fail("nango.getConnection")),
+
+    getMetadata: () =>
+      connection(scope.providerConfigKey, scope.connectionId)
+        .then((c) => (c.metadata ?? {}) as Metadata)
+        .catch(fail("nango.getMetadata")),
+
+    setMetadata: (metadata) =>
+      writeMetadata(metadata, MetadataWriteMode.SET)
+        .then(() => undefined)
+        .catch(fail("nango.setMetadata")),
+
+    updateMetadata: (metadata) =>
+      writeMetadata(metadata, MetadataWriteMode.UPDATE)
+        .then(() => undefined)
+        .catch(fail("nango.updateMetadata")),
+
+    getWebhookURL: () => {
+      webhookUrl ??= clients.connection
+        .getIntegration({ uniqueKey: scope.providerConfigKey })
+        .then((res) => res.integration?.webhookUrl || null)
+        .catch((err: unknown) => {
+          webhookUrl = undefined;
+          throw err;
+        });
+      return webhookUrl.catch(fail("nango.getWebhookURL"));
+    },
+  };
+}

@@ -1,0 +1,55 @@
+import type { Database } from "bun:sqlite";
+import { join } from "node:path";
+import { type CommonConfig, openDatabase } from "@junction/platform";
+import { MongoClient } from "mongodb";
+import { MongoScriptRunStore } from "../store/mongo-script-run-store.ts";
+import { MongoScriptStore } from "../store/mongo-script-store.ts";
+import { SqliteScriptRunStore } from "../store/sqlite-script-run-store.ts";
+import { SqliteScriptStore } from "../store/sqlite-script-store.ts";
+import type { ScriptRunStore, ScriptStore } from "../store/stores.ts";
+import { MongoScriptsServiceStore } from "./store/mongo-service-store.ts";
+import type { ScriptsServiceStore } from "./store/service-store.ts";
+import { SqliteScriptsServiceStore } from "./store/sqlite-service-store.ts";
+
+/** The three stores of the scripts service, on one database. */
+export interface ScriptsStores {
+  scripts: ScriptStore;
+  runs: ScriptRunStore;
+  service: ScriptsServiceStore;
+  close(): Promise<void>;
+}
+
+/**
+ * Opens the stores the config asks for: on a SQLite database (the shared one given, or
+ * `scripts.sqlite` under the data dir) or on MongoDB (one client for the three).
+ */
+export async function openScriptsStores(cfg: CommonConfig, db?: Database): Promise<ScriptsStores> {
+  if (cfg.store === "mongodb") {
+    const client = await new MongoClient(cfg.mongodbUrl as string).connect();
+    try {
+      const mdb = client.db(cfg.mongodbDatabase);
+      const scripts = new MongoScriptStore(mdb);
+      const runs = new MongoScriptRunStore(mdb);
+      await Promise.all([scripts.createIndexes(), runs.createIndexes()]);
+      const service = await MongoScriptsServiceStore.open(mdb);
+      return { scripts, runs, service, close: () => client.close() };
+    } catch (err) {
+      await client.close();
+      throw err;
+    }
+  }
+  const owned = db === undefined;
+  const database = db ?? openDatabase(join(cfg.dataDir, "scripts.sqlite"));
+  const stores = {
+    scripts: new SqliteScriptStore(database),
+    runs: new SqliteScriptRunStore(database),
+    service: new SqliteScriptsServiceStore(database),
+  };
+  return {
+    ...stores,
+    async close() {
+      await Promise.all([stores.scripts.close(), stores.runs.close(), stores.service.close()]);
+      if (owned) database.close();
+    },
+  };
+}

@@ -1,0 +1,164 @@
+import { newId } from "@junction/platform";
+import type { ScriptEntry } from "../declaration/script-declaration.ts";
+import type { JsonValue, RunError, RunResult, RunStatus } from "../runtime/run-types.ts";
+import type { RunTrigger, ScriptRunRecord, ScriptVersionRecord } from "../store/records.ts";
+import type { ScriptsServiceContext } from "./context.ts";
+import { FailureLog } from "./host/host-failure.ts";
+import { createRunHost } from "./host/run-host.ts";
+
+/** One run to make: which version, for which connection, why. */
+export interface RunPlan {
+  version: ScriptVersionRecord;
+  connectionId: string;
+  trigger: RunTrigger;
+  entry: ScriptEntry;
+  /** The entry's second argument (onWebhook's payload). */
+  input?: JsonValue;
+  /** 1 for a first try. */
+  attempt?: number;
+  /** `nango.lastSyncDate` (incremental syncs). */
+  lastSyncDate?: number | null;
+  /**
+   * Called when the run has ended, before its end is recorded: whoever reads the run as finished
+   * then finds what this released (a sync's lease) released already.
+   */
+  beforeRecord?: (ended: { status: RunStatus; startedAt: number }) => Promise<void>;
+}
+
+/** How a run ended, and whether trying again may help. */
+export interface FinishedRun {
+  record: ScriptRunRecord;
+  /**
+   * The run did not succeed and a script API call failed because a service or the upstream was
+   * unavailable (502, 503, 504 of Junction's own), or the runtime refused the run: worth another try.
+   * A script that throws for its own reasons is not.
+   */
+  transient: boolean;
+}
+
+/** A run recorded as started, and its end. `finished` does not reject for anything the script does. */
+export interface StartedRun {
+  record: ScriptRunRecord;
+  finished: Promise<FinishedRun>;
+}
+
+/**
+ * Runs script versions in the sandbox with a host scoped to the run's connection, and records every
+ * run: as `running` when it starts (so that the caller gets its id at once), then how it ended, with
+ * its logs (issue 6: "Every run is recorded").
+ */
+export class ScriptRunner {
+  private readonly inFlight = new Set<Promise<FinishedRun>>();
+
+  constructor(private readonly ctx: ScriptsServiceContext) {}
+
+  /** Waits for the runs in progress to be recorded (at shutdown, after the runtime stopped them). */
+  async drain(): Promise<void> {
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  async start(plan: RunPlan): Promise<StartedRun> {
+    const { version } = plan;
+    const startedAt = this.ctx.clock.now();
+    const record: ScriptRunRecord = {
+      id: newId("run", startedAt),
+      environmentId: version.environmentId,
+      providerConfigKey: version.providerConfigKey,
+      scriptName: version.name,
+      scriptVersion: version.version,
+      connectionId: plan.connectionId,
+      trigger: plan.trigger,
+      entry: plan.entry,
+      attempt: plan.attempt ?? 1,
+      status: "running",
+      startedAt,
+      finishedAt: null,
+      durationMs: null,
+      logs: [],
+      logsTruncated: false,
+      error: null,
+    };
+    await this.ctx.runs.insert(record);
+    const finished = this.execute(record, plan);
+    this.inFlight.add(finished);
+    void finished.catch(() => undefined).finally(() => this.inFlight.delete(finished));
+    return { record, finished };
+  }
+
+  private async execute(record: ScriptRunRecord, plan: RunPlan): Promise<FinishedRun> {
+    const failures = new FailureLog();
+    const scope = {
+      environmentId: record.environmentId,
+      providerConfigKey: record.providerConfigKey,
+      connectionId: plan.connectionId,
+      runId: record.id,
+    };
+    const host = createRunHost(
+      { clients: this.ctx.clients(), proxy: this.ctx.proxy, logger: this.ctx.logger },
+      scope,
+      failures,
+    );
+    let result: RunResult;
+    try {
+      const runtime = await this.ctx.runtime();
+      result = await runtime.run({
+        script: plan.version.compiled,
+        entry: plan.entry,
+        ...(plan.input === undefined ? {} : { input: plan.input }),
+        context: {
+          runId: record.id,
+          environmentId: record.environmentId,
+          providerConfigKey: record.providerConfigKey,
+          connectionId: plan.connectionId,
+          scriptName: record.scriptName,
+          ...(plan.lastSyncDate ? { lastSyncDate: plan.lastSyncDate } : {}),
+        },
+        limits: this.ctx.limits,
+        host,
+      });
+    } catch (err) {
+      // The runtime refused the run (closed, too many waiting): nothing ran; another try may do.
+      failures.transient++;
+      const at = this.ctx.clock.now();
+      const error: RunError = {
+        name: "RuntimeUnavailable",
+        message: err instanceof Error ? err.message : "the script runtime refused the run",
+      };
+      result = {
+        status: "failed",
+        startedAt: at,
+        finishedAt: at,
+        durationMs: 0,
+        logs: [],
+        logsTruncated: false,
+        error,
+      };
+    }
+    await plan
+      .beforeRecord?.({ status: result.status, startedAt: record.startedAt })
+      .catch((err: unknown) => this.ctx.logger.error("script run end not handled", { runId: record.id, error: err }));
+    const finished = await this.ctx.runs.finish(record.environmentId, record.id, {
+      status: result.status,
+      finishedAt: result.finishedAt,
+      durationMs: result.durationMs,
+      logs: result.logs,
+      logsTruncated: result.logsTruncated,
+      error: result.error ?? null,
+    });
+    const ended = finished ?? { ...record, status: result.status, error: result.error ?? null };
+    const fields = {
+      runId: record.id,
+      integration: record.providerConfigKey,
+      script: record.scriptName,
+      version: record.scriptVersion,
+      connectionId: record.connectionId,
+      trigger: record.trigger,
+      attempt: record.attempt,
+      status: result.status,
+      durationMs: result.durationMs,
+    };
+    if (result.status === "succeeded") this.ctx.logger.info("script run succeeded", fields);
+    else this.ctx.logger.warn("script run did not succeed", { ...fields, error: result.error?.name });
+    return { record: ended, transient: result.status !== "succeeded" && failures.transient > 0 };
+  }
+}

@@ -1,0 +1,92 @@
+import { hostname } from "node:os";
+import type { ServiceImpl } from "@connectrpc/connect";
+import type { Subscription } from "@junction/bus";
+import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { randomToken } from "@junction/platform";
+import { ScriptRuntime } from "../runtime/script-runtime.ts";
+import type { ScriptsServiceContext, ScriptsServiceDeps } from "./context.ts";
+import { runHandlers } from "./handlers/run-handlers.ts";
+import { scriptHandlers } from "./handlers/script-handlers.ts";
+import { triggerHandlers } from "./handlers/trigger-handlers.ts";
+import { createScriptProxy } from "./host/proxy-call.ts";
+import { SyncRuns } from "./scheduler/sync-runs.ts";
+import { SyncScheduler } from "./scheduler/sync-scheduler.ts";
+import { ScriptRunner } from "./script-runner.ts";
+import { startScriptJobWorker } from "./triggers/script-job-worker.ts";
+
+/** The scripts service: its RPC implementation, and start/stop for its scheduler and queue worker. */
+export interface ScriptsServiceInstance {
+  service: ServiceImpl<typeof ScriptsService>;
+  /** Starts the sync scheduler and the consumer of `scripts.runs`. */
+  start(): Promise<void>;
+  /** Stops them, stops the sandbox (runs in progress end as crashed) and waits until runs are recorded. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Builds the scripts service (issue 6): deploys scripts, runs them on every trigger through one
+ * ScriptRunner, and records every run. The sandbox pool is started on first use, so that a Junction
+ * without scripts never starts a sandbox process.
+ */
+export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceInstance {
+  let started: Promise<ScriptRuntime> | undefined;
+  const limits = {
+    timeoutMs: deps.config.timeoutMs,
+    memoryBytes: deps.config.memoryMb * 1024 * 1024,
+    maxLogBytes: deps.config.maxLogBytes,
+  };
+  const runtime =
+    deps.runtime ??
+    (() => {
+      started ??= ScriptRuntime.start({
+        poolSize: deps.config.poolSize,
+        limits,
+        clock: deps.clock,
+        logger: deps.logger.child({ component: "sandbox" }),
+      }).catch((err: unknown) => {
+        started = undefined;
+        throw err;
+      });
+      return started;
+    });
+  let environmentId: Promise<string> | undefined;
+  const ctx: ScriptsServiceContext = {
+    ...deps,
+    environment: () => {
+      // The environment never changes: asked once, asked again only after a failure.
+      environmentId ??= deps.environment().catch((err: unknown) => {
+        environmentId = undefined;
+        throw err;
+      });
+      return environmentId;
+    },
+    runtime,
+    instanceId: deps.instanceId ?? `${hostname()}-${process.pid}-${randomToken(6)}`,
+    limits,
+    proxy: createScriptProxy({ now: () => deps.clock.now() }),
+  };
+  const runner = new ScriptRunner(ctx);
+  const syncs = new SyncRuns(ctx, runner);
+  const scheduler = new SyncScheduler(ctx, syncs);
+  const service: ServiceImpl<typeof ScriptsService> = {
+    ...scriptHandlers(ctx, scheduler),
+    ...runHandlers(ctx),
+    ...triggerHandlers(ctx, runner, syncs),
+  };
+  let worker: Subscription | undefined;
+
+  return {
+    service,
+    async start() {
+      worker = await startScriptJobWorker(ctx, runner, scheduler);
+      scheduler.start();
+    },
+    async stop() {
+      scheduler.stop();
+      await worker?.stop();
+      worker = undefined;
+      if (started) await (await started.catch(() => undefined))?.close();
+      await runner.drain();
+    },
+  };
+}

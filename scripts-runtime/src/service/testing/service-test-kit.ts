@@ -1,0 +1,145 @@
+import type { Database } from "bun:sqlite";
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
+import { MemoryBus } from "@junction/bus";
+import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
+import { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { createConnectionService, openConnectionStore, ProviderCatalog } from "@junction/connection-service";
+import { createGatewayClients, type GatewayClients } from "@junction/gateway";
+import {
+  Encryptor,
+  errorBoundary,
+  loadCommonConfig,
+  ManualClock,
+  memoryLogger,
+  openDatabase,
+} from "@junction/platform";
+import type { ScriptRuntime } from "../../runtime/script-runtime.ts";
+import { DEFAULT_SCRIPTS_CONFIG, type ScriptsConfig } from "../config.ts";
+import { openScriptsStores, type ScriptsStores } from "../open-stores.ts";
+import { createScriptsService, type ScriptsServiceInstance } from "../service.ts";
+
+/** How far the kit's clocks move together in one step; also the instances' scheduler poll. */
+const STEP_MS = 3_600_000;
+
+/** One scripts service instance of a kit, with its own stores (its own handle on the shared file). */
+export interface KitInstance {
+  scripts: ScriptsServiceInstance;
+  /** A client of this instance, over an in-memory transport. */
+  client: Client<typeof ScriptsService>;
+  stores: ScriptsStores;
+  /** This instance's clock (the kit advances every instance's at once). */
+  clock: ManualClock;
+}
+
+export interface ServiceKit {
+  /**
+   * Advances every clock of the kit by `ms` in lockstep, `STEP_MS` at a time, as processes see time
+   * pass together: instances' timers due at the same time fire in the same turn (the instances'
+   * scheduler polls are one step), so their passes really race for the same due times.
+   */
+  advance(ms: number): Promise<void>;
+  logs: string[];
+  /** A real connection service (SQLite) over an in-memory transport: the scripts service's peer. */
+  connections: Client<typeof ConnectionService>;
+  clients: GatewayClients;
+  /** Starts another scripts service instance on the kit's SQLite file. */
+  instance(config?: Partial<ScriptsConfig>): Promise<KitInstance>;
+  /** Creates a connection of integration "cal". */
+  connect(connectionId: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Scripts service instances on one SQLite file, next to a real connection service, each instance on a
+ * manual clock of its own, all advanced together: their timers fire in the same turn, so that their
+ * scheduler passes really race for the same due times. Scripts that call the proxy are not supported
+ * here (no proxy service); the end-to-end tests cover those.
+ */
+export async function startServiceKit(runtime: () => Promise<ScriptRuntime>): Promise<ServiceKit> {
+  const dir = mkdtempSync(join(tmpdir(), "junction-scripts-service-"));
+  const clock = new ManualClock();
+  const logger = memoryLogger();
+  const common = loadCommonConfig({ JUNCTION_DATA_DIR: dir });
+  const connectionDb = openDatabase(join(dir, "connection.sqlite"));
+  const connectionStore = await openConnectionStore(common, connectionDb);
+  const impl = createConnectionService({
+    store: connectionStore,
+    encryptor: Encryptor.fromBase64(randomBytes(32).toString("base64")),
+    clock,
+    logger,
+    bus: new MemoryBus(undefined, { clock }),
+    providers: new ProviderCatalog(),
+    baseUrl: "https://junction.example.test",
+  });
+  const transport = createRouterTransport((r) => r.service(ConnectionService, impl), {
+    router: { interceptors: [errorBoundary(logger)] },
+  });
+  const clients = createGatewayClients(transport);
+  const connections = createClient(ConnectionService, transport);
+  await connections.createIntegration({
+    uniqueKey: "cal",
+    provider: "google-calendar",
+    clientId: "c",
+    clientSecret: "s",
+  });
+  const environment = async () => (await connections.getEnvironment({})).environment?.id ?? "";
+  const started: { instance: KitInstance; bus: MemoryBus; db: Database }[] = [];
+
+  return {
+    async advance(ms) {
+      const clocks = [clock, ...started.map((s) => s.instance.clock)];
+      for (let left = ms; left > 0; left -= STEP_MS) {
+        await Promise.all(clocks.map((c) => c.advance(Math.min(STEP_MS, left))));
+      }
+    },
+    logs: logger.lines,
+    connections,
+    clients,
+    async instance(config = {}) {
+      const db = openDatabase(join(dir, "scripts.sqlite"));
+      const stores = await openScriptsStores(common, db);
+      const own = new ManualClock(clock.now());
+      const bus = new MemoryBus(undefined, { clock: own });
+      const scripts = createScriptsService({
+        scripts: stores.scripts,
+        runs: stores.runs,
+        store: stores.service,
+        clients: () => clients,
+        bus,
+        clock: own,
+        logger: logger.child({ instance: started.length }),
+        environment,
+        config: { ...DEFAULT_SCRIPTS_CONFIG, schedulerPollMs: STEP_MS, ...config },
+        runtime,
+      });
+      await scripts.start();
+      const client = createClient(
+        ScriptsService,
+        createRouterTransport((r) => r.service(ScriptsService, scripts.service), {
+          router: { interceptors: [errorBoundary(logger)] },
+        }),
+      );
+      const instance = { scripts, client, stores, clock: own };
+      started.push({ instance, bus, db });
+      return instance;
+    },
+    async connect(connectionId) {
+      await connections.createConnection({ providerConfigKey: "cal", connectionId });
+    },
+    async close() {
+      for (const { instance, bus, db } of started.reverse()) {
+        await instance.scripts.stop();
+        await bus.close();
+        await instance.stores.close();
+        db.close();
+      }
+      await connectionStore.close();
+      connectionDb.close();
+      rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}

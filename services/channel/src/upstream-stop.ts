@@ -1,0 +1,115 @@
+import type { Client } from "@connectrpc/connect";
+import type { ProxyService, ResolveUpstreamResponse } from "@junction/contracts/proxy/v1/proxy_service_pb";
+import { type Clock, fromConnectError, type Logger } from "@junction/platform";
+import { channelProvider } from "./channel-providers.ts";
+import type { HttpFetch } from "./context.ts";
+import type { ChannelRecord } from "./store/records.ts";
+import type { ChannelStore } from "./store/store.ts";
+
+export type StopResult =
+  | { outcome: "stopped" | "gone"; status: number }
+  | { outcome: "failed"; status: number; code: string; message: string };
+
+export interface UpstreamStopDeps {
+  proxy: Client<typeof ProxyService>;
+  store: ChannelStore;
+  clock: Clock;
+  logger: Logger;
+  fetch: HttpFetch;
+  /** Deadline of one upstream call, response body included. */
+  timeoutMs: number;
+}
+
+/** Bytes of an upstream refusal kept in the result. */
+const REFUSAL_SNIPPET = 300;
+
+/**
+ * Stops one channel upstream with its connection's credentials (resolved by the proxy service, so the
+ * refresh rule applies; an upstream 401 forces one refresh and one retry), then records the outcome.
+ * A 2xx stops it in the registry. So does a 404: the upstream answers it for a channel that is stopped
+ * or expired already, and such a channel sends nothing more whatever the registry said (spec:
+ * lifecycle, "Notifications cease"). Anything else leaves the registry as it was. Throws only when the
+ * registry cannot be written.
+ */
+export async function stopUpstream(deps: UpstreamStopDeps, channel: ChannelRecord): Promise<StopResult> {
+  const log = { channelId: channel.id, connectionId: channel.connectionId, integration: channel.providerConfigKey };
+  let result: StopResult;
+  try {
+    result = await callStop(deps, channel);
+  } catch (err) {
+    const e = fromConnectError(err);
+    const internal = e.code === "internal_error";
+    if (internal) deps.logger.error("channel stop failed", { ...log, error: err });
+    result = { outcome: "failed", status: 0, code: e.code, message: internal ? "internal error" : e.message };
+  }
+  if (result.outcome !== "failed") {
+    await deps.store.recordStop(channel.environmentId, channel.id, channel.resourceId, deps.clock.now());
+    deps.logger.info(result.outcome === "gone" ? "channel gone upstream, recorded as stopped" : "channel stopped", log);
+  } else {
+    deps.logger.warn("channel not stopped", { ...log, status: result.status, code: result.code });
+  }
+  return result;
+}
+
+async function callStop(deps: UpstreamStopDeps, channel: ChannelRecord): Promise<StopResult> {
+  const resolve = (forceRefresh: boolean) =>
+    deps.proxy.resolveUpstream({
+      providerConfigKey: channel.providerConfigKey,
+      connectionId: channel.connectionId,
+      forceRefresh,
+    });
+  let resolved = await resolve(false);
+  const provider = channelProvider(resolved.provider);
+  if (!provider) {
+    return {
+      outcome: "failed",
+      status: 0,
+      code: "provider_has_no_channels",
+      message: `Provider "${resolved.provider}" has no notification channels to stop.`,
+    };
+  }
+  const body = JSON.stringify({ id: channel.id, resourceId: channel.resourceId });
+  for (let refreshed = false; ; refreshed = true) {
+    const res = await post(deps, resolved, provider.stopPath, body);
+    if ("failure" in res) return res.failure;
+    if (res.status === 401 && !refreshed) {
+      resolved = await resolve(true);
+      continue;
+    }
+    if (res.status >= 200 && res.status <= 299) return { outcome: "stopped", status: res.status };
+    if (res.status === 404) return { outcome: "gone", status: 404 };
+    return {
+      outcome: "failed",
+      status: res.status,
+      code: "upstream_refused",
+      message: `The upstream answered ${res.status}: ${res.text.slice(0, REFUSAL_SNIPPET)}`,
+    };
+  }
+}
+
+async function post(
+  deps: UpstreamStopDeps,
+  resolved: ResolveUpstreamResponse,
+  path: string,
+  body: string,
+): Promise<{ status: number; text: string } | { failure: StopResult }> {
+  const url = `${resolved.baseUrl.replace(/\/+$/, "")}${path}`;
+  const host = URL.canParse(url) ? new URL(url).host : "the upstream";
+  try {
+    const res = await deps.fetch(url, {
+      method: "POST",
+      headers: { ...resolved.headers, "content-type": "application/json" },
+      body,
+      redirect: "manual",
+      signal: AbortSignal.timeout(deps.timeoutMs),
+    });
+    return { status: res.status, text: await res.text() };
+  } catch (err) {
+    // Name the host only: the path and the headers are not the caller's business here.
+    const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
+    const failure: StopResult = timedOut
+      ? { outcome: "failed", status: 0, code: "upstream_timeout", message: `No answer from ${host} in time.` }
+      : { outcome: "failed", status: 0, code: "upstream_unreachable", message: `Could not reach ${host}.` };
+    return { failure };
+  }
+}

@@ -1,0 +1,47 @@
+import { randomToken } from "@junction/platform";
+import type { WebhookServiceContext } from "../context.ts";
+import type { MessageRecord } from "../store/records.ts";
+import { leaseUntil } from "./deliver-round.ts";
+
+/** What a new message is: everything but its delivery state. */
+export interface NewMessage {
+  id: string;
+  environmentId: string;
+  type: string;
+  providerConfigKey: string;
+  connectionId: string;
+  notificationId: string;
+  body: Uint8Array;
+  /** When what it tells happened (Unix ms); 0 for now. */
+  createdAt: number;
+}
+
+/**
+ * Stores a new message (idempotent on its id: storing it again changes nothing) and hands it to the
+ * scheduler; resolves once it is stored, so a crash after that loses nothing (the scheduler finds
+ * it again at start). A message due at once (the default schedule) is stored already claimed, so
+ * its first round needs no claim write of its own. Both the delivery worker (messages of any type
+ * from the delivery queue) and the inbound worker (forwards of its notifications) come through here.
+ */
+export async function acceptMessage(ctx: WebhookServiceContext, fields: NewMessage): Promise<void> {
+  const now = ctx.clock.now();
+  const firstAt = now + (ctx.delivery.retryScheduleMs[0] ?? 0);
+  const claim = firstAt <= now ? { leaseToken: randomToken(12), leaseUntil: leaseUntil(ctx, now) } : undefined;
+  const message: MessageRecord = {
+    ...fields,
+    status: "pending",
+    attemptCount: 0,
+    roundAttempts: 0,
+    nextAttemptAt: firstAt,
+    lastError: null,
+    deliveredEndpointIds: [],
+    leaseToken: claim?.leaseToken ?? null,
+    leaseUntil: claim?.leaseUntil ?? null,
+    createdAt: fields.createdAt > 0 ? fields.createdAt : now,
+    updatedAt: now,
+  };
+  const inserted = await ctx.store.insertMessage(message);
+  if (inserted && claim) ctx.deliveries.scheduleClaimed(message);
+  // Already stored (a job delivered again): scheduling it again is harmless, the claim decides.
+  else ctx.deliveries.schedule(message.id, inserted ? firstAt : now);
+}

@@ -1,0 +1,210 @@
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { randomBytes } from "node:crypto";
+import { startNatsServer } from "@junction/bus/testing/nats-server";
+import {
+  type FakeUpstream,
+  startFakeUpstream,
+  startWebhookReceiver,
+  type WebhookReceiver,
+} from "../fake-upstream/index.ts";
+import { freePort } from "../support/free-port.ts";
+import { type JunctionProcess, startJunctionProcess } from "../support/junction-process.ts";
+import { tempDir } from "../support/temp-dir.ts";
+import { waitFor } from "../support/wait-for.ts";
+import { onEventSource, syncSource } from "./scripts-kit.ts";
+
+// Runs start sandbox processes and wait on real time: slow under a loaded machine.
+setDefaultTimeout(60_000);
+
+/** The scripts service as its own process: lifecycle jobs over NATS, RPCs over h2c, the proxy logic in-process. */
+const SECRET = "jct_sk_scripts_distributed_0123456789";
+const ALICE = "alice@example.com";
+let nats: Awaited<ReturnType<typeof startNatsServer>>;
+let fake: FakeUpstream;
+let receiver: WebhookReceiver;
+const procs: JunctionProcess[] = [];
+const data = tempDir();
+let gatewayUrl = "";
+let env: Record<string, string> = {};
+
+async function api(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${gatewayUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${SECRET}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  return { status: res.status, body: (await res.json()) as any };
+}
+
+const finishedRuns = (query: string, count: number) =>
+  waitFor(
+    `${count} finished runs for ${query}`,
+    async () => {
+      const runs = (await api("GET", `/scripts/runs?${query}`)).body.data ?? [];
+      return runs.length >= count && runs.every((r: any) => r.status !== "running") ? runs : null;
+    },
+    30_000,
+    50,
+  );
+
+beforeAll(async () => {
+  nats = await startNatsServer();
+  fake = await startFakeUpstream();
+  receiver = startWebhookReceiver();
+  const names = ["connection", "proxy", "channel", "webhook", "scripts"] as const;
+  const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()] as const)));
+  const gatewayPort = await freePort();
+  gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  env = {
+    JUNCTION_DATA_DIR: data.path,
+    JUNCTION_BASE_URL: gatewayUrl,
+    JUNCTION_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    JUNCTION_SECRET_KEY: SECRET,
+    JUNCTION_NATS_URL: nats.url,
+    JUNCTION_HOST: "127.0.0.1",
+    JUNCTION_LOG_LEVEL: "warn",
+    JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
+    JUNCTION_SCRIPTS_POOL_SIZE: "1",
+    PORT: String(gatewayPort),
+  };
+  for (const n of names) {
+    env[`JUNCTION_${n.toUpperCase()}_PORT`] = String(ports[n]);
+    env[`JUNCTION_${n.toUpperCase()}_URL`] = `http://127.0.0.1:${ports[n]}`;
+  }
+  for (const n of names) procs.push(startJunctionProcess(n, ["serve", n], env));
+  procs.push(startJunctionProcess("gateway", ["serve", "gateway"], env));
+  try {
+    await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 30_000, 50);
+    // Every process is up once the scripts service answers through the gateway.
+    await waitFor(
+      "the scripts service to answer",
+      async () => (await api("GET", "/scripts")).status === 200,
+      30_000,
+      50,
+    );
+  } catch (err) {
+    throw new Error(`${(err as Error).message}\n${procs.map((p) => `--- ${p.name}\n${p.output()}`).join("\n")}`);
+  }
+  await api("POST", "/integrations", {
+    unique_key: "cal",
+    provider: "google-calendar",
+    upstream_overrides: { base_url: fake.url },
+  });
+  await api("PUT", "/webhook-settings", { endpoints: [receiver.url] });
+}, 60_000);
+
+afterAll(async () => {
+  await Promise.all(procs.map((p) => p.stop()));
+  await receiver?.stop();
+  await fake?.stop();
+  await nats?.stop();
+  data.remove();
+});
+
+describe("scripts in the distributed topology", () => {
+  test("lifecycle scripts, /sync/trigger and onWebhook run in the scripts process", async () => {
+    const deploy = (name: string, source: string) =>
+      api("POST", "/scripts", { provider_config_key: "cal", name, source });
+    expect(
+      (
+        await deploy(
+          "on-create",
+          onEventSource(
+            "post-connection-creation",
+            `const res = await nango.get({ endpoint: "/calendar/v3/users/me/calendarList/primary" });
+             await nango.updateMetadata({ primaryCalendar: res.data.id });`,
+          ),
+        )
+      ).status,
+    ).toBe(201);
+    expect((await deploy("on-delete", onEventSource("pre-connection-deletion", "nango.log('bye');"))).status).toBe(201);
+    expect(
+      (
+        await deploy(
+          "changes",
+          syncSource(
+            "nango.log('synced');",
+            `\n  webhookSubscriptions: ["*"],\n  onWebhook: async (nango, m) => { nango.log(m.payload["x-goog-resource-state"]); }`,
+          ),
+        )
+      ).status,
+    ).toBe(201);
+
+    const tokens = fake.issueTokens({ email: ALICE, scopes: ["https://www.googleapis.com/auth/calendar"] });
+    const created = await api("POST", "/connections", {
+      provider_config_key: "cal",
+      connection_id: "alice",
+      credentials: { type: "OAUTH2", access_token: tokens.accessToken, expires_at: Date.now() + 3_600_000 },
+      metadata: { emailAddress: ALICE },
+    });
+    expect(created.status).toBe(200);
+    const [onCreate] = await finishedRuns("script=on-create", 1);
+    expect(onCreate.status).toBe("succeeded");
+    expect((await api("GET", "/connection/alice?provider_config_key=cal")).body.metadata.primaryCalendar).toBe(ALICE);
+
+    const trigger = await api("POST", "/sync/trigger", {
+      provider_config_key: "cal",
+      connection_id: "alice",
+      syncs: ["changes"],
+    });
+    expect(trigger.body.success).toBe(true);
+    expect((await finishedRuns("script=changes&trigger=manual", 1))[0].status).toBe("succeeded");
+
+    // A channel through the proxy: its "sync" notification goes to onWebhook, not to the receiver.
+    const webhookUrl = (await api("GET", "/integrations/cal?include=webhook")).body.data.webhook_url;
+    const watch = await fetch(`${gatewayUrl}/proxy/calendar/v3/calendars/${encodeURIComponent(ALICE)}/events/watch`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${SECRET}`,
+        "provider-config-key": "cal",
+        "connection-id": "alice",
+        "content-type": "application/json",
+      },
+      body: JSON.stringify({ id: "dist-channel", type: "web_hook", address: webhookUrl }),
+    });
+    expect(watch.status).toBe(200);
+    const [hook] = await finishedRuns("trigger=webhook", 1);
+    expect(hook).toMatchObject({ script_name: "changes", connection_id: "alice", status: "succeeded" });
+
+    expect((await api("DELETE", "/connection/alice?provider_config_key=cal")).status).toBe(200);
+    const [onDelete] = await finishedRuns("script=on-delete", 1);
+    expect(onDelete.status).toBe("succeeded");
+    expect(receiver.received.filter((r) => JSON.parse(r.body).connectionId === "alice")).toEqual([]);
+  }, 90_000);
+
+  test("with the scripts process down, deletions proceed (logged at error) and creations wait in the queue", async () => {
+    const scripts = procs.find((p) => p.name === "scripts");
+    await scripts?.stop();
+    const connect = (id: string) => {
+      const tokens = fake.issueTokens({ email: ALICE, scopes: ["https://www.googleapis.com/auth/calendar"] });
+      return api("POST", "/connections", {
+        provider_config_key: "cal",
+        connection_id: id,
+        credentials: { type: "OAUTH2", access_token: tokens.accessToken, expires_at: Date.now() + 3_600_000 },
+      });
+    };
+    expect((await connect("bob")).status).toBe(200);
+    expect((await connect("carol")).status).toBe(200);
+    expect((await api("DELETE", "/connection/carol?provider_config_key=cal")).status).toBe(200);
+    expect((await api("GET", "/connection/carol?provider_config_key=cal")).status).toBe(404);
+    const connection = procs.find((p) => p.name === "connection");
+    const line = await waitFor("the error line", () =>
+      connection
+        ?.output()
+        .split("\n")
+        .find((l) => l.includes("pre-connection-deletion scripts did not run")),
+    );
+    expect(JSON.parse(line).level).toBe("error");
+
+    // Back up: bob's post-connection-creation job was kept (NATS JetStream) and runs now; carol's is
+    // dropped, her connection being gone.
+    procs.splice(
+      procs.indexOf(scripts as JunctionProcess),
+      1,
+      startJunctionProcess("scripts", ["serve", "scripts"], env),
+    );
+    const [bob] = await finishedRuns("connection_id=bob", 1);
+    expect(bob).toMatchObject({ script_name: "on-create", status: "succeeded" });
+    expect((await api("GET", "/scripts/runs?connection_id=carol")).body.data).toEqual([]);
+  }, 90_000);
+});
