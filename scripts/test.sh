@@ -38,7 +38,7 @@ check "lint" bunx biome check .
 
 mkdir -p test-results
 rm -f test-results/junit.xml
-bun test --reporter=junit --reporter-outfile=test-results/junit.xml "$@"
+bun test --timeout 60000 --reporter=junit --reporter-outfile=test-results/junit.xml "$@"
 bun_status=$?
 
 read -r tests failures errors skipped < <(bun scripts/junit-summary.ts test-results/junit.xml)

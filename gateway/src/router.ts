@@ -32,9 +32,13 @@ interface CompiledRoute extends Route {
 /** A small method + path router. Paths match on decoded segments; `*` keeps the raw rest. */
 export class Router {
   private readonly routes: CompiledRoute[] = [];
+  /** Candidate routes by first path segment, in registration order; built on first use. */
+  private index: Map<string, CompiledRoute[]> | undefined;
+  private wildFirst: CompiledRoute[] = [];
 
   add(...routes: Route[]): this {
     for (const r of routes) this.routes.push({ ...r, segments: r.pattern.split("/").filter(Boolean) });
+    this.index = undefined;
     return this;
   }
 
@@ -42,13 +46,32 @@ export class Router {
   match(method: string, rawPath: string): { route: Route; params: Record<string, string> } | { allowed: string[] } {
     const parts = rawPath.split("/").filter(Boolean);
     const allowed: string[] = [];
-    for (const route of this.routes) {
+    for (const route of this.candidates(parts[0] ?? "")) {
       const params = matchSegments(route.segments, parts);
       if (!params) continue;
       if (route.method === method || (method === "HEAD" && route.method === "GET")) return { route, params };
       allowed.push(route.method);
     }
     return { allowed };
+  }
+
+  private candidates(first: string): CompiledRoute[] {
+    if (!this.index) {
+      const index = new Map<string, CompiledRoute[]>();
+      const isWild = (r: CompiledRoute) => r.segments.length === 0 || /^[:*]/.test(r.segments[0] as string);
+      this.wildFirst = this.routes.filter(isWild);
+      for (const r of this.routes) {
+        if (isWild(r)) continue;
+        const key = r.segments[0] as string;
+        if (!index.has(key))
+          index.set(
+            key,
+            this.routes.filter((x) => x.segments[0] === key || isWild(x)),
+          );
+      }
+      this.index = index;
+    }
+    return this.index.get(first) ?? this.wildFirst;
   }
 }
 

@@ -1,15 +1,28 @@
-import { sha256Hex, unauthenticated } from "@junction/platform";
+import { unauthenticated } from "@junction/platform";
 import type { GatewayClients } from "../clients.ts";
 
 const CACHE_MS = 5000;
+/** Entries this close to expiry are re-verified in the background while still being served. */
+const REFRESH_AHEAD_MS = 1000;
 const MAX_CACHED = 1000;
 
+interface Entry {
+  environmentId: string;
+  until: number;
+  refreshing: boolean;
+}
+
 /**
- * Secret-key authentication: `Authorization: Bearer <secret key>`. Valid keys are cached by hash for a
- * few seconds (a revoked key stops working within CACHE_MS); invalid ones are never cached.
+ * Secret-key authentication: `Authorization: Bearer <secret key>`. Keys are verified by the connection
+ * service (which stores only hashes) and valid ones are remembered in this process for a few seconds:
+ * a revoked key stops working within CACHE_MS. The cache is keyed by the presented key itself, which
+ * the gateway holds in memory for the request anyway; nothing of it is stored or logged. Invalid keys
+ * are never cached. Concurrent requests with the same key share one verification, and an entry about
+ * to expire is re-verified by one request in the background, so a busy gateway never stalls on expiry.
  */
 export class Authenticator {
-  private readonly cache = new Map<string, { environmentId: string; until: number }>();
+  private readonly cache = new Map<string, Entry>();
+  private readonly inFlight = new Map<string, Promise<string>>();
 
   constructor(
     private readonly clients: GatewayClients,
@@ -30,22 +43,40 @@ export class Authenticator {
       );
     }
     const key = match[1] as string;
-    const hash = sha256Hex(key);
-    const cached = this.cache.get(hash);
+    const cached = this.cache.get(key);
     const now = this.now();
-    if (cached && cached.until > now) return cached.environmentId;
-    const res = await this.clients.connection.verifySecretKey({ secretKey: key });
-    if (!res.valid) {
-      this.cache.delete(hash);
-      throw unauthenticated("unknown_account", "Authentication failed: the secret key is not valid or was revoked.");
+    if (cached && cached.until > now) {
+      if (!cached.refreshing && cached.until - now < REFRESH_AHEAD_MS) {
+        cached.refreshing = true;
+        this.verify(key).catch(() => this.cache.delete(key));
+      }
+      return cached.environmentId;
     }
-    if (this.cache.size >= MAX_CACHED) this.cache.clear();
-    this.cache.set(hash, { environmentId: res.environmentId, until: now + CACHE_MS });
-    return res.environmentId;
+    return this.verify(key);
   }
 
   /** Forgets cached keys (after a revocation through this gateway). */
   clear(): void {
     this.cache.clear();
+  }
+
+  private verify(key: string): Promise<string> {
+    let pending = this.inFlight.get(key);
+    if (!pending) {
+      pending = this.ask(key).finally(() => this.inFlight.delete(key));
+      this.inFlight.set(key, pending);
+    }
+    return pending;
+  }
+
+  private async ask(key: string): Promise<string> {
+    const res = await this.clients.connection.verifySecretKey({ secretKey: key });
+    if (!res.valid) {
+      this.cache.delete(key);
+      throw unauthenticated("unknown_account", "Authentication failed: the secret key is not valid or was revoked.");
+    }
+    if (this.cache.size >= MAX_CACHED) this.cache.clear();
+    this.cache.set(key, { environmentId: res.environmentId, until: this.now() + CACHE_MS, refreshing: false });
+    return res.environmentId;
   }
 }

@@ -5,10 +5,12 @@ const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower-
 
 export type IdPrefix = "env" | "key" | "int" | "conn" | "msg" | "ntf" | "run" | "ep" | "att" | "sess" | "chn" | "scr";
 
+// The 80 random bits are kept as two 40-bit halves in plain numbers (exact below 2^53): no BigInt
+// on a path every request takes.
+const HALF = 2 ** 40;
 let lastTime = -1;
-let lastRandom = 0n;
-const RANDOM_BITS = 80n;
-const RANDOM_MAX = (1n << RANDOM_BITS) - 1n;
+let lastHigh = 0;
+let lastLow = 0;
 
 /**
  * A new prefixed id: a 48-bit millisecond timestamp then 80 random bits, so ids sort by creation.
@@ -17,26 +19,35 @@ const RANDOM_MAX = (1n << RANDOM_BITS) - 1n;
  */
 export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
   let time = Math.floor(nowMs);
-  let random: bigint;
-  if (time <= lastTime && lastRandom < RANDOM_MAX) {
+  let high: number;
+  let low: number;
+  if (time <= lastTime && !(lastHigh === HALF - 1 && lastLow === HALF - 1)) {
     time = lastTime;
-    random = lastRandom + 1n;
+    low = lastLow + 1;
+    high = lastHigh;
+    if (low === HALF) {
+      low = 0;
+      high += 1;
+    }
   } else {
-    random = BigInt(`0x${randomBytes(10).toString("hex")}`);
+    const bytes = randomBytes(10);
+    high = bytes.readUIntBE(0, 5);
+    low = bytes.readUIntBE(5, 5);
   }
   lastTime = time;
-  lastRandom = random;
-  let timePart = "";
-  for (let i = 0; i < 10; i++) {
-    timePart = ALPHABET[time % 32] + timePart;
-    time = Math.floor(time / 32);
+  lastHigh = high;
+  lastLow = low;
+  return `${prefix}_${base32(time, 10)}${base32(high, 8)}${base32(low, 8)}`;
+}
+
+function base32(value: number, digits: number): string {
+  let out = "";
+  let v = value;
+  for (let i = 0; i < digits; i++) {
+    out = ALPHABET[v % 32] + out;
+    v = Math.floor(v / 32);
   }
-  let randomPart = "";
-  for (let i = 0; i < 16; i++) {
-    randomPart = ALPHABET[Number(random & 31n)] + randomPart;
-    random >>= 5n;
-  }
-  return `${prefix}_${timePart}${randomPart}`;
+  return out;
 }
 
 const ID_RE = /^[a-z]+_[0-9a-hjkmnp-tv-z]{26}$/;
