@@ -372,11 +372,57 @@ describe("the dashboard in a real browser", () => {
   test(
     "shows the scripts page, and logging out ends the session",
     async () => {
+      // A sync deployed twice (two versions), run once through /sync/trigger, logging at two levels.
+      const source = (greeting: string) => `export default createSync({
+        frequency: "every day",
+        exec: async (nango) => {
+          await nango.log("${greeting} from the dashboard test");
+          await nango.log("something to look at", { level: "warn" });
+        },
+      });`;
+      for (const greeting of ["hello", "hello again"]) {
+        const deployed = await j.api("POST", "/scripts", {
+          provider_config_key: "cal",
+          name: "hello",
+          source: source(greeting),
+        });
+        expect(deployed.status).toBe(201);
+      }
+      const trigger = await j.api("POST", "/sync/trigger", {
+        provider_config_key: "cal",
+        connection_id: connectionId,
+        syncs: ["hello"],
+      });
+      expect(trigger.status).toBe(200);
+      const runId: string = trigger.body.runs[0].id;
+      await waitFor(
+        "the triggered run to finish",
+        async () => {
+          const run = await j.api("GET", `/scripts/runs/${runId}`);
+          return run.body.data?.status === "succeeded";
+        },
+        30_000,
+        100,
+      );
+
       await go("#/scripts", "scripts");
-      // The scripts API is a later issue: until it exists the page says so (and lists scripts once it does).
       expect(await page.$("#page-error")).toBeNull();
-      expect((await page.$("#scripts-unavailable")) ?? (await page.$("#scripts"))).not.toBeNull();
+      expect(await page.textContent("#scripts-table")).toContain("hello");
+      expect(await page.textContent("#latest-script-runs")).toContain(runId);
       await screenshot(page, "scripts");
+
+      await rendered("scripts", () => page.click('#scripts-table a[href="#/scripts/cal/hello"]'));
+      const versions = await page.$$eval("#versions-table tbody tr td:first-child", (cells) =>
+        cells.map((c) => c.textContent),
+      );
+      expect(versions).toEqual(["2", "1"]);
+      expect(await page.textContent("#script-source")).toContain("hello again");
+
+      await rendered("scripts", () => page.click(`a[href="#/scripts/runs/${runId}"]`));
+      const logs = await page.textContent("#run-logs");
+      expect(logs).toContain("INFO hello again from the dashboard test");
+      expect(logs).toContain("WARN something to look at");
+      await screenshot(page, "script-run");
       await go("#/integrations", "integrations");
       await screenshot(page, "integrations");
       await page.click("#logout");

@@ -9,6 +9,7 @@ import { integrationPage } from "./pages/integration-page.ts";
 import { integrationsPage } from "./pages/integrations-page.ts";
 import { newIntegrationPage } from "./pages/new-integration-page.ts";
 import { scriptsPage } from "./pages/scripts-page.ts";
+import { scriptPage, scriptRunPage } from "./pages/script-detail-pages.ts";
 
 type Render = (params: string[]) => Promise<Node>;
 
@@ -23,6 +24,8 @@ const ROUTES: [RegExp, string, Render][] = [
   [/^\/deliveries\/([^/]+)$/, "deliveries", ([id]) => deliveryPage(id as string)],
   [/^\/channels$/, "channels", () => channelsPage()],
   [/^\/scripts$/, "scripts", () => scriptsPage()],
+  [/^\/scripts\/runs\/([^/]+)$/, "scripts", ([id]) => scriptRunPage(id as string)],
+  [/^\/scripts\/([^/]+)\/([^/]+)$/, "scripts", ([key, name]) => scriptPage(key as string, name as string)],
 ];
 
 const app = document.getElementById("app") as HTMLElement;

@@ -10,8 +10,8 @@ type Row = Record<string, unknown>;
 export function recordsTable(rows: Row[], id: string): Node {
   if (rows.length === 0) return h("p", { class: "muted" }, "None.");
   const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((c) => c !== "logs");
-  const cell = (v: unknown) =>
-    v === null || v === undefined ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v);
+  const cell = (v: unknown): Node | string =>
+    v instanceof Node ? v : v === null || v === undefined ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v);
   return h(
     "div",
     null,
@@ -45,9 +45,9 @@ export function recordsTable(rows: Row[], id: string): Node {
   );
 }
 
-/** A run as a table row: what went wrong in one cell, no logs (they are in GET /scripts/runs/{id}). */
-const runRow = (r: Row): Row => ({
-  id: r.id,
+/** A run as a table row: what went wrong in one cell; its logs are on the run's page. */
+export const runRow = (r: Row): Row => ({
+  id: h("a", { href: `#/scripts/runs/${encodeURIComponent(String(r.id))}` }, String(r.id)),
   script: `${r.provider_config_key}/${r.script_name} v${r.script_version}`,
   connection_id: r.connection_id,
   trigger: r.trigger,
@@ -90,10 +90,14 @@ export async function scriptsPage(): Promise<Node> {
   const runs = (await api<{ data: Row[] }>("GET", `/scripts/runs${qs({ limit: 50 })}`)).data;
   const scriptRow = (s: Row): Row => ({
     integration: s.provider_config_key,
-    name: s.name,
+    name: h(
+      "a",
+      { href: `#/scripts/${encodeURIComponent(String(s.provider_config_key))}/${encodeURIComponent(String(s.name))}` },
+      String(s.name),
+    ),
     version: s.version,
     kind: s.kind,
-    runs: s.kind === "sync" ? `every ${s.frequency}` : `on ${s.event}`,
+    runs: s.kind === "sync" ? String(s.frequency).replace(/^(?!every )/, "every ") : `on ${s.event}`,
     webhook_subscriptions: (s.webhook_subscriptions as string[]).join(", ") || null,
     forward_webhooks_too: s.kind === "sync" ? s.forward_webhooks_too : null,
     filename: s.filename,

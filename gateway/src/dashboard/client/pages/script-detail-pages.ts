@@ -1,0 +1,60 @@
+import { api, qs } from "../api.ts";
+import { h } from "../dom.ts";
+import { recordsTable, runRow } from "./scripts-page.ts";
+
+type Row = Record<string, unknown>;
+
+/** #/scripts/{integration}/{name}: every version of a script, the latest source, and its latest runs. */
+export async function scriptPage(key: string, name: string): Promise<Node> {
+  const path = `/scripts/${encodeURIComponent(key)}/${encodeURIComponent(name)}`;
+  const script = (await api<{ data: Row & { versions: Row[]; source: string } }>("GET", path)).data;
+  const runs = (
+    await api<{ data: Row[] }>("GET", `/scripts/runs${qs({ provider_config_key: key, script: name, limit: 20 })}`)
+  ).data;
+  const versionRow = (v: Row): Row => ({
+    version: v.version,
+    kind: v.kind,
+    filename: v.filename,
+    source_hash: v.source_hash,
+    deployed_at: v.created_at,
+  });
+  return h(
+    "section",
+    null,
+    h("h1", null, `${key} / ${name}`),
+    h("h2", null, "Versions"),
+    h("div", { class: "card", id: "script-versions" }, recordsTable(script.versions.map(versionRow), "versions-table")),
+    h("h2", null, "Latest runs"),
+    h("div", { class: "card" }, recordsTable(runs.map(runRow), "script-runs")),
+    h("h2", null, `Source (version ${String(script.version)})`),
+    h("pre", { class: "logs", id: "script-source" }, script.source),
+  );
+}
+
+/** #/scripts/runs/{id}: one run with its logs, each line with its level. */
+export async function scriptRunPage(id: string): Promise<Node> {
+  const run = (await api<{ data: Row & { logs?: Row[] } }>("GET", `/scripts/runs/${encodeURIComponent(id)}`)).data;
+  const { logs, ...fields } = run;
+  const lines = (logs ?? []).map((l) =>
+    h(
+      "div",
+      { class: `log-line log-${String(l.level)}` },
+      h("span", { class: "muted" }, `${String(l.at)} `),
+      h("strong", null, `${String(l.level).toUpperCase()} `),
+      String(l.message),
+    ),
+  );
+  return h(
+    "section",
+    null,
+    h("h1", null, `Run ${id}`),
+    h("div", { class: "card" }, recordsTable([runRow(fields)], "run-fields")),
+    h("h2", null, "Logs"),
+    h(
+      "div",
+      { class: "card logs", id: "run-logs" },
+      lines.length > 0 ? lines : h("p", { class: "muted" }, "No log lines."),
+      run.logs_truncated ? h("p", { class: "muted" }, "(logs truncated)") : null,
+    ),
+  );
+}
