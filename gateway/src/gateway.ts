@@ -48,7 +48,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...secretKeyRoutes(authenticator),
     ...webhookSettingsRoutes(),
     ...oauthRoutes(),
-    ...proxyRoutes(),
+    ...proxyRoutes({ now: () => (deps.now ?? Date.now)() }),
     ...inboundWebhookRoutes(),
     ...deliveryRoutes(),
     ...scriptRoutes(),
