@@ -75,7 +75,15 @@ beforeAll(async () => {
     connection_id: "alice",
     credentials: { type: "OAUTH2", access_token: tokens.accessToken, expires_at: Date.now() + 3_600_000 },
   });
-}, 40_000);
+  // The gateway's health covers the connection service only: wait until the proxy process answers too
+  // (a cold start on a fresh clone can be slower than the others).
+  await waitFor(
+    "the proxy service to answer",
+    async () => (await proxy("GET", "/echo/ready")).status !== 503,
+    30_000,
+    50,
+  );
+}, 60_000);
 
 afterAll(async () => {
   await Promise.all(procs.map((p) => p.stop()));
