@@ -55,6 +55,7 @@ beforeAll(async () => {
   }
   for (const name of SERVICES) procs.push(startJunctionProcess(name, ["serve", name], env));
   try {
+    await Promise.all(procs.map((p) => p.listening()));
     await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 30_000, 50);
   } catch (err) {
     throw new Error(`${(err as Error).message}\n${procs.map((p) => `--- ${p.name}\n${p.output()}`).join("\n")}`);

@@ -50,6 +50,7 @@ beforeAll(async () => {
   for (const name of ["connection", "proxy", "channel", "webhook", "gateway"])
     procs.push(startJunctionProcess(name, ["serve", name], env));
   try {
+    await Promise.all(procs.map((p) => p.listening()));
     await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 30_000, 50);
     // The gateway is healthy before the webhook process may be: wait for it to answer through the gateway.
     await waitFor(

@@ -54,6 +54,7 @@ beforeAll(async () => {
     procs.push(startJunctionProcess(name, ["serve", name], env));
   procs.push(startJunctionProcess("gateway", ["serve", "gateway"], env));
   try {
+    await Promise.all(procs.map((p) => p.listening()));
     await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 20_000, 50);
   } catch (err) {
     throw new Error(`${(err as Error).message}\n${procs.map((p) => `--- ${p.name}\n${p.output()}`).join("\n")}`);

@@ -74,6 +74,7 @@ beforeAll(async () => {
   for (const n of names) procs.push(startJunctionProcess(n, ["serve", n], env));
   procs.push(startJunctionProcess("gateway", ["serve", "gateway"], env));
   try {
+    await Promise.all(procs.map((p) => p.listening()));
     await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 30_000, 50);
     // Every process is up once the scripts service answers through the gateway.
     await waitFor(

@@ -8,6 +8,8 @@ export interface JunctionProcess {
   name: string;
   proc: Subprocess;
   output(): string;
+  /** Resolves once the process said it serves (`junction: <name> listening on`), or throws with its output. */
+  listening(timeoutMs?: number): Promise<void>;
   stop(signal?: NodeJS.Signals): Promise<number | null>;
 }
 
@@ -34,6 +36,15 @@ export function startJunctionProcess(name: string, args: string[], env: Record<s
     name,
     proc,
     output: () => out,
+    async listening(timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      while (!/junction: \w+ listening on /.test(out)) {
+        if (proc.exitCode !== null || Date.now() > deadline) {
+          throw new Error(`${name} did not start (exit ${proc.exitCode}):\n${out}`);
+        }
+        await Bun.sleep(20);
+      }
+    },
     async stop(signal: NodeJS.Signals = "SIGTERM") {
       if (proc.exitCode !== null) return proc.exitCode;
       proc.kill(signal);
