@@ -115,3 +115,15 @@ describe("resolve cache", () => {
     expect((await cache.get(key)).headers.authorization).toBe("Bearer t");
   });
 });
+
+describe("forgetting an answer", () => {
+  test("the next request resolves again even though the answer was still fresh", async () => {
+    const h = harness();
+    await h.cache.get(key);
+    await h.cache.get(key);
+    expect(h.calls).toEqual([false]);
+    h.cache.forget(key);
+    await h.cache.get(key);
+    expect(h.calls).toEqual([false, false]);
+  });
+});

@@ -62,6 +62,11 @@ export class ResolveCache {
     return this.forcing.get(id) ?? this.load(id, key, true, this.forcing);
   }
 
+  /** Drops the cached answer of `key` (the upstream was unreachable with it). */
+  forget(key: ResolveKey): void {
+    this.entries.delete(cacheKey(key));
+  }
+
   private load(
     id: string,
     key: ResolveKey,

@@ -98,6 +98,9 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
           ctx.logger,
         );
       } catch (err) {
+        // An unreachable upstream may be a base URL the operator has since changed: the next request
+        // resolves again instead of reusing the cached answer.
+        if (isUpstreamFailure(err)) resolver.forget(key);
         if (!isUpstreamFailure(err) || attempt >= budget || !isReplayable(body)) throw err;
         await pause(backoffDelay(attempt, resolved.policy, random), req.signal);
         attempt++;
