@@ -97,6 +97,42 @@ describe("receiving notifications", () => {
     expect(all.text).not.toContain("recv-404b");
   });
 
+  test("ReceiveNotifications records or refuses each notification of a batch on its own", async () => {
+    const env = await environmentId(j);
+    const before = rx.received.length;
+    const headersOf = (channelId: string) =>
+      Object.fromEntries(Object.entries(googHeaders(ALICE_URI, { channelId })).map(([k, v]) => [k.toLowerCase(), v]));
+    const { results } = await j.clients.webhook.receiveNotifications({
+      requests: [
+        { environmentId: env, providerConfigKey: "cal", headers: headersOf("batch-a") },
+        { environmentId: env, providerConfigKey: "nope", headers: headersOf("batch-b") },
+        { environmentId: env, providerConfigKey: "cal", headers: headersOf("batch-c") },
+      ],
+    });
+    expect(results.map((r) => r.outcome.case)).toEqual(["response", "error", "response"]);
+    expect(results[1]?.outcome.value).toMatchObject({ code: "unknown_webhook_url" });
+    const forwarded = bodies((await rx.waitFor(before + 2)).slice(before));
+    expect(forwarded.map((b) => b.payload["x-goog-channel-id"]).sort()).toEqual(["batch-a", "batch-c"]);
+    const all = await j.api("GET", "/webhook-messages?limit=500");
+    expect(all.text).not.toContain("batch-b");
+  });
+
+  test("notifications arriving together each get their own answer", async () => {
+    const before = rx.received.length;
+    const answers = await Promise.all(
+      Array.from({ length: 24 }, (_, i) =>
+        notify(j, googHeaders(ALICE_URI, { channelId: `together-${i}` }), i % 3 === 1 ? { key: "nope" } : {}),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(Array.from({ length: 24 }, (_, i) => (i % 3 === 1 ? 404 : 200)));
+    for (const [i, a] of answers.entries()) {
+      if (i % 3 === 1) expect(a.body.error.code).toBe("unknown_webhook_url");
+      else expect(a.body.data.id).toMatch(/^ntf_/);
+    }
+    const forwarded = bodies((await rx.waitFor(before + 16)).slice(before));
+    expect(new Set(forwarded.map((b) => b.payload["x-goog-channel-id"])).size).toBe(16);
+  });
+
   test("needs no secret key, and other methods get 405", async () => {
     const res = await fetch(`${j.url}/webhook/${await environmentId(j)}/cal`, { method: "GET" });
     expect(res.status).toBe(405);

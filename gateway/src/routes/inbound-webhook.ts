@@ -1,3 +1,10 @@
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type {
+  ReceiveNotificationRequestSchema,
+  ReceiveNotificationResult,
+} from "@junction/contracts/webhook/v1/webhook_service_pb";
+import { Batcher, fromItemError } from "@junction/platform";
+import type { GatewayClients } from "../clients.ts";
 import { errorResponse } from "../http/error-response.ts";
 import { json } from "../http/json.ts";
 import type { Route } from "../router.ts";
@@ -14,6 +21,8 @@ const MAX_DISCARDED_BODY = 64 * 1024;
 /** Credentials are never recorded or forwarded (see the webhook service's notification-headers.ts). */
 const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "cookie"]);
 
+type ReceiveRequest = MessageInitShape<typeof ReceiveNotificationRequestSchema>;
+
 /**
  * POST /webhook/{environment}/{integration}: upstream notifications (spec: Inbound webhook
  * endpoint). No secret key: the upstream cannot send one. Answers 200 once the webhook service
@@ -21,6 +30,18 @@ const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "coo
  * 405 (the upstream only POSTs).
  */
 export function inboundWebhookRoutes(): Route[] {
+  let receipts: Batcher<ReceiveRequest, ReceiveNotificationResult> | undefined;
+  // The notifications received at the same time are recorded with one ReceiveNotifications call.
+  const receive = (clients: GatewayClients, request: ReceiveRequest) => {
+    receipts ??= new Batcher(
+      async (requests: ReceiveRequest[]) => (await clients.webhook.receiveNotifications({ requests })).results,
+    );
+    return receipts.call(request).then((result) => {
+      if (result.outcome.case === "error") throw fromItemError(result.outcome.value);
+      if (result.outcome.case === undefined) throw new Error("ReceiveNotifications answered without an outcome");
+      return result.outcome.value;
+    });
+  };
   return [
     {
       method: "POST",
@@ -51,7 +72,7 @@ export function inboundWebhookRoutes(): Route[] {
             `Notifications carry no body; one larger than ${MAX_DISCARDED_BODY} bytes is refused and not recorded.`,
           );
         }
-        const res = await clients.webhook.receiveNotification({
+        const res = await receive(clients, {
           environmentId: params.environment ?? "",
           providerConfigKey: params.integration ?? "",
           headers,

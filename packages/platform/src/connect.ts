@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-node";
 import type { ConnectRouter, Transport } from "@connectrpc/connect";
-import { JunctionError, toConnectError } from "./errors.ts";
+import { fromConnectError, JunctionError, toConnectError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
 
 /**
@@ -21,6 +21,34 @@ export function errorBoundary(logger: Logger): Interceptor {
       throw new ConnectError("internal error", Code.Internal);
     }
   };
+}
+
+/** One item's error in a batch call's answer: what the single call would have failed with. */
+export interface ItemError {
+  /** The Connect code. */
+  status: number;
+  /** The stable code (snake_case). */
+  code: string;
+  message: string;
+}
+
+/**
+ * The batch form of the error boundary, for one item: a domain error keeps its stable code and
+ * message, an unknown one becomes Internal with its cause logged and never sent.
+ */
+export function toItemError(err: unknown, logger: Logger, rpc: string): ItemError {
+  if (err instanceof JunctionError) return { status: err.status, code: err.code, message: err.message };
+  if (err instanceof ConnectError) {
+    const known = fromConnectError(err);
+    return { status: known.status, code: known.code, message: known.message };
+  }
+  logger.error("unhandled error in RPC", { rpc, cause: err });
+  return { status: Code.Internal, code: "internal", message: "internal error" };
+}
+
+/** The error a caller throws for an item's error: the same as the single call's. */
+export function fromItemError(item: ItemError): ConnectError {
+  return toConnectError(new JunctionError(item.code, item.message, item.status as Code));
 }
 
 /** A running h2c server for one service process. */

@@ -7,3 +7,4 @@ export * from "./ids.ts";
 export * from "./logger.ts";
 export * from "./sqlite.ts";
 export * from "./common-config.ts";
+export * from "./batcher.ts";

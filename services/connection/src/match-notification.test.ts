@@ -3,7 +3,14 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
 import { MemoryBus } from "@junction/bus";
 import { ConnectionService, MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
-import { Encryptor, errorBoundary, ManualClock, memoryLogger, openDatabase } from "@junction/platform";
+import {
+  Encryptor,
+  errorBoundary,
+  fromConnectError,
+  ManualClock,
+  memoryLogger,
+  openDatabase,
+} from "@junction/platform";
 import { randomBytes } from "node:crypto";
 import { emailAddressHash } from "./email-hash.ts";
 import { calendarIdFromUri } from "./match-notification.ts";
@@ -137,6 +144,37 @@ describe("matching a notification to connections (spec: Webhook-to-connection ma
       mode: 2,
     });
     expect((await match(uri("legacy%40example.com"))).connectionIds).toEqual(["legacy"]);
+  });
+});
+
+describe("MatchNotifications (the batch form)", () => {
+  test("answers each notification in order, across integrations, as MatchNotification would", async () => {
+    await connection("ann", { metadata: { calendarWatchResourceUris: [uri("ann%40example.com")] } });
+    await connection("bob", { metadata: { emailAddress: "bob@example.com" } });
+    await connection("cat", { key: "cal-2", metadata: { email: "cat@example.com" } });
+    const requests = [
+      { providerConfigKey: "cal", resourceUri: uri("ann%40example.com") },
+      { providerConfigKey: "cal", resourceUri: uri("bob%40example.com") },
+      { providerConfigKey: "cal-2", resourceUri: uri("cat%40example.com") },
+      { providerConfigKey: "cal", resourceUri: uri("cat%40example.com") },
+    ];
+    const { results } = await client.matchNotifications({ requests });
+    const singles = [];
+    for (const r of requests) singles.push(await client.matchNotification(r));
+    expect(results.map((r) => [r.connectionIds, r.rule])).toEqual(singles.map((r) => [r.connectionIds, r.rule]));
+    expect(results.map((r) => r.connectionIds)).toEqual([["ann"], ["bob"], ["cat"], []]);
+  });
+
+  test("an unknown integration in the batch fails it with the single call's error", async () => {
+    const err = await client
+      .matchNotifications({
+        requests: [
+          { providerConfigKey: "cal", resourceUri: uri("a%40example.com") },
+          { providerConfigKey: "nope", resourceUri: uri("a%40example.com") },
+        ],
+      })
+      .catch((e: unknown) => fromConnectError(e));
+    expect(err).toMatchObject({ code: "unknown_provider_config" });
   });
 });
 

@@ -5,6 +5,7 @@ import type { ConnectionService } from "@junction/contracts/connection/v1/connec
 import type { Clock, Encryptor, Logger } from "@junction/platform";
 import type { DeliveryConfig } from "./config.ts";
 import type { IntegrationCache } from "./inbound/integration-cache.ts";
+import type { NotificationLookups } from "./inbound/notification-lookups.ts";
 import type { NotificationSink } from "./inbound/notification-sink.ts";
 import type { SendRequest, SendResult } from "./delivery/http-sender.ts";
 import type { MessageRecord } from "./store/records.ts";
@@ -57,4 +58,6 @@ export interface WebhookServiceContext extends WebhookServiceDeps {
   deliveries: DeliveryWaker;
   /** Integrations of recent notifications (see integration-cache.ts). */
   integrations: IntegrationCache;
+  /** Channel checks and matching, batched across the notifications handled at once. */
+  lookups: NotificationLookups;
 }

@@ -10,6 +10,7 @@ import { createHttpSender } from "./delivery/http-sender.ts";
 import { SigningKeys } from "./delivery/signing-keys.ts";
 import { startInboundWorker } from "./inbound/inbound-worker.ts";
 import { IntegrationCache } from "./inbound/integration-cache.ts";
+import { batchedLookups } from "./inbound/notification-lookups.ts";
 import { createWebhookService } from "./service.ts";
 
 /** Stored messages read per page when resuming or sweeping. */
@@ -50,7 +51,8 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
     runRound: (id, claimed) => deliverRound({ ctx, keys, send }, id, claimed),
   });
   const integrations = new IntegrationCache(deps.connections, deps.delivery.integrationCacheMs);
-  ctx = { ...deps, environment, deliveries: scheduler, integrations };
+  const lookups = batchedLookups(deps.connections, deps.channels);
+  ctx = { ...deps, environment, deliveries: scheduler, integrations, lookups };
   const service = createWebhookService(ctx);
   const subscriptions: Subscription[] = [];
   let sweepTimer: TimerHandle | undefined;

@@ -26,6 +26,7 @@ import { MemoryBus } from "@junction/bus";
 import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import { DEFAULT_DELIVERY_CONFIG } from "./config.ts";
+import { batchedLookups } from "./inbound/notification-lookups.ts";
 import { IntegrationCache } from "./inbound/integration-cache.ts";
 import { createWebhookService } from "./service.ts";
 import { currentSigningSecrets } from "./settings.ts";
@@ -69,6 +70,7 @@ function setup(options: { allowPrivateEndpoints?: boolean; store?: (db: Database
     delivery: DEFAULT_DELIVERY_CONFIG,
     deliveries: { schedule: () => {}, scheduleClaimed: () => {} },
     integrations: new IntegrationCache(createClient(ConnectionService, none), 0),
+    lookups: batchedLookups(createClient(ConnectionService, none), createClient(ChannelService, none)),
   });
   const transport = createRouterTransport((router) => router.service(WebhookService, impl), {
     router: { interceptors: [errorBoundary(logger)] },

@@ -84,4 +84,36 @@ describe("CheckNotification", () => {
     const err = await client.checkNotification({ channelId: "" }).catch((e: unknown) => fromConnectError(e));
     expect(err).toMatchObject({ code: "invalid_request" });
   });
+
+  test("CheckNotifications answers each notification in order, as CheckNotification would", async () => {
+    const { results } = await client.checkNotifications({
+      requests: [
+        { channelId: "with-token", token: "s3cret", messageNumber: 4n },
+        { channelId: "with-token", token: "wrong", messageNumber: 8n },
+        { channelId: "no-token", token: "", messageNumber: 3n },
+        { channelId: "unknown", token: "x" },
+      ],
+    });
+    expect(results.map((r) => [r.known, r.tokenMatches])).toEqual([
+      [true, true],
+      [true, false],
+      [true, true],
+      [false, true],
+    ]);
+    expect((await store.get(ENV, "with-token", clock.now()))?.lastMessageNumber).toBe(4);
+    expect((await store.get(ENV, "no-token", clock.now()))?.lastMessageNumber).toBe(3);
+  });
+
+  test("CheckNotifications refuses a batch with a bad request whole, recording nothing", async () => {
+    const err = await client
+      .checkNotifications({
+        requests: [
+          { channelId: "with-token", token: "s3cret", messageNumber: 6n },
+          { channelId: "", token: "x" },
+        ],
+      })
+      .catch((e: unknown) => fromConnectError(e));
+    expect(err).toMatchObject({ code: "invalid_request" });
+    expect((await store.get(ENV, "with-token", clock.now()))?.lastMessageNumber ?? 0).toBe(0);
+  });
 });

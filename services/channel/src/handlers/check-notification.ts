@@ -1,11 +1,13 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import type { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
+import type { ChannelService, CheckNotificationRequest } from "@junction/contracts/channel/v1/channel_service_pb";
 import { constantTimeEqual } from "@junction/platform";
 import type { ChannelServiceDeps } from "../context.ts";
 import { errors } from "../errors.ts";
 
 /** Channel ids are at most 64 characters (spec: Limits); anything longer cannot be in the registry. */
 const MAX_CHANNEL_ID = 64;
+/** Most notifications in one CheckNotifications call. */
+const MAX_BATCH = 1000;
 
 /**
  * CheckNotification: whether a notification's channel token matches the one its channel was
@@ -13,22 +15,44 @@ const MAX_CHANNEL_ID = 64;
  */
 export function checkNotificationHandler(
   deps: ChannelServiceDeps,
-): Pick<ServiceImpl<typeof ChannelService>, "checkNotification"> {
+): Pick<ServiceImpl<typeof ChannelService>, "checkNotification" | "checkNotifications"> {
   return {
     async checkNotification(req) {
-      if (!req.channelId) throw errors.invalidField("channel_id", "is required");
-      if (req.messageNumber < 0n) throw errors.invalidField("message_number", "must not be negative");
-      const env = req.environmentId || (await deps.environment());
-      const now = deps.clock.now();
-      if (req.channelId.length > MAX_CHANNEL_ID) return { known: false, tokenMatches: true };
-      const channel = await deps.store.get(env, req.channelId, now);
-      if (!channel) return { known: false, tokenMatches: true };
-      // A channel created without a token has nothing to check against.
-      const tokenMatches = channel.token === null || constantTimeEqual(channel.token, req.token);
-      if (tokenMatches && req.messageNumber > 0n) {
-        await deps.store.recordNotification(env, req.channelId, Number(req.messageNumber), now);
+      validate(req);
+      return check(deps, req);
+    },
+
+    // Every request is checked before any is recorded: a bad batch records nothing.
+    async checkNotifications(req) {
+      if (req.requests.length > MAX_BATCH) {
+        throw errors.invalidField("requests", `must hold at most ${MAX_BATCH} notifications`);
       }
-      return { known: true, tokenMatches };
+      for (const r of req.requests) validate(r);
+      const results = [];
+      for (const r of req.requests) results.push(await check(deps, r));
+      return { results };
     },
   };
+}
+
+function validate(req: CheckNotificationRequest): void {
+  if (!req.channelId) throw errors.invalidField("channel_id", "is required");
+  if (req.messageNumber < 0n) throw errors.invalidField("message_number", "must not be negative");
+}
+
+async function check(
+  deps: ChannelServiceDeps,
+  req: CheckNotificationRequest,
+): Promise<{ known: boolean; tokenMatches: boolean }> {
+  const env = req.environmentId || (await deps.environment());
+  const now = deps.clock.now();
+  if (req.channelId.length > MAX_CHANNEL_ID) return { known: false, tokenMatches: true };
+  const channel = await deps.store.get(env, req.channelId, now);
+  if (!channel) return { known: false, tokenMatches: true };
+  // A channel created without a token has nothing to check against.
+  const tokenMatches = channel.token === null || constantTimeEqual(channel.token, req.token);
+  if (tokenMatches && req.messageNumber > 0n) {
+    await deps.store.recordNotification(env, req.channelId, Number(req.messageNumber), now);
+  }
+  return { known: true, tokenMatches };
 }

@@ -27,6 +27,8 @@ import { UnknownConnectionsError } from "../store/store.ts";
 
 /** Printable ASCII, no leading or trailing space, at most 255 characters (a superset of Nango's). */
 const CONNECTION_ID_RE = /^[!-~](?:[ -~]{0,253}[!-~])?$/;
+/** Most notifications in one MatchNotifications call. */
+const MAX_MATCH_BATCH = 1000;
 
 export function connectionHandlers(ctx: ConnectionServiceContext): Partial<ServiceImpl<typeof ConnectionService>> {
   const integration = async (key: string) => {
@@ -185,6 +187,24 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
     async matchNotification(req) {
       const { env } = await integration(req.providerConfigKey);
       return matchNotification(ctx.store, env.id, req.providerConfigKey, req.resourceUri);
+    },
+
+    async matchNotifications(req) {
+      if (req.requests.length > MAX_MATCH_BATCH) {
+        throw errors.invalidField("requests", `must hold at most ${MAX_MATCH_BATCH} notifications`);
+      }
+      // One integration lookup per integration in the batch (usually one).
+      const envs = new Map<string, Promise<string>>();
+      const results = [];
+      for (const r of req.requests) {
+        let env = envs.get(r.providerConfigKey);
+        if (!env) {
+          env = integration(r.providerConfigKey).then((found) => found.env.id);
+          envs.set(r.providerConfigKey, env);
+        }
+        results.push(await matchNotification(ctx.store, await env, r.providerConfigKey, r.resourceUri));
+      }
+      return { results };
     },
   };
 }

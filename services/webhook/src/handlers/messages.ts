@@ -1,6 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import { DeliveryStatus, type WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
-import { parseId } from "@junction/platform";
+import { parseId, toItemError } from "@junction/platform";
 import type { WebhookServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { receiveNotification } from "../inbound/receive-notification.ts";
@@ -9,11 +9,29 @@ import { changeSettings } from "../settings.ts";
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 500;
+/** Most notifications in one ReceiveNotifications call. */
+const MAX_RECEIVE_BATCH = 1000;
 
 /** ReceiveNotification, the delivery log (ListMessages, GetMessage), replays and EnableEndpoint. */
 export function messageHandlers(ctx: WebhookServiceContext): Partial<ServiceImpl<typeof WebhookService>> {
   return {
     receiveNotification: (req) => receiveNotification(ctx, req),
+
+    // Each notification is recorded or refused on its own, as by ReceiveNotification; a refused
+    // one carries its error in its result.
+    async receiveNotifications(req) {
+      if (req.requests.length > MAX_RECEIVE_BATCH) {
+        throw errors.invalidField("requests", `must hold at most ${MAX_RECEIVE_BATCH} notifications`);
+      }
+      const settled = await Promise.allSettled(req.requests.map((r) => receiveNotification(ctx, r)));
+      return {
+        results: settled.map((s) =>
+          s.status === "fulfilled"
+            ? { outcome: { case: "response" as const, value: s.value } }
+            : { outcome: { case: "error" as const, value: toItemError(s.reason, ctx.logger, "ReceiveNotifications") } },
+        ),
+      };
+    },
 
     async listMessages(req) {
       const environmentId = await ctx.environment();

@@ -73,7 +73,7 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
   const messageNumber = messageNumberOf(headers, names);
 
   if (!n.channelChecked && channelId !== undefined) {
-    const check = await ctx.channels.checkNotification({
+    const check = await ctx.lookups.check({
       environmentId: n.environmentId,
       channelId,
       token: headerValue(headers, names, "channelToken") ?? "",
@@ -95,7 +95,7 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
   }
 
   const resourceUri = headerValue(headers, names, "resourceUri") ?? "";
-  const match = await ctx.connections.matchNotification({ providerConfigKey: n.providerConfigKey, resourceUri });
+  const match = await ctx.lookups.match({ providerConfigKey: n.providerConfigKey, resourceUri });
   const provider = found.integration.provider;
   const handled = new Set<string>();
   for (const sink of ctx.sinks ?? []) {

@@ -48,7 +48,7 @@ export async function receiveNotification(
   let channelChecked = channelId === undefined;
   if (channelId !== undefined) {
     try {
-      const check = await ctx.channels.checkNotification({
+      const check = await ctx.lookups.check({
         environmentId,
         channelId,
         token: headerValue(headers, names, "channelToken") ?? "",

@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file junction/channel/v1/channel_service.proto.
  */
 export const file_junction_channel_v1_channel_service: GenFile = /*@__PURE__*/
-  fileDesc("CilqdW5jdGlvbi9jaGFubmVsL3YxL2NoYW5uZWxfc2VydmljZS5wcm90bxITanVuY3Rpb24uY2hhbm5lbC52MSKlAgoHQ2hhbm5lbBIKCgJpZBgBIAEoCRITCgtyZXNvdXJjZV9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSFAoMcmVzb3VyY2VfdXJpGAUgASgJEhUKDWV4cGlyYXRpb25fbXMYBiABKAMSMAoFc3RhdGUYByABKA4yIS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdGF0ZRIVCg1jcmVhdGVkX2F0X21zGAggASgDEhsKE2xhc3RfbWVzc2FnZV9udW1iZXIYCSABKAMSFQoNc3RvcHBlZF9hdF9tcxgKIAEoAxIbChNleHBpcnlfd2FybmVkX2F0X21zGAsgASgDIpcBChNMaXN0Q2hhbm5lbHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIwCgVzdGF0ZRgDIAEoDjIhLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbFN0YXRlEhoKEmV4cGlyaW5nX3dpdGhpbl9tcxgEIAEoAyJGChRMaXN0Q2hhbm5lbHNSZXNwb25zZRIuCghjaGFubmVscxgBIAMoCzIcLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbCIfChFHZXRDaGFubmVsUmVxdWVzdBIKCgJpZBgBIAEoCSJDChJHZXRDaGFubmVsUmVzcG9uc2USLQoHY2hhbm5lbBgBIAEoCzIcLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbCJtChhDaGVja05vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSEgoKY2hhbm5lbF9pZBgCIAEoCRINCgV0b2tlbhgDIAEoCRIWCg5tZXNzYWdlX251bWJlchgEIAEoAyJBChlDaGVja05vdGlmaWNhdGlvblJlc3BvbnNlEg0KBWtub3duGAEgASgIEhUKDXRva2VuX21hdGNoZXMYAiABKAgiYQoTU3RvcENoYW5uZWxzUmVxdWVzdBIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkioAEKEUNoYW5uZWxTdG9wUmVzdWx0EhIKCmNoYW5uZWxfaWQYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIxCgdvdXRjb21lGAMgASgOMiAuanVuY3Rpb24uY2hhbm5lbC52MS5TdG9wT3V0Y29tZRIOCgZzdGF0dXMYBCABKAUSDAoEY29kZRgFIAEoCRIPCgdtZXNzYWdlGAYgASgJIk8KFFN0b3BDaGFubmVsc1Jlc3BvbnNlEjcKB3Jlc3VsdHMYASADKAsyJi5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdG9wUmVzdWx0Kn0KDENoYW5uZWxTdGF0ZRIdChlDSEFOTkVMX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUQ0hBTk5FTF9TVEFURV9BQ1RJVkUQARIZChVDSEFOTkVMX1NUQVRFX1NUT1BQRUQQAhIZChVDSEFOTkVMX1NUQVRFX0VYUElSRUQQAyp1CgtTdG9wT3V0Y29tZRIcChhTVE9QX09VVENPTUVfVU5TUEVDSUZJRUQQABIYChRTVE9QX09VVENPTUVfU1RPUFBFRBABEhUKEVNUT1BfT1VUQ09NRV9HT05FEAISFwoTU1RPUF9PVVRDT01FX0ZBSUxFRBADMq0DCg5DaGFubmVsU2VydmljZRJjCgxMaXN0Q2hhbm5lbHMSKC5qdW5jdGlvbi5jaGFubmVsLnYxLkxpc3RDaGFubmVsc1JlcXVlc3QaKS5qdW5jdGlvbi5jaGFubmVsLnYxLkxpc3RDaGFubmVsc1Jlc3BvbnNlEl0KCkdldENoYW5uZWwSJi5qdW5jdGlvbi5jaGFubmVsLnYxLkdldENoYW5uZWxSZXF1ZXN0GicuanVuY3Rpb24uY2hhbm5lbC52MS5HZXRDaGFubmVsUmVzcG9uc2UScgoRQ2hlY2tOb3RpZmljYXRpb24SLS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoZWNrTm90aWZpY2F0aW9uUmVxdWVzdBouLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hlY2tOb3RpZmljYXRpb25SZXNwb25zZRJjCgxTdG9wQ2hhbm5lbHMSKC5qdW5jdGlvbi5jaGFubmVsLnYxLlN0b3BDaGFubmVsc1JlcXVlc3QaKS5qdW5jdGlvbi5jaGFubmVsLnYxLlN0b3BDaGFubmVsc1Jlc3BvbnNlYgZwcm90bzM");
+  fileDesc("CilqdW5jdGlvbi9jaGFubmVsL3YxL2NoYW5uZWxfc2VydmljZS5wcm90bxITanVuY3Rpb24uY2hhbm5lbC52MSKlAgoHQ2hhbm5lbBIKCgJpZBgBIAEoCRITCgtyZXNvdXJjZV9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSFAoMcmVzb3VyY2VfdXJpGAUgASgJEhUKDWV4cGlyYXRpb25fbXMYBiABKAMSMAoFc3RhdGUYByABKA4yIS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdGF0ZRIVCg1jcmVhdGVkX2F0X21zGAggASgDEhsKE2xhc3RfbWVzc2FnZV9udW1iZXIYCSABKAMSFQoNc3RvcHBlZF9hdF9tcxgKIAEoAxIbChNleHBpcnlfd2FybmVkX2F0X21zGAsgASgDIpcBChNMaXN0Q2hhbm5lbHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIwCgVzdGF0ZRgDIAEoDjIhLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbFN0YXRlEhoKEmV4cGlyaW5nX3dpdGhpbl9tcxgEIAEoAyJGChRMaXN0Q2hhbm5lbHNSZXNwb25zZRIuCghjaGFubmVscxgBIAMoCzIcLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbCIfChFHZXRDaGFubmVsUmVxdWVzdBIKCgJpZBgBIAEoCSJDChJHZXRDaGFubmVsUmVzcG9uc2USLQoHY2hhbm5lbBgBIAEoCzIcLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbCJtChhDaGVja05vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSEgoKY2hhbm5lbF9pZBgCIAEoCRINCgV0b2tlbhgDIAEoCRIWCg5tZXNzYWdlX251bWJlchgEIAEoAyJBChlDaGVja05vdGlmaWNhdGlvblJlc3BvbnNlEg0KBWtub3duGAEgASgIEhUKDXRva2VuX21hdGNoZXMYAiABKAgiXAoZQ2hlY2tOb3RpZmljYXRpb25zUmVxdWVzdBI/CghyZXF1ZXN0cxgBIAMoCzItLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hlY2tOb3RpZmljYXRpb25SZXF1ZXN0Il0KGkNoZWNrTm90aWZpY2F0aW9uc1Jlc3BvbnNlEj8KB3Jlc3VsdHMYASADKAsyLi5qdW5jdGlvbi5jaGFubmVsLnYxLkNoZWNrTm90aWZpY2F0aW9uUmVzcG9uc2UiYQoTU3RvcENoYW5uZWxzUmVxdWVzdBIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkioAEKEUNoYW5uZWxTdG9wUmVzdWx0EhIKCmNoYW5uZWxfaWQYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIxCgdvdXRjb21lGAMgASgOMiAuanVuY3Rpb24uY2hhbm5lbC52MS5TdG9wT3V0Y29tZRIOCgZzdGF0dXMYBCABKAUSDAoEY29kZRgFIAEoCRIPCgdtZXNzYWdlGAYgASgJIk8KFFN0b3BDaGFubmVsc1Jlc3BvbnNlEjcKB3Jlc3VsdHMYASADKAsyJi5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdG9wUmVzdWx0Kn0KDENoYW5uZWxTdGF0ZRIdChlDSEFOTkVMX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUQ0hBTk5FTF9TVEFURV9BQ1RJVkUQARIZChVDSEFOTkVMX1NUQVRFX1NUT1BQRUQQAhIZChVDSEFOTkVMX1NUQVRFX0VYUElSRUQQAyp1CgtTdG9wT3V0Y29tZRIcChhTVE9QX09VVENPTUVfVU5TUEVDSUZJRUQQABIYChRTVE9QX09VVENPTUVfU1RPUFBFRBABEhUKEVNUT1BfT1VUQ09NRV9HT05FEAISFwoTU1RPUF9PVVRDT01FX0ZBSUxFRBADMqQECg5DaGFubmVsU2VydmljZRJjCgxMaXN0Q2hhbm5lbHMSKC5qdW5jdGlvbi5jaGFubmVsLnYxLkxpc3RDaGFubmVsc1JlcXVlc3QaKS5qdW5jdGlvbi5jaGFubmVsLnYxLkxpc3RDaGFubmVsc1Jlc3BvbnNlEl0KCkdldENoYW5uZWwSJi5qdW5jdGlvbi5jaGFubmVsLnYxLkdldENoYW5uZWxSZXF1ZXN0GicuanVuY3Rpb24uY2hhbm5lbC52MS5HZXRDaGFubmVsUmVzcG9uc2UScgoRQ2hlY2tOb3RpZmljYXRpb24SLS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoZWNrTm90aWZpY2F0aW9uUmVxdWVzdBouLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hlY2tOb3RpZmljYXRpb25SZXNwb25zZRJ1ChJDaGVja05vdGlmaWNhdGlvbnMSLi5qdW5jdGlvbi5jaGFubmVsLnYxLkNoZWNrTm90aWZpY2F0aW9uc1JlcXVlc3QaLy5qdW5jdGlvbi5jaGFubmVsLnYxLkNoZWNrTm90aWZpY2F0aW9uc1Jlc3BvbnNlEmMKDFN0b3BDaGFubmVscxIoLmp1bmN0aW9uLmNoYW5uZWwudjEuU3RvcENoYW5uZWxzUmVxdWVzdBopLmp1bmN0aW9uLmNoYW5uZWwudjEuU3RvcENoYW5uZWxzUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * A notification channel.
@@ -281,6 +281,48 @@ export const CheckNotificationResponseSchema: GenMessage<CheckNotificationRespon
   messageDesc(file_junction_channel_v1_channel_service, 6);
 
 /**
+ * Request for CheckNotifications.
+ *
+ * @generated from message junction.channel.v1.CheckNotificationsRequest
+ */
+export type CheckNotificationsRequest = Message<"junction.channel.v1.CheckNotificationsRequest"> & {
+  /**
+   * The notifications to check (at most 1000).
+   *
+   * @generated from field: repeated junction.channel.v1.CheckNotificationRequest requests = 1;
+   */
+  requests: CheckNotificationRequest[];
+};
+
+/**
+ * Describes the message junction.channel.v1.CheckNotificationsRequest.
+ * Use `create(CheckNotificationsRequestSchema)` to create a new message.
+ */
+export const CheckNotificationsRequestSchema: GenMessage<CheckNotificationsRequest> = /*@__PURE__*/
+  messageDesc(file_junction_channel_v1_channel_service, 7);
+
+/**
+ * Response for CheckNotifications.
+ *
+ * @generated from message junction.channel.v1.CheckNotificationsResponse
+ */
+export type CheckNotificationsResponse = Message<"junction.channel.v1.CheckNotificationsResponse"> & {
+  /**
+   * One result per request, in the same order.
+   *
+   * @generated from field: repeated junction.channel.v1.CheckNotificationResponse results = 1;
+   */
+  results: CheckNotificationResponse[];
+};
+
+/**
+ * Describes the message junction.channel.v1.CheckNotificationsResponse.
+ * Use `create(CheckNotificationsResponseSchema)` to create a new message.
+ */
+export const CheckNotificationsResponseSchema: GenMessage<CheckNotificationsResponse> = /*@__PURE__*/
+  messageDesc(file_junction_channel_v1_channel_service, 8);
+
+/**
  * Request for StopChannels.
  *
  * @generated from message junction.channel.v1.StopChannelsRequest
@@ -313,7 +355,7 @@ export type StopChannelsRequest = Message<"junction.channel.v1.StopChannelsReque
  * Use `create(StopChannelsRequestSchema)` to create a new message.
  */
 export const StopChannelsRequestSchema: GenMessage<StopChannelsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 7);
+  messageDesc(file_junction_channel_v1_channel_service, 9);
 
 /**
  * One channel's result in StopChannels.
@@ -370,7 +412,7 @@ export type ChannelStopResult = Message<"junction.channel.v1.ChannelStopResult">
  * Use `create(ChannelStopResultSchema)` to create a new message.
  */
 export const ChannelStopResultSchema: GenMessage<ChannelStopResult> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 8);
+  messageDesc(file_junction_channel_v1_channel_service, 10);
 
 /**
  * Response for StopChannels.
@@ -391,7 +433,7 @@ export type StopChannelsResponse = Message<"junction.channel.v1.StopChannelsResp
  * Use `create(StopChannelsResponseSchema)` to create a new message.
  */
 export const StopChannelsResponseSchema: GenMessage<StopChannelsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 9);
+  messageDesc(file_junction_channel_v1_channel_service, 11);
 
 /**
  * Lifecycle state of a channel (spec: Notification channel lifecycle).
@@ -509,6 +551,17 @@ export const ChannelService: GenService<{
     methodKind: "unary";
     input: typeof CheckNotificationRequestSchema;
     output: typeof CheckNotificationResponseSchema;
+  },
+  /**
+   * CheckNotification for several notifications in one call, in order (the webhook service gathers
+   * the notifications it receives at the same time); results in the order of the requests.
+   *
+   * @generated from rpc junction.channel.v1.ChannelService.CheckNotifications
+   */
+  checkNotifications: {
+    methodKind: "unary";
+    input: typeof CheckNotificationsRequestSchema;
+    output: typeof CheckNotificationsResponseSchema;
   },
   /**
    * Stops the active channels of an integration (the spec's rollback), or of one of its connections,

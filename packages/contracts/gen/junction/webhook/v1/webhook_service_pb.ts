@@ -10,7 +10,7 @@ import type { Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file junction/webhook/v1/webhook_service.proto.
  */
 export const file_junction_webhook_v1_webhook_service: GenFile = /*@__PURE__*/
-  fileDesc("CilqdW5jdGlvbi93ZWJob29rL3YxL3dlYmhvb2tfc2VydmljZS5wcm90bxITanVuY3Rpb24ud2ViaG9vay52MSKoAQoHQXR0ZW1wdBIKCgJpZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRILCgN1cmwYAyABKAkSEwoLc3RhdHVzX2NvZGUYBCABKAUSEgoKbGF0ZW5jeV9tcxgFIAEoAxIYChByZXNwb25zZV9zbmlwcGV0GAYgASgJEg0KBWVycm9yGAcgASgJEg0KBWF0X21zGAggASgDEg4KBm51bWJlchgJIAEoBSLBAgoHTWVzc2FnZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRIMCgRib2R5GAUgASgJEjMKBnN0YXR1cxgGIAEoDjIjLmp1bmN0aW9uLndlYmhvb2sudjEuRGVsaXZlcnlTdGF0dXMSFQoNYXR0ZW1wdF9jb3VudBgHIAEoBRIaChJuZXh0X2F0dGVtcHRfYXRfbXMYCCABKAMSEgoKbGFzdF9lcnJvchgJIAEoCRIVCg1jcmVhdGVkX2F0X21zGAogASgDEhcKD25vdGlmaWNhdGlvbl9pZBgLIAEoCRIuCghhdHRlbXB0cxgMIAMoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuQXR0ZW1wdCLlAQoaUmVjZWl2ZU5vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRJNCgdoZWFkZXJzGAMgAygLMjwuanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdC5IZWFkZXJzRW50cnkSEwoLYm9keV9sZW5ndGgYBCABKAMaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiWgobUmVjZWl2ZU5vdGlmaWNhdGlvblJlc3BvbnNlEhcKD25vdGlmaWNhdGlvbl9pZBgBIAEoCRIRCglkdXBsaWNhdGUYAiABKAgSDwoHZHJvcHBlZBgDIAEoCCLGAQoTTGlzdE1lc3NhZ2VzUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSMwoGc3RhdHVzGAMgASgOMiMuanVuY3Rpb24ud2ViaG9vay52MS5EZWxpdmVyeVN0YXR1cxIMCgR0eXBlGAQgASgJEhYKDnVubWF0Y2hlZF9vbmx5GAUgASgIEg0KBWxpbWl0GAYgASgFEhEKCWJlZm9yZV9pZBgHIAEoCSJeChRMaXN0TWVzc2FnZXNSZXNwb25zZRIuCghtZXNzYWdlcxgBIAMoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuTWVzc2FnZRIWCg5uZXh0X2JlZm9yZV9pZBgCIAEoCSIfChFHZXRNZXNzYWdlUmVxdWVzdBIKCgJpZBgBIAEoCSJDChJHZXRNZXNzYWdlUmVzcG9uc2USLQoHbWVzc2FnZRgBIAEoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuTWVzc2FnZSIiChRSZXBsYXlNZXNzYWdlUmVxdWVzdBIKCgJpZBgBIAEoCSJGChVSZXBsYXlNZXNzYWdlUmVzcG9uc2USLQoHbWVzc2FnZRgBIAEoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuTWVzc2FnZSInChNSZXBsYXlGYWlsZWRSZXF1ZXN0EhAKCHNpbmNlX21zGAEgASgDIigKFFJlcGxheUZhaWxlZFJlc3BvbnNlEhAKCHJlcGxheWVkGAEgASgFIiMKFUVuYWJsZUVuZHBvaW50UmVxdWVzdBIKCgJpZBgBIAEoCSJJChZFbmFibGVFbmRwb2ludFJlc3BvbnNlEi8KCHNldHRpbmdzGAEgASgLMh0uanVuY3Rpb24ud2ViaG9vay52MS5TZXR0aW5ncyJnCghFbmRwb2ludBIKCgJpZBgBIAEoCRILCgN1cmwYAiABKAkSDwoHZW5hYmxlZBgDIAEoCBIXCg9kaXNhYmxlZF9yZWFzb24YBCABKAkSGAoQZmFpbGluZ19zaW5jZV9tcxgFIAEoAyKDAQoIU2V0dGluZ3MSMAoJZW5kcG9pbnRzGAEgAygLMh0uanVuY3Rpb24ud2ViaG9vay52MS5FbmRwb2ludBIdChVzaWduaW5nX3NlY3JldF9wcmVmaXgYAiABKAkSJgoecHJldmlvdXNfc2VjcmV0X3ZhbGlkX3VudGlsX21zGAMgASgDIhQKEkdldFNldHRpbmdzUmVxdWVzdCJGChNHZXRTZXR0aW5nc1Jlc3BvbnNlEi8KCHNldHRpbmdzGAEgASgLMh0uanVuY3Rpb24ud2ViaG9vay52MS5TZXR0aW5ncyIuChVVcGRhdGVTZXR0aW5nc1JlcXVlc3QSFQoNZW5kcG9pbnRfdXJscxgBIAMoCSJJChZVcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEi8KCHNldHRpbmdzGAEgASgLMh0uanVuY3Rpb24ud2ViaG9vay52MS5TZXR0aW5ncyIuChpSb3RhdGVTaWduaW5nU2VjcmV0UmVxdWVzdBIQCghncmFjZV9tcxgBIAEoAyJmChtSb3RhdGVTaWduaW5nU2VjcmV0UmVzcG9uc2USFgoOc2lnbmluZ19zZWNyZXQYASABKAkSLwoIc2V0dGluZ3MYAiABKAsyHS5qdW5jdGlvbi53ZWJob29rLnYxLlNldHRpbmdzKqgBCg5EZWxpdmVyeVN0YXR1cxIfChtERUxJVkVSWV9TVEFUVVNfVU5TUEVDSUZJRUQQABIbChdERUxJVkVSWV9TVEFUVVNfUEVORElORxABEh0KGURFTElWRVJZX1NUQVRVU19TVUNDRUVERUQQAhIaChZERUxJVkVSWV9TVEFUVVNfRkFJTEVEEAMSHQoZREVMSVZFUllfU1RBVFVTX0VYSEFVU1RFRBAEMs0HCg5XZWJob29rU2VydmljZRJgCgtHZXRTZXR0aW5ncxInLmp1bmN0aW9uLndlYmhvb2sudjEuR2V0U2V0dGluZ3NSZXF1ZXN0GiguanVuY3Rpb24ud2ViaG9vay52MS5HZXRTZXR0aW5nc1Jlc3BvbnNlEmkKDlVwZGF0ZVNldHRpbmdzEiouanVuY3Rpb24ud2ViaG9vay52MS5VcGRhdGVTZXR0aW5nc1JlcXVlc3QaKy5qdW5jdGlvbi53ZWJob29rLnYxLlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USeAoTUm90YXRlU2lnbmluZ1NlY3JldBIvLmp1bmN0aW9uLndlYmhvb2sudjEuUm90YXRlU2lnbmluZ1NlY3JldFJlcXVlc3QaMC5qdW5jdGlvbi53ZWJob29rLnYxLlJvdGF0ZVNpZ25pbmdTZWNyZXRSZXNwb25zZRJ4ChNSZWNlaXZlTm90aWZpY2F0aW9uEi8uanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdBowLmp1bmN0aW9uLndlYmhvb2sudjEuUmVjZWl2ZU5vdGlmaWNhdGlvblJlc3BvbnNlEmMKDExpc3RNZXNzYWdlcxIoLmp1bmN0aW9uLndlYmhvb2sudjEuTGlzdE1lc3NhZ2VzUmVxdWVzdBopLmp1bmN0aW9uLndlYmhvb2sudjEuTGlzdE1lc3NhZ2VzUmVzcG9uc2USXQoKR2V0TWVzc2FnZRImLmp1bmN0aW9uLndlYmhvb2sudjEuR2V0TWVzc2FnZVJlcXVlc3QaJy5qdW5jdGlvbi53ZWJob29rLnYxLkdldE1lc3NhZ2VSZXNwb25zZRJmCg1SZXBsYXlNZXNzYWdlEikuanVuY3Rpb24ud2ViaG9vay52MS5SZXBsYXlNZXNzYWdlUmVxdWVzdBoqLmp1bmN0aW9uLndlYmhvb2sudjEuUmVwbGF5TWVzc2FnZVJlc3BvbnNlEmMKDFJlcGxheUZhaWxlZBIoLmp1bmN0aW9uLndlYmhvb2sudjEuUmVwbGF5RmFpbGVkUmVxdWVzdBopLmp1bmN0aW9uLndlYmhvb2sudjEuUmVwbGF5RmFpbGVkUmVzcG9uc2USaQoORW5hYmxlRW5kcG9pbnQSKi5qdW5jdGlvbi53ZWJob29rLnYxLkVuYWJsZUVuZHBvaW50UmVxdWVzdBorLmp1bmN0aW9uLndlYmhvb2sudjEuRW5hYmxlRW5kcG9pbnRSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("CilqdW5jdGlvbi93ZWJob29rL3YxL3dlYmhvb2tfc2VydmljZS5wcm90bxITanVuY3Rpb24ud2ViaG9vay52MSKoAQoHQXR0ZW1wdBIKCgJpZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRILCgN1cmwYAyABKAkSEwoLc3RhdHVzX2NvZGUYBCABKAUSEgoKbGF0ZW5jeV9tcxgFIAEoAxIYChByZXNwb25zZV9zbmlwcGV0GAYgASgJEg0KBWVycm9yGAcgASgJEg0KBWF0X21zGAggASgDEg4KBm51bWJlchgJIAEoBSLBAgoHTWVzc2FnZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRIMCgRib2R5GAUgASgJEjMKBnN0YXR1cxgGIAEoDjIjLmp1bmN0aW9uLndlYmhvb2sudjEuRGVsaXZlcnlTdGF0dXMSFQoNYXR0ZW1wdF9jb3VudBgHIAEoBRIaChJuZXh0X2F0dGVtcHRfYXRfbXMYCCABKAMSEgoKbGFzdF9lcnJvchgJIAEoCRIVCg1jcmVhdGVkX2F0X21zGAogASgDEhcKD25vdGlmaWNhdGlvbl9pZBgLIAEoCRIuCghhdHRlbXB0cxgMIAMoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuQXR0ZW1wdCLlAQoaUmVjZWl2ZU5vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRJNCgdoZWFkZXJzGAMgAygLMjwuanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdC5IZWFkZXJzRW50cnkSEwoLYm9keV9sZW5ndGgYBCABKAMaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiYAobUmVjZWl2ZU5vdGlmaWNhdGlvbnNSZXF1ZXN0EkEKCHJlcXVlc3RzGAEgAygLMi8uanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdCJfChxSZWNlaXZlTm90aWZpY2F0aW9uc1Jlc3BvbnNlEj8KB3Jlc3VsdHMYASADKAsyLi5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXN1bHQinQEKGVJlY2VpdmVOb3RpZmljYXRpb25SZXN1bHQSRAoIcmVzcG9uc2UYASABKAsyMC5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXNwb25zZUgAEi8KBWVycm9yGAIgASgLMh4uanVuY3Rpb24ud2ViaG9vay52MS5JdGVtRXJyb3JIAEIJCgdvdXRjb21lIjoKCUl0ZW1FcnJvchIOCgZzdGF0dXMYASABKAUSDAoEY29kZRgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIloKG1JlY2VpdmVOb3RpZmljYXRpb25SZXNwb25zZRIXCg9ub3RpZmljYXRpb25faWQYASABKAkSEQoJZHVwbGljYXRlGAIgASgIEg8KB2Ryb3BwZWQYAyABKAgixgEKE0xpc3RNZXNzYWdlc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEjMKBnN0YXR1cxgDIAEoDjIjLmp1bmN0aW9uLndlYmhvb2sudjEuRGVsaXZlcnlTdGF0dXMSDAoEdHlwZRgEIAEoCRIWCg51bm1hdGNoZWRfb25seRgFIAEoCBINCgVsaW1pdBgGIAEoBRIRCgliZWZvcmVfaWQYByABKAkiXgoUTGlzdE1lc3NhZ2VzUmVzcG9uc2USLgoIbWVzc2FnZXMYASADKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2USFgoObmV4dF9iZWZvcmVfaWQYAiABKAkiHwoRR2V0TWVzc2FnZVJlcXVlc3QSCgoCaWQYASABKAkiQwoSR2V0TWVzc2FnZVJlc3BvbnNlEi0KB21lc3NhZ2UYASABKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2UiIgoUUmVwbGF5TWVzc2FnZVJlcXVlc3QSCgoCaWQYASABKAkiRgoVUmVwbGF5TWVzc2FnZVJlc3BvbnNlEi0KB21lc3NhZ2UYASABKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2UiJwoTUmVwbGF5RmFpbGVkUmVxdWVzdBIQCghzaW5jZV9tcxgBIAEoAyIoChRSZXBsYXlGYWlsZWRSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoBSIjChVFbmFibGVFbmRwb2ludFJlcXVlc3QSCgoCaWQYASABKAkiSQoWRW5hYmxlRW5kcG9pbnRSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MiZwoIRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEg8KB2VuYWJsZWQYAyABKAgSFwoPZGlzYWJsZWRfcmVhc29uGAQgASgJEhgKEGZhaWxpbmdfc2luY2VfbXMYBSABKAMigwEKCFNldHRpbmdzEjAKCWVuZHBvaW50cxgBIAMoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuRW5kcG9pbnQSHQoVc2lnbmluZ19zZWNyZXRfcHJlZml4GAIgASgJEiYKHnByZXZpb3VzX3NlY3JldF92YWxpZF91bnRpbF9tcxgDIAEoAyIUChJHZXRTZXR0aW5nc1JlcXVlc3QiRgoTR2V0U2V0dGluZ3NSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MiLgoVVXBkYXRlU2V0dGluZ3NSZXF1ZXN0EhUKDWVuZHBvaW50X3VybHMYASADKAkiSQoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MiLgoaUm90YXRlU2lnbmluZ1NlY3JldFJlcXVlc3QSEAoIZ3JhY2VfbXMYASABKAMiZgobUm90YXRlU2lnbmluZ1NlY3JldFJlc3BvbnNlEhYKDnNpZ25pbmdfc2VjcmV0GAEgASgJEi8KCHNldHRpbmdzGAIgASgLMh0uanVuY3Rpb24ud2ViaG9vay52MS5TZXR0aW5ncyqoAQoORGVsaXZlcnlTdGF0dXMSHwobREVMSVZFUllfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGwoXREVMSVZFUllfU1RBVFVTX1BFTkRJTkcQARIdChlERUxJVkVSWV9TVEFUVVNfU1VDQ0VFREVEEAISGgoWREVMSVZFUllfU1RBVFVTX0ZBSUxFRBADEh0KGURFTElWRVJZX1NUQVRVU19FWEhBVVNURUQQBDLKCAoOV2ViaG9va1NlcnZpY2USYAoLR2V0U2V0dGluZ3MSJy5qdW5jdGlvbi53ZWJob29rLnYxLkdldFNldHRpbmdzUmVxdWVzdBooLmp1bmN0aW9uLndlYmhvb2sudjEuR2V0U2V0dGluZ3NSZXNwb25zZRJpCg5VcGRhdGVTZXR0aW5ncxIqLmp1bmN0aW9uLndlYmhvb2sudjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0GisuanVuY3Rpb24ud2ViaG9vay52MS5VcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEngKE1JvdGF0ZVNpZ25pbmdTZWNyZXQSLy5qdW5jdGlvbi53ZWJob29rLnYxLlJvdGF0ZVNpZ25pbmdTZWNyZXRSZXF1ZXN0GjAuanVuY3Rpb24ud2ViaG9vay52MS5Sb3RhdGVTaWduaW5nU2VjcmV0UmVzcG9uc2USeAoTUmVjZWl2ZU5vdGlmaWNhdGlvbhIvLmp1bmN0aW9uLndlYmhvb2sudjEuUmVjZWl2ZU5vdGlmaWNhdGlvblJlcXVlc3QaMC5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXNwb25zZRJ7ChRSZWNlaXZlTm90aWZpY2F0aW9ucxIwLmp1bmN0aW9uLndlYmhvb2sudjEuUmVjZWl2ZU5vdGlmaWNhdGlvbnNSZXF1ZXN0GjEuanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uc1Jlc3BvbnNlEmMKDExpc3RNZXNzYWdlcxIoLmp1bmN0aW9uLndlYmhvb2sudjEuTGlzdE1lc3NhZ2VzUmVxdWVzdBopLmp1bmN0aW9uLndlYmhvb2sudjEuTGlzdE1lc3NhZ2VzUmVzcG9uc2USXQoKR2V0TWVzc2FnZRImLmp1bmN0aW9uLndlYmhvb2sudjEuR2V0TWVzc2FnZVJlcXVlc3QaJy5qdW5jdGlvbi53ZWJob29rLnYxLkdldE1lc3NhZ2VSZXNwb25zZRJmCg1SZXBsYXlNZXNzYWdlEikuanVuY3Rpb24ud2ViaG9vay52MS5SZXBsYXlNZXNzYWdlUmVxdWVzdBoqLmp1bmN0aW9uLndlYmhvb2sudjEuUmVwbGF5TWVzc2FnZVJlc3BvbnNlEmMKDFJlcGxheUZhaWxlZBIoLmp1bmN0aW9uLndlYmhvb2sudjEuUmVwbGF5RmFpbGVkUmVxdWVzdBopLmp1bmN0aW9uLndlYmhvb2sudjEuUmVwbGF5RmFpbGVkUmVzcG9uc2USaQoORW5hYmxlRW5kcG9pbnQSKi5qdW5jdGlvbi53ZWJob29rLnYxLkVuYWJsZUVuZHBvaW50UmVxdWVzdBorLmp1bmN0aW9uLndlYmhvb2sudjEuRW5hYmxlRW5kcG9pbnRSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * One delivery attempt of a message to an endpoint.
@@ -230,6 +230,118 @@ export const ReceiveNotificationRequestSchema: GenMessage<ReceiveNotificationReq
   messageDesc(file_junction_webhook_v1_webhook_service, 2);
 
 /**
+ * Request for ReceiveNotifications.
+ *
+ * @generated from message junction.webhook.v1.ReceiveNotificationsRequest
+ */
+export type ReceiveNotificationsRequest = Message$1<"junction.webhook.v1.ReceiveNotificationsRequest"> & {
+  /**
+   * The notifications (at most 1000).
+   *
+   * @generated from field: repeated junction.webhook.v1.ReceiveNotificationRequest requests = 1;
+   */
+  requests: ReceiveNotificationRequest[];
+};
+
+/**
+ * Describes the message junction.webhook.v1.ReceiveNotificationsRequest.
+ * Use `create(ReceiveNotificationsRequestSchema)` to create a new message.
+ */
+export const ReceiveNotificationsRequestSchema: GenMessage<ReceiveNotificationsRequest> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 3);
+
+/**
+ * Response for ReceiveNotifications.
+ *
+ * @generated from message junction.webhook.v1.ReceiveNotificationsResponse
+ */
+export type ReceiveNotificationsResponse = Message$1<"junction.webhook.v1.ReceiveNotificationsResponse"> & {
+  /**
+   * One result per request, in the same order.
+   *
+   * @generated from field: repeated junction.webhook.v1.ReceiveNotificationResult results = 1;
+   */
+  results: ReceiveNotificationResult[];
+};
+
+/**
+ * Describes the message junction.webhook.v1.ReceiveNotificationsResponse.
+ * Use `create(ReceiveNotificationsResponseSchema)` to create a new message.
+ */
+export const ReceiveNotificationsResponseSchema: GenMessage<ReceiveNotificationsResponse> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 4);
+
+/**
+ * The outcome of one notification of a ReceiveNotifications call.
+ *
+ * @generated from message junction.webhook.v1.ReceiveNotificationResult
+ */
+export type ReceiveNotificationResult = Message$1<"junction.webhook.v1.ReceiveNotificationResult"> & {
+  /**
+   * @generated from oneof junction.webhook.v1.ReceiveNotificationResult.outcome
+   */
+  outcome: {
+    /**
+     * Recorded, a duplicate, or dropped: what ReceiveNotification would have answered.
+     *
+     * @generated from field: junction.webhook.v1.ReceiveNotificationResponse response = 1;
+     */
+    value: ReceiveNotificationResponse;
+    case: "response";
+  } | {
+    /**
+     * Refused: the error ReceiveNotification would have failed with.
+     *
+     * @generated from field: junction.webhook.v1.ItemError error = 2;
+     */
+    value: ItemError;
+    case: "error";
+  } | { case: undefined; value?: undefined };
+};
+
+/**
+ * Describes the message junction.webhook.v1.ReceiveNotificationResult.
+ * Use `create(ReceiveNotificationResultSchema)` to create a new message.
+ */
+export const ReceiveNotificationResultSchema: GenMessage<ReceiveNotificationResult> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 5);
+
+/**
+ * An error of one item of a batch call: what the single call would have failed with.
+ *
+ * @generated from message junction.webhook.v1.ItemError
+ */
+export type ItemError = Message$1<"junction.webhook.v1.ItemError"> & {
+  /**
+   * The Connect code (google.rpc.Code numbering).
+   *
+   * @generated from field: int32 status = 1;
+   */
+  status: number;
+
+  /**
+   * The stable error code (snake_case), e.g. unknown_webhook_url.
+   *
+   * @generated from field: string code = 2;
+   */
+  code: string;
+
+  /**
+   * The message for the caller.
+   *
+   * @generated from field: string message = 3;
+   */
+  message: string;
+};
+
+/**
+ * Describes the message junction.webhook.v1.ItemError.
+ * Use `create(ItemErrorSchema)` to create a new message.
+ */
+export const ItemErrorSchema: GenMessage<ItemError> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 6);
+
+/**
  * Response for ReceiveNotification.
  *
  * @generated from message junction.webhook.v1.ReceiveNotificationResponse
@@ -263,7 +375,7 @@ export type ReceiveNotificationResponse = Message$1<"junction.webhook.v1.Receive
  * Use `create(ReceiveNotificationResponseSchema)` to create a new message.
  */
 export const ReceiveNotificationResponseSchema: GenMessage<ReceiveNotificationResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 3);
+  messageDesc(file_junction_webhook_v1_webhook_service, 7);
 
 /**
  * Request for ListMessages.
@@ -326,7 +438,7 @@ export type ListMessagesRequest = Message$1<"junction.webhook.v1.ListMessagesReq
  * Use `create(ListMessagesRequestSchema)` to create a new message.
  */
 export const ListMessagesRequestSchema: GenMessage<ListMessagesRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 4);
+  messageDesc(file_junction_webhook_v1_webhook_service, 8);
 
 /**
  * Response for ListMessages.
@@ -354,7 +466,7 @@ export type ListMessagesResponse = Message$1<"junction.webhook.v1.ListMessagesRe
  * Use `create(ListMessagesResponseSchema)` to create a new message.
  */
 export const ListMessagesResponseSchema: GenMessage<ListMessagesResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 5);
+  messageDesc(file_junction_webhook_v1_webhook_service, 9);
 
 /**
  * Request for GetMessage.
@@ -375,7 +487,7 @@ export type GetMessageRequest = Message$1<"junction.webhook.v1.GetMessageRequest
  * Use `create(GetMessageRequestSchema)` to create a new message.
  */
 export const GetMessageRequestSchema: GenMessage<GetMessageRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 6);
+  messageDesc(file_junction_webhook_v1_webhook_service, 10);
 
 /**
  * Response for GetMessage.
@@ -396,7 +508,7 @@ export type GetMessageResponse = Message$1<"junction.webhook.v1.GetMessageRespon
  * Use `create(GetMessageResponseSchema)` to create a new message.
  */
 export const GetMessageResponseSchema: GenMessage<GetMessageResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 7);
+  messageDesc(file_junction_webhook_v1_webhook_service, 11);
 
 /**
  * Request for ReplayMessage.
@@ -417,7 +529,7 @@ export type ReplayMessageRequest = Message$1<"junction.webhook.v1.ReplayMessageR
  * Use `create(ReplayMessageRequestSchema)` to create a new message.
  */
 export const ReplayMessageRequestSchema: GenMessage<ReplayMessageRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 8);
+  messageDesc(file_junction_webhook_v1_webhook_service, 12);
 
 /**
  * Response for ReplayMessage.
@@ -438,7 +550,7 @@ export type ReplayMessageResponse = Message$1<"junction.webhook.v1.ReplayMessage
  * Use `create(ReplayMessageResponseSchema)` to create a new message.
  */
 export const ReplayMessageResponseSchema: GenMessage<ReplayMessageResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 9);
+  messageDesc(file_junction_webhook_v1_webhook_service, 13);
 
 /**
  * Request for ReplayFailed.
@@ -459,7 +571,7 @@ export type ReplayFailedRequest = Message$1<"junction.webhook.v1.ReplayFailedReq
  * Use `create(ReplayFailedRequestSchema)` to create a new message.
  */
 export const ReplayFailedRequestSchema: GenMessage<ReplayFailedRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 10);
+  messageDesc(file_junction_webhook_v1_webhook_service, 14);
 
 /**
  * Response for ReplayFailed.
@@ -480,7 +592,7 @@ export type ReplayFailedResponse = Message$1<"junction.webhook.v1.ReplayFailedRe
  * Use `create(ReplayFailedResponseSchema)` to create a new message.
  */
 export const ReplayFailedResponseSchema: GenMessage<ReplayFailedResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 11);
+  messageDesc(file_junction_webhook_v1_webhook_service, 15);
 
 /**
  * Request for EnableEndpoint.
@@ -501,7 +613,7 @@ export type EnableEndpointRequest = Message$1<"junction.webhook.v1.EnableEndpoin
  * Use `create(EnableEndpointRequestSchema)` to create a new message.
  */
 export const EnableEndpointRequestSchema: GenMessage<EnableEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 12);
+  messageDesc(file_junction_webhook_v1_webhook_service, 16);
 
 /**
  * Response for EnableEndpoint.
@@ -522,7 +634,7 @@ export type EnableEndpointResponse = Message$1<"junction.webhook.v1.EnableEndpoi
  * Use `create(EnableEndpointResponseSchema)` to create a new message.
  */
 export const EnableEndpointResponseSchema: GenMessage<EnableEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 13);
+  messageDesc(file_junction_webhook_v1_webhook_service, 17);
 
 /**
  * A customer webhook endpoint.
@@ -571,7 +683,7 @@ export type Endpoint = Message$1<"junction.webhook.v1.Endpoint"> & {
  * Use `create(EndpointSchema)` to create a new message.
  */
 export const EndpointSchema: GenMessage<Endpoint> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 14);
+  messageDesc(file_junction_webhook_v1_webhook_service, 18);
 
 /**
  * The environment's webhook settings.
@@ -606,7 +718,7 @@ export type Settings = Message$1<"junction.webhook.v1.Settings"> & {
  * Use `create(SettingsSchema)` to create a new message.
  */
 export const SettingsSchema: GenMessage<Settings> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 15);
+  messageDesc(file_junction_webhook_v1_webhook_service, 19);
 
 /**
  * Request for GetSettings.
@@ -621,7 +733,7 @@ export type GetSettingsRequest = Message$1<"junction.webhook.v1.GetSettingsReque
  * Use `create(GetSettingsRequestSchema)` to create a new message.
  */
 export const GetSettingsRequestSchema: GenMessage<GetSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 16);
+  messageDesc(file_junction_webhook_v1_webhook_service, 20);
 
 /**
  * Response for GetSettings.
@@ -642,7 +754,7 @@ export type GetSettingsResponse = Message$1<"junction.webhook.v1.GetSettingsResp
  * Use `create(GetSettingsResponseSchema)` to create a new message.
  */
 export const GetSettingsResponseSchema: GenMessage<GetSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 17);
+  messageDesc(file_junction_webhook_v1_webhook_service, 21);
 
 /**
  * Request for UpdateSettings.
@@ -663,7 +775,7 @@ export type UpdateSettingsRequest = Message$1<"junction.webhook.v1.UpdateSetting
  * Use `create(UpdateSettingsRequestSchema)` to create a new message.
  */
 export const UpdateSettingsRequestSchema: GenMessage<UpdateSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 18);
+  messageDesc(file_junction_webhook_v1_webhook_service, 22);
 
 /**
  * Response for UpdateSettings.
@@ -684,7 +796,7 @@ export type UpdateSettingsResponse = Message$1<"junction.webhook.v1.UpdateSettin
  * Use `create(UpdateSettingsResponseSchema)` to create a new message.
  */
 export const UpdateSettingsResponseSchema: GenMessage<UpdateSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 19);
+  messageDesc(file_junction_webhook_v1_webhook_service, 23);
 
 /**
  * Request for RotateSigningSecret.
@@ -705,7 +817,7 @@ export type RotateSigningSecretRequest = Message$1<"junction.webhook.v1.RotateSi
  * Use `create(RotateSigningSecretRequestSchema)` to create a new message.
  */
 export const RotateSigningSecretRequestSchema: GenMessage<RotateSigningSecretRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 20);
+  messageDesc(file_junction_webhook_v1_webhook_service, 24);
 
 /**
  * Response for RotateSigningSecret.
@@ -733,7 +845,7 @@ export type RotateSigningSecretResponse = Message$1<"junction.webhook.v1.RotateS
  * Use `create(RotateSigningSecretResponseSchema)` to create a new message.
  */
 export const RotateSigningSecretResponseSchema: GenMessage<RotateSigningSecretResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 21);
+  messageDesc(file_junction_webhook_v1_webhook_service, 25);
 
 /**
  * Where a message stands (Svix-style explicit states).
@@ -827,6 +939,18 @@ export const WebhookService: GenService<{
     methodKind: "unary";
     input: typeof ReceiveNotificationRequestSchema;
     output: typeof ReceiveNotificationResponseSchema;
+  },
+  /**
+   * ReceiveNotification for several notifications in one call (the gateway gathers the
+   * notifications it receives at the same time). Each is recorded or refused on its own: one
+   * result per request, in order; a refused one carries its error instead of failing the call.
+   *
+   * @generated from rpc junction.webhook.v1.WebhookService.ReceiveNotifications
+   */
+  receiveNotifications: {
+    methodKind: "unary";
+    input: typeof ReceiveNotificationsRequestSchema;
+    output: typeof ReceiveNotificationsResponseSchema;
   },
   /**
    * Lists messages sent (or being sent) to the customer, newest first: the delivery log.

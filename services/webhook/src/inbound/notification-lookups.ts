@@ -1,0 +1,47 @@
+import type { Client } from "@connectrpc/connect";
+import type { MessageInitShape } from "@bufbuild/protobuf";
+import type {
+  ChannelService,
+  CheckNotificationRequestSchema,
+  CheckNotificationResponse,
+} from "@junction/contracts/channel/v1/channel_service_pb";
+import type {
+  ConnectionService,
+  MatchNotificationRequestSchema,
+  MatchNotificationResponse,
+} from "@junction/contracts/connection/v1/connection_service_pb";
+import { Batcher } from "@junction/platform";
+
+type CheckRequest = MessageInitShape<typeof CheckNotificationRequestSchema>;
+type MatchRequest = MessageInitShape<typeof MatchNotificationRequestSchema>;
+
+/** The channel and connection service calls made for each notification. */
+export interface NotificationLookups {
+  /** ChannelService.CheckNotification: the channel token, and the message number recorded. */
+  check(req: CheckRequest): Promise<CheckNotificationResponse>;
+  /** ConnectionService.MatchNotification: the connections it is for (spec: matching rules 1–5). */
+  match(req: MatchRequest): Promise<MatchNotificationResponse>;
+}
+
+/**
+ * The lookups of the notifications handled at the same time, gathered into CheckNotifications and
+ * MatchNotifications calls (see Batcher): one call for many notifications instead of one each. A
+ * batch call that fails is made again one call per notification, so that a notification the batch
+ * refuses (say, its integration deleted meanwhile) fails alone, with the single call's error, and
+ * a service that is down fails each one as before.
+ */
+export function batchedLookups(
+  connections: Client<typeof ConnectionService>,
+  channels: Client<typeof ChannelService>,
+): NotificationLookups {
+  const checks = new Batcher(
+    async (requests: CheckRequest[]) => (await channels.checkNotifications({ requests })).results,
+  );
+  const matches = new Batcher(
+    async (requests: MatchRequest[]) => (await connections.matchNotifications({ requests })).results,
+  );
+  return {
+    check: (req) => checks.call(req).catch(() => channels.checkNotification(req)),
+    match: (req) => matches.call(req).catch(() => connections.matchNotification(req)),
+  };
+}
