@@ -75,7 +75,10 @@ export async function receiveNotification(
     receivedAtMs: BigInt(now),
     channelChecked,
   });
-  await ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event), { msgId: id });
+  // No msgId: the id is new, so the bus's msgId de-duplication could never apply (and it costs a
+  // write per notification); an upstream's resend is a new receipt, de-duplicated by channel id and
+  // message number.
+  await ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event));
   ctx.logger.debug("notification recorded", {
     providerConfigKey: req.providerConfigKey,
     channelId,
