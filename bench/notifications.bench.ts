@@ -17,9 +17,11 @@
  * /proc) and of this process (driver + receiver, or the bare loop), which a loaded machine moves
  * less than the rates.
  *
- * Matching: `matchNotification` (what ConnectionService.MatchNotification runs) on a SQLite store
- * seeded with insertConnectionsBulk, for a rule-1 hit, a rule-2 hit in the third tier (four index
- * searches) and a miss (four index searches), at each size.
+ * Matching: `matchNotification` (what ConnectionService.MatchNotification runs) on SQLite stores
+ * seeded with insertConnectionsBulk, one per size, for a rule-1 hit (one search), a rule-2 hit in the
+ * third tier and a miss (two searches each: the watch URI, then rule 2's three tiers at once). The
+ * sizes are measured in interleaved rounds (one batch of each case at each size per round, after an
+ * untimed round), so that they see the same machine load; medians of 5 rounds.
  *
  * Environment: BENCH_NOTIFICATIONS (3000), BENCH_ROUNDS (3), BENCH_NOTIFY_CONCURRENCY (16),
  * BENCH_DELIVERY_CONCURRENCY (= BENCH_NOTIFY_CONCURRENCY), BENCH_MATCH_SIZES (1000,100000,1000000),
@@ -373,23 +375,26 @@ async function throughput(): Promise<void> {
 
 async function matchTimes(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "junction-bench-match-"));
-  const store = SqliteConnectionStore.open(join(dir, "connection.sqlite"));
+  const stores: SqliteConnectionStore[] = [];
   try {
-    const envId = (
-      await store.getOrCreateEnvironment(() => ({ id: newId("env"), name: "prod", createdAt: Date.now() }))
-    ).id;
-    log(`\n## Match time: ${QUERIES} matches per case, µs per match (median of 5 batches)`);
+    log(`\n## Match time: ${QUERIES} matches per case, µs per match (median of 5 rounds, sizes interleaved)`);
     log("| connections | seeding | rule 1 hit | rule 2 hit (3rd tier) | no match |");
     log("|---:|---:|---:|---:|---:|");
-    let seeded = 0;
-    const rows: number[][] = [];
+    // One store per size, all seeded first. Then each round times one batch of every case at every
+    // size, so that all sizes see the same machine load: the load of a shared machine drifts over
+    // the minute of seeding, and the sizes are compared with each other.
+    const sized = [];
     for (const size of SIZES) {
+      const store = SqliteConnectionStore.open(join(dir, String(size), "connection.sqlite"));
+      stores.push(store);
+      const envId = (
+        await store.getOrCreateEnvironment(() => ({ id: newId("env"), name: "prod", createdAt: Date.now() }))
+      ).id;
       const started = performance.now();
-      while (seeded < size) {
+      for (let seeded = 0; seeded < size; seeded += 50_000) {
         const batch: ConnectionRecord[] = [];
         for (let i = seeded; i < Math.min(size, seeded + 50_000); i++) batch.push(connection(envId, i));
         await store.insertConnectionsBulk(batch);
-        seeded += batch.length;
       }
       const seedSeconds = (performance.now() - started) / 1000;
       const pick = () => Math.floor(Math.random() * size);
@@ -399,20 +404,24 @@ async function matchTimes(): Promise<void> {
         () => `https://www.googleapis.com/calendar/v3/calendars/user${emailOnly(pick(), size)}%40example.com/events`,
         () => `https://www.googleapis.com/calendar/v3/calendars/nobody${pick()}%40example.com/events`,
       ];
-      const perCase = [];
-      for (const make of cases) {
-        const batches: number[] = [];
-        for (let b = 0; b < 5; b++) {
+      sized.push({ size, store, envId, seedSeconds, cases, batches: cases.map(() => [] as number[]) });
+    }
+    // Round -1 is untimed: it warms the JIT up, which would otherwise be timed in the first batches.
+    for (let round = -1; round < 5; round++) {
+      for (let k = 0; k < sized.length; k++) {
+        const s = sized[(k + round + 1) % sized.length] as (typeof sized)[number];
+        for (const [c, make] of s.cases.entries()) {
           const uris = Array.from({ length: Math.ceil(QUERIES / 5) }, make);
           const t = performance.now();
-          for (const uri of uris) await matchNotification(store, envId, "cal", uri);
-          batches.push(((performance.now() - t) * 1000) / uris.length);
+          for (const uri of uris) await matchNotification(s.store, s.envId, "cal", uri);
+          if (round >= 0) s.batches[c]?.push(((performance.now() - t) * 1000) / uris.length);
         }
-        perCase.push(median(batches));
       }
-      rows.push(perCase);
+    }
+    const rows = sized.map((s) => s.batches.map(median));
+    for (const [i, s] of sized.entries()) {
       log(
-        `| ${size.toLocaleString("en")} | ${seedSeconds.toFixed(1)} s | ${perCase.map((us) => `${us.toFixed(1)} µs`).join(" | ")} |`,
+        `| ${s.size.toLocaleString("en")} | ${s.seedSeconds.toFixed(1)} s | ${(rows[i] as number[]).map((us) => `${us.toFixed(1)} µs`).join(" | ")} |`,
       );
     }
     const first = rows[0] as number[];
@@ -421,7 +430,7 @@ async function matchTimes(): Promise<void> {
       `\nlargest ÷ smallest: ${last.map((v, i) => `${(v / (first[i] as number)).toFixed(2)}×`).join(", ")} (target ≤ 1.5×)`,
     );
   } finally {
-    await store.close();
+    for (const store of stores) await store.close();
     rmSync(dir, { recursive: true, force: true });
   }
 }

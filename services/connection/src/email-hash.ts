@@ -1,9 +1,9 @@
-import { sha256Hex } from "@junction/platform";
-
 /**
  * connection_config.emailAddressHash: SHA-256 (hex) of "junction:email:v1:" + the email trimmed and
  * lower-cased. The namespace keeps the hash from equalling a bare SHA-256 of the address found elsewhere.
  */
 export function emailAddressHash(email: string): string {
-  return sha256Hex(`junction:email:v1:${email.trim().toLowerCase()}`);
+  // Bun's SHA-256 rather than node:crypto's createHash: the same digest, a quarter of the time (it is
+  // on the path of every rule-2 match).
+  return Bun.SHA256.hash(`junction:email:v1:${email.trim().toLowerCase()}`, "hex");
 }

@@ -1,6 +1,11 @@
 import { MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
-import { emailAddressHash } from "./email-hash.ts";
-import type { ConnectionStore } from "./store/store.ts";
+import type { ConnectionStore, EmailTier } from "./store/store.ts";
+
+const RULE_OF_TIER: Record<EmailTier, MatchRule> = {
+  emailAddressHash: MatchRule.EMAIL_ADDRESS_HASH,
+  metadataEmailAddress: MatchRule.METADATA_EMAIL_ADDRESS,
+  metadataEmail: MatchRule.METADATA_EMAIL,
+};
 
 /**
  * The calendar identifier of a resource URI: the segment after `/calendars/`, URL-decoded
@@ -24,7 +29,8 @@ export function calendarIdFromUri(uri: string): string | null {
  * Matches a notification to connections of one integration (spec: Webhook-to-connection matching).
  * Rule 1, the exact watch URI, wins. Otherwise rule 2 is tiered: the first of emailAddressHash,
  * metadata.emailAddress, metadata.email that matches any connection decides, and every connection
- * matching in that tier matches (fan-out, rule 3). No match is rule 4. Every lookup is indexed.
+ * matching in that tier matches (fan-out, rule 3); the store looks the three tiers up in one call
+ * (findByEmail). No match is rule 4. Every lookup is indexed.
  */
 export async function matchNotification(
   store: ConnectionStore,
@@ -38,22 +44,8 @@ export async function matchNotification(
   }
   const calendarId = calendarIdFromUri(resourceUri);
   if (calendarId !== null && calendarId.trim() !== "") {
-    const email = calendarId.trim().toLowerCase();
-    const tiers = [
-      [
-        MatchRule.EMAIL_ADDRESS_HASH,
-        () => store.findByEmailHash(environmentId, providerConfigKey, emailAddressHash(email)),
-      ],
-      [
-        MatchRule.METADATA_EMAIL_ADDRESS,
-        () => store.findByMetadataEmailAddress(environmentId, providerConfigKey, email),
-      ],
-      [MatchRule.METADATA_EMAIL, () => store.findByMetadataEmail(environmentId, providerConfigKey, email)],
-    ] as const;
-    for (const [rule, lookup] of tiers) {
-      const ids = await lookup();
-      if (ids.length > 0) return { connectionIds: ids, rule };
-    }
+    const byEmail = await store.findByEmail(environmentId, providerConfigKey, calendarId);
+    if (byEmail !== null) return { connectionIds: byEmail.connectionIds, rule: RULE_OF_TIER[byEmail.tier] };
   }
   return { connectionIds: [], rule: MatchRule.NONE };
 }

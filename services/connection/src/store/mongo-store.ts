@@ -1,4 +1,5 @@
 import { type ClientSession, type Collection, type Db, type Filter, MongoClient } from "mongodb";
+import { emailAddressHash } from "../email-hash.ts";
 import {
   type ConnectionDocument,
   connectionFromDocument,
@@ -33,6 +34,8 @@ import {
   type ConnectionServiceStore,
   type ConsumedState,
   DuplicateKeyError,
+  type EmailMatch,
+  type EmailTier,
   normalizeEmail,
   UnknownConnectionsError,
 } from "./store.ts";
@@ -329,6 +332,21 @@ export class MongoConnectionStore implements ConnectionServiceStore {
   async findByMetadataEmail(environmentId: string, providerConfigKey: string, email: string): Promise<string[]> {
     const value = normalizeEmail(email);
     return value === null ? [] : this.connectionIds({ environmentId, providerConfigKey, "lookup.email": value });
+  }
+
+  async findByEmail(environmentId: string, providerConfigKey: string, email: string): Promise<EmailMatch | null> {
+    const value = normalizeEmail(email);
+    if (value === null) return null;
+    const tiers: [EmailTier, () => Promise<string[]>][] = [
+      ["emailAddressHash", () => this.findByEmailHash(environmentId, providerConfigKey, emailAddressHash(value))],
+      ["metadataEmailAddress", () => this.findByMetadataEmailAddress(environmentId, providerConfigKey, value)],
+      ["metadataEmail", () => this.findByMetadataEmail(environmentId, providerConfigKey, value)],
+    ];
+    for (const [tier, find] of tiers) {
+      const connectionIds = await find();
+      if (connectionIds.length > 0) return { tier, connectionIds };
+    }
+    return null;
   }
 
   // Connect sessions, authorization states and leases (mongo-oauth-store.ts).

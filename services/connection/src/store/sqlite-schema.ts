@@ -150,25 +150,56 @@ export const MIGRATIONS: readonly string[] = [
     ON connections (environment_id, provider_config_key, meta_email_norm, connection_id)
     WHERE meta_email_norm IS NOT NULL;
   `,
+  // Matching through two compact tables (sqlite-match-keys.ts): a row per (connection, watch URI)
+  // and a row per (connection, rule-2 tier), at a slot of the block that a hash of the key selects,
+  // so that each lookup is one search on an INTEGER PRIMARY KEY. They replace connection_watch_uris
+  // and the three email indexes (the email columns of connections are still written, no longer
+  // indexed). The store fills them from the existing connections when it finds
+  // connection_match_keys_backfill (the hashes are computed in JavaScript), then drops that table.
+  `
+  CREATE TABLE connection_watch_keys (
+    slot INTEGER PRIMARY KEY,
+    environment_id TEXT NOT NULL,
+    provider_config_key TEXT NOT NULL,
+    uri TEXT NOT NULL,
+    connection_id TEXT NOT NULL
+  );
+  -- kind: 1 connection_config.emailAddressHash, 2 metadata.emailAddress, 3 metadata.email (normalized).
+  CREATE TABLE connection_email_keys (
+    slot INTEGER PRIMARY KEY,
+    environment_id TEXT NOT NULL,
+    provider_config_key TEXT NOT NULL,
+    kind INTEGER NOT NULL,
+    value TEXT NOT NULL,
+    connection_id TEXT NOT NULL
+  );
+  CREATE TABLE connection_match_keys_backfill (pending INTEGER NOT NULL);
+  INSERT INTO connection_match_keys_backfill (pending) VALUES (1);
+  DROP TABLE connection_watch_uris;
+  DROP INDEX connections_by_email_hash;
+  DROP INDEX connections_by_meta_email_address;
+  DROP INDEX connections_by_meta_email;
+  `,
 ];
 
 /**
- * The matching lookups (spec: Webhook-to-connection matching, rules 1 and 2). Parameters:
- * $environment_id, $provider_config_key, $value. Exported so that a test can check with
- * EXPLAIN QUERY PLAN that each is an index search.
+ * The matching lookups (spec: Webhook-to-connection matching), each one search of one block
+ * ($first to $last, see sqlite-match-keys.ts) whose rows are checked against the exact environment,
+ * integration, kind and value. Exported so that a test can check with EXPLAIN QUERY PLAN that each
+ * is a search of the primary key.
  */
 export const LOOKUP_SQL = {
-  watchUri: `SELECT connection_id FROM connection_watch_uris
-    WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key AND uri = $value`,
-  emailHash: `SELECT connection_id FROM connections
-    WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key
-      AND email_address_hash = $value`,
-  metadataEmailAddress: `SELECT connection_id FROM connections
-    WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key
-      AND meta_email_address_norm = $value`,
-  metadataEmail: `SELECT connection_id FROM connections
-    WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key
-      AND meta_email_norm = $value`,
+  /** Rule 1: the watch URI $value. */
+  watchUri: `SELECT connection_id FROM connection_watch_keys
+    WHERE slot BETWEEN $first AND $last AND uri = $value
+      AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
+  /** One tier of rule 2: $kind equal to $value. */
+  emailKind: `SELECT connection_id FROM connection_email_keys
+    WHERE slot BETWEEN $first AND $last AND kind = $kind AND value = $value
+      AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
+  /** Rule 2's three tiers at once: emailAddressHash equal to $hash, or a metadata email equal to $email. */
+  email: `SELECT kind, connection_id FROM connection_email_keys
+    WHERE slot BETWEEN $first AND $last
+      AND ((kind = 1 AND value = $hash) OR (kind IN (2, 3) AND value = $email))
+      AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
 } as const;
-
-export type LookupName = keyof typeof LOOKUP_SQL;

@@ -1,6 +1,6 @@
 import type { Database, Statement } from "bun:sqlite";
 import type { ConnectionRow, EnvironmentRow, IntegrationRow, SecretKeyRow } from "./sqlite-rows.ts";
-import { LOOKUP_SQL, type LookupName } from "./sqlite-schema.ts";
+import { LOOKUP_SQL } from "./sqlite-schema.ts";
 
 /** Named parameters ($name in SQL, `name` here: the database is opened in strict mode). */
 export type Params = Record<string, string | number | null>;
@@ -11,6 +11,15 @@ export const CONNECTION_COLUMNS =
 const CONNECTION_KEY = "environment_id = $environment_id AND provider_config_key = $provider_config_key";
 
 export type Statements = ReturnType<typeof prepareStatements>;
+
+/** What the match keys of a connection derive from (connection_config and metadata are JSON). */
+export interface KeyedConnectionRow {
+  environment_id: string;
+  provider_config_key: string;
+  connection_id: string;
+  connection_config: string;
+  metadata: string;
+}
 
 /** Prepares, once per store, every fixed statement of the SQLite store. */
 export function prepareStatements(db: Database) {
@@ -45,11 +54,7 @@ export function prepareStatements(db: Database) {
     connectionsMove: p(
       "UPDATE connections SET provider_config_key = $new_key WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key",
     ),
-    watchUrisMove: p(
-      "UPDATE connection_watch_uris SET provider_config_key = $new_key WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key",
-    ),
     connectionsDeleteAll: p(`DELETE FROM connections WHERE ${CONNECTION_KEY}`),
-    watchUrisDeleteAll: p(`DELETE FROM connection_watch_uris WHERE ${CONNECTION_KEY}`),
     connectionGet: p<ConnectionRow>(
       `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE ${CONNECTION_KEY} AND connection_id = $connection_id`,
     ),
@@ -62,12 +67,36 @@ export function prepareStatements(db: Database) {
     ),
     connectionDelete: p("DELETE FROM connections WHERE id = $id"),
     connectionCount: p<{ n: number }>(`SELECT COUNT(*) AS n FROM connections WHERE ${CONNECTION_KEY}`),
-    watchUrisDelete: p("DELETE FROM connection_watch_uris WHERE connection_pk = $connection_pk"),
-    watchUriInsert: p(
-      "INSERT INTO connection_watch_uris (connection_pk, environment_id, provider_config_key, uri, connection_id) VALUES ($connection_pk, $environment_id, $provider_config_key, $uri, $connection_id)",
+    /** The connections of an integration, with what their match keys derive from. */
+    connectionsKeyed: p<KeyedConnectionRow>(
+      `SELECT environment_id, provider_config_key, connection_id, connection_config, metadata FROM connections WHERE ${CONNECTION_KEY}`,
     ),
-    lookup: Object.fromEntries(
-      Object.entries(LOOKUP_SQL).map(([name, sql]) => [name, p<{ connection_id: string }>(sql)]),
-    ) as Record<LookupName, Query<{ connection_id: string }>>,
+    /** Every connection, for filling the match-key tables on migration. */
+    connectionsKeyedAll: p<KeyedConnectionRow>(
+      "SELECT environment_id, provider_config_key, connection_id, connection_config, metadata FROM connections",
+    ),
+    /** The taken slots of a block, in order. */
+    watchKeySlots: p<{ slot: number }>(
+      "SELECT slot FROM connection_watch_keys WHERE slot BETWEEN $first AND $last ORDER BY slot",
+    ),
+    emailKeySlots: p<{ slot: number }>(
+      "SELECT slot FROM connection_email_keys WHERE slot BETWEEN $first AND $last ORDER BY slot",
+    ),
+    // OR IGNORE: a taken slot (a shared block) changes nothing, and the writer looks for a free one.
+    watchKeyInsert: p(
+      "INSERT OR IGNORE INTO connection_watch_keys (slot, environment_id, provider_config_key, uri, connection_id) VALUES ($slot, $environment_id, $provider_config_key, $value, $connection_id)",
+    ),
+    emailKeyInsert: p(
+      "INSERT OR IGNORE INTO connection_email_keys (slot, environment_id, provider_config_key, kind, value, connection_id) VALUES ($slot, $environment_id, $provider_config_key, $kind, $value, $connection_id)",
+    ),
+    watchKeyDelete: p(
+      "DELETE FROM connection_watch_keys WHERE slot BETWEEN $first AND $last AND uri = $value AND connection_id = $connection_id AND environment_id = $environment_id AND provider_config_key = $provider_config_key",
+    ),
+    emailKeyDelete: p(
+      "DELETE FROM connection_email_keys WHERE slot BETWEEN $first AND $last AND kind = $kind AND value = $value AND connection_id = $connection_id AND environment_id = $environment_id AND provider_config_key = $provider_config_key",
+    ),
+    lookupWatchUri: p<{ connection_id: string }>(LOOKUP_SQL.watchUri),
+    lookupEmailKind: p<{ connection_id: string }>(LOOKUP_SQL.emailKind),
+    lookupEmail: p<{ kind: number; connection_id: string }>(LOOKUP_SQL.email),
   };
 }

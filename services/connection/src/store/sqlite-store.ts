@@ -1,5 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { migrate, openDatabase } from "@junction/platform";
+import { emailAddressHash } from "../email-hash.ts";
+import { connectionLookupKeys } from "./lookup-keys.ts";
 import type {
   ConnectionFilter,
   ConnectionPatch,
@@ -22,9 +24,20 @@ import {
   secretKeyFromRow,
   secretKeyToRow,
 } from "./sqlite-rows.ts";
-import { type LookupName, MIGRATIONS } from "./sqlite-schema.ts";
+import {
+  BLOCK_SIZE,
+  type BlockHash,
+  blockOf,
+  emailBlockOf,
+  MatchKind,
+  type MatchKey,
+  matchKeysOf,
+  sha256Block,
+} from "./sqlite-match-keys.ts";
+import { MIGRATIONS } from "./sqlite-schema.ts";
 import {
   CONNECTION_COLUMNS,
+  type KeyedConnectionRow,
   type Params,
   prepareStatements,
   type Query,
@@ -34,10 +47,29 @@ import {
   type ConnectionServiceStore,
   type ConsumedState,
   DuplicateKeyError,
+  type EmailMatch,
+  type EmailTier,
   normalizeEmail,
   UnknownConnectionsError,
-  watchUris,
 } from "./store.ts";
+
+/** What a connection's match keys derive from. */
+type Keyed = Pick<
+  ConnectionRecord,
+  "environmentId" | "providerConfigKey" | "connectionId" | "connectionConfig" | "metadata"
+>;
+
+/** The rule-2 tier of each kind of connection_email_keys. */
+const TIERS: Record<number, EmailTier> = {
+  [MatchKind.emailAddressHash]: "emailAddressHash",
+  [MatchKind.metadataEmailAddress]: "metadataEmailAddress",
+  [MatchKind.metadataEmail]: "metadataEmail",
+};
+
+export interface SqliteConnectionStoreOptions {
+  /** The hash of match keys to blocks (sqlite-match-keys.ts). For tests only: it is stored. */
+  blockHash?: BlockHash;
+}
 
 /**
  * The connection service's store on SQLite. Statements are prepared once per instance; every write
@@ -50,24 +82,29 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
   /** Listing statements, one per combination of filters, prepared on first use. */
   private readonly listQueries = new Map<string, Query<unknown>>();
   private readonly oauth: SqliteOAuthFlowStore;
+  private readonly blockHash: BlockHash;
 
   /** Applies the connection service's migrations to `db` (opened with `openDatabase`). */
-  constructor(private readonly db: Database) {
+  constructor(
+    private readonly db: Database,
+    options: SqliteConnectionStoreOptions = {},
+  ) {
     migrate(db, "connection", MIGRATIONS);
     const tx = db.transaction((fn: () => unknown) => fn());
     this.write = <T>(fn: () => T) => tx.immediate(fn) as T;
     this.q = prepareStatements(db);
     this.oauth = new SqliteOAuthFlowStore(db);
+    this.blockHash = options.blockHash ?? sha256Block;
+    this.backfillMatchKeys();
   }
 
   /** Opens (creating and migrating) the SQLite file at `path`. */
-  static open(path: string): SqliteConnectionStore {
-    return new SqliteConnectionStore(openDatabase(path));
+  static open(path: string, options?: SqliteConnectionStoreOptions): SqliteConnectionStore {
+    return new SqliteConnectionStore(openDatabase(path), options);
   }
 
   async close(): Promise<void> {
-    const { lookup, ...fixed } = this.q;
-    for (const s of [...Object.values(fixed), ...Object.values(lookup), ...this.listQueries.values()]) s.finalize();
+    for (const s of [...Object.values(this.q), ...this.listQueries.values()]) s.finalize();
     this.oauth.finalize();
     this.db.close();
   }
@@ -125,9 +162,14 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
           const row = { ...integrationToRow({ ...next, environmentId }), old_key: uniqueKey };
           if (this.q.integrationReplace.run(row).changes === 0) return false;
           if (next.uniqueKey !== uniqueKey) {
+            const moved = this.keyedConnections(environmentId, uniqueKey);
             const move = { environment_id: environmentId, provider_config_key: uniqueKey, new_key: next.uniqueKey };
             this.q.connectionsMove.run(move);
-            this.q.watchUrisMove.run(move);
+            for (const c of moved) {
+              this.removeMatchKeys(c, this.matchKeys(c));
+              const renamed = { ...c, providerConfigKey: next.uniqueKey };
+              this.addMatchKeys(renamed, this.matchKeys(renamed));
+            }
           }
           return true;
         }),
@@ -138,7 +180,7 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
   async deleteIntegration(environmentId: string, uniqueKey: string): Promise<number> {
     const key = { environment_id: environmentId, provider_config_key: uniqueKey };
     return this.write(() => {
-      this.q.watchUrisDeleteAll.run(key);
+      for (const c of this.keyedConnections(environmentId, uniqueKey)) this.removeMatchKeys(c, this.matchKeys(c));
       const deleted = this.q.connectionsDeleteAll.run(key).changes;
       this.q.integrationDelete.run({ environment_id: environmentId, unique_key: uniqueKey });
       return deleted;
@@ -158,7 +200,7 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
           );
           if (!existing) {
             this.q.connectionInsert.run({ ...connectionToRow(connection) });
-            this.writeWatchUris(connection);
+            this.addMatchKeys(connection, this.matchKeys(connection));
             return { created: true, connection };
           }
           const next: ConnectionRecord = {
@@ -170,6 +212,7 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
             updatedAt: connection.updatedAt,
           };
           this.q.connectionUpdate.run({ ...connectionToRow(next) });
+          this.rewriteMatchKeys(existing, next);
           return { created: false, connection: next };
         }),
       `connection ${connection.connectionId}`,
@@ -185,7 +228,7 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
     this.write(() => {
       for (const c of connections) {
         this.q.connectionInsert.run({ ...connectionToRow(c) });
-        this.writeWatchUris(c);
+        this.addMatchKeys(c, this.matchKeys(c));
       }
     });
   }
@@ -241,7 +284,7 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
     return this.write(() => {
       const existing = this.getRecord(environmentId, providerConfigKey, connectionId);
       if (!existing) return false;
-      this.q.watchUrisDelete.run({ connection_pk: existing.id });
+      this.removeMatchKeys(existing, this.matchKeys(existing));
       this.q.connectionDelete.run({ id: existing.id });
       return true;
     });
@@ -259,6 +302,7 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
       if (!existing) return null;
       const next: ConnectionRecord = { ...existing, ...definedFields(patch), updatedAt: at };
       this.q.connectionUpdate.run({ ...connectionToRow(next) });
+      if (patch.connectionConfig !== undefined) this.rewriteMatchKeys(existing, next);
       return next;
     });
   }
@@ -288,32 +332,54 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
           updatedAt: at,
         };
         this.q.connectionUpdate.run({ ...connectionToRow(next) });
-        this.q.watchUrisDelete.run({ connection_pk: next.id });
-        this.writeWatchUris(next);
+        this.rewriteMatchKeys(existing, next);
         written.set(id, next);
       }
       return connectionIds.map((id) => written.get(id) as ConnectionRecord);
     });
   }
 
-  // Matching lookups (spec: Webhook-to-connection matching). Each is one index search.
+  // Matching lookups (spec: Webhook-to-connection matching). Each is one search of one block of
+  // connection_watch_keys or connection_email_keys (sqlite-match-keys.ts).
 
   async findByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<string[]> {
-    return this.lookup("watchUri", environmentId, providerConfigKey, uri);
+    return this.lookup(MatchKind.watchUri, environmentId, providerConfigKey, uri);
   }
 
   async findByEmailHash(environmentId: string, providerConfigKey: string, hash: string): Promise<string[]> {
-    return this.lookup("emailHash", environmentId, providerConfigKey, hash);
+    return this.lookup(MatchKind.emailAddressHash, environmentId, providerConfigKey, hash);
   }
 
   async findByMetadataEmailAddress(environmentId: string, providerConfigKey: string, email: string): Promise<string[]> {
     const value = normalizeEmail(email);
-    return value === null ? [] : this.lookup("metadataEmailAddress", environmentId, providerConfigKey, value);
+    return value === null ? [] : this.lookup(MatchKind.metadataEmailAddress, environmentId, providerConfigKey, value);
   }
 
   async findByMetadataEmail(environmentId: string, providerConfigKey: string, email: string): Promise<string[]> {
     const value = normalizeEmail(email);
-    return value === null ? [] : this.lookup("metadataEmail", environmentId, providerConfigKey, value);
+    return value === null ? [] : this.lookup(MatchKind.metadataEmail, environmentId, providerConfigKey, value);
+  }
+
+  async findByEmail(environmentId: string, providerConfigKey: string, email: string): Promise<EmailMatch | null> {
+    const value = normalizeEmail(email);
+    if (value === null) return null;
+    // The three tiers of an email share one block: one search finds them all; the lowest kind decides.
+    const hash = emailAddressHash(value);
+    const first = emailBlockOf(this.blockHash, environmentId, providerConfigKey, hash);
+    const rows = this.q.lookupEmail.values({
+      first,
+      last: first + BLOCK_SIZE - 1,
+      hash,
+      email: value,
+      environment_id: environmentId,
+      provider_config_key: providerConfigKey,
+    }) as [number, string][];
+    if (rows.length === 0) return null;
+    let kind = rows[0]?.[0] as number;
+    for (const row of rows) if (row[0] < kind) kind = row[0];
+    const connectionIds: string[] = [];
+    for (const row of rows) if (row[0] === kind) connectionIds.push(row[1]);
+    return { tier: TIERS[kind] as EmailTier, connectionIds: connectionIds.sort() };
   }
 
   // Connect sessions, authorization states and leases (sqlite-oauth-store.ts).
@@ -350,11 +416,23 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
     return this.oauth.releaseLease(key, holder);
   }
 
-  private lookup(name: LookupName, environmentId: string, providerConfigKey: string, value: string): string[] {
-    return this.q.lookup[name]
-      .all({ environment_id: environmentId, provider_config_key: providerConfigKey, value })
-      .map((r) => r.connection_id)
-      .sort();
+  private lookup(kind: MatchKind, environmentId: string, providerConfigKey: string, value: string): string[] {
+    const first = blockOf(this.blockHash, environmentId, providerConfigKey, kind, value);
+    const params = {
+      first,
+      last: first + BLOCK_SIZE - 1,
+      value,
+      environment_id: environmentId,
+      provider_config_key: providerConfigKey,
+    };
+    const rows = (
+      kind === MatchKind.watchUri
+        ? this.q.lookupWatchUri.values(params)
+        : this.q.lookupEmailKind.values({ ...params, kind })
+    ) as [string][];
+    const ids: string[] = [];
+    for (const row of rows) ids.push(row[0]);
+    return ids.sort();
   }
 
   private getRecord(environmentId: string, providerConfigKey: string, connectionId: string): ConnectionRecord | null {
@@ -366,17 +444,111 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
     return row ? connectionFromRow(row) : null;
   }
 
-  /** Inserts the watch-URI rows of `c`; its old rows must be gone (new connection, or deleted first). */
-  private writeWatchUris(c: ConnectionRecord): void {
-    for (const uri of watchUris(c.metadata)) {
-      this.q.watchUriInsert.run({
-        connection_pk: c.id,
+  // connection_watch_keys and connection_email_keys (sqlite-match-keys.ts), written in the
+  // transaction of every write that changes what the keys derive from: metadata,
+  // connection_config, the integration's key.
+
+  private matchKeys(c: Keyed): MatchKey[] {
+    return matchKeysOf(
+      this.blockHash,
+      c.environmentId,
+      c.providerConfigKey,
+      connectionLookupKeys({ connectionConfig: c.connectionConfig, metadata: c.metadata, endUser: null }),
+    );
+  }
+
+  /** Stores `keys` of `c`, each at the first free slot of its block. */
+  private addMatchKeys(c: Keyed, keys: readonly MatchKey[]): void {
+    for (const key of keys) {
+      const watch = key.kind === MatchKind.watchUri;
+      const insert = (slot: number) => {
+        const row = {
+          slot,
+          environment_id: c.environmentId,
+          provider_config_key: c.providerConfigKey,
+          value: key.value,
+          connection_id: c.connectionId,
+        };
+        const { changes } = watch
+          ? this.q.watchKeyInsert.run(row)
+          : this.q.emailKeyInsert.run({ ...row, kind: key.kind });
+        return changes === 1;
+      };
+      // Most blocks hold one row: try the first slot, and only when it is taken look for a free one.
+      if (insert(key.first)) continue;
+      const last = key.first + BLOCK_SIZE - 1;
+      const taken = (watch ? this.q.watchKeySlots : this.q.emailKeySlots).values({ first: key.first, last }) as [
+        number,
+      ][];
+      let slot = key.first;
+      for (const [s] of taken) {
+        if (s !== slot) break;
+        slot++;
+      }
+      if (slot > last || !insert(slot)) throw new Error(`no free slot for a lookup key in block ${key.first}`);
+    }
+  }
+
+  private removeMatchKeys(c: Keyed, keys: readonly MatchKey[]): void {
+    for (const key of keys) {
+      const row = {
+        first: key.first,
+        last: key.first + BLOCK_SIZE - 1,
+        value: key.value,
+        connection_id: c.connectionId,
         environment_id: c.environmentId,
         provider_config_key: c.providerConfigKey,
-        uri,
-        connection_id: c.connectionId,
-      });
+      };
+      if (key.kind === MatchKind.watchUri) this.q.watchKeyDelete.run(row);
+      else this.q.emailKeyDelete.run({ ...row, kind: key.kind });
     }
+  }
+
+  /** Replaces the keys of `before` by those of `after` (the same connection), touching only the changed ones. */
+  private rewriteMatchKeys(before: Keyed, after: Keyed): void {
+    const old = this.matchKeys(before);
+    const next = this.matchKeys(after);
+    const id = (k: MatchKey) => `${k.kind}:${k.value}`;
+    const oldIds = new Set(old.map(id));
+    const nextIds = new Set(next.map(id));
+    this.removeMatchKeys(
+      before,
+      old.filter((k) => !nextIds.has(id(k))),
+    );
+    this.addMatchKeys(
+      after,
+      next.filter((k) => !oldIds.has(id(k))),
+    );
+  }
+
+  /** The connections of an integration, as far as their match keys go. */
+  private keyedConnections(environmentId: string, providerConfigKey: string): Keyed[] {
+    return this.q.connectionsKeyed
+      .all({ environment_id: environmentId, provider_config_key: providerConfigKey })
+      .map(keyedFromRow);
+  }
+
+  /**
+   * Fills the match-key tables from the existing connections once, after the migration that made
+   * it (its hashes cannot be computed in SQL), in one transaction; another process that raced here
+   * finds the work done.
+   */
+  private backfillMatchKeys(): void {
+    const pending = () =>
+      this.db
+        .query<{ n: number }, []>(
+          "SELECT COUNT(*) AS n FROM sqlite_schema WHERE type = 'table' AND name = 'connection_match_keys_backfill'",
+        )
+        .get()?.n === 1;
+    if (!pending()) return;
+    this.write(() => {
+      if (!pending()) return;
+      for (const row of this.q.connectionsKeyedAll.iterate({})) {
+        const c = keyedFromRow(row);
+        this.addMatchKeys(c, this.matchKeys(c));
+      }
+      this.db.exec("DROP TABLE connection_match_keys_backfill");
+    });
   }
 
   private listQuery<R>(sql: string): Query<R> {
@@ -387,6 +559,16 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
     }
     return stmt as Query<R>;
   }
+}
+
+function keyedFromRow(r: KeyedConnectionRow): Keyed {
+  return {
+    environmentId: r.environment_id,
+    providerConfigKey: r.provider_config_key,
+    connectionId: r.connection_id,
+    connectionConfig: JSON.parse(r.connection_config) as Record<string, unknown>,
+    metadata: JSON.parse(r.metadata) as Record<string, unknown>,
+  };
 }
 
 /** The fields of a patch that are present (an absent field leaves the stored value as it is). */

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { newId } from "@junction/platform";
+import { emailAddressHash } from "../email-hash.ts";
 import type { ConnectionRecord, IntegrationRecord, SecretKeyRecord } from "./records.ts";
 import { oauthFlowStoreConformance } from "./oauth-store.conformance.ts";
 import { type ConnectionServiceStore, DuplicateKeyError, UnknownConnectionsError } from "./store.ts";
@@ -508,6 +509,47 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         expect(await store.findByMetadataEmailAddress(ENV, "cal", "bob@example.test")).toEqual([]);
       });
     });
+    describe("matching rule 2 in one call (findByEmail)", () => {
+      const email = "ada@example.test";
+      test("the first tier with a match decides, with every connection of that tier", async () => {
+        const hash = emailAddressHash(email);
+        await create(connection("cal", "by-hash-2", { connectionConfig: { emailAddressHash: hash } }));
+        await create(connection("cal", "by-hash-1", { connectionConfig: { emailAddressHash: hash } }));
+        await create(connection("cal", "by-address", { metadata: { emailAddress: "ADA@example.test " } }));
+        await create(connection("cal", "by-email", { metadata: { email } }));
+        expect(await store.findByEmail(ENV, "cal", ` ${email.toUpperCase()} `)).toEqual({
+          tier: "emailAddressHash",
+          connectionIds: ["by-hash-1", "by-hash-2"],
+        });
+
+        await store.deleteConnection(ENV, "cal", "by-hash-1");
+        await store.deleteConnection(ENV, "cal", "by-hash-2");
+        expect(await store.findByEmail(ENV, "cal", email)).toEqual({
+          tier: "metadataEmailAddress",
+          connectionIds: ["by-address"],
+        });
+
+        await store.writeMetadata(ENV, "cal", ["by-address"], { email }, "set", tick());
+        expect(await store.findByEmail(ENV, "cal", email)).toEqual({
+          tier: "metadataEmail",
+          connectionIds: ["by-address", "by-email"],
+        });
+      });
+
+      test("is scoped by integration and environment, and null without a match", async () => {
+        await create(connection("cal-2", "c1", { metadata: { emailAddress: email } }));
+        await create(connection("cal", "c2", { environmentId: OTHER_ENV, metadata: { email } }));
+        await create(connection("cal", "c3", { connectionConfig: { emailAddressHash: email } }));
+        await create(connection("cal", "c4", { metadata: { email: "bob@example.test" } }));
+        expect(await store.findByEmail(ENV, "cal", email)).toBeNull();
+        expect(await store.findByEmail(ENV, "cal", "  ")).toBeNull();
+        expect(await store.findByEmail(ENV, "cal-2", email)).toEqual({
+          tier: "metadataEmailAddress",
+          connectionIds: ["c1"],
+        });
+      });
+    });
+
     oauthFlowStoreConformance(() => store);
   });
 }

@@ -98,6 +98,21 @@ export interface ConnectionStore {
   findByMetadataEmailAddress(environmentId: string, providerConfigKey: string, email: string): Promise<string[]>;
   /** Rule 2, tier 3: metadata.email, compared like emailAddress. */
   findByMetadataEmail(environmentId: string, providerConfigKey: string, email: string): Promise<string[]>;
+  /**
+   * Rule 2 whole: the first tier that matches `email` (trimmed and lower-cased) — emailAddressHash
+   * equal to emailAddressHash(email), then metadata.emailAddress, then metadata.email — with every
+   * connection it matches in that tier, sorted. null when no tier matches.
+   */
+  findByEmail(environmentId: string, providerConfigKey: string, email: string): Promise<EmailMatch | null>;
+}
+
+/** A tier of rule 2, named after the field it compares. */
+export type EmailTier = "emailAddressHash" | "metadataEmailAddress" | "metadataEmail";
+
+/** What findByEmail found: the deciding tier and its connections. */
+export interface EmailMatch {
+  tier: EmailTier;
+  connectionIds: string[];
 }
 
 /** The result of using a state at the callback. */
