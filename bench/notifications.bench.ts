@@ -23,7 +23,11 @@
  * sizes are measured in interleaved rounds (one batch of each case at each size per round, after an
  * untimed round), so that they see the same machine load; medians of 5 rounds.
  *
- * Environment: BENCH_NOTIFICATIONS (3000), BENCH_ROUNDS (3), BENCH_NOTIFY_CONCURRENCY (16),
+ * Also measured like Junction, as a reference: the floor, the smallest durable forwarder on Bun
+ * (bench/support/minimal-forwarder.ts: record in SQLite, answer, sign, post; nothing else), which
+ * shows what share of the bare loop's rate any durable forwarder reaches on this machine.
+ *
+ * Environment: BENCH_NOTIFICATIONS (3000), BENCH_SKIP_FLOOR=1, BENCH_ROUNDS (3), BENCH_NOTIFY_CONCURRENCY (16),
  * BENCH_DELIVERY_CONCURRENCY (= BENCH_NOTIFY_CONCURRENCY), BENCH_MATCH_SIZES (1000,100000,1000000),
  * BENCH_MATCH_QUERIES (20000), BENCH_SKIP_MATCH=1, BENCH_SKIP_THROUGHPUT=1, BENCH_PROFILE=<dir> (CPU
  * profile of Junction, markdown), BENCH_COMPARE_ROOT=<checkout> (also measures the Junction of
@@ -233,6 +237,38 @@ async function configure(junction: RunningJunction, label: string, receiverUrl: 
   return { label, junction, webhookUrl, secrets: [second, first] };
 }
 
+/** The minimal durable forwarder, as a contender: same driver, same receiver, same secrets. */
+async function startFloor(receiverUrl: string, secrets: string[]): Promise<Contender> {
+  const dataDir = mkdtempSync(join(tmpdir(), "junction-bench-floor-"));
+  const port = await freePort();
+  const proc = spawn(
+    [
+      "bun",
+      join(ROOT, "bench/support/minimal-forwarder.ts"),
+      String(port),
+      receiverUrl,
+      dataDir,
+      String(DELIVERY),
+      ...secrets,
+    ],
+    { cwd: ROOT, stdout: "ignore", stderr: "inherit" },
+  );
+  const url = `http://127.0.0.1:${port}`;
+  const junction = { url, proc, dataDir };
+  const deadline = Date.now() + 30_000;
+  for (;;) {
+    try {
+      if ((await fetch(`${url}/health`)).ok) break;
+    } catch {}
+    if (Date.now() > deadline) {
+      await stopJunction(junction);
+      throw new Error("the minimal forwarder did not start");
+    }
+    await Bun.sleep(50);
+  }
+  return { label: "floor", junction, webhookUrl: `${url}/webhook`, secrets };
+}
+
 async function stopJunction(j: RunningJunction): Promise<void> {
   j.proc.kill("SIGTERM");
   await j.proc.exited;
@@ -247,6 +283,9 @@ async function throughput(): Promise<void> {
     // BENCH_COMPARE_ROOT=<checkout>: another Junction (say, before a change) measured in the same rounds.
     if (COMPARE_ROOT) contenders.push(await setUp(COMPARE_ROOT, "compared", receiver.url));
     const secrets = (contenders[0] as Contender).secrets;
+    // The floor: the smallest durable forwarder on Bun (bench/support/minimal-forwarder.ts), measured
+    // like Junction. BENCH_SKIP_FLOOR=1 leaves it out.
+    if (env.BENCH_SKIP_FLOOR !== "1") contenders.push(await startFloor(receiver.url, secrets));
     const headersOf = (round: string, i: number) => ({
       "X-Goog-Channel-ID": `bench-${round}-${i}`,
       "X-Goog-Channel-Expiration": "Tue, 01 Dec 2026 12:00:00 GMT",
@@ -322,7 +361,7 @@ async function throughput(): Promise<void> {
       ...contenders.map((c) => async (r: number) => {
         const m = await viaJunction(c, `r${r}`);
         note(c.label, m.rate, m.junctionCpuUs);
-        return `${c.label} ${m.rate.toFixed(0)}/s (CPU/notification: Junction ${m.junctionCpuUs.toFixed(0)} µs, driver + receiver ${m.benchCpuUs.toFixed(0)} µs)`;
+        return `${c.label} ${m.rate.toFixed(0)}/s (CPU/notification: its process ${m.junctionCpuUs.toFixed(0)} µs, driver + receiver ${m.benchCpuUs.toFixed(0)} µs)`;
       }),
       async () => {
         const m = await bare(DELIVERY);
@@ -358,9 +397,13 @@ async function throughput(): Promise<void> {
     for (const c of contenders) {
       const j = med(c.label);
       const name =
-        c.label === "junction" ? "Junction, receipt → receiver (durable, embedded)" : `Junction at ${COMPARE_ROOT}`;
+        c.label === "junction"
+          ? "Junction, receipt → receiver (durable, embedded)"
+          : c.label === "floor"
+            ? "floor: minimal durable forwarder on Bun (reference, not Junction)"
+            : `Junction at ${COMPARE_ROOT}`;
       log(
-        `| ${name} | ${j.toFixed(0)} | ${median(cpu.get(c.label) ?? [0]).toFixed(0)} (Junction) | **${(j / b).toFixed(2)}×** | ${(j / b1).toFixed(2)}× |`,
+        `| ${name} | ${j.toFixed(0)} | ${median(cpu.get(c.label) ?? [0]).toFixed(0)} (its process) | **${(j / b).toFixed(2)}×** | ${(j / b1).toFixed(2)}× |`,
       );
     }
     log(`| ${bareMatched} | ${b.toFixed(0)} | ${median(cpu.get(bareMatched) ?? [0]).toFixed(0)} (bench) | 1× | |`);
