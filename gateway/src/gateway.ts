@@ -2,7 +2,8 @@ import { createLogger, type Logger, newId } from "@junction/platform";
 import type { GatewayClients } from "./clients.ts";
 import { errorResponse, toErrorResponse } from "./http/error-response.ts";
 import { Authenticator } from "./middleware/authenticate.ts";
-import { type Route, Router } from "./router.ts";
+import { plainRequestTarget, type RequestTarget } from "./http/request-target.ts";
+import { type Route, type RouteContext, Router } from "./router.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { integrationRoutes } from "./routes/integrations.ts";
@@ -60,16 +61,21 @@ export function createGateway(deps: GatewayDeps): Gateway {
   async function fetch(req: Request): Promise<Response> {
     const started = performance.now();
     const incoming = req.headers.get("x-request-id");
-    const requestId = incoming && REQUEST_ID_RE.test(incoming) ? incoming : newId("run").replace("run_", "req_");
-    let url: URL;
-    try {
-      url = new URL(req.url);
-    } catch {
-      return errorResponse(400, "invalid_url", "The request URL could not be parsed.");
+    const requestId = incoming !== null && REQUEST_ID_RE.test(incoming) ? incoming : newId("req");
+    // Most targets need no URL object: routing and the request log read the path only.
+    let url: URL | undefined;
+    let target = plainRequestTarget(req.url);
+    if (target === undefined) {
+      try {
+        url = new URL(req.url);
+      } catch {
+        return errorResponse(400, "invalid_url", "The request URL could not be parsed.");
+      }
+      target = url;
     }
     let res: Response;
     try {
-      res = await dispatch(req, url, requestId);
+      res = await dispatch(req, target, url, requestId);
     } catch (err) {
       res = toErrorResponse(err, logger, requestId);
     }
@@ -77,15 +83,21 @@ export function createGateway(deps: GatewayDeps): Gateway {
     logger.info("request", {
       requestId,
       method: req.method,
-      path: url.pathname,
+      path: target.pathname,
       status: res.status,
       ms: Math.round((performance.now() - started) * 100) / 100,
     });
     return res;
   }
 
-  async function dispatch(req: Request, url: URL, requestId: string): Promise<Response> {
-    const found = router.match(req.method, url.pathname);
+  /** Routes the request; answers synchronously when no route matches, and authenticates without a hop when the key is cached. */
+  function dispatch(
+    req: Request,
+    target: RequestTarget,
+    parsed: URL | undefined,
+    requestId: string,
+  ): Response | Promise<Response> {
+    const found = router.match(req.method, target.pathname);
     if ("allowed" in found) {
       if (found.allowed.length > 0) {
         return errorResponse(
@@ -98,21 +110,43 @@ export function createGateway(deps: GatewayDeps): Gateway {
           },
         );
       }
-      return errorResponse(404, "not_found", `No route for ${req.method} ${url.pathname}.`);
+      return errorResponse(404, "not_found", `No route for ${req.method} ${target.pathname}.`);
     }
     const { route, params } = found;
-    const environmentId = route.auth === false ? "" : await authenticator.authenticate(req);
-    return route.handler({
-      req,
-      url,
-      params,
-      requestId,
-      environmentId,
-      clients: deps.clients,
-      logger,
-      baseUrl: deps.baseUrl,
-    });
+    const ctx = new RequestContext(req, parsed, target, params, requestId, deps.clients, logger, deps.baseUrl);
+    if (route.auth === false) return route.handler(ctx);
+    const environmentId = authenticator.environmentOf(req);
+    if (typeof environmentId !== "string") return handleAfter(environmentId, route, ctx);
+    ctx.environmentId = environmentId;
+    return route.handler(ctx);
   }
 
   return { fetch, authenticator };
+}
+
+/** A route's context. The URL is parsed on first use: most routes never read more than the path. */
+class RequestContext implements RouteContext {
+  environmentId = "";
+
+  constructor(
+    readonly req: Request,
+    private parsedUrl: URL | undefined,
+    readonly target: RequestTarget,
+    readonly params: Record<string, string>,
+    readonly requestId: string,
+    readonly clients: GatewayClients,
+    readonly logger: Logger,
+    readonly baseUrl: string,
+  ) {}
+
+  get url(): URL {
+    this.parsedUrl ??= new URL(this.req.url);
+    return this.parsedUrl;
+  }
+}
+
+/** Runs the route once the secret key is verified (a key not in the cache). */
+async function handleAfter(environmentId: Promise<string>, route: Route, ctx: RequestContext): Promise<Response> {
+  ctx.environmentId = await environmentId;
+  return route.handler(ctx);
 }

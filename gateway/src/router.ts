@@ -1,10 +1,13 @@
 import type { Logger } from "@junction/platform";
 import type { GatewayClients } from "./clients.ts";
+import type { RequestTarget } from "./http/request-target.ts";
 
 /** What a route handler gets. */
 export interface RouteContext {
   req: Request;
   url: URL;
+  /** The path and query of `url`, when the gateway read them without parsing the URL. */
+  target?: RequestTarget;
   params: Record<string, string>;
   requestId: string;
   /** Set by the auth middleware on authenticated routes. */
@@ -44,15 +47,15 @@ export class Router {
 
   /** The route and its params, or which methods the path allows when only the method is wrong. */
   match(method: string, rawPath: string): { route: Route; params: Record<string, string> } | { allowed: string[] } {
-    const parts = rawPath.split("/").filter(Boolean);
-    const allowed: string[] = [];
-    for (const route of this.candidates(parts[0] ?? "")) {
-      const params = matchSegments(route.segments, parts);
+    let allowed: string[] | undefined;
+    for (const route of this.candidates(firstSegment(rawPath))) {
+      const params = matchSegments(route.segments, rawPath);
       if (!params) continue;
       if (route.method === method || (method === "HEAD" && route.method === "GET")) return { route, params };
-      allowed.push(route.method);
+      if (allowed) allowed.push(route.method);
+      else allowed = [route.method];
     }
-    return { allowed };
+    return { allowed: allowed ?? [] };
   }
 
   private candidates(first: string): CompiledRoute[] {
@@ -75,25 +78,47 @@ export class Router {
   }
 }
 
-function matchSegments(pattern: string[], parts: string[]): Record<string, string> | null {
+/** The first non-empty segment of a path ("" for none), as `path.split("/").filter(Boolean)[0]`. */
+function firstSegment(path: string): string {
+  const start = skipSlashes(path, 0);
+  const end = path.indexOf("/", start);
+  return path.slice(start, end < 0 ? path.length : end);
+}
+
+function skipSlashes(path: string, from: number): number {
+  let at = from;
+  while (path.charCodeAt(at) === 47) at++;
+  return at;
+}
+
+/**
+ * Matches the path's non-empty segments (empty ones, from `//` or a trailing `/`, are skipped) against
+ * the pattern, walking the string rather than splitting it.
+ */
+function matchSegments(pattern: string[], path: string): Record<string, string> | null {
   const params: Record<string, string> = {};
+  let at = skipSlashes(path, 0);
   for (let i = 0; i < pattern.length; i++) {
     const seg = pattern[i] as string;
     if (seg === "*") {
-      params["*"] = parts.slice(i).join("/");
+      const rest = path.slice(at);
+      // The rest's non-empty segments joined by one slash: as it is, unless it has empty ones.
+      params["*"] = rest.includes("//") || rest.endsWith("/") ? rest.split("/").filter(Boolean).join("/") : rest;
       return params;
     }
-    const part = parts[i];
-    if (part === undefined) return null;
+    if (at >= path.length) return null;
+    let end = path.indexOf("/", at);
+    if (end < 0) end = path.length;
     if (seg.startsWith(":")) {
       try {
-        params[seg.slice(1)] = decodeURIComponent(part);
+        params[seg.slice(1)] = decodeURIComponent(path.slice(at, end));
       } catch {
         return null;
       }
-    } else if (seg !== part) {
+    } else if (end - at !== seg.length || !path.startsWith(seg, at)) {
       return null;
     }
+    at = skipSlashes(path, end);
   }
-  return parts.length === pattern.length ? params : null;
+  return at >= path.length ? params : null;
 }

@@ -30,6 +30,30 @@ describe("deadline watch", () => {
     expect(pending.signal.aborted).toBe(true);
   });
 
+  test("attempts finishing in any order: only the ones still pending are aborted, each once", () => {
+    let now = 0;
+    const watch = new DeadlineWatch(() => now);
+    const attempts = Array.from({ length: 50 }, (_, i) => {
+      const controller = new AbortController();
+      let aborts = 0;
+      controller.signal.addEventListener("abort", () => aborts++);
+      return { controller, watched: watch.watch(controller, 10 + (i % 3)), aborts: () => aborts };
+    });
+    for (const [i, a] of attempts.entries()) if (i % 4 === 1 || i % 7 === 0) a.watched.done();
+    attempts[3]?.watched.done();
+    attempts[3]?.watched.done(); // twice is harmless
+    now = 11;
+    watch.sweep();
+    now = 100;
+    watch.sweep();
+    watch.sweep();
+    for (const [i, a] of attempts.entries()) {
+      const finished = i % 4 === 1 || i % 7 === 0 || i === 3;
+      expect(a.aborts()).toBe(finished ? 0 : 1);
+      expect(a.watched.timedOut()).toBe(!finished);
+    }
+  });
+
   test("its own timer does the sweeping", async () => {
     const watch = new DeadlineWatch();
     const controller = new AbortController();

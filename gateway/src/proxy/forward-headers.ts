@@ -47,54 +47,83 @@ const NANGO_PROXY_PREFIX = "nango-proxy-";
 const UNSAFE_VALUE = /[\r\n\0]/;
 
 /**
+ * Headers as `Headers#toJSON()` gives them, read once per request: lower-case names, repeated headers
+ * joined with ", ", except `set-cookie`, a list.
+ */
+export type HeaderRecord = Readonly<Record<string, string | string[]>>;
+
+/** `headers` as a HeaderRecord (one native call, rather than one per header read). */
+export function headerRecord(headers: Headers | HeaderRecord): HeaderRecord {
+  return headers instanceof Headers ? (headers.toJSON() as HeaderRecord) : headers;
+}
+
+/** Response headers `stripResponseHeaders` removes after a decompression. */
+const DECOMPRESSED = ["content-encoding", "content-length"];
+
+/**
  * The headers sent upstream: the caller's, minus hop-by-hop and Junction's own (the caller's
  * Authorization is its secret key); then the injected ones (the connection's token); then
  * `Nango-Proxy-<Name>` with the prefix stripped, which may override an injected header as in Nango.
  * The body length is set by fetch from the body itself. A plain record: fetch reads it once.
+ * The caller's headers are read as a HeaderRecord, not one callback per header.
  */
 export function upstreamRequestHeaders(
-  incoming: Headers,
+  incoming: Headers | HeaderRecord,
   injected: Readonly<Record<string, string>>,
 ): Record<string, string> {
+  const all = headerRecord(incoming);
   const out: Record<string, string> = {};
-  const listed = connectionListed(incoming);
-  const overrides: [string, string][] = [];
-  incoming.forEach((value, name) => {
-    if (UNSAFE_VALUE.test(value)) throw proxyErrors.badHeaderValue(name);
-    if (name.startsWith(NANGO_PROXY_PREFIX)) {
-      const target = name.slice(NANGO_PROXY_PREFIX.length);
-      if (target === "" || HOP_BY_HOP.has(target)) throw proxyErrors.unforwardable(name);
-      overrides.push([target, value]);
-    } else if (!HOP_BY_HOP.has(name) && !OWN.has(name) && !listed?.has(name)) {
-      out[name] = value;
-    }
-  });
+  const listed = connectionListedIn(all.connection);
+  let overrides: [string, string][] | undefined;
+  for (const name in all) {
+    const raw = all[name] as string | string[];
+    // Only set-cookie comes as a list (one entry per header line); the last one is kept, as before.
+    if (typeof raw === "string") overrides = forward(out, overrides, listed, name, raw);
+    else for (const value of raw) overrides = forward(out, overrides, listed, name, value);
+  }
   for (const name in injected) out[name] = injected[name] as string;
-  for (const [name, value] of overrides) out[name] = value;
+  if (overrides) for (const [name, value] of overrides) out[name] = value;
   return out;
+}
+
+/** Adds one caller header to `out`, or to the overrides (returned) when it is a `Nango-Proxy-*` one. */
+function forward(
+  out: Record<string, string>,
+  overrides: [string, string][] | undefined,
+  listed: Set<string> | undefined,
+  name: string,
+  value: string,
+): [string, string][] | undefined {
+  if (UNSAFE_VALUE.test(value)) throw proxyErrors.badHeaderValue(name);
+  if (name.startsWith(NANGO_PROXY_PREFIX)) {
+    const target = name.slice(NANGO_PROXY_PREFIX.length);
+    if (target === "" || HOP_BY_HOP.has(target)) throw proxyErrors.unforwardable(name);
+    const list = overrides ?? [];
+    list.push([target, value]);
+    return list;
+  }
+  if (!HOP_BY_HOP.has(name) && !OWN.has(name) && !listed?.has(name)) out[name] = value;
+  return overrides;
 }
 
 /**
  * Makes the upstream's response headers fit for the caller, in place: hop-by-hop ones go. When fetch
  * decompressed the body (`Decompress: true`), its encoding and length no longer describe the bytes
- * sent on, and go too.
+ * sent on, and go too. Presence is tested with `has` and only present headers are deleted: on fetch's
+ * response, `delete` and `toJSON` cost measurably more than `has`, and a response seldom carries any.
  */
 export function stripResponseHeaders(headers: Headers, decompressed: boolean): Headers {
-  const listed = connectionListed(headers);
-  for (const name of HOP_BY_HOP_RESPONSE) headers.delete(name);
-  if (listed) for (const name of listed) headers.delete(name);
-  if (decompressed) {
-    headers.delete("content-encoding");
-    headers.delete("content-length");
-  }
+  const listed = connectionListedIn(headers.get("connection") ?? undefined);
+  for (const name of HOP_BY_HOP_RESPONSE) if (headers.has(name)) headers.delete(name);
+  if (listed) for (const name of listed) if (headers.has(name)) headers.delete(name);
+  if (decompressed) for (const name of DECOMPRESSED) if (headers.has(name)) headers.delete(name);
   return headers;
 }
 
 /** Header names listed in `Connection` are hop-by-hop too (RFC 9110 §7.6.1). */
-function connectionListed(headers: Headers): Set<string> | undefined {
-  const value = headers.get("connection");
+function connectionListedIn(value: string | string[] | undefined): Set<string> | undefined {
   if (!value) return undefined;
-  const names = value
+  const names = String(value)
     .split(",")
     .map((n) => n.trim().toLowerCase())
     .filter((n) => n !== "" && n !== "close" && n !== "keep-alive");

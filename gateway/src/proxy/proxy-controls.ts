@@ -1,4 +1,5 @@
 import { type FieldError, invalidArgument } from "@junction/platform";
+import { type HeaderRecord, headerRecord } from "./forward-headers.ts";
 
 /** What the caller asks of the proxy through Nango's control headers (spec: Proxy rules 1). */
 export interface ProxyControls {
@@ -15,41 +16,48 @@ export interface ProxyControls {
 }
 
 const RETRY_ON_RE = /^\s*\d{3}\s*(?:,\s*\d{3}\s*)*$/;
+/** `retryOn` of every request without `Retry-On`. */
+const NO_STATUSES: ReadonlySet<number> = new Set<number>();
+
+/** A header's trimmed value; an empty one counts as absent. */
+function value(headers: HeaderRecord, name: string): string | undefined {
+  const v = headers[name];
+  if (typeof v !== "string") return undefined;
+  const trimmed = v.trim();
+  return trimmed === "" ? undefined : trimmed;
+}
 
 /**
  * Reads the control headers. An empty value counts as absent, for every header. Problems are
  * reported together as 400 `invalid_headers`, each naming its header.
  */
-export function readProxyControls(headers: Headers): ProxyControls {
+export function readProxyControls(from: Headers | HeaderRecord): ProxyControls {
+  const headers = headerRecord(from);
   const errors: FieldError[] = [];
-  const value = (name: string) => {
-    const v = headers.get(name)?.trim();
-    return v ? v : undefined;
-  };
-  const providerConfigKey = value("provider-config-key");
-  const connectionId = value("connection-id");
+  const providerConfigKey = value(headers, "provider-config-key");
+  const connectionId = value(headers, "connection-id");
   if (!providerConfigKey) errors.push({ path: "Provider-Config-Key", message: "is required (the integration id)" });
   if (!connectionId) errors.push({ path: "Connection-Id", message: "is required (the connection id)" });
 
-  const rawRetries = value("retries");
+  const rawRetries = value(headers, "retries");
   let retries: number | undefined;
   if (rawRetries !== undefined) {
     if (/^\d{1,4}$/.test(rawRetries)) retries = Number(rawRetries);
     else errors.push({ path: "Retries", message: "must be a whole number of retries, e.g. 3" });
   }
 
-  const rawRetryOn = value("retry-on");
-  const retryOn = new Set<number>();
+  const rawRetryOn = value(headers, "retry-on");
+  let retryOn = NO_STATUSES;
   if (rawRetryOn !== undefined) {
     const codes = RETRY_ON_RE.test(rawRetryOn) ? rawRetryOn.split(",").map((c) => Number(c.trim())) : [];
     if (codes.length === 0 || codes.some((c) => c < 100 || c > 599)) {
       errors.push({ path: "Retry-On", message: "must be comma-separated HTTP statuses, e.g. 429,503" });
     } else {
-      for (const c of codes) retryOn.add(c);
+      retryOn = new Set(codes);
     }
   }
 
-  const rawDecompress = value("decompress")?.toLowerCase();
+  const rawDecompress = value(headers, "decompress")?.toLowerCase();
   if (rawDecompress !== undefined && rawDecompress !== "true" && rawDecompress !== "false") {
     errors.push({ path: "Decompress", message: 'must be "true" or "false"' });
   }
@@ -67,7 +75,7 @@ export function readProxyControls(headers: Headers): ProxyControls {
     connectionId: connectionId as string,
     retries,
     retryOn,
-    baseUrlOverride: value("base-url-override"),
+    baseUrlOverride: value(headers, "base-url-override"),
     decompress: rawDecompress === "true",
   };
 }

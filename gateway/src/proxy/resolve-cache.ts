@@ -40,6 +40,12 @@ export class ResolveCache {
     private readonly now: () => number,
   ) {}
 
+  /** The cached answer while fresh, without a promise (the hot path); undefined when `get` must load one. */
+  peek(key: ResolveKey): ResolvedUpstream | undefined {
+    const hit = this.entries.get(cacheKey(key));
+    return hit && hit.cacheUntil > this.now() ? hit : undefined;
+  }
+
   /** The cached answer while fresh, otherwise a new one. */
   get(key: ResolveKey): Promise<ResolvedUpstream> {
     const id = cacheKey(key);

@@ -10,8 +10,8 @@ export interface UpstreamAttempt {
   body: Uint8Array | ReadableStream<Uint8Array> | null;
   decompress: boolean;
   timeoutMs: number;
-  /** Whether the caller has gone away (read only when the attempt failed). */
-  callerGone: () => boolean;
+  /** The caller's request: whether it has gone away is read only when the attempt failed. */
+  caller: Request;
 }
 
 /** The caller went away; nobody is left to answer (499 in the access log). */
@@ -48,7 +48,7 @@ export async function callUpstream(
       logger.warn("upstream timed out", { host, timeoutMs: attempt.timeoutMs });
       throw proxyErrors.timeout(host, attempt.timeoutMs);
     }
-    if (attempt.callerGone()) throw clientGone();
+    if (attempt.caller.signal.aborted) throw clientGone();
     logger.warn("upstream unreachable", { host, error: errorCode(err) });
     throw proxyErrors.unreachable(host);
   } finally {

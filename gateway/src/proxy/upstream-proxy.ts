@@ -1,9 +1,10 @@
+import type { Logger } from "@junction/platform";
 import type { GatewayClients } from "../clients.ts";
 import type { RouteContext } from "../router.ts";
 import { checkBaseUrlOverride } from "./base-url-override.ts";
 import { reportChannelCall } from "./channel-report.ts";
 import { CHANNEL_BODY_LIMIT, channelCallOf, teeBounded } from "./channel-tap.ts";
-import { stripResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts";
+import { type HeaderRecord, headerRecord, stripResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts";
 import { DeadlineWatch } from "./deadline-watch.ts";
 import { dnsLookup, type HostLookup } from "./private-address.ts";
 import { type ProxyControls, readProxyControls } from "./proxy-controls.ts";
@@ -54,15 +55,18 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
 
   return async (ctx) => {
     const { req } = ctx;
-    const target = upstreamTarget(ctx.url);
-    const controls = readProxyControls(req.headers);
+    const target = upstreamTarget(ctx.target ?? ctx.url);
+    // The caller's headers, read once for the controls and for every attempt's forwarded headers.
+    const incoming = headerRecord(req.headers);
+    const controls = readProxyControls(incoming);
     const key: ResolveKey = {
       environmentId: ctx.environmentId,
       providerConfigKey: controls.providerConfigKey,
       connectionId: controls.connectionId,
     };
     const resolver = cacheFor(ctx.clients);
-    let resolved = await resolver.get(key);
+    // A fresh cached answer is used without waiting on a promise.
+    let resolved = resolver.peek(key) ?? (await resolver.get(key));
     const base = controls.baseUrlOverride
       ? parseBase(
           await checkBaseUrlOverride(
@@ -88,11 +92,11 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
           {
             url,
             method: req.method,
-            headers: outgoingHeaders(req.headers, resolved, body),
+            headers: outgoingHeaders(incoming, resolved, body),
             body: body.kind === "none" ? null : body.kind === "bytes" ? body.bytes : body.stream,
             decompress: controls.decompress,
             timeoutMs: resolved.policy.upstreamTimeoutMs,
-            callerGone: () => req.signal.aborted,
+            caller: req,
           },
           deadlines,
           ctx.logger,
@@ -115,9 +119,7 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
           resolved = await resolver.refresh(key, resolved);
           continue;
         }
-        resolver
-          .refresh(key, resolved)
-          .catch((err) => ctx.logger.warn("token refresh after 401 failed", { error: err }));
+        refreshLater(resolver, key, resolved, ctx.logger);
       }
       if (attempt < budget && isReplayable(body) && isRetryableStatus(res.status, controls.retryOn)) {
         const wait =
@@ -136,7 +138,16 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
   };
 }
 
-function outgoingHeaders(incoming: Headers, resolved: ResolvedUpstream, body: OutgoingBody): Record<string, string> {
+/** Refreshes the token for the next request, without waiting (the handler keeps no closure for it). */
+function refreshLater(resolver: ResolveCache, key: ResolveKey, stale: ResolvedUpstream, logger: Logger): void {
+  resolver.refresh(key, stale).catch((err) => logger.warn("token refresh after 401 failed", { error: err }));
+}
+
+function outgoingHeaders(
+  incoming: HeaderRecord,
+  resolved: ResolvedUpstream,
+  body: OutgoingBody,
+): Record<string, string> {
   const headers = upstreamRequestHeaders(incoming, resolved.headers);
   // A streamed body of known length keeps it, so the upstream gets no chunked upload it did not ask for.
   if (body.kind === "stream" && body.length !== null) headers["content-length"] = body.length;

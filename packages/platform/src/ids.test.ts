@@ -32,3 +32,15 @@ describe("ids made in the same millisecond", () => {
     expect(a < b).toBe(true);
   });
 });
+
+describe("the random part", () => {
+  test("draws 40 bits per half", () => {
+    const digits = "0123456789abcdefghjkmnpqrstvwxyz";
+    const decode = (s: string) => [...s].reduce((v, c) => v * 32 + digits.indexOf(c), 0);
+    // Each id in a millisecond after the last one used draws new random halves.
+    const last = decode(newId("req").slice(4, 14));
+    const highHalves = Array.from({ length: 64 }, (_, i) => decode(newId("req", last + 1 + i).slice(14, 22)));
+    expect(highHalves.some((v) => v >= 2 ** 32)).toBe(true);
+    expect(highHalves.every((v) => v < 2 ** 40)).toBe(true);
+  });
+});

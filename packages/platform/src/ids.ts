@@ -3,14 +3,56 @@ import { invalidArgument } from "./errors.ts";
 
 const ALPHABET = "0123456789abcdefghjkmnpqrstvwxyz"; // Crockford base32, lower-case
 
-export type IdPrefix = "env" | "key" | "int" | "conn" | "msg" | "ntf" | "run" | "ep" | "att" | "sess" | "chn" | "scr";
+export type IdPrefix =
+  | "env"
+  | "key"
+  | "int"
+  | "conn"
+  | "msg"
+  | "ntf"
+  | "run"
+  | "ep"
+  | "att"
+  | "sess"
+  | "chn"
+  | "scr"
+  | "req";
 
 // The 80 random bits are kept as two 40-bit halves in plain numbers (exact below 2^53): no BigInt
 // on a path every request takes.
 const HALF = 2 ** 40;
+const HALF_LOW = 2 ** 20;
 let lastTime = -1;
 let lastHigh = 0;
 let lastLow = 0;
+// The written forms of the timestamp and the high half: within one millisecond only the low half
+// changes, so a request id costs one 8-digit conversion.
+let timeText = "";
+let highText = "";
+
+/** Every pair of digits, indexed by its 10-bit value: numbers are written two digits at a time. */
+const PAIRS: string[] = Array.from({ length: 1024 }, (_, i) => `${ALPHABET[i >> 5]}${ALPHABET[i & 31]}`);
+
+/** Random bytes drawn in blocks: one system call per 409 new milliseconds rather than one per id. */
+const pool = new Uint8Array(4096);
+let poolAt = pool.length;
+
+function randomHalf(): number {
+  if (poolAt + 5 > pool.length) {
+    crypto.getRandomValues(pool);
+    poolAt = 0;
+  }
+  const b = pool;
+  const i = poolAt;
+  poolAt += 5;
+  const low32 =
+    (((b[i + 1] as number) << 24) |
+      ((b[i + 2] as number) << 16) |
+      ((b[i + 3] as number) << 8) |
+      (b[i + 4] as number)) >>>
+    0;
+  return (b[i] as number) * 2 ** 32 + low32;
+}
 
 /**
  * A new prefixed id: a 48-bit millisecond timestamp then 80 random bits, so ids sort by creation.
@@ -18,36 +60,29 @@ let lastLow = 0;
  * in tests) increment the random part instead of drawing a new one, so they still sort in order.
  */
 export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
-  let time = Math.floor(nowMs);
-  let high: number;
-  let low: number;
+  const time = Math.floor(nowMs);
   if (time <= lastTime && !(lastHigh === HALF - 1 && lastLow === HALF - 1)) {
-    time = lastTime;
-    low = lastLow + 1;
-    high = lastHigh;
-    if (low === HALF) {
-      low = 0;
-      high += 1;
+    lastLow += 1;
+    if (lastLow === HALF) {
+      lastLow = 0;
+      lastHigh += 1;
+      highText = base32x8(lastHigh);
     }
   } else {
-    const bytes = randomBytes(10);
-    high = bytes.readUIntBE(0, 5);
-    low = bytes.readUIntBE(5, 5);
+    lastTime = time;
+    lastHigh = randomHalf();
+    lastLow = randomHalf();
+    timeText = `${PAIRS[Math.floor(time / HALF) & 1023]}${base32x8(time % HALF)}`;
+    highText = base32x8(lastHigh);
   }
-  lastTime = time;
-  lastHigh = high;
-  lastLow = low;
-  return `${prefix}_${base32(time, 10)}${base32(high, 8)}${base32(low, 8)}`;
+  return `${prefix}_${timeText}${highText}${base32x8(lastLow)}`;
 }
 
-function base32(value: number, digits: number): string {
-  let out = "";
-  let v = value;
-  for (let i = 0; i < digits; i++) {
-    out = ALPHABET[v % 32] + out;
-    v = Math.floor(v / 32);
-  }
-  return out;
+/** A number below 2^40 as 8 base32 digits. */
+function base32x8(value: number): string {
+  const high = Math.floor(value / HALF_LOW);
+  const low = value % HALF_LOW;
+  return `${PAIRS[high >> 10]}${PAIRS[high & 1023]}${PAIRS[low >> 10]}${PAIRS[low & 1023]}`;
 }
 
 const ID_RE = /^[a-z]+_[0-9a-hjkmnp-tv-z]{26}$/;

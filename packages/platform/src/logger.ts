@@ -35,9 +35,13 @@ export function createLogger(options: LoggerOptions = {}): Logger {
   const min = LEVELS[options.level ?? ((process.env.JUNCTION_LOG_LEVEL as LogLevel) || "info")] ?? 20;
   const sink = options.sink ?? stdoutSink;
   const base = options.base ?? {};
+  // The same record as `{ ts, level, msg, ...redact({ ...base, ...fields }) }`, built without the
+  // intermediate objects: the gateway writes one line per request.
   const write = (level: LogLevel, msg: string, fields?: Record<string, unknown>) => {
     if (LEVELS[level] < min) return;
-    const record = { ts: new Date().toISOString(), level, msg, ...(redact({ ...base, ...fields }) as object) };
+    const record: Record<string, unknown> = { ts: timestamp(), level, msg };
+    for (const k in base) record[k] = redactField(k, base[k]);
+    if (fields) for (const k in fields) record[k] = redactField(k, fields[k]);
     sink(JSON.stringify(record));
   };
   return {
@@ -47,6 +51,38 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     error: (m, f) => write("error", m, f),
     child: (fields) => createLogger({ level: options.level, sink, base: { ...base, ...fields } }),
   };
+}
+
+/** One field of a record as `redact` writes it. */
+function redactField(key: string, value: unknown): unknown {
+  if (value === undefined || value === null || value === "") return value;
+  if (isSecretField(key)) return "[redacted]";
+  return typeof value === "object" ? redact(value, 1) : value;
+}
+
+/** Field names seen so far and whether they look secret (a bounded memo of SECRET_FIELD). */
+const secretFields = new Map<string, boolean>();
+
+function isSecretField(key: string): boolean {
+  let secret = secretFields.get(key);
+  if (secret === undefined) {
+    secret = SECRET_FIELD.test(key);
+    if (secretFields.size < 1000) secretFields.set(key, secret);
+  }
+  return secret;
+}
+
+// Lines of one millisecond share their timestamp text.
+let stampedAt = Number.NaN;
+let stamp = "";
+
+function timestamp(): string {
+  const now = Date.now();
+  if (now !== stampedAt) {
+    stampedAt = now;
+    stamp = new Date(now).toISOString();
+  }
+  return stamp;
 }
 
 /** A logger that keeps lines in memory, for tests. */

@@ -1,0 +1,51 @@
+import { describe, expect, test } from "bun:test";
+import { plainRequestTarget } from "./request-target.ts";
+
+describe("request target without a URL object", () => {
+  test("gives what new URL gives, whenever it answers", () => {
+    const urls = [
+      "http://127.0.0.1:3003/proxy/small",
+      "http://127.0.0.1:3003/proxy/calendar/v3/calendars/a%40b/events?q=%2F&maxResults=10",
+      "http://127.0.0.1:3003/proxy/x?",
+      "http://127.0.0.1:3003/proxy/x?a=1?b=2",
+      "http://127.0.0.1:3003/",
+      "http://127.0.0.1:3003/connections/c-1:2@x",
+      "http://localhost:8080/proxy/a",
+      "http://localhost:8080/proxy/a b",
+      "http://localhost:8080/proxy/%2e%2e/x",
+      "http://localhost:8080/proxy/./x",
+      "http://localhost:8080/proxy/.well-known/x",
+      "http://localhost:8080/proxy/a#frag",
+      "http://localhost:8080/proxy/a?q='x'",
+      "http://localhost:8080/proxy/a\\b",
+      "http://localhost:8080/proxy/a^b|c",
+      "http://localhost:8080/proxy/é",
+    ];
+    let answered = 0;
+    for (const raw of urls) {
+      const got = plainRequestTarget(raw);
+      if (got === undefined) continue;
+      answered++;
+      const url = new URL(raw);
+      expect(got).toEqual({ pathname: url.pathname, search: url.search });
+    }
+    expect(answered).toBeGreaterThanOrEqual(7);
+  });
+
+  test("leaves anything unusual to the URL parser", () => {
+    plainRequestTarget("http://127.0.0.1:3003/x");
+    for (const raw of [
+      "/proxy/a",
+      "http://1.2.3.4.5/proxy/a",
+      "http://127.0.0.1:3003/proxy/a b",
+      "http://127.0.0.1:3003/proxy/../x",
+      "http://127.0.0.1:3003/proxy/%2E%2E/x",
+      "http://127.0.0.1:3003/proxy/a#f",
+      "http://127.0.0.1:3003/proxy/a\\b",
+      "http://127.0.0.1:3003/proxy/a?q='x'",
+      "http://127.0.0.1:3003?x/proxy/a",
+    ]) {
+      expect(plainRequestTarget(raw)).toBeUndefined();
+    }
+  });
+});
