@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { JunctionError } from "./errors.ts";
-import { newId, parseId } from "./ids.ts";
+import { idTimeBound, newId, parseId } from "./ids.ts";
 
 describe("ids", () => {
   test("are prefixed, unique and sort by creation time", () => {
@@ -42,5 +42,22 @@ describe("the random part", () => {
     const highHalves = Array.from({ length: 64 }, (_, i) => decode(newId("req", last + 1 + i).slice(14, 22)));
     expect(highHalves.some((v) => v >= 2 ** 32)).toBe(true);
     expect(highHalves.every((v) => v < 2 ** 40)).toBe(true);
+  });
+});
+
+describe("idTimeBound", () => {
+  test("sorts after every id made before the time and before every id made at or after it", () => {
+    const t = Date.UTC(2031, 0, 1);
+    const bound = idTimeBound("msg", t);
+    // Made by hand: newId is monotonic within the process, so earlier times could carry a later one.
+    const before = `${idTimeBound("msg", t - 1)}zzzzzzzzzzzzzzzz`;
+    const at = `${bound}0000000000000000`;
+    const after = `${idTimeBound("msg", t + 1)}0000000000000000`;
+    expect(before < bound).toBe(true);
+    expect(bound <= at).toBe(true);
+    expect(bound < after).toBe(true);
+    // The time part newId writes (a time after every id made so far in this process).
+    const now = Date.now() + 1;
+    expect(newId("msg", now).startsWith(idTimeBound("msg", now))).toBe(true);
   });
 });

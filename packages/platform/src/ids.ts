@@ -78,6 +78,15 @@ export function newId(prefix: IdPrefix, nowMs: number = Date.now()): string {
   return `${prefix}_${timeText}${highText}${base32x8(lastLow)}`;
 }
 
+/**
+ * A string that sorts after every id with this prefix made before `ms` and before every one made at
+ * or after it: the prefix and the id's time part. For "older than" range queries on time-sortable ids.
+ */
+export function idTimeBound(prefix: IdPrefix, ms: number): string {
+  const time = Math.floor(ms);
+  return `${prefix}_${PAIRS[Math.floor(time / HALF) & 1023]}${base32x8(time % HALF)}`;
+}
+
 /** A number below 2^40 as 8 base32 digits. */
 function base32x8(value: number): string {
   const high = Math.floor(value / HALF_LOW);

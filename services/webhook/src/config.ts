@@ -22,6 +22,8 @@ export interface DeliveryConfig {
   inboundConcurrency: number;
   /** How long (channel id, message number) pairs are remembered to drop duplicates. */
   dedupRetentionMs: number;
+  /** Succeeded and exhausted messages (and their attempts) older than this are deleted by the sweep; 0 keeps them. */
+  messageRetentionMs: number;
   /** How often stored messages are swept for work no process is doing (crashed peers, other instances). */
   sweepIntervalMs: number;
   /** How long an integration looked up for a notification is remembered (0: asked every time). */
@@ -72,6 +74,7 @@ export const webhookConfigSchema = z.object({
   deliveryConcurrency: z.coerce.number().int().min(1).max(1024).default(32),
   inboundConcurrency: z.coerce.number().int().min(1).max(256).default(8),
   dedupRetention: duration("31d"),
+  messageRetention: duration("31d"),
   sweepInterval: duration("60s"),
   integrationCache: duration("1s"),
 });
@@ -88,6 +91,7 @@ export function loadDeliveryConfig(env: Record<string, string | undefined> = pro
     concurrency: cfg.deliveryConcurrency,
     inboundConcurrency: cfg.inboundConcurrency,
     dedupRetentionMs: cfg.dedupRetention,
+    messageRetentionMs: cfg.messageRetention,
     sweepIntervalMs: Math.max(1000, cfg.sweepInterval),
     integrationCacheMs: cfg.integrationCache,
   };

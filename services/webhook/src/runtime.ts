@@ -15,6 +15,9 @@ import { createWebhookService } from "./service.ts";
 
 /** Stored messages read per page when resuming or sweeping. */
 const SWEEP_PAGE = 10_000;
+/** Final messages deleted per write, and at most per sweep (the next sweep goes on). */
+const PRUNE_PAGE = 500;
+const PRUNE_MAX_PER_SWEEP = 50_000;
 
 /** The webhook service with its workers: the RPC implementation, and start/stop for the workers. */
 export interface WebhookRuntime {
@@ -64,6 +67,15 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
       if (!scheduler.has(entry.id)) scheduler.schedule(entry.id, Math.max(entry.nextAttemptAt, entry.leaseUntil ?? 0));
     }
     await deps.store.pruneNotificationKeys(deps.clock.now() - deps.delivery.dedupRetentionMs);
+    if (deps.delivery.messageRetentionMs > 0) {
+      // In pages, so that no single write holds the store for long.
+      const before = deps.clock.now() - deps.delivery.messageRetentionMs;
+      let pruned = 0;
+      for (let n = PRUNE_PAGE; n === PRUNE_PAGE && pruned < PRUNE_MAX_PER_SWEEP; pruned += n) {
+        n = await deps.store.pruneFinishedMessages(before, PRUNE_PAGE);
+      }
+      if (pruned > 0) logger.info("old webhook messages pruned", { pruned, olderThan: new Date(before).toISOString() });
+    }
   };
   const armSweep = () => {
     if (stopped) return;

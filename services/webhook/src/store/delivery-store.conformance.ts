@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
-import { newId } from "@junction/platform";
+import { idTimeBound, newId } from "@junction/platform";
 import type { AttemptRecord, MessageRecord, RoundOutcome } from "./records.ts";
 import type { WebhookDeliveryStore } from "./store.ts";
 
@@ -239,6 +239,61 @@ export function deliveryStoreConformance(name: string, factory: DeliveryStoreFac
       expect(await store.pruneNotificationKeys(T0 + 50)).toBe(1);
       expect(await store.findNotificationKey(ENV, "ch-1", 1)).toBeNull();
       expect(await store.findNotificationKey(ENV, "ch-1", 2)).toBe("ntf_new");
+    });
+
+    test("prunes final messages created before a time, with their attempts, oldest first; never pending or failed ones", async () => {
+      // Ids made here, not by newId (monotonic within the process: an earlier, later id would win).
+      const at = (n: number) => `${idTimeBound("msg", T0 + n)}${"a".repeat(16)}`;
+      const old = [
+        message({ id: at(1), createdAt: T0 + 1 }),
+        message({ id: at(2), status: "exhausted", createdAt: T0 + 2 }),
+        message({ id: at(3), status: "failed", createdAt: T0 + 3, nextAttemptAt: T0 + 1000 }),
+        message({ id: at(4), status: "pending", createdAt: T0 + 4 }),
+        message({ id: at(5), status: "succeeded", createdAt: T0 + 5 }),
+      ];
+      const recent = message({ id: at(100), status: "succeeded", createdAt: T0 + 100 });
+      for (const m of [...old, recent]) await store.insertMessage(m);
+      const oldest = old[0] as MessageRecord;
+      const claimed = await store.claimMessage(oldest.id, T0, T0 + 10, "lease-1");
+      expect(claimed).not.toBeNull();
+      await store.completeRound(
+        oldest.id,
+        "lease-1",
+        [
+          {
+            id: newId("att", T0),
+            messageId: oldest.id,
+            endpointId: "ep_1",
+            url: "https://example.com/hook",
+            statusCode: 200,
+            latencyMs: 3,
+            responseSnippet: "",
+            error: null,
+            at: T0,
+            number: 1,
+          },
+        ],
+        {
+          status: "succeeded",
+          attemptCount: 1,
+          roundAttempts: 1,
+          nextAttemptAt: null,
+          lastError: null,
+          deliveredEndpointIds: ["ep_1"],
+          updatedAt: T0,
+        },
+      );
+      expect(await store.listAttempts(oldest.id)).toHaveLength(1);
+
+      expect(await store.pruneFinishedMessages(T0 + 50, 2)).toBe(2);
+      expect(await store.getMessage(ENV, (old[0] as MessageRecord).id)).toBeNull();
+      expect(await store.getMessage(ENV, (old[1] as MessageRecord).id)).toBeNull();
+      expect(await store.listAttempts(oldest.id)).toEqual([]);
+      expect(await store.getMessage(ENV, (old[4] as MessageRecord).id)).not.toBeNull();
+      expect(await store.pruneFinishedMessages(T0 + 50, 100)).toBe(1);
+      for (const m of [old[2], old[3], recent] as MessageRecord[])
+        expect(await store.getMessage(ENV, m.id)).not.toBeNull();
+      expect(await store.pruneFinishedMessages(T0 + 50, 100)).toBe(0);
     });
 
     test("hands out copies: changing a returned message changes nothing stored", async () => {

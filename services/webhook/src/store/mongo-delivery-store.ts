@@ -1,4 +1,5 @@
 import { Binary, type Collection, type Db, MongoServerError } from "mongodb";
+import { idTimeBound } from "@junction/platform";
 import type {
   AttemptRecord,
   DeliverableMessage,
@@ -207,6 +208,27 @@ export class MongoDeliveryStore implements WebhookDeliveryStore {
 
   async pruneNotificationKeys(before: number): Promise<number> {
     return (await this.keys.deleteMany({ receivedAt: { $lt: before } })).deletedCount;
+  }
+
+  // Message ids sort by creation time: a range of _id, oldest first. Attempts go first, so that a
+  // prune cut short leaves messages without attempts to prune again, never attempts without a message.
+  async pruneFinishedMessages(before: number, limit: number): Promise<number> {
+    const docs = await this.messages
+      .find(
+        {
+          _id: { $lt: idTimeBound("msg", before) },
+          createdAt: { $lt: before },
+          status: { $in: ["succeeded", "exhausted"] },
+        },
+        { projection: { _id: 1 } },
+      )
+      .sort({ _id: 1 })
+      .limit(limit)
+      .toArray();
+    const ids = docs.map((d) => d._id);
+    if (ids.length === 0) return 0;
+    await this.attempts.deleteMany({ messageId: { $in: ids } });
+    return (await this.messages.deleteMany({ _id: { $in: ids } })).deletedCount;
   }
 }
 

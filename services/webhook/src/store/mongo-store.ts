@@ -143,6 +143,10 @@ export class MongoWebhookStore implements WebhookServiceStore {
     return this.delivery.pruneNotificationKeys(before);
   }
 
+  pruneFinishedMessages(before: number, limit: number): Promise<number> {
+    return this.delivery.pruneFinishedMessages(before, limit);
+  }
+
   async close(): Promise<void> {
     await this.client.close();
   }

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { GroupCommit } from "@junction/bus/group-commit";
+import { idTimeBound } from "@junction/platform";
 import type {
   AttemptRecord,
   DeliverableMessage,
@@ -259,6 +260,26 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
 
   async pruneNotificationKeys(before: number): Promise<number> {
     return this.db.query("DELETE FROM webhook_notification_keys WHERE received_at < ?").run(before).changes;
+  }
+
+  // Message ids sort by creation time: a range of the primary key, oldest first, no scan of the rest.
+  pruneFinishedMessages(before: number, limit: number): Promise<number> {
+    return this.writes.add(() => {
+      const ids = this.db
+        .query<{ id: string }, [string, number, number]>(
+          `SELECT id FROM webhook_messages WHERE id < ? AND created_at < ? AND status IN ('succeeded', 'exhausted')
+           ORDER BY id LIMIT ?`,
+        )
+        .all(idTimeBound("msg", before), before, limit)
+        .map((r) => r.id);
+      const attempts = this.db.query("DELETE FROM webhook_attempts WHERE message_id = ?");
+      const messages = this.db.query("DELETE FROM webhook_messages WHERE id = ?");
+      for (const id of ids) {
+        attempts.run(id);
+        messages.run(id);
+      }
+      return ids.length;
+    });
   }
 }
 

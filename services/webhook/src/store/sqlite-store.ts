@@ -140,6 +140,10 @@ export class SqliteWebhookStore implements WebhookServiceStore {
     return this.delivery.pruneNotificationKeys(before);
   }
 
+  pruneFinishedMessages(before: number, limit: number): Promise<number> {
+    return this.delivery.pruneFinishedMessages(before, limit);
+  }
+
   async close(): Promise<void> {
     this.delivery.flush();
     this.get.finalize();

@@ -75,6 +75,11 @@ export interface WebhookDeliveryStore {
   findNotificationKey(environmentId: string, channelId: string, messageNumber: number): Promise<string | null>;
   /** Forgets de-duplication records received before `before`; returns how many. */
   pruneNotificationKeys(before: number): Promise<number>;
+  /**
+   * Deletes up to `limit` messages created before `before` that are final (succeeded or exhausted),
+   * with their attempts; returns how many messages. Pending and failed messages are never pruned.
+   */
+  pruneFinishedMessages(before: number, limit: number): Promise<number>;
 }
 
 /** Everything the webhook service stores, in one SQLite file or MongoDB database. */
