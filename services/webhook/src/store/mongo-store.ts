@@ -1,15 +1,8 @@
 import { type Collection, MongoClient, MongoServerError } from "mongodb";
 import { endpointFields } from "./endpoint-fields.ts";
 import { MongoDeliveryStore } from "./mongo-delivery-store.ts";
-import type {
-  AttemptRecord,
-  DeliverableMessage,
-  EndpointRecord,
-  MessageFilter,
-  MessageRecord,
-  RoundOutcome,
-  WebhookSettingsRecord,
-} from "./records.ts";
+import type { EndpointRecord, WebhookSettingsRecord } from "./records.ts";
+import { DeliveryDelegate } from "./delivery-delegate.ts";
 import type { WebhookServiceStore } from "./store.ts";
 
 /** A settings document: the record, keyed by its environment. */
@@ -32,15 +25,16 @@ const DUPLICATE_KEY = 11000;
  * replaced whole by a single-document write filtered on the version (atomic by itself); the
  * delivery queue's collections are handled by `MongoDeliveryStore`.
  */
-export class MongoWebhookStore implements WebhookServiceStore {
+export class MongoWebhookStore extends DeliveryDelegate implements WebhookServiceStore {
   private readonly settings: Collection<SettingsDoc>;
-  private readonly delivery: MongoDeliveryStore;
+  protected readonly delivery: MongoDeliveryStore;
 
   /** Uses `dbName` of an already connected client; `close()` closes the client. */
   constructor(
     private readonly client: MongoClient,
     dbName: string,
   ) {
+    super();
     this.settings = client.db(dbName).collection<SettingsDoc>("webhook_settings");
     this.delivery = new MongoDeliveryStore(client.db(dbName));
   }
@@ -78,73 +72,6 @@ export class MongoWebhookStore implements WebhookServiceStore {
     }
     const result = await this.settings.replaceOne({ _id: doc._id, version: record.version - 1 }, doc);
     return result.matchedCount === 1;
-  }
-
-  insertMessage(message: MessageRecord): Promise<boolean> {
-    return this.delivery.insertMessage(message);
-  }
-
-  getMessage(environmentId: string, id: string): Promise<MessageRecord | null> {
-    return this.delivery.getMessage(environmentId, id);
-  }
-
-  listMessages(
-    environmentId: string,
-    filter: MessageFilter,
-    limit: number,
-    beforeId?: string,
-  ): Promise<MessageRecord[]> {
-    return this.delivery.listMessages(environmentId, filter, limit, beforeId);
-  }
-
-  listAttempts(messageId: string): Promise<AttemptRecord[]> {
-    return this.delivery.listAttempts(messageId);
-  }
-
-  claimMessage(id: string, now: number, leaseUntil: number, leaseToken: string): Promise<MessageRecord | null> {
-    return this.delivery.claimMessage(id, now, leaseUntil, leaseToken);
-  }
-
-  completeRound(id: string, leaseToken: string, attempts: AttemptRecord[], outcome: RoundOutcome): Promise<boolean> {
-    return this.delivery.completeRound(id, leaseToken, attempts, outcome);
-  }
-
-  listDeliverable(limit: number): Promise<DeliverableMessage[]> {
-    return this.delivery.listDeliverable(limit);
-  }
-
-  findDeliverable(id: string): Promise<DeliverableMessage | null> {
-    return this.delivery.findDeliverable(id);
-  }
-
-  replayMessage(environmentId: string, id: string, now: number): Promise<MessageRecord | null> {
-    return this.delivery.replayMessage(environmentId, id, now);
-  }
-
-  replayFailed(environmentId: string, since: number, now: number): Promise<string[]> {
-    return this.delivery.replayFailed(environmentId, since, now);
-  }
-
-  claimNotificationKey(
-    environmentId: string,
-    channelId: string,
-    messageNumber: number,
-    notificationId: string,
-    now: number,
-  ): Promise<string> {
-    return this.delivery.claimNotificationKey(environmentId, channelId, messageNumber, notificationId, now);
-  }
-
-  findNotificationKey(environmentId: string, channelId: string, messageNumber: number): Promise<string | null> {
-    return this.delivery.findNotificationKey(environmentId, channelId, messageNumber);
-  }
-
-  pruneNotificationKeys(before: number): Promise<number> {
-    return this.delivery.pruneNotificationKeys(before);
-  }
-
-  pruneFinishedMessages(before: number, limit: number): Promise<number> {
-    return this.delivery.pruneFinishedMessages(before, limit);
   }
 
   async close(): Promise<void> {

@@ -1,17 +1,10 @@
 import type { Database, Statement } from "bun:sqlite";
 import { migrate, openDatabase } from "@junction/platform";
 import { endpointFields } from "./endpoint-fields.ts";
-import type {
-  AttemptRecord,
-  DeliverableMessage,
-  EndpointRecord,
-  MessageFilter,
-  MessageRecord,
-  RoundOutcome,
-  WebhookSettingsRecord,
-} from "./records.ts";
+import type { EndpointRecord, WebhookSettingsRecord } from "./records.ts";
 import { SqliteDeliveryStore } from "./sqlite-delivery-store.ts";
 import { MIGRATIONS } from "./sqlite-schema.ts";
+import { DeliveryDelegate } from "./delivery-delegate.ts";
 import type { WebhookServiceStore } from "./store.ts";
 
 interface SettingsRow {
@@ -37,14 +30,15 @@ const COLUMNS =
  * process makes it return false rather than overwrite. The delivery queue's tables are handled by
  * `SqliteDeliveryStore` on the same connection.
  */
-export class SqliteWebhookStore implements WebhookServiceStore {
+export class SqliteWebhookStore extends DeliveryDelegate implements WebhookServiceStore {
   private readonly get: Statement<SettingsRow, [Params]>;
   private readonly insert: Statement<unknown, [Params]>;
   private readonly replace: Statement<unknown, [Params]>;
-  private readonly delivery: SqliteDeliveryStore;
+  protected readonly delivery: SqliteDeliveryStore;
 
   /** Applies the webhook service's migrations to `db` (opened with `openDatabase`). */
   constructor(private readonly db: Database) {
+    super();
     migrate(db, "webhook", MIGRATIONS);
     this.get = db.query(`SELECT ${COLUMNS} FROM webhook_settings WHERE environment_id = $environment_id`);
     this.insert = db.query(
@@ -75,73 +69,6 @@ export class SqliteWebhookStore implements WebhookServiceStore {
     if (!Number.isInteger(record.version) || record.version < 1) return false;
     const statement = record.version === 1 ? this.insert : this.replace;
     return statement.run({ ...toRow(record) }).changes === 1;
-  }
-
-  insertMessage(message: MessageRecord): Promise<boolean> {
-    return this.delivery.insertMessage(message);
-  }
-
-  getMessage(environmentId: string, id: string): Promise<MessageRecord | null> {
-    return this.delivery.getMessage(environmentId, id);
-  }
-
-  listMessages(
-    environmentId: string,
-    filter: MessageFilter,
-    limit: number,
-    beforeId?: string,
-  ): Promise<MessageRecord[]> {
-    return this.delivery.listMessages(environmentId, filter, limit, beforeId);
-  }
-
-  listAttempts(messageId: string): Promise<AttemptRecord[]> {
-    return this.delivery.listAttempts(messageId);
-  }
-
-  claimMessage(id: string, now: number, leaseUntil: number, leaseToken: string): Promise<MessageRecord | null> {
-    return this.delivery.claimMessage(id, now, leaseUntil, leaseToken);
-  }
-
-  completeRound(id: string, leaseToken: string, attempts: AttemptRecord[], outcome: RoundOutcome): Promise<boolean> {
-    return this.delivery.completeRound(id, leaseToken, attempts, outcome);
-  }
-
-  listDeliverable(limit: number): Promise<DeliverableMessage[]> {
-    return this.delivery.listDeliverable(limit);
-  }
-
-  findDeliverable(id: string): Promise<DeliverableMessage | null> {
-    return this.delivery.findDeliverable(id);
-  }
-
-  replayMessage(environmentId: string, id: string, now: number): Promise<MessageRecord | null> {
-    return this.delivery.replayMessage(environmentId, id, now);
-  }
-
-  replayFailed(environmentId: string, since: number, now: number): Promise<string[]> {
-    return this.delivery.replayFailed(environmentId, since, now);
-  }
-
-  claimNotificationKey(
-    environmentId: string,
-    channelId: string,
-    messageNumber: number,
-    notificationId: string,
-    now: number,
-  ): Promise<string> {
-    return this.delivery.claimNotificationKey(environmentId, channelId, messageNumber, notificationId, now);
-  }
-
-  findNotificationKey(environmentId: string, channelId: string, messageNumber: number): Promise<string | null> {
-    return this.delivery.findNotificationKey(environmentId, channelId, messageNumber);
-  }
-
-  pruneNotificationKeys(before: number): Promise<number> {
-    return this.delivery.pruneNotificationKeys(before);
-  }
-
-  pruneFinishedMessages(before: number, limit: number): Promise<number> {
-    return this.delivery.pruneFinishedMessages(before, limit);
   }
 
   async close(): Promise<void> {
