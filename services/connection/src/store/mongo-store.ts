@@ -1,5 +1,6 @@
 import { type ClientSession, type Collection, type Db, type Filter, MongoClient } from "mongodb";
 import { emailAddressHash } from "../email-hash.ts";
+import { OAuthFlowDelegate } from "./oauth-flow-delegate.ts";
 import {
   type ConnectionDocument,
   connectionFromDocument,
@@ -23,16 +24,13 @@ import type {
   ConnectionFilter,
   ConnectionPatch,
   ConnectionRecord,
-  ConnectSessionRecord,
   EnvironmentRecord,
   IntegrationRecord,
   MetadataMode,
-  OAuthStateRecord,
   SecretKeyRecord,
 } from "./records.ts";
 import {
   type ConnectionServiceStore,
-  type ConsumedState,
   DuplicateKeyError,
   type EmailMatch,
   type EmailTier,
@@ -49,12 +47,12 @@ const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
  * a concurrent writer can slip between the check and the write, and readers may see a multi-document
  * write half done. Run MongoDB as a replica set (a single node is enough) in production.
  */
-export class MongoConnectionStore implements ConnectionServiceStore {
+export class MongoConnectionStore extends OAuthFlowDelegate implements ConnectionServiceStore {
   private readonly environments: Collection<EnvironmentDocument>;
   private readonly secretKeys: Collection<SecretKeyDocument>;
   private readonly integrations: Collection<IntegrationDocument>;
   private readonly connections: Collection<ConnectionDocument>;
-  private readonly oauth: MongoOAuthFlowStore;
+  protected readonly oauth: MongoOAuthFlowStore;
 
   private constructor(
     private readonly client: MongoClient,
@@ -62,6 +60,7 @@ export class MongoConnectionStore implements ConnectionServiceStore {
     /** Whether the server runs multi-document transactions. */
     readonly transactions: boolean,
   ) {
+    super();
     this.environments = db.collection("environments");
     this.secretKeys = db.collection("secret_keys");
     this.integrations = db.collection("integrations");
@@ -347,40 +346,6 @@ export class MongoConnectionStore implements ConnectionServiceStore {
       if (connectionIds.length > 0) return { tier, connectionIds };
     }
     return null;
-  }
-
-  // Connect sessions, authorization states and leases (mongo-oauth-store.ts).
-
-  insertConnectSession(session: ConnectSessionRecord): Promise<void> {
-    return this.oauth.insertConnectSession(session);
-  }
-
-  getConnectSessionByTokenHash(tokenHash: string): Promise<ConnectSessionRecord | null> {
-    return this.oauth.getConnectSessionByTokenHash(tokenHash);
-  }
-
-  getConnectSession(id: string): Promise<ConnectSessionRecord | null> {
-    return this.oauth.getConnectSession(id);
-  }
-
-  insertOAuthState(state: OAuthStateRecord): Promise<void> {
-    return this.oauth.insertOAuthState(state);
-  }
-
-  consumeOAuthState(stateHash: string, at: number): Promise<ConsumedState | null> {
-    return this.oauth.consumeOAuthState(stateHash, at);
-  }
-
-  purgeOAuthFlow(before: number): Promise<void> {
-    return this.oauth.purgeOAuthFlow(before);
-  }
-
-  acquireLease(key: string, holder: string, now: number, expiresAt: number): Promise<boolean> {
-    return this.oauth.acquireLease(key, holder, now, expiresAt);
-  }
-
-  releaseLease(key: string, holder: string): Promise<void> {
-    return this.oauth.releaseLease(key, holder);
   }
 
   private async connectionIds(query: Filter<ConnectionDocument>): Promise<string[]> {

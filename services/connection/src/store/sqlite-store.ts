@@ -1,16 +1,15 @@
 import type { Database } from "bun:sqlite";
 import { migrate, openDatabase } from "@junction/platform";
 import { emailAddressHash } from "../email-hash.ts";
+import { OAuthFlowDelegate } from "./oauth-flow-delegate.ts";
 import { connectionLookupKeys } from "./lookup-keys.ts";
 import type {
   ConnectionFilter,
   ConnectionPatch,
   ConnectionRecord,
-  ConnectSessionRecord,
   EnvironmentRecord,
   IntegrationRecord,
   MetadataMode,
-  OAuthStateRecord,
   SecretKeyRecord,
 } from "./records.ts";
 import { SqliteOAuthFlowStore } from "./sqlite-oauth-store.ts";
@@ -45,7 +44,6 @@ import {
 } from "./sqlite-statements.ts";
 import {
   type ConnectionServiceStore,
-  type ConsumedState,
   DuplicateKeyError,
   type EmailMatch,
   type EmailTier,
@@ -76,12 +74,12 @@ export interface SqliteConnectionStoreOptions {
  * that touches more than one row runs in one IMMEDIATE transaction, so readers never see half of it
  * and concurrent writers in other processes queue on the file lock instead of failing mid-way.
  */
-export class SqliteConnectionStore implements ConnectionServiceStore {
+export class SqliteConnectionStore extends OAuthFlowDelegate implements ConnectionServiceStore {
   private readonly write: <T>(fn: () => T) => T;
   private readonly q: Statements;
   /** Listing statements, one per combination of filters, prepared on first use. */
   private readonly listQueries = new Map<string, Query<unknown>>();
-  private readonly oauth: SqliteOAuthFlowStore;
+  protected readonly oauth: SqliteOAuthFlowStore;
   private readonly blockHash: BlockHash;
 
   /** Applies the connection service's migrations to `db` (opened with `openDatabase`). */
@@ -89,6 +87,7 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
     private readonly db: Database,
     options: SqliteConnectionStoreOptions = {},
   ) {
+    super();
     migrate(db, "connection", MIGRATIONS);
     const tx = db.transaction((fn: () => unknown) => fn());
     this.write = <T>(fn: () => T) => tx.immediate(fn) as T;
@@ -380,40 +379,6 @@ export class SqliteConnectionStore implements ConnectionServiceStore {
     const connectionIds: string[] = [];
     for (const row of rows) if (row[0] === kind) connectionIds.push(row[1]);
     return { tier: TIERS[kind] as EmailTier, connectionIds: connectionIds.sort() };
-  }
-
-  // Connect sessions, authorization states and leases (sqlite-oauth-store.ts).
-
-  insertConnectSession(session: ConnectSessionRecord): Promise<void> {
-    return this.oauth.insertConnectSession(session);
-  }
-
-  getConnectSessionByTokenHash(tokenHash: string): Promise<ConnectSessionRecord | null> {
-    return this.oauth.getConnectSessionByTokenHash(tokenHash);
-  }
-
-  getConnectSession(id: string): Promise<ConnectSessionRecord | null> {
-    return this.oauth.getConnectSession(id);
-  }
-
-  insertOAuthState(state: OAuthStateRecord): Promise<void> {
-    return this.oauth.insertOAuthState(state);
-  }
-
-  consumeOAuthState(stateHash: string, at: number): Promise<ConsumedState | null> {
-    return this.oauth.consumeOAuthState(stateHash, at);
-  }
-
-  purgeOAuthFlow(before: number): Promise<void> {
-    return this.oauth.purgeOAuthFlow(before);
-  }
-
-  acquireLease(key: string, holder: string, now: number, expiresAt: number): Promise<boolean> {
-    return this.oauth.acquireLease(key, holder, now, expiresAt);
-  }
-
-  releaseLease(key: string, holder: string): Promise<void> {
-    return this.oauth.releaseLease(key, holder);
   }
 
   private lookup(kind: MatchKind, environmentId: string, providerConfigKey: string, value: string): string[] {
