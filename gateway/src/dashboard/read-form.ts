@@ -1,4 +1,4 @@
-import { invalidArgument } from "@junction/platform";
+import { invalidArgument, readTextLimited } from "@junction/platform";
 
 /**
  * A small form or JSON body as string fields (the login form). Anything larger than `limit` bytes, or of
@@ -8,7 +8,9 @@ export async function readForm(req: Request, limit: number): Promise<Record<stri
   const type = (req.headers.get("content-type") ?? "").toLowerCase();
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > limit) throw invalidArgument("invalid_body", `The form exceeds ${limit} bytes.`);
-  const text = await readText(req, limit);
+  const text = await readTextLimited(req.body, limit, () =>
+    invalidArgument("invalid_body", `The form exceeds ${limit} bytes.`),
+  );
   if (type.startsWith("application/x-www-form-urlencoded")) {
     return Object.fromEntries(new URLSearchParams(text));
   }
@@ -26,22 +28,4 @@ export async function readForm(req: Request, limit: number): Promise<Record<stri
     throw invalidArgument("invalid_body", "The body must be a JSON object of strings.");
   }
   throw invalidArgument("invalid_body", "Send the form as application/x-www-form-urlencoded or JSON.");
-}
-
-async function readText(req: Request, limit: number): Promise<string> {
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw invalidArgument("invalid_body", `The form exceeds ${limit} bytes.`);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }

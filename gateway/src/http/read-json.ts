@@ -1,4 +1,4 @@
-import { invalidArgument, JunctionError } from "@junction/platform";
+import { invalidArgument, JunctionError, readTextLimited } from "@junction/platform";
 import { Code } from "@connectrpc/connect";
 import type { z } from "zod";
 
@@ -14,7 +14,7 @@ export async function readJson(req: Request, limit: number): Promise<unknown> {
   }
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge(limit);
-  const text = await readLimited(req, limit);
+  const text = await readTextLimited(req.body, limit, () => tooLarge(limit));
   if (text.trim() === "")
     throw invalidArgument("invalid_body", "The request body is empty; a JSON object is expected.");
   try {
@@ -22,24 +22,6 @@ export async function readJson(req: Request, limit: number): Promise<unknown> {
   } catch (err) {
     throw invalidArgument("invalid_json", `The request body is not valid JSON: ${(err as Error).message}`);
   }
-}
-
-async function readLimited(req: Request, limit: number): Promise<string> {
-  if (!req.body) return "";
-  const reader = req.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > limit) {
-      await reader.cancel();
-      throw tooLarge(limit);
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 function tooLarge(limit: number): JunctionError {

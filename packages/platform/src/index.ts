@@ -8,3 +8,4 @@ export * from "./logger.ts";
 export * from "./sqlite.ts";
 export * from "./common-config.ts";
 export * from "./batcher.ts";
+export * from "./read-limited.ts";

@@ -1,7 +1,7 @@
 import type { GatewayClients } from "@junction/gateway";
 import { assertSafePath } from "@junction/gateway/proxy/upstream-path";
 import { createUpstreamProxy, type UpstreamProxyOptions } from "@junction/gateway/proxy/upstream-proxy";
-import type { Logger } from "@junction/platform";
+import { type Logger, readTextLimited } from "@junction/platform";
 import type { JsonValue } from "../../runtime/run-types.ts";
 import { type ProxyConfiguration, type ProxyResponse, ScriptHostError } from "../../runtime/script-host.ts";
 
@@ -58,7 +58,17 @@ export function createScriptProxy(options: UpstreamProxyOptions = {}) {
       logger: scope.logger,
       baseUrl: "",
     });
-    const text = await readBounded(res);
+    const text = await readTextLimited(
+      res.body,
+      MAX_PROXY_RESPONSE_BYTES,
+      () =>
+        new ScriptHostError(
+          `nango.proxy: the upstream answered more than ${MAX_PROXY_RESPONSE_BYTES} bytes`,
+          413,
+          null,
+          "response_too_large",
+        ),
+    );
     const responseHeaders: Record<string, string> = {};
     res.headers.forEach((value, name) => {
       responseHeaders[name] = value;
@@ -101,29 +111,6 @@ function encodeBody(data: JsonValue | undefined, headers: Headers): string | nul
   }
   headers.set("content-length", String(Buffer.byteLength(text)));
   return text;
-}
-
-async function readBounded(res: Response): Promise<string> {
-  if (!res.body) return "";
-  const reader = res.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    size += value.byteLength;
-    if (size > MAX_PROXY_RESPONSE_BYTES) {
-      await reader.cancel();
-      throw new ScriptHostError(
-        `nango.proxy: the upstream answered more than ${MAX_PROXY_RESPONSE_BYTES} bytes`,
-        413,
-        null,
-        "response_too_large",
-      );
-    }
-    chunks.push(value);
-  }
-  return Buffer.concat(chunks).toString("utf8");
 }
 
 /** JSON when it parses, the text otherwise (axios' default `responseType`). */
