@@ -11,6 +11,19 @@ export interface RequestTarget {
  */
 const PLAIN_TARGET = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@%/]*(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@%/?]*)?$/;
 
+/**
+ * Whether a path (starting with `/`) and query read the same before and after the URL parser: only
+ * characters it keeps (PLAIN_TARGET) and no dot segment in any spelling (`/.`, `%2e`).
+ */
+export function isPlainTarget(pathAndQuery: string): boolean {
+  return (
+    PLAIN_TARGET.test(pathAndQuery) &&
+    !pathAndQuery.includes("/.") &&
+    !pathAndQuery.includes("%2e") &&
+    !pathAndQuery.includes("%2E")
+  );
+}
+
 /** The last origin whose URLs parsed: Bun.serve writes every `req.url` of one listener with the same one. */
 let knownOrigin = "";
 
@@ -26,9 +39,7 @@ export function plainRequestTarget(rawUrl: string): RequestTarget | undefined {
     if (!learnOrigin(rawUrl)) return undefined;
   }
   const rest = rawUrl.slice(knownOrigin.length);
-  if (!PLAIN_TARGET.test(rest) || rest.includes("/.") || rest.includes("%2e") || rest.includes("%2E")) {
-    return undefined;
-  }
+  if (!isPlainTarget(rest)) return undefined;
   const q = rest.indexOf("?");
   if (q < 0) return { pathname: rest, search: "" };
   // As URL#search: an empty query reads as "".

@@ -1,3 +1,4 @@
+import { isPlainTarget } from "../http/request-target.ts";
 import { proxyErrors } from "./proxy-errors.ts";
 
 /** A base URL, parsed once (the resolve cache keeps it with its answer). */
@@ -27,15 +28,6 @@ export function parseBase(baseUrl: string): UpstreamBase {
 }
 
 /**
- * A path the URL parser keeps as it is: characters it never encodes or reinterprets (no backslash,
- * quote, space, `#`, `?`, `^`, `|`, braces, non-ASCII), and no dot segment in any spelling (`/.` and
- * `%2e` are left to the parser).
- */
-const PLAIN_PATH = /^\/[A-Za-z0-9\-._~!$&()*+,;=:@%/]*$/;
-/** A query the URL parser keeps as it is (no quote, apostrophe, space, `#` or angle bracket). */
-const PLAIN_QUERY = /^(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@%/?]*)?$/;
-
-/**
  * The upstream URL: the base URL (without its trailing slashes) followed by the path and query as
  * they arrived, without re-encoding. Verifies, as the URL parser that fetch() applies will read it,
  * that the result keeps the base's origin and path prefix: whatever passed the path checks cannot
@@ -43,16 +35,8 @@ const PLAIN_QUERY = /^(?:\?[A-Za-z0-9\-._~!$&()*+,;=:@%/?]*)?$/;
  */
 export function upstreamUrl(base: UpstreamBase, path: string, query: string): string {
   const target = `${base.href}${path}${query}`;
-  if (
-    base.canonical &&
-    PLAIN_PATH.test(path) &&
-    PLAIN_QUERY.test(query) &&
-    !path.includes("/.") &&
-    !path.includes("%2e") &&
-    !path.includes("%2E")
-  ) {
-    return target;
-  }
+  // A canonical base followed by a plain path and query: the parser would keep every character.
+  if (base.canonical && isPlainTarget(`${path}${query}`)) return target;
   const parsed = new URL(target);
   if (parsed.origin !== base.origin || !parsed.pathname.startsWith(base.pathPrefix)) throw proxyErrors.escaped();
   return target;
