@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { randomBytes } from "node:crypto";
 import { startNatsServer } from "@junction/bus/testing/nats-server";
-import { SERVICES } from "@junction/cli/distributed";
 import { type FakeUpstream, startFakeUpstream } from "../fake-upstream/index.ts";
-import { freePort } from "../support/free-port.ts";
-import { type JunctionProcess, startJunctionProcess } from "../support/junction-process.ts";
+import type { JunctionProcess } from "../support/junction-process.ts";
+import { startDistributedJunction } from "../support/distributed-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";
 
@@ -34,32 +32,14 @@ const api = async (method: string, path: string, body?: unknown, headers: Record
 beforeAll(async () => {
   nats = await startNatsServer();
   fake = await startFakeUpstream();
-  const env: Record<string, string> = {
-    JUNCTION_DATA_DIR: data.path,
-    JUNCTION_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-    JUNCTION_SECRET_KEY: SECRET,
-    JUNCTION_NATS_URL: nats.url,
-    JUNCTION_HOST: "127.0.0.1",
-    JUNCTION_LOG_LEVEL: "warn",
-  };
-  for (const name of SERVICES) {
-    const port = await freePort();
-    if (name === "gateway") {
-      gatewayUrl = `http://127.0.0.1:${port}`;
-      env.PORT = String(port);
-      env.JUNCTION_BASE_URL = gatewayUrl;
-      continue;
-    }
-    env[`JUNCTION_${name.toUpperCase()}_PORT`] = String(port);
-    env[`JUNCTION_${name.toUpperCase()}_URL`] = `http://127.0.0.1:${port}`;
-  }
-  for (const name of SERVICES) procs.push(startJunctionProcess(name, ["serve", name], env));
-  try {
-    await Promise.all(procs.map((p) => p.listening()));
-    await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 30_000, 50);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${procs.map((p) => `--- ${p.name}\n${p.output()}`).join("\n")}`);
-  }
+  const junction = await startDistributedJunction({
+    natsUrl: nats.url,
+    dataDir: data.path,
+    secretKey: SECRET,
+    env: { JUNCTION_LOG_LEVEL: "warn" },
+  });
+  gatewayUrl = junction.gatewayUrl;
+  procs.push(...junction.procs);
   const dump = () => procs.map((p) => `--- ${p.name}\n${p.output()}`).join("\n");
   const must = async (what: string, res: Promise<{ status: number; body: unknown }>) => {
     const r = await res;

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { randomBytes } from "node:crypto";
 import { fromBinary } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
 import { NatsBus, subjects } from "@junction/bus";
@@ -7,8 +6,8 @@ import { startNatsServer } from "@junction/bus/testing/nats-server";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import { ConnectionCreatedSchema } from "@junction/contracts/events/v1/events_pb";
 import { h2cTransport } from "@junction/platform";
-import { freePort } from "../support/free-port.ts";
-import { type JunctionProcess, startJunctionProcess } from "../support/junction-process.ts";
+import type { JunctionProcess } from "../support/junction-process.ts";
+import { startDistributedJunction } from "../support/distributed-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";
 
@@ -23,45 +22,20 @@ const created: string[] = [];
 
 beforeAll(async () => {
   nats = await startNatsServer();
-  const ports = {
-    gateway: await freePort(),
-    connection: await freePort(),
-    proxy: await freePort(),
-    channel: await freePort(),
-    webhook: await freePort(),
-  };
-  gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
-  connectionUrl = `http://127.0.0.1:${ports.connection}`;
-  const env: Record<string, string> = {
-    JUNCTION_DATA_DIR: data.path,
-    JUNCTION_BASE_URL: "https://junction.example.test",
-    JUNCTION_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-    JUNCTION_SECRET_KEY: SECRET,
-    JUNCTION_NATS_URL: nats.url,
-    JUNCTION_HOST: "127.0.0.1",
-    PORT: String(ports.gateway),
-    JUNCTION_CONNECTION_PORT: String(ports.connection),
-    JUNCTION_PROXY_PORT: String(ports.proxy),
-    JUNCTION_CHANNEL_PORT: String(ports.channel),
-    JUNCTION_WEBHOOK_PORT: String(ports.webhook),
-    JUNCTION_CONNECTION_URL: connectionUrl,
-    JUNCTION_PROXY_URL: `http://127.0.0.1:${ports.proxy}`,
-    JUNCTION_CHANNEL_URL: `http://127.0.0.1:${ports.channel}`,
-    JUNCTION_WEBHOOK_URL: `http://127.0.0.1:${ports.webhook}`,
-  };
   observer = await NatsBus.connect({ servers: nats.url, name: "test-observer" });
   await observer.subscribe(subjects.connectionCreated(), (msg) => {
     created.push(fromBinary(ConnectionCreatedSchema, msg.data).connectionId);
   });
-  for (const name of ["connection", "proxy", "channel", "webhook"])
-    procs.push(startJunctionProcess(name, ["serve", name], env));
-  procs.push(startJunctionProcess("gateway", ["serve", "gateway"], env));
-  try {
-    await Promise.all(procs.map((p) => p.listening()));
-    await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 20_000, 50);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${procs.map((p) => `--- ${p.name}\n${p.output()}`).join("\n")}`);
-  }
+  const junction = await startDistributedJunction({
+    natsUrl: nats.url,
+    dataDir: data.path,
+    secretKey: SECRET,
+    services: ["connection", "proxy", "channel", "webhook"],
+    baseUrl: "https://junction.example.test",
+  });
+  gatewayUrl = junction.gatewayUrl;
+  connectionUrl = junction.serviceUrls.connection ?? "";
+  procs.push(...junction.procs);
 }, 40_000);
 
 afterAll(async () => {

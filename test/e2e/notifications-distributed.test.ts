@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { randomBytes } from "node:crypto";
 import { startNatsServer } from "@junction/bus/testing/nats-server";
 import { verifyStandard } from "@junction/webhook-service";
-import { freePort } from "../support/free-port.ts";
-import { type JunctionProcess, startJunctionProcess } from "../support/junction-process.ts";
+import type { JunctionProcess } from "../support/junction-process.ts";
+import { startDistributedJunction } from "../support/distributed-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { type CustomerReceiver, eventsUri, googHeaders, startCustomerReceiver } from "./notifications-kit.ts";
@@ -21,48 +20,23 @@ let rx: CustomerReceiver;
 beforeAll(async () => {
   nats = await startNatsServer();
   rx = startCustomerReceiver();
-  const ports = {
-    gateway: await freePort(),
-    connection: await freePort(),
-    proxy: await freePort(),
-    channel: await freePort(),
-    webhook: await freePort(),
-  };
-  gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
-  const env: Record<string, string> = {
-    JUNCTION_DATA_DIR: data.path,
-    JUNCTION_BASE_URL: gatewayUrl,
-    JUNCTION_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-    JUNCTION_SECRET_KEY: SECRET,
-    JUNCTION_NATS_URL: nats.url,
-    JUNCTION_HOST: "127.0.0.1",
-    JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
-    PORT: String(ports.gateway),
-    JUNCTION_CONNECTION_PORT: String(ports.connection),
-    JUNCTION_PROXY_PORT: String(ports.proxy),
-    JUNCTION_CHANNEL_PORT: String(ports.channel),
-    JUNCTION_WEBHOOK_PORT: String(ports.webhook),
-    JUNCTION_CONNECTION_URL: `http://127.0.0.1:${ports.connection}`,
-    JUNCTION_PROXY_URL: `http://127.0.0.1:${ports.proxy}`,
-    JUNCTION_CHANNEL_URL: `http://127.0.0.1:${ports.channel}`,
-    JUNCTION_WEBHOOK_URL: `http://127.0.0.1:${ports.webhook}`,
-  };
-  for (const name of ["connection", "proxy", "channel", "webhook", "gateway"])
-    procs.push(startJunctionProcess(name, ["serve", name], env));
-  try {
-    await Promise.all(procs.map((p) => p.listening()));
-    await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 30_000, 50);
+  const junction = await startDistributedJunction({
+    natsUrl: nats.url,
+    dataDir: data.path,
+    secretKey: SECRET,
+    services: ["connection", "proxy", "channel", "webhook"],
+    env: { JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true" },
     // The gateway is healthy before the webhook process may be: wait for it to answer through the gateway.
-    await waitFor(
-      "the webhook process to answer",
-      async () =>
-        (await fetch(`${gatewayUrl}/webhook-settings`, { headers: { authorization: `Bearer ${SECRET}` } })).ok,
-      30_000,
-      50,
-    );
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${procs.map((p) => `--- ${p.name}\n${p.output()}`).join("\n")}`);
-  }
+    ready: (url) =>
+      waitFor(
+        "the webhook process to answer",
+        async () => (await fetch(`${url}/webhook-settings`, { headers: { authorization: `Bearer ${SECRET}` } })).ok,
+        30_000,
+        50,
+      ),
+  });
+  gatewayUrl = junction.gatewayUrl;
+  procs.push(...junction.procs);
 }, 60_000);
 
 afterAll(async () => {

@@ -1,12 +1,11 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { randomBytes } from "node:crypto";
 import { createClient } from "@connectrpc/connect";
 import { startNatsServer } from "@junction/bus/testing/nats-server";
 import { ChannelService, ChannelState } from "@junction/contracts/channel/v1/channel_service_pb";
 import { h2cTransport } from "@junction/platform";
 import { type FakeUpstream, startFakeUpstream } from "../fake-upstream/index.ts";
-import { freePort } from "../support/free-port.ts";
-import { type JunctionProcess, startJunctionProcess } from "../support/junction-process.ts";
+import type { JunctionProcess } from "../support/junction-process.ts";
+import { startDistributedJunction } from "../support/distributed-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";
 
@@ -22,43 +21,16 @@ let channelUrl = "";
 beforeAll(async () => {
   nats = await startNatsServer();
   fake = await startFakeUpstream({ requireAuthOnEcho: true });
-  const ports = {
-    gateway: await freePort(),
-    connection: await freePort(),
-    proxy: await freePort(),
-    channel: await freePort(),
-    webhook: await freePort(),
-  };
-  gatewayUrl = `http://127.0.0.1:${ports.gateway}`;
-  channelUrl = `http://127.0.0.1:${ports.channel}`;
-  const env: Record<string, string> = {
-    JUNCTION_DATA_DIR: data.path,
-    JUNCTION_BASE_URL: gatewayUrl,
-    JUNCTION_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-    JUNCTION_SECRET_KEY: SECRET,
-    JUNCTION_NATS_URL: nats.url,
-    JUNCTION_HOST: "127.0.0.1",
-    JUNCTION_LOG_LEVEL: "warn",
-    PORT: String(ports.gateway),
-    JUNCTION_CONNECTION_PORT: String(ports.connection),
-    JUNCTION_PROXY_PORT: String(ports.proxy),
-    JUNCTION_CHANNEL_PORT: String(ports.channel),
-    JUNCTION_WEBHOOK_PORT: String(ports.webhook),
-    JUNCTION_CONNECTION_URL: `http://127.0.0.1:${ports.connection}`,
-    JUNCTION_PROXY_URL: `http://127.0.0.1:${ports.proxy}`,
-    JUNCTION_CHANNEL_URL: channelUrl,
-    JUNCTION_WEBHOOK_URL: `http://127.0.0.1:${ports.webhook}`,
-    JUNCTION_PROXY_RETRY_BASE_DELAY_MS: "5",
-  };
-  for (const name of ["connection", "proxy", "channel", "webhook"])
-    procs.push(startJunctionProcess(name, ["serve", name], env));
-  procs.push(startJunctionProcess("gateway", ["serve", "gateway"], env));
-  try {
-    await Promise.all(procs.map((p) => p.listening()));
-    await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 20_000, 50);
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${procs.map((p) => `--- ${p.name}\n${p.output()}`).join("\n")}`);
-  }
+  const junction = await startDistributedJunction({
+    natsUrl: nats.url,
+    dataDir: data.path,
+    secretKey: SECRET,
+    services: ["connection", "proxy", "channel", "webhook"],
+    env: { JUNCTION_LOG_LEVEL: "warn", JUNCTION_PROXY_RETRY_BASE_DELAY_MS: "5" },
+  });
+  gatewayUrl = junction.gatewayUrl;
+  channelUrl = junction.serviceUrls.channel ?? "";
+  procs.push(...junction.procs);
   const api = (path: string, body: unknown) =>
     fetch(`${gatewayUrl}${path}`, {
       method: "POST",

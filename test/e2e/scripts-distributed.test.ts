@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { randomBytes } from "node:crypto";
 import { startNatsServer } from "@junction/bus/testing/nats-server";
 import {
   type FakeUpstream,
@@ -7,8 +6,8 @@ import {
   startWebhookReceiver,
   type WebhookReceiver,
 } from "../fake-upstream/index.ts";
-import { freePort } from "../support/free-port.ts";
 import { type JunctionProcess, startJunctionProcess } from "../support/junction-process.ts";
+import { startDistributedJunction } from "../support/distributed-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { onEventSource, syncSource } from "./scripts-kit.ts";
@@ -51,41 +50,27 @@ beforeAll(async () => {
   nats = await startNatsServer();
   fake = await startFakeUpstream();
   receiver = startWebhookReceiver();
-  const names = ["connection", "proxy", "channel", "webhook", "scripts"] as const;
-  const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()] as const)));
-  const gatewayPort = await freePort();
-  gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
-  env = {
-    JUNCTION_DATA_DIR: data.path,
-    JUNCTION_BASE_URL: gatewayUrl,
-    JUNCTION_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
-    JUNCTION_SECRET_KEY: SECRET,
-    JUNCTION_NATS_URL: nats.url,
-    JUNCTION_HOST: "127.0.0.1",
-    JUNCTION_LOG_LEVEL: "warn",
-    JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
-    JUNCTION_SCRIPTS_POOL_SIZE: "1",
-    PORT: String(gatewayPort),
-  };
-  for (const n of names) {
-    env[`JUNCTION_${n.toUpperCase()}_PORT`] = String(ports[n]);
-    env[`JUNCTION_${n.toUpperCase()}_URL`] = `http://127.0.0.1:${ports[n]}`;
-  }
-  for (const n of names) procs.push(startJunctionProcess(n, ["serve", n], env));
-  procs.push(startJunctionProcess("gateway", ["serve", "gateway"], env));
-  try {
-    await Promise.all(procs.map((p) => p.listening()));
-    await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 30_000, 50);
+  const junction = await startDistributedJunction({
+    natsUrl: nats.url,
+    dataDir: data.path,
+    secretKey: SECRET,
+    env: {
+      JUNCTION_LOG_LEVEL: "warn",
+      JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
+      JUNCTION_SCRIPTS_POOL_SIZE: "1",
+    },
     // Every process is up once the scripts service answers through the gateway.
-    await waitFor(
-      "the scripts service to answer",
-      async () => (await api("GET", "/scripts")).status === 200,
-      30_000,
-      50,
-    );
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${procs.map((p) => `--- ${p.name}\n${p.output()}`).join("\n")}`);
-  }
+    ready: (url) =>
+      waitFor(
+        "the scripts service to answer",
+        async () => (await fetch(`${url}/scripts`, { headers: { authorization: `Bearer ${SECRET}` } })).status === 200,
+        30_000,
+        50,
+      ),
+  });
+  gatewayUrl = junction.gatewayUrl;
+  env = junction.env;
+  procs.push(...junction.procs);
   await api("POST", "/integrations", {
     unique_key: "cal",
     provider: "google-calendar",

@@ -1,0 +1,72 @@
+import { randomBytes } from "node:crypto";
+import { SERVICES, type ServiceName } from "@junction/cli/distributed";
+import { freePort } from "./free-port.ts";
+import { type JunctionProcess, startJunctionProcess } from "./junction-process.ts";
+import { waitFor } from "./wait-for.ts";
+
+export interface DistributedJunctionOptions {
+  natsUrl: string;
+  dataDir: string;
+  secretKey: string;
+  /** The services besides the gateway, each its own process (default: every one). */
+  services?: readonly Exclude<ServiceName, "gateway">[];
+  /** {base_url} (default: the gateway's URL). */
+  baseUrl?: string;
+  /** More environment for every process (log level, tuning, test switches). */
+  env?: Record<string, string>;
+  /** Waited for after the gateway is healthy, inside the same failure report (say, one process answering through it). */
+  ready?: (gatewayUrl: string) => Promise<unknown>;
+}
+
+export interface DistributedJunction {
+  gatewayUrl: string;
+  /** Each service process's h2c URL, by service. */
+  serviceUrls: Partial<Record<ServiceName, string>>;
+  procs: JunctionProcess[];
+  /** The environment every process got (to start one again). */
+  env: Record<string, string>;
+  stop(): Promise<void>;
+}
+
+/**
+ * The distributed topology for an end-to-end test: the gateway and each service as its own
+ * `junction serve` process on free ports, talking h2c and over the nats-server at `natsUrl`, one
+ * encryption key. Resolves once every process says it listens, the gateway is healthy and `ready`
+ * passed; otherwise stops them and throws with every process's output.
+ */
+export async function startDistributedJunction(options: DistributedJunctionOptions): Promise<DistributedJunction> {
+  const services = options.services ?? SERVICES.filter((s) => s !== "gateway");
+  const gatewayPort = await freePort();
+  const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
+  const env: Record<string, string> = {
+    JUNCTION_DATA_DIR: options.dataDir,
+    JUNCTION_BASE_URL: options.baseUrl ?? gatewayUrl,
+    JUNCTION_ENCRYPTION_KEY: randomBytes(32).toString("base64"),
+    JUNCTION_SECRET_KEY: options.secretKey,
+    JUNCTION_NATS_URL: options.natsUrl,
+    JUNCTION_HOST: "127.0.0.1",
+    PORT: String(gatewayPort),
+    ...options.env,
+  };
+  const serviceUrls: Partial<Record<ServiceName, string>> = { gateway: gatewayUrl };
+  for (const name of services) {
+    const port = await freePort();
+    serviceUrls[name] = `http://127.0.0.1:${port}`;
+    env[`JUNCTION_${name.toUpperCase()}_PORT`] = String(port);
+    env[`JUNCTION_${name.toUpperCase()}_URL`] = serviceUrls[name];
+  }
+  const procs = [...services, "gateway" as const].map((name) => startJunctionProcess(name, ["serve", name], env));
+  const stop = async () => {
+    await Promise.all(procs.map((p) => p.stop()));
+  };
+  try {
+    await Promise.all(procs.map((p) => p.listening()));
+    await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 30_000, 50);
+    await options.ready?.(gatewayUrl);
+  } catch (err) {
+    const output = procs.map((p) => `--- ${p.name}\n${p.output()}`).join("\n");
+    await stop();
+    throw new Error(`${(err as Error).message}\n${output}`);
+  }
+  return { gatewayUrl, serviceUrls, procs, env, stop };
+}
