@@ -7,6 +7,9 @@ import { createSync, type Nango } from "nango";
 //
 // The new ids are stored before the old channel is stopped (the spec lists storing last): that way a
 // failure at any step leaves the metadata naming a channel that is still live.
+//
+// The channel-creation helpers below repeat post-connection-creation.ts on purpose: a deployed script
+// is one file and may import only "nango", so templates cannot share a module.
 
 /** spec: Limits, "Channel expiration unit: Unix time in milliseconds; scripts use 7 days". */
 const CHANNEL_LIFETIME_MS = 7 * 24 * 60 * 60 * 1000;
