@@ -30,7 +30,8 @@
  * Environment: BENCH_NOTIFICATIONS (3000), BENCH_SKIP_FLOOR=1, BENCH_ROUNDS (3), BENCH_NOTIFY_CONCURRENCY (16),
  * BENCH_DELIVERY_CONCURRENCY (= BENCH_NOTIFY_CONCURRENCY), BENCH_MATCH_SIZES (1000,100000,1000000),
  * BENCH_MATCH_QUERIES (20000), BENCH_SKIP_MATCH=1, BENCH_SKIP_THROUGHPUT=1, BENCH_PROFILE=<dir> (CPU
- * profile of Junction, markdown), BENCH_COMPARE_ROOT=<checkout> (also measures the Junction of
+ * profile of Junction, markdown), BENCH_SQL_PROFILE=1 (time of each SQLite statement Junction runs, per
+ * notification: bench/support/sql-profile.ts), BENCH_COMPARE_ROOT=<checkout> (also measures the Junction of
  * another checkout, e.g. before a change, in the same rounds), JUNCTION_WEBHOOK_* (passed to Junction).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
@@ -137,6 +138,8 @@ interface RunningJunction {
   url: string;
   proc: Subprocess;
   dataDir: string;
+  /** Where its SQLite statement times are written on exit (BENCH_SQL_PROFILE=1). */
+  sqlProfile?: string;
 }
 
 /** `junction start` from the checkout at `root`, on a free port, with its own data dir. */
@@ -145,7 +148,11 @@ async function startJunction(root: string, label: string): Promise<RunningJuncti
   const port = await freePort();
   // BENCH_PROFILE=<dir>: a CPU profile of Junction (markdown) is written there when it stops.
   const profile = env.BENCH_PROFILE ? ["--cpu-prof", "--cpu-prof-md", `--cpu-prof-dir=${env.BENCH_PROFILE}`] : [];
-  const proc = spawn(["bun", ...profile, join(root, "cli/junction.ts"), "start"], {
+  // BENCH_SQL_PROFILE=1: Junction times its SQLite statements and writes them to sqlProfile on exit.
+  const sqlProfile =
+    env.BENCH_SQL_PROFILE === "1" ? join(mkdtempSync(join(tmpdir(), "junction-sql-")), "sql.json") : undefined;
+  const preload = sqlProfile ? ["--preload", join(ROOT, "bench/support/sql-profile.ts")] : [];
+  const proc = spawn(["bun", ...profile, ...preload, join(root, "cli/junction.ts"), "start"], {
     cwd: root,
     env: {
       PATH: env.PATH ?? "",
@@ -158,6 +165,7 @@ async function startJunction(root: string, label: string): Promise<RunningJuncti
       JUNCTION_SECRET_KEY: KEY,
       JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
       JUNCTION_WEBHOOK_DELIVERY_CONCURRENCY: String(DELIVERY),
+      ...(sqlProfile ? { JUNCTION_BENCH_SQL_PROFILE: sqlProfile } : {}),
     },
     stdout: "ignore",
     stderr: "ignore",
@@ -166,7 +174,7 @@ async function startJunction(root: string, label: string): Promise<RunningJuncti
   const deadline = Date.now() + 60_000;
   for (;;) {
     try {
-      if ((await fetch(`${url}/health`)).ok) return { url, proc, dataDir };
+      if ((await fetch(`${url}/health`)).ok) return { url, proc, dataDir, sqlProfile };
     } catch {}
     if (Date.now() > deadline) {
       await stopJunction({ url, proc, dataDir });
@@ -414,6 +422,32 @@ async function throughput(): Promise<void> {
     for (const c of contenders) await stopJunction(c.junction);
     receiver.stop();
   }
+  const junction = contenders.find((c) => c.label === "junction");
+  // The warm-up run and one run per round went through it.
+  if (junction?.junction.sqlProfile) printSqlProfile(junction.junction.sqlProfile, N * (ROUNDS + 1));
+}
+
+/** The SQLite statements of Junction's run (BENCH_SQL_PROFILE=1), most time first, per notification. */
+function printSqlProfile(file: string, notifications: number): void {
+  const totals = Object.entries(JSON.parse(readFileSync(file, "utf8")) as Record<string, { calls: number; ns: number }>)
+    .map(([sql, t]) => ({ sql, ...t }))
+    .sort((a, b) => b.ns - a.ns);
+  const all = totals.reduce((sum, t) => sum + t.ns, 0);
+  log(
+    `\n## SQLite statements of Junction, per notification (${notifications} notifications; statement time only, without BEGIN/COMMIT)`,
+  );
+  log(
+    `Total: ${(all / notifications / 1000).toFixed(1)} µs per notification in ${(totals.reduce((s, t) => s + t.calls, 0) / notifications).toFixed(1)} statements.\n`,
+  );
+  log("| µs per notification | calls per notification | µs per call | statement |");
+  log("|---:|---:|---:|---|");
+  for (const t of totals.slice(0, 15)) {
+    const sql = t.sql.length > 100 ? `${t.sql.slice(0, 100)}…` : t.sql;
+    log(
+      `| ${(t.ns / notifications / 1000).toFixed(1)} | ${(t.calls / notifications).toFixed(2)} | ${(t.ns / t.calls / 1000).toFixed(1)} | \`${sql.replaceAll("|", "\\|")}\` |`,
+    );
+  }
+  rmSync(join(file, ".."), { recursive: true, force: true });
 }
 
 async function matchTimes(): Promise<void> {
