@@ -16,6 +16,36 @@ export interface RunSubject {
   attempt?: number;
 }
 
+/** The record of a run as it starts (`running`); its id sorts by `startedAt`. */
+export function runningRecord(subject: RunSubject, entry: RunRequest["entry"], startedAt: number): ScriptRunRecord {
+  return {
+    id: newId("run", startedAt),
+    environmentId: subject.environmentId,
+    providerConfigKey: subject.providerConfigKey,
+    scriptName: subject.scriptName,
+    scriptVersion: subject.scriptVersion,
+    connectionId: subject.connectionId,
+    trigger: subject.trigger,
+    entry,
+    attempt: subject.attempt ?? 1,
+    status: "running",
+    startedAt,
+    finishedAt: null,
+    durationMs: null,
+    logs: [],
+    logsTruncated: false,
+    error: null,
+  };
+}
+
+/** The error a run is recorded with when the runtime refused it (closed, too many waiting): nothing ran. */
+export function runtimeRefused(err: unknown): RunError {
+  return {
+    name: "RuntimeUnavailable",
+    message: err instanceof Error ? err.message : "the script runtime refused the run",
+  };
+}
+
 /**
  * Runs a script and records the run: `running` as it starts (so that a run in progress is visible),
  * then how it ended. The run id (`run_...`) is the script's `nango.activityLogId`. A run the runtime
@@ -29,25 +59,8 @@ export async function runAndRecord(
   request: RunRequest,
 ): Promise<{ record: ScriptRunRecord; result: RunResult }> {
   const startedAt = clock.now();
-  const id = newId("run", startedAt);
-  const running: ScriptRunRecord = {
-    id,
-    environmentId: subject.environmentId,
-    providerConfigKey: subject.providerConfigKey,
-    scriptName: subject.scriptName,
-    scriptVersion: subject.scriptVersion,
-    connectionId: subject.connectionId,
-    trigger: subject.trigger,
-    entry: request.entry,
-    attempt: subject.attempt ?? 1,
-    status: "running",
-    startedAt,
-    finishedAt: null,
-    durationMs: null,
-    logs: [],
-    logsTruncated: false,
-    error: null,
-  };
+  const running = runningRecord(subject, request.entry, startedAt);
+  const id = running.id;
   await store.insert(running);
   const context = {
     environmentId: subject.environmentId,
@@ -61,10 +74,7 @@ export async function runAndRecord(
   try {
     result = await runtime.run({ ...request, context });
   } catch (err) {
-    const error: RunError = {
-      name: "RuntimeUnavailable",
-      message: err instanceof Error ? err.message : "the script runtime refused the run",
-    };
+    const error = runtimeRefused(err);
     const at = clock.now();
     await store.finish(subject.environmentId, id, {
       status: "failed",

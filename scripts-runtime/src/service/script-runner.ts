@@ -1,6 +1,6 @@
-import { newId } from "@junction/platform";
 import type { ScriptEntry } from "../declaration/script-declaration.ts";
-import type { JsonValue, RunError, RunResult, RunStatus } from "../runtime/run-types.ts";
+import { runningRecord, runtimeRefused } from "../runtime/run-and-record.ts";
+import type { JsonValue, RunResult, RunStatus } from "../runtime/run-types.ts";
 import type { RunTrigger, ScriptRunRecord, ScriptVersionRecord } from "../store/records.ts";
 import type { ScriptsServiceContext } from "./context.ts";
 import { FailureLog } from "./host/host-failure.ts";
@@ -60,24 +60,19 @@ export class ScriptRunner {
   async start(plan: RunPlan): Promise<StartedRun> {
     const { version } = plan;
     const startedAt = this.ctx.clock.now();
-    const record: ScriptRunRecord = {
-      id: newId("run", startedAt),
-      environmentId: version.environmentId,
-      providerConfigKey: version.providerConfigKey,
-      scriptName: version.name,
-      scriptVersion: version.version,
-      connectionId: plan.connectionId,
-      trigger: plan.trigger,
-      entry: plan.entry,
-      attempt: plan.attempt ?? 1,
-      status: "running",
+    const record = runningRecord(
+      {
+        environmentId: version.environmentId,
+        providerConfigKey: version.providerConfigKey,
+        scriptName: version.name,
+        scriptVersion: version.version,
+        connectionId: plan.connectionId,
+        trigger: plan.trigger,
+        ...(plan.attempt === undefined ? {} : { attempt: plan.attempt }),
+      },
+      plan.entry,
       startedAt,
-      finishedAt: null,
-      durationMs: null,
-      logs: [],
-      logsTruncated: false,
-      error: null,
-    };
+    );
     await this.ctx.runs.insert(record);
     const finished = this.execute(record, plan);
     this.inFlight.add(finished);
@@ -120,10 +115,7 @@ export class ScriptRunner {
       // The runtime refused the run (closed, too many waiting): nothing ran; another try may do.
       failures.transient++;
       const at = this.ctx.clock.now();
-      const error: RunError = {
-        name: "RuntimeUnavailable",
-        message: err instanceof Error ? err.message : "the script runtime refused the run",
-      };
+      const error = runtimeRefused(err);
       result = {
         status: "failed",
         startedAt: at,
