@@ -3,18 +3,11 @@ import type { WebhookServiceContext } from "../context.ts";
 import type { MessageRecord } from "../store/records.ts";
 import { leaseUntil } from "./deliver-round.ts";
 
-/** What a new message is: everything but its delivery state. */
-export interface NewMessage {
-  id: string;
-  environmentId: string;
-  type: string;
-  providerConfigKey: string;
-  connectionId: string;
-  notificationId: string;
-  body: Uint8Array;
-  /** When what it tells happened (Unix ms); 0 for now. */
-  createdAt: number;
-}
+/** What a new message is: everything but its delivery state. `createdAt`: when what it tells happened (Unix ms); 0 for now. */
+export type NewMessage = Pick<
+  MessageRecord,
+  "id" | "environmentId" | "type" | "providerConfigKey" | "connectionId" | "notificationId" | "body" | "createdAt"
+>;
 
 /**
  * Stores a new message (idempotent on its id: storing it again changes nothing) and hands it to the
