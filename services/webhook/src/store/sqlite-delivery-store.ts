@@ -130,7 +130,17 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
     limit: number,
     beforeId?: string,
   ): Promise<MessageRecord[]> {
-    const where = ["environment_id = $environment_id"];
+    const byConnection = filter.unmatchedOnly || filter.connectionId !== undefined;
+    const unsuccessful = filter.status === "failed" || filter.status === "exhausted";
+    // The plan, newest first without sorting (see the schema's fourth migration): a connection's
+    // messages through its index, failed or exhausted ones through theirs (the IN term is the partial
+    // index's condition, which SQLite needs written out to use it), and otherwise the primary key
+    // walked downwards, filtering as it goes (`+` keeps SQLite from choosing an environment-prefixed
+    // index and sorting all of the environment's messages).
+    const where = [
+      byConnection || unsuccessful ? "environment_id = $environment_id" : "+environment_id = $environment_id",
+    ];
+    if (unsuccessful) where.push("status IN ('failed', 'exhausted')");
     const params: Params = { environment_id: environmentId, limit: Math.max(1, Math.floor(limit)) };
     if (filter.providerConfigKey !== undefined) {
       where.push("provider_config_key = $provider_config_key");

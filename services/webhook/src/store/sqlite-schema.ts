@@ -102,4 +102,19 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE webhook_notification_keys_v2 RENAME TO webhook_notification_keys;
   CREATE INDEX webhook_notification_keys_by_time ON webhook_notification_keys (received_at);
   `,
+  `
+  -- Fewer B-trees on the delivery hot path: a message is stored pending and then, usually, marked
+  -- succeeded, and every index it is in is another page written per commit (measured: dropping these
+  -- three cut Junction's CPU per forwarded notification by about a sixth). The delivery log's
+  -- listing, newest first, walks the primary key (ids sort by creation; one environment per
+  -- deployment), filtering by integration, status or type as it goes; the connection filter keeps its
+  -- index (connections are many, each with few messages). Failed and exhausted messages, the ones
+  -- "replay failed" and the status filter look for among many succeeded ones, keep a partial index
+  -- that a message on the happy path never enters.
+  DROP INDEX webhook_messages_by_env;
+  DROP INDEX webhook_messages_by_integration;
+  DROP INDEX webhook_messages_by_status;
+  CREATE INDEX webhook_messages_unsuccessful ON webhook_messages (environment_id, status, id)
+    WHERE status IN ('failed', 'exhausted');
+  `,
 ];

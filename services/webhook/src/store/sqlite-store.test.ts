@@ -6,6 +6,7 @@ import { migrate, openDatabase } from "@junction/platform";
 import { MIGRATIONS } from "./sqlite-schema.ts";
 import { SqliteWebhookStore } from "./sqlite-store.ts";
 import { deliveryStoreConformance } from "./delivery-store.conformance.ts";
+import type { MessageFilter } from "./records.ts";
 import { webhookSettingsStoreConformance } from "./store.conformance.ts";
 
 const root = mkdtempSync(join(tmpdir(), "junction-webhook-store-"));
@@ -105,6 +106,50 @@ describe("SqliteWebhookStore", () => {
     expect(count()).toBe(3);
     expect(await Promise.all(writes)).toEqual(["ntf_0", "ntf_1", "ntf_2"]);
     other.close();
+    await store.close();
+  });
+
+  test("every delivery-log listing reads newest first through an index, never sorting an environment's messages", async () => {
+    const db = openDatabase(freshPath());
+    const store = new SqliteWebhookStore(db);
+    // The listing statements as run, with their parameters, to ask SQLite for their plans.
+    const listings: Array<{ sql: string; params: unknown }> = [];
+    const query = db.query.bind(db);
+    db.query = ((sql: string) => {
+      const statement = query(sql);
+      if (!sql.startsWith("SELECT") || !sql.includes("FROM webhook_messages WHERE")) return statement;
+      return {
+        all: (params: unknown) => {
+          listings.push({ sql, params });
+          return statement.all(params as never);
+        },
+      };
+    }) as typeof db.query;
+    const filters: Array<[MessageFilter, string]> = [
+      [{}, "sqlite_autoindex_webhook_messages_1"],
+      [{ providerConfigKey: "google-calendar" }, "sqlite_autoindex_webhook_messages_1"],
+      [{ type: "forward" }, "sqlite_autoindex_webhook_messages_1"],
+      [{ status: "pending" }, "sqlite_autoindex_webhook_messages_1"],
+      [{ status: "succeeded" }, "sqlite_autoindex_webhook_messages_1"],
+      [{ status: "failed" }, "webhook_messages_unsuccessful"],
+      [{ status: "exhausted", providerConfigKey: "google-calendar" }, "webhook_messages_unsuccessful"],
+      [{ connectionId: "alice" }, "webhook_messages_by_connection"],
+      [{ unmatchedOnly: true }, "webhook_messages_by_connection"],
+    ];
+    for (const [filter, index] of filters) {
+      for (const before of [undefined, "msg_01jd0000000000000000000000"]) {
+        listings.length = 0;
+        await store.listMessages("env_1", filter, 50, before);
+        const [listing] = listings;
+        if (!listing) throw new Error(`no listing statement for ${JSON.stringify(filter)}`);
+        const plan = query(`EXPLAIN QUERY PLAN ${listing.sql}`)
+          .all(listing.params as never)
+          .map((row) => (row as { detail: string }).detail)
+          .join(" | ");
+        expect({ filter, plan }).toEqual({ filter, plan: expect.stringContaining(`USING INDEX ${index}`) });
+        expect({ filter, plan }).toEqual({ filter, plan: expect.not.stringContaining("TEMP B-TREE") });
+      }
+    }
     await store.close();
   });
 });
