@@ -10,7 +10,8 @@
  * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (3), BENCH_WARMUP_SECONDS (1), BENCH_CONCURRENCY
  * (1,16,64), BENCH_TOPOLOGIES (embedded,distributed), BENCH_PAYLOADS (small,100k), BENCH_NO_INSTALL=1
  * (never apt-get wrk), BENCH_BREAKDOWN=1 (also measure Junction without parts of its request pipeline, to
- * show where the CPU goes: bench/support/breakdown-server.ts).
+ * show where the CPU goes: bench/support/breakdown-server.ts), BENCH_COMPARE_ROOT=<checkout> (also the embedded
+ * topology of another checkout, e.g. the code before a change, in the same rounds: "compared").
  */
 import { loadavg } from "node:os";
 import { chooseLoadGenerator, type LoadResult } from "./support/load-generator.ts";
@@ -47,6 +48,9 @@ const upstream = await startUpstream(pinning);
 const targets: Target[] = [await startBareProxy(pinning, upstream.url)];
 try {
   if (TOPOLOGIES.includes("embedded")) targets.push(await startEmbedded(pinning, upstream.url));
+  if (env.BENCH_COMPARE_ROOT) {
+    targets.push(await startEmbedded(pinning, upstream.url, { root: env.BENCH_COMPARE_ROOT, name: "compared" }));
+  }
   if (TOPOLOGIES.includes("distributed")) targets.push(await startDistributed(pinning, upstream.url));
   if (env.BENCH_BREAKDOWN === "1") {
     targets.push(await startBreakdown(pinning, upstream.url, "handler-only"));

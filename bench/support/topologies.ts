@@ -21,6 +21,13 @@ export interface Target {
 
 const junctionCmd = (pinning: Pinning, ...args: string[]) => [...pinning.server, "bun", "cli/junction.ts", ...args];
 
+export interface EmbeddedOptions {
+  /** Another checkout to run (BENCH_COMPARE_ROOT: the code before a change, measured in the same rounds). */
+  root?: string;
+  /** The target's name in the report (default "embedded"). */
+  name?: string;
+}
+
 /** The local upstream (bench/support/upstream.ts). */
 export async function startUpstream(pinning: Pinning): Promise<Target> {
   const port = await freePort();
@@ -44,12 +51,19 @@ export async function startBareProxy(pinning: Pinning, upstreamUrl: string): Pro
 }
 
 /** Junction's embedded default (`junction start`), logging at the default level as in production. */
-export async function startEmbedded(pinning: Pinning, upstreamUrl: string): Promise<Target> {
+export async function startEmbedded(
+  pinning: Pinning,
+  upstreamUrl: string,
+  options: EmbeddedOptions = {},
+): Promise<Target> {
+  const name = options.name ?? "embedded";
   const port = await freePort();
   const dir = mkdtempSync(join(tmpdir(), "junction-bench-"));
   const p = startProcess(
-    "embedded",
-    junctionCmd(pinning, "start"),
+    name,
+    options.root
+      ? [...pinning.server, "bun", join(options.root, "cli/junction.ts"), "start"]
+      : junctionCmd(pinning, "start"),
     { PORT: String(port), JUNCTION_HOST: "127.0.0.1", JUNCTION_DATA_DIR: dir, JUNCTION_SECRET_KEY: SECRET_KEY },
     { quiet: true },
   );
@@ -57,7 +71,7 @@ export async function startEmbedded(pinning: Pinning, upstreamUrl: string): Prom
   await waitHealthy(`${url}/health`, [p]);
   await addConnection(url, upstreamUrl);
   return {
-    name: "embedded",
+    name,
     url,
     pids: [p.proc.pid],
     async stop() {

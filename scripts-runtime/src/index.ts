@@ -9,8 +9,6 @@ export * from "./runtime/script-host.ts";
 export * from "./runtime/script-runtime.ts";
 export * from "./runtime/validate-script.ts";
 export * from "./store/cap-logs.ts";
-export * from "./store/mongo-script-run-store.ts";
-export * from "./store/mongo-script-store.ts";
 export * from "./store/records.ts";
 export * from "./store/sqlite-script-run-store.ts";
 export * from "./store/sqlite-script-store.ts";

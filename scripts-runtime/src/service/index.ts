@@ -6,4 +6,3 @@ export { type NotificationDispatcher, scriptsNotificationSink } from "./triggers
 export { connectionCreatedMsgId } from "./triggers/script-jobs.ts";
 export type { ScriptsServiceStore } from "./store/service-store.ts";
 export { SqliteScriptsServiceStore } from "./store/sqlite-service-store.ts";
-export { MongoScriptsServiceStore } from "./store/mongo-service-store.ts";

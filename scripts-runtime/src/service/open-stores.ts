@@ -1,13 +1,9 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { type CommonConfig, openDatabase } from "@junction/platform";
-import { MongoClient } from "mongodb";
-import { MongoScriptRunStore } from "../store/mongo-script-run-store.ts";
-import { MongoScriptStore } from "../store/mongo-script-store.ts";
 import { SqliteScriptRunStore } from "../store/sqlite-script-run-store.ts";
 import { SqliteScriptStore } from "../store/sqlite-script-store.ts";
 import type { ScriptRunStore, ScriptStore } from "../store/stores.ts";
-import { MongoScriptsServiceStore } from "./store/mongo-service-store.ts";
 import type { ScriptsServiceStore } from "./store/service-store.ts";
 import { SqliteScriptsServiceStore } from "./store/sqlite-service-store.ts";
 
@@ -25,18 +21,10 @@ export interface ScriptsStores {
  */
 export async function openScriptsStores(cfg: CommonConfig, db?: Database): Promise<ScriptsStores> {
   if (cfg.store === "mongodb") {
-    const client = await new MongoClient(cfg.mongodbUrl as string).connect();
-    try {
-      const mdb = client.db(cfg.mongodbDatabase);
-      const scripts = new MongoScriptStore(mdb);
-      const runs = new MongoScriptRunStore(mdb);
-      await Promise.all([scripts.createIndexes(), runs.createIndexes()]);
-      const service = await MongoScriptsServiceStore.open(mdb);
-      return { scripts, runs, service, close: () => client.close() };
-    } catch (err) {
-      await client.close();
-      throw err;
-    }
+    // Loaded only when asked for: the MongoDB driver is most of the JavaScript heap of a process that
+    // imports it, and the embedded default never uses it.
+    const { openMongoScriptsStores } = await import("./open-mongo-stores.ts");
+    return openMongoScriptsStores(cfg.mongodbUrl as string, cfg.mongodbDatabase);
   }
   const owned = db === undefined;
   const database = db ?? openDatabase(join(cfg.dataDir, "scripts.sqlite"));

@@ -6,7 +6,6 @@ export type { ChannelStore } from "./store/store.ts";
 export type { ChannelFilter, ChannelRecord, ChannelState, ChannelWatch } from "./store/records.ts";
 export { effectiveState } from "./store/lifecycle.ts";
 export { SqliteChannelStore } from "./store/sqlite-store.ts";
-export { MongoChannelStore } from "./store/mongo-store.ts";
 export { channelProvider } from "./channel-providers.ts";
 export type { HttpFetch } from "./context.ts";
 export {

@@ -15,7 +15,6 @@ export type {
   WebhookSettingsRecord,
 } from "./store/records.ts";
 export { SqliteWebhookStore } from "./store/sqlite-store.ts";
-export { MongoWebhookStore } from "./store/mongo-store.ts";
 export { changeSettings, currentSigningSecrets, ensureSettings } from "./settings.ts";
 export { DEFAULT_GRACE_MS, MAX_GRACE_MS } from "./signing-secrets.ts";
 export { MAX_ENDPOINTS } from "./endpoints.ts";
