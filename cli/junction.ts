@@ -7,8 +7,8 @@
  *   junction scripts ...        deploy and list customer scripts of a running Junction
  */
 import { ConfigError, createLogger } from "@junction/platform";
-import { SERVICES, type ServiceName, serveService } from "./src/distributed.ts";
 import { startEmbedded } from "./src/embedded.ts";
+import { SERVICES, type ServiceName } from "./src/service-names.ts";
 import { printGeneratedKey } from "./src/secret-key-bootstrap.ts";
 import { runScriptsCommand } from "./src/scripts-command.ts";
 
@@ -29,6 +29,8 @@ async function main(argv: string[]): Promise<void> {
     process.stderr.write(`\n  Junction is listening on ${junction.baseUrl}\n\n`);
     stop = junction.stop;
   } else if (command === "serve" && SERVICES.includes(arg as ServiceName)) {
+    // Loaded only here: `junction start` never loads the distributed topology's transports (NATS, h2c).
+    const { serveService } = await import("./src/distributed.ts");
     const svc = await serveService(arg as ServiceName, process.env, logger);
     logger.info("service listening", { service: svc.name, url: svc.url });
     // Also on the terminal whatever the log level: operators and supervisors wait for this line.

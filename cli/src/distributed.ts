@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { createClient, type ConnectRouter } from "@connectrpc/connect";
-import { NatsBus } from "@junction/bus";
+import { NatsBus } from "@junction/bus/nats-bus";
 import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
@@ -26,13 +26,12 @@ import {
   createLogger,
   encryptorFromConfig,
   errorBoundary,
-  h2cTransport,
   loadCommonConfig,
   type Logger,
   openDatabase,
-  serveH2c,
   systemClock,
 } from "@junction/platform";
+import { h2cTransport, serveH2c } from "@junction/platform/h2c";
 import { createProxyService, loadProxyConfig } from "@junction/proxy-service";
 import { createWebhookRuntime, loadDeliveryConfig, openWebhookStore } from "@junction/webhook-service";
 import {
@@ -43,9 +42,9 @@ import {
 } from "@junction/scripts-runtime";
 import { boolEnv } from "./env.ts";
 import { bootstrapSecretKey, printGeneratedKey } from "./secret-key-bootstrap.ts";
+import type { ServiceName } from "./service-names.ts";
 
-export const SERVICES = ["connection", "proxy", "channel", "webhook", "scripts", "gateway"] as const;
-export type ServiceName = (typeof SERVICES)[number];
+export { SERVICES, type ServiceName } from "./service-names.ts";
 
 const DEFAULT_PORTS: Record<ServiceName, number> = {
   gateway: 3003,

@@ -32,7 +32,6 @@ import {
 } from "@junction/platform";
 import { createProxyService, loadProxyConfig } from "@junction/proxy-service";
 import { createWebhookRuntime, loadDeliveryConfig, openWebhookStore } from "@junction/webhook-service";
-import { startSandboxUpstream } from "@junction/sandbox-upstream";
 import {
   createScriptsService,
   loadScriptsConfig,
@@ -94,7 +93,10 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   // spec: Authentication 4: the built-in sandbox upstream offers test credentials for trying Junction
   // with no upstream account; credentials the operator configured win.
   const sandbox = boolEnv(env.JUNCTION_SANDBOX_UPSTREAM)
-    ? await startSandboxUpstream({ port: Number(env.JUNCTION_SANDBOX_UPSTREAM_PORT ?? 0), now: () => clock.now() })
+    ? await (await import("@junction/sandbox-upstream")).startSandboxUpstream({
+        port: Number(env.JUNCTION_SANDBOX_UPSTREAM_PORT ?? 0),
+        now: () => clock.now(),
+      })
     : undefined;
   if (sandbox) {
     oauth.testCredentials = { ...sandbox.testCredentials, ...oauth.testCredentials };

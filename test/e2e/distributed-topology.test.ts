@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { fromBinary } from "@bufbuild/protobuf";
 import { createClient } from "@connectrpc/connect";
-import { NatsBus, subjects } from "@junction/bus";
+import { subjects } from "@junction/bus";
+import { NatsBus } from "@junction/bus/nats-bus";
 import { startNatsServer } from "@junction/bus/testing/nats-server";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import { ConnectionCreatedSchema } from "@junction/contracts/events/v1/events_pb";
-import { h2cTransport } from "@junction/platform";
+import { h2cTransport } from "@junction/platform/h2c";
 import type { JunctionProcess } from "../support/junction-process.ts";
 import { startDistributedJunction } from "../support/distributed-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";

@@ -3,7 +3,7 @@ import { randomBytes } from "node:crypto";
 import { type Client, createClient } from "@connectrpc/connect";
 import { startNatsServer } from "@junction/bus/testing/nats-server";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
-import { h2cTransport } from "@junction/platform";
+import { h2cTransport } from "@junction/platform/h2c";
 import { type FakeUpstream, startFakeUpstream } from "../fake-upstream/index.ts";
 import { freePort } from "../support/free-port.ts";
 import { type JunctionProcess, startJunctionProcess } from "../support/junction-process.ts";

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createClient } from "@connectrpc/connect";
 import { startNatsServer } from "@junction/bus/testing/nats-server";
 import { ChannelService, ChannelState } from "@junction/contracts/channel/v1/channel_service_pb";
-import { h2cTransport } from "@junction/platform";
+import { h2cTransport } from "@junction/platform/h2c";
 import { type FakeUpstream, startFakeUpstream } from "../fake-upstream/index.ts";
 import type { JunctionProcess } from "../support/junction-process.ts";
 import { startDistributedJunction } from "../support/distributed-junction.ts";
