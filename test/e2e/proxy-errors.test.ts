@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect } from "node:net";
 import { freePort } from "../support/free-port.ts";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
 import { ALICE, CALENDAR, CONNECTION, type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
@@ -151,3 +152,76 @@ describe("proxy errors: refresh failure (spec: Authentication 8; OAuth issue's r
     expect(r.fake.state.tokenRequests.refresh_token).toBeGreaterThanOrEqual(1);
   });
 });
+
+describe("proxy: a caller that goes away", () => {
+  let c: ProxyHarness;
+  beforeAll(async () => {
+    c = await startProxyHarness(); // the default upstream timeout, 60 s
+  });
+  afterAll(async () => {
+    await c.close();
+  });
+
+  test("before the upstream answers: the upstream call ends within a fraction of a second, not at the timeout", async () => {
+    // An upstream that never answers and says when its caller (Junction) went away.
+    const arrived = Promise.withResolvers<void>();
+    const left = Promise.withResolvers<number>();
+    const upstream = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(req) {
+        req.signal.addEventListener("abort", () => left.resolve(performance.now()));
+        arrived.resolve();
+        return new Promise<Response>(() => {});
+      },
+    });
+    try {
+      await c.junction.api("POST", "/integrations", {
+        unique_key: "hangs",
+        provider: "google-mail",
+        upstream_overrides: { base_url: `http://127.0.0.1:${upstream.port}` },
+      });
+      await c.junction.api("POST", "/connections", {
+        provider_config_key: "hangs",
+        connection_id: CONNECTION,
+        credentials: { type: "OAUTH2", access_token: "token-for-hangs" },
+      });
+      const socket = connect(c.junction.port, "127.0.0.1", () =>
+        socket.write(
+          [
+            "GET /proxy/wait HTTP/1.1",
+            `host: 127.0.0.1:${c.junction.port}`,
+            `authorization: Bearer ${TEST_SECRET_KEY}`,
+            "provider-config-key: hangs",
+            `connection-id: ${CONNECTION}`,
+            "",
+            "",
+          ].join("\r\n"),
+        ),
+      );
+      await arrived.promise;
+      socket.destroy();
+      const goneAt = performance.now();
+      const guard = setTimeout(() => left.reject(new Error("the upstream call outlived its caller by 3 s")), 3_000);
+      const endedAt = await left.promise.finally(() => clearTimeout(guard));
+      expect(endedAt - goneAt).toBeLessThan(2_000);
+      const log = await eventually(() =>
+        c.junction.logLines.find((l) => l.includes('"msg":"request"') && l.includes("/proxy/wait")),
+      );
+      expect(JSON.parse(log)).toMatchObject({ status: 499 });
+    } finally {
+      upstream.stop(true);
+    }
+  });
+});
+
+/** Polls `find` until it returns something (real time: the gateway writes its log line as the request ends). */
+async function eventually<T>(find: () => T | undefined): Promise<T> {
+  const deadline = Date.now() + 5_000;
+  for (;;) {
+    const found = find();
+    if (found !== undefined) return found;
+    if (Date.now() > deadline) throw new Error("not seen within 5 s");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}

@@ -66,4 +66,37 @@ describe("deadline watch", () => {
       });
     });
   });
+
+  test("an attempt whose caller has gone is aborted by the first sweep 100 ms after it started, and it is no timeout", () => {
+    let now = 0;
+    const watch = new DeadlineWatch(() => now);
+    let reads = 0;
+    let gone = false;
+    const caller = {
+      get signal() {
+        reads++;
+        return { aborted: gone } as AbortSignal;
+      },
+    };
+    const there = { signal: { aborted: false } as AbortSignal };
+    const leaving = new AbortController();
+    const staying = new AbortController();
+    const left = watch.watch(leaving, 60_000, caller);
+    watch.watch(staying, 60_000, there);
+    gone = true;
+    now = 99;
+    watch.sweep();
+    // Not asked yet: quick attempts never make their request's signal.
+    expect(reads).toBe(0);
+    expect(leaving.signal.aborted).toBe(false);
+    now = 100;
+    watch.sweep();
+    expect(reads).toBe(1);
+    expect(leaving.signal.aborted).toBe(true);
+    expect(left.timedOut()).toBe(false);
+    now = 50_000;
+    watch.sweep();
+    expect(staying.signal.aborted).toBe(false);
+    expect(reads).toBe(1);
+  });
 });

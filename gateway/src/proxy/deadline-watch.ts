@@ -1,15 +1,33 @@
 /** How often overdue attempts are looked for: timeouts fire up to this late. */
 const SWEEP_MS = 100;
+/**
+ * An attempt still waiting after this is asked whether its caller is still there. Bun makes a
+ * request's abort signal only when it is first read (even after the client left, it then reads as
+ * aborted), so the quick attempts — almost all of them — never make one: a signal per request is a
+ * measurable share of the proxy's garbage-collection pauses.
+ */
+const CALLER_CHECK_AFTER_MS = 100;
 /** The timer stops after this many sweeps found nothing to watch (and starts again with the next attempt). */
 const IDLE_SWEEPS = 20;
 
-/** One watched attempt: `done()` once it has its answer; `timedOut()` tells whether the watch aborted it. */
+/** Whether the caller of an attempt has gone away (the proxied request's `signal.aborted`). */
+export interface Caller {
+  readonly signal: AbortSignal;
+}
+
+/**
+ * One watched attempt: `done()` once it has its answer; `timedOut()` tells whether the watch aborted
+ * it for its deadline (it may also abort it because its caller left: then `timedOut()` is false).
+ */
 export class Watched {
   fired = false;
 
   constructor(
     readonly controller: AbortController,
     readonly deadline: number,
+    /** When to start asking whether the caller is still there. */
+    readonly checkCallerAt: number,
+    readonly caller: Caller | undefined,
     private readonly watch: DeadlineWatch,
     /** Its place in the watch's list while pending; -1 once done or aborted. */
     public index: number,
@@ -25,7 +43,9 @@ export class Watched {
 }
 
 /**
- * Aborts attempts that outlive their deadline. One timer sweeps every pending attempt, instead of a
+ * Aborts attempts that outlive their deadline, and those still waiting whose caller has gone away
+ * (nobody is left to answer; the upstream call would otherwise run on until its timeout). One timer
+ * sweeps every pending attempt, instead of a
  * timer set and cleared per request: on the proxy's hot path that difference is measurable, and a
  * timeout of seconds does not need millisecond precision. A registration is one small object.
  *
@@ -41,9 +61,13 @@ export class DeadlineWatch {
 
   constructor(private readonly now: () => number = () => performance.now()) {}
 
-  /** Aborts `controller` once `ms` have passed, unless `done` is called first. `timedOut()` tells which. */
-  watch(controller: AbortController, ms: number): Watched {
-    const entry = new Watched(controller, this.now() + ms, this, this.pending.length);
+  /**
+   * Aborts `controller` once `ms` have passed, unless `done` is called first (`timedOut()` tells
+   * which), or earlier once `caller` has gone away.
+   */
+  watch(controller: AbortController, ms: number, caller?: Caller): Watched {
+    const now = this.now();
+    const entry = new Watched(controller, now + ms, now + CALLER_CHECK_AFTER_MS, caller, this, this.pending.length);
     this.pending.push(entry);
     if (this.timer === undefined) this.start(ms);
     return entry;
@@ -61,14 +85,14 @@ export class DeadlineWatch {
     }
   }
 
-  /** Aborts every attempt past its deadline (the timer calls it; tests may too). */
+  /** Aborts every attempt past its deadline or left by its caller (the timer calls it; tests may too). */
   sweep(): void {
     const now = this.now();
     // Backwards: a removal moves the last entry, already looked at, into the freed place.
     for (let i = this.pending.length - 1; i >= 0; i--) {
       const entry = this.pending[i] as Watched;
-      if (entry.deadline > now) continue;
-      entry.fired = true;
+      if (entry.deadline <= now) entry.fired = true;
+      else if (!(entry.checkCallerAt <= now && entry.caller?.signal.aborted)) continue;
       this.release(entry);
       entry.controller.abort();
     }

@@ -21,8 +21,9 @@ export const clientGone = () =>
 /**
  * One upstream attempt, resolved when the response headers arrive. Redirects are handed to the
  * caller, never followed: following one would carry the connection's token to wherever it points.
- * The timeout covers the wait for the headers; the body then streams at the caller's pace (a caller
- * that leaves cancels it). Throws 504 `upstream_timeout`, 502 `upstream_unreachable` (naming the host,
+ * The timeout covers the wait for the headers; a caller that leaves meanwhile ends the wait within
+ * the deadline watch's sweep (~0.1–0.2 s). The body then streams at the caller's pace (a caller that
+ * leaves cancels it). Throws 504 `upstream_timeout`, 502 `upstream_unreachable` (naming the host,
  * never the path or query), or `client_closed_request`.
  */
 export async function callUpstream(
@@ -31,7 +32,7 @@ export async function callUpstream(
   logger: Logger,
 ): Promise<Response> {
   const controller = new AbortController();
-  const deadline = deadlines.watch(controller, attempt.timeoutMs);
+  const deadline = deadlines.watch(controller, attempt.timeoutMs, attempt.caller);
   try {
     return await fetch(attempt.url, {
       method: attempt.method,
