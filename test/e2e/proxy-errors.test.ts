@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { freePort } from "../support/free-port.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
 import { ALICE, CALENDAR, CONNECTION, type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
 
@@ -205,7 +206,7 @@ describe("proxy: a caller that goes away", () => {
       const guard = setTimeout(() => left.reject(new Error("the upstream call outlived its caller by 3 s")), 3_000);
       const endedAt = await left.promise.finally(() => clearTimeout(guard));
       expect(endedAt - goneAt).toBeLessThan(2_000);
-      const log = await eventually(() =>
+      const log = await waitFor("the request's log line", () =>
         c.junction.logLines.find((l) => l.includes('"msg":"request"') && l.includes("/proxy/wait")),
       );
       expect(JSON.parse(log)).toMatchObject({ status: 499 });
@@ -214,14 +215,3 @@ describe("proxy: a caller that goes away", () => {
     }
   });
 });
-
-/** Polls `find` until it returns something (real time: the gateway writes its log line as the request ends). */
-async function eventually<T>(find: () => T | undefined): Promise<T> {
-  const deadline = Date.now() + 5_000;
-  for (;;) {
-    const found = find();
-    if (found !== undefined) return found;
-    if (Date.now() > deadline) throw new Error("not seen within 5 s");
-    await new Promise((r) => setTimeout(r, 10));
-  }
-}
