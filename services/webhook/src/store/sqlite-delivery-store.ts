@@ -130,17 +130,12 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
     limit: number,
     beforeId?: string,
   ): Promise<MessageRecord[]> {
-    const byConnection = filter.unmatchedOnly || filter.connectionId !== undefined;
-    const unsuccessful = filter.status === "failed" || filter.status === "exhausted";
-    // The plan, newest first without sorting (see the schema's fourth migration): a connection's
-    // messages through its index, failed or exhausted ones through theirs (the IN term is the partial
-    // index's condition, which SQLite needs written out to use it), and otherwise the primary key
-    // walked downwards, filtering as it goes (`+` keeps SQLite from choosing an environment-prefixed
-    // index and sorting all of the environment's messages).
-    const where = [
-      byConnection || unsuccessful ? "environment_id = $environment_id" : "+environment_id = $environment_id",
-    ];
-    if (unsuccessful) where.push("status IN ('failed', 'exhausted')");
+    const index = listingIndex(filter);
+    // Without an index to narrow it, the primary key is walked newest first, filtering as it goes:
+    // `+` keeps SQLite from choosing an environment-prefixed index and sorting all of its messages.
+    const where = [index ? "environment_id = $environment_id" : "+environment_id = $environment_id"];
+    if (index === "webhook_messages_unsuccessful") where.push("status IN ('failed', 'exhausted')");
+    if (index === "webhook_messages_deliverable") where.push(DELIVERABLE);
     const params: Params = { environment_id: environmentId, limit: Math.max(1, Math.floor(limit)) };
     if (filter.providerConfigKey !== undefined) {
       where.push("provider_config_key = $provider_config_key");
@@ -163,7 +158,8 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
       where.push("id < $before_id");
       params.before_id = beforeId;
     }
-    const sql = `SELECT ${MESSAGE_COLUMNS} FROM webhook_messages WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT $limit`;
+    const from = index ? `webhook_messages INDEXED BY ${index}` : "webhook_messages";
+    const sql = `SELECT ${MESSAGE_COLUMNS} FROM ${from} WHERE ${where.join(" AND ")} ORDER BY id DESC LIMIT $limit`;
     return this.db.query<MessageRow, [Params]>(sql).all(params).map(rowToMessage);
   }
 
@@ -291,6 +287,20 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
       return ids.length;
     });
   }
+}
+
+/**
+ * The index a delivery-log listing reads (see the schema's fourth and fifth migrations), or null to
+ * walk the primary key: the narrowest set the filter names. Failed or exhausted messages and pending
+ * ones have partial indexes (their IN condition is written into the query, which SQLite needs to use
+ * them); pending messages are the ones waiting for a round, few, so sorting them by id is cheap.
+ */
+function listingIndex(filter: MessageFilter): string | null {
+  if (filter.status === "pending") return "webhook_messages_deliverable";
+  if (filter.status === "failed" || filter.status === "exhausted") return "webhook_messages_unsuccessful";
+  if (filter.unmatchedOnly || filter.connectionId !== undefined) return "webhook_messages_by_connection";
+  if (filter.providerConfigKey !== undefined) return "webhook_messages_by_integration";
+  return null;
 }
 
 /** What a replay resets: pending now, a fresh schedule, no endpoint delivered yet, no claim. */

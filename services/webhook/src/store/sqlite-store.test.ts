@@ -109,7 +109,7 @@ describe("SqliteWebhookStore", () => {
     await store.close();
   });
 
-  test("every delivery-log listing reads newest first through an index, never sorting an environment's messages", async () => {
+  test("every delivery-log listing reads through an index, sorting at most the pending messages", async () => {
     const db = openDatabase(freshPath());
     const store = new SqliteWebhookStore(db);
     // The listing statements as run, with their parameters, to ask SQLite for their plans.
@@ -117,7 +117,7 @@ describe("SqliteWebhookStore", () => {
     const query = db.query.bind(db);
     db.query = ((sql: string) => {
       const statement = query(sql);
-      if (!sql.startsWith("SELECT") || !sql.includes("FROM webhook_messages WHERE")) return statement;
+      if (!sql.startsWith("SELECT") || !sql.includes("FROM webhook_messages")) return statement;
       return {
         all: (params: unknown) => {
           listings.push({ sql, params });
@@ -127,12 +127,13 @@ describe("SqliteWebhookStore", () => {
     }) as typeof db.query;
     const filters: Array<[MessageFilter, string]> = [
       [{}, "sqlite_autoindex_webhook_messages_1"],
-      [{ providerConfigKey: "google-calendar" }, "sqlite_autoindex_webhook_messages_1"],
+      [{ providerConfigKey: "google-calendar" }, "webhook_messages_by_integration"],
       [{ type: "forward" }, "sqlite_autoindex_webhook_messages_1"],
-      [{ status: "pending" }, "sqlite_autoindex_webhook_messages_1"],
+      [{ status: "pending" }, "webhook_messages_deliverable"],
       [{ status: "succeeded" }, "sqlite_autoindex_webhook_messages_1"],
       [{ status: "failed" }, "webhook_messages_unsuccessful"],
       [{ status: "exhausted", providerConfigKey: "google-calendar" }, "webhook_messages_unsuccessful"],
+      [{ status: "pending", connectionId: "alice" }, "webhook_messages_deliverable"],
       [{ connectionId: "alice" }, "webhook_messages_by_connection"],
       [{ unmatchedOnly: true }, "webhook_messages_by_connection"],
     ];
@@ -147,7 +148,10 @@ describe("SqliteWebhookStore", () => {
           .map((row) => (row as { detail: string }).detail)
           .join(" | ");
         expect({ filter, plan }).toEqual({ filter, plan: expect.stringContaining(`USING INDEX ${index}`) });
-        expect({ filter, plan }).toEqual({ filter, plan: expect.not.stringContaining("TEMP B-TREE") });
+        // Only the pending messages (the ones waiting for a delivery round: few) are sorted by id.
+        if (filter.status !== "pending") {
+          expect({ filter, plan }).toEqual({ filter, plan: expect.not.stringContaining("TEMP B-TREE") });
+        }
       }
     }
     await store.close();
