@@ -90,16 +90,7 @@ describe("proxy errors (issue 4, item 5)", () => {
 
   test("upstream unreachable: 502 upstream_unreachable naming the host, not the path or query", async () => {
     const port = await freePort();
-    await h.junction.api("POST", "/integrations", {
-      unique_key: "down",
-      provider: "google-mail",
-      upstream_overrides: { base_url: `http://127.0.0.1:${port}` },
-    });
-    await h.junction.api("POST", "/connections", {
-      provider_config_key: "down",
-      connection_id: CONNECTION,
-      credentials: { type: "OAUTH2", access_token: "token-for-down" },
-    });
+    await h.addUpstream("down", `http://127.0.0.1:${port}`);
     const res = await h.proxy("GET", "/private/path?access_token=in-query", {
       headers: { "provider-config-key": "down", retries: "0" },
     });
@@ -177,16 +168,7 @@ describe("proxy: a caller that goes away", () => {
       },
     });
     try {
-      await c.junction.api("POST", "/integrations", {
-        unique_key: "hangs",
-        provider: "google-mail",
-        upstream_overrides: { base_url: `http://127.0.0.1:${upstream.port}` },
-      });
-      await c.junction.api("POST", "/connections", {
-        provider_config_key: "hangs",
-        connection_id: CONNECTION,
-        credentials: { type: "OAUTH2", access_token: "token-for-hangs" },
-      });
+      await c.addUpstream("hangs", `http://127.0.0.1:${upstream.port}`);
       const socket = connect(c.junction.port, "127.0.0.1", () =>
         socket.write(
           [

@@ -180,16 +180,7 @@ describe("proxy: Decompress", () => {
       fetch: () =>
         new Response(gzipSync(text), { headers: { "content-encoding": "gzip", "content-type": "text/plain" } }),
     });
-    await h.junction.api("POST", "/integrations", {
-      unique_key: "gzip",
-      provider: "google-mail",
-      upstream_overrides: { base_url: `http://127.0.0.1:${compressing.port}` },
-    });
-    await h.junction.api("POST", "/connections", {
-      provider_config_key: "gzip",
-      connection_id: CONNECTION,
-      credentials: { type: "OAUTH2", access_token: "token-for-gzip" },
-    });
+    await h.addUpstream("gzip", `http://127.0.0.1:${compressing.port}`);
   });
   afterAll(() => compressing.stop(true));
 
@@ -225,16 +216,7 @@ describe("proxy: redirects", () => {
       hostname: "127.0.0.1",
       fetch: () => new Response(null, { status: 302, headers: { location: `${h.fake.url}/echo/followed` } }),
     });
-    await h.junction.api("POST", "/integrations", {
-      unique_key: "redirecting",
-      provider: "google-mail",
-      upstream_overrides: { base_url: `http://127.0.0.1:${redirecting.port}` },
-    });
-    await h.junction.api("POST", "/connections", {
-      provider_config_key: "redirecting",
-      connection_id: CONNECTION,
-      credentials: { type: "OAUTH2", access_token: "token-for-redirecting" },
-    });
+    await h.addUpstream("redirecting", `http://127.0.0.1:${redirecting.port}`);
   });
   afterAll(() => redirecting.stop(true));
 

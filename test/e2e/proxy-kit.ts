@@ -25,6 +25,11 @@ export interface ProxyHarness {
     target: string,
     init?: { method?: string; headers?: Record<string, string>; body?: string },
   ): ReturnType<typeof rawHttpRequest>;
+  /**
+   * Another mail integration `key` whose operator base URL is `baseUrl` (a local server of the test),
+   * with connection "alice" holding the access token `token-for-{key}`.
+   */
+  addUpstream(key: string, baseUrl: string): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -90,6 +95,20 @@ export async function startProxyHarness(
       } as RequestInit),
     raw: (target, init = {}) =>
       rawHttpRequest(junction.port, target, { ...init, headers: { ...controlHeaders, ...init.headers } }),
+    async addUpstream(key, baseUrl) {
+      const integration = await junction.api("POST", "/integrations", {
+        unique_key: key,
+        provider: "google-mail",
+        upstream_overrides: { base_url: baseUrl },
+      });
+      if (integration.status >= 300) throw new Error(`integration ${key}: ${integration.text}`);
+      const connection = await junction.api("POST", "/connections", {
+        provider_config_key: key,
+        connection_id: CONNECTION,
+        credentials: { type: "OAUTH2", access_token: `token-for-${key}` },
+      });
+      if (connection.status >= 300) throw new Error(`connection ${key}: ${connection.text}`);
+    },
     async close() {
       await junction.close();
       await fake.stop();

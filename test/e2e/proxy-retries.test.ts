@@ -143,16 +143,7 @@ describe("proxy retries: network errors", () => {
       res.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ seen }));
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-    await h.junction.api("POST", "/integrations", {
-      unique_key: "dropping",
-      provider: "google-mail",
-      upstream_overrides: { base_url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` },
-    });
-    await h.junction.api("POST", "/connections", {
-      provider_config_key: "dropping",
-      connection_id: CONNECTION,
-      credentials: { type: "OAUTH2", access_token: "token-for-dropping" },
-    });
+    await h.addUpstream("dropping", `http://127.0.0.1:${(server.address() as AddressInfo).port}`);
   });
   afterAll(async () => {
     server.closeAllConnections();
