@@ -14,8 +14,19 @@ export interface StoredJob {
 }
 
 export interface JobStore {
-  /** Adds a job unless `msgId` was seen on this queue within the de-duplication window. */
-  insert(queue: string, data: Uint8Array, msgId: string | undefined, now: number): { duplicate: boolean };
+  /**
+   * Adds a job unless `msgId` was seen on this queue within the de-duplication window. With `leaseMs`
+   * the job is added already claimed, as `claim` would leave it (one delivery counted, leased until
+   * `now + leaseMs`), and returned as `claimed`: for a consumer with a free slot, which then needs no
+   * claim of its own.
+   */
+  insert(
+    queue: string,
+    data: Uint8Array,
+    msgId: string | undefined,
+    now: number,
+    leaseMs?: number,
+  ): { duplicate: boolean; claimed?: StoredJob };
   /** Takes the oldest job available at `now`, counting a delivery and leasing it until `now + leaseMs`. */
   claim(queue: string, now: number, leaseMs: number): StoredJob | undefined;
   /** When the next job of the queue (leased or waiting) becomes available, if it has any. */

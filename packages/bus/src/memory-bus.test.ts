@@ -86,6 +86,173 @@ describe("MemoryBus", () => {
     await bus.close();
   });
 
+  describe("jobs handed straight to a consumer with a free slot", () => {
+    const encode = (text: string) => new TextEncoder().encode(text);
+    const decode = (data: Uint8Array) => new TextDecoder().decode(data);
+
+    /** A SQLite-backed bus on a manual clock, and a way to read its jobs table. */
+    async function sqliteBus() {
+      const dir = await mkdtemp(join(tmpdir(), "junction-bus-"));
+      const db = openDatabase(join(dir, "bus.sqlite"));
+      const clock = new ManualClock(1_000_000);
+      const bus = new MemoryBus(db, { clock, logger: memoryLogger() });
+      const rows = () =>
+        db
+          .query<{ deliveries: number; available_at: number }, []>(
+            "SELECT deliveries, available_at FROM bus_jobs ORDER BY id",
+          )
+          .all();
+      /** Rows inserted, updated or deleted on the bus's connection so far. */
+      const changes = () => db.query<{ n: number }, []>("SELECT total_changes() AS n").get()?.n ?? 0;
+      return {
+        bus,
+        clock,
+        rows,
+        changes,
+        cleanup: async () => {
+          await bus.close();
+          db.close();
+          await rm(dir, { recursive: true, force: true });
+        },
+      };
+    }
+
+    test("a job enqueued while a consumer has room is stored already claimed (no claim write) and delivered once", async () => {
+      const { bus, clock, rows, changes, cleanup } = await sqliteBus();
+      try {
+        const got: number[] = [];
+        let release = () => {};
+        const settled = new Promise<void>((resolve) => {
+          release = resolve;
+        });
+        await bus.consume(
+          "handoff",
+          async (job) => {
+            got.push(job.deliveryCount);
+            await settled;
+            await job.ack();
+          },
+          { ackWaitMs: 30_000 },
+        );
+        const before = changes();
+        await bus.enqueue("handoff", encode("x"));
+        // Committed claimed: its first delivery counted and its lease set, as a claim would leave it.
+        expect(rows()).toEqual([{ deliveries: 1, available_at: clock.now() + 30_000 }]);
+        await waitFor(() => got.length === 1, 1_000, "the delivery");
+        // One row written (the insert), none updated: no claim.
+        expect(changes() - before).toBe(1);
+        release();
+        await waitFor(() => rows().length === 0, 1_000, "the ack");
+        expect(got).toEqual([1]);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    test("a handed-over job left unsettled is delivered again when its ack wait has passed on the clock", async () => {
+      const { bus, clock, cleanup } = await sqliteBus();
+      try {
+        const got: number[] = [];
+        await bus.consume(
+          "handoff-lease",
+          async (job) => {
+            got.push(job.deliveryCount);
+            if (job.deliveryCount > 1) await job.ack();
+          },
+          { ackWaitMs: 3_600_000, concurrency: 4 },
+        );
+        await bus.enqueue("handoff-lease", encode("x"));
+        await waitFor(() => got.length === 1, 1_000, "the first delivery");
+        await clock.advance(3_599_999);
+        expect(got).toEqual([1]);
+        await clock.advance(1);
+        await waitFor(() => got.length === 2, 1_000, "the redelivery an hour later");
+        expect(got).toEqual([1, 2]);
+      } finally {
+        await cleanup();
+      }
+    });
+
+    for (const store of ["in-memory", "SQLite"] as const) {
+      test(`jobs waiting for a slot are not overtaken by later ones (${store} store)`, async () => {
+        const sqlite = store === "SQLite" ? await sqliteBus() : undefined;
+        const bus = sqlite?.bus ?? new MemoryBus(undefined, { logger: memoryLogger() });
+        try {
+          const order: string[] = [];
+          const gate = Promise.withResolvers<void>();
+          await bus.consume("fifo", async (job) => {
+            const text = decode(job.data);
+            order.push(text);
+            if (text === "a") await gate.promise;
+            await job.ack();
+          });
+          await bus.enqueue("fifo", encode("a")); // handed over: the only slot is now busy
+          await waitFor(() => order.length === 1, 1_000, "a");
+          await bus.enqueue("fifo", encode("b"));
+          await bus.enqueue("fifo", encode("c"));
+          // Two more turns: a job wrongly handed to the busy consumer would have started by now.
+          for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+          expect(order).toEqual(["a"]);
+          gate.resolve();
+          await waitFor(() => order.length === 3, 1_000, "b and c");
+          await bus.enqueue("fifo", encode("d")); // nothing waits any more: handed over again
+          await waitFor(() => order.length === 4, 1_000, "d");
+          expect(order).toEqual(["a", "b", "c", "d"]);
+        } finally {
+          if (sqlite) await sqlite.cleanup();
+          else await bus.close();
+        }
+      });
+
+      test(`a duplicate enqueue gives its reserved slot back (${store} store)`, async () => {
+        const sqlite = store === "SQLite" ? await sqliteBus() : undefined;
+        const bus = sqlite?.bus ?? new MemoryBus(undefined, { logger: memoryLogger() });
+        try {
+          const got: string[] = [];
+          await bus.consume("dup-slot", async (job) => {
+            got.push(decode(job.data));
+            await job.ack();
+          });
+          expect(await bus.enqueue("dup-slot", encode("first"), { msgId: "m" })).toEqual({ duplicate: false });
+          expect(await bus.enqueue("dup-slot", encode("again"), { msgId: "m" })).toEqual({ duplicate: true });
+          // With the slot still held by the duplicate, this job would never be delivered.
+          await bus.enqueue("dup-slot", encode("next"));
+          await waitFor(() => got.length === 2, 1_000, "the next job");
+          expect(got).toEqual(["first", "next"]);
+        } finally {
+          if (sqlite) await sqlite.cleanup();
+          else await bus.close();
+        }
+      });
+    }
+
+    test("a job reserved for a consumer that stops before the commit waits for the next consumer", async () => {
+      const { bus, cleanup } = await sqliteBus();
+      try {
+        const first: string[] = [];
+        const consumer = await bus.consume("stopping", async (job) => {
+          first.push(decode(job.data));
+          await job.ack();
+        });
+        // The slot is reserved when enqueue is called; the commit comes at the end of the turn.
+        const enqueued = bus.enqueue("stopping", encode("x"));
+        await consumer.stop();
+        await enqueued;
+        const next: Array<[string, number]> = [];
+        await bus.consume("stopping", async (job) => {
+          next.push([decode(job.data), job.deliveryCount]);
+          await job.ack();
+        });
+        await waitFor(() => next.length === 1, 1_000, "the job for the next consumer");
+        expect(first).toEqual([]);
+        // The handover counted as a delivery, as JetStream counts one to a consumer that went away.
+        expect(next).toEqual([["x", 2]]);
+      } finally {
+        await cleanup();
+      }
+    });
+  });
+
   test("a closed bus refuses new work", async () => {
     const bus = new MemoryBus(undefined, { logger: memoryLogger() });
     await bus.close();

@@ -3,7 +3,7 @@ import { type Clock, createLogger, type Logger, systemClock } from "@junction/pl
 import type { Bus, BusMessage, ConsumeOptions, EnqueueOptions, Job, SubscribeOptions, Subscription } from "./bus.ts";
 import { DEFAULT_DEDUP_WINDOW_MS } from "./defaults.ts";
 import { GroupCommit } from "./group-commit.ts";
-import type { JobStore } from "./job-store.ts";
+import type { JobStore, StoredJob } from "./job-store.ts";
 import { MemoryJobStore } from "./memory-job-store.ts";
 import { type DispatcherContext, QueueDispatcher } from "./queue-dispatcher.ts";
 import { SqliteJobStore } from "./sqlite-job-store.ts";
@@ -84,10 +84,23 @@ export class MemoryBus implements Bus {
     this.assertOpen();
     const copy = data.slice();
     const now = this.ctx.clock.now();
-    // Group commit: resolves once the job is committed, together with the others of this turn.
-    const result = await this.ctx.writes.add(() => this.ctx.store.insert(queue, copy, options.msgId, now));
-    if (!result.duplicate) this.dispatchers.get(queue)?.pumpSoon();
-    return result;
+    const dispatcher = this.dispatchers.get(queue);
+    // A consumer with a free slot and nothing waiting before this job: stored claimed, handed over directly.
+    const taker = dispatcher?.reserve();
+    let result: { duplicate: boolean; claimed?: StoredJob };
+    try {
+      // Group commit: resolves once the job is committed, together with the others of this turn.
+      result = await this.ctx.writes.add(() =>
+        this.ctx.store.insert(queue, copy, options.msgId, now, taker?.ackWaitMs),
+      );
+    } catch (err) {
+      taker?.unreserve();
+      throw err;
+    }
+    if (taker && result.claimed) dispatcher?.handOff(taker, result.claimed, now);
+    else if (taker) taker.unreserve();
+    else if (!result.duplicate) dispatcher?.queued();
+    return { duplicate: result.duplicate };
   }
 
   async consume(

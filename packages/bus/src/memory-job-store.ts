@@ -18,7 +18,13 @@ export class MemoryJobStore implements JobStore {
 
   constructor(private readonly dedupWindowMs: number) {}
 
-  insert(queue: string, data: Uint8Array, msgId: string | undefined, now: number): { duplicate: boolean } {
+  insert(
+    queue: string,
+    data: Uint8Array,
+    msgId: string | undefined,
+    now: number,
+    leaseMs?: number,
+  ): { duplicate: boolean; claimed?: StoredJob } {
     this.sweep(now);
     if (msgId !== undefined) {
       const key = `${queue}\n${msgId}`;
@@ -26,10 +32,18 @@ export class MemoryJobStore implements JobStore {
       if (expiresAt !== undefined && expiresAt > now) return { duplicate: true };
       this.seenMsgIds.set(key, now + this.dedupWindowMs);
     }
-    const entry: Entry = { id: this.nextId++, queue, data, msgId, deliveries: 0, availableAt: now };
+    const claimed = leaseMs !== undefined;
+    const entry: Entry = {
+      id: this.nextId++,
+      queue,
+      data,
+      msgId,
+      deliveries: claimed ? 1 : 0,
+      availableAt: claimed ? now + leaseMs : now,
+    };
     this.entries(queue).set(entry.id, entry);
     this.byId.set(entry.id, entry);
-    return { duplicate: false };
+    return claimed ? { duplicate: false, claimed: { ...entry } } : { duplicate: false };
   }
 
   claim(queue: string, now: number, leaseMs: number): StoredJob | undefined {

@@ -55,7 +55,14 @@ interface JobRow {
 export class SqliteJobStore implements JobStore {
   readonly transactor: Transactor;
   private lastSweep = 0;
-  private readonly insertTx: (queue: string, data: Uint8Array, msgId: string | undefined, now: number) => boolean;
+  /** The new job's id, or null for a duplicate. */
+  private readonly insertTx: (
+    queue: string,
+    data: Uint8Array,
+    msgId: string | undefined,
+    now: number,
+    leaseMs: number | undefined,
+  ) => number | null;
 
   constructor(
     private readonly db: Database,
@@ -68,22 +75,37 @@ export class SqliteJobStore implements JobStore {
        ON CONFLICT (queue, msg_id) DO UPDATE SET expires_at = excluded.expires_at WHERE bus_msg_ids.expires_at <= ?4`,
     );
     const add = db.query(
-      "INSERT INTO bus_jobs (queue, data, msg_id, deliveries, available_at, enqueued_at) VALUES (?, ?, ?, 0, ?, ?)",
+      "INSERT INTO bus_jobs (queue, data, msg_id, deliveries, available_at, enqueued_at) VALUES (?, ?, ?, ?, ?, ?)",
     );
-    this.insertTx = db.transaction((queue: string, data: Uint8Array, msgId: string | undefined, now: number) => {
-      if (msgId !== undefined && remember.run(queue, msgId, now + this.dedupWindowMs, now).changes === 0) return false;
-      add.run(queue, data, msgId ?? null, now, now);
-      return true;
-    });
+    this.insertTx = db.transaction(
+      (queue: string, data: Uint8Array, msgId: string | undefined, now: number, leaseMs: number | undefined) => {
+        if (msgId !== undefined && remember.run(queue, msgId, now + this.dedupWindowMs, now).changes === 0) {
+          return null;
+        }
+        const claimed = leaseMs !== undefined;
+        return Number(
+          add.run(queue, data, msgId ?? null, claimed ? 1 : 0, claimed ? now + leaseMs : now, now).lastInsertRowid,
+        );
+      },
+    );
     this.transactor = {
       atomically: (fn) => db.transaction(fn)(),
       inTransaction: () => db.inTransaction,
     };
   }
 
-  insert(queue: string, data: Uint8Array, msgId: string | undefined, now: number): { duplicate: boolean } {
+  insert(
+    queue: string,
+    data: Uint8Array,
+    msgId: string | undefined,
+    now: number,
+    leaseMs?: number,
+  ): { duplicate: boolean; claimed?: StoredJob } {
     this.sweep(now);
-    return { duplicate: !this.insertTx(queue, data, msgId, now) };
+    const id = this.insertTx(queue, data, msgId, now, leaseMs);
+    if (id === null) return { duplicate: true };
+    if (leaseMs === undefined) return { duplicate: false };
+    return { duplicate: false, claimed: { id, queue, data, msgId, deliveries: 1 } };
   }
 
   claim(queue: string, now: number, leaseMs: number): StoredJob | undefined {
