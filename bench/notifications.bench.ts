@@ -32,7 +32,9 @@
  * BENCH_MATCH_QUERIES (20000), BENCH_SKIP_MATCH=1, BENCH_SKIP_THROUGHPUT=1, BENCH_PROFILE=<dir> (CPU
  * profile of Junction, markdown), BENCH_SQL_PROFILE=1 (time of each SQLite statement Junction runs, per
  * notification: bench/support/sql-profile.ts), BENCH_COMPARE_ROOT=<checkout> (also measures the Junction of
- * another checkout, e.g. before a change, in the same rounds), JUNCTION_WEBHOOK_* (passed to Junction).
+ * another checkout, e.g. before a change, in the same rounds), BENCH_COMPARE_ENV=K=V,... (environment for that other
+ * Junction only, e.g. a setting's old value: BENCH_COMPARE_ROOT=. compares two settings of the same code),
+ * JUNCTION_WEBHOOK_* (passed to Junction).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { type AddressInfo, createServer } from "node:net";
@@ -52,6 +54,12 @@ const CONCURRENCY = Number(env.BENCH_NOTIFY_CONCURRENCY ?? 16);
 // Junction's deliveries in flight, and the bare loop's for the like-for-like comparison.
 const DELIVERY = Number(env.BENCH_DELIVERY_CONCURRENCY ?? CONCURRENCY);
 const COMPARE_ROOT = env.BENCH_COMPARE_ROOT;
+const COMPARE_ENV = Object.fromEntries(
+  (env.BENCH_COMPARE_ENV ?? "")
+    .split(",")
+    .filter((kv) => kv.includes("="))
+    .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+);
 const SIZES = (env.BENCH_MATCH_SIZES ?? "1000,100000,1000000").split(",").map(Number);
 const QUERIES = Number(env.BENCH_MATCH_QUERIES ?? 20_000);
 const KEY = "jct_sk_bench_notifications_0123456789abcdef";
@@ -143,7 +151,11 @@ interface RunningJunction {
 }
 
 /** `junction start` from the checkout at `root`, on a free port, with its own data dir. */
-async function startJunction(root: string, label: string): Promise<RunningJunction> {
+async function startJunction(
+  root: string,
+  label: string,
+  extraEnv: Record<string, string> = {},
+): Promise<RunningJunction> {
   const dataDir = mkdtempSync(join(tmpdir(), `junction-bench-notifications-${label}-`));
   const port = await freePort();
   // BENCH_PROFILE=<dir>: a CPU profile of Junction (markdown) is written there when it stops.
@@ -166,6 +178,7 @@ async function startJunction(root: string, label: string): Promise<RunningJuncti
       JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
       JUNCTION_WEBHOOK_DELIVERY_CONCURRENCY: String(DELIVERY),
       ...(sqlProfile ? { JUNCTION_BENCH_SQL_PROFILE: sqlProfile } : {}),
+      ...extraEnv,
     },
     stdout: "ignore",
     stderr: "ignore",
@@ -214,8 +227,13 @@ interface Contender {
   secrets: string[];
 }
 
-async function setUp(root: string, label: string, receiverUrl: string): Promise<Contender> {
-  const junction = await startJunction(root, label);
+async function setUp(
+  root: string,
+  label: string,
+  receiverUrl: string,
+  extraEnv: Record<string, string> = {},
+): Promise<Contender> {
+  const junction = await startJunction(root, label, extraEnv);
   try {
     return await configure(junction, label, receiverUrl);
   } catch (err) {
@@ -289,7 +307,8 @@ async function throughput(): Promise<void> {
   try {
     contenders.push(await setUp(ROOT, "junction", receiver.url));
     // BENCH_COMPARE_ROOT=<checkout>: another Junction (say, before a change) measured in the same rounds.
-    if (COMPARE_ROOT) contenders.push(await setUp(COMPARE_ROOT, "compared", receiver.url));
+    // BENCH_COMPARE_ENV=K=V,...: settings for that Junction only (say, a setting's old value on the same code).
+    if (COMPARE_ROOT) contenders.push(await setUp(COMPARE_ROOT, "compared", receiver.url, COMPARE_ENV));
     const secrets = (contenders[0] as Contender).secrets;
     // The floor: the smallest durable forwarder on Bun (bench/support/minimal-forwarder.ts), measured
     // like Junction. BENCH_SKIP_FLOOR=1 leaves it out.

@@ -226,6 +226,35 @@ describe("MemoryBus", () => {
       });
     }
 
+    test("a job left unsettled by a consumer that stopped is delivered to the next one when its ack wait has passed", async () => {
+      const { bus, clock, cleanup } = await sqliteBus();
+      try {
+        const first: number[] = [];
+        const consumer = await bus.consume(
+          "orphaned",
+          async (job) => {
+            first.push(job.deliveryCount); // returns without settling
+          },
+          { ackWaitMs: 60_000 },
+        );
+        await bus.enqueue("orphaned", encode("x"));
+        await waitFor(() => first.length === 1, 1_000, "the first delivery");
+        await consumer.stop(); // its wake goes with it
+        const next: number[] = [];
+        await bus.consume("orphaned", async (job) => {
+          next.push(job.deliveryCount);
+          await job.ack();
+        });
+        await clock.advance(59_999);
+        expect(next).toEqual([]);
+        await clock.advance(1);
+        await waitFor(() => next.length === 1, 1_000, "the redelivery to the next consumer");
+        expect(next).toEqual([2]);
+      } finally {
+        await cleanup();
+      }
+    });
+
     test("a job reserved for a consumer that stops before the commit waits for the next consumer", async () => {
       const { bus, cleanup } = await sqliteBus();
       try {

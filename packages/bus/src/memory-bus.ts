@@ -99,7 +99,7 @@ export class MemoryBus implements Bus {
     }
     if (taker && result.claimed) dispatcher?.handOff(taker, result.claimed, now);
     else if (taker) taker.unreserve();
-    else if (!result.duplicate) dispatcher?.queued();
+    else if (!result.duplicate) dispatcher?.jobAvailable();
     return { duplicate: result.duplicate };
   }
 

@@ -29,9 +29,10 @@ export class QueueDispatcher {
   private pumpQueued = false;
   /**
    * Whether the store may hold jobs available now that no pump has taken yet. Cleared by a pump that
-   * found fewer than it had room for; set by every job stored unclaimed and by every wake. While it is
-   * clear, a new job may skip the queue's claim and go straight to a consumer (`reserve`), without
-   * overtaking any job that was waiting.
+   * found fewer than it had room for; set by every job stored unclaimed or released and by every
+   * wake (delayed and leased jobs fall due then). While it is clear, a pump has nothing to claim and
+   * makes no query, and a new job may skip the queue's claim and go straight to a consumer
+   * (`reserve`), without overtaking any job that was waiting.
    */
   private backlog = true;
 
@@ -43,7 +44,8 @@ export class QueueDispatcher {
   add(handler: (job: Job) => Promise<void>, options: ConsumeOptions): LocalConsumer {
     const consumer = new LocalConsumer(this, this.ctx, handler, options);
     this.consumers.push(consumer);
-    this.pump();
+    // A first look at the store: jobs left from before, or leased by a consumer that went away (its wake went with it).
+    this.jobAvailable(true);
     return consumer;
   }
 
@@ -59,6 +61,8 @@ export class QueueDispatcher {
       this.pumpAgain = true;
       return;
     }
+    // Nothing available: the finishing handlers of a busy queue ask here for every job they settle.
+    if (!this.backlog) return;
     this.pumping = true;
     try {
       do {
@@ -105,10 +109,11 @@ export class QueueDispatcher {
     this.wakeBy(now + consumer.ackWaitMs, now);
   }
 
-  /** A job was stored unclaimed: it waits for a pump. */
-  queued(): void {
+  /** A job was stored unclaimed or released: a pump takes it, once the current work is done or, with `now`, at once. */
+  jobAvailable(now = false): void {
     this.backlog = true;
-    this.pumpSoon();
+    if (now) this.pump();
+    else this.pumpSoon();
   }
 
   cancelWake(): void {
@@ -251,7 +256,7 @@ export class LocalConsumer implements Subscription {
         error: err,
       });
     }
-    this.dispatcher.pumpSoon();
+    this.dispatcher.jobAvailable();
   }
 
   private run(stored: StoredJob): void {
@@ -327,7 +332,7 @@ class LocalJob implements Job {
       return;
     }
     this.ctx.store.release(this.stored.id, this.stored.deliveries, this.ctx.clock.now() + Math.max(0, delayMs));
-    this.dispatcher.pump();
+    this.dispatcher.jobAvailable(true);
   }
 
   async term(): Promise<void> {
