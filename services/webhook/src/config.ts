@@ -72,7 +72,7 @@ export const webhookConfigSchema = z.object({
   retryAfterMax: duration("1h"),
   disableAfter: duration("5d"),
   deliveryConcurrency: z.coerce.number().int().min(1).max(1024).default(32),
-  inboundConcurrency: z.coerce.number().int().min(1).max(256).default(8),
+  inboundConcurrency: z.coerce.number().int().min(1).max(256).default(32),
   dedupRetention: duration("31d"),
   messageRetention: duration("31d"),
   sweepInterval: duration("60s"),
