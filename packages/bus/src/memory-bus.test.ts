@@ -255,6 +255,37 @@ describe("MemoryBus", () => {
       }
     });
 
+    test("a job reserved when the bus closes is stored and waits for the next start; the closed file is not touched again", async () => {
+      const dir = await mkdtemp(join(tmpdir(), "junction-bus-"));
+      const path = join(dir, "bus.sqlite");
+      try {
+        const db = openDatabase(path);
+        const bus = new MemoryBus(db, { logger: memoryLogger() });
+        await bus.consume("closing", async (job) => {
+          await job.ack();
+        });
+        const enqueued = bus.enqueue("closing", encode("x")); // reserves the free slot
+        await bus.close(); // commits the job
+        db.close();
+        await enqueued;
+        for (let turn = 0; turn < 2; turn++) await new Promise((resolve) => setImmediate(resolve));
+
+        const reopenedDb = openDatabase(path);
+        const reopened = new MemoryBus(reopenedDb, { logger: memoryLogger() });
+        const got: string[] = [];
+        await reopened.consume("closing", async (job) => {
+          got.push(decode(job.data));
+          await job.ack();
+        });
+        await waitFor(() => got.length === 1, 1_000, "the job after the restart");
+        expect(got).toEqual(["x"]);
+        await reopened.close();
+        reopenedDb.close();
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    });
+
     test("a job reserved for a consumer that stops before the commit waits for the next consumer", async () => {
       const { bus, cleanup } = await sqliteBus();
       try {

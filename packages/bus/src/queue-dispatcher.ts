@@ -62,7 +62,8 @@ export class QueueDispatcher {
       return;
     }
     // Nothing available: the finishing handlers of a busy queue ask here for every job they settle.
-    if (!this.backlog) return;
+    // No consumer: nobody to give a job to (and after the bus closed, a store that may be closed too).
+    if (!this.backlog || this.consumers.length === 0) return;
     this.pumping = true;
     try {
       do {
