@@ -13,6 +13,12 @@ export interface StoredJob {
   deliveries: number;
 }
 
+/** What `JobStore.insert` did: nothing for a duplicate; with a lease, the job as a claim would return it. */
+export interface InsertResult {
+  duplicate: boolean;
+  claimed?: StoredJob;
+}
+
 export interface JobStore {
   /**
    * Adds a job unless `msgId` was seen on this queue within the de-duplication window. With `leaseMs`
@@ -20,13 +26,7 @@ export interface JobStore {
    * `now + leaseMs`), and returned as `claimed`: for a consumer with a free slot, which then needs no
    * claim of its own.
    */
-  insert(
-    queue: string,
-    data: Uint8Array,
-    msgId: string | undefined,
-    now: number,
-    leaseMs?: number,
-  ): { duplicate: boolean; claimed?: StoredJob };
+  insert(queue: string, data: Uint8Array, msgId: string | undefined, now: number, leaseMs?: number): InsertResult;
   /** Takes the oldest job available at `now`, counting a delivery and leasing it until `now + leaseMs`. */
   claim(queue: string, now: number, leaseMs: number): StoredJob | undefined;
   /** When the next job of the queue (leased or waiting) becomes available, if it has any. */

@@ -3,7 +3,7 @@ import { type Clock, createLogger, type Logger, systemClock } from "@junction/pl
 import type { Bus, BusMessage, ConsumeOptions, EnqueueOptions, Job, SubscribeOptions, Subscription } from "./bus.ts";
 import { DEFAULT_DEDUP_WINDOW_MS } from "./defaults.ts";
 import { GroupCommit } from "./group-commit.ts";
-import type { JobStore, StoredJob } from "./job-store.ts";
+import type { InsertResult, JobStore } from "./job-store.ts";
 import { MemoryJobStore } from "./memory-job-store.ts";
 import { type DispatcherContext, QueueDispatcher } from "./queue-dispatcher.ts";
 import { SqliteJobStore } from "./sqlite-job-store.ts";
@@ -87,7 +87,7 @@ export class MemoryBus implements Bus {
     const dispatcher = this.dispatchers.get(queue);
     // A consumer with a free slot and nothing waiting before this job: stored claimed, handed over directly.
     const taker = dispatcher?.reserve();
-    let result: { duplicate: boolean; claimed?: StoredJob };
+    let result: InsertResult;
     try {
       // Group commit: resolves once the job is committed, together with the others of this turn.
       result = await this.ctx.writes.add(() =>

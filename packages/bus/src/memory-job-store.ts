@@ -1,4 +1,4 @@
-import type { JobStore, StoredJob } from "./job-store.ts";
+import type { InsertResult, JobStore, StoredJob } from "./job-store.ts";
 
 interface Entry extends StoredJob {
   availableAt: number;
@@ -18,13 +18,7 @@ export class MemoryJobStore implements JobStore {
 
   constructor(private readonly dedupWindowMs: number) {}
 
-  insert(
-    queue: string,
-    data: Uint8Array,
-    msgId: string | undefined,
-    now: number,
-    leaseMs?: number,
-  ): { duplicate: boolean; claimed?: StoredJob } {
+  insert(queue: string, data: Uint8Array, msgId: string | undefined, now: number, leaseMs?: number): InsertResult {
     this.sweep(now);
     if (msgId !== undefined) {
       const key = `${queue}\n${msgId}`;

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { migrate } from "@junction/platform";
 import type { Transactor } from "./group-commit.ts";
-import type { JobStore, StoredJob } from "./job-store.ts";
+import type { InsertResult, JobStore, StoredJob } from "./job-store.ts";
 
 // Append-only: never edit a shipped migration, add the next one.
 export const MIGRATIONS: readonly string[] = [
@@ -94,13 +94,7 @@ export class SqliteJobStore implements JobStore {
     };
   }
 
-  insert(
-    queue: string,
-    data: Uint8Array,
-    msgId: string | undefined,
-    now: number,
-    leaseMs?: number,
-  ): { duplicate: boolean; claimed?: StoredJob } {
+  insert(queue: string, data: Uint8Array, msgId: string | undefined, now: number, leaseMs?: number): InsertResult {
     this.sweep(now);
     const id = this.insertTx(queue, data, msgId, now, leaseMs);
     if (id === null) return { duplicate: true };
