@@ -19,6 +19,8 @@ export interface DispatcherContext {
 /**
  * Hands one queue's jobs to its consumers in this process: each job to one consumer at a time, in
  * turn among those with a free slot, and wakes itself when the next delayed or leased job falls due.
+ * Jobs waiting in the store are claimed (`pump`); a job enqueued while a consumer has a free slot and
+ * none waits is stored already claimed and handed over without a claim (`reserve`, `handOff`).
  */
 export class QueueDispatcher {
   private consumers: LocalConsumer[] = [];
