@@ -108,8 +108,7 @@ export class QueueDispatcher {
 
   /** Delivers a job stored claimed for `consumer`'s reserved slot; a wake covers its lease running out unsettled. */
   handOff(consumer: LocalConsumer, job: StoredJob, now: number): void {
-    consumer.deliverReserved(job);
-    this.wakeBy(now + consumer.ackWaitMs, now);
+    if (consumer.deliverReserved(job)) this.wakeBy(now + consumer.ackWaitMs, now);
   }
 
   /** A job was stored unclaimed or released: a pump takes it, once the current work is done or, with `now`, at once. */
@@ -243,11 +242,14 @@ export class LocalConsumer implements Subscription {
     this.run(stored);
   }
 
-  /** Runs the job stored claimed for a reserved slot; a stopped consumer makes it available again instead. */
-  deliverReserved(stored: StoredJob): void {
+  /**
+   * Runs the job stored claimed for a reserved slot (true); a stopped consumer makes it available again
+   * instead (false).
+   */
+  deliverReserved(stored: StoredJob): boolean {
     if (this.active) {
       this.run(stored);
-      return;
+      return true;
     }
     this.inFlight--;
     try {
@@ -260,6 +262,7 @@ export class LocalConsumer implements Subscription {
       });
     }
     this.dispatcher.jobAvailable();
+    return false;
   }
 
   private run(stored: StoredJob): void {
