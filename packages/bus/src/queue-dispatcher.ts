@@ -96,7 +96,7 @@ export class QueueDispatcher {
    * A free slot for a job about to be enqueued, when no job waits before it: the job is then stored
    * already claimed (JobStore.insert with the consumer's ack wait) and given to `handOff`, with no
    * claim of its own — one write less per job on the embedded default's hot path. Undefined when the
-   * job must queue: the enqueue then calls `queued`. A reserved slot is either handed a job or
+   * job must queue: the enqueue then calls `jobAvailable`. A reserved slot is either handed a job or
    * released with `unreserve`.
    */
   reserve(): LocalConsumer | undefined {
@@ -111,10 +111,10 @@ export class QueueDispatcher {
     if (consumer.deliverReserved(job)) this.wakeBy(now + consumer.ackWaitMs, now);
   }
 
-  /** A job was stored unclaimed or released: a pump takes it, once the current work is done or, with `now`, at once. */
-  jobAvailable(now = false): void {
+  /** A job was stored unclaimed or released: a pump takes it once the current work is done, or `immediately`. */
+  jobAvailable(immediately = false): void {
     this.backlog = true;
-    if (now) this.pump();
+    if (immediately) this.pump();
     else this.pumpSoon();
   }
 
