@@ -1,9 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { freePort } from "../support/free-port.ts";
-import { waitFor } from "../support/wait-for.ts";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
-import { ALICE, CALENDAR, CONNECTION, type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
+import { ALICE, CALENDAR, type ProxyHarness, proxyRequestLog, rawProxyGet, startProxyHarness } from "./proxy-kit.ts";
 
 let h: ProxyHarness;
 beforeAll(async () => {
@@ -170,17 +169,7 @@ describe("proxy: a caller that goes away", () => {
     try {
       await c.addUpstream("hangs", `http://127.0.0.1:${upstream.port}`);
       const socket = connect(c.junction.port, "127.0.0.1", () =>
-        socket.write(
-          [
-            "GET /proxy/wait HTTP/1.1",
-            `host: 127.0.0.1:${c.junction.port}`,
-            `authorization: Bearer ${TEST_SECRET_KEY}`,
-            "provider-config-key: hangs",
-            `connection-id: ${CONNECTION}`,
-            "",
-            "",
-          ].join("\r\n"),
-        ),
+        socket.write(rawProxyGet(c.junction.port, "hangs", "/wait")),
       );
       await arrived.promise;
       socket.destroy();
@@ -188,10 +177,7 @@ describe("proxy: a caller that goes away", () => {
       const guard = setTimeout(() => left.reject(new Error("the upstream call outlived its caller by 3 s")), 3_000);
       const endedAt = await left.promise.finally(() => clearTimeout(guard));
       expect(endedAt - goneAt).toBeLessThan(2_000);
-      const log = await waitFor("the request's log line", () =>
-        c.junction.logLines.find((l) => l.includes('"msg":"request"') && l.includes("/proxy/wait")),
-      );
-      expect(JSON.parse(log)).toMatchObject({ status: 499 });
+      expect(await proxyRequestLog(c, "/wait")).toMatchObject({ status: 499 });
     } finally {
       upstream.stop(true);
     }

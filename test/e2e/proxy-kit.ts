@@ -5,6 +5,29 @@ import {
   startFakeUpstream,
 } from "../fake-upstream/index.ts";
 import { startTestJunction, TEST_SECRET_KEY, type TestJunction } from "../support/embedded-junction.ts";
+import { waitFor } from "../support/wait-for.ts";
+
+/** A raw `GET /proxy{path}` head for integration `key` and connection "alice", with the secret key. */
+export function rawProxyGet(port: number, key: string, path: string, extra: string[] = []): string {
+  return [
+    `GET /proxy${path} HTTP/1.1`,
+    `host: 127.0.0.1:${port}`,
+    `authorization: Bearer ${TEST_SECRET_KEY}`,
+    `provider-config-key: ${key}`,
+    `connection-id: ${CONNECTION}`,
+    ...extra,
+    "",
+    "",
+  ].join("\r\n");
+}
+
+/** The gateway's log line for the request to /proxy{path}, once it is written. */
+export async function proxyRequestLog(h: ProxyHarness, path: string): Promise<Record<string, unknown>> {
+  const line = await waitFor("the request's log line", () =>
+    h.junction.logLines.find((l) => l.includes('"msg":"request"') && l.includes(`/proxy${path}`)),
+  );
+  return JSON.parse(line);
+}
 
 /** The user whose tokens the fake upstream accepts. */
 export const ALICE = "alice@example.com";

@@ -2,6 +2,7 @@ import { JunctionError, type Logger } from "@junction/platform";
 import { Code } from "@connectrpc/connect";
 import type { DeadlineWatch } from "./deadline-watch.ts";
 import { proxyErrors } from "./proxy-errors.ts";
+import { readAhead, readsAhead } from "./read-ahead.ts";
 
 export interface UpstreamAttempt {
   url: string;
@@ -12,6 +13,8 @@ export interface UpstreamAttempt {
   timeoutMs: number;
   /** The caller's request: whether it has gone away is read only when the attempt failed. */
   caller: Request;
+  /** Whether a large answer may be read ahead (`readAhead`): not when it is decompressed or tapped. */
+  readAhead: boolean;
 }
 
 /** The caller went away; nobody is left to answer (499 in the access log). */
@@ -21,9 +24,9 @@ export const clientGone = () =>
 /**
  * One upstream attempt, resolved when the response headers arrive. Redirects are handed to the
  * caller, never followed: following one would carry the connection's token to wherever it points.
- * The timeout covers the wait for the headers; a caller that leaves meanwhile ends the wait within
- * the deadline watch's sweep (~0.1–0.2 s). The body then streams at the caller's pace (a caller that
- * leaves cancels it). Throws 504 `upstream_timeout`, 502 `upstream_unreachable` (naming the host,
+ * The timeout covers the wait for the headers (and, for a 2xx answer read ahead, for its first
+ * chunks); a caller that leaves meanwhile ends the wait within the deadline watch's sweep
+ * (~0.1–0.2 s). The body then streams at the caller's pace (a caller that leaves cancels it). Throws 504 `upstream_timeout`, 502 `upstream_unreachable` (naming the host,
  * never the path or query), or `client_closed_request`.
  */
 export async function callUpstream(
@@ -34,7 +37,7 @@ export async function callUpstream(
   const controller = new AbortController();
   const deadline = deadlines.watch(controller, attempt.timeoutMs, attempt.caller);
   try {
-    return await fetch(attempt.url, {
+    const res = await fetch(attempt.url, {
       method: attempt.method,
       headers: attempt.headers,
       body: attempt.body,
@@ -43,6 +46,7 @@ export async function callUpstream(
       decompress: attempt.decompress,
       duplex: "half",
     } as RequestInit);
+    return attempt.readAhead && readsAhead(res, attempt.method) ? await readAhead(res) : res;
   } catch (err) {
     const host = hostOf(attempt.url);
     if (deadline.timedOut()) {

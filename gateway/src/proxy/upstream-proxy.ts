@@ -97,6 +97,7 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
             decompress: controls.decompress,
             timeoutMs: resolved.policy.upstreamTimeoutMs,
             caller: req,
+            readAhead: !controls.decompress && channelCall === undefined,
           },
           deadlines,
           ctx.logger,

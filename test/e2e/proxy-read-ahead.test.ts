@@ -1,0 +1,194 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { connect, createServer, type Socket } from "node:net";
+import { type ProxyHarness, proxyRequestLog, rawProxyGet, startProxyHarness } from "./proxy-kit.ts";
+
+/**
+ * 2xx answers of a known length between 16 KiB and 1 MiB are read ahead before Junction answers
+ * (gateway/src/proxy/read-ahead.ts). What that path must keep: every byte, status and header, one
+ * framing, an error (never a clean shorter body) when the upstream breaks off, and the upstream
+ * timeout and the caller's departure while it waits for the first chunks.
+ */
+
+const pattern = (n: number) => Uint8Array.from({ length: n }, (_, i) => (i * 7 + 3) % 251);
+
+/** A local upstream written byte by byte: `script` runs on each connection once the request head is in. */
+async function rawUpstream(script: (socket: Socket) => void | Promise<void>) {
+  const closed = Promise.withResolvers<void>();
+  const server = createServer((socket) => {
+    let head = "";
+    socket.on("close", () => closed.resolve());
+    socket.on("error", () => {});
+    const onData = (chunk: Buffer) => {
+      head += chunk.toString("latin1");
+      if (!head.includes("\r\n\r\n")) return;
+      socket.off("data", onData);
+      void script(socket);
+    };
+    socket.on("data", onData);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, closed: closed.promise, stop: () => server.close() };
+}
+
+/** The raw answer to a GET of /proxy{path} for integration `key`: its head's lines and its body bytes. */
+function rawAnswer(port: number, key: string, path: string): Promise<{ head: string[]; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    const socket = connect(port, "127.0.0.1", () => socket.write(rawProxyGet(port, key, path, ["connection: close"])));
+    const chunks: Buffer[] = [];
+    socket.on("data", (c: Buffer) => chunks.push(c));
+    socket.on("error", reject);
+    socket.on("end", () => {
+      const all = Buffer.concat(chunks);
+      const split = all.indexOf("\r\n\r\n");
+      resolve({ head: all.subarray(0, split).toString("latin1").split("\r\n"), body: all.subarray(split + 4) });
+    });
+  });
+}
+
+function dechunk(body: Buffer): Buffer {
+  const parts: Buffer[] = [];
+  let at = 0;
+  for (;;) {
+    const eol = body.indexOf("\r\n", at);
+    const size = Number.parseInt(body.subarray(at, eol).toString("latin1"), 16);
+    if (size === 0) return Buffer.concat(parts);
+    parts.push(body.subarray(eol + 2, eol + 2 + size));
+    at = eol + 2 + size + 2;
+  }
+}
+
+let h: ProxyHarness;
+beforeAll(async () => {
+  h = await startProxyHarness({ env: { JUNCTION_PROXY_UPSTREAM_TIMEOUT_MS: "400" } });
+});
+afterAll(async () => {
+  await h.close();
+});
+
+describe("proxy: answers of 16 KiB to 1 MiB, read ahead", () => {
+  test("a 200 KB answer comes back byte for byte, with its status, headers, cookies and X-Request-Id", async () => {
+    const body = pattern(200_000);
+    const upstream = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch: () => {
+        const headers = new Headers({ "content-type": "application/octet-stream", etag: '"v1"', "x-upstream": "yes" });
+        headers.append("set-cookie", "a=1; Path=/");
+        headers.append("set-cookie", "b=2; Path=/");
+        return new Response(body, { status: 203, headers });
+      },
+    });
+    try {
+      await h.addUpstream("ahead-big", `http://127.0.0.1:${upstream.port}`);
+      const res = await h.proxy("GET", "/big", { headers: { "provider-config-key": "ahead-big" } });
+      expect(res.status).toBe(203);
+      expect(res.headers.get("etag")).toBe('"v1"');
+      expect(res.headers.get("x-upstream")).toBe("yes");
+      expect(res.headers.get("content-type")).toBe("application/octet-stream");
+      expect(res.headers.getSetCookie()).toEqual(["a=1; Path=/", "b=2; Path=/"]);
+      expect(res.headers.get("x-request-id")).toMatch(/^req_/);
+      expect(new Uint8Array(await res.arrayBuffer())).toEqual(body);
+    } finally {
+      upstream.stop(true);
+    }
+  });
+
+  test("one framing on the wire: a single Content-Length equal to the body, or chunked without one", async () => {
+    for (const size of [20 * 1024, 300_000]) {
+      const body = pattern(size);
+      const upstream = Bun.serve({ port: 0, hostname: "127.0.0.1", fetch: () => new Response(body) });
+      try {
+        const key = `ahead-framing-${size}`;
+        await h.addUpstream(key, `http://127.0.0.1:${upstream.port}`);
+        const { head, body: wire } = await rawAnswer(h.junction.port, key, "/f");
+        expect(head[0]).toBe("HTTP/1.1 200 OK");
+        const lengths = head.filter((l) => /^content-length:/i.test(l));
+        const chunked = head.some((l) => /^transfer-encoding:\s*chunked/i.test(l));
+        if (chunked) {
+          expect(lengths).toEqual([]);
+          expect(new Uint8Array(dechunk(wire))).toEqual(body);
+        } else {
+          expect(lengths.map((l) => l.split(":")[1]?.trim())).toEqual([String(size)]);
+          expect(new Uint8Array(wire)).toEqual(body);
+        }
+      } finally {
+        upstream.stop(true);
+      }
+    }
+  });
+
+  test("an upstream that breaks off mid-body: the caller never gets a clean, shorter body", async () => {
+    const upstream = await rawUpstream(async (socket) => {
+      socket.write("HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\ncontent-length: 300000\r\n\r\n");
+      for (let i = 0; i < 3; i++) {
+        socket.write(Buffer.from(pattern(64 * 1024)));
+        await Bun.sleep(20); // separate writes, so that Junction answers before the break
+      }
+      socket.destroy();
+    });
+    try {
+      await h.addUpstream("ahead-broken", upstream.url);
+      const res = await h.proxy("GET", "/broken", {
+        headers: { "provider-config-key": "ahead-broken", retries: "0" },
+      });
+      if (res.status === 200) {
+        // The answer had started: its body must end in an error, not look complete.
+        await expect(res.arrayBuffer()).rejects.toThrow();
+      } else {
+        // It broke before Junction answered: a gateway error with a code, no stack trace.
+        expect(res.status).toBe(502);
+        expect((await res.json()).error.code).toBe("upstream_unreachable");
+      }
+    } finally {
+      upstream.stop();
+    }
+  });
+
+  test("an upstream that stalls after its first bytes: 504 upstream_timeout, and its connection is closed", async () => {
+    const upstream = await rawUpstream((socket) => {
+      socket.write("HTTP/1.1 200 OK\r\ncontent-length: 100000\r\n\r\nfirst bytes");
+    });
+    try {
+      await h.addUpstream("ahead-stall", upstream.url);
+      const res = await h.proxy("GET", "/stall", { headers: { "provider-config-key": "ahead-stall", retries: "0" } });
+      expect(res.status).toBe(504);
+      expect((await res.json()).error.code).toBe("upstream_timeout");
+      await upstream.closed;
+    } finally {
+      upstream.stop();
+    }
+  });
+});
+
+describe("proxy: a caller that leaves while a large answer is read ahead", () => {
+  let c: ProxyHarness;
+  beforeAll(async () => {
+    c = await startProxyHarness(); // the default upstream timeout, 60 s
+  });
+  afterAll(async () => {
+    await c.close();
+  });
+
+  test("the upstream connection is closed within a fraction of a second, and the request logged as 499", async () => {
+    const arrived = Promise.withResolvers<void>();
+    const upstream = await rawUpstream((socket) => {
+      socket.write("HTTP/1.1 200 OK\r\ncontent-length: 100000\r\n\r\nfirst bytes");
+      arrived.resolve();
+    });
+    try {
+      await c.addUpstream("ahead-left", upstream.url);
+      const socket = connect(c.junction.port, "127.0.0.1", () =>
+        socket.write(rawProxyGet(c.junction.port, "ahead-left", "/left")),
+      );
+      await arrived.promise;
+      socket.destroy();
+      const goneAt = performance.now();
+      await upstream.closed;
+      expect(performance.now() - goneAt).toBeLessThan(2_000);
+      expect(await proxyRequestLog(c, "/left")).toMatchObject({ status: 499 });
+    } finally {
+      upstream.stop();
+    }
+  });
+});
