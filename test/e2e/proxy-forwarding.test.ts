@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
-import { ALICE, CONNECTION, MAIL, type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
+import { ALICE, MAIL, type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
 
 let h: ProxyHarness;
 beforeAll(async () => {

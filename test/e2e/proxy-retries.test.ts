@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { ALICE, CONNECTION, type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
+import { ALICE, type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
 
 let h: ProxyHarness;
 let keySeq = 0;
