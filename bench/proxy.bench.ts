@@ -8,7 +8,7 @@
  * and the ratios to the bare proxy. Junction runs as in production: secret-key auth, every path and
  * header check, the resolve cache with the refresh rule, request logs at the default level.
  * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (3), BENCH_WARMUP_SECONDS (1), BENCH_CONCURRENCY
- * (1,16,64), BENCH_TOPOLOGIES (embedded,distributed), BENCH_PAYLOADS (small,100k), BENCH_NO_INSTALL=1
+ * (1,16,64), BENCH_TOPOLOGIES (embedded,distributed), BENCH_PAYLOADS (small,100k; also 16k), BENCH_NO_INSTALL=1
  * (never apt-get wrk), BENCH_BREAKDOWN=1 (also measure Junction without parts of its request pipeline, to
  * show where the CPU goes: bench/support/breakdown-server.ts), BENCH_COMPARE_ROOT=<checkout> (also the embedded
  * topology of another checkout, e.g. the code before a change, in the same rounds: "compared").
@@ -35,8 +35,9 @@ const CONCURRENCY = (env.BENCH_CONCURRENCY ?? "1,16,64").split(",").map(Number);
 const TOPOLOGIES = (env.BENCH_TOPOLOGIES ?? "embedded,distributed").split(",");
 const PAYLOADS = [
   { name: "small JSON GET", path: "/proxy/small" },
+  { name: "16 KB GET", path: "/proxy/16k" },
   { name: "100 KB GET", path: "/proxy/100k" },
-].filter((p) => !env.BENCH_PAYLOADS || env.BENCH_PAYLOADS.split(",").some((w) => p.path.endsWith(w)));
+].filter((p) => (env.BENCH_PAYLOADS ?? "small,100k").split(",").some((w) => p.path.endsWith(`/${w}`)));
 
 const log = (line: string) => process.stdout.write(`${line}\n`);
 const pinning = choosePinning();

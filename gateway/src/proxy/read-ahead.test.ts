@@ -25,7 +25,7 @@ describe("readsAhead", () => {
       headers: length === undefined ? {} : { "content-length": String(length) },
     });
 
-  test("2xx answers of a known length above 16 KiB and up to 1 MiB", () => {
+  test("2xx answers of a known length above 14 KiB and up to 256 KiB", () => {
     expect(readsAhead(sized(READ_AHEAD_ABOVE_BYTES + 1), "GET")).toBe(true);
     expect(readsAhead(sized(READ_AHEAD_UP_TO_BYTES), "POST")).toBe(true);
     expect(readsAhead(sized(READ_AHEAD_ABOVE_BYTES), "GET")).toBe(false);
@@ -42,7 +42,7 @@ describe("readsAhead", () => {
 });
 
 describe("readAhead", () => {
-  test("a body that arrived whole is answered as bytes, with the upstream's status and headers", async () => {
+  test("a body that arrived whole: the upstream's status, headers and bytes, streamed", async () => {
     const { stream, controller } = fedBody();
     controller.enqueue(bytes(20_000, 1));
     controller.close();

@@ -1,16 +1,19 @@
 /**
  * Answers above this Content-Length are read ahead (see `readAhead`); smaller ones are passed on as
- * fetch gave them. Measured on Bun 1.4.5 (docs/benchmarks.md, "Proxy → Reading large answers ahead"):
- * at 4–12 KiB passing fetch's answer on is 10–20 % faster, at 16 KiB the two are even, from 24 KiB on
- * reading ahead is up to twice as fast.
+ * fetch gave them, which is faster for them (at 8–14 KiB by 30–60 %). Measured on Bun 1.4.5
+ * (docs/benchmarks.md, "Proxy → Answers above 14 KiB"): from 15 KiB on, an answer written after the
+ * request's first tick (a proxied one always is) costs Bun.serve about six times as much when it is
+ * bytes or fetch's own body (12 000 against 72 000 answers/s at 16 KiB, from a handler that answers
+ * after a setImmediate), and not when it is a direct stream.
  */
-export const READ_AHEAD_ABOVE_BYTES = 16 * 1024;
+export const READ_AHEAD_ABOVE_BYTES = 14 * 1024;
 /**
- * Larger answers are passed on as fetch gave them: their headers are a small share of their cost
- * (+5 % at 256 KiB), and read in JavaScript a 100 MB body raised the process's peak memory by ~25 MiB
- * (garbage chunks awaiting collection) against ~3 MiB when Bun pipes it.
+ * Larger answers are passed on as fetch gave them. Reading ahead gains less the larger the body (+5 %
+ * at 256 KiB), and every byte read in JavaScript is garbage until the next collection: under 64
+ * concurrent 100 KB answers the process's resident memory rose from ~80 to ~190 MiB and stayed there
+ * (~94 MiB passed on natively). A 100 MB body read in JavaScript raised the peak by ~25 MiB.
  */
-export const READ_AHEAD_UP_TO_BYTES = 1024 * 1024;
+export const READ_AHEAD_UP_TO_BYTES = 256 * 1024;
 
 /** Statuses that are never read ahead: no body (204, 205) or not the final answer (1xx). */
 const SUCCESS_WITH_BODY = (status: number) => status >= 200 && status < 300 && status !== 204 && status !== 205;
@@ -30,12 +33,15 @@ export function readsAhead(res: Response, method: string): boolean {
  * The upstream's answer with the first chunks of its body already received, then the rest streamed
  * through a Bun "direct" stream that waits for the caller to take each chunk (bounded memory).
  *
- * Why: Bun 1.4.5 writes the status line and headers of a streamed answer with one `send` per piece
- * (name, ": ", value, line end: four per header), then the body. An answer whose first chunks are at
- * hand when Bun starts writing goes out with its headers in one `send`: on a 100 KB answer this took
- * from ~16 system calls per request to ~3 and raised the proxy's throughput by a third. A body that
- * arrived whole is answered as bytes. Rejects if the upstream fails before the first two chunks (the
- * caller's deadline and abort apply, as for the headers).
+ * Why, on Bun 1.4.5: an answer of bytes or fetch's own body written outside the request's first tick
+ * is slow from ~15 KiB on (READ_AHEAD_ABOVE_BYTES), and Bun writes the status line and headers of
+ * fetch's streamed body with one `send` per piece (name, ": ", value, line end: four per header).
+ * A direct stream whose first chunks are at hand when Bun starts writing avoids both: its headers and
+ * first chunks go out in one `send` (on a 100 KB answer ~3 system calls per request instead of ~16).
+ * A body that arrived whole streams the same way: answered as bytes, it would be the slow case.
+ * Framing: Bun sends a direct stream chunked, without the upstream's Content-Length. Rejects if the
+ * upstream fails before the first two chunks (the caller's deadline and abort apply, as for the
+ * headers).
  */
 export async function readAhead(res: Response): Promise<Response> {
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
@@ -49,11 +55,8 @@ export async function readAhead(res: Response): Promise<Response> {
     reader.cancel().catch(() => {});
     throw err;
   }
-  const declared = Number(res.headers.get("content-length"));
-  if (first.done) return new Response(passOn(reader, []), init);
-  if (second.done && first.value.byteLength === declared)
-    return new Response(first.value as Uint8Array<ArrayBuffer>, init);
-  return new Response(passOn(reader, second.done ? [first.value] : [first.value, second.value]), init);
+  const received = first.done ? [] : second.done ? [first.value] : [first.value, second.value];
+  return new Response(passOn(reader, received), init);
 }
 
 const BROKE_OFF = "proxy: the upstream broke off before the end of the body; the caller's connection was closed";
