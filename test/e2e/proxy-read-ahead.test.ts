@@ -145,6 +145,30 @@ describe("proxy: answers of 14 KiB to 256 KiB, read ahead", () => {
     }
   });
 
+  test("an upstream that breaks off before its first chunks are in: 502 saying so, no stack trace, no path", async () => {
+    const upstream = await rawUpstream(async (socket) => {
+      socket.write("HTTP/1.1 200 OK\r\ncontent-length: 100000\r\n\r\nfirst bytes");
+      await Bun.sleep(20); // after Junction has the headers
+      socket.destroy();
+    });
+    try {
+      await h.addUpstream("ahead-cut", upstream.url);
+      const res = await h.proxy("GET", "/cut/secret-path", {
+        headers: { "provider-config-key": "ahead-cut", retries: "0" },
+      });
+      expect(res.status).toBe(502);
+      const text = await res.text();
+      expect(JSON.parse(text).error).toMatchObject({
+        code: "upstream_unreachable",
+        message: expect.stringContaining("broke off its answer"),
+      });
+      expect(text).not.toContain("secret-path");
+      expect(text).not.toMatch(/\bat \S+:\d+:\d+|\.ts:\d+/);
+    } finally {
+      upstream.stop();
+    }
+  });
+
   test("an upstream that stalls after its first bytes: 504 upstream_timeout, and its connection is closed", async () => {
     const upstream = await rawUpstream((socket) => {
       socket.write("HTTP/1.1 200 OK\r\ncontent-length: 100000\r\n\r\nfirst bytes");

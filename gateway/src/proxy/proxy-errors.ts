@@ -10,6 +10,13 @@ export const proxyErrors = {
       `The upstream ${host} could not be reached. Nothing was received from it.`,
       Code.Unavailable,
     ),
+  /** The upstream's answer broke off while its first chunks were read ahead (read-ahead.ts): 502, same code. */
+  brokeOff: (host: string) =>
+    new JunctionError(
+      "upstream_unreachable",
+      `The upstream ${host} broke off its answer before it could be passed on.`,
+      Code.Unavailable,
+    ),
   /** No response headers within the timeout: 504. */
   timeout: (host: string, ms: number) =>
     new JunctionError(

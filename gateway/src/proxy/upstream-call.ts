@@ -26,8 +26,9 @@ export const clientGone = () =>
  * caller, never followed: following one would carry the connection's token to wherever it points.
  * The timeout covers the wait for the headers (and, for a 2xx answer read ahead, for its first
  * chunks); a caller that leaves meanwhile ends the wait within the deadline watch's sweep
- * (~0.1–0.2 s). The body then streams at the caller's pace (a caller that leaves cancels it). Throws 504 `upstream_timeout`, 502 `upstream_unreachable` (naming the host,
- * never the path or query), or `client_closed_request`.
+ * (~0.1–0.2 s). The body then streams at the caller's pace (a caller that leaves cancels it).
+ * Throws 504 `upstream_timeout`, 502 `upstream_unreachable` (naming the host, never the path or
+ * query; also when an answer broke off while read ahead), or `client_closed_request`.
  */
 export async function callUpstream(
   attempt: UpstreamAttempt,
@@ -36,8 +37,9 @@ export async function callUpstream(
 ): Promise<Response> {
   const controller = new AbortController();
   const deadline = deadlines.watch(controller, attempt.timeoutMs, attempt.caller);
+  let res: Response | undefined;
   try {
-    const res = await fetch(attempt.url, {
+    res = await fetch(attempt.url, {
       method: attempt.method,
       headers: attempt.headers,
       body: attempt.body,
@@ -54,6 +56,10 @@ export async function callUpstream(
       throw proxyErrors.timeout(host, attempt.timeoutMs);
     }
     if (attempt.caller.signal.aborted) throw clientGone();
+    if (res !== undefined) {
+      logger.warn("upstream broke off its answer", { host, error: errorCode(err) });
+      throw proxyErrors.brokeOff(host);
+    }
     logger.warn("upstream unreachable", { host, error: errorCode(err) });
     throw proxyErrors.unreachable(host);
   } finally {
