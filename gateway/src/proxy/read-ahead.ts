@@ -20,8 +20,9 @@ const SUCCESS_WITH_BODY = (status: number) => status >= 200 && status < 300 && s
 
 /**
  * Whether the upstream's answer to `method` is worth reading ahead: a 2xx body of a known length above
- * READ_AHEAD_ABOVE_BYTES and up to READ_AHEAD_UP_TO_BYTES. A body of unknown length may be an open-ended stream (server-sent events, a
- * long poll), whose first bytes may take long: it is passed on at once.
+ * READ_AHEAD_ABOVE_BYTES and up to READ_AHEAD_UP_TO_BYTES. A body of unknown length may be an
+ * open-ended stream (server-sent events, a long poll), whose first bytes may take long: it is passed on
+ * at once.
  */
 export function readsAhead(res: Response, method: string): boolean {
   if (method === "HEAD" || res.body === null || !SUCCESS_WITH_BODY(res.status)) return false;
@@ -63,30 +64,37 @@ const BROKE_OFF = "proxy: the upstream broke off before the end of the body; the
 
 /**
  * A direct stream writing `received`, then the rest of `reader`, each write awaited when the caller
- * is slower than the upstream. An upstream failure errors the stream, so the caller's connection ends
- * without the end of the body (never a clean, shorter body); a caller that leaves cancels the upstream.
+ * is slower than the upstream. An upstream failure ends the caller's connection without the end of the
+ * body (never a clean, shorter body); a caller that leaves cancels the upstream.
  */
 function passOn(reader: ReadableStreamDefaultReader<Uint8Array>, received: Uint8Array[]): ReadableStream<Uint8Array> {
   let held: Uint8Array[] | undefined = received;
   const source: Bun.DirectUnderlyingSource<Uint8Array> = {
     type: "direct",
     async pull(controller) {
+      const pass = async (chunk: Uint8Array) => {
+        const written = controller.write(chunk);
+        if (typeof written !== "number") await written;
+      };
       try {
-        for (const chunk of held ?? []) {
-          const written = controller.write(chunk);
-          if (typeof written !== "number") await written;
-        }
+        for (const chunk of held ?? []) await pass(chunk);
         held = undefined;
-        for (let next = await reader.read(); !next.done; next = await reader.read()) {
-          const written = controller.write(next.value);
-          if (typeof written !== "number") await written;
+        for (;;) {
+          let next: Awaited<ReturnType<typeof reader.read>>;
+          try {
+            next = await reader.read();
+          } catch {
+            // Closing with a reason cuts the caller's connection. A string: Bun prints the reason on
+            // stderr, where an Error or fetch's own would come with a stack trace and the upstream's path.
+            controller.close(BROKE_OFF as unknown as Error);
+            return;
+          }
+          if (next.done) break;
+          await pass(next.value);
         }
       } catch {
+        // A write failed: the caller is gone. Nothing is left to answer; the upstream is let go below.
         reader.cancel().catch(() => {});
-        // Closing with a reason ends the caller's connection without the body's end. A string: Bun
-        // prints the reason on stderr, and an Error or the fetch error would come with a stack trace
-        // and the upstream's path.
-        controller.close(BROKE_OFF as unknown as Error);
         return;
       }
       controller.close();
