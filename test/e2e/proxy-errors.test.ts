@@ -2,7 +2,15 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { freePort } from "../support/free-port.ts";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
-import { ALICE, CALENDAR, type ProxyHarness, proxyRequestLog, rawProxyGet, startProxyHarness } from "./proxy-kit.ts";
+import {
+  ALICE,
+  CALENDAR,
+  type ProxyHarness,
+  proxyRequestLog,
+  rawProxyGet,
+  rawUpstream,
+  startProxyHarness,
+} from "./proxy-kit.ts";
 
 let h: ProxyHarness;
 beforeAll(async () => {
@@ -180,6 +188,28 @@ describe("proxy: a caller that goes away", () => {
       expect(await proxyRequestLog(c, "/wait")).toMatchObject({ status: 499 });
     } finally {
       upstream.stop(true);
+    }
+  });
+
+  test("while a large answer is read ahead: the upstream connection is closed within a fraction of a second, and the request logged as 499", async () => {
+    const arrived = Promise.withResolvers<void>();
+    const upstream = await rawUpstream((socket) => {
+      socket.write("HTTP/1.1 200 OK\r\ncontent-length: 100000\r\n\r\nfirst bytes");
+      arrived.resolve();
+    });
+    try {
+      await c.addUpstream("ahead-left", upstream.url);
+      const socket = connect(c.junction.port, "127.0.0.1", () =>
+        socket.write(rawProxyGet(c.junction.port, "ahead-left", "/left")),
+      );
+      await arrived.promise;
+      socket.destroy();
+      const goneAt = performance.now();
+      await upstream.closed;
+      expect(performance.now() - goneAt).toBeLessThan(2_000);
+      expect(await proxyRequestLog(c, "/left")).toMatchObject({ status: 499 });
+    } finally {
+      upstream.stop();
     }
   });
 });

@@ -6,6 +6,7 @@ import {
 } from "../fake-upstream/index.ts";
 import { startTestJunction, TEST_SECRET_KEY, type TestJunction } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { createServer, type Socket } from "node:net";
 
 /** A raw `GET /proxy{path}` head for integration `key` and connection "alice", with the secret key. */
 export function rawProxyGet(port: number, key: string, path: string, extra: string[] = []): string {
@@ -27,6 +28,26 @@ export async function proxyRequestLog(h: ProxyHarness, path: string): Promise<Re
     h.junction.logLines.find((l) => l.includes('"msg":"request"') && l.includes(`/proxy${path}`)),
   );
   return JSON.parse(line);
+}
+
+/** A local upstream written byte by byte: `script` runs on each connection once the request head is in. */
+export async function rawUpstream(script: (socket: Socket) => void | Promise<void>) {
+  const closed = Promise.withResolvers<void>();
+  const server = createServer((socket) => {
+    let head = "";
+    socket.on("close", () => closed.resolve());
+    socket.on("error", () => {});
+    const onData = (chunk: Buffer) => {
+      head += chunk.toString("latin1");
+      if (!head.includes("\r\n\r\n")) return;
+      socket.off("data", onData);
+      void script(socket);
+    };
+    socket.on("data", onData);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, closed: closed.promise, stop: () => server.close() };
 }
 
 /** The user whose tokens the fake upstream accepts. */
