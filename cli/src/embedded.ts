@@ -198,7 +198,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     clients,
     baseUrl,
     logger: logger.child({ component: "gateway" }),
-    now: () => clock.now(),
+    clock,
   });
   fetchImpl = gateway.fetch;
 

@@ -1,4 +1,4 @@
-import { createLogger, type Logger, newId } from "@junction/platform";
+import { type Clock, createLogger, type Logger, newId, systemClock } from "@junction/platform";
 import type { GatewayClients } from "./clients.ts";
 import { errorResponse, toErrorResponse } from "./http/error-response.ts";
 import { Authenticator } from "./middleware/authenticate.ts";
@@ -24,7 +24,8 @@ export interface GatewayDeps {
   /** {base_url} of the spec. */
   baseUrl: string;
   logger?: Logger;
-  now?: () => number;
+  /** Time: token expiry, cache ages, the proxy's waits between retries (a manual clock in tests). */
+  clock?: Clock;
   /** Extra routes (later capabilities register theirs here). */
   routes?: Route[];
 }
@@ -39,7 +40,9 @@ const REQUEST_ID_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 /** The HTTP gateway: request ids, logs, auth, routing and the one error body around every route. */
 export function createGateway(deps: GatewayDeps): Gateway {
   const logger = deps.logger ?? createLogger({ base: { component: "gateway" } });
-  const authenticator = new Authenticator(deps.clients, deps.now);
+  const clock = deps.clock ?? systemClock;
+  const now = () => clock.now();
+  const authenticator = new Authenticator(deps.clients, now);
   const router = new Router().add(
     ...healthRoutes(),
     ...providerRoutes(),
@@ -49,12 +52,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...secretKeyRoutes(authenticator),
     ...webhookSettingsRoutes(),
     ...oauthRoutes(),
-    ...proxyRoutes({ now: () => (deps.now ?? Date.now)() }),
+    ...proxyRoutes({ clock }),
     ...inboundWebhookRoutes(),
     ...deliveryRoutes(),
     ...scriptRoutes(),
     ...channelRoutes(),
-    ...dashboardRoutes({ router: () => router, now: deps.now }),
+    ...dashboardRoutes({ router: () => router, now }),
     ...(deps.routes ?? []),
   );
 

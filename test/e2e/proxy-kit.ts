@@ -7,6 +7,7 @@ import {
 import { startTestJunction, TEST_SECRET_KEY, type TestJunction } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { createServer, type Socket } from "node:net";
+import type { Clock } from "@junction/platform";
 
 /** A raw `GET /proxy{path}` head for integration `key` and connection "alice", with the secret key. */
 export function rawProxyGet(port: number, key: string, path: string, extra: string[] = []): string {
@@ -83,13 +84,13 @@ export interface ProxyHarness {
  * issued (no consent flow).
  */
 export async function startProxyHarness(
-  options: { env?: Record<string, string>; fake?: FakeUpstreamOptions; tokenTtlSeconds?: number } = {},
+  options: { env?: Record<string, string>; fake?: FakeUpstreamOptions; tokenTtlSeconds?: number; clock?: Clock } = {},
 ): Promise<ProxyHarness> {
   const fake = await startFakeUpstream({
     clients: [{ clientId: "cid", clientSecret: "client-secret-1" }],
     ...options.fake,
   });
-  const junction = await startTestJunction({ env: options.env });
+  const junction = await startTestJunction({ env: options.env, clock: options.clock });
   const tokens = fake.issueTokens({
     email: ALICE,
     clientId: "cid",
@@ -114,7 +115,7 @@ export async function startProxyHarness(
         type: "OAUTH2",
         access_token: tokens.accessToken,
         refresh_token: tokens.refreshToken,
-        expires_at: Date.now() + tokens.expiresIn * 1000,
+        expires_at: (options.clock?.now() ?? Date.now()) + tokens.expiresIn * 1000,
       },
     });
     if (connection.status >= 300) throw new Error(`connection: ${connection.text}`);

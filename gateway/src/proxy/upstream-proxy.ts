@@ -1,4 +1,4 @@
-import type { Logger } from "@junction/platform";
+import { type Clock, type Logger, systemClock } from "@junction/platform";
 import type { GatewayClients } from "../clients.ts";
 import type { RouteContext } from "../router.ts";
 import { checkBaseUrlOverride } from "./base-url-override.ts";
@@ -16,8 +16,11 @@ import { upstreamTarget } from "./upstream-path.ts";
 import { parseBase, upstreamUrl } from "./upstream-url.ts";
 
 export interface UpstreamProxyOptions {
-  /** Clock for the resolve cache and Retry-After dates (the proxy service's clock in one process). */
-  now?: () => number;
+  /**
+   * Clock for the resolve cache, Retry-After dates and the waits between attempts (the proxy service's
+   * clock in one process). The upstream timeout is not on it: it is the wait for an answer in real time.
+   */
+  clock?: Clock;
   /** DNS for Base-Url-Override checks. */
   lookup?: HostLookup;
   /** Jitter source. */
@@ -33,7 +36,8 @@ const BODILESS_STATUS = new Set([204, 205, 304]);
  * retrying as the caller and the policy allow, and refreshing the token once after a 401.
  */
 export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: RouteContext) => Promise<Response> {
-  const now = options.now ?? Date.now;
+  const clock = options.clock ?? systemClock;
+  const now = () => clock.now();
   const lookup = options.lookup ?? dnsLookup;
   const random = options.random ?? Math.random;
   const deadlines = new DeadlineWatch();
@@ -107,7 +111,7 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
         // resolves again instead of reusing the cached answer.
         if (isUpstreamFailure(err)) resolver.forget(key);
         if (!isUpstreamFailure(err) || attempt >= budget || !isReplayable(body)) throw err;
-        await pause(backoffDelay(attempt, resolved.policy, random), req.signal);
+        await pause(clock, backoffDelay(attempt, resolved.policy, random), req.signal);
         attempt++;
         continue;
       }
@@ -128,7 +132,7 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
           backoffDelay(attempt, resolved.policy, random);
         ctx.logger.info("retrying upstream", { requestId: ctx.requestId, status: res.status, attempt, waitMs: wait });
         await discard(res);
-        await pause(wait, req.signal);
+        await pause(clock, wait, req.signal);
         attempt++;
         continue;
       }
@@ -197,15 +201,15 @@ async function discard(res: Response): Promise<void> {
   }
 }
 
-/** Waits between attempts; gives up when the caller goes away. */
-function pause(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits between attempts on `clock`; gives up when the caller goes away. */
+function pause(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
   if (signal.aborted) return Promise.reject(clientGone());
   return new Promise((resolve, reject) => {
     const onAbort = () => {
-      clearTimeout(timer);
+      timer.cancel();
       reject(clientGone());
     };
-    const timer = setTimeout(() => {
+    const timer = clock.setTimer(() => {
       signal.removeEventListener("abort", onAbort);
       resolve();
     }, ms);

@@ -63,7 +63,7 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
     runtime,
     instanceId: deps.instanceId ?? `${hostname()}-${process.pid}-${randomToken(6)}`,
     limits,
-    proxy: createScriptProxy({ now: () => deps.clock.now() }),
+    proxy: createScriptProxy({ clock: deps.clock }),
   };
   const runner = new ScriptRunner(ctx);
   const syncs = new SyncRuns(ctx, runner);
