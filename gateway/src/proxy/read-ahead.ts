@@ -25,9 +25,11 @@ const SUCCESS_WITH_BODY = (status: number) => status >= 200 && status < 300 && s
  * at once.
  */
 export function readsAhead(res: Response, method: string): boolean {
-  if (method === "HEAD" || res.body === null || !SUCCESS_WITH_BODY(res.status)) return false;
+  if (method === "HEAD" || !SUCCESS_WITH_BODY(res.status)) return false;
   const length = Number(res.headers.get("content-length") ?? Number.NaN);
-  return length > READ_AHEAD_ABOVE_BYTES && length <= READ_AHEAD_UP_TO_BYTES;
+  // `res.body` last: on Bun, reading it makes a JavaScript stream of a body that would otherwise be
+  // piped natively (~6 % of the CPU of a small proxied call when it was read first, for every answer).
+  return length > READ_AHEAD_ABOVE_BYTES && length <= READ_AHEAD_UP_TO_BYTES && res.body !== null;
 }
 
 /**
