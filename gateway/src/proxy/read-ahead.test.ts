@@ -39,6 +39,27 @@ describe("readsAhead", () => {
     expect(readsAhead(sized(100_000, 404), "GET")).toBe(false);
     expect(readsAhead(sized(100_000, 503), "GET")).toBe(false);
   });
+
+  test("a small answer's body is never touched (on Bun, reading it makes a stream of a natively piped body)", () => {
+    let reads = 0;
+    const watched = (length: number | undefined) => {
+      const res = sized(length);
+      const body = res.body;
+      Object.defineProperty(res, "body", {
+        get: () => {
+          reads++;
+          return body;
+        },
+      });
+      return res;
+    };
+    expect(readsAhead(watched(64), "GET")).toBe(false);
+    expect(readsAhead(watched(undefined), "GET")).toBe(false);
+    expect(readsAhead(watched(READ_AHEAD_UP_TO_BYTES + 1), "GET")).toBe(false);
+    expect(reads).toBe(0);
+    expect(readsAhead(watched(20_000), "GET")).toBe(true);
+    expect(reads).toBe(1);
+  });
 });
 
 describe("readAhead", () => {
