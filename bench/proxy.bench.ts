@@ -11,7 +11,9 @@
  * (1,16,64), BENCH_TOPOLOGIES (embedded,distributed), BENCH_PAYLOADS (small,100k; also 16k), BENCH_NO_INSTALL=1
  * (never apt-get wrk), BENCH_BREAKDOWN=1 (also measure Junction without parts of its request pipeline, to
  * show where the CPU goes: bench/support/breakdown-server.ts), BENCH_COMPARE_ROOT=<checkout> (also the embedded
- * topology of another checkout, e.g. the code before a change, in the same rounds: "compared").
+ * topology of another checkout, e.g. the code before a change, in the same rounds: "compared"), BENCH_FLOOR=0
+ * (leave out the floor: the smallest proxy doing the issue's per-request checks, in its own process,
+ * bench/support/minimal-checked-proxy.ts; what any proxy that checks what Junction must check costs at least).
  */
 import { loadavg } from "node:os";
 import { chooseLoadGenerator, type LoadResult } from "./support/load-generator.ts";
@@ -23,6 +25,7 @@ import {
   startBreakdown,
   startDistributed,
   startEmbedded,
+  startFloor,
   startUpstream,
   type Target,
 } from "./support/topologies.ts";
@@ -49,6 +52,7 @@ const upstream = await startUpstream(pinning);
 const targets: Target[] = [await startBareProxy(pinning, upstream.url)];
 try {
   if (TOPOLOGIES.includes("embedded")) targets.push(await startEmbedded(pinning, upstream.url));
+  if (env.BENCH_FLOOR !== "0") targets.push(await startFloor(pinning, upstream.url));
   if (env.BENCH_COMPARE_ROOT) {
     targets.push(await startEmbedded(pinning, upstream.url, { root: env.BENCH_COMPARE_ROOT, name: "compared" }));
   }
@@ -57,6 +61,7 @@ try {
     targets.push(await startBreakdown(pinning, upstream.url, "handler-only"));
     targets.push(await startBreakdown(pinning, upstream.url, "handler-request-id"));
     targets.push(await startBreakdown(pinning, upstream.url, "gateway-no-log"));
+    targets.push(await startBreakdown(pinning, upstream.url, "floor-in-junction"));
   }
   await checkSameAnswers(targets);
 
@@ -140,11 +145,13 @@ try {
     );
   }
 
-  if (targets.some((t) => t.name === "embedded") && CONCURRENCY.includes(64)) {
-    log("\n## Targets (embedded, c=64)\n");
+  for (const name of ["embedded", "floor"].filter((n) => targets.some((t) => t.name === n))) {
+    if (!CONCURRENCY.includes(64)) break;
+    // The floor is measured against the same targets: what any proxy doing the issue's checks reaches here.
+    log(`\n## Targets (${name === "embedded" ? "embedded" : "for reference: the floor"}, c=64)\n`);
     for (const p of PAYLOADS) {
       const b = med("bare", p.name, 64);
-      const j = med("embedded", p.name, 64);
+      const j = med(name, p.name, 64);
       const tput = j.rps / b.rps;
       const tail = j.p99 / b.p99;
       log(
@@ -155,9 +162,15 @@ try {
   if (env.BENCH_BREAKDOWN === "1") {
     // Where Junction's CPU per request goes, layer by layer, at the highest concurrency measured.
     const c = Math.max(...CONCURRENCY);
-    const layers = ["bare", "handler-only", "handler-request-id", "gateway-no-log", "embedded"].filter((n) =>
-      targets.some((t) => t.name === n),
-    );
+    const layers = [
+      "bare",
+      "floor",
+      "floor-in-junction",
+      "handler-only",
+      "handler-request-id",
+      "gateway-no-log",
+      "embedded",
+    ].filter((n) => targets.some((t) => t.name === n));
     log(`\n## CPU µs per request by layer (c=${c})\n`);
     log(
       table(

@@ -6,6 +6,8 @@
  * handler-request-id: the same, plus the X-Request-Id response header the gateway adds (on Bun 1.4.5,
  *   any header added to fetch's response takes it off Bun's native body-piping path).
  * gateway-no-log: the whole gateway, with its request log discarded in the process.
+ * floor-in-junction: not Junction's handler but the floor's (bench/support/minimal-checked-proxy.ts),
+ *   served by this process with Junction's services started beside it: what the process alone costs.
  * Not a way to run Junction: the handler-only server checks no secret key.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -14,8 +16,10 @@ import { join } from "node:path";
 import { startEmbedded } from "@junction/cli";
 import { createLogger } from "@junction/platform";
 import { createGateway } from "../../gateway/src/gateway.ts";
+import { plainRequestTarget } from "../../gateway/src/http/request-target.ts";
 import { createUpstreamProxy } from "../../gateway/src/proxy/upstream-proxy.ts";
-import { addConnection, SECRET_KEY } from "./topologies.ts";
+import { minimalCheckedProxy } from "./minimal-checked-proxy.ts";
+import { addConnection, CONNECTION, INTEGRATION, SECRET_KEY } from "./topologies.ts";
 
 const [port, upstream, mode] = [Number(process.argv[2]), process.argv[3] as string, process.argv[4]];
 const discard = createLogger({ sink: () => {} });
@@ -36,7 +40,11 @@ if (mode === "handler-only" || mode === "handler-request-id") {
   fetchHandler = async (req) => {
     const res = await handler({
       req,
-      url: new URL(req.url),
+      // As the gateway does it: the path and query read without a URL object, parsed only if needed.
+      target: plainRequestTarget(req.url),
+      get url() {
+        return new URL(req.url);
+      },
       params: {},
       requestId: "req_bench",
       environmentId,
@@ -47,6 +55,8 @@ if (mode === "handler-only" || mode === "handler-request-id") {
     if (withId) res.headers.set("x-request-id", "req_bench");
     return res;
   };
+} else if (mode === "floor-in-junction") {
+  fetchHandler = minimalCheckedProxy(upstream, SECRET_KEY, INTEGRATION, CONNECTION);
 } else if (mode === "gateway-no-log") {
   fetchHandler = createGateway({ clients: junction.clients, baseUrl: junction.baseUrl, logger: discard }).fetch;
 } else {

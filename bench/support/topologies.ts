@@ -50,6 +50,28 @@ export async function startBareProxy(pinning: Pinning, upstreamUrl: string): Pro
   return { name: "bare", url, pids: [p.proc.pid], stop: p.stop };
 }
 
+/** The smallest proxy doing issue 4's per-request checks (bench/support/minimal-checked-proxy.ts). */
+export async function startFloor(pinning: Pinning, upstreamUrl: string): Promise<Target> {
+  const port = await freePort();
+  const p = startProcess(
+    "floor",
+    [
+      ...pinning.server,
+      "bun",
+      "bench/support/minimal-checked-proxy.ts",
+      String(port),
+      upstreamUrl,
+      SECRET_KEY,
+      INTEGRATION,
+      CONNECTION,
+    ],
+    {},
+  );
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilListening(p, url);
+  return { name: "floor", url, pids: [p.proc.pid], stop: p.stop };
+}
+
 /** Junction's embedded default (`junction start`), logging at the default level as in production. */
 export async function startEmbedded(
   pinning: Pinning,
@@ -172,7 +194,7 @@ async function waitUntilListening(p: BenchProcess, url: string): Promise<void> {
 export async function startBreakdown(
   pinning: Pinning,
   upstreamUrl: string,
-  mode: "handler-only" | "handler-request-id" | "gateway-no-log",
+  mode: "handler-only" | "handler-request-id" | "gateway-no-log" | "floor-in-junction",
 ): Promise<Target> {
   const port = await freePort();
   const p = startProcess(

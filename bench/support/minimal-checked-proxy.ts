@@ -1,0 +1,140 @@
+/**
+ * A reference point for the proxy benchmark, not a product: the smallest proxy one could write on Bun
+ * that still does what issue 4 asks of every request, and nothing more. Per request it:
+ * - checks the secret key (`Authorization: Bearer`, one Map lookup) and the two required headers;
+ * - refuses unsafe paths (dot segments, encoded dots, backslashes, `//`, `@`) with one regular expression;
+ * - reads the caller's headers once, drops hop-by-hop and its own ones, refuses CR/LF/NUL in values,
+ *   applies `Nango-Proxy-*` overrides, injects the connection's token (after the refresh rule's expiry
+ *   check: a token expiring within 5 minutes would be refreshed first; the benchmark's never is);
+ * - calls the upstream with a timeout (one AbortController per call, one shared sweeping timer) and
+ *   redirects handed back, not followed;
+ * - strips hop-by-hop headers from the answer and passes fetch's response on as it is.
+ * No request id, no request log, no router, no retries, no services: what a proxy doing the issue's
+ * checks costs at least on this machine.
+ *
+ * `minimalCheckedProxy` is also served inside Junction's embedded process (BENCH_BREAKDOWN=1,
+ * bench/support/breakdown-server.ts), to show what that process alone costs the same code.
+ *
+ *   bun bench/support/minimal-checked-proxy.ts <port> <upstream base URL> <secret key> <integration> <connection id>
+ */
+const REFRESH_MARGIN_MS = 5 * 60_000;
+const TIMEOUT_MS = 30_000;
+
+const HOP_BY_HOP = new Set(
+  "connection keep-alive proxy-connection proxy-authenticate proxy-authorization te trailer transfer-encoding upgrade host content-length expect".split(
+    " ",
+  ),
+);
+const OWN = new Set(
+  "authorization provider-config-key connection-id retries retry-on base-url-override decompress x-request-id".split(
+    " ",
+  ),
+);
+const HOP_BY_HOP_RESPONSE =
+  "connection keep-alive proxy-connection proxy-authenticate te trailer transfer-encoding upgrade".split(" ");
+const UNSAFE_PATH = /\.\.|%2e|\\|%5c|\/\/|@|%40/i;
+const UNSAFE_VALUE = /[\r\n\0]/;
+
+/** Pending upstream calls, swept every 100 ms for their deadline (the timer starts with the first proxy). */
+const pending: { controller: AbortController; deadline: number; index: number }[] = [];
+let sweeping = false;
+function sweepDeadlines(): void {
+  sweeping = true;
+  setInterval(() => {
+    const now = performance.now();
+    for (let i = pending.length - 1; i >= 0; i--) {
+      const entry = pending[i] as (typeof pending)[number];
+      if (entry.deadline <= now) {
+        release(entry);
+        entry.controller.abort();
+      }
+    }
+  }, 100);
+}
+function release(entry: (typeof pending)[number]): void {
+  if (entry.index < 0) return;
+  const last = pending.pop() as (typeof pending)[number];
+  if (last !== entry) {
+    pending[entry.index] = last;
+    last.index = entry.index;
+  }
+  entry.index = -1;
+}
+
+const fail = (status: number, code: string) => Response.json({ error: { code } }, { status });
+
+/** The fetch handler of a proxy with one secret key and one connection to `upstream`. */
+export function minimalCheckedProxy(
+  upstream: string,
+  secretKey: string,
+  integration: string,
+  connectionId: string,
+): (req: Request) => Promise<Response> {
+  if (!sweeping) sweepDeadlines();
+  /** Secret key → environment; (environment, integration, connection) → upstream and token. */
+  const environments = new Map([[`Bearer ${secretKey}`, "env_1"]]);
+  const connections = new Map([
+    [
+      `env_1\n${integration}\n${connectionId}`,
+      { base: upstream, token: "Bearer upstream-token", expiresAt: Date.now() + 3_600_000 },
+    ],
+  ]);
+  return async (req) => {
+    const incoming = req.headers.toJSON() as Record<string, string>;
+    const environment = environments.get(incoming.authorization ?? "");
+    if (environment === undefined) return fail(401, "unauthorized");
+    const key = incoming["provider-config-key"];
+    const id = incoming["connection-id"];
+    if (!key) return fail(400, "missing_provider_config_key");
+    if (!id) return fail(400, "missing_connection_id");
+    const url = req.url;
+    const pathStart = url.indexOf("/proxy/", 8);
+    const queryStart = url.indexOf("?", pathStart);
+    const path = url.slice(pathStart + 6, queryStart < 0 ? undefined : queryStart);
+    if (UNSAFE_PATH.test(path)) return fail(400, "invalid_proxy_path");
+    const connection = connections.get(`${environment}\n${key}\n${id}`);
+    if (connection === undefined) return fail(404, "unknown_connection");
+    if (connection.expiresAt - Date.now() < REFRESH_MARGIN_MS) return fail(424, "connection_refresh_failed");
+
+    const headers: Record<string, string> = {};
+    const overrides: [string, string][] = [];
+    for (const name in incoming) {
+      const value = incoming[name] as string;
+      if (UNSAFE_VALUE.test(value)) return fail(400, "invalid_header_value");
+      if (name.startsWith("nango-proxy-")) overrides.push([name.slice(12), value]);
+      else if (!HOP_BY_HOP.has(name) && !OWN.has(name)) headers[name] = value;
+    }
+    headers.authorization = connection.token;
+    for (const [name, value] of overrides) headers[name] = value;
+
+    const controller = new AbortController();
+    const entry = { controller, deadline: performance.now() + TIMEOUT_MS, index: pending.length };
+    pending.push(entry);
+    try {
+      const res = await fetch(`${connection.base}${path}${queryStart < 0 ? "" : url.slice(queryStart)}`, {
+        method: req.method,
+        headers,
+        body: req.method === "GET" || req.method === "HEAD" ? null : req.body,
+        signal: controller.signal,
+        redirect: "manual",
+        decompress: false,
+      } as RequestInit);
+      for (const name of HOP_BY_HOP_RESPONSE) if (res.headers.has(name)) res.headers.delete(name);
+      return res;
+    } catch {
+      return entry.index < 0 ? fail(504, "upstream_timeout") : fail(502, "upstream_unreachable");
+    } finally {
+      release(entry);
+    }
+  };
+}
+
+if (import.meta.main) {
+  const [port, upstream, secretKey, integration, connectionId] = process.argv.slice(2) as string[];
+  const server = Bun.serve({
+    port: Number(port ?? 0),
+    hostname: "127.0.0.1",
+    fetch: minimalCheckedProxy(upstream as string, secretKey as string, integration as string, connectionId as string),
+  });
+  process.stdout.write(`listening ${server.port}\n`);
+}
