@@ -116,7 +116,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
       return errorResponse(404, "not_found", `No route for ${req.method} ${target.pathname}.`);
     }
     const { route, params } = found;
-    const ctx = new RequestContext(req, parsed, target, params, requestId, deps.clients, logger, deps.baseUrl);
+    // `target` only when read without the parser: a route may rely on it being plain (isPlainTarget).
+    const plain = parsed === undefined ? target : undefined;
+    const ctx = new RequestContext(req, parsed, plain, params, requestId, deps.clients, logger, deps.baseUrl);
     if (route.auth === false) return route.handler(ctx);
     const environmentId = authenticator.environmentOf(req);
     if (typeof environmentId !== "string") return handleAfter(environmentId, route, ctx);
@@ -134,7 +136,7 @@ class RequestContext implements RouteContext {
   constructor(
     readonly req: Request,
     private parsedUrl: URL | undefined,
-    readonly target: RequestTarget,
+    readonly target: RequestTarget | undefined,
     readonly params: Record<string, string>,
     readonly requestId: string,
     readonly clients: GatewayClients,

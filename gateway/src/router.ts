@@ -6,7 +6,10 @@ import type { RequestTarget } from "./http/request-target.ts";
 export interface RouteContext {
   req: Request;
   url: URL;
-  /** The path and query of `url`, when the gateway read them without parsing the URL. */
+  /**
+   * The path and query of `url`, when the gateway read them without parsing the URL; only then, so
+   * they pass `isPlainTarget` (the parser would keep every character). Undefined otherwise.
+   */
   target?: RequestTarget;
   params: Record<string, string>;
   requestId: string;

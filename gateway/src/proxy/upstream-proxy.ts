@@ -80,7 +80,8 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
           ),
         )
       : resolved.base;
-    const url = upstreamUrl(base, target.path, target.query);
+    // A target the gateway read without a URL object is plain (isPlainTarget), and so is its end.
+    const url = upstreamUrl(base, target.path, target.query, ctx.target !== undefined);
     const channelCall = channelCallOf(req.method, target.path, resolved.observeChannelCalls);
     let body = hasNoBody(req) ? NO_BODY : await takeOutgoingBody(req);
     let sentBody: Promise<Uint8Array> | undefined;

@@ -32,11 +32,15 @@ export function parseBase(baseUrl: string): UpstreamBase {
  * they arrived, without re-encoding. Verifies, as the URL parser that fetch() applies will read it,
  * that the result keeps the base's origin and path prefix: whatever passed the path checks cannot
  * reach another host or a path outside the upstream base.
+ *
+ * `plain`: the caller already knows `path` and `query` pass `isPlainTarget` (they are the end of a
+ * request target the gateway found plain: the same characters, no dot segment), so it is not tested
+ * again.
  */
-export function upstreamUrl(base: UpstreamBase, path: string, query: string): string {
+export function upstreamUrl(base: UpstreamBase, path: string, query: string, plain = false): string {
   const target = `${base.href}${path}${query}`;
   // A canonical base followed by a plain path and query: the parser would keep every character.
-  if (base.canonical && isPlainTarget(`${path}${query}`)) return target;
+  if (base.canonical && (plain || isPlainTarget(`${path}${query}`))) return target;
   const parsed = new URL(target);
   if (parsed.origin !== base.origin || !parsed.pathname.startsWith(base.pathPrefix)) throw proxyErrors.escaped();
   return target;
