@@ -145,8 +145,8 @@ try {
     );
   }
 
-  for (const name of ["embedded", "floor"].filter((n) => targets.some((t) => t.name === n))) {
-    if (!CONCURRENCY.includes(64)) break;
+  const withTargets = CONCURRENCY.includes(64) ? ["embedded", "floor"] : [];
+  for (const name of withTargets.filter((n) => targets.some((t) => t.name === n))) {
     // The floor is measured against the same targets: what any proxy doing the issue's checks reaches here.
     log(`\n## Targets (${name === "embedded" ? "embedded" : "for reference: the floor"}, c=64)\n`);
     for (const p of PAYLOADS) {

@@ -6,7 +6,7 @@
  * - reads the caller's headers once, drops hop-by-hop and its own ones, refuses CR/LF/NUL in values,
  *   applies `Nango-Proxy-*` overrides, injects the connection's token (after the refresh rule's expiry
  *   check: a token expiring within 5 minutes would be refreshed first; the benchmark's never is);
- * - calls the upstream with a timeout (one AbortController per call, one shared sweeping timer) and
+ * - calls the upstream with a timeout (one AbortController per call, swept by Junction's DeadlineWatch) and
  *   redirects handed back, not followed;
  * - strips hop-by-hop headers from the answer and passes fetch's response on as it is.
  * No request id, no request log, no router, no retries, no services: what a proxy doing the issue's
@@ -17,6 +17,8 @@
  *
  *   bun bench/support/minimal-checked-proxy.ts <port> <upstream base URL> <secret key> <integration> <connection id>
  */
+import { DeadlineWatch } from "../../gateway/src/proxy/deadline-watch.ts";
+
 const REFRESH_MARGIN_MS = 5 * 60_000;
 const TIMEOUT_MS = 30_000;
 
@@ -35,31 +37,8 @@ const HOP_BY_HOP_RESPONSE =
 const UNSAFE_PATH = /\.\.|%2e|\\|%5c|\/\/|@|%40/i;
 const UNSAFE_VALUE = /[\r\n\0]/;
 
-/** Pending upstream calls, swept every 100 ms for their deadline (the timer starts with the first proxy). */
-const pending: { controller: AbortController; deadline: number; index: number }[] = [];
-let sweeping = false;
-function sweepDeadlines(): void {
-  sweeping = true;
-  setInterval(() => {
-    const now = performance.now();
-    for (let i = pending.length - 1; i >= 0; i--) {
-      const entry = pending[i] as (typeof pending)[number];
-      if (entry.deadline <= now) {
-        release(entry);
-        entry.controller.abort();
-      }
-    }
-  }, 100);
-}
-function release(entry: (typeof pending)[number]): void {
-  if (entry.index < 0) return;
-  const last = pending.pop() as (typeof pending)[number];
-  if (last !== entry) {
-    pending[entry.index] = last;
-    last.index = entry.index;
-  }
-  entry.index = -1;
-}
+/** Per-call deadlines: Junction's own sweep (one timer for every pending call, not one per call). */
+const deadlines = new DeadlineWatch();
 
 const fail = (status: number, code: string) => Response.json({ error: { code } }, { status });
 
@@ -70,7 +49,6 @@ export function minimalCheckedProxy(
   integration: string,
   connectionId: string,
 ): (req: Request) => Promise<Response> {
-  if (!sweeping) sweepDeadlines();
   /** Secret key → environment; (environment, integration, connection) → upstream and token. */
   const environments = new Map([[`Bearer ${secretKey}`, "env_1"]]);
   const connections = new Map([
@@ -108,8 +86,7 @@ export function minimalCheckedProxy(
     for (const [name, value] of overrides) headers[name] = value;
 
     const controller = new AbortController();
-    const entry = { controller, deadline: performance.now() + TIMEOUT_MS, index: pending.length };
-    pending.push(entry);
+    const deadline = deadlines.watch(controller, TIMEOUT_MS);
     try {
       const res = await fetch(`${connection.base}${path}${queryStart < 0 ? "" : url.slice(queryStart)}`, {
         method: req.method,
@@ -122,9 +99,9 @@ export function minimalCheckedProxy(
       for (const name of HOP_BY_HOP_RESPONSE) if (res.headers.has(name)) res.headers.delete(name);
       return res;
     } catch {
-      return entry.index < 0 ? fail(504, "upstream_timeout") : fail(502, "upstream_unreachable");
+      return deadline.timedOut() ? fail(504, "upstream_timeout") : fail(502, "upstream_unreachable");
     } finally {
-      release(entry);
+      deadline.done();
     }
   };
 }
