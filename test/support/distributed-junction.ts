@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { SERVICES, type ServiceName } from "@junction/cli/distributed";
-import { freePort } from "./free-port.ts";
+import { freePort, portWasTaken } from "./free-port.ts";
 import { type JunctionProcess, startJunctionProcess } from "./junction-process.ts";
 import { waitFor } from "./wait-for.ts";
 
@@ -32,9 +32,23 @@ export interface DistributedJunction {
  * The distributed topology for an end-to-end test: the gateway and each service as its own
  * `junction serve` process on free ports, talking h2c and over the nats-server at `natsUrl`, one
  * encryption key. Resolves once every process says it listens, the gateway is healthy and `ready`
- * passed; otherwise stops them and throws with every process's output.
+ * passed; otherwise stops them and throws with every process's output. A start that fails because a port was
+ * taken meanwhile is tried again on other ports (three times in all).
  */
 export async function startDistributedJunction(options: DistributedJunctionOptions): Promise<DistributedJunction> {
+  // A port found free can still be taken before a process binds it: start again on other ports then.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(options);
+    } catch (err) {
+      if (attempt >= PORT_ATTEMPTS || !portWasTaken((err as Error).message)) throw err;
+    }
+  }
+}
+
+const PORT_ATTEMPTS = 3;
+
+async function startOnce(options: DistributedJunctionOptions): Promise<DistributedJunction> {
   const services = options.services ?? SERVICES.filter((s) => s !== "gateway");
   const gatewayPort = await freePort();
   const gatewayUrl = `http://127.0.0.1:${gatewayPort}`;
