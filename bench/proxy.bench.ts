@@ -62,6 +62,7 @@ try {
     targets.push(await startBreakdown(pinning, upstream.url, "handler-request-id"));
     targets.push(await startBreakdown(pinning, upstream.url, "gateway-no-log"));
     targets.push(await startBreakdown(pinning, upstream.url, "floor-in-junction"));
+    targets.push(await startBreakdown(pinning, upstream.url, "floor-junction-modules"));
   }
   await checkSameAnswers(targets);
 
@@ -165,6 +166,7 @@ try {
     const layers = [
       "bare",
       "floor",
+      "floor-junction-modules",
       "floor-in-junction",
       "handler-only",
       "handler-request-id",

@@ -8,6 +8,8 @@
  * gateway-no-log: the whole gateway, with its request log discarded in the process.
  * floor-in-junction: not Junction's handler but the floor's (bench/support/minimal-checked-proxy.ts),
  *   served by this process with Junction's services started beside it: what the process alone costs.
+ * floor-junction-modules: the floor's handler in a process that has loaded Junction's modules (protobuf,
+ *   Connect, zod, every service's code) but started nothing: what the loaded code alone costs (its heap).
  * Not a way to run Junction: the handler-only server checks no secret key.
  */
 import { mkdtempSync, rmSync } from "node:fs";
@@ -23,49 +25,60 @@ import { addConnection, CONNECTION, INTEGRATION, SECRET_KEY } from "./topologies
 
 const [port, upstream, mode] = [Number(process.argv[2]), process.argv[3] as string, process.argv[4]];
 const discard = createLogger({ sink: () => {} });
-const dataDir = mkdtempSync(join(tmpdir(), "junction-bench-"));
-const junction = await startEmbedded({
-  env: { JUNCTION_DATA_DIR: dataDir, JUNCTION_SECRET_KEY: SECRET_KEY },
-  port: 0,
-  hostname: "127.0.0.1",
-  logger: discard,
-});
-await addConnection(junction.url, upstream);
-const environmentId = (await junction.clients.connection.getEnvironment({})).environment?.id ?? "";
-
-let fetchHandler: (req: Request) => Promise<Response>;
-if (mode === "handler-only" || mode === "handler-request-id") {
-  const handler = createUpstreamProxy();
-  const withId = mode === "handler-request-id";
-  fetchHandler = async (req) => {
-    const res = await handler({
-      req,
-      // As the gateway does it: the path and query read without a URL object, parsed only if needed.
-      target: plainRequestTarget(req.url),
-      get url() {
-        return new URL(req.url);
-      },
-      params: {},
-      requestId: "req_bench",
-      environmentId,
-      clients: junction.clients,
-      logger: discard,
-      baseUrl: junction.baseUrl,
-    });
-    if (withId) res.headers.set("x-request-id", "req_bench");
-    return res;
-  };
-} else if (mode === "floor-in-junction") {
-  fetchHandler = minimalCheckedProxy(upstream, SECRET_KEY, INTEGRATION, CONNECTION);
-} else if (mode === "gateway-no-log") {
-  fetchHandler = createGateway({ clients: junction.clients, baseUrl: junction.baseUrl, logger: discard }).fetch;
+if (mode === "floor-junction-modules") {
+  // The modules above are loaded (imports are evaluated before this line); nothing is started.
+  Bun.serve({ port, hostname: "127.0.0.1", fetch: minimalCheckedProxy(upstream, SECRET_KEY, INTEGRATION, CONNECTION) });
+  process.stdout.write(`listening ${port}\n`);
+  process.on("SIGTERM", () => process.exit(0));
 } else {
-  throw new Error(`unknown mode ${mode}`);
+  await serveBreakdown();
 }
-Bun.serve({ port, hostname: "127.0.0.1", fetch: fetchHandler });
-process.stdout.write(`listening ${port}\n`);
-process.on("SIGTERM", async () => {
-  await junction.stop();
-  rmSync(dataDir, { recursive: true, force: true });
-  process.exit(0);
-});
+
+async function serveBreakdown(): Promise<void> {
+  const dataDir = mkdtempSync(join(tmpdir(), "junction-bench-"));
+  const junction = await startEmbedded({
+    env: { JUNCTION_DATA_DIR: dataDir, JUNCTION_SECRET_KEY: SECRET_KEY },
+    port: 0,
+    hostname: "127.0.0.1",
+    logger: discard,
+  });
+  await addConnection(junction.url, upstream);
+  const environmentId = (await junction.clients.connection.getEnvironment({})).environment?.id ?? "";
+
+  let fetchHandler: (req: Request) => Promise<Response>;
+  if (mode === "handler-only" || mode === "handler-request-id") {
+    const handler = createUpstreamProxy();
+    const withId = mode === "handler-request-id";
+    fetchHandler = async (req) => {
+      const res = await handler({
+        req,
+        // As the gateway does it: the path and query read without a URL object, parsed only if needed.
+        target: plainRequestTarget(req.url),
+        get url() {
+          return new URL(req.url);
+        },
+        params: {},
+        requestId: "req_bench",
+        environmentId,
+        clients: junction.clients,
+        logger: discard,
+        baseUrl: junction.baseUrl,
+      });
+      if (withId) res.headers.set("x-request-id", "req_bench");
+      return res;
+    };
+  } else if (mode === "floor-in-junction") {
+    fetchHandler = minimalCheckedProxy(upstream, SECRET_KEY, INTEGRATION, CONNECTION);
+  } else if (mode === "gateway-no-log") {
+    fetchHandler = createGateway({ clients: junction.clients, baseUrl: junction.baseUrl, logger: discard }).fetch;
+  } else {
+    throw new Error(`unknown mode ${mode}`);
+  }
+  Bun.serve({ port, hostname: "127.0.0.1", fetch: fetchHandler });
+  process.stdout.write(`listening ${port}\n`);
+  process.on("SIGTERM", async () => {
+    await junction.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+    process.exit(0);
+  });
+}

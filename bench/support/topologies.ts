@@ -194,7 +194,7 @@ async function waitUntilListening(p: BenchProcess, url: string): Promise<void> {
 export async function startBreakdown(
   pinning: Pinning,
   upstreamUrl: string,
-  mode: "handler-only" | "handler-request-id" | "gateway-no-log" | "floor-in-junction",
+  mode: "handler-only" | "handler-request-id" | "gateway-no-log" | "floor-in-junction" | "floor-junction-modules",
 ): Promise<Target> {
   const port = await freePort();
   const p = startProcess(
