@@ -37,7 +37,7 @@
  * JUNCTION_WEBHOOK_* (passed to Junction).
  */
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
-import { type AddressInfo, createServer } from "node:net";
+import { freePort } from "@junction/platform/testing/free-port";
 import { loadavg, tmpdir } from "node:os";
 import { join } from "node:path";
 import { type Subprocess, spawn } from "bun";
@@ -128,18 +128,6 @@ function cpuMsOf(pid: number): number {
 function ownCpuMs(): number {
   const { user, system } = process.cpuUsage();
   return (user + system) / 1000;
-}
-
-/** A TCP port that was free a moment ago on 127.0.0.1. */
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const port = (srv.address() as AddressInfo).port;
-      srv.close(() => resolve(port));
-    });
-  });
 }
 
 interface RunningJunction {

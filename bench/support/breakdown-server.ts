@@ -25,16 +25,18 @@ import { addConnection, CONNECTION, INTEGRATION, SECRET_KEY } from "./topologies
 
 const [port, upstream, mode] = [Number(process.argv[2]), process.argv[3] as string, process.argv[4]];
 const discard = createLogger({ sink: () => {} });
-if (mode === "floor-junction-modules") {
-  // The modules above are loaded (imports are evaluated before this line); nothing is started.
-  Bun.serve({ port, hostname: "127.0.0.1", fetch: minimalCheckedProxy(upstream, SECRET_KEY, INTEGRATION, CONNECTION) });
-  process.stdout.write(`listening ${port}\n`);
-  process.on("SIGTERM", () => process.exit(0));
-} else {
-  await serveBreakdown();
-}
+const floor = () => minimalCheckedProxy(upstream, SECRET_KEY, INTEGRATION, CONNECTION);
+// floor-junction-modules: the modules above are loaded (imports run before this line); nothing is started.
+const served = mode === "floor-junction-modules" ? { fetch: floor(), stop: async () => {} } : await startJunction();
+Bun.serve({ port, hostname: "127.0.0.1", fetch: served.fetch });
+process.stdout.write(`listening ${port}\n`);
+process.on("SIGTERM", async () => {
+  await served.stop();
+  process.exit(0);
+});
 
-async function serveBreakdown(): Promise<void> {
+/** Junction's embedded services, and the fetch handler of the mode served beside them. */
+async function startJunction(): Promise<{ fetch: (req: Request) => Promise<Response>; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), "junction-bench-"));
   const junction = await startEmbedded({
     env: { JUNCTION_DATA_DIR: dataDir, JUNCTION_SECRET_KEY: SECRET_KEY },
@@ -44,12 +46,15 @@ async function serveBreakdown(): Promise<void> {
   });
   await addConnection(junction.url, upstream);
   const environmentId = (await junction.clients.connection.getEnvironment({})).environment?.id ?? "";
+  const stop = async () => {
+    await junction.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  };
 
-  let fetchHandler: (req: Request) => Promise<Response>;
   if (mode === "handler-only" || mode === "handler-request-id") {
     const handler = createUpstreamProxy();
     const withId = mode === "handler-request-id";
-    fetchHandler = async (req) => {
+    const fetch = async (req: Request) => {
       const res = await handler({
         req,
         // As the gateway does it: the path and query read without a URL object, parsed only if needed.
@@ -67,18 +72,14 @@ async function serveBreakdown(): Promise<void> {
       if (withId) res.headers.set("x-request-id", "req_bench");
       return res;
     };
-  } else if (mode === "floor-in-junction") {
-    fetchHandler = minimalCheckedProxy(upstream, SECRET_KEY, INTEGRATION, CONNECTION);
-  } else if (mode === "gateway-no-log") {
-    fetchHandler = createGateway({ clients: junction.clients, baseUrl: junction.baseUrl, logger: discard }).fetch;
-  } else {
-    throw new Error(`unknown mode ${mode}`);
+    return { fetch, stop };
   }
-  Bun.serve({ port, hostname: "127.0.0.1", fetch: fetchHandler });
-  process.stdout.write(`listening ${port}\n`);
-  process.on("SIGTERM", async () => {
-    await junction.stop();
-    rmSync(dataDir, { recursive: true, force: true });
-    process.exit(0);
-  });
+  if (mode === "floor-in-junction") return { fetch: floor(), stop };
+  if (mode === "gateway-no-log") {
+    return {
+      fetch: createGateway({ clients: junction.clients, baseUrl: junction.baseUrl, logger: discard }).fetch,
+      stop,
+    };
+  }
+  throw new Error(`unknown mode ${mode}`);
 }

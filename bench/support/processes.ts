@@ -1,7 +1,8 @@
 import { type Subprocess, spawn } from "bun";
 import { readFileSync } from "node:fs";
-import { createServer } from "node:net";
 import { join } from "node:path";
+
+export { freePort } from "@junction/platform/testing/free-port";
 
 export const ROOT = join(import.meta.dir, "..", "..");
 
@@ -91,18 +92,6 @@ export async function waitHealthy(url: string, procs: BenchProcess[], timeoutMs 
     }
     await Bun.sleep(50);
   }
-}
-
-/** A TCP port that was free a moment ago. */
-export function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const srv = createServer();
-    srv.once("error", reject);
-    srv.listen(0, "127.0.0.1", () => {
-      const addr = srv.address();
-      srv.close(() => resolve(typeof addr === "object" && addr ? addr.port : 0));
-    });
-  });
 }
 
 /** Resident memory of processes (VmRSS), in bytes; 0 for one that is gone. */

@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { startTestJunction } from "../support/embedded-junction.ts";
-import { freePort } from "../support/free-port.ts";
+import { freePort } from "@junction/platform/testing/free-port";
 import { type JunctionProcess, startJunctionProcess } from "../support/junction-process.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";

@@ -5,7 +5,7 @@ import { startNatsServer } from "@junction/bus/testing/nats-server";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import { h2cTransport } from "@junction/platform/h2c";
 import { type FakeUpstream, startFakeUpstream } from "../fake-upstream/index.ts";
-import { freePort } from "../support/free-port.ts";
+import { freePort } from "@junction/platform/testing/free-port";
 import { type JunctionProcess, startJunctionProcess } from "../support/junction-process.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";

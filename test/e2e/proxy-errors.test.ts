@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
-import { freePort } from "../support/free-port.ts";
+import { freePort } from "@junction/platform/testing/free-port";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
 import {
   ALICE,

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync, writeFileSync } from "node:fs";
 import { blobChunks, blobSha256, type FakeUpstream, startFakeUpstream } from "../fake-upstream/index.ts";
-import { freePort } from "../support/free-port.ts";
+import { freePort } from "@junction/platform/testing/free-port";
 import { type JunctionProcess, startJunctionProcess } from "../support/junction-process.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";

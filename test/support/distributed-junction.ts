@@ -1,6 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { SERVICES, type ServiceName } from "@junction/cli/distributed";
-import { freePort, portWasTaken } from "./free-port.ts";
+import { freePort, portWasTaken } from "@junction/platform/testing/free-port";
 import { type JunctionProcess, startJunctionProcess } from "./junction-process.ts";
 import { waitFor } from "./wait-for.ts";
 

@@ -1,8 +1,8 @@
 import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
-import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { freePort } from "@junction/platform/testing/free-port";
 
 /** A nats-server with JetStream, started for a test and stopped after it. */
 export interface NatsServer {
@@ -27,7 +27,7 @@ export interface StartNatsServerOptions {
 
 const READY_LINE = "Server is ready";
 const START_DEADLINE_MS = 10_000;
-// A free port found by binding port 0 may be taken again before the server binds it.
+// A port found free may still be taken before the server binds it.
 const ATTEMPTS = 3;
 
 /** Starts `nats-server -js` on a free loopback port with its own temporary store directory. */
@@ -106,17 +106,4 @@ function readLog(stream: ReadableStream<Uint8Array>): { ready: Promise<boolean>;
     resolve(false);
   })().catch(() => resolve(false));
   return { ready, text: () => text };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.unref();
-    server.on("error", reject);
-    server.listen(0, "127.0.0.1", () => {
-      const address = server.address();
-      const port = typeof address === "object" && address ? address.port : 0;
-      server.close(() => resolve(port));
-    });
-  });
 }
