@@ -57,6 +57,7 @@ async function startJunction(): Promise<{ fetch: (req: Request) => Promise<Respo
     const fetch = async (req: Request) => {
       const res = await handler({
         req,
+        headers: req.headers.toJSON(),
         // As the gateway does it: the path and query read without a URL object, parsed only if needed.
         target: plainRequestTarget(req.url),
         get url() {

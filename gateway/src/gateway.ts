@@ -3,6 +3,7 @@ import type { GatewayClients } from "./clients.ts";
 import { errorResponse, toErrorResponse } from "./http/error-response.ts";
 import { Authenticator } from "./middleware/authenticate.ts";
 import { plainRequestTarget, type RequestTarget } from "./http/request-target.ts";
+import type { HeaderRecord } from "./proxy/forward-headers.ts";
 import { type Route, type RouteContext, Router } from "./router.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -63,8 +64,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
 
   async function fetch(req: Request): Promise<Response> {
     const started = performance.now();
-    const incoming = req.headers.get("x-request-id");
-    const requestId = incoming !== null && REQUEST_ID_RE.test(incoming) ? incoming : newId("req");
+    // The headers, read once (one native call) for the request id, the secret key and the route.
+    const headers = req.headers.toJSON() as HeaderRecord;
+    const incoming = headers["x-request-id"];
+    const requestId = typeof incoming === "string" && REQUEST_ID_RE.test(incoming) ? incoming : newId("req");
     // Most targets need no URL object: routing and the request log read the path only.
     let url: URL | undefined;
     let target = plainRequestTarget(req.url);
@@ -78,7 +81,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     }
     let res: Response;
     try {
-      res = await dispatch(req, target, url, requestId);
+      res = await dispatch(req, headers, target, url, requestId);
     } catch (err) {
       res = toErrorResponse(err, logger, requestId);
     }
@@ -96,6 +99,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   /** Routes the request; answers synchronously when no route matches, and authenticates without a hop when the key is cached. */
   function dispatch(
     req: Request,
+    headers: HeaderRecord,
     target: RequestTarget,
     parsed: URL | undefined,
     requestId: string,
@@ -118,9 +122,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     const { route, params } = found;
     // `target` only when read without the parser: a route may rely on it being plain (isPlainTarget).
     const plain = parsed === undefined ? target : undefined;
-    const ctx = new RequestContext(req, parsed, plain, params, requestId, deps.clients, logger, deps.baseUrl);
+    const ctx = new RequestContext(req, headers, parsed, plain, params, requestId, deps.clients, logger, deps.baseUrl);
     if (route.auth === false) return route.handler(ctx);
-    const environmentId = authenticator.environmentOf(req);
+    const environmentId = authenticator.environmentOfHeader(headers.authorization);
     if (typeof environmentId !== "string") return handleAfter(environmentId, route, ctx);
     ctx.environmentId = environmentId;
     return route.handler(ctx);
@@ -135,6 +139,7 @@ class RequestContext implements RouteContext {
 
   constructor(
     readonly req: Request,
+    readonly headers: HeaderRecord,
     private parsedUrl: URL | undefined,
     readonly target: RequestTarget | undefined,
     readonly params: Record<string, string>,

@@ -1,10 +1,13 @@
 import type { Logger } from "@junction/platform";
 import type { GatewayClients } from "./clients.ts";
 import type { RequestTarget } from "./http/request-target.ts";
+import type { HeaderRecord } from "./proxy/forward-headers.ts";
 
 /** What a route handler gets. */
 export interface RouteContext {
   req: Request;
+  /** `req.headers` as `Headers#toJSON()` gives them, read once by the gateway. */
+  headers: HeaderRecord;
   url: URL;
   /**
    * The path and query of `url`, when the gateway read them without parsing the URL; only then, so

@@ -39,7 +39,12 @@ export class Authenticator {
    * malformed header throws synchronously.
    */
   environmentOf(req: Request): string | Promise<string> {
-    const header = req.headers.get("authorization");
+    return this.environmentOfHeader(req.headers.get("authorization"));
+  }
+
+  /** As `environmentOf`, from the Authorization header's value (the gateway reads the headers once). */
+  environmentOfHeader(header: string | string[] | null | undefined): string | Promise<string> {
+    if (typeof header !== "string") header = header?.join(", ");
     if (!header || header.trim() === "") {
       throw unauthenticated("missing_auth_header", "Authentication failed: send Authorization: Bearer <secret key>.");
     }

@@ -127,3 +127,98 @@ describe("forgetting an answer", () => {
     expect(h.calls).toEqual([false, false]);
   });
 });
+
+describe("loading ahead", () => {
+  /** A cache whose every load answers a new token, valid `lifetime` ms from the load; loads can be held or failed. */
+  function aheadHarness(lifetime = 5_000) {
+    let now = 1_000;
+    let loads = 0;
+    let fail = false;
+    let gate: Promise<void> = Promise.resolve();
+    const cache = new ResolveCache(
+      async () => {
+        loads++;
+        const n = loads;
+        await gate;
+        if (fail) throw new Error("connection service unavailable");
+        return answer(`t${n}`, now + lifetime);
+      },
+      () => now,
+    );
+    return {
+      cache,
+      loads: () => loads,
+      at: (ms: number) => {
+        now = 1_000 + ms;
+      },
+      failLoads: () => {
+        fail = true;
+      },
+      hold() {
+        let release!: () => void;
+        gate = new Promise((r) => {
+          release = r;
+        });
+        return () => release();
+      },
+    };
+  }
+  const token = (a: ResolvedUpstream | undefined) => a?.headers.authorization;
+  /** Lets a released load settle (its promise chain runs before the next event-loop turn). */
+  const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  test("in an answer's last second, it is still served while one load of the next one runs", async () => {
+    const h = aheadHarness();
+    await h.cache.get(key);
+    h.at(3_999);
+    expect(token(h.cache.peek(key))).toBe("Bearer t1");
+    expect(h.loads()).toBe(1);
+
+    const release = h.hold();
+    h.at(4_000);
+    expect(token(h.cache.peek(key))).toBe("Bearer t1");
+    expect(token(h.cache.peek(key))).toBe("Bearer t1");
+    expect(token(await h.cache.get(key))).toBe("Bearer t1");
+    expect(h.loads()).toBe(2);
+    release();
+    await nextTurn();
+    expect(token(h.cache.peek(key))).toBe("Bearer t2");
+    expect(h.loads()).toBe(2);
+  });
+
+  test("never serves an answer past its end, even with its successor still loading", async () => {
+    const h = aheadHarness();
+    await h.cache.get(key);
+    const release = h.hold();
+    h.at(4_500);
+    h.cache.peek(key);
+    h.at(5_000);
+    expect(h.cache.peek(key)).toBeUndefined();
+    const next = h.cache.get(key);
+    release();
+    expect(token(await next)).toBe("Bearer t2");
+    expect(h.loads()).toBe(2);
+  });
+
+  test("an answer shorter-lived than twice the margin is not loaded ahead", async () => {
+    const h = aheadHarness(1_500);
+    await h.cache.get(key);
+    h.at(1_000);
+    expect(token(h.cache.peek(key))).toBe("Bearer t1");
+    expect(h.loads()).toBe(1);
+  });
+
+  test("a failed load ahead leaves the current answer in place until its end, and is not retried meanwhile", async () => {
+    const h = aheadHarness();
+    await h.cache.get(key);
+    h.failLoads();
+    h.at(4_200);
+    expect(token(h.cache.peek(key))).toBe("Bearer t1");
+    await nextTurn();
+    h.at(4_900);
+    expect(token(h.cache.peek(key))).toBe("Bearer t1");
+    expect(h.loads()).toBe(2);
+    h.at(5_000);
+    await expect(h.cache.get(key)).rejects.toThrow("connection service unavailable");
+  });
+});

@@ -24,14 +24,28 @@ type Fetch = (key: ResolveKey, forceRefresh: boolean) => Promise<ResolvedUpstrea
 
 /** Cached answers at most; past it the oldest go first. */
 const MAX_ENTRIES = 10_000;
+/**
+ * A cached answer this close to its end is loaded again in the background while it is still served, so
+ * a busy connection never waits on a reload (every request arriving meanwhile would wait with it).
+ */
+export const REFRESH_AHEAD_MS = 1_000;
+
+/** A cached answer, and when to start loading its successor (never, for an answer too short-lived). */
+interface Entry {
+  answer: ResolvedUpstream;
+  refreshAt: number;
+}
 
 /**
  * Answers of ResolveUpstream by (environment, integration, connection), reused until their
- * `cache_until_ms`. Concurrent misses of one key share one call, and so do concurrent forced refreshes
- * after upstream 401s: a burst of requests costs one token refresh, not one each. Failures are not kept.
+ * `cache_until_ms`, never after it. In the last REFRESH_AHEAD_MS of an answer that lived at least twice
+ * that, the first request starts loading the next one and is served the current one meanwhile.
+ * Concurrent misses of one key share one call, and so do concurrent forced refreshes after upstream
+ * 401s: a burst of requests costs one token refresh, not one each. Failures are not kept (one in a load
+ * ahead of time leaves the current answer in place until its end).
  */
 export class ResolveCache {
-  private readonly entries = new Map<string, ResolvedUpstream>();
+  private readonly entries = new Map<string, Entry>();
   private readonly pending = new Map<string, Promise<ResolvedUpstream>>();
   private readonly forcing = new Map<string, Promise<ResolvedUpstream>>();
 
@@ -42,15 +56,20 @@ export class ResolveCache {
 
   /** The cached answer while fresh, without a promise (the hot path); undefined when `get` must load one. */
   peek(key: ResolveKey): ResolvedUpstream | undefined {
-    const hit = this.entries.get(cacheKey(key));
-    return hit && hit.cacheUntil > this.now() ? hit : undefined;
+    const id = cacheKey(key);
+    const hit = this.entries.get(id);
+    if (hit === undefined) return undefined;
+    const now = this.now();
+    if (hit.answer.cacheUntil <= now) return undefined;
+    if (hit.refreshAt <= now) this.loadAhead(id, key, hit);
+    return hit.answer;
   }
 
   /** The cached answer while fresh, otherwise a new one. */
   get(key: ResolveKey): Promise<ResolvedUpstream> {
+    const hit = this.peek(key);
+    if (hit !== undefined) return Promise.resolve(hit);
     const id = cacheKey(key);
-    const hit = this.entries.get(id);
-    if (hit && hit.cacheUntil > this.now()) return Promise.resolve(hit);
     const inFlight = this.forcing.get(id) ?? this.pending.get(id);
     if (inFlight) return inFlight;
     return this.load(id, key, false, this.pending);
@@ -62,7 +81,7 @@ export class ResolveCache {
    */
   refresh(key: ResolveKey, stale: ResolvedUpstream): Promise<ResolvedUpstream> {
     const id = cacheKey(key);
-    const current = this.entries.get(id);
+    const current = this.entries.get(id)?.answer;
     if (current && !sameHeaders(current, stale) && current.cacheUntil > this.now()) return Promise.resolve(current);
     this.entries.delete(id);
     return this.forcing.get(id) ?? this.load(id, key, true, this.forcing);
@@ -71,6 +90,14 @@ export class ResolveCache {
   /** Drops the cached answer of `key` (the upstream was unreachable with it). */
   forget(key: ResolveKey): void {
     this.entries.delete(cacheKey(key));
+  }
+
+  /** Starts loading the successor of `hit` (once per answer), unless a load of the key is under way. */
+  private loadAhead(id: string, key: ResolveKey, hit: Entry): void {
+    hit.refreshAt = Number.POSITIVE_INFINITY;
+    if (this.pending.has(id) || this.forcing.has(id)) return;
+    // A failure keeps the current answer until its end; the request after that loads and reports.
+    this.load(id, key, false, this.pending).catch(() => {});
   }
 
   private load(
@@ -95,7 +122,11 @@ export class ResolveCache {
       const oldest = this.entries.keys().next();
       if (!oldest.done) this.entries.delete(oldest.value);
     }
-    this.entries.set(id, answer);
+    const now = this.now();
+    const lifetime = answer.cacheUntil - now;
+    const refreshAt =
+      lifetime >= 2 * REFRESH_AHEAD_MS ? answer.cacheUntil - REFRESH_AHEAD_MS : Number.POSITIVE_INFINITY;
+    this.entries.set(id, { answer, refreshAt });
   }
 }
 

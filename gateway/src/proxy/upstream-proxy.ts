@@ -4,7 +4,7 @@ import type { RouteContext } from "../router.ts";
 import { checkBaseUrlOverride } from "./base-url-override.ts";
 import { reportChannelCall } from "./channel-report.ts";
 import { CHANNEL_BODY_LIMIT, channelCallOf, teeBounded } from "./channel-tap.ts";
-import { type HeaderRecord, headerRecord, stripResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts";
+import { type HeaderRecord, stripResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts";
 import { DeadlineWatch } from "./deadline-watch.ts";
 import { dnsLookup, type HostLookup } from "./private-address.ts";
 import { type ProxyControls, readProxyControls } from "./proxy-controls.ts";
@@ -60,8 +60,8 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
   return async (ctx) => {
     const { req } = ctx;
     const target = upstreamTarget(ctx.target ?? ctx.url);
-    // The caller's headers, read once for the controls and for every attempt's forwarded headers.
-    const incoming = headerRecord(req.headers);
+    // The caller's headers, read once by the gateway, for the controls and every attempt's forwarded headers.
+    const incoming = ctx.headers;
     const controls = readProxyControls(incoming);
     const key: ResolveKey = {
       environmentId: ctx.environmentId,

@@ -1,5 +1,5 @@
-import { describe, expect, test } from "bun:test";
-import { memoryLogger, redact } from "./logger.ts";
+import { describe, expect, spyOn, test } from "bun:test";
+import { createLogger, memoryLogger, redact } from "./logger.ts";
 
 describe("logger", () => {
   test("writes one JSON object per line with level and message", () => {
@@ -25,5 +25,49 @@ describe("logger", () => {
     log.error("failed", { cause: new Error("boom") });
     expect(log.lines[0]).toContain('"cause":{"name":"Error","message":"boom"}');
     expect(log.lines[0]).not.toContain("at ");
+  });
+
+  test("a field JSON cannot hold costs the line its fields, not the caller an exception", () => {
+    const log = memoryLogger();
+    expect(() => log.info("counted", { n: 10n, requestId: "req_1" })).not.toThrow();
+    expect(JSON.parse(log.lines[0] as string)).toMatchObject({
+      level: "info",
+      msg: "counted",
+      logError: "fields not serialisable",
+    });
+  });
+
+  test("lines for stdout are written together at the end of the tick, each as it was logged", async () => {
+    const write = spyOn(process.stdout, "write").mockImplementation(() => true);
+    try {
+      const log = createLogger({ level: "info", base: { component: "gateway" } });
+      const fields: Record<string, unknown> = { status: 200, nested: { a: 1 } };
+      log.info("first", fields);
+      // The record is a copy: changing the fields after the call does not change the line.
+      fields.status = 500;
+      (fields.nested as { a: number }).a = 2;
+      log.warn("second", { big: 1n });
+      log.debug("dropped");
+      expect(write).not.toHaveBeenCalled();
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(write).toHaveBeenCalledTimes(1);
+      const lines = String(write.mock.calls[0]?.[0]).split("\n");
+      expect(lines.length).toBe(3);
+      expect(lines[2]).toBe("");
+      expect(JSON.parse(lines[0] as string)).toMatchObject({
+        level: "info",
+        msg: "first",
+        component: "gateway",
+        status: 200,
+        nested: { a: 1 },
+      });
+      expect(JSON.parse(lines[1] as string)).toMatchObject({
+        level: "warn",
+        msg: "second",
+        logError: "fields not serialisable",
+      });
+    } finally {
+      write.mockRestore();
+    }
   });
 });

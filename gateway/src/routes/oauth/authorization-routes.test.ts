@@ -19,6 +19,7 @@ function callbackWith(completeAuthorization: () => Promise<unknown>, query = "?s
   const logger = memoryLogger();
   const ctx: RouteContext = {
     req: new Request(`http://junction.test/oauth/callback${query}`),
+    headers: {},
     url: new URL(`http://junction.test/oauth/callback${query}`),
     params: {},
     requestId: "req_test_1",

@@ -50,6 +50,7 @@ export function createScriptProxy(options: UpstreamProxyOptions = {}) {
     const req = new Request(url, { method: config.method, headers, body });
     const res = await handler({
       req,
+      headers: req.headers.toJSON(),
       url,
       params: { "*": path.slice(1) },
       requestId: scope.runId,
