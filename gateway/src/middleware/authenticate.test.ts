@@ -68,4 +68,25 @@ describe("Authenticator", () => {
     await expect(auth.authenticate(req("bad"))).rejects.toThrow("not valid");
     expect(fake.calls).toHaveLength(2);
   });
+
+  test("reads the key from the header value the gateway read once, as from the request", async () => {
+    const fake = fakeClients(new Set(["k1"]));
+    const auth = new Authenticator(fake.clients);
+    expect(await auth.environmentOfHeader("Bearer k1")).toBe("env_1");
+    // Cached now: answered without a promise, as on the proxy's hot path.
+    expect(auth.environmentOfHeader("Bearer k1")).toBe("env_1");
+    const code = (f: () => unknown) => {
+      try {
+        f();
+      } catch (err) {
+        return (err as JunctionError).code;
+      }
+      return "no error";
+    };
+    expect(code(() => auth.environmentOfHeader(undefined))).toBe("missing_auth_header");
+    expect(code(() => auth.environmentOfHeader("  "))).toBe("missing_auth_header");
+    // Two Authorization headers read as one value joined with ", " (as Headers#get gives it): not a bearer key.
+    expect(code(() => auth.environmentOfHeader(["Bearer k1", "Bearer k2"]))).toBe("malformed_auth_header");
+    expect(fake.calls).toEqual(["k1"]);
+  });
 });
