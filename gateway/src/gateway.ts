@@ -3,7 +3,7 @@ import type { GatewayClients } from "./clients.ts";
 import { errorResponse, toErrorResponse } from "./http/error-response.ts";
 import { Authenticator } from "./middleware/authenticate.ts";
 import { plainRequestTarget, type RequestTarget } from "./http/request-target.ts";
-import type { HeaderRecord } from "./proxy/forward-headers.ts";
+import { type HeaderRecord, headerRecord } from "./http/header-record.ts";
 import { type Route, type RouteContext, Router } from "./router.ts";
 import { connectionRoutes } from "./routes/connections.ts";
 import { healthRoutes } from "./routes/health.ts";
@@ -65,7 +65,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
   async function fetch(req: Request): Promise<Response> {
     const started = performance.now();
     // The headers, read once (one native call) for the request id, the secret key and the route.
-    const headers = req.headers.toJSON() as HeaderRecord;
+    const headers = headerRecord(req.headers);
     const incoming = headers["x-request-id"];
     const requestId = typeof incoming === "string" && REQUEST_ID_RE.test(incoming) ? incoming : newId("req");
     // Most targets need no URL object: routing and the request log read the path only.

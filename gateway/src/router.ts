@@ -1,7 +1,7 @@
 import type { Logger } from "@junction/platform";
 import type { GatewayClients } from "./clients.ts";
 import type { RequestTarget } from "./http/request-target.ts";
-import type { HeaderRecord } from "./proxy/forward-headers.ts";
+import type { HeaderRecord } from "./http/header-record.ts";
 
 /** What a route handler gets. */
 export interface RouteContext {

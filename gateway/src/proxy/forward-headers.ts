@@ -1,3 +1,4 @@
+import { type HeaderRecord, headerRecord } from "../http/header-record.ts";
 import { proxyErrors } from "./proxy-errors.ts";
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and framing: about one connection, never forwarded. */
@@ -45,17 +46,6 @@ const HOP_BY_HOP_RESPONSE = [
 
 const NANGO_PROXY_PREFIX = "nango-proxy-";
 const UNSAFE_VALUE = /[\r\n\0]/;
-
-/**
- * Headers as `Headers#toJSON()` gives them, read once per request: lower-case names, repeated headers
- * joined with ", ", except `set-cookie`, a list.
- */
-export type HeaderRecord = Readonly<Record<string, string | string[]>>;
-
-/** `headers` as a HeaderRecord (one native call, rather than one per header read). */
-export function headerRecord(headers: Headers | HeaderRecord): HeaderRecord {
-  return headers instanceof Headers ? (headers.toJSON() as HeaderRecord) : headers;
-}
 
 /** Response headers `stripResponseHeaders` removes after a decompression. */
 const DECOMPRESSED = ["content-encoding", "content-length"];

@@ -56,7 +56,11 @@ export class ResolveCache {
 
   /** The cached answer while fresh, without a promise (the hot path); undefined when `get` must load one. */
   peek(key: ResolveKey): ResolvedUpstream | undefined {
-    const id = cacheKey(key);
+    return this.fresh(cacheKey(key), key);
+  }
+
+  /** The cached answer of `id` while fresh (starting its successor's load in its last second). */
+  private fresh(id: string, key: ResolveKey): ResolvedUpstream | undefined {
     const hit = this.entries.get(id);
     if (hit === undefined) return undefined;
     const now = this.now();
@@ -67,9 +71,9 @@ export class ResolveCache {
 
   /** The cached answer while fresh, otherwise a new one. */
   get(key: ResolveKey): Promise<ResolvedUpstream> {
-    const hit = this.peek(key);
-    if (hit !== undefined) return Promise.resolve(hit);
     const id = cacheKey(key);
+    const hit = this.fresh(id, key);
+    if (hit !== undefined) return Promise.resolve(hit);
     const inFlight = this.forcing.get(id) ?? this.pending.get(id);
     if (inFlight) return inFlight;
     return this.load(id, key, false, this.pending);
