@@ -18,8 +18,7 @@ import { join } from "node:path";
 import { startEmbedded } from "@junction/cli";
 import { createLogger } from "@junction/platform";
 import { createGateway } from "../../gateway/src/gateway.ts";
-import { plainRequestTarget } from "../../gateway/src/http/request-target.ts";
-import { createUpstreamProxy } from "../../gateway/src/proxy/upstream-proxy.ts";
+import { directProxyHandler } from "./direct-handler.ts";
 import { minimalCheckedProxy } from "./minimal-checked-proxy.ts";
 import { addConnection, CONNECTION, INTEGRATION, SECRET_KEY } from "./topologies.ts";
 
@@ -52,24 +51,15 @@ async function startJunction(): Promise<{ fetch: (req: Request) => Promise<Respo
   };
 
   if (mode === "handler-only" || mode === "handler-request-id") {
-    const handler = createUpstreamProxy();
+    const handler = directProxyHandler({
+      clients: junction.clients,
+      baseUrl: junction.baseUrl,
+      environmentId,
+      logger: discard,
+    });
     const withId = mode === "handler-request-id";
     const fetch = async (req: Request) => {
-      const res = await handler({
-        req,
-        headers: req.headers.toJSON(),
-        // As the gateway does it: the path and query read without a URL object, parsed only if needed.
-        target: plainRequestTarget(req.url),
-        get url() {
-          return new URL(req.url);
-        },
-        params: {},
-        requestId: "req_bench",
-        environmentId,
-        clients: junction.clients,
-        logger: discard,
-        baseUrl: junction.baseUrl,
-      });
+      const res = await handler(req);
       if (withId) res.headers.set("x-request-id", "req_bench");
       return res;
     };

@@ -2,7 +2,8 @@
  * The proxy's JavaScript alone: Junction's gateway (or the floor's handler) called in a loop with the
  * upstream `fetch` answered at once, 64 requests in flight, no sockets. Steadier than the load runs:
  * for telling a few hundred ns of per-request work apart.
- *   bun bench/support/js-loop.ts [junction|floor|both] [requests]
+ *   bun bench/support/js-loop.ts [junction|handler|floor|both] [requests]
+ * (handler: the /proxy handler alone, without the gateway around it; both: junction and floor)
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -10,6 +11,7 @@ import { join } from "node:path";
 import { startEmbedded } from "@junction/cli";
 import { createLogger } from "@junction/platform";
 import { createGateway } from "../../gateway/src/gateway.ts";
+import { directProxyHandler } from "./direct-handler.ts";
 import { minimalCheckedProxy } from "./minimal-checked-proxy.ts";
 import { addConnection, CONNECTION, INTEGRATION, SECRET_KEY } from "./topologies.ts";
 
@@ -35,14 +37,18 @@ globalThis.fetch = (async (input: string | URL | Request) => {
   return realFetch(input as string);
 }) as typeof fetch;
 
+const discard = createLogger({ sink: () => {} });
 const gateway = createGateway({
   clients: junction.clients,
   baseUrl: junction.baseUrl,
   // As in production: one JSON line per request, written to a sink that drops it.
   logger: createLogger({ sink: () => {} }),
 });
+const environmentId = (await junction.clients.connection.getEnvironment({})).environment?.id ?? "";
 const targets: Record<string, (req: Request) => Promise<Response>> = {
   junction: gateway.fetch,
+  // The /proxy handler alone, called as the gateway calls it (no request id, router, key check or log).
+  handler: directProxyHandler({ clients: junction.clients, baseUrl: junction.baseUrl, environmentId, logger: discard }),
   floor: minimalCheckedProxy(UPSTREAM, SECRET_KEY, INTEGRATION, CONNECTION),
 };
 const headers = {

@@ -4,6 +4,8 @@ import { ResolveCache, type ResolvedUpstream, type ResolveKey } from "./resolve-
 
 const key: ResolveKey = { environmentId: "env_1", providerConfigKey: "cal", connectionId: "alice" };
 
+const peek = (cache: ResolveCache, k: ResolveKey) => cache.peek(k.environmentId, k.providerConfigKey, k.connectionId);
+
 function harness() {
   let now = 1_000;
   let token = 0;
@@ -171,18 +173,18 @@ describe("loading ahead", () => {
     const h = aheadHarness();
     await h.cache.get(key);
     h.at(3_999);
-    expect(token(h.cache.peek(key))).toBe("Bearer t1");
+    expect(token(peek(h.cache, key))).toBe("Bearer t1");
     expect(h.loads()).toBe(1);
 
     const release = h.hold();
     h.at(4_000);
-    expect(token(h.cache.peek(key))).toBe("Bearer t1");
-    expect(token(h.cache.peek(key))).toBe("Bearer t1");
+    expect(token(peek(h.cache, key))).toBe("Bearer t1");
+    expect(token(peek(h.cache, key))).toBe("Bearer t1");
     expect(token(await h.cache.get(key))).toBe("Bearer t1");
     expect(h.loads()).toBe(2);
     release();
     await nextTurn();
-    expect(token(h.cache.peek(key))).toBe("Bearer t2");
+    expect(token(peek(h.cache, key))).toBe("Bearer t2");
     expect(h.loads()).toBe(2);
   });
 
@@ -191,9 +193,9 @@ describe("loading ahead", () => {
     await h.cache.get(key);
     const release = h.hold();
     h.at(4_500);
-    h.cache.peek(key);
+    peek(h.cache, key);
     h.at(5_000);
-    expect(h.cache.peek(key)).toBeUndefined();
+    expect(peek(h.cache, key)).toBeUndefined();
     const next = h.cache.get(key);
     release();
     expect(token(await next)).toBe("Bearer t2");
@@ -204,7 +206,7 @@ describe("loading ahead", () => {
     const h = aheadHarness(1_500);
     await h.cache.get(key);
     h.at(1_000);
-    expect(token(h.cache.peek(key))).toBe("Bearer t1");
+    expect(token(peek(h.cache, key))).toBe("Bearer t1");
     expect(h.loads()).toBe(1);
   });
 
@@ -213,12 +215,42 @@ describe("loading ahead", () => {
     await h.cache.get(key);
     h.failLoads();
     h.at(4_200);
-    expect(token(h.cache.peek(key))).toBe("Bearer t1");
+    expect(token(peek(h.cache, key))).toBe("Bearer t1");
     await nextTurn();
     h.at(4_900);
-    expect(token(h.cache.peek(key))).toBe("Bearer t1");
+    expect(token(peek(h.cache, key))).toBe("Bearer t1");
     expect(h.loads()).toBe(2);
     h.at(5_000);
     await expect(h.cache.get(key)).rejects.toThrow("connection service unavailable");
+  });
+
+  test("keeps each (environment, integration, connection) apart, and at most 10 000 answers, oldest out first", async () => {
+    const now = 1_000;
+    const loaded: string[] = [];
+    const cache = new ResolveCache(
+      async (k) => {
+        loaded.push(`${k.environmentId}/${k.providerConfigKey}/${k.connectionId}`);
+        return answer(`t-${k.environmentId}-${k.providerConfigKey}-${k.connectionId}`, now + 60_000);
+      },
+      () => now,
+    );
+    const keys: ResolveKey[] = [
+      { environmentId: "env_1", providerConfigKey: "cal", connectionId: "alice" },
+      { environmentId: "env_2", providerConfigKey: "cal", connectionId: "alice" },
+      { environmentId: "env_1", providerConfigKey: "mail", connectionId: "alice" },
+      { environmentId: "env_1", providerConfigKey: "cal", connectionId: "bob" },
+    ];
+    for (const k of keys) await cache.get(k);
+    for (const k of keys) {
+      expect(token(peek(cache, k))).toBe(`Bearer t-${k.environmentId}-${k.providerConfigKey}-${k.connectionId}`);
+    }
+    expect(peek(cache, { environmentId: "env_2", providerConfigKey: "mail", connectionId: "bob" })).toBeUndefined();
+
+    for (let i = 0; i < 9_997; i++)
+      await cache.get({ environmentId: "env_3", providerConfigKey: "cal", connectionId: `u${i}` });
+    // 10 001 answers were loaded: the first one went, the second is still there.
+    expect(peek(cache, keys[0] as ResolveKey)).toBeUndefined();
+    expect(token(peek(cache, keys[1] as ResolveKey))).toBe("Bearer t-env_2-cal-alice");
+    expect(loaded.length).toBe(10_001);
   });
 });

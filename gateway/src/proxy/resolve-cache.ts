@@ -32,6 +32,7 @@ export const REFRESH_AHEAD_MS = 1_000;
 
 /** A cached answer, and when to start loading its successor (never, for an answer too short-lived). */
 interface Entry {
+  key: ResolveKey;
   answer: ResolvedUpstream;
   refreshAt: number;
 }
@@ -43,9 +44,14 @@ interface Entry {
  * Concurrent misses of one key share one call, and so do concurrent forced refreshes after upstream
  * 401s: a burst of requests costs one token refresh, not one each. Failures are not kept (one in a load
  * ahead of time leaves the current answer in place until its end).
+ *
+ * Answers are kept in maps nested by environment, integration and connection: a hit (`peek`, every
+ * proxied request) builds no key object or string.
  */
 export class ResolveCache {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries = new Map<string, Map<string, Map<string, Entry>>>();
+  /** The keys of the cached answers by `cacheKey`, oldest first (for the MAX_ENTRIES bound). */
+  private readonly order = new Map<string, ResolveKey>();
   private readonly pending = new Map<string, Promise<ResolvedUpstream>>();
   private readonly forcing = new Map<string, Promise<ResolvedUpstream>>();
 
@@ -54,26 +60,24 @@ export class ResolveCache {
     private readonly now: () => number,
   ) {}
 
-  /** The cached answer while fresh, without a promise (the hot path); undefined when `get` must load one. */
-  peek(key: ResolveKey): ResolvedUpstream | undefined {
-    return this.fresh(cacheKey(key), key);
-  }
-
-  /** The cached answer of `id` while fresh (starting its successor's load in its last second). */
-  private fresh(id: string, key: ResolveKey): ResolvedUpstream | undefined {
-    const hit = this.entries.get(id);
+  /**
+   * The cached answer while fresh, without a promise or a key (the hot path), starting its successor's
+   * load in its last second; undefined when `get` must load one.
+   */
+  peek(environmentId: string, providerConfigKey: string, connectionId: string): ResolvedUpstream | undefined {
+    const hit = this.entries.get(environmentId)?.get(providerConfigKey)?.get(connectionId);
     if (hit === undefined) return undefined;
     const now = this.now();
     if (hit.answer.cacheUntil <= now) return undefined;
-    if (hit.refreshAt <= now) this.loadAhead(id, key, hit);
+    if (hit.refreshAt <= now) this.loadAhead(hit);
     return hit.answer;
   }
 
   /** The cached answer while fresh, otherwise a new one. */
   get(key: ResolveKey): Promise<ResolvedUpstream> {
-    const id = cacheKey(key);
-    const hit = this.fresh(id, key);
+    const hit = this.peek(key.environmentId, key.providerConfigKey, key.connectionId);
     if (hit !== undefined) return Promise.resolve(hit);
+    const id = cacheKey(key);
     const inFlight = this.forcing.get(id) ?? this.pending.get(id);
     if (inFlight) return inFlight;
     return this.load(id, key, false, this.pending);
@@ -85,23 +89,24 @@ export class ResolveCache {
    */
   refresh(key: ResolveKey, stale: ResolvedUpstream): Promise<ResolvedUpstream> {
     const id = cacheKey(key);
-    const current = this.entries.get(id)?.answer;
+    const current = this.entryOf(key)?.answer;
     if (current && !sameHeaders(current, stale) && current.cacheUntil > this.now()) return Promise.resolve(current);
-    this.entries.delete(id);
+    this.remove(id, key);
     return this.forcing.get(id) ?? this.load(id, key, true, this.forcing);
   }
 
   /** Drops the cached answer of `key` (the upstream was unreachable with it). */
   forget(key: ResolveKey): void {
-    this.entries.delete(cacheKey(key));
+    this.remove(cacheKey(key), key);
   }
 
-  /** Starts loading the successor of `hit` (once per answer), unless a load of the key is under way. */
-  private loadAhead(id: string, key: ResolveKey, hit: Entry): void {
+  /** Starts loading the successor of `hit` (once per answer), unless a load of its key is under way. */
+  private loadAhead(hit: Entry): void {
     hit.refreshAt = Number.POSITIVE_INFINITY;
+    const id = cacheKey(hit.key);
     if (this.pending.has(id) || this.forcing.has(id)) return;
     // A failure keeps the current answer until its end; the request after that loads and reports.
-    this.load(id, key, false, this.pending).catch(() => {});
+    this.load(id, hit.key, false, this.pending).catch(() => {});
   }
 
   private load(
@@ -113,7 +118,7 @@ export class ResolveCache {
     const loading = this.fetch(key, force)
       .then((answer) => {
         // An ordinary load that was overtaken by a forced refresh must not bring the old token back.
-        if (force || !this.forcing.has(id)) this.store(id, answer);
+        if (force || !this.forcing.has(id)) this.store(id, key, answer);
         return answer;
       })
       .finally(() => into.delete(id));
@@ -121,16 +126,49 @@ export class ResolveCache {
     return loading;
   }
 
-  private store(id: string, answer: ResolvedUpstream): void {
-    if (!this.entries.has(id) && this.entries.size >= MAX_ENTRIES) {
-      const oldest = this.entries.keys().next();
-      if (!oldest.done) this.entries.delete(oldest.value);
+  private entryOf(key: ResolveKey): Entry | undefined {
+    return this.entries.get(key.environmentId)?.get(key.providerConfigKey)?.get(key.connectionId);
+  }
+
+  private store(id: string, key: ResolveKey, answer: ResolvedUpstream): void {
+    if (!this.order.has(id) && this.order.size >= MAX_ENTRIES) {
+      const oldest = this.order.entries().next();
+      if (!oldest.done) this.remove(oldest.value[0], oldest.value[1]);
     }
     const now = this.now();
     const lifetime = answer.cacheUntil - now;
     const refreshAt =
       lifetime >= 2 * REFRESH_AHEAD_MS ? answer.cacheUntil - REFRESH_AHEAD_MS : Number.POSITIVE_INFINITY;
-    this.entries.set(id, { answer, refreshAt });
+    let integrations = this.entries.get(key.environmentId);
+    if (integrations === undefined) {
+      integrations = new Map();
+      this.entries.set(key.environmentId, integrations);
+    }
+    let connections = integrations.get(key.providerConfigKey);
+    if (connections === undefined) {
+      connections = new Map();
+      integrations.set(key.providerConfigKey, connections);
+    }
+    // The stored key is a copy: the caller's object may be one of its own.
+    const stored = {
+      environmentId: key.environmentId,
+      providerConfigKey: key.providerConfigKey,
+      connectionId: key.connectionId,
+    };
+    connections.set(key.connectionId, { key: stored, answer, refreshAt });
+    this.order.delete(id);
+    this.order.set(id, stored);
+  }
+
+  private remove(id: string, key: ResolveKey): void {
+    this.order.delete(id);
+    const integrations = this.entries.get(key.environmentId);
+    const connections = integrations?.get(key.providerConfigKey);
+    if (integrations === undefined || connections === undefined) return;
+    connections.delete(key.connectionId);
+    if (connections.size > 0) return;
+    integrations.delete(key.providerConfigKey);
+    if (integrations.size === 0) this.entries.delete(key.environmentId);
   }
 }
 

@@ -1,21 +1,7 @@
 import { JunctionError, type Logger } from "@junction/platform";
 import { Code } from "@connectrpc/connect";
-import type { DeadlineWatch } from "./deadline-watch.ts";
+import type { Caller, Watched } from "./deadline-watch.ts";
 import { proxyErrors } from "./proxy-errors.ts";
-import { readAhead, readsAhead } from "./read-ahead.ts";
-
-export interface UpstreamAttempt {
-  url: string;
-  method: string;
-  headers: Record<string, string>;
-  body: Uint8Array | ReadableStream<Uint8Array> | null;
-  decompress: boolean;
-  timeoutMs: number;
-  /** The caller's request: whether it has gone away is read only when the attempt failed. */
-  caller: Request;
-  /** Whether a large answer may be read ahead (`readAhead`): not when it is decompressed or tapped. */
-  readAhead: boolean;
-}
 
 /** The caller went away; nobody is left to answer (499 in the access log). */
 export const clientGone = () =>
@@ -24,47 +10,57 @@ export const clientGone = () =>
 /**
  * One upstream attempt, resolved when the response headers arrive. Redirects are handed to the
  * caller, never followed: following one would carry the connection's token to wherever it points.
- * The timeout covers the wait for the headers (and, for a 2xx answer read ahead, for its first
- * chunks); a caller that leaves meanwhile ends the wait within the deadline watch's sweep
- * (~0.1–0.2 s). The body then streams at the caller's pace (a caller that leaves cancels it).
- * Throws 504 `upstream_timeout`, 502 `upstream_unreachable` (naming the host, never the path or
- * query; also when an answer broke off while read ahead), or `client_closed_request`.
+ * `decompress` is Nango's `Decompress` (Bun's fetch decompresses unless told not to). A body is sent
+ * as it is: bytes, or a stream sent once (`duplex: "half"`).
+ *
+ * Not an async function: the proxy handler awaits the promise in its own frame (one frame per request
+ * on the hot path, not two), with `deadlines.watch(controller, ...)` around it and `attemptFailure` in
+ * its catch.
  */
-export async function callUpstream(
-  attempt: UpstreamAttempt,
-  deadlines: DeadlineWatch,
-  logger: Logger,
+export function fetchUpstream(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: Uint8Array | ReadableStream<Uint8Array> | null,
+  decompress: boolean,
+  controller: AbortController,
 ): Promise<Response> {
-  const controller = new AbortController();
-  const deadline = deadlines.watch(controller, attempt.timeoutMs, attempt.caller);
-  let res: Response | undefined;
-  try {
-    res = await fetch(attempt.url, {
-      method: attempt.method,
-      headers: attempt.headers,
-      body: attempt.body,
-      signal: controller.signal,
-      redirect: "manual",
-      decompress: attempt.decompress,
-      duplex: "half",
-    } as RequestInit);
-    return attempt.readAhead && readsAhead(res, attempt.method) ? await readAhead(res) : res;
-  } catch (err) {
-    const host = hostOf(attempt.url);
-    if (deadline.timedOut()) {
-      logger.warn("upstream timed out", { host, timeoutMs: attempt.timeoutMs });
-      throw proxyErrors.timeout(host, attempt.timeoutMs);
-    }
-    if (attempt.caller.signal.aborted) throw clientGone();
-    if (res !== undefined) {
-      logger.warn("upstream broke off its answer", { host, error: errorCode(err) });
-      throw proxyErrors.brokeOff(host);
-    }
-    logger.warn("upstream unreachable", { host, error: errorCode(err) });
-    throw proxyErrors.unreachable(host);
-  } finally {
-    deadline.done();
+  // Each key only when it says something: fetch reads every key of its options.
+  const init: Record<string, unknown> = { method, headers, signal: controller.signal, redirect: "manual", decompress };
+  if (body !== null) {
+    init.body = body;
+    if (!(body instanceof Uint8Array)) init.duplex = "half";
   }
+  return fetch(url, init as RequestInit);
+}
+
+/**
+ * The error an attempt failed with, as the caller gets it: 504 `upstream_timeout` when `deadline`
+ * fired, `client_closed_request` when the caller left, 502 `upstream_unreachable` naming the host
+ * (never the path or query) when nothing was received, or saying the answer broke off when it
+ * failed while read ahead (`answered`). Logged at warn.
+ */
+export function attemptFailure(
+  err: unknown,
+  url: string,
+  timeoutMs: number,
+  deadline: Watched,
+  caller: Caller,
+  answered: boolean,
+  logger: Logger,
+): JunctionError {
+  const host = hostOf(url);
+  if (deadline.timedOut()) {
+    logger.warn("upstream timed out", { host, timeoutMs });
+    return proxyErrors.timeout(host, timeoutMs);
+  }
+  if (caller.signal.aborted) return clientGone();
+  if (answered) {
+    logger.warn("upstream broke off its answer", { host, error: errorCode(err) });
+    return proxyErrors.brokeOff(host);
+  }
+  logger.warn("upstream unreachable", { host, error: errorCode(err) });
+  return proxyErrors.unreachable(host);
 }
 
 /** Whether a failed attempt may be tried again (the upstream never answered). */

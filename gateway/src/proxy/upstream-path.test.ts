@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { JunctionError } from "@junction/platform";
-import { assertSafePath, upstreamTarget } from "./upstream-path.ts";
+import { assertSafePath, upstreamPath } from "./upstream-path.ts";
 import { parseBase, upstreamUrl as joinUrl } from "./upstream-url.ts";
 
 const upstreamUrl = (base: string, path: string, query: string) => joinUrl(parseBase(base), path, query);
@@ -75,15 +75,16 @@ describe("upstream path checks", () => {
 
   test("keeps the path and query exactly as they arrived", () => {
     const url = new URL("http://junction.test/proxy/calendar/v3/calendars/a%40b.c/events?q=a%20b&x=%2F&at=a@b#frag");
-    expect(upstreamTarget(url)).toEqual({
-      path: "/calendar/v3/calendars/a%40b.c/events",
-      query: "?q=a%20b&x=%2F&at=a@b",
-    });
+    const path = upstreamPath(url);
+    expect(path).toBe("/calendar/v3/calendars/a%40b.c/events");
+    expect(upstreamUrl("https://www.googleapis.com", path, url.search)).toBe(
+      "https://www.googleapis.com/calendar/v3/calendars/a%40b.c/events?q=a%20b&x=%2F&at=a@b",
+    );
   });
 
   test("refuses a missing upstream path", () => {
-    expect(refusal(() => upstreamTarget(new URL("http://j.test/proxy")))).toBe("invalid_proxy_path");
-    expect(refusal(() => upstreamTarget(new URL("http://j.test/proxy/")))).toBe("invalid_proxy_path");
+    expect(refusal(() => upstreamPath(new URL("http://j.test/proxy")))).toBe("invalid_proxy_path");
+    expect(refusal(() => upstreamPath(new URL("http://j.test/proxy/")))).toBe("invalid_proxy_path");
   });
 });
 

@@ -7,8 +7,8 @@ const SCHEME_RE = /^[a-z][a-z0-9+.-]*:/i;
 const DECODE_ROUNDS = 3;
 
 /**
- * The upstream path and query of a /proxy request, exactly as they arrived (spec: Proxy rules 2–3:
- * the path after /proxy and the query string are forwarded unchanged, so `%40` stays `%40`).
+ * The upstream path of a /proxy request, exactly as it arrived (spec: Proxy rules 2–3: the path after
+ * /proxy and the query string, `url.search`, are forwarded unchanged, so `%40` stays `%40`).
  *
  * Refuses, with 400 `invalid_proxy_path`, anything that could make the upstream URL leave the
  * integration's base: dot segments in any spelling (`..`, `%2e%2e`, `%252e%252e`, `..%2f`), backslashes
@@ -21,13 +21,13 @@ const DECODE_ROUNDS = 3;
  * passes the raw target. What the parser resolved can no longer leave the base: the resolved path is
  * appended to the base URL, and `upstreamUrl` verifies the result stays under it.
  */
-export function upstreamTarget(url: Pick<URL, "pathname" | "search">): { path: string; query: string } {
+export function upstreamPath(url: Pick<URL, "pathname">): string {
   const path = url.pathname.slice(PREFIX.length);
   if (path === "" || path === "/") {
     throw refuse("The upstream path is missing: call /proxy/{upstream path}, e.g. /proxy/gmail/v1/users/me/profile.");
   }
   assertSafePath(path);
-  return { path, query: url.search };
+  return path;
 }
 
 /**

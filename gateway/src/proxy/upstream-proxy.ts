@@ -12,8 +12,9 @@ import { type ProxyControls, readProxyControls } from "./proxy-controls.ts";
 import { hasNoBody, isReplayable, NO_BODY, type OutgoingBody, takeOutgoingBody } from "./request-body.ts";
 import { ResolveCache, type ResolvedUpstream, type ResolveKey, toResolved } from "./resolve-cache.ts";
 import { backoffDelay, isRetryableStatus, retryAfterDelay, retryBudget } from "./retry-policy.ts";
-import { callUpstream, clientGone, isUpstreamFailure } from "./upstream-call.ts";
-import { upstreamTarget } from "./upstream-path.ts";
+import { attemptFailure, clientGone, fetchUpstream, isUpstreamFailure } from "./upstream-call.ts";
+import { readAhead, readsAhead } from "./read-ahead.ts";
+import { upstreamPath } from "./upstream-path.ts";
 import { parseBase, upstreamUrl } from "./upstream-url.ts";
 
 export interface UpstreamProxyOptions {
@@ -58,20 +59,24 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
     return cache;
   };
 
+  /**
+   * One request, in one async frame: each attempt waits for the upstream's response headers (and, for
+   * a 2xx answer read ahead, for its first chunks) within the policy's timeout; a caller that leaves
+   * meanwhile ends the wait within the deadline watch's sweep (~0.1–0.2 s). The body then streams at
+   * the caller's pace (a caller that leaves cancels it).
+   */
   return async (ctx) => {
     const { req } = ctx;
-    const target = upstreamTarget(ctx.target ?? ctx.url);
+    const from = ctx.target ?? ctx.url;
+    const path = upstreamPath(from);
     // The caller's headers, read once by the gateway, for the controls and every attempt's forwarded headers.
     const incoming = ctx.headers;
     const controls = readProxyControls(incoming);
-    const key: ResolveKey = {
-      environmentId: ctx.environmentId,
-      providerConfigKey: controls.providerConfigKey,
-      connectionId: controls.connectionId,
-    };
     const resolver = cacheFor(ctx.clients);
     // A fresh cached answer is used without waiting on a promise.
-    let resolved = resolver.peek(key) ?? (await resolver.get(key));
+    let resolved =
+      resolver.peek(ctx.environmentId, controls.providerConfigKey, controls.connectionId) ??
+      (await resolver.get(keyOf(ctx, controls)));
     const base = controls.baseUrlOverride
       ? parseBase(
           await checkBaseUrlOverride(
@@ -82,45 +87,46 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
         )
       : resolved.base;
     // A target the gateway read without a URL object is plain (isPlainTarget), and so is its end.
-    const url = upstreamUrl(base, target.path, target.query, ctx.target !== undefined);
-    const channelCall = channelCallOf(req.method, target.path, resolved.observeChannelCalls);
+    const url = upstreamUrl(base, path, from.search, ctx.target !== undefined);
+    const { method } = req;
+    const channelCall = channelCallOf(method, path, resolved.observeChannelCalls);
     let body = hasNoBody(req) ? NO_BODY : await takeOutgoingBody(req);
     let sentBody: Promise<Uint8Array> | undefined;
     if (channelCall !== undefined) [body, sentBody] = tapRequestBody(body);
+    const sent = body.kind === "none" ? null : body.kind === "bytes" ? body.bytes : body.stream;
+    const mayReadAhead = !controls.decompress && channelCall === undefined;
 
-    const budget = retryBudget(req.method, controls, resolved.policy);
+    const budget = retryBudget(method, controls, resolved.policy);
     let attempt = 0;
     let refreshed = false;
     for (;;) {
-      let res: Response;
+      let res: Response | undefined;
+      const timeoutMs = resolved.policy.upstreamTimeoutMs;
+      // Before the attempt: a header that cannot be sent is the caller's 400, not an upstream failure.
+      const headers = outgoingHeaders(incoming, resolved, body);
+      const controller = new AbortController();
+      const deadline = deadlines.watch(controller, timeoutMs, req);
       try {
-        res = await callUpstream(
-          {
-            url,
-            method: req.method,
-            headers: outgoingHeaders(incoming, resolved, body),
-            body: body.kind === "none" ? null : body.kind === "bytes" ? body.bytes : body.stream,
-            decompress: controls.decompress,
-            timeoutMs: resolved.policy.upstreamTimeoutMs,
-            caller: req,
-            readAhead: !controls.decompress && channelCall === undefined,
-          },
-          deadlines,
-          ctx.logger,
-        );
+        res = await fetchUpstream(url, method, headers, sent, controls.decompress, controller);
+        if (mayReadAhead && readsAhead(res, method)) res = await readAhead(res);
       } catch (err) {
+        const failure = attemptFailure(err, url, timeoutMs, deadline, req, res !== undefined, ctx.logger);
         // An unreachable upstream may be a base URL the operator has since changed: the next request
         // resolves again instead of reusing the cached answer.
-        if (isUpstreamFailure(err)) resolver.forget(key);
-        if (!isUpstreamFailure(err) || attempt >= budget || !isReplayable(body)) throw err;
+        const key = keyOf(ctx, controls);
+        if (isUpstreamFailure(failure)) resolver.forget(key);
+        if (!isUpstreamFailure(failure) || attempt >= budget || !isReplayable(body)) throw failure;
         await pause(clock, backoffDelay(attempt, resolved.policy, random), req.signal);
         attempt++;
         continue;
+      } finally {
+        deadline.done();
       }
       if (res.status === 401 && !refreshed) {
         // One refresh and one retry (issue 4, item 2). A streamed body cannot be sent twice: the 401
         // goes back, and the refreshed token serves the next request.
         refreshed = true;
+        const key = keyOf(ctx, controls);
         if (isReplayable(body)) {
           await discard(res);
           resolved = await resolver.refresh(key, resolved);
@@ -138,10 +144,20 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
         attempt++;
         continue;
       }
-      const { response, received } = respond(res, req.method, controls, channelCall !== undefined);
-      if (channelCall !== undefined) void reportChannelCall(ctx, key, channelCall, res.status, sentBody, received);
+      if (channelCall === undefined) return respond(res, method, controls.decompress);
+      const [response, received] = respondTapped(res, method, controls.decompress);
+      void reportChannelCall(ctx, keyOf(ctx, controls), channelCall, res.status, sentBody, received);
       return response;
     }
+  };
+}
+
+/** The resolve cache's key of a request (made only off the hot path: a cache hit needs none). */
+function keyOf(ctx: RouteContext, controls: ProxyControls): ResolveKey {
+  return {
+    environmentId: ctx.environmentId,
+    providerConfigKey: controls.providerConfigKey,
+    connectionId: controls.connectionId,
   };
 }
 
@@ -163,26 +179,25 @@ function outgoingHeaders(
 
 /**
  * The caller's answer: the upstream's status, headers and body, streamed as they come. The upstream's
- * response is passed on as it is (its hop-by-hop headers removed), so its body is piped without a
- * copy. With `tap` (channel calls only) the body is teed and its first bytes returned as `received`.
+ * response is passed on as it is (its hop-by-hop headers removed), so its body is piped without a copy.
  */
-function respond(
-  res: Response,
-  method: string,
-  controls: ProxyControls,
-  tap: boolean,
-): { response: Response; received: Promise<Uint8Array> | undefined } {
-  const headers = stripResponseHeaders(res.headers, controls.decompress);
+function respond(res: Response, method: string, decompressed: boolean): Response {
+  const headers = stripResponseHeaders(res.headers, decompressed);
   // `res.body` is not read on this path: reading it makes a JS stream of a body Bun can pipe natively.
   if (method === "HEAD" || BODILESS_STATUS.has(res.status)) {
     void discard(res);
-    const response = new Response(null, { status: res.status, statusText: res.statusText, headers });
-    return { response, received: tap ? Promise.resolve(new Uint8Array(0)) : undefined };
+    return new Response(null, { status: res.status, statusText: res.statusText, headers });
   }
-  if (!tap || res.body === null)
-    return { response: res, received: tap ? Promise.resolve(new Uint8Array(0)) : undefined };
+  return res;
+}
+
+/** As `respond`, for a channel call: the body is teed, and its first bytes resolved as the second item. */
+function respondTapped(res: Response, method: string, decompressed: boolean): [Response, Promise<Uint8Array>] {
+  const response = respond(res, method, decompressed);
+  if (response !== res || res.body === null) return [response, Promise.resolve(new Uint8Array(0))];
   const [pass, received] = teeBounded(res.body);
-  return { response: new Response(pass, { status: res.status, statusText: res.statusText, headers }), received };
+  const init = { status: res.status, statusText: res.statusText, headers: res.headers };
+  return [new Response(pass, init), received];
 }
 
 function tapRequestBody(body: OutgoingBody): [OutgoingBody, Promise<Uint8Array>] {

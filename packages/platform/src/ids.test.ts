@@ -26,6 +26,19 @@ describe("ids made in the same millisecond", () => {
     expect(new Set(ids).size).toBe(500);
   });
 
+  test("count up by one in their last 8 digits, across every digit, whatever the prefixes in between", () => {
+    const digits = "0123456789abcdefghjkmnpqrstvwxyz";
+    const decode = (s: string) => [...s].reduce((v, c) => v * 32 + digits.indexOf(c), 0);
+    // 3000 ids in one millisecond carry past the last two digits at least twice.
+    const ids = Array.from({ length: 3000 }, (_, i) => newId(i % 7 === 3 ? "msg" : "conn", 6_000));
+    for (let i = 1; i < ids.length; i++) {
+      const [a, b] = [ids[i - 1] as string, ids[i] as string];
+      expect(b).toMatch(/^(conn|msg)_[0-9a-hjkmnp-tv-z]{26}$/);
+      expect(decode(b.slice(-8))).toBe(decode(a.slice(-8)) + 1);
+      expect(b.slice(-26, -8)).toBe(a.slice(-26, -8));
+    }
+  });
+
   test("sort after ids of an earlier millisecond even when the clock steps back", () => {
     const a = newId("conn", 9_000);
     const b = newId("conn", 8_000);
