@@ -27,6 +27,7 @@ export function directProxyHandler(deps: {
       params: {},
       requestId: "req_direct",
       environmentId: deps.environmentId,
+      passedThrough: false,
       clients: deps.clients,
       logger: deps.logger,
       baseUrl: deps.baseUrl,

@@ -80,12 +80,21 @@ export function createGateway(deps: GatewayDeps): Gateway {
       target = url;
     }
     let res: Response;
+    let ctx: RequestContext | undefined;
     try {
-      res = await dispatch(req, headers, target, url, requestId);
+      const found = router.match(req.method, target.pathname);
+      if ("allowed" in found) res = notRouted(req.method, target.pathname, found.allowed);
+      else {
+        // `target` only when read without the parser: a route may rely on it being plain (isPlainTarget).
+        const plain = url === undefined ? target : undefined;
+        ctx = new RequestContext(req, headers, url, plain, found.params, requestId, deps.clients, logger, deps.baseUrl);
+        res = await handle(found.route, ctx);
+      }
     } catch (err) {
       res = toErrorResponse(err, logger, requestId);
     }
-    res.headers.set("x-request-id", requestId);
+    // An upstream's answer passed on as it came gets the id only when the caller sent one (see RouteContext).
+    if (ctx?.passedThrough !== true || requestId === incoming) res.headers.set("x-request-id", requestId);
     logger.info("request", {
       requestId,
       method: req.method,
@@ -96,35 +105,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return res;
   }
 
-  /** Routes the request; answers synchronously when no route matches, and authenticates without a hop when the key is cached. */
-  function dispatch(
-    req: Request,
-    headers: HeaderRecord,
-    target: RequestTarget,
-    parsed: URL | undefined,
-    requestId: string,
-  ): Response | Promise<Response> {
-    const found = router.match(req.method, target.pathname);
-    if ("allowed" in found) {
-      if (found.allowed.length > 0) {
-        return errorResponse(
-          405,
-          "method_not_allowed",
-          `${req.method} is not allowed here; use ${found.allowed.join(", ")}.`,
-          [],
-          {
-            allow: found.allowed.join(", "),
-          },
-        );
-      }
-      return errorResponse(404, "not_found", `No route for ${req.method} ${target.pathname}.`);
-    }
-    const { route, params } = found;
-    // `target` only when read without the parser: a route may rely on it being plain (isPlainTarget).
-    const plain = parsed === undefined ? target : undefined;
-    const ctx = new RequestContext(req, headers, parsed, plain, params, requestId, deps.clients, logger, deps.baseUrl);
+  /** Runs the route, authenticating first without a hop when the secret key is cached. */
+  function handle(route: Route, ctx: RequestContext): Response | Promise<Response> {
     if (route.auth === false) return route.handler(ctx);
-    const environmentId = authenticator.environmentOfHeader(headers.authorization);
+    const environmentId = authenticator.environmentOfHeader(ctx.headers.authorization);
     if (typeof environmentId !== "string") return handleAfter(environmentId, route, ctx);
     ctx.environmentId = environmentId;
     return route.handler(ctx);
@@ -133,9 +117,18 @@ export function createGateway(deps: GatewayDeps): Gateway {
   return { fetch, authenticator };
 }
 
+/** 405 naming the allowed methods when the path has routes, otherwise 404. */
+function notRouted(method: string, path: string, allowed: string[]): Response {
+  if (allowed.length === 0) return errorResponse(404, "not_found", `No route for ${method} ${path}.`);
+  return errorResponse(405, "method_not_allowed", `${method} is not allowed here; use ${allowed.join(", ")}.`, [], {
+    allow: allowed.join(", "),
+  });
+}
+
 /** A route's context. The URL is parsed on first use: most routes never read more than the path. */
 class RequestContext implements RouteContext {
   environmentId = "";
+  passedThrough = false;
 
   constructor(
     readonly req: Request,

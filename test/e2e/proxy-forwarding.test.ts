@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { createHash } from "node:crypto";
 import { gzipSync } from "node:zlib";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
-import { ALICE, MAIL, type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
+import { ALICE, MAIL, type ProxyHarness, proxyRequestLog, startProxyHarness } from "./proxy-kit.ts";
 
 let h: ProxyHarness;
 beforeAll(async () => {
@@ -43,6 +43,26 @@ describe("proxy: forwarding (spec: Proxy rules 1–3)", () => {
     expect(res.headers["content-type"]).toContain("application/json");
     expect(res.body).toBe("");
     expect(h.fake.requestCount("/echo/head")).toBe(1);
+  });
+
+  test("X-Request-Id: an upstream's answer gets the caller's own id back, and no id of Junction's; Junction's own answers always have one", async () => {
+    const plain = await h.proxy("GET", "/echo/request-id");
+    expect(plain.status).toBe(200);
+    expect(plain.headers.get("x-request-id")).toBeNull();
+    await plain.arrayBuffer();
+    // Correlating is still there: the caller's id is echoed, and logged with the request.
+    const tagged = await h.proxy("GET", "/echo/request-id-tagged", { headers: { "x-request-id": "caller-req-7" } });
+    expect(tagged.headers.get("x-request-id")).toBe("caller-req-7");
+    await tagged.arrayBuffer();
+    expect(await proxyRequestLog(h, "/echo/request-id-tagged")).toMatchObject({
+      requestId: "caller-req-7",
+      status: 200,
+    });
+    expect(String((await proxyRequestLog(h, "/echo/request-id")).requestId)).toMatch(/^req_/);
+    // An answer Junction makes itself (here a 404 for an unknown connection) carries a generated id.
+    const refused = await h.proxy("GET", "/echo/request-id", { headers: { "connection-id": "nobody" } });
+    expect(refused.status).toBe(404);
+    expect(refused.headers.get("x-request-id")).toMatch(/^req_/);
   });
 
   test("the caller's secret key and Junction's own headers never reach the upstream; hop-by-hop ones neither", async () => {

@@ -144,6 +144,7 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
         attempt++;
         continue;
       }
+      ctx.passedThrough = true;
       if (channelCall === undefined) return respond(res, method, controls.decompress);
       const [response, received] = respondTapped(res, method, controls.decompress);
       void reportChannelCall(ctx, keyOf(ctx, controls), channelCall, res.status, sentBody, received);

@@ -55,6 +55,7 @@ export function createScriptProxy(options: UpstreamProxyOptions = {}) {
       params: { "*": path.slice(1) },
       requestId: scope.runId,
       environmentId: scope.environmentId,
+      passedThrough: false,
       clients: scope.clients,
       logger: scope.logger,
       baseUrl: "",
