@@ -79,11 +79,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
       }
       target = url;
     }
+    // Read once: each read of a Request's property is a call into Bun's native code.
+    const { method } = req;
     let res: Response;
     let ctx: RequestContext | undefined;
     try {
-      const found = router.match(req.method, target.pathname);
-      if ("allowed" in found) res = notRouted(req.method, target.pathname, found.allowed);
+      const found = router.match(method, target.pathname);
+      if ("allowed" in found) res = notRouted(method, target.pathname, found.allowed);
       else {
         // `target` only when read without the parser: a route may rely on it being plain (isPlainTarget).
         const plain = url === undefined ? target : undefined;
@@ -97,7 +99,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     if (ctx?.passedThrough !== true || requestId === incoming) res.headers.set("x-request-id", requestId);
     logger.info("request", {
       requestId,
-      method: req.method,
+      method,
       path: target.pathname,
       status: res.status,
       ms: Math.round((performance.now() - started) * 100) / 100,

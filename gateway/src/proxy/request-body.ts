@@ -14,7 +14,7 @@ export type OutgoingBody =
  * body upstream.
  */
 export async function takeOutgoingBody(req: Request): Promise<OutgoingBody> {
-  if (hasNoBody(req) || req.body === null) return NO_BODY;
+  if (hasNoBody(req.method) || req.body === null) return NO_BODY;
   const declared = req.headers.get("content-length");
   const length = declared !== null && /^\d{1,15}$/.test(declared) ? Number(declared) : null;
   if (length === 0) return NO_BODY;
@@ -25,8 +25,8 @@ export async function takeOutgoingBody(req: Request): Promise<OutgoingBody> {
 export const NO_BODY: OutgoingBody = { kind: "none" };
 
 /** GET and HEAD send no body upstream (checked without touching `req.body`, which would make a stream). */
-export function hasNoBody(req: Request): boolean {
-  return req.method === "GET" || req.method === "HEAD";
+export function hasNoBody(method: string): boolean {
+  return method === "GET" || method === "HEAD";
 }
 
 /** Whether the body can be sent again. */

@@ -88,9 +88,10 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
       : resolved.base;
     // A target the gateway read without a URL object is plain (isPlainTarget), and so is its end.
     const url = upstreamUrl(base, path, from.search, ctx.target !== undefined);
+    // Read once: each read of a Request's or Response's property is a call into Bun's native code.
     const { method } = req;
     const channelCall = channelCallOf(method, path, resolved.observeChannelCalls);
-    let body = hasNoBody(req) ? NO_BODY : await takeOutgoingBody(req);
+    let body = hasNoBody(method) ? NO_BODY : await takeOutgoingBody(req);
     let sentBody: Promise<Uint8Array> | undefined;
     if (channelCall !== undefined) [body, sentBody] = tapRequestBody(body);
     const sent = body.kind === "none" ? null : body.kind === "bytes" ? body.bytes : body.stream;
@@ -122,7 +123,8 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
       } finally {
         deadline.done();
       }
-      if (res.status === 401 && !refreshed) {
+      const { status } = res;
+      if (status === 401 && !refreshed) {
         // One refresh and one retry (issue 4, item 2). A streamed body cannot be sent twice: the 401
         // goes back, and the refreshed token serves the next request.
         refreshed = true;
@@ -134,20 +136,20 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
         }
         refreshLater(resolver, key, resolved, ctx.logger);
       }
-      if (attempt < budget && isReplayable(body) && isRetryableStatus(res.status, controls.retryOn)) {
+      if (attempt < budget && isReplayable(body) && isRetryableStatus(status, controls.retryOn)) {
         const wait =
           retryAfterDelay(res.headers.get("retry-after"), now(), resolved.policy) ??
           backoffDelay(attempt, resolved.policy, random);
-        ctx.logger.info("retrying upstream", { requestId: ctx.requestId, status: res.status, attempt, waitMs: wait });
+        ctx.logger.info("retrying upstream", { requestId: ctx.requestId, status, attempt, waitMs: wait });
         await discard(res);
         await pause(clock, wait, req.signal);
         attempt++;
         continue;
       }
       ctx.passedThrough = true;
-      if (channelCall === undefined) return respond(res, method, controls.decompress);
-      const [response, received] = respondTapped(res, method, controls.decompress);
-      void reportChannelCall(ctx, keyOf(ctx, controls), channelCall, res.status, sentBody, received);
+      if (channelCall === undefined) return respond(res, status, method, controls.decompress);
+      const [response, received] = respondTapped(res, status, method, controls.decompress);
+      void reportChannelCall(ctx, keyOf(ctx, controls), channelCall, status, sentBody, received);
       return response;
     }
   };
@@ -182,22 +184,27 @@ function outgoingHeaders(
  * The caller's answer: the upstream's status, headers and body, streamed as they come. The upstream's
  * response is passed on as it is (its hop-by-hop headers removed), so its body is piped without a copy.
  */
-function respond(res: Response, method: string, decompressed: boolean): Response {
+function respond(res: Response, status: number, method: string, decompressed: boolean): Response {
   const headers = stripResponseHeaders(res.headers, decompressed);
   // `res.body` is not read on this path: reading it makes a JS stream of a body Bun can pipe natively.
-  if (method === "HEAD" || BODILESS_STATUS.has(res.status)) {
+  if (method === "HEAD" || BODILESS_STATUS.has(status)) {
     void discard(res);
-    return new Response(null, { status: res.status, statusText: res.statusText, headers });
+    return new Response(null, { status, statusText: res.statusText, headers });
   }
   return res;
 }
 
 /** As `respond`, for a channel call: the body is teed, and its first bytes resolved as the second item. */
-function respondTapped(res: Response, method: string, decompressed: boolean): [Response, Promise<Uint8Array>] {
-  const response = respond(res, method, decompressed);
+function respondTapped(
+  res: Response,
+  status: number,
+  method: string,
+  decompressed: boolean,
+): [Response, Promise<Uint8Array>] {
+  const response = respond(res, status, method, decompressed);
   if (response !== res || res.body === null) return [response, Promise.resolve(new Uint8Array(0))];
   const [pass, received] = teeBounded(res.body);
-  const init = { status: res.status, statusText: res.statusText, headers: res.headers };
+  const init = { status, statusText: res.statusText, headers: res.headers };
   return [new Response(pass, init), received];
 }
 
