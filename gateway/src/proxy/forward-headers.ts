@@ -32,7 +32,10 @@ const OWN = new Set([
   "x-request-id",
 ]);
 
-/** Hop-by-hop response headers. Content-Length stays: Bun.serve frames a streamed body itself. */
+/**
+ * Hop-by-hop response headers. Content-Length stays: Bun.serve frames a streamed body itself.
+ * `connection` first: the names it lists are read before it is deleted.
+ */
 const HOP_BY_HOP_RESPONSE = [
   "connection",
   "keep-alive",
@@ -103,8 +106,13 @@ function forward(
  * response, `delete` and `toJSON` cost measurably more than `has`, and a response seldom carries any.
  */
 export function stripResponseHeaders(headers: Headers, decompressed: boolean): Headers {
-  const listed = connectionListedIn(headers.get("connection") ?? undefined);
-  for (const name of HOP_BY_HOP_RESPONSE) if (headers.has(name)) headers.delete(name);
+  let listed: Set<string> | undefined;
+  for (const name of HOP_BY_HOP_RESPONSE) {
+    if (!headers.has(name)) continue;
+    // `Connection` is read only when present (first in the list, so before it is deleted).
+    if (name === "connection") listed = connectionListedIn(headers.get(name) ?? undefined);
+    headers.delete(name);
+  }
   if (listed) for (const name of listed) if (headers.has(name)) headers.delete(name);
   if (decompressed) for (const name of DECOMPRESSED) if (headers.has(name)) headers.delete(name);
   return headers;
