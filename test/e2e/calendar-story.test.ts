@@ -116,12 +116,18 @@ describe("the calendar story", () => {
         const old = channels.find((c) => c.id === channel1?.id)?.state;
         return active.length === 1 && active[0] === second.calendarChannelId && old === "stopped";
       });
-      // Only the new channel sends now.
+      // Only the new channel sends now. Its own "sync" may still be on its way to the receiver (forwards are
+      // delivered after Junction has answered the upstream): the change's "exists" is waited for by name.
       await fake.settleNotifications();
       const before = forwards().length;
       expect(fake.changeCalendar(ALICE)).toBe(1);
-      await waitFor("the exists on the new channel", () => forwards().length === before + 1);
-      expect(forwards().at(-1)?.payload["x-goog-channel-id"]).toBe(second.calendarChannelId);
+      const exists = await waitFor("the exists on the new channel", () =>
+        forwards()
+          .slice(before)
+          .find((f) => f.payload["x-goog-resource-state"] === "exists"),
+      );
+      expect(exists.payload["x-goog-channel-id"]).toBe(second.calendarChannelId);
+      expect(forwards().filter((f) => f.payload["x-goog-channel-id"] === channel1?.id).length).toBe(2);
 
       // 4. The connection is deleted: pre-connection-deletion stops the channel; nothing more arrives.
       const deleted = await j.api("DELETE", `/connection/${connectionId}?provider_config_key=cal`);
