@@ -2,8 +2,10 @@
  * The proxy's JavaScript alone: Junction's gateway (or the floor's handler) called in a loop with the
  * upstream `fetch` answered at once, 64 requests in flight, no sockets. Steadier than the load runs:
  * for telling a few hundred ns of per-request work apart.
- *   bun bench/support/js-loop.ts [junction|handler|floor|both] [requests]
- * (handler: the /proxy handler alone, without the gateway around it; both: junction and floor)
+ *   bun bench/support/js-loop.ts [junction|handler|floor|both] [requests] [--bytes]
+ * (handler: the /proxy handler alone, without the gateway around it; both: junction and floor).
+ * --bytes: also the bytes allocated per request, from the collector's own log (`BUN_JSC_logGC`, set for a
+ * child run only: the heap's growth between collections, summed, over the requests; repeatable to a few bytes).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,9 +17,12 @@ import { directProxyHandler } from "./direct-handler.ts";
 import { minimalCheckedProxy } from "./minimal-checked-proxy.ts";
 import { addConnection, CONNECTION, INTEGRATION, SECRET_KEY } from "./topologies.ts";
 
-const which = process.argv[2] ?? "both";
-const total = Number(process.argv[3] ?? 300_000);
+const args = process.argv.slice(2).filter((a) => a !== "--bytes");
+const which = args[0] ?? "both";
+const total = Number(args[1] ?? 300_000);
 const UPSTREAM = "http://127.0.0.1:9";
+const WARMUP_REQUESTS = 20_000;
+if (process.argv.includes("--bytes")) await reportBytes();
 const SMALL = JSON.stringify({ kind: "calendar#calendarListEntry", id: "alice@example.com", primary: true });
 
 const dataDir = mkdtempSync(join(tmpdir(), "junction-jsloop-"));
@@ -75,7 +80,7 @@ async function run(fetchOf: (req: Request) => Promise<Response>, n: number): Pro
 }
 
 const names = which === "both" ? ["junction", "floor"] : [which];
-for (const name of names) await run(targets[name] as (req: Request) => Promise<Response>, 20_000);
+for (const name of names) await run(targets[name] as (req: Request) => Promise<Response>, WARMUP_REQUESTS);
 const results: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
 for (let round = 0; round < 5; round++) {
   for (const name of names)
@@ -90,3 +95,31 @@ for (const name of names) {
 await junction.stop();
 rmSync(dataDir, { recursive: true, force: true });
 process.exit(0);
+
+/**
+ * Runs this loop again for one target at a time with the collector's log on, and prints what each allocated
+ * per request (warm-up included) besides its timing.
+ */
+async function reportBytes(): Promise<never> {
+  for (const name of which === "both" ? ["junction", "floor"] : [which]) {
+    const child = Bun.spawn(["bun", import.meta.path, name, String(total)], {
+      env: { ...process.env, BUN_JSC_logGC: "1" },
+      stdout: "pipe",
+      stderr: "pipe",
+    });
+    const [out, log] = await Promise.all([new Response(child.stdout).text(), new Response(child.stderr).text()]);
+    await child.exited;
+    // "START <kind> <size>kb" before each collection, "=> <size>kb," after it.
+    let allocated = 0;
+    let after: number | undefined;
+    for (const m of log.replaceAll("\0", "").matchAll(/START [A-Z] (\d+)kb|=> (\d+)kb, p=/g)) {
+      if (m[1] !== undefined && after !== undefined) allocated += Number(m[1]) - after;
+      if (m[2] !== undefined) after = Number(m[2]);
+    }
+    const requests = total + WARMUP_REQUESTS;
+    console.log(
+      `${out.trim()}\n${name.padEnd(9)} ${((allocated * 1024) / requests).toFixed(0)} bytes allocated per request`,
+    );
+  }
+  process.exit(0);
+}
