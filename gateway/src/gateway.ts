@@ -74,23 +74,36 @@ export function createGateway(deps: GatewayDeps): Gateway {
     if (target === undefined) {
       try {
         url = new URL(req.url);
+        target = url;
       } catch {
-        return errorResponse(400, "invalid_url", "The request URL could not be parsed.");
+        // Left undefined: answered 400 below (a Host header the URL parser refuses, e.g. with a space).
       }
-      target = url;
     }
     // Read once: each read of a Request's property is a call into Bun's native code.
     const { method } = req;
     let res: Response;
     let ctx: RequestContext | undefined;
     try {
-      const found = router.match(method, target.pathname);
-      if ("allowed" in found) res = notRouted(method, target.pathname, found.allowed);
+      if (target === undefined) res = errorResponse(400, "invalid_url", "The request URL could not be parsed.");
       else {
-        // `target` only when read without the parser: a route may rely on it being plain (isPlainTarget).
-        const plain = url === undefined ? target : undefined;
-        ctx = new RequestContext(req, headers, url, plain, found.params, requestId, deps.clients, logger, deps.baseUrl);
-        res = await handle(found.route, ctx);
+        const found = router.match(method, target.pathname);
+        if ("allowed" in found) res = notRouted(method, target.pathname, found.allowed);
+        else {
+          // `target` only when read without the parser: a route may rely on it being plain (isPlainTarget).
+          const plain = url === undefined ? target : undefined;
+          ctx = new RequestContext(
+            req,
+            headers,
+            url,
+            plain,
+            found.params,
+            requestId,
+            deps.clients,
+            logger,
+            deps.baseUrl,
+          );
+          res = await handle(found.route, ctx);
+        }
       }
     } catch (err) {
       res = toErrorResponse(err, logger, requestId);
@@ -100,7 +113,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     logger.info("request", {
       requestId,
       method,
-      path: target.pathname,
+      path: target?.pathname ?? "",
       status: res.status,
       ms: Math.round((performance.now() - started) * 100) / 100,
     });

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Database } from "bun:sqlite";
 import { join } from "node:path";
+import { rawHttpRequest } from "../fake-upstream/index.ts";
 import { startTestJunction, TEST_SECRET_KEY, type TestJunction } from "../support/embedded-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
@@ -81,6 +82,18 @@ describe("gateway edge", () => {
     expect(res.headers.get("x-request-id")).toBe("abc-123");
     const generated = await j.api("GET", "/integrations", undefined, { "x-request-id": "bad id with spaces" });
     expect(generated.headers.get("x-request-id")).toMatch(/^req_/);
+  });
+
+  test("a request whose URL cannot be parsed (a Host with a space) gets 400 invalid_url with its request id, and is logged", async () => {
+    const port = Number(new URL(j.url).port);
+    const res = await rawHttpRequest(port, "/integrations", {
+      headers: { host: "bad host", "x-request-id": "bad-host-1" },
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.body).error.code).toBe("invalid_url");
+    expect(res.headers["x-request-id"]).toBe("bad-host-1");
+    const line = j.logLines.map((l) => JSON.parse(l)).find((l) => l.requestId === "bad-host-1");
+    expect(line).toMatchObject({ msg: "request", method: "GET", path: "", status: 400 });
   });
 
   test("logs are structured JSON lines with the request id, and carry no secrets", async () => {
