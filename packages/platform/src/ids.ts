@@ -26,7 +26,7 @@ let lastTime = -1;
 let lastHigh = 0;
 let lastLow = 0;
 // The written forms of the timestamp and the high half: within one millisecond only the low half
-// changes, so a request id costs one 8-digit conversion.
+// changes, and mostly only its last two digits (`head` keeps the rest), so a request id costs one lookup.
 let timeText = "";
 let highText = "";
 /** The id's text but its last two digits, for `headPrefix` and the low half's digits above them (`headLow`). */
