@@ -46,7 +46,7 @@ describe("proxy: forwarding (spec: Proxy rules 1–3)", () => {
   });
 
   test("X-Request-Id: an upstream's answer gets the caller's own id back, and no id of Junction's; Junction's own answers always have one", async () => {
-    const plain = await h.proxy("GET", "/echo/request-id");
+    const plain = await h.proxy("GET", "/echo/request-id-plain");
     expect(plain.status).toBe(200);
     expect(plain.headers.get("x-request-id")).toBeNull();
     await plain.arrayBuffer();
@@ -58,9 +58,9 @@ describe("proxy: forwarding (spec: Proxy rules 1–3)", () => {
       requestId: "caller-req-7",
       status: 200,
     });
-    expect(String((await proxyRequestLog(h, "/echo/request-id")).requestId)).toMatch(/^req_/);
+    expect(String((await proxyRequestLog(h, "/echo/request-id-plain")).requestId)).toMatch(/^req_/);
     // An answer Junction makes itself (here a 404 for an unknown connection) carries a generated id.
-    const refused = await h.proxy("GET", "/echo/request-id", { headers: { "connection-id": "nobody" } });
+    const refused = await h.proxy("GET", "/echo/request-id-plain", { headers: { "connection-id": "nobody" } });
     expect(refused.status).toBe(404);
     expect(refused.headers.get("x-request-id")).toMatch(/^req_/);
   });

@@ -31,18 +31,14 @@ export class Authenticator {
 
   /** Returns the environment id, or throws a 401-class error with a stable code. */
   async authenticate(req: Request): Promise<string> {
-    return this.environmentOf(req);
-  }
-
-  /**
-   * As `authenticate`, but a cached key is answered synchronously (no promise on the hot path) and a
-   * malformed header throws synchronously.
-   */
-  environmentOf(req: Request): string | Promise<string> {
     return this.environmentOfHeader(req.headers.get("authorization"));
   }
 
-  /** As `environmentOf`, from the Authorization header's value (the gateway reads the headers once). */
+  /**
+   * As `authenticate`, from the Authorization header's value (the gateway reads the headers once); a
+   * cached key is answered synchronously (no promise on the hot path) and a malformed header throws
+   * synchronously.
+   */
   environmentOfHeader(header: string | string[] | null | undefined): string | Promise<string> {
     if (typeof header !== "string") header = header?.join(", ");
     if (!header || header.trim() === "") {

@@ -102,6 +102,8 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
     let refreshed = false;
     for (;;) {
       let res: Response | undefined;
+      // The answer's status, read once (each read of a Response's property is a call into Bun's native code).
+      let status = 0;
       const timeoutMs = resolved.policy.upstreamTimeoutMs;
       // Before the attempt: a header that cannot be sent is the caller's 400, not an upstream failure.
       const headers = outgoingHeaders(incoming, resolved, body);
@@ -109,7 +111,8 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
       const deadline = deadlines.watch(controller, timeoutMs, req);
       try {
         res = await fetchUpstream(url, method, headers, sent, controls.decompress, controller);
-        if (mayReadAhead && readsAhead(res, method)) res = await readAhead(res);
+        status = res.status;
+        if (mayReadAhead && readsAhead(res, method, status)) res = await readAhead(res);
       } catch (err) {
         const failure = attemptFailure(err, url, timeoutMs, deadline, req, res !== undefined, ctx.logger);
         // An unreachable upstream may be a base URL the operator has since changed: the next request
@@ -123,7 +126,6 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
       } finally {
         deadline.done();
       }
-      const { status } = res;
       if (status === 401 && !refreshed) {
         // One refresh and one retry (issue 4, item 2). A streamed body cannot be sent twice: the 401
         // goes back, and the refreshed token serves the next request.
