@@ -10,7 +10,8 @@
  * Environment: BENCH_ROUNDS (3), BENCH_SECONDS (3), BENCH_WARMUP_SECONDS (1), BENCH_CONCURRENCY
  * (1,16,64), BENCH_TOPOLOGIES (embedded,distributed), BENCH_PAYLOADS (small,100k; also 16k), BENCH_NO_INSTALL=1
  * (never apt-get wrk), BENCH_BREAKDOWN=1 (also measure Junction without parts of its request pipeline, to
- * show where the CPU goes: bench/support/breakdown-server.ts), BENCH_COMPARE_ROOT=<checkout> (also the embedded
+ * show where the CPU goes: bench/support/breakdown-server.ts; and the floor in a process that loaded only the
+ * architecture's libraries, floor-libraries), BENCH_COMPARE_ROOT=<checkout> (also the embedded
  * topology of another checkout, e.g. the code before a change, in the same rounds: "compared"), BENCH_FLOOR=0
  * (leave out the floor: the smallest proxy doing the issue's per-request checks, in its own process,
  * bench/support/minimal-checked-proxy.ts; what any proxy that checks what Junction must check costs at least).
@@ -63,6 +64,7 @@ try {
     targets.push(await startBreakdown(pinning, upstream.url, "gateway-no-log"));
     targets.push(await startBreakdown(pinning, upstream.url, "floor-in-junction"));
     targets.push(await startBreakdown(pinning, upstream.url, "floor-junction-modules"));
+    targets.push(await startFloor(pinning, upstream.url, { withLibraries: true }));
   }
   await checkSameAnswers(targets);
 
@@ -166,6 +168,7 @@ try {
     const layers = [
       "bare",
       "floor",
+      "floor-libraries",
       "floor-junction-modules",
       "floor-in-junction",
       "handler-only",
@@ -173,11 +176,15 @@ try {
       "gateway-no-log",
       "embedded",
     ].filter((n) => targets.some((t) => t.name === n));
-    log(`\n## CPU µs per request by layer (c=${c})\n`);
+    log(`\n## By layer (c=${c}): CPU µs per request; throughput and p99 against bare\n`);
+    const cell = (n: string, p: string) => {
+      const [m, b] = [med(n, p, c), med("bare", p, c)];
+      return `${m.cpu.toFixed(0)}; ${ratio(m.rps, b.rps)}, ${ratio(m.p99, b.p99)}`;
+    };
     log(
       table(
         ["payload", ...layers],
-        PAYLOADS.map((p) => [p.name, ...layers.map((n) => med(n, p.name, c).cpu.toFixed(0))]),
+        PAYLOADS.map((p) => [p.name, ...layers.map((n) => cell(n, p.name))]),
       ),
     );
   }

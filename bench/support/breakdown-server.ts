@@ -3,13 +3,14 @@
  * served without part of the gateway's per-request pipeline, to show where the proxy's CPU goes.
  *   bun bench/support/breakdown-server.ts <port> <upstream base URL> <mode>
  * handler-only: the /proxy handler alone (no secret-key check, request id, router or request log).
- * handler-request-id: the same, plus the X-Request-Id response header the gateway adds (on Bun 1.4.5,
- *   any header added to fetch's response takes it off Bun's native body-piping path).
+ * handler-request-id: the same, plus the X-Request-Id response header the gateway adds when the caller sent
+ *   one (on Bun 1.4.5, any header added to fetch's response takes it off Bun's native body-piping path).
  * gateway-no-log: the whole gateway, with its request log discarded in the process.
  * floor-in-junction: not Junction's handler but the floor's (bench/support/minimal-checked-proxy.ts),
  *   served by this process with Junction's services started beside it: what the process alone costs.
  * floor-junction-modules: the floor's handler in a process that has loaded Junction's modules (protobuf,
  *   Connect, zod, every service's code) but started nothing: what the loaded code alone costs (its heap).
+ *   Its counterpart with the libraries alone is the floor's own `--with-libraries` (floor-libraries).
  * Not a way to run Junction: the handler-only server checks no secret key.
  */
 import { mkdtempSync, rmSync } from "node:fs";

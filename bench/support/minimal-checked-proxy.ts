@@ -15,8 +15,12 @@
  * `minimalCheckedProxy` is also served inside Junction's embedded process (BENCH_BREAKDOWN=1,
  * bench/support/breakdown-server.ts), to show what that process alone costs the same code.
  *
- *   bun bench/support/minimal-checked-proxy.ts <port> <upstream base URL> <secret key> <integration> <connection id>
+ *   bun bench/support/minimal-checked-proxy.ts <port> <upstream base URL> <secret key> <integration> <connection id> [--with-libraries]
+ * `--with-libraries` first loads what the architecture makes every Junction process load and nothing of
+ * Junction's own code: `@bufbuild/protobuf` with Junction's generated contracts, `@connectrpc/connect` and zod
+ * (BENCH_BREAKDOWN=1's `floor-libraries`, to tell the libraries' heap from Junction's modules').
  */
+import { join } from "node:path";
 import { DeadlineWatch } from "../../gateway/src/proxy/deadline-watch.ts";
 
 const REFRESH_MARGIN_MS = 5 * 60_000;
@@ -107,11 +111,22 @@ export function minimalCheckedProxy(
 }
 
 if (import.meta.main) {
-  const [port, upstream, secretKey, integration, connectionId] = process.argv.slice(2) as string[];
+  const [port, upstream, secretKey, integration, connectionId, load] = process.argv.slice(2) as string[];
+  if (load === "--with-libraries") await loadLibraries();
   const server = Bun.serve({
     port: Number(port ?? 0),
     hostname: "127.0.0.1",
     fetch: minimalCheckedProxy(upstream as string, secretKey as string, integration as string, connectionId as string),
   });
   process.stdout.write(`listening ${server.port}\n`);
+}
+
+/** Loads the architecture's libraries and Junction's generated contracts, keeping them referenced. */
+async function loadLibraries(): Promise<void> {
+  const loaded: unknown[] = [await import("@connectrpc/connect"), await import("zod")];
+  const contracts = new Bun.Glob("*/v1/*_pb.ts").scanSync(
+    join(import.meta.dir, "../../packages/contracts/gen/junction"),
+  );
+  for (const file of contracts) loaded.push(await import(`@junction/contracts/${file.replace(/\.ts$/, "")}`));
+  (globalThis as { benchLibraries?: unknown[] }).benchLibraries = loaded;
 }

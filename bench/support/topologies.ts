@@ -51,10 +51,15 @@ export async function startBareProxy(pinning: Pinning, upstreamUrl: string): Pro
 }
 
 /** The smallest proxy doing issue 4's per-request checks (bench/support/minimal-checked-proxy.ts). */
-export async function startFloor(pinning: Pinning, upstreamUrl: string): Promise<Target> {
+export async function startFloor(
+  pinning: Pinning,
+  upstreamUrl: string,
+  options: { withLibraries?: boolean } = {},
+): Promise<Target> {
+  const name = options.withLibraries ? "floor-libraries" : "floor";
   const port = await freePort();
   const p = startProcess(
-    "floor",
+    name,
     [
       ...pinning.server,
       "bun",
@@ -64,12 +69,13 @@ export async function startFloor(pinning: Pinning, upstreamUrl: string): Promise
       SECRET_KEY,
       INTEGRATION,
       CONNECTION,
+      ...(options.withLibraries ? ["--with-libraries"] : []),
     ],
     {},
   );
   const url = `http://127.0.0.1:${port}`;
   await waitUntilListening(p, url);
-  return { name: "floor", url, pids: [p.proc.pid], stop: p.stop };
+  return { name, url, pids: [p.proc.pid], stop: p.stop };
 }
 
 /** Junction's embedded default (`junction start`), logging at the default level as in production. */
