@@ -25,7 +25,7 @@ describe("readsAhead", () => {
       headers: length === undefined ? {} : { "content-length": String(length) },
     });
 
-  test("2xx answers of a known length above 14 KiB and up to 256 KiB", () => {
+  test("2xx answers of a known length above 14 KiB and up to 64 KiB", () => {
     expect(readsAhead(sized(READ_AHEAD_ABOVE_BYTES + 1), "GET")).toBe(true);
     expect(readsAhead(sized(READ_AHEAD_UP_TO_BYTES), "POST")).toBe(true);
     expect(readsAhead(sized(READ_AHEAD_ABOVE_BYTES), "GET")).toBe(false);

@@ -8,12 +8,15 @@
  */
 export const READ_AHEAD_ABOVE_BYTES = 14 * 1024;
 /**
- * Larger answers are passed on as fetch gave them. Reading ahead gains less the larger the body (+5 %
- * at 256 KiB), and every byte read in JavaScript is garbage until the next collection: under 64
- * concurrent 100 KB answers the process's resident memory rose from ~80 to ~190 MiB and stayed there
- * (~94 MiB passed on natively). A 100 MB body read in JavaScript raised the peak by ~25 MiB.
+ * Larger answers are passed on as fetch gave them: from here on Bun writes them natively at about the
+ * bare passthrough's pace, and reading them ahead buys ~10 % of throughput for a longer tail and twice
+ * the memory. Every byte read in JavaScript is a buffer the collector must reclaim; the ones in flight
+ * outlive eden collections, so full collections come ~4 times as often (40 against 11 in 8 s of 64
+ * concurrent 100 KB answers). Measured in the same rounds at 100 KB, c=64 (docs/benchmarks.md, "Proxy →
+ * Tenth session"): read ahead 0.95–0.98× the bare passthrough, p99 1.58–1.64×, ~163 MiB resident;
+ * passed on 0.88–0.91×, p99 1.40×, ~84 MiB.
  */
-export const READ_AHEAD_UP_TO_BYTES = 256 * 1024;
+export const READ_AHEAD_UP_TO_BYTES = 64 * 1024;
 
 /** Statuses that are never read ahead: no body (204, 205) or not the final answer (1xx). */
 const SUCCESS_WITH_BODY = (status: number) => status >= 200 && status < 300 && status !== 204 && status !== 205;
