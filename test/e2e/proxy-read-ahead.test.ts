@@ -104,30 +104,39 @@ describe("proxy: answers of 14 KiB to 64 KiB, read ahead", () => {
     }
   });
 
-  test("an upstream that breaks off mid-body: the caller never gets a clean, shorter body", async () => {
-    const upstream = await rawUpstream(async (socket) => {
-      socket.write("HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\ncontent-length: 60000\r\n\r\n");
-      for (let i = 0; i < 3; i++) {
-        socket.write(Buffer.from(pattern(16 * 1024)));
-        await Bun.sleep(20); // separate writes, so that Junction answers before the break
-      }
-      socket.destroy();
-    });
-    try {
-      await h.addUpstream("ahead-broken", upstream.url);
-      const res = await h.proxy("GET", "/broken", {
-        headers: { "provider-config-key": "ahead-broken", retries: "0" },
+  test("an upstream that breaks off mid-body, read ahead or passed on as it came: the caller never gets a clean, shorter body", async () => {
+    // 60 000 bytes are read ahead; 250 000 are above READ_AHEAD_UP_TO_BYTES and passed on natively.
+    for (const [length, chunk] of [
+      [60_000, 16 * 1024],
+      [250_000, 64 * 1024],
+    ] as const) {
+      const upstream = await rawUpstream(async (socket) => {
+        socket.write(`HTTP/1.1 200 OK\r\ncontent-type: application/octet-stream\r\ncontent-length: ${length}\r\n\r\n`);
+        for (let i = 0; i < 3; i++) {
+          socket.write(Buffer.from(pattern(chunk)));
+          await Bun.sleep(20); // separate writes, so that Junction answers before the break
+        }
+        socket.destroy();
       });
-      if (res.status === 200) {
-        // The answer had started: its body must end in an error, not look complete.
-        await expect(res.arrayBuffer()).rejects.toThrow();
-      } else {
-        // It broke before Junction answered: a gateway error with a code, no stack trace.
-        expect(res.status).toBe(502);
-        expect((await res.json()).error.code).toBe("upstream_unreachable");
+      try {
+        const key = `broken-${length}`;
+        await h.addUpstream(key, upstream.url);
+        const res = await h.proxy("GET", "/broken", { headers: { "provider-config-key": key, retries: "0" } });
+        if (res.status === 200) {
+          // The answer had started: its body must end in an error, not look complete.
+          const ending = await res.arrayBuffer().then(
+            (b) => `complete, ${b.byteLength} bytes`,
+            () => "an error",
+          );
+          expect({ length, ending }).toEqual({ length, ending: "an error" });
+        } else {
+          // It broke before Junction answered: a gateway error with a code, no stack trace.
+          expect({ length, status: res.status }).toEqual({ length, status: 502 });
+          expect((await res.json()).error.code).toBe("upstream_unreachable");
+        }
+      } finally {
+        upstream.stop();
       }
-    } finally {
-      upstream.stop();
     }
   });
 
