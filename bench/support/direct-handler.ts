@@ -1,5 +1,6 @@
 import type { Logger } from "@junction/platform";
 import type { GatewayClients } from "../../gateway/src/clients.ts";
+import { headerRecord } from "../../gateway/src/http/header-record.ts";
 import { plainRequestTarget } from "../../gateway/src/http/request-target.ts";
 import { createUpstreamProxy } from "../../gateway/src/proxy/upstream-proxy.ts";
 
@@ -18,7 +19,7 @@ export function directProxyHandler(deps: {
   return (req) =>
     handler({
       req,
-      headers: req.headers.toJSON(),
+      headers: headerRecord(req.headers),
       // As the gateway does it: the path and query read without a URL object, parsed only if needed.
       target: plainRequestTarget(req.url),
       get url() {

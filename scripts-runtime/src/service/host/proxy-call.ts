@@ -1,4 +1,5 @@
 import type { GatewayClients } from "@junction/gateway";
+import { headerRecord } from "@junction/gateway/http/header-record";
 import { assertSafePath } from "@junction/gateway/proxy/upstream-path";
 import { createUpstreamProxy, type UpstreamProxyOptions } from "@junction/gateway/proxy/upstream-proxy";
 import { type Logger, readTextLimited } from "@junction/platform";
@@ -50,7 +51,7 @@ export function createScriptProxy(options: UpstreamProxyOptions = {}) {
     const req = new Request(url, { method: config.method, headers, body });
     const res = await handler({
       req,
-      headers: req.headers.toJSON(),
+      headers: headerRecord(req.headers),
       url,
       params: { "*": path.slice(1) },
       requestId: scope.runId,
