@@ -137,6 +137,10 @@ describe("Nango SDK: connections", () => {
   test("listConnections with several integration ids (the SDK joins them with commas)", async () => {
     const both = await h.nango.listConnections({ integrationId: [CALENDAR, MAIL] });
     expect(connectionIds(both)).toEqual([`${CALENDAR}/${CONNECTION}`, `${MAIL}/${CONNECTION}`]);
+    expect(await sdkFailure(h.nango.listConnections({ integrationId: [CALENDAR, "nope"] }))).toEqual({
+      status: 404,
+      code: "unknown_provider_config",
+    });
   });
 
   test("a connection imported with Nango's REST call is listed, and deleteConnection removes it", async () => {
