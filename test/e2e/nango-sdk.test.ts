@@ -9,6 +9,9 @@ import { Nango } from "@nangohq/node";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
 import { ALICE, CALENDAR, CONNECTION, MAIL, type SdkHarness, sdkFailure, startSdkHarness } from "./nango-sdk-kit.ts";
 import { type CustomerReceiver, eventsUri, googHeaders, notify, startCustomerReceiver } from "./notifications-kit.ts";
+import { useOAuthWorld } from "./oauth-e2e-kit.ts";
+
+const oauthWorld = useOAuthWorld();
 
 let h: SdkHarness;
 beforeAll(async () => {
@@ -116,6 +119,24 @@ describe("Nango SDK: connect sessions", () => {
     expect(
       await sdkFailure(h.nango.createReconnectSession({ connection_id: "nobody", integration_id: CALENDAR })),
     ).toEqual({ status: 404, code: "unknown_connection" });
+  });
+});
+
+describe("Nango SDK: a user connects through a session the SDK created", () => {
+  test("createConnectSession → consent → callback; waitForConnection and getIntegration see it", async () => {
+    const w = await oauthWorld();
+    await w.integration("cal");
+    const nango = new Nango({ secretKey: TEST_SECRET_KEY, host: w.j.url });
+    const { data } = await nango.createConnectSession({
+      end_user: { id: "sdk-user", email: "alice@example.com" },
+      allowed_integrations: ["cal"],
+    });
+    const result = await w.callback(await w.authorize("cal", data.token));
+    expect(result.code).toBe("connected");
+    // Polls listConnections({ endUserId }); the first poll is immediate and finds it.
+    const connection = await nango.waitForConnection("cal", "sdk-user");
+    expect(connection).toMatchObject({ provider_config_key: "cal", provider: "google-calendar" });
+    expect(connection.end_user).toMatchObject({ id: "sdk-user", email: "alice@example.com" });
   });
 });
 
