@@ -1,7 +1,12 @@
 import type { Provider } from "@junction/contracts/connection/v1/connection_service_pb";
+import { z } from "zod";
 import { errorResponse } from "../http/error-response.ts";
 import { json } from "../http/json.ts";
+import { parseWith, queryObject } from "../http/read-json.ts";
 import type { Route } from "../router.ts";
+
+// Nango's `search` (listProviders({ search })): a case-insensitive part of the provider's name.
+const listQuery = z.object({ search: z.string().min(1).max(255).optional() }).strict();
 
 /** A provider template in Nango's public shape, with its scope catalogue. */
 function presentProvider(p: Provider) {
@@ -19,15 +24,17 @@ function presentProvider(p: Provider) {
   };
 }
 
-/** GET /providers and /providers/{name}: the templates integrations are created from. */
+/** GET /providers (`search`) and /providers/{name}: the templates integrations are created from. */
 export function providerRoutes(): Route[] {
   return [
     {
       method: "GET",
       pattern: "/providers",
-      handler: async ({ clients }) => {
+      handler: async ({ clients, url }) => {
+        const search = parseWith(listQuery, queryObject(url), "invalid_query_params").search?.toLowerCase();
         const { providers } = await clients.connection.listProviders({});
-        return json({ data: providers.map(presentProvider) });
+        const found = search ? providers.filter((p) => p.name.toLowerCase().includes(search)) : providers;
+        return json({ data: found.map(presentProvider) });
       },
     },
     {
