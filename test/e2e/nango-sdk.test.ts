@@ -7,6 +7,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Nango } from "@nangohq/node";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { ALICE, CALENDAR, CONNECTION, MAIL, type SdkHarness, sdkFailure, startSdkHarness } from "./nango-sdk-kit.ts";
 import { type CustomerReceiver, eventsUri, googHeaders, notify, startCustomerReceiver } from "./notifications-kit.ts";
 import { useOAuthWorld } from "./oauth-e2e-kit.ts";
@@ -315,8 +316,9 @@ describe("Nango SDK: webhooks from Junction", () => {
 
     const sent = await notify(h.junction, googHeaders(eventsUri(ALICE)), { key: CALENDAR });
     expect(sent.status).toBe(200);
-    const [delivery] = await receiver.waitFor(1);
-    if (!delivery) throw new Error("no delivery");
+    const delivery = await waitFor("the forwarded notification", () =>
+      receiver.received.find((d) => JSON.parse(d.body).type === "forward"),
+    );
     expect(JSON.parse(delivery.body)).toMatchObject({ type: "forward", connectionId: CONNECTION });
 
     const verifier = new Nango({ secretKey: TEST_SECRET_KEY, host: h.junction.url, webhookSigningKey: signingSecret });
