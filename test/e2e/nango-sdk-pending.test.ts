@@ -109,9 +109,6 @@ describe("Nango SDK: connect sessions with tags (helper 2)", () => {
     expect((await nango.listConnections({ tags: { end_user_id: "someone-else" } })).connections).toEqual([]);
     const id = listed.connections[0]?.connection_id as string;
 
-    // The deprecated user id filter reads the same end user.
-    expect((await nango.waitForConnection("cal", "user-123")).connection_id).toBe(id);
-
     // A reconnect session with new tags re-authorizes the same connection and updates its tags.
     const reconnect = await nango.createReconnectSession({
       connection_id: id,
