@@ -288,6 +288,14 @@ describe("Nango SDK: proxy", () => {
     expect(deleted.status).toBe(204);
   });
 
+  test("retries is sent as Junction's Retries header: a POST is retried only when asked", async () => {
+    const flaky = (key: string, retries?: number) =>
+      h.nango.post({ ...config, endpoint: "/flaky/1", headers: { "x-flaky-key": key }, data: {}, retries });
+    expect(await sdkFailure(flaky("once"))).toMatchObject({ status: 503 });
+    const retried = await flaky("retried", 2);
+    expect(retried.data).toEqual({ ok: true, attempt: 2 });
+  });
+
   test("the upstream's errors and Junction's own reach the SDK's caller as they are", async () => {
     expect(await sdkFailure(h.nango.get({ ...config, endpoint: "/status/418", retries: 0 }))).toMatchObject({
       status: 418,
