@@ -2,8 +2,10 @@
  * Helpers shared by the nango-sdk*.test.ts files: Junction (embedded) in front of the fake upstream,
  * driven by Nango's own Node SDK (`@nangohq/node`) pointed at it with `new Nango({ secretKey, host })`.
  */
+import { afterAll, beforeAll } from "bun:test";
 import { Nango } from "@nangohq/node";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
+import { type CustomerReceiver, startCustomerReceiver } from "./notifications-kit.ts";
 import { type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
 
 export { ALICE, CALENDAR, CONNECTION, MAIL } from "./proxy-kit.ts";
@@ -31,4 +33,19 @@ export async function sdkFailure(call: Promise<unknown>): Promise<{ status: numb
     throw err;
   }
   throw new Error("the SDK call succeeded; a failure was expected");
+}
+
+/** A customer webhook receiver for the enclosing describe: started before its tests, stopped after. */
+export function useReceiver(): () => CustomerReceiver {
+  let receiver: CustomerReceiver | undefined;
+  beforeAll(() => {
+    receiver = startCustomerReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.stop();
+  });
+  return () => {
+    if (!receiver) throw new Error("the receiver starts before the describe's tests");
+    return receiver;
+  };
 }

@@ -8,8 +8,17 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Nango } from "@nangohq/node";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
-import { ALICE, CALENDAR, CONNECTION, MAIL, type SdkHarness, sdkFailure, startSdkHarness } from "./nango-sdk-kit.ts";
-import { type CustomerReceiver, eventsUri, googHeaders, notify, startCustomerReceiver } from "./notifications-kit.ts";
+import {
+  ALICE,
+  CALENDAR,
+  CONNECTION,
+  MAIL,
+  type SdkHarness,
+  sdkFailure,
+  startSdkHarness,
+  useReceiver,
+} from "./nango-sdk-kit.ts";
+import { eventsUri, googHeaders, notify } from "./notifications-kit.ts";
 import { useOAuthWorld } from "./oauth-e2e-kit.ts";
 
 const oauthWorld = useOAuthWorld();
@@ -126,10 +135,14 @@ describe("Nango SDK: connect sessions", () => {
 });
 
 describe("Nango SDK: a user connects through a session the SDK created", () => {
-  test("createConnectSession → consent → callback; waitForConnection and getIntegration see it", async () => {
+  const receiver = useReceiver();
+
+  test("createConnectSession → consent → callback; waitForConnection finds it, the auth webhook verifies", async () => {
     const w = await oauthWorld();
     await w.integration("cal");
-    const nango = new Nango({ secretKey: TEST_SECRET_KEY, host: w.j.url });
+    await w.j.api("PUT", "/webhook-settings", { endpoints: [receiver().url] });
+    const signingSecret = (await w.j.api("POST", "/webhook-settings/signing-secret", {})).body.data.signing_secret;
+    const nango = new Nango({ secretKey: TEST_SECRET_KEY, host: w.j.url, webhookSigningKey: signingSecret });
     const { data } = await nango.createConnectSession({
       end_user: { id: "sdk-user", email: "alice@example.com" },
       allowed_integrations: ["cal"],
@@ -140,6 +153,12 @@ describe("Nango SDK: a user connects through a session the SDK created", () => {
     const connection = await nango.waitForConnection("cal", "sdk-user");
     expect(connection).toMatchObject({ provider_config_key: "cal", provider: "google-calendar" });
     expect(connection.end_user).toMatchObject({ id: "sdk-user", email: "alice@example.com" });
+
+    const auth = await waitFor("the auth webhook", () =>
+      receiver().received.find((d) => JSON.parse(d.body).type === "auth"),
+    );
+    expect(JSON.parse(auth.body)).toMatchObject({ operation: "creation", success: true, providerConfigKey: "cal" });
+    expect(nango.verifyIncomingWebhookRequest(auth.body, auth.headers)).toBe(true);
   });
 });
 
@@ -307,16 +326,10 @@ describe("Nango SDK: proxy", () => {
 });
 
 describe("Nango SDK: webhooks from Junction", () => {
-  let receiver: CustomerReceiver;
-  beforeAll(() => {
-    receiver = startCustomerReceiver();
-  });
-  afterAll(async () => {
-    await receiver.stop();
-  });
+  const receiver = useReceiver();
 
   test("verifyIncomingWebhookRequest accepts a forwarded notification with the whsec_ signing secret", async () => {
-    await h.junction.api("PUT", "/webhook-settings", { endpoints: [receiver.url] });
+    await h.junction.api("PUT", "/webhook-settings", { endpoints: [receiver().url] });
     const rotated = await h.junction.api("POST", "/webhook-settings/signing-secret", { grace_period_seconds: 0 });
     const signingSecret = rotated.body.data.signing_secret as string;
     expect(signingSecret).toMatch(/^whsec_/);
@@ -325,7 +338,7 @@ describe("Nango SDK: webhooks from Junction", () => {
     const sent = await notify(h.junction, googHeaders(eventsUri(ALICE)), { key: CALENDAR });
     expect(sent.status).toBe(200);
     const delivery = await waitFor("the forwarded notification", () =>
-      receiver.received.find((d) => JSON.parse(d.body).type === "forward"),
+      receiver().received.find((d) => JSON.parse(d.body).type === "forward"),
     );
     expect(JSON.parse(delivery.body)).toMatchObject({ type: "forward", connectionId: CONNECTION });
 
