@@ -76,7 +76,15 @@ describe("connections API", () => {
   });
 
   test("refuses bad list parameters", async () => {
-    for (const q of ["limit=0", "limit=5000", "page=-1", "color=red", "limit=abc"]) {
+    for (const q of [
+      "limit=0",
+      "limit=5000",
+      "page=-1",
+      "color=red",
+      "limit=abc",
+      "integrationId=cal,",
+      "integrationId=,",
+    ]) {
       const res = await j.api("GET", `/connections?${q}`);
       expect(res.status).toBe(400);
       expect(res.body.error.code).toBe("invalid_query_params");

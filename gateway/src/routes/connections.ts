@@ -9,7 +9,14 @@ const str = z.string().min(1).max(255);
 const listQuery = z
   .object({
     connectionId: str.optional(),
-    integrationId: str.optional(),
+    // Nango's SDK joins several integration ids with commas, and Nango's server splits them.
+    integrationId: z
+      .string()
+      .min(1)
+      .max(10_000)
+      .transform((v) => v.split(",").map((id) => id.trim()))
+      .pipe(z.array(str).max(100))
+      .optional(),
     search: str.optional(),
     endUserId: str.optional(),
     // Junction extension: Nango returns everything at once; Junction pages (default 100, at most 1000).
@@ -92,7 +99,7 @@ export function connectionRoutes(): Route[] {
           const limit = q.limit ?? 100;
           const page = q.page ?? 0;
           const res = await clients.connection.listConnections({
-            providerConfigKey: q.integrationId ?? "",
+            providerConfigKeys: q.integrationId ?? [],
             connectionId: q.connectionId ?? "",
             search: q.search ?? "",
             endUserId: q.endUserId ?? "",

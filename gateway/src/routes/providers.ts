@@ -1,29 +1,50 @@
+import type { Provider } from "@junction/contracts/connection/v1/connection_service_pb";
+import { z } from "zod";
+import { errorResponse } from "../http/error-response.ts";
 import { json } from "../http/json.ts";
+import { parseWith, queryObject } from "../http/read-json.ts";
 import type { Route } from "../router.ts";
 
-/** GET /providers: the templates integrations are created from, with their scope catalogues. */
+// Nango's `search` (listProviders({ search })): a case-insensitive part of the provider's name.
+const listQuery = z.object({ search: z.string().min(1).max(255).optional() }).strict();
+
+/** A provider template in Nango's public shape, with its scope catalogue. */
+function presentProvider(p: Provider) {
+  return {
+    name: p.name,
+    display_name: p.displayName,
+    auth_mode: "OAUTH2",
+    proxy: { base_url: p.baseUrl },
+    authorization_url: p.authorizationUrl,
+    token_url: p.tokenUrl,
+    authorization_params: p.authorizationParams,
+    default_scopes: p.defaultScopes,
+    scopes: p.scopes.map((s) => ({ name: s.name, description: s.description, sensitivity: s.sensitivity })),
+    webhooks: p.webhookHeaders && Object.keys(p.webhookHeaders).length > 0 ? { headers: p.webhookHeaders } : null,
+  };
+}
+
+/** GET /providers (`search`) and /providers/{name}: the templates integrations are created from. */
 export function providerRoutes(): Route[] {
   return [
     {
       method: "GET",
       pattern: "/providers",
-      handler: async ({ clients }) => {
+      handler: async ({ clients, url }) => {
+        const search = parseWith(listQuery, queryObject(url), "invalid_query_params").search?.toLowerCase();
         const { providers } = await clients.connection.listProviders({});
-        return json({
-          data: providers.map((p) => ({
-            name: p.name,
-            display_name: p.displayName,
-            auth_mode: "OAUTH2",
-            proxy: { base_url: p.baseUrl },
-            authorization_url: p.authorizationUrl,
-            token_url: p.tokenUrl,
-            authorization_params: p.authorizationParams,
-            default_scopes: p.defaultScopes,
-            scopes: p.scopes.map((s) => ({ name: s.name, description: s.description, sensitivity: s.sensitivity })),
-            webhooks:
-              p.webhookHeaders && Object.keys(p.webhookHeaders).length > 0 ? { headers: p.webhookHeaders } : null,
-          })),
-        });
+        const found = search ? providers.filter((p) => p.name.toLowerCase().includes(search)) : providers;
+        return json({ data: found.map(presentProvider) });
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/providers/:provider",
+      handler: async ({ clients, params }) => {
+        const { providers } = await clients.connection.listProviders({});
+        const provider = providers.find((p) => p.name === params.provider);
+        if (!provider) return errorResponse(404, "unknown_provider", `Unknown provider "${params.provider}".`);
+        return json({ data: presentProvider(provider) });
       },
     },
   ];

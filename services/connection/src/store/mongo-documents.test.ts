@@ -107,6 +107,14 @@ describe("Mongo connection listing query", () => {
     expect(connectionListQuery("env_1", { providerConfigKey: "", search: "", limit: 1, offset: 0 })).toEqual({
       environmentId: "env_1",
     });
+    expect(
+      connectionListQuery("env_1", {
+        providerConfigKey: "x",
+        providerConfigKeys: ["cal", "mail"],
+        limit: 1,
+        offset: 0,
+      }),
+    ).toEqual({ environmentId: "env_1", providerConfigKey: { $in: ["cal", "mail"] } });
   });
 
   test("searches case-insensitively for the literal text", () => {

@@ -149,7 +149,8 @@ export function escapeRegExp(text: string): string {
 /** The query of a connection listing. Empty strings count as absent, as proto3 sends unset strings. */
 export function connectionListQuery(environmentId: string, filter: ConnectionFilter): Filter<ConnectionDocument> {
   const query: Filter<ConnectionDocument> = { environmentId };
-  if (filter.providerConfigKey) query.providerConfigKey = filter.providerConfigKey;
+  if (filter.providerConfigKeys?.length) query.providerConfigKey = { $in: filter.providerConfigKeys };
+  else if (filter.providerConfigKey) query.providerConfigKey = filter.providerConfigKey;
   if (filter.endUserId) query.endUserId = filter.endUserId;
   const connectionId: Document = {};
   if (filter.connectionId) connectionId.$eq = filter.connectionId;

@@ -75,6 +75,8 @@ export interface ConnectionRecord {
 /** Filter and page for listing connections. */
 export interface ConnectionFilter {
   providerConfigKey?: string;
+  /** Any of these integrations (when not empty; providerConfigKey is then ignored). */
+  providerConfigKeys?: string[];
   /** Substring of the connection id (case-insensitive). */
   search?: string;
   connectionId?: string;

@@ -247,7 +247,14 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     // Empty strings count as absent, as proto3 sends unset strings.
     const where = ["environment_id = $environment_id"];
     const params: Params = { environment_id: environmentId };
-    if (filter.providerConfigKey) {
+    if (filter.providerConfigKeys?.length) {
+      // One parameter per key: the statement text depends only on how many there are.
+      const names = filter.providerConfigKeys.map((_, i) => `$provider_config_key_${i}`);
+      where.push(`provider_config_key IN (${names.join(", ")})`);
+      filter.providerConfigKeys.forEach((key, i) => {
+        params[`provider_config_key_${i}`] = key;
+      });
+    } else if (filter.providerConfigKey) {
       where.push("provider_config_key = $provider_config_key");
       params.provider_config_key = filter.providerConfigKey;
     }

@@ -288,6 +288,20 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         expect(await ids({ endUserId: "nobody" })).toEqual({ ids: [], total: 0 });
       });
 
+      test("are filtered by any of several integrations", async () => {
+        await create(connection("cal", "a"));
+        await create(connection("mail", "b"));
+        await create(connection("tasks", "c"));
+        const ids = async (providerConfigKeys: string[], limit = 10) => {
+          const page = await store.listConnections(ENV, { providerConfigKeys, limit, offset: 0 });
+          return { ids: page.connections.map((c) => `${c.providerConfigKey}/${c.connectionId}`), total: page.total };
+        };
+        expect(await ids(["cal", "mail"])).toEqual({ ids: ["mail/b", "cal/a"], total: 2 });
+        expect(await ids(["tasks"])).toEqual({ ids: ["tasks/c"], total: 1 });
+        expect(await ids(["mail", "cal", "tasks"], 1)).toEqual({ ids: ["tasks/c"], total: 3 });
+        expect(await ids(["none", "other"])).toEqual({ ids: [], total: 0 });
+      });
+
       test("search is a case-insensitive substring of the connection id, wildcards taken literally", async () => {
         for (const id of ["User-One", "user_two", "userXtwo", "100%", "1000", "back\\slash"]) {
           await create(connection("cal", id));
