@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
+import { startTestJunction, TEST_SECRET_KEY, type TestJunction } from "../support/embedded-junction.ts";
 
 let j: TestJunction;
 const KEY = "cal";
@@ -42,7 +42,7 @@ describe("connections API", () => {
       expect(res.body.pagination).toEqual({ page: 0, limit: 100, total: 5, has_more: false });
     });
 
-    test(`${base}: gets one connection with connection_config and metadata, never its tokens`, async () => {
+    test(`${base}: gets one connection with its access token; the refresh token only with refresh_token=true`, async () => {
       const res = await j.api("GET", `${base}/alice?provider_config_key=${KEY}`);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
@@ -51,12 +51,56 @@ describe("connections API", () => {
         metadata: { team: "core" },
         connection_config: {},
         errors: [],
-        credentials: { type: "OAUTH2" },
+        credentials: { type: "OAUTH2", access_token: "token-of-alice", expires_at: null, raw: {} },
       });
-      expect(res.text).not.toContain("token-of-alice");
       expect(res.text).not.toContain("refresh-of-alice");
+      const withRefresh = await j.api("GET", `${base}/alice?provider_config_key=${KEY}&refresh_token=true`);
+      expect(withRefresh.body.credentials).toMatchObject({
+        access_token: "token-of-alice",
+        refresh_token: "refresh-of-alice",
+      });
     });
   }
+
+  test("answers exactly what @nangohq/node sends for getConnection, getToken and getMetadata", async () => {
+    // packages/node-client/lib/index.ts, getConnectionDetails: axios GET with these params and headers.
+    const headers = {
+      accept: "application/json, text/plain, */*",
+      "content-type": "application/json",
+      "user-agent": "nango-node-client/0.70.1 (linux/x64; node.js/22.0.0)",
+      "nango-is-sync": "false",
+      "nango-is-script": "false",
+      "nango-is-dry-run": "false",
+    };
+    for (const [refreshToken, forceRefresh] of [
+      ["false", "false"], // getConnection(key, id), getToken(key, id), getMetadata(key, id)
+      ["true", "false"], // getConnection(key, id, false, true)
+    ]) {
+      const res = await fetch(
+        `${j.url}/connections/alice?provider_config_key=${KEY}&force_refresh=${forceRefresh}&refresh_token=${refreshToken}&refresh_github_app_jwt_token=false`,
+        { headers: { ...headers, authorization: `Bearer ${TEST_SECRET_KEY}` } },
+      );
+      expect(res.status).toBe(200);
+      const body = await res.json();
+      expect(body.credentials.access_token).toBe("token-of-alice"); // getToken
+      expect(body.metadata).toEqual({ team: "core" }); // getMetadata
+      expect(body.credentials.refresh_token).toBe(refreshToken === "true" ? "refresh-of-alice" : undefined);
+    }
+  });
+
+  test("query errors name the parameter and where it was; body errors say body", async () => {
+    const bad = await j.api("GET", `/connections/alice?provider_config_key=${KEY}&refresh_token=maybe&colour=red`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe("invalid_query_params");
+    expect(bad.body.error.message).toStartWith("Invalid query parameters: ");
+    expect(bad.body.error.errors).toEqual([
+      { location: "query", path: "refresh_token", message: expect.any(String) },
+      { location: "query", path: "colour", message: "is not a known parameter" },
+    ]);
+    const body = await j.api("POST", "/connections", { provider_config_key: KEY, credentials: { type: "OAUTH2" } });
+    expect(body.body.error.errors[0]).toMatchObject({ location: "body", path: "credentials.access_token" });
+    expect(body.body.error.message).toStartWith("Invalid request body: ");
+  });
 
   test("pages, filters by exact id across integrations, and searches ids literally", async () => {
     const page = await j.api("GET", `/connections?integrationId=${KEY}&limit=2&page=1`);
@@ -92,7 +136,7 @@ describe("connections API", () => {
     expect(integ.body.error.code).toBe("unknown_provider_config");
     const missing = await j.api("GET", "/connection/alice");
     expect(missing.status).toBe(400);
-    expect(missing.body.error.errors[0].path).toBe("provider_config_key");
+    expect(missing.body.error.errors[0]).toMatchObject({ location: "query", path: "provider_config_key" });
   });
 
   describe("metadata", () => {
@@ -227,7 +271,7 @@ describe("connections API", () => {
     expect(again.body.error.code).toBe("unknown_connection");
   });
 
-  test("tokens never reach the logs", () => {
+  test("tokens never reach the logs, even after they were read", () => {
     const log = j.logLines.join("\n");
     expect(log).not.toContain("token-of-");
     expect(log).not.toContain("refresh-of-");

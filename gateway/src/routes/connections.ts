@@ -18,12 +18,17 @@ const listQuery = z
   })
   .strict();
 
+/** Nango's query booleans (zod's stringbool: true/false, 1/0, yes/no, on/off, any case). */
+const flag = z.stringbool().optional();
 const oneQuery = z
   .object({
     provider_config_key: str,
-    // Accepted for Nango compatibility; tokens are never returned, and refresh happens on use.
-    refresh_token: z.enum(["true", "false"]).optional(),
-    force_refresh: z.enum(["true", "false"]).optional(),
+    // Refresh first even if the token looks fresh.
+    force_refresh: flag,
+    // Return the refresh token too.
+    refresh_token: flag,
+    // Nango's GitHub App JWT; Junction has no GitHub App provider: accepted and ignored.
+    refresh_github_app_jwt_token: flag,
   })
   .strict();
 
@@ -60,7 +65,7 @@ export function connectionRoutes(): Route[] {
     method: "POST",
     pattern: "/connections",
     handler: async ({ clients, req }) => {
-      const body = parseWith(importBody, await readJson(req, 256 * 1024), "invalid_body");
+      const body = parseWith(importBody, await readJson(req, 256 * 1024), "invalid_body", "body");
       const c = body.credentials;
       const expiresAt =
         c.expires_at === undefined ? 0 : typeof c.expires_at === "number" ? c.expires_at : Date.parse(c.expires_at);
@@ -88,7 +93,7 @@ export function connectionRoutes(): Route[] {
         method: "GET",
         pattern: base,
         handler: async ({ clients, url }) => {
-          const q = parseWith(listQuery, queryObject(url), "invalid_query_params");
+          const q = parseWith(listQuery, queryObject(url), "invalid_query_params", "query");
           const limit = q.limit ?? 100;
           const page = q.page ?? 0;
           const res = await clients.connection.listConnections({
@@ -108,21 +113,26 @@ export function connectionRoutes(): Route[] {
       {
         method: "GET",
         pattern: `${base}/:connectionId`,
-        handler: async ({ clients, url, params }) => {
-          const q = parseWith(oneQuery, queryObject(url), "invalid_query_params");
-          const { connection } = await clients.connection.getConnection({
+        handler: async ({ clients, url, params, dashboard }) => {
+          const q = parseWith(oneQuery, queryObject(url), "invalid_query_params", "query");
+          // The dashboard shows a connection without its tokens and without refreshing it.
+          const includeCredentials = dashboard !== true;
+          const { connection, credentials } = await clients.connection.getConnection({
             providerConfigKey: q.provider_config_key,
             connectionId: params.connectionId as string,
+            includeCredentials,
+            forceRefresh: q.force_refresh === true,
           });
           if (!connection) throw new Error("getConnection returned no connection");
-          return json(presentConnection(connection));
+          const read = includeCredentials ? { credentials, refreshToken: q.refresh_token === true } : undefined;
+          return json(presentConnection(connection, read));
         },
       },
       {
         method: "DELETE",
         pattern: `${base}/:connectionId`,
         handler: async ({ clients, url, params }) => {
-          const q = parseWith(deleteQuery, queryObject(url), "invalid_query_params");
+          const q = parseWith(deleteQuery, queryObject(url), "invalid_query_params", "query");
           await clients.connection.deleteConnection({
             providerConfigKey: q.provider_config_key,
             connectionId: params.connectionId as string,

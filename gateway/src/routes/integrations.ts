@@ -70,7 +70,7 @@ export function integrationRoutes(): Route[] {
       method: "GET",
       pattern: "/integrations",
       handler: async ({ clients, url }) => {
-        parseWith(noQuery, queryObject(url), "invalid_query_params");
+        parseWith(noQuery, queryObject(url), "invalid_query_params", "query");
         const { integrations } = await clients.connection.listIntegrations({});
         return json({ data: integrations.map((i) => presentIntegration(i)) });
       },
@@ -79,7 +79,7 @@ export function integrationRoutes(): Route[] {
       method: "POST",
       pattern: "/integrations",
       handler: async ({ clients, req }) => {
-        const body = parseWith(createSchema, await readJson(req, BODY_LIMIT), "invalid_body");
+        const body = parseWith(createSchema, await readJson(req, BODY_LIMIT), "invalid_body", "body");
         const { integration } = await clients.connection.createIntegration({
           uniqueKey: body.unique_key,
           provider: body.provider,
@@ -105,7 +105,7 @@ export function integrationRoutes(): Route[] {
       method: "GET",
       pattern: "/integrations/:key",
       handler: async ({ clients, params, url }) => {
-        const { include } = parseWith(includeSchema, queryObject(url), "invalid_query_params");
+        const { include } = parseWith(includeSchema, queryObject(url), "invalid_query_params", "query");
         const { integration } = await clients.connection.getIntegration({ uniqueKey: params.key as string });
         if (!integration) throw new Error("getIntegration returned no integration");
         return json({
@@ -120,7 +120,7 @@ export function integrationRoutes(): Route[] {
       method: "PATCH",
       pattern: "/integrations/:key",
       handler: async ({ clients, params, req }) => {
-        const body = parseWith(updateSchema, await readJson(req, BODY_LIMIT), "invalid_body");
+        const body = parseWith(updateSchema, await readJson(req, BODY_LIMIT), "invalid_body", "body");
         const { integration } = await clients.connection.updateIntegration({
           uniqueKey: params.key as string,
           newUniqueKey: body.unique_key,
@@ -140,7 +140,7 @@ export function integrationRoutes(): Route[] {
       method: "DELETE",
       pattern: "/integrations/:key",
       handler: async ({ clients, params, url }) => {
-        const q = parseWith(deleteQuerySchema, queryObject(url), "invalid_query_params");
+        const q = parseWith(deleteQuerySchema, queryObject(url), "invalid_query_params", "query");
         const res = await clients.connection.deleteIntegration({
           uniqueKey: params.key as string,
           force: q.force === "true",
