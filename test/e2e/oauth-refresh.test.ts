@@ -59,10 +59,11 @@ describe("token refresh through the running service", () => {
     }
     expect(w.fake.state.tokenRequests.refresh_token).toBe(1);
 
-    const conn = await w.j.api("GET", `/connection/${id}?provider_config_key=cal`);
-    expect(conn.body.errors).toHaveLength(1);
-    expect(conn.body.errors[0]).toMatchObject({ type: "refresh_failed" });
-    expect(conn.body.errors[0].message).toMatch(/revoked this app's access/);
+    // GET /connection/{id} would refresh first (and answer the same 424); the list shows the errors.
+    const [conn] = (await w.j.api("GET", `/connections?connectionId=${id}`)).body.connections;
+    expect(conn.errors).toHaveLength(1);
+    expect(conn.errors[0]).toMatchObject({ type: "refresh_failed" });
+    expect(conn.errors[0].message).toMatch(/revoked this app's access/);
 
     const refreshHook = await receiver.waitFor(2);
     const body = JSON.parse(refreshHook[1]?.body ?? "{}");
