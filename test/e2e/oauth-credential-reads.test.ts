@@ -1,18 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { type OAuthWorld, useOAuthWorld } from "./oauth-e2e-kit.ts";
+import { connectedId, type OAuthWorld, proxyGet, revokeAndExpire, useOAuthWorld } from "./oauth-e2e-kit.ts";
 
 // GET /connection(s)/{id} hands the access token to the customer's app (spec: Authentication 3), fresh:
 // through the same single-flight refresher as the proxy, so both agree on the token and on failures.
 
 const world = useOAuthWorld();
 const HOUR = 3600_000;
-
-async function connected(w: OAuthWorld): Promise<string> {
-  await w.integration();
-  expect((await w.callback(await w.authorize())).code).toBe("connected");
-  const [id] = await w.connectionIds();
-  return id as string;
-}
 
 /** The request @nangohq/node's getConnection / getToken sends (forceRefresh as given). */
 const read = (w: OAuthWorld, id: string, forceRefresh = false, refreshToken = false) =>
@@ -21,16 +14,10 @@ const read = (w: OAuthWorld, id: string, forceRefresh = false, refreshToken = fa
     `/connections/${id}?provider_config_key=cal&force_refresh=${forceRefresh}&refresh_token=${refreshToken}&refresh_github_app_jwt_token=false`,
   );
 
-const proxyGet = (w: OAuthWorld, id: string) =>
-  w.j.api("GET", "/proxy/calendar/v3/users/me/calendarList/primary", undefined, {
-    "provider-config-key": "cal",
-    "connection-id": id,
-  });
-
 describe("reading a connection's credentials", () => {
   test("returns the stored token while it is fresh, without a token request; raw holds no refresh token", async () => {
     const w = await world();
-    const id = await connected(w);
+    const id = await connectedId(w);
     const stored = await w.j.clients.connection.getCredentials({ providerConfigKey: "cal", connectionId: id });
     const res = await read(w, id);
     expect(res.status).toBe(200);
@@ -53,7 +40,7 @@ describe("reading a connection's credentials", () => {
 
   test("an expired token is refreshed before it is returned: one token request for concurrent reads and proxy calls", async () => {
     const w = await world({ fake: { tokenDelayMs: 100 } });
-    const id = await connected(w);
+    const id = await connectedId(w);
     const before = (await read(w, id)).body.credentials.access_token as string;
     await w.clock.advance(HOUR);
     const [reads, proxied] = await Promise.all([
@@ -71,7 +58,7 @@ describe("reading a connection's credentials", () => {
 
   test("force_refresh=true refreshes a fresh token; the next plain read returns the new one without refreshing", async () => {
     const w = await world();
-    const id = await connected(w);
+    const id = await connectedId(w);
     const before = (await read(w, id)).body.credentials.access_token as string;
     const forced = await read(w, id, true);
     expect(forced.status).toBe(200);
@@ -83,10 +70,8 @@ describe("reading a connection's credentials", () => {
 
   test("a refused refresh is the proxy's 424 connection_refresh_failed, same body; the list still shows the error", async () => {
     const w = await world({ env: { JUNCTION_REFRESH_FAILURE_COOLDOWN_MS: String(10 * 60_000) } });
-    const id = await connected(w);
-    const { credentials } = await w.j.clients.connection.getCredentials({ providerConfigKey: "cal", connectionId: id });
-    w.fake.revokeRefreshToken(credentials?.refreshToken as string);
-    await w.clock.advance(HOUR);
+    const id = await connectedId(w);
+    const credentials = await revokeAndExpire(w, id);
 
     const failed = await read(w, id);
     expect(failed.status).toBe(424);
@@ -106,7 +91,7 @@ describe("reading a connection's credentials", () => {
 describe("credential reads switched off by the operator (JUNCTION_CREDENTIAL_READS=false)", () => {
   test("GET /connection/{id} is 403 credential_reads_disabled with no token; the proxy still works", async () => {
     const w = await world({ env: { JUNCTION_CREDENTIAL_READS: "false" } });
-    const id = await connected(w);
+    const id = await connectedId(w);
     const { credentials } = await w.j.clients.connection.getCredentials({ providerConfigKey: "cal", connectionId: id });
     for (const [base, force] of [
       ["/connection", false],
