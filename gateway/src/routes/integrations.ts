@@ -16,8 +16,19 @@ const credentialsSchema = z
     client_id: z.string().min(1),
     client_secret: z.string().min(1),
     scopes: scopesSchema.optional(),
+    // Nango's secret for verifying a provider's signed webhooks; Junction's providers sign none: ignored.
+    webhook_secret: z.string().max(255).optional(),
   })
   .strict();
+
+/**
+ * Nango's provider-specific settings. Junction's provider templates declare none, so these are
+ * accepted (as Nango's shape: string values) and ignored.
+ */
+const ignoredNangoSettings = {
+  integration_config: z.record(z.string(), z.string().max(8192)).optional(),
+  custom: z.record(z.string(), z.string()).optional(),
+};
 
 const url = z.string().url().max(2048);
 const overridesSchema = z
@@ -32,6 +43,7 @@ const createSchema = z
     credentials: credentialsSchema.optional(),
     forward_webhooks: z.boolean().optional(),
     upstream_overrides: overridesSchema.optional(),
+    ...ignoredNangoSettings,
   })
   .strict();
 
@@ -42,6 +54,7 @@ const updateSchema = z
     credentials: credentialsSchema.partial({ client_secret: true }).optional(),
     forward_webhooks: z.boolean().optional(),
     upstream_overrides: overridesSchema.optional(),
+    ...ignoredNangoSettings,
   })
   .strict();
 
