@@ -271,6 +271,45 @@ describe("connections API", () => {
     expect(again.body.error.code).toBe("unknown_connection");
   });
 
+  test("takes Nango's list filters: several integrations, endUserOrganizationId and end-user tags", async () => {
+    for (const key of ["team-a", "team-b", "team-c"]) {
+      await j.api("POST", "/integrations", { unique_key: key, provider: "google-calendar" });
+    }
+    const ann = { id: "u-ann", email: "ann@example.com", display_name: "Ann", organization: { id: "org-1" } };
+    const ben = { id: "u-ben", email: "ben@example.com", display_name: "Ben", organization: { id: "org-2" } };
+    for (const [key, id, endUser] of [
+      ["team-a", "ann-a", ann],
+      ["team-b", "ann-b", ann],
+      ["team-c", "ben-c", ben],
+    ] as const) {
+      await j.clients.connection.createConnection({ providerConfigKey: key, connectionId: id, endUser });
+    }
+    const ids = async (q: string) => {
+      const res = await j.api("GET", `/connections?${q}`);
+      expect(res.status).toBe(200);
+      return res.body.connections.map((c: { connection_id: string }) => c.connection_id).sort();
+    };
+    expect(await ids("integrationId=team-a,team-c")).toEqual(["ann-a", "ben-c"]);
+    expect(await ids("integrationId=team-a, team-b&endUserOrganizationId=org-1")).toEqual(["ann-a", "ann-b"]);
+    expect(await ids("endUserOrganizationId=org-2")).toEqual(["ben-c"]);
+    // @nangohq/node's listConnections({tags: {email, displayName}}) and tags[end_user_id], tags[organization_id].
+    expect(await ids("tags[end_user_email]=ann@example.com&tags[end_user_display_name]=Ann")).toEqual([
+      "ann-a",
+      "ann-b",
+    ]);
+    expect(await ids("tags[END_USER_ID]=u-ben")).toEqual(["ben-c"]);
+    expect(await ids("tags[organization_id]=org-1&integrationId=team-b")).toEqual(["ann-b"]);
+    // Junction keeps no other tags, and a tag contradicting a parameter matches nothing.
+    expect(await ids("tags[plan]=pro")).toEqual([]);
+    expect(await ids("tags[end_user_id]=u-ben&endUserId=u-ann")).toEqual([]);
+    expect(await ids("limit=2000")).toHaveLength(8);
+    const unknown = await j.api("GET", "/connections?integrationId=team-a,nope");
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe("unknown_provider_config");
+    const badTag = await j.api("GET", "/connections?tags[1bad]=x");
+    expect(badTag.body.error.errors[0]).toMatchObject({ location: "query", path: "tags.1bad" });
+  });
+
   test("tokens never reach the logs, even after they were read", () => {
     const log = j.logLines.join("\n");
     expect(log).not.toContain("token-of-");

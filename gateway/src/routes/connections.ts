@@ -3,21 +3,10 @@ import { z } from "zod";
 import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import type { Route } from "../router.ts";
+import { readConnectionListQuery } from "./connection-list-query.ts";
 import { presentConnection, presentConnectionListItem } from "./present.ts";
 
 const str = z.string().min(1).max(255);
-const listQuery = z
-  .object({
-    connectionId: str.optional(),
-    integrationId: str.optional(),
-    search: str.optional(),
-    endUserId: str.optional(),
-    // Junction extension: Nango returns everything at once; Junction pages (default 100, at most 1000).
-    limit: z.coerce.number().int().min(1).max(1000).optional(),
-    page: z.coerce.number().int().min(0).optional(),
-  })
-  .strict();
-
 /** Nango's query booleans (zod's stringbool: true/false, 1/0, yes/no, on/off, any case). */
 const flag = z.stringbool().optional();
 const oneQuery = z
@@ -93,17 +82,8 @@ export function connectionRoutes(): Route[] {
         method: "GET",
         pattern: base,
         handler: async ({ clients, url }) => {
-          const q = parseWith(listQuery, queryObject(url), "invalid_query_params", "query");
-          const limit = q.limit ?? 100;
-          const page = q.page ?? 0;
-          const res = await clients.connection.listConnections({
-            providerConfigKey: q.integrationId ?? "",
-            connectionId: q.connectionId ?? "",
-            search: q.search ?? "",
-            endUserId: q.endUserId ?? "",
-            limit,
-            page,
-          });
+          const { request, limit, page } = readConnectionListQuery(url);
+          const res = request ? await clients.connection.listConnections(request) : { connections: [], total: 0 };
           return json({
             connections: res.connections.map(presentConnectionListItem),
             pagination: { page, limit, total: res.total, has_more: (page + 1) * limit < res.total },

@@ -96,15 +96,21 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
 
     async listConnections(req) {
       const env = await ctx.environment();
-      if (req.providerConfigKey) await integration(req.providerConfigKey);
+      for (const key of new Set([req.providerConfigKey, ...req.providerConfigKeys].filter(Boolean))) {
+        await integration(key);
+      }
       const limit = req.limit === 0 ? 100 : req.limit;
-      if (limit < 1 || limit > 1000) throw errors.invalidField("limit", "must be between 1 and 1000");
+      if (limit < 1 || limit > 2000) throw errors.invalidField("limit", "must be between 1 and 2000");
       if (req.page < 0) throw errors.invalidField("page", "must be 0 or more");
       const { connections, total } = await ctx.store.listConnections(env.id, {
         providerConfigKey: req.providerConfigKey || undefined,
         search: req.search || undefined,
         connectionId: req.connectionId || undefined,
         endUserId: req.endUserId || undefined,
+        providerConfigKeys: req.providerConfigKeys.length > 0 ? req.providerConfigKeys : undefined,
+        endUserEmail: req.endUserEmail || undefined,
+        endUserDisplayName: req.endUserDisplayName || undefined,
+        endUserOrganizationId: req.endUserOrganizationId || undefined,
         limit,
         offset: req.page * limit,
       });

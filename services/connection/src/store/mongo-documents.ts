@@ -151,6 +151,13 @@ export function connectionListQuery(environmentId: string, filter: ConnectionFil
   const query: Filter<ConnectionDocument> = { environmentId };
   if (filter.providerConfigKey) query.providerConfigKey = filter.providerConfigKey;
   if (filter.endUserId) query.endUserId = filter.endUserId;
+  if (filter.providerConfigKeys && filter.providerConfigKeys.length > 0) {
+    query.$and = [{ providerConfigKey: { $in: filter.providerConfigKeys } }];
+  }
+  const profile = query as Document;
+  if (filter.endUserEmail) profile["endUser.email"] = filter.endUserEmail;
+  if (filter.endUserDisplayName) profile["endUser.display_name"] = filter.endUserDisplayName;
+  if (filter.endUserOrganizationId) profile["endUser.organization.id"] = filter.endUserOrganizationId;
   const connectionId: Document = {};
   if (filter.connectionId) connectionId.$eq = filter.connectionId;
   if (filter.search) {

@@ -263,6 +263,23 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
       where.push("end_user_id = $end_user_id");
       params.end_user_id = filter.endUserId;
     }
+    if (filter.providerConfigKeys && filter.providerConfigKeys.length > 0) {
+      const names = filter.providerConfigKeys.map((key, i) => {
+        params[`provider_config_key_${i}`] = key;
+        return `$provider_config_key_${i}`;
+      });
+      where.push(`provider_config_key IN (${names.join(", ")})`);
+    }
+    // Rare filters on the end user's JSON profile: read from the rows the indexed filters leave.
+    for (const [value, path, name] of [
+      [filter.endUserEmail, "$.email", "end_user_email"],
+      [filter.endUserDisplayName, "$.display_name", "end_user_display_name"],
+      [filter.endUserOrganizationId, "$.organization.id", "end_user_organization_id"],
+    ] as const) {
+      if (!value) continue;
+      where.push(`json_extract(end_user, '${path}') = $${name}`);
+      params[name] = value;
+    }
     const clause = where.join(" AND ");
     const total =
       this.listQuery<{ total: number }>(`SELECT COUNT(*) AS total FROM connections WHERE ${clause}`).get(params)
