@@ -344,6 +344,31 @@ describe("importing a connection (POST /connections)", () => {
     expect(creds.credentials?.refreshToken).toBe("imported-refresh");
   });
 
+  test("accepts Nango's import fields: a date-only expires_at; tags, webhook_url_override and config_override ignored", async () => {
+    const res = await j.api("POST", "/connections", {
+      provider_config_key: KEY,
+      connection_id: "imported-nango",
+      credentials: {
+        type: "OAUTH2",
+        access_token: "imported-nango-access",
+        expires_at: "2031-05-04",
+        config_override: { client_id: "other-client", client_secret: "other-secret" },
+      },
+      end_user: { id: "u-10", tags: { plan: "pro" } },
+      tags: { team: "blue" },
+      webhook_url_override: "https://app.example.com/hooks",
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.credentials.expires_at).toBe("2031-05-04T00:00:00.000Z");
+    expect(res.body.end_user).toEqual({ id: "u-10" });
+    expect(res.text).not.toContain("other-secret");
+    const bad = await j.api("POST", "/connections", {
+      provider_config_key: KEY,
+      credentials: { type: "OAUTH2", access_token: "x", expires_at: "soon" },
+    });
+    expect(bad.body.error.errors[0]).toMatchObject({ location: "body", path: "credentials.expires_at" });
+  });
+
   test("refuses imports with bad credentials or metadata, writing nothing", async () => {
     const noToken = await j.api("POST", "/connections", {
       provider_config_key: KEY,

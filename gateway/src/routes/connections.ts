@@ -36,16 +36,44 @@ const importBody = z
         type: z.literal("OAUTH2"),
         access_token: z.string().min(1),
         refresh_token: z.string().min(1).optional(),
-        expires_at: z.union([z.string().datetime({ offset: true }), z.number().int().positive()]).optional(),
+        // Any date Nango's z.coerce.date() reads: a date string, or Unix milliseconds.
+        expires_at: z
+          .union([
+            z.string().refine((v) => !Number.isNaN(Date.parse(v)), "must be a date"),
+            z.number().int().positive(),
+          ])
+          .optional(),
         raw: jsonObject.optional(),
+        // Nango's per-connection OAuth client; ignored: refreshes use the integration's client.
+        config_override: z
+          .object({
+            client_id: z.string().min(1).max(255).optional(),
+            client_secret: z.string().min(1).max(2048).optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict(),
     end_user: z
-      .object({ id: str, email: z.string().email().optional(), display_name: z.string().max(255).optional() })
+      .object({
+        id: str,
+        email: z.string().email().optional(),
+        display_name: z.string().max(255).optional(),
+        // Nango's end-user tags; ignored (Junction keeps no tags).
+        tags: z.record(z.string(), z.string()).optional(),
+      })
       .strict()
       .optional(),
+    // Nango's connection tags and per-connection webhook URL; ignored (see README, API).
+    tags: z.record(z.string(), z.string()).optional(),
+    webhook_url_override: z.union([z.string().url().max(2048), z.literal("")]).optional(),
   })
   .strict();
+
+function withoutTags<T extends { tags?: unknown }>(v: T): Omit<T, "tags"> {
+  const { tags: _ignored, ...rest } = v;
+  return rest;
+}
 
 /** /connection and /connections (both serve the same shapes, as in Nango). */
 export function connectionRoutes(): Route[] {
@@ -63,7 +91,7 @@ export function connectionRoutes(): Route[] {
         connectionId: body.connection_id ?? "",
         metadata: body.metadata as JsonObject | undefined,
         connectionConfig: body.connection_config as JsonObject | undefined,
-        endUser: body.end_user as JsonObject | undefined,
+        endUser: body.end_user ? (withoutTags(body.end_user) as JsonObject) : undefined,
         credentials: {
           type: "OAUTH2",
           accessToken: c.access_token,
