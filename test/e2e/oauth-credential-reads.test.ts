@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
 import { connectedId, type OAuthWorld, proxyGet, revokeAndExpire, useOAuthWorld } from "./oauth-e2e-kit.ts";
 
 // GET /connection(s)/{id} hands the access token to the customer's app (spec: Authentication 3), fresh:
@@ -33,6 +34,10 @@ describe("reading a connection's credentials", () => {
     const withRefresh = await read(w, id, false, true);
     expect(withRefresh.body.credentials.refresh_token).toBe(stored.credentials?.refreshToken);
     expect(withRefresh.body.credentials.raw.refresh_token).toBe(stored.credentials?.refreshToken);
+    const list = await w.j.api("GET", `/connections?connectionId=${id}`);
+    expect(list.body.connections).toHaveLength(1);
+    expect(list.text).not.toContain(stored.credentials?.accessToken as string);
+    expect(list.text).not.toContain(stored.credentials?.refreshToken as string);
     const log = w.j.logLines.join("\n");
     expect(log).not.toContain(stored.credentials?.accessToken as string);
     expect(log).not.toContain(stored.credentials?.refreshToken as string);
@@ -106,8 +111,20 @@ describe("credential reads switched off by the operator (JUNCTION_CREDENTIAL_REA
     expect(w.fake.state.tokenRequests.refresh_token ?? 0).toBe(0);
     expect((await w.j.api("GET", `/connection/nobody?provider_config_key=cal`)).status).toBe(404);
     expect((await proxyGet(w, id)).status).toBe(200);
-    const env = await w.j.clients.connection.getEnvironment({});
-    expect(env.environment?.credentialReads).toBe(false);
+    // The dashboard says so, read-only, and still shows the connection (never with tokens).
+    const login = await fetch(`${w.j.url}/dashboard/login`, {
+      method: "POST",
+      body: new URLSearchParams({ secret_key: TEST_SECRET_KEY }),
+      redirect: "manual",
+    });
+    const cookie = (login.headers.get("set-cookie") ?? "").split(";")[0] as string;
+    const session = await fetch(`${w.j.url}/dashboard/api/session`, { headers: { cookie } });
+    expect((await session.json()).data.credential_reads).toBe(false);
+    const page = await fetch(`${w.j.url}/dashboard/api/connections/${id}?provider_config_key=cal`, {
+      headers: { cookie },
+    });
+    expect(page.status).toBe(200);
+    expect(await page.text()).not.toContain(credentials?.accessToken as string);
   });
 
   test("a value other than true or false stops Junction from starting, naming the variable", async () => {
