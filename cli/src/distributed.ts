@@ -15,6 +15,7 @@ import {
 } from "@junction/channel-service";
 import {
   createConnectionService,
+  loadConnectionSettings,
   loadOAuthSettings,
   openConnectionStore,
   ProviderCatalog,
@@ -124,6 +125,7 @@ export async function serveService(
         providers: new ProviderCatalog(),
         baseUrl,
         oauth: loadOAuthSettings(env),
+        settings: loadConnectionSettings(env),
         // Before a connection goes, the channel service stops the channels still active for it.
         stopChannels: async (c) => {
           await channelClient.stopChannels(c, { timeoutMs: CHANNEL_CLEANUP_TIMEOUT_MS });

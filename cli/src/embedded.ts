@@ -15,6 +15,7 @@ import {
 } from "@junction/channel-service";
 import {
   createConnectionService,
+  loadConnectionSettings,
   loadOAuthSettings,
   openConnectionStore,
   ProviderCatalog,
@@ -76,6 +77,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const clock = options.clock ?? systemClock;
   const encryptor = encryptorFromConfig(common, { embedded: true });
   const oauth = loadOAuthSettings(env);
+  const connectionSettings = loadConnectionSettings(env);
   const proxyConfig = loadProxyConfig(env);
   const channelConfig = loadChannelConfig(env);
   const scriptsConfig = loadScriptsConfig(env);
@@ -112,6 +114,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     providers: new ProviderCatalog(),
     baseUrl,
     oauth,
+    settings: connectionSettings,
     // Before a connection goes, Junction stops the channels still active for it (channel service).
     stopChannels: async (c) => {
       await channels.stopChannels(c, { timeoutMs: CHANNEL_CLEANUP_TIMEOUT_MS });

@@ -27,6 +27,8 @@ export interface RouteContext {
   clients: GatewayClients;
   logger: Logger;
   baseUrl: string;
+  /** Set when a dashboard session runs the handler (/dashboard/api/*): tokens are never returned to it. */
+  dashboard?: boolean;
 }
 
 export type Handler = (ctx: RouteContext) => Promise<Response>;

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { JsonObject } from "@bufbuild/protobuf";
-import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
+import { startTestJunction, TEST_SECRET_KEY, type TestJunction } from "../support/embedded-junction.ts";
 
 let j: TestJunction;
 const KEY = "cal";
@@ -42,7 +42,7 @@ describe("connections API", () => {
       expect(res.body.pagination).toEqual({ page: 0, limit: 100, total: 5, has_more: false });
     });
 
-    test(`${base}: gets one connection with connection_config and metadata, never its tokens`, async () => {
+    test(`${base}: gets one connection with its access token; the refresh token only with refresh_token=true`, async () => {
       const res = await j.api("GET", `${base}/alice?provider_config_key=${KEY}`);
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
@@ -51,12 +51,56 @@ describe("connections API", () => {
         metadata: { team: "core" },
         connection_config: {},
         errors: [],
-        credentials: { type: "OAUTH2" },
+        credentials: { type: "OAUTH2", access_token: "token-of-alice", expires_at: null, raw: {} },
       });
-      expect(res.text).not.toContain("token-of-alice");
       expect(res.text).not.toContain("refresh-of-alice");
+      const withRefresh = await j.api("GET", `${base}/alice?provider_config_key=${KEY}&refresh_token=true`);
+      expect(withRefresh.body.credentials).toMatchObject({
+        access_token: "token-of-alice",
+        refresh_token: "refresh-of-alice",
+      });
     });
   }
+
+  test("answers exactly what @nangohq/node sends for getConnection, getToken and getMetadata", async () => {
+    // packages/node-client/lib/index.ts, getConnectionDetails: axios GET with these params and headers.
+    const headers = {
+      accept: "application/json, text/plain, */*",
+      "content-type": "application/json",
+      "user-agent": "nango-node-client/0.70.1 (linux/x64; node.js/22.0.0)",
+      "nango-is-sync": "false",
+      "nango-is-script": "false",
+      "nango-is-dry-run": "false",
+    };
+    for (const [refreshToken, forceRefresh] of [
+      ["false", "false"], // getConnection(key, id), getToken(key, id), getMetadata(key, id)
+      ["true", "false"], // getConnection(key, id, false, true)
+    ]) {
+      const res = await fetch(
+        `${j.url}/connections/alice?provider_config_key=${KEY}&force_refresh=${forceRefresh}&refresh_token=${refreshToken}&refresh_github_app_jwt_token=false`,
+        { headers: { ...headers, authorization: `Bearer ${TEST_SECRET_KEY}` } },
+      );
+      expect(res.status).toBe(200);
+      const body = await res.json();
+      expect(body.credentials.access_token).toBe("token-of-alice"); // getToken
+      expect(body.metadata).toEqual({ team: "core" }); // getMetadata
+      expect(body.credentials.refresh_token).toBe(refreshToken === "true" ? "refresh-of-alice" : undefined);
+    }
+  });
+
+  test("query errors name the parameter and where it was; body errors say body", async () => {
+    const bad = await j.api("GET", `/connections/alice?provider_config_key=${KEY}&refresh_token=maybe&colour=red`);
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe("invalid_query_params");
+    expect(bad.body.error.message).toStartWith("Invalid query parameters: ");
+    expect(bad.body.error.errors).toEqual([
+      { location: "query", path: "refresh_token", message: expect.any(String) },
+      { location: "query", path: "colour", message: "is not a known parameter" },
+    ]);
+    const body = await j.api("POST", "/connections", { provider_config_key: KEY, credentials: { type: "OAUTH2" } });
+    expect(body.body.error.errors[0]).toMatchObject({ location: "body", path: "credentials.access_token" });
+    expect(body.body.error.message).toStartWith("Invalid request body: ");
+  });
 
   test("pages, filters by exact id across integrations, and searches ids literally", async () => {
     const page = await j.api("GET", `/connections?integrationId=${KEY}&limit=2&page=1`);
@@ -100,7 +144,7 @@ describe("connections API", () => {
     expect(integ.body.error.code).toBe("unknown_provider_config");
     const missing = await j.api("GET", "/connection/alice");
     expect(missing.status).toBe(400);
-    expect(missing.body.error.errors[0].path).toBe("provider_config_key");
+    expect(missing.body.error.errors[0]).toMatchObject({ location: "query", path: "provider_config_key" });
   });
 
   describe("metadata", () => {
@@ -235,7 +279,46 @@ describe("connections API", () => {
     expect(again.body.error.code).toBe("unknown_connection");
   });
 
-  test("tokens never reach the logs", () => {
+  test("takes Nango's list filters: several integrations, endUserOrganizationId and end-user tags", async () => {
+    for (const key of ["team-a", "team-b", "team-c"]) {
+      await j.api("POST", "/integrations", { unique_key: key, provider: "google-calendar" });
+    }
+    const ann = { id: "u-ann", email: "ann@example.com", display_name: "Ann", organization: { id: "org-1" } };
+    const ben = { id: "u-ben", email: "ben@example.com", display_name: "Ben", organization: { id: "org-2" } };
+    for (const [key, id, endUser] of [
+      ["team-a", "ann-a", ann],
+      ["team-b", "ann-b", ann],
+      ["team-c", "ben-c", ben],
+    ] as const) {
+      await j.clients.connection.createConnection({ providerConfigKey: key, connectionId: id, endUser });
+    }
+    const ids = async (q: string) => {
+      const res = await j.api("GET", `/connections?${q}`);
+      expect(res.status).toBe(200);
+      return res.body.connections.map((c: { connection_id: string }) => c.connection_id).sort();
+    };
+    expect(await ids("integrationId=team-a,team-c")).toEqual(["ann-a", "ben-c"]);
+    expect(await ids("integrationId=team-a, team-b&endUserOrganizationId=org-1")).toEqual(["ann-a", "ann-b"]);
+    expect(await ids("endUserOrganizationId=org-2")).toEqual(["ben-c"]);
+    // @nangohq/node's listConnections({tags: {email, displayName}}) and tags[end_user_id], tags[organization_id].
+    expect(await ids("tags[end_user_email]=ann@example.com&tags[end_user_display_name]=Ann")).toEqual([
+      "ann-a",
+      "ann-b",
+    ]);
+    expect(await ids("tags[END_USER_ID]=u-ben")).toEqual(["ben-c"]);
+    expect(await ids("tags[organization_id]=org-1&integrationId=team-b")).toEqual(["ann-b"]);
+    // Junction keeps no other tags, and a tag contradicting a parameter matches nothing.
+    expect(await ids("tags[plan]=pro")).toEqual([]);
+    expect(await ids("tags[end_user_id]=u-ben&endUserId=u-ann")).toEqual([]);
+    expect(await ids("limit=2000")).toHaveLength(8);
+    const unknown = await j.api("GET", "/connections?integrationId=team-a,nope");
+    expect(unknown.status).toBe(404);
+    expect(unknown.body.error.code).toBe("unknown_provider_config");
+    const badTag = await j.api("GET", "/connections?tags[1bad]=x");
+    expect(badTag.body.error.errors[0]).toMatchObject({ location: "query", path: "tags.1bad" });
+  });
+
+  test("tokens never reach the logs, even after they were read", () => {
     const log = j.logLines.join("\n");
     expect(log).not.toContain("token-of-");
     expect(log).not.toContain("refresh-of-");
@@ -267,6 +350,31 @@ describe("importing a connection (POST /connections)", () => {
     const creds = await j.clients.connection.getCredentials({ providerConfigKey: KEY, connectionId: "imported-1" });
     expect(creds.credentials?.accessToken).toBe("imported-access");
     expect(creds.credentials?.refreshToken).toBe("imported-refresh");
+  });
+
+  test("accepts Nango's import fields: a date-only expires_at; tags, webhook_url_override and config_override ignored", async () => {
+    const res = await j.api("POST", "/connections", {
+      provider_config_key: KEY,
+      connection_id: "imported-nango",
+      credentials: {
+        type: "OAUTH2",
+        access_token: "imported-nango-access",
+        expires_at: "2031-05-04",
+        config_override: { client_id: "other-client", client_secret: "other-secret" },
+      },
+      end_user: { id: "u-10", tags: { plan: "pro" } },
+      tags: { team: "blue" },
+      webhook_url_override: "https://app.example.com/hooks",
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.credentials.expires_at).toBe("2031-05-04T00:00:00.000Z");
+    expect(res.body.end_user).toEqual({ id: "u-10" });
+    expect(res.text).not.toContain("other-secret");
+    const bad = await j.api("POST", "/connections", {
+      provider_config_key: KEY,
+      credentials: { type: "OAUTH2", access_token: "x", expires_at: "soon" },
+    });
+    expect(bad.body.error.errors[0]).toMatchObject({ location: "body", path: "credentials.expires_at" });
   });
 
   test("refuses imports with bad credentials or metadata, writing nothing", async () => {

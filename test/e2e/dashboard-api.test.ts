@@ -302,3 +302,32 @@ describe("GET /channels and POST /channels/stop-all", () => {
     expect((await dash(j, s, "POST", "/dashboard/api/channels/stop-all", { integration: "cal" })).status).toBe(403);
   });
 });
+
+describe("credentials and the dashboard", () => {
+  test("a session sees a connection without its tokens and without a refresh, and the operator's setting", async () => {
+    await j.api("POST", "/integrations", { unique_key: "dash-creds", provider: "google-calendar" });
+    await j.clients.connection.createConnection({
+      providerConfigKey: "dash-creds",
+      connectionId: "expired",
+      // Expired, and the integration has no client: the API would try a refresh and fail.
+      credentials: {
+        type: "OAUTH2",
+        accessToken: "dash-access-token",
+        refreshToken: "dash-refresh",
+        expiresAtMs: 1000n,
+      },
+    });
+    const path = "/connections/expired?provider_config_key=dash-creds&refresh_token=true&force_refresh=true";
+    const seen = await dash(j, s, "GET", `/dashboard/api${path}`);
+    expect(seen.status).toBe(200);
+    const text = await seen.text();
+    expect(JSON.parse(text).credentials).toEqual({ type: "OAUTH2", expires_at: new Date(1000).toISOString() });
+    expect(text).not.toContain("dash-access-token");
+    expect(text).not.toContain("dash-refresh");
+    const api = await j.api("GET", path);
+    expect(api.body.error.code).toBe("integration_missing_credentials"); // the refresh was tried
+    expect(await (await dash(j, s, "GET", "/dashboard/api/session")).json()).toMatchObject({
+      data: { credential_reads: true },
+    });
+  });
+});

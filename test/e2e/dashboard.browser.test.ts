@@ -195,6 +195,12 @@ describe("the dashboard in a real browser", () => {
       await page.click(`#connections tr[data-connection-id="${connectionId}"] a`);
       await page.waitForSelector(`section[data-connection-id="${connectionId}"]`);
       expect(await page.textContent("#connection-config")).toContain("emailAddressHash");
+      // The operator's credential-reads setting, read-only; the page itself never holds the token.
+      expect(await page.textContent('#credential-reads[data-credential-reads="true"]')).toContain(
+        "JUNCTION_CREDENTIAL_READS",
+      );
+      const { credentials } = await j.clients.connection.getCredentials({ providerConfigKey: "cal", connectionId });
+      expect(await page.content()).not.toContain(credentials?.accessToken as string);
     },
     STEP_MS,
   );

@@ -65,6 +65,21 @@ describe("integrations API", () => {
     expect(integration!.scopes).toContain("https://www.googleapis.com/auth/gmail.readonly");
   });
 
+  test("accepts Nango's webhook_secret, integration_config and custom, and ignores them", async () => {
+    const nango = {
+      integration_config: { region: "eu" },
+      custom: { note: "x" },
+      credentials: { type: "OAUTH2", client_id: "c", client_secret: "s", webhook_secret: "whsec-not-kept" },
+    };
+    const created = await j.api("POST", "/integrations", calendar("cal-nango", nango));
+    expect(created.status).toBe(200);
+    const patched = await j.api("PATCH", "/integrations/cal-nango", nango);
+    expect(patched.status).toBe(200);
+    expect(patched.text).not.toContain("whsec-not-kept");
+    const wrong = await j.api("PATCH", "/integrations/cal-nango", { integration_config: { region: 1 } });
+    expect(wrong.body.error.errors[0]).toMatchObject({ location: "body", path: "integration_config.region" });
+  });
+
   test("lists integrations", async () => {
     const res = await j.api("GET", "/integrations");
     expect(res.status).toBe(200);
@@ -188,5 +203,15 @@ describe("integrations API", () => {
     expect(cal.proxy.base_url).toBe("https://www.googleapis.com");
     expect(cal.authorization_params).toMatchObject({ access_type: "offline", prompt: "consent" });
     expect(cal.webhooks.headers.resourceUri).toBe("x-goog-resource-uri");
+  });
+
+  test("filters provider templates with Nango's search, by part of the name in any case", async () => {
+    const names = async (q: string) =>
+      (await j.api("GET", `/providers?search=${q}`)).body.data.map((p: { name: string }) => p.name);
+    expect(await names("MAIL")).toEqual(["google-mail"]);
+    expect(await names("google")).toEqual(expect.arrayContaining(["google-calendar", "google-mail"]));
+    expect(await names("g.*l")).toEqual([]);
+    const bad = await j.api("GET", "/providers?colour=red");
+    expect(bad.body.error.errors).toEqual([{ location: "query", path: "colour", message: "is not a known parameter" }]);
   });
 });

@@ -100,3 +100,28 @@ export function useOAuthWorld() {
     return world;
   };
 }
+
+/** Creates the calendar integration and authorizes one user through the browser flow; its connection id. */
+export async function connectedId(w: OAuthWorld): Promise<string> {
+  await w.integration();
+  const { code } = await w.callback(await w.authorize());
+  if (code !== "connected") throw new Error(`authorization ended with ${code}`);
+  const [id] = await w.connectionIds();
+  return id as string;
+}
+
+/** GET through the proxy: the path the customer's app uses, which reads credentials through the refresher. */
+export function proxyGet(w: OAuthWorld, id: string) {
+  return w.j.api("GET", "/proxy/calendar/v3/users/me/calendarList/primary", undefined, {
+    "provider-config-key": "cal",
+    "connection-id": id,
+  });
+}
+
+/** The user revokes Junction's access upstream and the access token expires; the credentials as they were. */
+export async function revokeAndExpire(w: OAuthWorld, id: string) {
+  const { credentials } = await w.j.clients.connection.getCredentials({ providerConfigKey: "cal", connectionId: id });
+  w.fake.revokeRefreshToken(credentials?.refreshToken as string);
+  await w.clock.advance(3600_000);
+  return credentials;
+}

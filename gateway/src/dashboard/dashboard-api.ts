@@ -43,6 +43,7 @@ export function dashboardApiHandler(auth: DashboardAuth, router: () => Router) {
       target: undefined,
       params: found.params,
       environmentId: session.environmentId,
+      dashboard: true,
     });
   };
 }

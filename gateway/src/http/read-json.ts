@@ -1,4 +1,10 @@
-import { invalidArgument, JunctionError, readTextLimited } from "@junction/platform";
+import {
+  type FieldError,
+  type InputLocation,
+  invalidArgument,
+  JunctionError,
+  readTextLimited,
+} from "@junction/platform";
 import { Code } from "@connectrpc/connect";
 import type { z } from "zod";
 
@@ -28,16 +34,48 @@ function tooLarge(limit: number): JunctionError {
   return new JunctionError("request_too_large", `The request body exceeds ${limit} bytes.`, Code.InvalidArgument);
 }
 
-/** Validates with a zod schema; failures become `code` (invalid_body / invalid_query_params) naming each field. */
-export function parseWith<S extends z.ZodType>(schema: S, value: unknown, code: string): z.infer<S> {
+/** What each location is called in messages. */
+const LOCATION_NAMES: Record<InputLocation, string> = {
+  query: "query parameters",
+  body: "request body",
+  header: "headers",
+  path: "path parameters",
+};
+
+/** Where the input checked under each code comes from: for callers that pass no location (older ones). */
+const LOCATION_OF_CODE: Record<string, InputLocation> = {
+  invalid_query_params: "query",
+  invalid_body: "body",
+  invalid_headers: "header",
+  invalid_uri_params: "path",
+};
+
+/**
+ * Validates with a zod schema; failures become `code` (invalid_body / invalid_query_params...), with one
+ * entry per bad field in `errors`, each saying its `location` (query, body, header, path) and its path
+ * inside it (an unknown field is its own entry: `{location:"query", path:"colour"}`).
+ */
+export function parseWith<S extends z.ZodType>(
+  schema: S,
+  value: unknown,
+  code: string,
+  location: InputLocation = LOCATION_OF_CODE[code] ?? "body",
+): z.infer<S> {
   const result = schema.safeParse(value);
   if (result.success) return result.data;
-  const errors = result.error.issues.map((i) => ({
-    path: i.path.length > 0 ? i.path.join(".") : "(body)",
-    message: i.code === "unrecognized_keys" ? `unknown field(s): ${i.keys.join(", ")}` : i.message,
-  }));
-  const what = code === "invalid_query_params" ? "query parameters" : "request body";
-  throw invalidArgument(code, `Invalid ${what}: ${errors.map((e) => `${e.path}: ${e.message}`).join("; ")}`, errors);
+  const errors: FieldError[] = result.error.issues.flatMap((i) => {
+    const at = i.path.map(String);
+    if (i.code === "unrecognized_keys") {
+      return i.keys.map((k) => ({
+        location,
+        path: [...at, k].join("."),
+        message: `is not a known ${location === "query" ? "parameter" : "field"}`,
+      }));
+    }
+    return [{ location, path: at.length > 0 ? at.join(".") : `(${location})`, message: i.message }];
+  });
+  const listed = errors.map((e) => `${e.path}: ${e.message}`).join("; ");
+  throw invalidArgument(code, `Invalid ${LOCATION_NAMES[location]}: ${listed}`, errors);
 }
 
 /** The query string as a plain object; repeated keys become arrays. */

@@ -28,7 +28,10 @@ const OWN = new Set([
   "decompress",
   "nango-activity-log-id",
   "nango-is-sync",
+  "nango-is-script",
   "nango-is-dry-run",
+  // @nangohq/node's proxy option; Junction's proxy never follows redirects (it answers them as they come).
+  "forward-headers-on-redirect",
   "x-request-id",
 ]);
 

@@ -54,6 +54,7 @@ describe("proxy control headers", () => {
       "Retry-On",
       "Decompress",
     ]);
+    expect(err.errors.every((e) => e.location === "header")).toBe(true);
     expect(failure({ ...base, retries: "1.5" }).message).toBe(
       "Invalid header: Retries must be a whole number of retries, e.g. 3.",
     );

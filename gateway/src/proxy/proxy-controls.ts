@@ -36,14 +36,16 @@ export function readProxyControls(from: Headers | HeaderRecord): ProxyControls {
   const errors: FieldError[] = [];
   const providerConfigKey = value(headers, "provider-config-key");
   const connectionId = value(headers, "connection-id");
-  if (!providerConfigKey) errors.push({ path: "Provider-Config-Key", message: "is required (the integration id)" });
-  if (!connectionId) errors.push({ path: "Connection-Id", message: "is required (the connection id)" });
+  if (!providerConfigKey)
+    errors.push({ location: "header", path: "Provider-Config-Key", message: "is required (the integration id)" });
+  if (!connectionId)
+    errors.push({ location: "header", path: "Connection-Id", message: "is required (the connection id)" });
 
   const rawRetries = value(headers, "retries");
   let retries: number | undefined;
   if (rawRetries !== undefined) {
     if (/^\d{1,4}$/.test(rawRetries)) retries = Number(rawRetries);
-    else errors.push({ path: "Retries", message: "must be a whole number of retries, e.g. 3" });
+    else errors.push({ location: "header", path: "Retries", message: "must be a whole number of retries, e.g. 3" });
   }
 
   const rawRetryOn = value(headers, "retry-on");
@@ -51,7 +53,11 @@ export function readProxyControls(from: Headers | HeaderRecord): ProxyControls {
   if (rawRetryOn !== undefined) {
     const codes = RETRY_ON_RE.test(rawRetryOn) ? rawRetryOn.split(",").map((c) => Number(c.trim())) : [];
     if (codes.length === 0 || codes.some((c) => c < 100 || c > 599)) {
-      errors.push({ path: "Retry-On", message: "must be comma-separated HTTP statuses, e.g. 429,503" });
+      errors.push({
+        location: "header",
+        path: "Retry-On",
+        message: "must be comma-separated HTTP statuses, e.g. 429,503",
+      });
     } else {
       retryOn = new Set(codes);
     }
@@ -59,7 +65,7 @@ export function readProxyControls(from: Headers | HeaderRecord): ProxyControls {
 
   const rawDecompress = value(headers, "decompress")?.toLowerCase();
   if (rawDecompress !== undefined && rawDecompress !== "true" && rawDecompress !== "false") {
-    errors.push({ path: "Decompress", message: 'must be "true" or "false"' });
+    errors.push({ location: "header", path: "Decompress", message: 'must be "true" or "false"' });
   }
 
   if (errors.length > 0) {

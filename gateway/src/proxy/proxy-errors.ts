@@ -27,23 +27,23 @@ export const proxyErrors = {
   /** The caller's Base-Url-Override is refused: 400. */
   overrideRefused: (reason: string) =>
     invalidArgument("base_url_override_not_allowed", `Base-Url-Override ${reason}.`, [
-      { path: "Base-Url-Override", message: reason },
+      { location: "header", path: "Base-Url-Override", message: reason },
     ]),
   /** The built URL would leave the upstream base: 400 (the path checks should have caught it first). */
   escaped: () =>
     invalidArgument("invalid_proxy_path", "The upstream path would leave the integration's base URL.", [
-      { path: "path", message: "leaves the integration's base URL" },
+      { location: "path", path: "path", message: "leaves the integration's base URL" },
     ]),
   /** A header value carries a line break or NUL: 400. */
   badHeaderValue: (name: string) =>
     invalidArgument("invalid_headers", `Header ${name} contains a line break or NUL character.`, [
-      { path: name, message: "contains a line break or NUL character" },
+      { location: "header", path: name, message: "contains a line break or NUL character" },
     ]),
   /** A Nango-Proxy-* header names a header that cannot be forwarded: 400. */
   unforwardable: (name: string) =>
     invalidArgument(
       "invalid_headers",
       `Header ${name} cannot be forwarded: it controls the connection to the upstream, not the request.`,
-      [{ path: name, message: "cannot be forwarded" }],
+      [{ location: "header", path: name, message: "cannot be forwarded" }],
     ),
 };

@@ -71,5 +71,5 @@ function decodeFully(segment: string): string {
 }
 
 function refuse(message: string) {
-  return invalidArgument("invalid_proxy_path", message, [{ path: "path", message }]);
+  return invalidArgument("invalid_proxy_path", message, [{ location: "path", path: "path", message }]);
 }

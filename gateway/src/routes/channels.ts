@@ -67,7 +67,7 @@ export function channelRoutes(): Route[] {
       method: "GET",
       pattern: "/channels",
       handler: async ({ clients, url }) => {
-        const q = parseWith(listQuery, queryObject(url), "invalid_query_params");
+        const q = parseWith(listQuery, queryObject(url), "invalid_query_params", "query");
         const { channels } = await clients.channel.listChannels({
           providerConfigKey: q.integration ?? "",
           connectionId: q.connection ?? "",
@@ -81,7 +81,7 @@ export function channelRoutes(): Route[] {
       method: "POST",
       pattern: "/channels/stop-all",
       handler: async (ctx) => {
-        const body = parseWith(stopAllBody, await readJson(ctx.req, 4096), "invalid_body");
+        const body = parseWith(stopAllBody, await readJson(ctx.req, 4096), "invalid_body", "body");
         const { results } = await ctx.clients.channel.stopChannels({ providerConfigKey: body.integration });
         const stopped: string[] = [];
         const gone: string[] = [];

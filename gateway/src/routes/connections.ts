@@ -3,34 +3,21 @@ import { z } from "zod";
 import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import type { Route } from "../router.ts";
+import { readConnectionListQuery } from "./connection-list-query.ts";
 import { presentConnection, presentConnectionListItem } from "./present.ts";
 
 const str = z.string().min(1).max(255);
-const listQuery = z
-  .object({
-    connectionId: str.optional(),
-    // Nango's SDK joins several integration ids with commas, and Nango's server splits them.
-    integrationId: z
-      .string()
-      .min(1)
-      .max(10_000)
-      .transform((v) => v.split(",").map((id) => id.trim()))
-      .pipe(z.array(str).max(100))
-      .optional(),
-    search: str.optional(),
-    endUserId: str.optional(),
-    // Junction extension: Nango returns everything at once; Junction pages (default 100, at most 1000).
-    limit: z.coerce.number().int().min(1).max(1000).optional(),
-    page: z.coerce.number().int().min(0).optional(),
-  })
-  .strict();
-
+/** Nango's query booleans (zod's stringbool: true/false, 1/0, yes/no, on/off, any case). */
+const flag = z.stringbool().optional();
 const oneQuery = z
   .object({
     provider_config_key: str,
-    // Accepted for Nango compatibility; tokens are never returned, and refresh happens on use.
-    refresh_token: z.enum(["true", "false"]).optional(),
-    force_refresh: z.enum(["true", "false"]).optional(),
+    // Refresh first even if the token looks fresh.
+    force_refresh: flag,
+    // Return the refresh token too.
+    refresh_token: flag,
+    // Nango's GitHub App JWT; Junction has no GitHub App provider: accepted and ignored.
+    refresh_github_app_jwt_token: flag,
   })
   .strict();
 
@@ -49,16 +36,44 @@ const importBody = z
         type: z.literal("OAUTH2"),
         access_token: z.string().min(1),
         refresh_token: z.string().min(1).optional(),
-        expires_at: z.union([z.string().datetime({ offset: true }), z.number().int().positive()]).optional(),
+        // Any date Nango's z.coerce.date() reads: a date string, or Unix milliseconds.
+        expires_at: z
+          .union([
+            z.string().refine((v) => !Number.isNaN(Date.parse(v)), "must be a date"),
+            z.number().int().positive(),
+          ])
+          .optional(),
         raw: jsonObject.optional(),
+        // Nango's per-connection OAuth client; ignored: refreshes use the integration's client.
+        config_override: z
+          .object({
+            client_id: z.string().min(1).max(255).optional(),
+            client_secret: z.string().min(1).max(2048).optional(),
+          })
+          .strict()
+          .optional(),
       })
       .strict(),
     end_user: z
-      .object({ id: str, email: z.string().email().optional(), display_name: z.string().max(255).optional() })
+      .object({
+        id: str,
+        email: z.string().email().optional(),
+        display_name: z.string().max(255).optional(),
+        // Nango's end-user tags; ignored (Junction keeps no tags).
+        tags: z.record(z.string(), z.string()).optional(),
+      })
       .strict()
       .optional(),
+    // Nango's connection tags and per-connection webhook URL; ignored (see README, API).
+    tags: z.record(z.string(), z.string()).optional(),
+    webhook_url_override: z.union([z.string().url().max(2048), z.literal("")]).optional(),
   })
   .strict();
+
+function withoutTags<T extends { tags?: unknown }>(v: T): Omit<T, "tags"> {
+  const { tags: _ignored, ...rest } = v;
+  return rest;
+}
 
 /** /connection and /connections (both serve the same shapes, as in Nango). */
 export function connectionRoutes(): Route[] {
@@ -67,7 +82,7 @@ export function connectionRoutes(): Route[] {
     method: "POST",
     pattern: "/connections",
     handler: async ({ clients, req }) => {
-      const body = parseWith(importBody, await readJson(req, 256 * 1024), "invalid_body");
+      const body = parseWith(importBody, await readJson(req, 256 * 1024), "invalid_body", "body");
       const c = body.credentials;
       const expiresAt =
         c.expires_at === undefined ? 0 : typeof c.expires_at === "number" ? c.expires_at : Date.parse(c.expires_at);
@@ -76,7 +91,7 @@ export function connectionRoutes(): Route[] {
         connectionId: body.connection_id ?? "",
         metadata: body.metadata as JsonObject | undefined,
         connectionConfig: body.connection_config as JsonObject | undefined,
-        endUser: body.end_user as JsonObject | undefined,
+        endUser: body.end_user ? (withoutTags(body.end_user) as JsonObject) : undefined,
         credentials: {
           type: "OAUTH2",
           accessToken: c.access_token,
@@ -95,17 +110,8 @@ export function connectionRoutes(): Route[] {
         method: "GET",
         pattern: base,
         handler: async ({ clients, url }) => {
-          const q = parseWith(listQuery, queryObject(url), "invalid_query_params");
-          const limit = q.limit ?? 100;
-          const page = q.page ?? 0;
-          const res = await clients.connection.listConnections({
-            providerConfigKeys: q.integrationId ?? [],
-            connectionId: q.connectionId ?? "",
-            search: q.search ?? "",
-            endUserId: q.endUserId ?? "",
-            limit,
-            page,
-          });
+          const { request, limit, page } = readConnectionListQuery(url);
+          const res = request ? await clients.connection.listConnections(request) : { connections: [], total: 0 };
           return json({
             connections: res.connections.map(presentConnectionListItem),
             pagination: { page, limit, total: res.total, has_more: (page + 1) * limit < res.total },
@@ -115,21 +121,26 @@ export function connectionRoutes(): Route[] {
       {
         method: "GET",
         pattern: `${base}/:connectionId`,
-        handler: async ({ clients, url, params }) => {
-          const q = parseWith(oneQuery, queryObject(url), "invalid_query_params");
-          const { connection } = await clients.connection.getConnection({
+        handler: async ({ clients, url, params, dashboard }) => {
+          const q = parseWith(oneQuery, queryObject(url), "invalid_query_params", "query");
+          // The dashboard shows a connection without its tokens and without refreshing it.
+          const includeCredentials = dashboard !== true;
+          const { connection, credentials } = await clients.connection.getConnection({
             providerConfigKey: q.provider_config_key,
             connectionId: params.connectionId as string,
+            includeCredentials,
+            forceRefresh: q.force_refresh === true,
           });
           if (!connection) throw new Error("getConnection returned no connection");
-          return json(presentConnection(connection));
+          const read = includeCredentials ? { credentials, refreshToken: q.refresh_token === true } : undefined;
+          return json(presentConnection(connection, read));
         },
       },
       {
         method: "DELETE",
         pattern: `${base}/:connectionId`,
         handler: async ({ clients, url, params }) => {
-          const q = parseWith(deleteQuery, queryObject(url), "invalid_query_params");
+          const q = parseWith(deleteQuery, queryObject(url), "invalid_query_params", "query");
           await clients.connection.deleteConnection({
             providerConfigKey: q.provider_config_key,
             connectionId: params.connectionId as string,

@@ -72,9 +72,12 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
     }),
     open("GET", "/dashboard/api/session", async (ctx) => {
       const session = await auth.require(ctx);
+      const { environment } = await ctx.clients.connection.getEnvironment({});
       return json({
         data: {
           environment_id: session.environmentId,
+          // The operator's JUNCTION_CREDENTIAL_READS, shown read-only: no API call changes it.
+          credential_reads: environment?.credentialReads === true,
           base_url: ctx.baseUrl,
           redirect_uri: `${ctx.baseUrl}/oauth/callback`,
           expires_at: new Date(session.expiresAtMs).toISOString(),

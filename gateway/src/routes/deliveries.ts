@@ -93,7 +93,7 @@ export function deliveryRoutes(): Route[] {
       method: "GET",
       pattern: "/webhook-messages",
       handler: async ({ clients, url }) => {
-        const q = parseWith(listQuery, queryObject(url), "invalid_query_params");
+        const q = parseWith(listQuery, queryObject(url), "invalid_query_params", "query");
         const res = await clients.webhook.listMessages({
           providerConfigKey: q.provider_config_key ?? "",
           connectionId: q.connection_id ?? "",
@@ -121,7 +121,7 @@ export function deliveryRoutes(): Route[] {
       method: "POST",
       pattern: "/webhook-messages/replay-failed",
       handler: async ({ clients, req }) => {
-        const body = parseWith(replayFailedBody, await readJson(req, 4096), "invalid_body");
+        const body = parseWith(replayFailedBody, await readJson(req, 4096), "invalid_body", "body");
         const since = typeof body.since === "number" ? body.since : Date.parse(body.since);
         const res = await clients.webhook.replayFailed({ sinceMs: BigInt(since) });
         return json({ data: { replayed: res.replayed } }, 202);

@@ -16,8 +16,19 @@ const credentialsSchema = z
     client_id: z.string().min(1),
     client_secret: z.string().min(1),
     scopes: scopesSchema.optional(),
+    // Nango's secret for verifying a provider's signed webhooks; Junction's providers sign none: ignored.
+    webhook_secret: z.string().max(255).optional(),
   })
   .strict();
+
+/**
+ * Nango's provider-specific settings. Junction's provider templates declare none, so these are
+ * accepted (as Nango's shape: string values) and ignored.
+ */
+const ignoredNangoSettings = {
+  integration_config: z.record(z.string(), z.string().max(8192)).optional(),
+  custom: z.record(z.string(), z.string()).optional(),
+};
 
 const url = z.string().url().max(2048);
 const overridesSchema = z
@@ -32,6 +43,7 @@ const createSchema = z
     credentials: credentialsSchema.optional(),
     forward_webhooks: z.boolean().optional(),
     upstream_overrides: overridesSchema.optional(),
+    ...ignoredNangoSettings,
   })
   .strict();
 
@@ -42,6 +54,7 @@ const updateSchema = z
     credentials: credentialsSchema.partial({ client_secret: true }).optional(),
     forward_webhooks: z.boolean().optional(),
     upstream_overrides: overridesSchema.optional(),
+    ...ignoredNangoSettings,
   })
   .strict();
 
@@ -70,7 +83,7 @@ export function integrationRoutes(): Route[] {
       method: "GET",
       pattern: "/integrations",
       handler: async ({ clients, url }) => {
-        parseWith(noQuery, queryObject(url), "invalid_query_params");
+        parseWith(noQuery, queryObject(url), "invalid_query_params", "query");
         const { integrations } = await clients.connection.listIntegrations({});
         return json({ data: integrations.map((i) => presentIntegration(i)) });
       },
@@ -79,7 +92,7 @@ export function integrationRoutes(): Route[] {
       method: "POST",
       pattern: "/integrations",
       handler: async ({ clients, req }) => {
-        const body = parseWith(createSchema, await readJson(req, BODY_LIMIT), "invalid_body");
+        const body = parseWith(createSchema, await readJson(req, BODY_LIMIT), "invalid_body", "body");
         const { integration } = await clients.connection.createIntegration({
           uniqueKey: body.unique_key,
           provider: body.provider,
@@ -105,7 +118,7 @@ export function integrationRoutes(): Route[] {
       method: "GET",
       pattern: "/integrations/:key",
       handler: async ({ clients, params, url }) => {
-        const { include } = parseWith(includeSchema, queryObject(url), "invalid_query_params");
+        const { include } = parseWith(includeSchema, queryObject(url), "invalid_query_params", "query");
         const { integration } = await clients.connection.getIntegration({ uniqueKey: params.key as string });
         if (!integration) throw new Error("getIntegration returned no integration");
         return json({
@@ -120,7 +133,7 @@ export function integrationRoutes(): Route[] {
       method: "PATCH",
       pattern: "/integrations/:key",
       handler: async ({ clients, params, req }) => {
-        const body = parseWith(updateSchema, await readJson(req, BODY_LIMIT), "invalid_body");
+        const body = parseWith(updateSchema, await readJson(req, BODY_LIMIT), "invalid_body", "body");
         const { integration } = await clients.connection.updateIntegration({
           uniqueKey: params.key as string,
           newUniqueKey: body.unique_key,
@@ -140,7 +153,7 @@ export function integrationRoutes(): Route[] {
       method: "DELETE",
       pattern: "/integrations/:key",
       handler: async ({ clients, params, url }) => {
-        const q = parseWith(deleteQuerySchema, queryObject(url), "invalid_query_params");
+        const q = parseWith(deleteQuerySchema, queryObject(url), "invalid_query_params", "query");
         const res = await clients.connection.deleteIntegration({
           uniqueKey: params.key as string,
           force: q.force === "true",

@@ -33,8 +33,8 @@ export function metadataRoutes(): Route[] {
         method,
         pattern: base,
         handler: async ({ clients, req, url }) => {
-          parseWith(noQuery, queryObject(url), "invalid_query_params");
-          const body = parseWith(bodySchema, await readJson(req, BODY_LIMIT), "invalid_body");
+          parseWith(noQuery, queryObject(url), "invalid_query_params", "query");
+          const body = parseWith(bodySchema, await readJson(req, BODY_LIMIT), "invalid_body", "body");
           const ids = Array.isArray(body.connection_id) ? body.connection_id : [body.connection_id];
           await clients.connection.writeMetadata({
             providerConfigKey: body.provider_config_key,

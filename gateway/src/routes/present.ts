@@ -1,4 +1,5 @@
-import type { Connection, Integration } from "@junction/contracts/connection/v1/connection_service_pb";
+import type { JsonValue } from "@bufbuild/protobuf";
+import type { Connection, Credentials, Integration } from "@junction/contracts/connection/v1/connection_service_pb";
 import { iso } from "../http/json.ts";
 
 /** An integration in Nango's public shape, plus Junction's `upstream_overrides` when set. */
@@ -52,11 +53,19 @@ export function presentConnectionListItem(c: Connection) {
   };
 }
 
+/** What GET /connection/{id} returns of the credentials (the caller asked for them). */
+export interface CredentialsRead {
+  /** Unset for a connection that has none. */
+  credentials: Credentials | undefined;
+  /** refresh_token=true: the refresh token too; otherwise it is left out, also from `raw`. */
+  refreshToken: boolean;
+}
+
 /**
- * One connection in Nango's shape. Tokens are never returned: Junction holds them so that the app
- * does not have to; `credentials` tells only the type and expiry.
+ * One connection in Nango's shape. Without `read` (the dashboard), `credentials` tells only the type
+ * and expiry; with it, the access token and the token response as stored, as Nango returns them.
  */
-export function presentConnection(c: Connection) {
+export function presentConnection(c: Connection, read?: CredentialsRead) {
   return {
     id: c.id,
     connection_id: c.connectionId,
@@ -68,6 +77,30 @@ export function presentConnection(c: Connection) {
     connection_config: c.connectionConfig ?? {},
     errors: presentErrors(c),
     end_user: c.endUser ?? null,
-    credentials: { type: "OAUTH2", expires_at: iso(c.credentialsExpiresAtMs) },
+    credentials: read?.credentials
+      ? presentCredentials(read.credentials, read.refreshToken)
+      : { type: "OAUTH2", expires_at: iso(c.credentialsExpiresAtMs) },
   };
+}
+
+function presentCredentials(k: Credentials, withRefreshToken: boolean) {
+  const raw = (k.raw ?? {}) as JsonValue;
+  return {
+    type: k.type || "OAUTH2",
+    access_token: k.accessToken,
+    ...(withRefreshToken && k.refreshToken ? { refresh_token: k.refreshToken } : {}),
+    expires_at: iso(k.expiresAtMs),
+    raw: withRefreshToken ? raw : withoutRefreshTokens(raw),
+  };
+}
+
+/** Drops every `refresh_token` key (any case or separator, at any depth), as Nango does without refresh_token=true. */
+function withoutRefreshTokens(value: JsonValue): JsonValue {
+  if (Array.isArray(value)) return value.map(withoutRefreshTokens);
+  if (value === null || typeof value !== "object") return value;
+  const out: Record<string, JsonValue> = {};
+  for (const [k, v] of Object.entries(value)) {
+    if (k.replace(/[^a-z]/gi, "").toLowerCase() !== "refreshtoken") out[k] = withoutRefreshTokens(v as JsonValue);
+  }
+  return out;
 }

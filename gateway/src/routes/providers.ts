@@ -31,7 +31,7 @@ export function providerRoutes(): Route[] {
       method: "GET",
       pattern: "/providers",
       handler: async ({ clients, url }) => {
-        const search = parseWith(listQuery, queryObject(url), "invalid_query_params").search?.toLowerCase();
+        const search = parseWith(listQuery, queryObject(url), "invalid_query_params", "query").search?.toLowerCase();
         const { providers } = await clients.connection.listProviders({});
         const found = search ? providers.filter((p) => p.name.toLowerCase().includes(search)) : providers;
         return json({ data: found.map(presentProvider) });

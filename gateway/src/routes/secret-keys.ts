@@ -26,7 +26,7 @@ export function secretKeyRoutes(authenticator: Authenticator): Route[] {
       method: "POST",
       pattern: "/secret-keys",
       handler: async ({ clients, req }) => {
-        const body = parseWith(createSchema, await readJson(req, 4096), "invalid_body");
+        const body = parseWith(createSchema, await readJson(req, 4096), "invalid_body", "body");
         const res = await clients.connection.createSecretKey({ name: body.name ?? "" });
         if (!res.key) throw new Error("createSecretKey returned no key");
         // The only time the plaintext is ever shown.

@@ -36,7 +36,7 @@ export function webhookSettingsRoutes(): Route[] {
       method: "PUT",
       pattern: "/webhook-settings",
       handler: async ({ clients, req }) => {
-        const body = parseWith(updateSchema, await readJson(req, 64 * 1024), "invalid_body");
+        const body = parseWith(updateSchema, await readJson(req, 64 * 1024), "invalid_body", "body");
         const res = await clients.webhook.updateSettings({ endpointUrls: body.endpoints });
         return json({ data: present(res.settings) });
       },
@@ -46,7 +46,7 @@ export function webhookSettingsRoutes(): Route[] {
       pattern: "/webhook-settings/signing-secret",
       handler: async ({ clients, req }) => {
         const body = req.headers.get("content-length") === "0" || !req.body ? {} : await readJson(req, 4096);
-        const q = parseWith(rotateSchema, body, "invalid_body");
+        const q = parseWith(rotateSchema, body, "invalid_body", "body");
         const res = await clients.webhook.rotateSigningSecret({
           graceMs: BigInt((q.grace_period_seconds ?? 24 * 3600) * 1000),
         });

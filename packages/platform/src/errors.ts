@@ -4,7 +4,12 @@ import { Code, ConnectError } from "@connectrpc/connect";
 export interface FieldError {
   path: string;
   message: string;
+  /** Where in the request the bad input was, when the gateway knows it. */
+  location?: InputLocation;
 }
+
+/** The part of an HTTP request a field comes from. */
+export type InputLocation = "query" | "body" | "header" | "path";
 
 /**
  * The one error family of Junction. `code` is the stable snake_case code that reaches the public

@@ -3,6 +3,7 @@ import type { Client } from "@connectrpc/connect";
 import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import type { Clock, Encryptor, Logger } from "@junction/platform";
 import { newId } from "@junction/platform";
+import { type ConnectionSettings, connectionSettingsSchema } from "./connection-settings.ts";
 import { DEFAULT_OAUTH_SETTINGS, type OAuthSettings } from "./oauth/oauth-settings.ts";
 import type { ProviderCatalog } from "./providers/catalog.ts";
 import type { ConnectionServiceStore } from "./store/store.ts";
@@ -20,6 +21,8 @@ export interface ConnectionServiceDeps {
   baseUrl: string;
   /** OAuth settings (loadOAuthSettings); defaults for what is not given. */
   oauth?: Partial<OAuthSettings>;
+  /** Operator settings (loadConnectionSettings); defaults for what is not given. */
+  settings?: Partial<ConnectionSettings>;
   /** Outbound HTTP to the upstream (token endpoint, primary calendar); global fetch by default. */
   fetch?: HttpFetch;
   /**
@@ -48,6 +51,7 @@ export type HttpFetch = (input: string | URL, init?: RequestInit) => Promise<Res
 /** Deps plus the environment, resolved once (one account, one environment for now). */
 export interface ConnectionServiceContext extends ConnectionServiceDeps {
   oauth: OAuthSettings;
+  settings: ConnectionSettings;
   fetch: HttpFetch;
   environment(): Promise<EnvironmentRecord>;
 }
@@ -57,6 +61,7 @@ export function createContext(deps: ConnectionServiceDeps): ConnectionServiceCon
   return {
     ...deps,
     oauth: { ...DEFAULT_OAUTH_SETTINGS, ...deps.oauth },
+    settings: { ...connectionSettingsSchema.parse({}), ...deps.settings },
     fetch: deps.fetch ?? ((input, init) => fetch(input, init)),
     environment() {
       env ??= deps.store.getOrCreateEnvironment(() => ({

@@ -79,4 +79,10 @@ export const errors = {
       `Another process has been refreshing the token of connection "${id}" (integration "${key}") for too long; try again.`,
       Code.Unavailable,
     ),
+  credentialReadsDisabled: () =>
+    new JunctionError(
+      "credential_reads_disabled",
+      "The operator of this Junction switched credential reads off (JUNCTION_CREDENTIAL_READS=false): tokens are not returned by the API. Call the upstream through the proxy (/proxy) instead; connection metadata is in GET /connections?connectionId=.",
+      Code.PermissionDenied,
+    ),
 };

@@ -12,3 +12,8 @@ export {
   type OAuthSettings,
   type TestCredential,
 } from "./oauth/oauth-settings.ts";
+export {
+  type ConnectionSettings,
+  connectionSettingsSchema,
+  loadConnectionSettings,
+} from "./connection-settings.ts";

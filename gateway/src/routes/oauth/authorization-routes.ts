@@ -33,7 +33,7 @@ export function authorizationRoutes(): Route[] {
       handler: async (ctx) => {
         const html = wantsHtml(ctx.req);
         try {
-          const q = parseWith(connectQuery, queryObject(ctx.url), "invalid_query_params");
+          const q = parseWith(connectQuery, queryObject(ctx.url), "invalid_query_params", "query");
           const { authorizationUrl } = await ctx.clients.connection.startAuthorization({
             providerConfigKey: ctx.params.integration as string,
             connectSessionToken: q.connect_session_token,

@@ -23,7 +23,7 @@ export function testModeRoutes(): Route[] {
       method: "GET",
       pattern: "/integrations/:key/test-mode",
       handler: async ({ clients, params, url }) => {
-        parseWith(noQuery, queryObject(url), "invalid_query_params");
+        parseWith(noQuery, queryObject(url), "invalid_query_params", "query");
         const res = await clients.connection.getTestMode({ uniqueKey: params.key as string });
         return json({ data: presentTestMode(res.testMode) });
       },
@@ -32,7 +32,7 @@ export function testModeRoutes(): Route[] {
       method: "PUT",
       pattern: "/integrations/:key/test-mode",
       handler: async ({ clients, params, req }) => {
-        const body = parseWith(switchBody, await readJson(req, 1024), "invalid_body");
+        const body = parseWith(switchBody, await readJson(req, 1024), "invalid_body", "body");
         const res = await clients.connection.setTestMode({ uniqueKey: params.key as string, enabled: body.enabled });
         return json({ data: presentTestMode(res.testMode) });
       },
@@ -41,7 +41,7 @@ export function testModeRoutes(): Route[] {
       method: "GET",
       pattern: "/integrations/:key/consent",
       handler: async ({ clients, params, url }) => {
-        parseWith(noQuery, queryObject(url), "invalid_query_params");
+        parseWith(noQuery, queryObject(url), "invalid_query_params", "query");
         const g = await clients.connection.getConsentGuidance({ uniqueKey: params.key as string });
         return json({
           data: {

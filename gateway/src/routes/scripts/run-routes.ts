@@ -33,7 +33,7 @@ export function runRoutes(): Route[] {
       method: "GET",
       pattern: "/scripts/runs",
       handler: async ({ url, clients }) => {
-        const q = parseWith(listQuery, queryObject(url), "invalid_query_params");
+        const q = parseWith(listQuery, queryObject(url), "invalid_query_params", "query");
         const res = await clients.scripts.listRuns({
           providerConfigKey: q.provider_config_key ?? "",
           connectionId: q.connection_id ?? "",

@@ -34,7 +34,7 @@ export function scriptRoutes(): Route[] {
       method: "POST",
       pattern: "/scripts",
       handler: async ({ req, clients }) => {
-        const body = parseWith(deployBody, await readJson(req, DEPLOY_BODY_LIMIT), "invalid_body");
+        const body = parseWith(deployBody, await readJson(req, DEPLOY_BODY_LIMIT), "invalid_body", "body");
         const res = await clients.scripts.deployScript({
           providerConfigKey: body.provider_config_key,
           name: body.name,
@@ -49,7 +49,7 @@ export function scriptRoutes(): Route[] {
       method: "GET",
       pattern: "/scripts",
       handler: async ({ url, clients }) => {
-        const q = parseWith(listQuery, queryObject(url), "invalid_query_params");
+        const q = parseWith(listQuery, queryObject(url), "invalid_query_params", "query");
         const res = await clients.scripts.listScripts({ providerConfigKey: q.provider_config_key ?? "" });
         return json({ data: res.scripts.map(presentScript) });
       },

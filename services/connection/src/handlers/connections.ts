@@ -16,6 +16,7 @@ import { ConnectionDeletingSchema } from "@junction/contracts/events/v1/events_p
 import { LifecycleEvent, RunStatus } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { subjects } from "@junction/bus";
 import type { ConnectionServiceContext } from "../context.ts";
+import type { StoredCredentials } from "../credentials.ts";
 import { effectiveOverrides } from "../oauth/oauth-client.ts";
 import { CredentialRefresher } from "../refresh/credential-refresher.ts";
 import { saveConnection } from "../save-connection.ts";
@@ -85,16 +86,21 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
     },
 
     async getConnection(req) {
-      const { rec } = await connection(req.providerConfigKey, req.connectionId);
-      return { connection: toConnection(rec) };
+      const loaded = await connection(req.providerConfigKey, req.connectionId);
+      if (!req.includeCredentials) return { connection: toConnection(loaded.rec) };
+      if (!ctx.settings.credentialReads) throw errors.credentialReadsDisabled();
+      // Refreshed as for the proxy (a token expiring within the margin first), as Nango does on this read.
+      const { rec, creds } = await refresher.fresh(loaded, req.forceRefresh);
+      return { connection: toConnection(rec), credentials: creds ? toCredentials(creds) : undefined };
     },
 
     async listConnections(req) {
       const env = await ctx.environment();
-      if (req.providerConfigKey) await integration(req.providerConfigKey);
-      for (const key of req.providerConfigKeys) await integration(key);
+      for (const key of new Set([req.providerConfigKey, ...req.providerConfigKeys].filter(Boolean))) {
+        await integration(key);
+      }
       const limit = req.limit === 0 ? 100 : req.limit;
-      if (limit < 1 || limit > 1000) throw errors.invalidField("limit", "must be between 1 and 1000");
+      if (limit < 1 || limit > 2000) throw errors.invalidField("limit", "must be between 1 and 2000");
       if (req.page < 0) throw errors.invalidField("page", "must be 0 or more");
       const { connections, total } = await ctx.store.listConnections(env.id, {
         providerConfigKey: req.providerConfigKey || undefined,
@@ -102,6 +108,9 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         search: req.search || undefined,
         connectionId: req.connectionId || undefined,
         endUserId: req.endUserId || undefined,
+        endUserEmail: req.endUserEmail || undefined,
+        endUserDisplayName: req.endUserDisplayName || undefined,
+        endUserOrganizationId: req.endUserOrganizationId || undefined,
         limit,
         offset: req.page * limit,
       });
@@ -172,15 +181,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       const overrides = effectiveOverrides(ctx, loaded.integ, template, creds?.testCredentials === true);
       return {
         connection: toConnection(rec),
-        credentials: creds
-          ? create(CredentialsSchema, {
-              type: creds.type,
-              accessToken: creds.accessToken,
-              refreshToken: creds.refreshToken,
-              expiresAtMs: BigInt(creds.expiresAt ?? 0),
-              raw: creds.raw,
-            })
-          : undefined,
+        credentials: creds ? toCredentials(creds) : undefined,
         integration: toIntegration({ ...loaded.integ, overrides }, ctx.baseUrl),
         provider: template ? toProvider(template) : undefined,
       };
@@ -209,6 +210,16 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       return { results };
     },
   };
+}
+
+function toCredentials(creds: StoredCredentials) {
+  return create(CredentialsSchema, {
+    type: creds.type,
+    accessToken: creds.accessToken,
+    refreshToken: creds.refreshToken,
+    expiresAtMs: BigInt(creds.expiresAt ?? 0),
+    raw: creds.raw,
+  });
 }
 
 /**

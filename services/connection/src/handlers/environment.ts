@@ -25,7 +25,14 @@ export function environmentHandlers(ctx: ConnectionServiceContext): Partial<Serv
   return {
     async getEnvironment() {
       const env = await ctx.environment();
-      return { environment: create(EnvironmentSchema, { id: env.id, name: env.name, baseUrl: ctx.baseUrl }) };
+      return {
+        environment: create(EnvironmentSchema, {
+          id: env.id,
+          name: env.name,
+          baseUrl: ctx.baseUrl,
+          credentialReads: ctx.settings.credentialReads,
+        }),
+      };
     },
 
     async verifySecretKey(req) {

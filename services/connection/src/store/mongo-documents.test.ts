@@ -114,7 +114,32 @@ describe("Mongo connection listing query", () => {
         limit: 1,
         offset: 0,
       }),
-    ).toEqual({ environmentId: "env_1", providerConfigKey: { $in: ["cal", "mail"] } });
+    ).toEqual({
+      environmentId: "env_1",
+      providerConfigKey: "x",
+      $and: [{ providerConfigKey: { $in: ["cal", "mail"] } }],
+    });
+  });
+
+  test("filters by several integrations and by the end user's profile fields", () => {
+    expect(
+      connectionListQuery("env_1", {
+        providerConfigKey: "cal",
+        providerConfigKeys: ["cal", "mail"],
+        endUserEmail: "a@example.com",
+        endUserDisplayName: "A",
+        endUserOrganizationId: "org-1",
+        limit: 1,
+        offset: 0,
+      }),
+    ).toEqual({
+      environmentId: "env_1",
+      providerConfigKey: "cal",
+      $and: [{ providerConfigKey: { $in: ["cal", "mail"] } }],
+      "endUser.email": "a@example.com",
+      "endUser.display_name": "A",
+      "endUser.organization.id": "org-1",
+    } as never);
   });
 
   test("searches case-insensitively for the literal text", () => {

@@ -149,9 +149,14 @@ export function escapeRegExp(text: string): string {
 /** The query of a connection listing. Empty strings count as absent, as proto3 sends unset strings. */
 export function connectionListQuery(environmentId: string, filter: ConnectionFilter): Filter<ConnectionDocument> {
   const query: Filter<ConnectionDocument> = { environmentId };
-  if (filter.providerConfigKeys?.length) query.providerConfigKey = { $in: filter.providerConfigKeys };
-  else if (filter.providerConfigKey) query.providerConfigKey = filter.providerConfigKey;
+  if (filter.providerConfigKey) query.providerConfigKey = filter.providerConfigKey;
+  // Several integrations: with providerConfigKey, both apply.
+  if (filter.providerConfigKeys?.length) query.$and = [{ providerConfigKey: { $in: filter.providerConfigKeys } }];
   if (filter.endUserId) query.endUserId = filter.endUserId;
+  const profile = query as Document;
+  if (filter.endUserEmail) profile["endUser.email"] = filter.endUserEmail;
+  if (filter.endUserDisplayName) profile["endUser.display_name"] = filter.endUserDisplayName;
+  if (filter.endUserOrganizationId) profile["endUser.organization.id"] = filter.endUserOrganizationId;
   const connectionId: Document = {};
   if (filter.connectionId) connectionId.$eq = filter.connectionId;
   if (filter.search) {

@@ -75,12 +75,16 @@ export interface ConnectionRecord {
 /** Filter and page for listing connections. */
 export interface ConnectionFilter {
   providerConfigKey?: string;
-  /** Any of these integrations (when not empty; providerConfigKey is then ignored). */
+  /** Any of these integrations (Nango's comma-separated integrationId); with providerConfigKey, both apply. */
   providerConfigKeys?: string[];
   /** Substring of the connection id (case-insensitive). */
   search?: string;
   connectionId?: string;
   endUserId?: string;
+  /** Exact values of the end user's profile (Nango's end_user_* tags and endUserOrganizationId). */
+  endUserEmail?: string;
+  endUserDisplayName?: string;
+  endUserOrganizationId?: string;
   limit: number;
   offset: number;
 }

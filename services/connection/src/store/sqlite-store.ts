@@ -254,7 +254,8 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
       filter.providerConfigKeys.forEach((key, i) => {
         params[`provider_config_key_${i}`] = key;
       });
-    } else if (filter.providerConfigKey) {
+    }
+    if (filter.providerConfigKey) {
       where.push("provider_config_key = $provider_config_key");
       params.provider_config_key = filter.providerConfigKey;
     }
@@ -269,6 +270,16 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     if (filter.endUserId) {
       where.push("end_user_id = $end_user_id");
       params.end_user_id = filter.endUserId;
+    }
+    // Rare filters on the end user's JSON profile: read from the rows the indexed filters leave.
+    for (const [value, path, name] of [
+      [filter.endUserEmail, "$.email", "end_user_email"],
+      [filter.endUserDisplayName, "$.display_name", "end_user_display_name"],
+      [filter.endUserOrganizationId, "$.organization.id", "end_user_organization_id"],
+    ] as const) {
+      if (!value) continue;
+      where.push(`json_extract(end_user, '${path}') = $${name}`);
+      params[name] = value;
     }
     const clause = where.join(" AND ");
     const total =

@@ -302,6 +302,25 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         expect(await ids(["none", "other"])).toEqual({ ids: [], total: 0 });
       });
 
+      test("are filtered by several integrations and by the end user's email, name and organization", async () => {
+        const alice = { id: "u1", email: "alice@example.com", display_name: "Alice", organization: { id: "org-1" } };
+        await create(connection("cal", "a", { endUser: alice }));
+        await create(connection("mail", "a", { endUser: { ...alice, organization: { id: "org-2" } } }));
+        await create(connection("drive", "b", { endUser: { id: "u2", email: "bob@example.com" } }));
+        const ids = async (filter: Partial<Parameters<ConnectionServiceStore["listConnections"]>[1]>) => {
+          const page = await store.listConnections(ENV, { limit: 10, offset: 0, ...filter });
+          return page.connections.map((c) => `${c.providerConfigKey}/${c.connectionId}`).sort();
+        };
+        expect(await ids({ providerConfigKeys: ["cal", "drive"] })).toEqual(["cal/a", "drive/b"]);
+        expect(await ids({ providerConfigKeys: ["cal", "drive"], providerConfigKey: "drive" })).toEqual(["drive/b"]);
+        expect(await ids({ endUserEmail: "alice@example.com" })).toEqual(["cal/a", "mail/a"]);
+        expect(await ids({ endUserDisplayName: "Alice", endUserOrganizationId: "org-2" })).toEqual(["mail/a"]);
+        expect(await ids({ endUserOrganizationId: "org-3" })).toEqual([]);
+        expect(
+          (await store.listConnections(ENV, { endUserEmail: "alice@example.com", limit: 1, offset: 0 })).total,
+        ).toBe(2);
+      });
+
       test("search is a case-insensitive substring of the connection id, wildcards taken literally", async () => {
         for (const id of ["User-One", "user_two", "userXtwo", "100%", "1000", "back\\slash"]) {
           await create(connection("cal", id));

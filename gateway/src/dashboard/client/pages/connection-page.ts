@@ -60,12 +60,23 @@ function errorsCard(key: string, c: Connection): HTMLElement {
   );
 }
 
+/** The operator's JUNCTION_CREDENTIAL_READS, read-only: whether the API returns this connection's tokens. */
+function credentialReads(on: boolean): HTMLElement {
+  return h(
+    "span",
+    { id: "credential-reads", "data-credential-reads": String(on) },
+    on
+      ? "On: GET /connections/{id} returns the access token to secret-key holders (operator setting JUNCTION_CREDENTIAL_READS)."
+      : "Off: the operator set JUNCTION_CREDENTIAL_READS=false; the API returns no tokens (403 credential_reads_disabled), only the proxy uses them.",
+  );
+}
+
 /** #/connections/{integration}/{id}: one connection, its config, metadata, errors, channels and script runs. */
 export async function connectionPage(key: string, connectionId: string): Promise<Node> {
-  const c = await api<Connection>(
-    "GET",
-    `/connections/${encodeURIComponent(connectionId)}${qs({ provider_config_key: key })}`,
-  );
+  const [c, session] = await Promise.all([
+    api<Connection>("GET", `/connections/${encodeURIComponent(connectionId)}${qs({ provider_config_key: key })}`),
+    api<{ data: { credential_reads: boolean } }>("GET", "/session"),
+  ]);
   const del = h("button", { type: "button", class: "danger", id: "delete-connection" }, "Delete connection");
   const delOut = h("div");
   del.addEventListener("click", async () => {
@@ -100,8 +111,9 @@ export async function connectionPage(key: string, connectionId: string): Promise
         ["Updated", when(c.updated_at)],
         [
           "Credentials",
-          `${c.credentials.type}, access token expires ${when(c.credentials.expires_at)} (tokens are never shown)`,
+          `${c.credentials.type}, access token expires ${when(c.credentials.expires_at)} (tokens are never shown here)`,
         ],
+        ["Credential reads", credentialReads(session.data.credential_reads)],
         [
           "Deliveries",
           h(

@@ -1,0 +1,26 @@
+import { loadConfig } from "@junction/platform";
+import { z } from "zod";
+
+/** "true"/"false" from an environment variable, or a boolean from the config file. */
+const flag = z
+  .union([z.boolean(), z.enum(["true", "false"], { message: 'must be "true" or "false"' })])
+  .transform((v) => v === true || v === "true");
+
+/**
+ * The connection service's own operator settings (JUNCTION_*). They are configuration, not API state:
+ * a secret-key holder can read them (GetEnvironment) but never change them.
+ */
+export const connectionSettingsSchema = z.object({
+  /**
+   * Whether GET /connection/{id} returns the access token (Nango's behaviour, spec: Authentication 3).
+   * Off: that route answers 403 credential_reads_disabled and tokens only ever leave through the proxy.
+   */
+  credentialReads: flag.default(true),
+});
+
+export type ConnectionSettings = z.infer<typeof connectionSettingsSchema>;
+
+/** Loads the settings; fails fast naming the variable that is wrong (JUNCTION_CREDENTIAL_READS). */
+export function loadConnectionSettings(env: Record<string, string | undefined> = process.env): ConnectionSettings {
+  return loadConfig(connectionSettingsSchema, { prefix: "JUNCTION_", env });
+}
