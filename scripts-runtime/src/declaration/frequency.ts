@@ -110,7 +110,10 @@ export function parseFrequency(input: unknown): FrequencyParse {
     return { ok: false, reason: `frequency "${input}": unknown unit "${unitName}" (use ${UNIT_HELP})` };
   }
   if (amount === undefined && !every) {
-    return { ok: false, reason: `frequency "${input}" has no number: write "1${unitName?.[0]}" or "every ${unitName}"` };
+    return {
+      ok: false,
+      reason: `frequency "${input}" has no number: write "1${unitName?.[0]}" or "every ${unitName}"`,
+    };
   }
   const count = amount === undefined ? 1 : Number(amount);
   if (count === 0) return { ok: false, reason: `frequency "${input}" is zero: a sync needs a period` };
