@@ -23,9 +23,9 @@ const triggerBody = z
   .strict();
 
 /**
- * POST /sync/trigger (spec: Endpoints): runs syncs of a connection now. The connection and
- * integration come from the body, else from the `Connection-Id` / `Provider-Config-Key` headers (the
- * body wins), as in Nango. Answers Nango's `{"success": true}` with the runs started (`running`;
+ * POST /sync/trigger (spec: Endpoints): runs syncs of a connection now, or of every connection of the
+ * integration when none is named. The connection and integration come from the body, else from the
+ * `Connection-Id` / `Provider-Config-Key` headers (the body wins), as in Nango. Answers Nango's `{"success": true}` with the runs started (`running`;
  * follow them with GET /scripts/runs/{id}) and the syncs found running, for which one follow-up run
  * is queued (`queued`).
  */
@@ -42,10 +42,8 @@ export function syncTriggerRoute(): Route {
           "Missing provider_config_key. Provide it in the body or headers.",
         );
       }
-      const connectionId = body.connection_id ?? req.headers.get("connection-id")?.trim();
-      if (!connectionId) {
-        throw invalidArgument("missing_connection_id", "Missing connection_id. Provide it in the body or headers.");
-      }
+      // None: every connection of the integration, as in Nango.
+      const connectionId = body.connection_id ?? req.headers.get("connection-id")?.trim() ?? "";
       if (body.opts && (body.sync_mode !== undefined || body.full_resync !== undefined)) {
         throw invalidArgument(
           "invalid_body",
@@ -65,7 +63,7 @@ export function syncTriggerRoute(): Route {
       return json({
         success: true,
         runs: res.runs.map((r) => ({ id: r.id, sync: r.scriptName, connection_id: r.connectionId, status: "running" })),
-        queued: res.queuedSyncs.map((sync) => ({ sync, connection_id: connectionId })),
+        queued: res.queued.map((q) => ({ sync: q.name, connection_id: q.connectionId })),
       });
     },
   };

@@ -2,6 +2,10 @@ import { notFound } from "@junction/platform";
 import type { ScriptVersionRecord } from "../../store/records.ts";
 import type { ScriptsServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { callService } from "./call-service.ts";
+
+/** Connections read per page when a request concerns every connection of an integration. */
+const CONNECTION_PAGE = 1000;
 
 /**
  * The deployed syncs of an integration that a request names (every one when it names none), each
@@ -28,4 +32,25 @@ export async function deployedSyncs(
     );
   }
   return names.map((n) => deployed.get(n) as ScriptVersionRecord);
+}
+
+/** The connection named (it must exist: NotFound `unknown_connection`), or every one of the integration. */
+export async function connectionsOf(
+  ctx: ScriptsServiceContext,
+  providerConfigKey: string,
+  connectionId: string,
+): Promise<string[]> {
+  const connection = ctx.clients().connection;
+  if (connectionId) {
+    await callService(connection.getConnection({ providerConfigKey, connectionId }));
+    return [connectionId];
+  }
+  const ids: string[] = [];
+  for (let page = 0; ; page++) {
+    const { connections } = await callService(
+      connection.listConnections({ providerConfigKey, limit: CONNECTION_PAGE, page }),
+    );
+    ids.push(...connections.map((c) => c.connectionId));
+    if (connections.length < CONNECTION_PAGE) return ids;
+  }
 }

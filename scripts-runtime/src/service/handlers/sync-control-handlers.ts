@@ -9,12 +9,9 @@ import type { SyncRuns } from "../scheduler/sync-runs.ts";
 import type { SyncScheduler } from "../scheduler/sync-scheduler.ts";
 import type { ScheduleKey } from "../store/records.ts";
 import { callService } from "./call-service.ts";
-import { deployedSyncs } from "./deployed-syncs.ts";
+import { connectionsOf, deployedSyncs } from "./deployed-syncs.ts";
 
 type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "getSyncStatus" | "setSyncsPaused" | "setSyncFrequency">;
-
-/** Connections read per page when a request concerns every connection of an integration. */
-const CONNECTION_PAGE = 1000;
 
 /** GetSyncStatus, SetSyncsPaused, SetSyncFrequency: Nango's sync status and control (issue 20, item 6). */
 export function syncControlHandlers(ctx: ScriptsServiceContext, syncs: SyncRuns, scheduler: SyncScheduler): Handlers {
@@ -22,29 +19,13 @@ export function syncControlHandlers(ctx: ScriptsServiceContext, syncs: SyncRuns,
     if (!value) throw errors.invalidField(path, "is required");
     return value;
   };
-  /** The connection named (it must exist), or every connection of the integration. */
-  const connectionsOf = async (providerConfigKey: string, connectionId: string): Promise<string[]> => {
-    const connection = ctx.clients().connection;
-    if (connectionId) {
-      await callService(connection.getConnection({ providerConfigKey, connectionId }));
-      return [connectionId];
-    }
-    const ids: string[] = [];
-    for (let page = 0; ; page++) {
-      const { connections } = await callService(
-        connection.listConnections({ providerConfigKey, limit: CONNECTION_PAGE, page }),
-      );
-      ids.push(...connections.map((c) => c.connectionId));
-      if (connections.length < CONNECTION_PAGE) return ids;
-    }
-  };
   /** Everything a request names, checked (integration, syncs, connection) before anything changes. */
   const resolve = async (req: { providerConfigKey: string; syncs: string[]; connectionId: string }) => {
     const env = await ctx.environment();
     const key = required(req.providerConfigKey, "provider_config_key");
     await callService(ctx.clients().connection.getIntegration({ uniqueKey: key }));
     const versions = await deployedSyncs(ctx, env, key, req.syncs);
-    const connectionIds = await connectionsOf(key, req.connectionId);
+    const connectionIds = await connectionsOf(ctx, key, req.connectionId);
     const keys = connectionIds.flatMap((connectionId) =>
       versions.map((v) => ({
         version: v,
@@ -88,7 +69,7 @@ export function syncControlHandlers(ctx: ScriptsServiceContext, syncs: SyncRuns,
       if (own && !own.ok) throw errors.invalidFrequency(own.reason);
       await callService(ctx.clients().connection.getIntegration({ uniqueKey: key }));
       const [version] = await deployedSyncs(ctx, env, key, [name]);
-      await connectionsOf(key, connectionId);
+      await connectionsOf(ctx, key, connectionId);
       const d = (version as ScriptVersionRecord).declaration;
       if (d.kind !== "sync") throw errors.unknownSync(key, [name]);
       const frequency = own?.ok ? { text: own.frequency.text, ms: own.frequency.ms } : null;

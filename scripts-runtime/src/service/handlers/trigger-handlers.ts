@@ -8,7 +8,7 @@ import type { ScriptRunner, StartedRun } from "../script-runner.ts";
 import { runLifecycleEvent } from "../triggers/lifecycle-runs.ts";
 import { dispatchNotification } from "../triggers/webhook-dispatch.ts";
 import { callService } from "./call-service.ts";
-import { deployedSyncs } from "./deployed-syncs.ts";
+import { connectionsOf, deployedSyncs } from "./deployed-syncs.ts";
 
 type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "triggerSyncs" | "runLifecycleEvent" | "dispatchNotification">;
 
@@ -25,34 +25,36 @@ export function triggerHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner
     async triggerSyncs(req) {
       const env = await ctx.environment();
       const key = required(req.providerConfigKey, "provider_config_key");
-      const connectionId = required(req.connectionId, "connection_id");
       if (req.syncMode !== SyncMode.UNSPECIFIED && !SyncMode[req.syncMode]) {
         throw errors.invalidField("sync_mode", "must be incremental or full_refresh");
       }
-      await connectionMustExist(key, connectionId);
+      if (!req.connectionId) await callService(ctx.clients().connection.getIntegration({ uniqueKey: key }));
+      const connectionIds = await connectionsOf(ctx, key, req.connectionId);
       const versions = await deployedSyncs(ctx, env, key, req.syncs);
       const now = ctx.clock.now();
       const mode = req.syncMode === SyncMode.FULL_REFRESH ? "full_refresh" : "incremental";
       const started: StartedRun[] = [];
-      const queued: string[] = [];
-      for (const version of versions) {
-        const d = version.declaration;
-        const scheduleKey = { environmentId: env, providerConfigKey: key, scriptName: version.name, connectionId };
-        const due = d.kind === "sync" && d.autoStart ? now + d.frequencyMs : null;
-        const outcome = await syncs.trigger(scheduleKey, version, mode, due);
-        if ("started" in outcome) started.push(outcome.started);
-        else if ("queued" in outcome) queued.push(version.name);
+      const queued: { name: string; connectionId: string }[] = [];
+      for (const connectionId of connectionIds) {
+        for (const version of versions) {
+          const d = version.declaration;
+          const scheduleKey = { environmentId: env, providerConfigKey: key, scriptName: version.name, connectionId };
+          const due = d.kind === "sync" && d.autoStart ? now + d.frequencyMs : null;
+          const outcome = await syncs.trigger(scheduleKey, version, mode, due);
+          if ("started" in outcome) started.push(outcome.started);
+          else if ("queued" in outcome) queued.push({ name: version.name, connectionId });
+        }
       }
       for (const run of started)
         void run.finished.catch((err: unknown) => ctx.logger.error("sync run not recorded", { error: err }));
       ctx.logger.info("syncs triggered", {
         integration: key,
-        connectionId,
+        connectionId: req.connectionId || null,
         syncs: versions.map((v) => v.name),
         runs: started.length,
-        queued,
+        queued: queued.length,
       });
-      return { runs: started.map((r) => toScriptRun(r.record, false)), queuedSyncs: queued };
+      return { runs: started.map((r) => toScriptRun(r.record, false)), queued };
     },
 
     async runLifecycleEvent(req) {

@@ -60,6 +60,8 @@ const gate = (open: boolean) =>
     metadata: { go: open },
     mode: MetadataWriteMode.UPDATE,
   });
+const names = (res: { queued: { name: string; connectionId: string }[] }) =>
+  res.queued.map((q) => `${q.name}/${q.connectionId}`);
 const trigger = (a: KitInstance, syncMode = SyncMode.INCREMENTAL) =>
   a.client.triggerSyncs({ providerConfigKey: "cal", connectionId: "c1", syncs: ["gated"], syncMode });
 
@@ -71,7 +73,7 @@ describe("a trigger while the sync runs", () => {
     expect(first.runs).toHaveLength(1);
     for (let i = 0; i < 3; i++) {
       const again = await trigger(a);
-      expect([again.runs.length, again.queuedSyncs]).toEqual([0, ["gated"]]);
+      expect([again.runs.length, names(again)]).toEqual([0, ["gated/c1"]]);
     }
     expect(await runs()).toHaveLength(1);
     await gate(true);
@@ -97,9 +99,9 @@ describe("a trigger while the sync runs", () => {
     await gate(false);
     await trigger(a);
     await until("the second run to hold", runs, (r) => r.length === 2);
-    expect((await trigger(a)).queuedSyncs).toEqual(["gated"]);
-    expect((await trigger(a, SyncMode.FULL_REFRESH)).queuedSyncs).toEqual(["gated"]);
-    expect((await trigger(a)).queuedSyncs).toEqual(["gated"]);
+    expect(names(await trigger(a))).toEqual(["gated/c1"]);
+    expect(names(await trigger(a, SyncMode.FULL_REFRESH))).toEqual(["gated/c1"]);
+    expect(names(await trigger(a))).toEqual(["gated/c1"]);
     await gate(true);
     const done = await until("the follow-up", runs, (r) => r.length === 3 && r.every((x) => x.status !== "running"));
     expect(done.map((r) => r.logs[0]?.message)).toEqual(["full", "incremental", "full"]);
@@ -113,7 +115,7 @@ describe("a trigger while the sync runs", () => {
       await a.stores.service.acquireLease(key, { holder: "dead", until: a.clock.now() + 60_000 }, a.clock.now(), null),
     ).toBe(true);
     await gate(true);
-    expect((await trigger(a)).queuedSyncs).toEqual(["gated"]);
+    expect(names(await trigger(a))).toEqual(["gated/c1"]);
     expect(await runs()).toEqual([]);
     await kit?.advance(60_000);
     const [run] = await until("the orphaned follow-up", runs, (r) => r[0]?.status === "succeeded");
