@@ -76,8 +76,8 @@ export function syncControlHandlers(ctx: ScriptsServiceContext, syncs: SyncRuns,
       const scheduleKey = { environmentId: env, providerConfigKey: key, scriptName: name, connectionId };
       await ctx.store.setFrequency(scheduleKey, frequency, d.frequencyMs, ctx.clock.now());
       scheduler.poke();
-      const scripts = parseFrequency(d.frequency);
-      const interval = own?.ok ? own.frequency.interval : scripts.ok ? scripts.frequency.interval : d.frequency;
+      // As Nango answers: the interval it read from the new frequency, or the script's as written.
+      const interval = own?.ok ? own.frequency.interval : d.frequency;
       ctx.logger.info("sync frequency set for a connection", {
         integration: key,
         script: name,

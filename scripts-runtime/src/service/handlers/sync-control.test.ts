@@ -63,6 +63,8 @@ describe("sync control across a restart", () => {
     await kit.advance(DAY);
     expect((await finished(runs, "c2", 2)).length).toBeGreaterThanOrEqual(2);
     expect(await finished(runs, "c1", 0)).toEqual([]); // paused: a day went by without it
+    const reset = await b.client.setSyncFrequency({ providerConfigKey: "cal", connectionId: "c1", syncName: "daily" });
+    expect(reset.frequency).toBe("every day");
     const status = await b.client.getSyncStatus({ providerConfigKey: "cal", syncs: [], connectionId: "" });
     expect(status.syncs.map((s) => [s.connectionId, s.frequency]).sort()).toEqual([
       ["c1", "every day"],

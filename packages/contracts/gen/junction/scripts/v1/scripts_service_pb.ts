@@ -1123,7 +1123,8 @@ export const SetSyncFrequencyRequestSchema: GenMessage<SetSyncFrequencyRequest> 
  */
 export type SetSyncFrequencyResponse = Message<"junction.scripts.v1.SetSyncFrequencyResponse"> & {
   /**
-   * The interval now in force, as Nango reports it ("1h", "30m").
+   * The frequency now in force as Nango reports it: the interval read from the new one ("1h" for
+   * "every hour", "30m" for "every 30m"), or the script's as written after a reset.
    *
    * @generated from field: string frequency = 1;
    */
