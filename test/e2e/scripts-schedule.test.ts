@@ -60,7 +60,7 @@ describe("scripts: syncs on their frequency", () => {
       async () => (await w.runs({ script: "slow" }))[0]?.status === "running",
     );
     await clock.advance(DAY);
-    // Nango answers 200 and runs it again: one follow-up, queued behind the run in progress.
+    // 200 as in Nango (whose scheduler then drops it); Junction queues one follow-up behind the run.
     for (let i = 0; i < 2; i++) {
       const queued = await w.api("POST", "/sync/trigger", {
         provider_config_key: CAL,
