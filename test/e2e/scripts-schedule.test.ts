@@ -49,7 +49,7 @@ describe("scripts: syncs on their frequency", () => {
     expect(Date.parse(aliceDay2.started_at) - Date.parse(day1[0].started_at)).toBe(DAY);
   });
 
-  test("a sync never overlaps itself: a due time that finds it running is skipped, a trigger refused", async () => {
+  test("a sync never overlaps itself: a due time that finds it running is skipped, a trigger queued", async () => {
     const clock = new ManualClock();
     const w = await world({ clock });
     await w.connect("alice");
@@ -60,21 +60,30 @@ describe("scripts: syncs on their frequency", () => {
       async () => (await w.runs({ script: "slow" }))[0]?.status === "running",
     );
     await clock.advance(DAY);
-    const refused = await w.api("POST", "/sync/trigger", {
-      provider_config_key: CAL,
-      connection_id: "alice",
-      syncs: ["slow"],
-    });
-    expect(refused.status).toBe(409);
-    expect(refused.body.error.code).toBe("sync_already_running");
-    const [first] = await w.finishedRuns({ script: "slow" }, 1);
-    expect(first.status).toBe("succeeded");
+    // 200 as in Nango (whose scheduler then drops it); Junction queues one follow-up behind the run.
+    for (let i = 0; i < 2; i++) {
+      const queued = await w.api("POST", "/sync/trigger", {
+        provider_config_key: CAL,
+        connection_id: "alice",
+        syncs: ["slow"],
+      });
+      expect(queued.status).toBe(200);
+      expect(queued.body).toEqual({ success: true, runs: [], queued: [{ sync: "slow", connection_id: "alice" }] });
+    }
+    const [first, followUp] = await w.finishedRuns({ script: "slow" }, 2);
+    expect([first.trigger, first.status, followUp.trigger, followUp.status]).toEqual([
+      "schedule",
+      "succeeded",
+      "manual",
+      "succeeded",
+    ]);
+    expect(Date.parse(followUp.started_at)).toBeGreaterThanOrEqual(Date.parse(first.finished_at));
     expect(w.j.logLines.some((l) => l.includes("sync due time skipped"))).toBe(true);
-    expect(await w.runs({ script: "slow" })).toHaveLength(1);
+    expect(await w.runs({ script: "slow" })).toHaveLength(2);
 
     await clock.advance(DAY);
-    const both = await w.finishedRuns({ script: "slow" }, 2);
-    expect(both.map((r) => r.status)).toEqual(["succeeded", "succeeded"]);
+    const all = await w.finishedRuns({ script: "slow" }, 3);
+    expect(all.map((r) => r.status)).toEqual(["succeeded", "succeeded", "succeeded"]);
   });
 
   test("a removed sync runs no more, and a deleted connection's schedule is dropped", async () => {

@@ -47,6 +47,32 @@ describe("scripts: POST /sync/trigger", () => {
     await w.finishedRuns({ connection_id: "alice" }, 4);
   });
 
+  test("without a connection, every connection of the integration runs, as in Nango", async () => {
+    const w = await world();
+    await w.connect("alice");
+    await w.connect("bob", "bob@example.com");
+    await w.deploy("events", syncSource(LOG_MODE));
+    const res = await w.api("POST", "/sync/trigger", {
+      provider_config_key: CAL,
+      syncs: ["events"],
+      opts: { reset: true },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body.runs.map((r: any) => r.connection_id).sort()).toEqual(["alice", "bob"]);
+    const runs = await w.finishedRuns({ script: "events" }, 2);
+    expect(runs.map((r) => [r.connection_id, r.logs[0].message]).sort()).toEqual([
+      ["alice", "mode full"],
+      ["bob", "mode full"],
+    ]);
+    const mixed = await w.api("POST", "/sync/trigger", {
+      provider_config_key: CAL,
+      syncs: ["events"],
+      opts: { reset: true },
+      full_resync: true,
+    });
+    expect([mixed.status, mixed.body.error.code]).toEqual([400, "invalid_body"]);
+  });
+
   test("incremental runs continue from the last success; a full refresh starts over", async () => {
     const w = await world();
     await w.connect("alice");
@@ -65,6 +91,8 @@ describe("scripts: POST /sync/trigger", () => {
     expect(await trigger({ sync_mode: "incremental" }, 2)).toBe("mode incremental");
     expect(await trigger({ sync_mode: "full_refresh" }, 3)).toBe("mode full");
     expect(await trigger({ full_resync: true }, 4)).toBe("mode full");
+    expect(await trigger({ opts: { reset: false } }, 5)).toBe("mode incremental");
+    expect(await trigger({ opts: { reset: true, emptyCache: true } }, 6)).toBe("mode full");
   });
 
   test("unknown syncs, unknown connections and bad bodies get clear errors", async () => {
@@ -78,7 +106,6 @@ describe("scripts: POST /sync/trigger", () => {
       [{ provider_config_key: CAL, connection_id: "ghost", syncs: ["events"] }, 404, "unknown_connection", /"ghost"/],
       [{ provider_config_key: "nope", connection_id: "alice", syncs: ["events"] }, 404, "unknown_provider_config"],
       [{ connection_id: "alice", syncs: ["events"] }, 400, "missing_provider_config_key"],
-      [{ provider_config_key: CAL, syncs: ["events"] }, 400, "missing_connection_id"],
       [{ provider_config_key: CAL, connection_id: "alice" }, 400, "invalid_body"],
       [
         { provider_config_key: CAL, connection_id: "alice", syncs: [{ name: "events", variant: "v2" }] },

@@ -1,9 +1,10 @@
 import type { Route } from "../router.ts";
 import { runRoutes } from "./scripts/run-routes.ts";
 import { scriptRoutes as deployRoutes } from "./scripts/script-routes.ts";
+import { syncControlRoutes } from "./scripts/sync-control-routes.ts";
 import { syncTriggerRoute } from "./scripts/sync-trigger-route.ts";
 
-/** scripts, runs and /sync/trigger (issue 6): deploy and list scripts, read runs, trigger syncs. */
+/** scripts, runs and /sync/* (issues 6, 20): deploy and list scripts, read runs, trigger and control syncs. */
 export function scriptRoutes(): Route[] {
-  return [...runRoutes(), ...deployRoutes(), syncTriggerRoute()];
+  return [...runRoutes(), ...deployRoutes(), syncTriggerRoute(), ...syncControlRoutes()];
 }

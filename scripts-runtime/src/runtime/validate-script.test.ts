@@ -91,7 +91,7 @@ describe("validateScript refuses, with the exact reason, file and line", () => {
     );
     expect(error).toEqual({
       message:
-        'frequency "every fortnight": unknown unit "fortnight" (use s, m, h, d, w or seconds, minutes, hours, days, weeks)',
+        'frequency "every fortnight": unknown unit "fortnight" (use ms, s, m, h, d, w, y or seconds, minutes, hours, days, weeks, years)',
       file: "script.ts",
       line: 3,
       column: 3,

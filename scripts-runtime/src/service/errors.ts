@@ -1,4 +1,4 @@
-import { failedPrecondition, invalidArgument, notFound } from "@junction/platform";
+import { invalidArgument, notFound } from "@junction/platform";
 import type { ScriptProblem } from "../compile/compiled-script.ts";
 
 /** The scripts service's domain errors; the error boundary maps them to Connect codes. */
@@ -22,9 +22,6 @@ export const errors = {
     ),
   unknownConnection: (key: string, id: string) =>
     notFound("unknown_connection", `No connection "${id}" for integration "${key}".`),
-  syncAlreadyRunning: (name: string, connectionId: string) =>
-    failedPrecondition(
-      "sync_already_running",
-      `Sync "${name}" is already running for connection "${connectionId}"; a sync never overlaps itself. Try again when it has finished.`,
-    ),
+  invalidFrequency: (reason: string) =>
+    invalidArgument("invalid_frequency", `${reason}.`, [{ path: "frequency", message: reason }]),
 };

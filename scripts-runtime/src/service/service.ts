@@ -7,6 +7,7 @@ import { ScriptRuntime } from "../runtime/script-runtime.ts";
 import type { ScriptsServiceContext, ScriptsServiceDeps } from "./context.ts";
 import { runHandlers } from "./handlers/run-handlers.ts";
 import { scriptHandlers } from "./handlers/script-handlers.ts";
+import { syncControlHandlers } from "./handlers/sync-control-handlers.ts";
 import { triggerHandlers } from "./handlers/trigger-handlers.ts";
 import { createScriptProxy } from "./host/proxy-call.ts";
 import { SyncRuns } from "./scheduler/sync-runs.ts";
@@ -72,6 +73,7 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
     ...scriptHandlers(ctx, scheduler),
     ...runHandlers(ctx),
     ...triggerHandlers(ctx, runner, syncs),
+    ...syncControlHandlers(ctx, syncs, scheduler),
   };
   let worker: Subscription | undefined;
 

@@ -4,19 +4,17 @@ import { z } from "zod";
 import { json } from "../../http/json.ts";
 import { parseWith, readJson } from "../../http/read-json.ts";
 import type { Route } from "../../router.ts";
+import { syncNames, syncsField } from "./sync-names.ts";
 
-const syncName = z.string().min(1).max(64);
 /**
- * Nango's body (strict): `syncs` as names or `{name, variant}`; `sync_mode` (the spec shows
- * "incremental"), or the older `full_resync`. Only the base variant exists in Junction.
+ * Nango's body (strict): `syncs` as names or `{name, variant}`; `opts` (`reset`: a full refresh;
+ * `emptyCache`: nothing to empty in Junction), or the older `sync_mode` / `full_resync`. Only the
+ * base variant exists in Junction.
  */
 const triggerBody = z
   .object({
-    syncs: z.array(
-      z.union([syncName, z.object({ name: syncName, variant: z.literal("base") }).strict()], {
-        error: "Each sync must be either a string or a { name: string, variant: string } object",
-      }),
-    ),
+    syncs: syncsField,
+    opts: z.object({ reset: z.boolean().optional(), emptyCache: z.boolean().optional() }).strict().optional(),
     sync_mode: z.enum(["incremental", "full_refresh", "full_refresh_and_clear_cache"]).optional(),
     full_resync: z.boolean().optional(),
     connection_id: z.string().min(1).max(255).optional(),
@@ -25,10 +23,11 @@ const triggerBody = z
   .strict();
 
 /**
- * POST /sync/trigger (spec: Endpoints): runs syncs of a connection now. The connection and
- * integration come from the body, else from the `Connection-Id` / `Provider-Config-Key` headers (the
- * body wins), as in Nango. Answers Nango's `{"success": true}` with the runs started (`running`;
- * follow them with GET /scripts/runs/{id}).
+ * POST /sync/trigger (spec: Endpoints): runs syncs of a connection now, or of every connection of the
+ * integration when none is named. The connection and integration come from the body, else from the
+ * `Connection-Id` / `Provider-Config-Key` headers (the body wins), as in Nango. Answers Nango's `{"success": true}` with the runs started (`running`;
+ * follow them with GET /scripts/runs/{id}) and the syncs found running, for which one follow-up run
+ * is queued (`queued`).
  */
 export function syncTriggerRoute(): Route {
   return {
@@ -43,20 +42,28 @@ export function syncTriggerRoute(): Route {
           "Missing provider_config_key. Provide it in the body or headers.",
         );
       }
-      const connectionId = body.connection_id ?? req.headers.get("connection-id")?.trim();
-      if (!connectionId) {
-        throw invalidArgument("missing_connection_id", "Missing connection_id. Provide it in the body or headers.");
+      // None: every connection of the integration, as in Nango.
+      const connectionId = body.connection_id ?? req.headers.get("connection-id")?.trim() ?? "";
+      if (body.opts && (body.sync_mode !== undefined || body.full_resync !== undefined)) {
+        throw invalidArgument(
+          "invalid_body",
+          "Cannot use opts with the deprecated sync_mode / full_resync parameters.",
+        );
       }
-      const full = body.full_resync === true || (body.sync_mode !== undefined && body.sync_mode !== "incremental");
+      const full =
+        body.opts?.reset === true ||
+        body.full_resync === true ||
+        (body.sync_mode !== undefined && body.sync_mode !== "incremental");
       const res = await clients.scripts.triggerSyncs({
         providerConfigKey,
         connectionId,
-        syncs: body.syncs.map((s) => (typeof s === "string" ? s : s.name)),
+        syncs: syncNames(body.syncs),
         syncMode: full ? SyncMode.FULL_REFRESH : SyncMode.INCREMENTAL,
       });
       return json({
         success: true,
         runs: res.runs.map((r) => ({ id: r.id, sync: r.scriptName, connection_id: r.connectionId, status: "running" })),
+        queued: res.queued.map((q) => ({ sync: q.name, connection_id: q.connectionId })),
       });
     },
   };

@@ -2,10 +2,13 @@ import { fromConnectError } from "@junction/platform";
 import type { ScriptVersionRecord } from "../../store/records.ts";
 import type { ScriptsServiceContext } from "../context.ts";
 import type { ScriptRunner, StartedRun } from "../script-runner.ts";
-import { type Lease, type ScheduleKey, scheduleKeyString } from "../store/records.ts";
+import { type FollowUpMode, type Lease, type ScheduleKey, scheduleKeyString } from "../store/records.ts";
 
 /** Why a sync runs: its schedule, or a trigger. */
 export type SyncTrigger = "schedule" | "manual";
+
+/** What a trigger did for one sync: started a run now, or queued a follow-up behind the one running. */
+export type TriggerOutcome = { started: StartedRun } | { queued: true } | { gone: true };
 
 /**
  * Runs syncs so that a sync never overlaps itself for a connection (issue 6, Triggers). Two guards:
@@ -16,6 +19,8 @@ export type SyncTrigger = "schedule" | "manual";
  */
 export class SyncRuns {
   private readonly running = new Set<string>();
+  /** Told when a follow-up is queued, so that the scheduler looks at the time it is due. */
+  onFollowUpQueued: () => void = () => {};
 
   constructor(
     private readonly ctx: ScriptsServiceContext,
@@ -36,21 +41,47 @@ export class SyncRuns {
   }
 
   /**
-   * Takes the run leases of several syncs of one connection, all or none (a trigger starts nothing
-   * when one of them is running). Returns the names of the syncs found running, empty on success.
+   * Runs a sync of a connection now (a trigger), or, when a run of it is in progress, queues one
+   * follow-up run that starts as soon as that run ends (issue 20, item 3). `nextDueAt` is the due time
+   * of a schedule row the trigger creates.
    */
-  async acquireAll(keys: ScheduleKey[], nextDueAt: (key: ScheduleKey) => number | null): Promise<string[]> {
-    const busy = keys.filter((k) => this.isRunningHere(k)).map((k) => k.scriptName);
-    if (busy.length > 0) return busy;
-    const taken: ScheduleKey[] = [];
-    for (const key of keys) {
-      if (await this.ctx.store.acquireLease(key, this.lease(), this.ctx.clock.now(), nextDueAt(key))) taken.push(key);
-      else busy.push(key.scriptName);
+  async trigger(
+    key: ScheduleKey,
+    version: ScriptVersionRecord,
+    mode: FollowUpMode,
+    nextDueAt: number | null,
+  ): Promise<TriggerOutcome> {
+    const now = this.ctx.clock.now();
+    if (!this.isRunningHere(key) && (await this.ctx.store.acquireLease(key, this.lease(), now, nextDueAt))) {
+      const started = await this.runLeased(key, version, "manual", mode === "incremental");
+      return started ? { started } : { gone: true };
     }
-    if (busy.length > 0) {
-      for (const key of taken) await this.ctx.store.releaseLease(key, this.ctx.instanceId, null);
-    }
-    return busy;
+    await this.ctx.store.queueFollowUp(key, mode, now);
+    // The run may have ended between the two steps without seeing the follow-up: then take it here.
+    const orphan = await this.takeFollowUp(key, version);
+    if (orphan) return { started: orphan };
+    this.onFollowUpQueued();
+    this.ctx.logger.info("sync follow-up queued behind the run in progress", {
+      integration: key.providerConfigKey,
+      script: key.scriptName,
+      connectionId: key.connectionId,
+      mode,
+    });
+    return { queued: true };
+  }
+
+  /**
+   * Runs the follow-up queued for a sync when its lease is free (its holder ended without taking it,
+   * or died). Null when there is none, or a run holds the lease (its holder will take it).
+   */
+  async takeFollowUp(key: ScheduleKey, version: ScriptVersionRecord): Promise<StartedRun | null> {
+    if (this.isRunningHere(key)) return null;
+    const row = await this.ctx.store.getSchedule(key);
+    if (!row?.followUp || row.followUpAt === null) return null;
+    const now = this.ctx.clock.now();
+    const mode = await this.ctx.store.claimFollowUp(key, row.followUpAt, this.lease(), now);
+    if (!mode) return null;
+    return this.runLeased(key, version, "manual", mode === "incremental");
   }
 
   /**
@@ -68,11 +99,13 @@ export class SyncRuns {
     this.running.add(id);
     let released = false;
     // Once per run: the holder name is the process's, so a second release could free a later run's lease.
+    // A follow-up queued meanwhile is taken in the same step, keeping the lease, and started at once.
     const release = async (succeededAt: number | null) => {
       if (released) return;
       released = true;
       this.running.delete(id);
-      await this.ctx.store.releaseLease(key, this.ctx.instanceId, succeededAt);
+      const followUp = await this.ctx.store.releaseLease(key, this.ctx.instanceId, succeededAt, this.lease());
+      if (followUp) await this.startFollowUp(key, followUp);
     };
     try {
       if (trigger === "schedule" && !(await this.connectionExists(key))) {
@@ -103,6 +136,25 @@ export class SyncRuns {
     } catch (err) {
       await release(null).catch(() => undefined);
       throw err;
+    }
+  }
+
+  /** Starts a follow-up whose lease this process holds, with the script's version of now. */
+  private async startFollowUp(key: ScheduleKey, mode: FollowUpMode): Promise<void> {
+    const fields = { integration: key.providerConfigKey, script: key.scriptName, connectionId: key.connectionId };
+    try {
+      const version = await this.ctx.scripts.getLatest(key.environmentId, key.providerConfigKey, key.scriptName);
+      if (version?.declaration.kind !== "sync") {
+        await this.ctx.store.releaseLease(key, this.ctx.instanceId, null);
+        return;
+      }
+      const started = await this.runLeased(key, version, "manual", mode === "incremental");
+      this.ctx.logger.info("queued sync follow-up started", { ...fields, mode, runId: started?.record.id });
+      void started?.finished.catch((err: unknown) =>
+        this.ctx.logger.error("sync follow-up run not recorded", { ...fields, error: err }),
+      );
+    } catch (err) {
+      this.ctx.logger.error("queued sync follow-up failed to start", { ...fields, error: err });
     }
   }
 

@@ -13,7 +13,8 @@ const RETRY_SOON_MS = 1000;
  * one row per (sync, connection) with its next due time. A pass takes the rows due at the service
  * clock's time and claims each due time by compare-and-set on it, so that however many processes
  * share the store, each due time runs once. A due time that finds the sync still running (for that
- * connection) is skipped, not queued: the schedule moves to the next one and the skip is logged.
+ * connection) is skipped, not queued: the schedule moves to the next one and the skip is logged. A
+ * trigger's follow-up whose run's holder died is due when that lease lapses, and is taken here.
  * Time is the injected clock's: the timer is armed for the earliest due time (or the poll interval,
  * for rows other processes add), so a `1d` schedule runs under a manual clock as it would in a day.
  */
@@ -26,7 +27,9 @@ export class SyncScheduler {
   constructor(
     private readonly ctx: ScriptsServiceContext,
     private readonly syncs: SyncRuns,
-  ) {}
+  ) {
+    syncs.onFollowUpQueued = () => this.poke();
+  }
 
   start(): void {
     this.stopped = false;
@@ -83,13 +86,32 @@ export class SyncScheduler {
   }
 
   private async fire(entry: ScheduleEntry, version: ScriptVersionRecord | null, now: number): Promise<void> {
-    const due = entry.nextDueAt as number;
     if (version?.declaration.kind !== "sync") {
       // The script was removed (or replaced by a lifecycle script of the same name) meanwhile.
       await this.ctx.store.removeScriptSchedules(entry.environmentId, entry.providerConfigKey, entry.scriptName);
       return;
     }
-    const next = nextDueAfter(due, version.declaration.frequencyMs, now);
+    if (entry.nextDueAt !== null && entry.nextDueAt <= now) await this.fireDue(entry, version, now);
+    if (entry.followUpAt !== null && entry.followUpAt <= now) {
+      this.syncs
+        .takeFollowUp(entry, version)
+        .then((started) => started?.finished)
+        .catch((err: unknown) =>
+          this.ctx.logger.error("queued sync follow-up failed to start", {
+            integration: entry.providerConfigKey,
+            script: entry.scriptName,
+            connectionId: entry.connectionId,
+            error: err,
+          }),
+        );
+    }
+  }
+
+  private async fireDue(entry: ScheduleEntry, version: ScriptVersionRecord, now: number): Promise<void> {
+    const due = entry.nextDueAt as number;
+    const frequencyMs =
+      entry.frequency?.ms ?? (version.declaration.kind === "sync" ? version.declaration.frequencyMs : 0);
+    const next = nextDueAfter(due, frequencyMs, now);
     const fields = {
       integration: entry.providerConfigKey,
       script: entry.scriptName,

@@ -1,8 +1,10 @@
 import { type Collection, type Db, MongoClient, MongoServerError } from "mongodb";
-import type { ClaimOutcome, Lease, ScheduleEntry, ScheduleKey, ScriptOptions } from "./records.ts";
+import { mergeDue } from "./merge-due.ts";
+import type { ClaimOutcome, FollowUpMode, Lease, ScheduleEntry, ScheduleKey, ScriptOptions } from "./records.ts";
 import type { ScriptsServiceStore } from "./service-store.ts";
 
 type ScheduleDoc = ScheduleEntry & { _id: string };
+type NewRow = Omit<ScheduleDoc, "_id">;
 interface OptionsDoc {
   _id: string;
   environmentId: string;
@@ -44,6 +46,7 @@ export class MongoScriptsServiceStore implements ScriptsServiceStore {
     const schedules = db.collection<ScheduleDoc>("sync_schedules");
     await schedules.createIndexes([
       { key: { nextDueAt: 1 }, name: "due" },
+      { key: { followUpAt: 1 }, name: "follow_up" },
       { key: { environmentId: 1, providerConfigKey: 1, connectionId: 1 }, name: "by_connection" },
       { key: { environmentId: 1, providerConfigKey: 1, scriptName: 1 }, name: "by_script" },
     ]);
@@ -57,16 +60,7 @@ export class MongoScriptsServiceStore implements ScriptsServiceStore {
         updateOne: {
           filter: { _id: scheduleId(e) },
           update: {
-            $setOnInsert: {
-              environmentId: e.environmentId,
-              providerConfigKey: e.providerConfigKey,
-              scriptName: e.scriptName,
-              connectionId: e.connectionId,
-              nextDueAt: e.nextDueAt,
-              leaseHolder: null,
-              leaseUntil: null,
-              lastSuccessAt: null,
-            },
+            $setOnInsert: newRow(e, e.nextDueAt),
           },
           upsert: true,
         },
@@ -82,21 +76,31 @@ export class MongoScriptsServiceStore implements ScriptsServiceStore {
   }
 
   async listDue(now: number, limit: number): Promise<ScheduleEntry[]> {
-    const docs = await this.schedules
-      .find({ nextDueAt: { $ne: null, $lte: now } })
-      .sort({ nextDueAt: 1 })
-      .limit(limit)
-      .toArray();
-    return docs.map(toEntry);
+    const [due, followUps] = await Promise.all(
+      (["nextDueAt", "followUpAt"] as const).map((field) =>
+        this.schedules
+          .find({ [field]: { $ne: null, $lte: now } })
+          .sort({ [field]: 1 })
+          .limit(limit)
+          .toArray(),
+      ),
+    );
+    return mergeDue((due ?? []).map(toEntry), (followUps ?? []).map(toEntry), now, limit);
   }
 
   async earliestDue(): Promise<number | null> {
-    const doc = await this.schedules
-      .find({ nextDueAt: { $ne: null } })
-      .sort({ nextDueAt: 1 })
-      .limit(1)
-      .next();
-    return doc?.nextDueAt ?? null;
+    const firsts = await Promise.all(
+      (["nextDueAt", "followUpAt"] as const).map(async (field) => {
+        const doc = await this.schedules
+          .find({ [field]: { $ne: null } })
+          .sort({ [field]: 1 })
+          .limit(1)
+          .next();
+        return doc?.[field] ?? null;
+      }),
+    );
+    const times = firsts.filter((t): t is number => typeof t === "number");
+    return times.length > 0 ? Math.min(...times) : null;
   }
 
   async claimDue(key: ScheduleKey, due: number, next: number, lease: Lease, now: number): Promise<ClaimOutcome> {
@@ -122,14 +126,7 @@ export class MongoScriptsServiceStore implements ScriptsServiceStore {
         { _id: scheduleId(key), ...leaseFree(now) },
         {
           $set: { leaseHolder: lease.holder, leaseUntil: lease.until },
-          $setOnInsert: {
-            environmentId: key.environmentId,
-            providerConfigKey: key.providerConfigKey,
-            scriptName: key.scriptName,
-            connectionId: key.connectionId,
-            nextDueAt,
-            lastSuccessAt: null,
-          },
+          $setOnInsert: (({ leaseHolder: _h, leaseUntil: _u, ...rest }) => rest)(newRow(key, nextDueAt)),
         },
         { upsert: true },
       );
@@ -140,13 +137,95 @@ export class MongoScriptsServiceStore implements ScriptsServiceStore {
     }
   }
 
-  async releaseLease(key: ScheduleKey, holder: string, succeededAt: number | null): Promise<void> {
+  async releaseLease(
+    key: ScheduleKey,
+    holder: string,
+    succeededAt: number | null,
+    renew?: Lease,
+  ): Promise<FollowUpMode | null> {
+    const success = succeededAt === null ? {} : { lastSuccessAt: succeededAt };
+    if (renew) {
+      // One single-document step: a trigger queueing meanwhile lands either before (taken) or after.
+      const before = await this.schedules.findOneAndUpdate(
+        { _id: scheduleId(key), leaseHolder: holder, followUp: { $ne: null } },
+        { $set: { leaseUntil: renew.until, followUp: null, followUpAt: null, ...success } },
+        { returnDocument: "before" },
+      );
+      if (before?.followUp) return before.followUp;
+    }
     await this.schedules.updateOne(
       { _id: scheduleId(key), leaseHolder: holder },
-      {
-        $set: { leaseHolder: null, leaseUntil: null, ...(succeededAt === null ? {} : { lastSuccessAt: succeededAt }) },
-      },
+      { $set: { leaseHolder: null, leaseUntil: null, ...success } },
     );
+    return null;
+  }
+
+  async queueFollowUp(key: ScheduleKey, mode: FollowUpMode, now: number): Promise<boolean> {
+    const res = await this.schedules.updateOne({ _id: scheduleId(key) }, [
+      {
+        $set: {
+          followUp: { $cond: [{ $eq: ["$followUp", "full_refresh"] }, "full_refresh", mode] },
+          followUpAt: {
+            $ifNull: ["$followUpAt", { $cond: [{ $gt: ["$leaseUntil", now] }, "$leaseUntil", now] }],
+          },
+        },
+      },
+    ]);
+    return res.matchedCount === 1;
+  }
+
+  async claimFollowUp(key: ScheduleKey, at: number, lease: Lease, now: number): Promise<FollowUpMode | null> {
+    const before = await this.schedules.findOneAndUpdate(
+      { _id: scheduleId(key), followUpAt: at, followUp: { $ne: null }, ...leaseFree(now) },
+      { $set: { leaseHolder: lease.holder, leaseUntil: lease.until, followUp: null, followUpAt: null } },
+      { returnDocument: "before" },
+    );
+    if (before?.followUp) return before.followUp;
+    // Held: look again when the lease would lapse (its holder takes the follow-up before that).
+    await this.schedules.updateOne({ _id: scheduleId(key), followUpAt: at, leaseUntil: { $gt: now } }, [
+      { $set: { followUpAt: "$leaseUntil" } },
+    ]);
+    return null;
+  }
+
+  async setPaused(keys: ScheduleKey[], paused: boolean, now: number): Promise<number> {
+    if (keys.length === 0) return 0;
+    // One document per row: not one transaction, but each step is idempotent, so a retry completes it.
+    const inserted = await this.schedules.bulkWrite(
+      keys.map((k) => ({
+        updateOne: {
+          filter: { _id: scheduleId(k) },
+          update: { $setOnInsert: newRow(k, paused ? null : now) },
+          upsert: true,
+        },
+      })),
+      { ordered: false },
+    );
+    const ids = keys.map(scheduleId);
+    const updated = paused
+      ? await this.schedules.updateMany(
+          { _id: { $in: ids }, $or: [{ nextDueAt: { $ne: null } }, { followUp: { $ne: null } }] },
+          { $set: { nextDueAt: null, followUp: null, followUpAt: null } },
+        )
+      : await this.schedules.updateMany({ _id: { $in: ids }, nextDueAt: null }, { $set: { nextDueAt: now } });
+    return inserted.upsertedCount + updated.modifiedCount;
+  }
+
+  async setFrequency(
+    key: ScheduleKey,
+    frequency: { text: string; ms: number } | null,
+    defaultMs: number,
+    now: number,
+  ): Promise<void> {
+    await this.schedules.updateOne({ _id: scheduleId(key) }, { $setOnInsert: newRow(key, null) }, { upsert: true });
+    await this.schedules.updateOne({ _id: scheduleId(key) }, [
+      {
+        $set: {
+          frequency: { $literal: frequency },
+          nextDueAt: { $cond: [{ $eq: ["$nextDueAt", null] }, null, now + (frequency?.ms ?? defaultMs)] },
+        },
+      },
+    ]);
   }
 
   async removeScriptSchedules(environmentId: string, providerConfigKey: string, scriptName: string): Promise<number> {
@@ -202,5 +281,24 @@ function toEntry(d: ScheduleDoc): ScheduleEntry {
     leaseHolder: d.leaseHolder ?? null,
     leaseUntil: d.leaseUntil ?? null,
     lastSuccessAt: d.lastSuccessAt ?? null,
+    followUp: d.followUp ?? null,
+    followUpAt: d.followUpAt ?? null,
+    frequency: d.frequency ?? null,
+  };
+}
+
+function newRow(k: ScheduleKey, nextDueAt: number | null): NewRow {
+  return {
+    environmentId: k.environmentId,
+    providerConfigKey: k.providerConfigKey,
+    scriptName: k.scriptName,
+    connectionId: k.connectionId,
+    nextDueAt,
+    leaseHolder: null,
+    leaseUntil: null,
+    lastSuccessAt: null,
+    followUp: null,
+    followUpAt: null,
+    frequency: null,
   };
 }

@@ -10,7 +10,8 @@ export interface ScheduleKey {
  * The schedule of one sync for one connection (issue 6, Triggers): when it is next due, and who is
  * running it. `nextDueAt` is null for a sync that does not start by itself (`autoStart: false`): it
  * runs only when triggered. The lease says a run is in progress: a due time that finds it held is
- * skipped, and a trigger is refused, so that a sync never overlaps itself.
+ * skipped, and a trigger queues a follow-up run, so that a sync never overlaps itself. A paused sync
+ * (and one that does not start by itself until started) has no `nextDueAt`.
  */
 export interface ScheduleEntry extends ScheduleKey {
   nextDueAt: number | null;
@@ -20,7 +21,19 @@ export interface ScheduleEntry extends ScheduleKey {
   leaseUntil: number | null;
   /** Start of the last run that succeeded: `nango.lastSyncDate` of an incremental run. */
   lastSuccessAt: number | null;
+  /** A run asked for while one was in progress, to start when it ends; null when none is queued. */
+  followUp: FollowUpMode | null;
+  /**
+   * When the follow-up is for anyone to take: when the lease it waited for lapses (its holder takes
+   * it at once when the run ends; another process only if the holder died).
+   */
+  followUpAt: number | null;
+  /** This connection's own frequency (PUT /sync/update-connection-frequency), null for the script's. */
+  frequency: { text: string; ms: number } | null;
 }
+
+/** How a queued follow-up runs: a full refresh wins over an incremental run queued with it. */
+export type FollowUpMode = "incremental" | "full_refresh";
 
 /** A run lease to take: who, and until when. */
 export interface Lease {

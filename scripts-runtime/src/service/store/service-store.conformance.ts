@@ -38,6 +38,9 @@ export function serviceStoreConformance(name: string, factory: ServiceStoreFacto
         nextDueAt: null,
         leaseHolder: null,
         lastSuccessAt: null,
+        followUp: null,
+        followUpAt: null,
+        frequency: null,
       });
       expect(await store.getSchedule(key("zz"))).toBeNull();
     });
@@ -103,6 +106,86 @@ export function serviceStoreConformance(name: string, factory: ServiceStoreFacto
       expect(await store.getSchedule(key("b", "s1"))).not.toBeNull();
       expect(await store.removeScriptSchedules("env_conformance", "google-calendar", "s1")).toBe(1);
       expect(await store.earliestDue()).toBeNull();
+    });
+
+    test("a follow-up queued during a run coalesces, a full refresh wins, and the holder takes it at release", async () => {
+      expect(await store.queueFollowUp(key("none"), "incremental", T0)).toBe(false);
+      expect(await store.acquireLease(key("a"), lease("one"), T0, null)).toBe(true);
+      expect(await store.queueFollowUp(key("a"), "incremental", T0)).toBe(true);
+      expect(await store.getSchedule(key("a"))).toMatchObject({ followUp: "incremental", followUpAt: T0 + 120_000 });
+      await store.queueFollowUp(key("a"), "full_refresh", T0 + 1);
+      await store.queueFollowUp(key("a"), "incremental", T0 + 2);
+      expect(await store.getSchedule(key("a"))).toMatchObject({ followUp: "full_refresh", followUpAt: T0 + 120_000 });
+      expect(await store.releaseLease(key("a"), "two", T0, lease("two", T0 + 9))).toBeNull(); // not the holder
+      expect(await store.releaseLease(key("a"), "one", T0, lease("one", T0 + 500_000))).toBe("full_refresh");
+      expect(await store.getSchedule(key("a"))).toMatchObject({
+        leaseHolder: "one",
+        leaseUntil: T0 + 500_000,
+        followUp: null,
+        followUpAt: null,
+        lastSuccessAt: T0,
+      });
+      expect(await store.releaseLease(key("a"), "one", null, lease("one"))).toBeNull();
+      expect(await store.getSchedule(key("a"))).toMatchObject({ leaseHolder: null, lastSuccessAt: T0 });
+    });
+
+    test("a follow-up whose holder died is due at the lease's end, and claimed once the lease is free", async () => {
+      await store.ensureSchedules([{ ...key("a"), nextDueAt: T0 + 10 * DAY }]);
+      expect(await store.acquireLease(key("a"), lease("dead", T0 + 1000), T0, null)).toBe(true);
+      await store.queueFollowUp(key("a"), "incremental", T0);
+      expect(await store.earliestDue()).toBe(T0 + 1000);
+      expect(await store.listDue(T0 + 999, 10)).toEqual([]);
+      expect((await store.listDue(T0 + 1000, 10)).map((e) => e.followUpAt)).toEqual([T0 + 1000]);
+      expect(await store.claimFollowUp(key("a"), T0 + 1000, lease("late"), T0 + 999)).toBeNull();
+      expect(await store.claimFollowUp(key("a"), T0 + 5, lease("x"), T0 + 1000)).toBeNull(); // not that time
+      expect(await store.claimFollowUp(key("a"), T0 + 1000, lease("alive"), T0 + 1000)).toBe("incremental");
+      expect(await store.claimFollowUp(key("a"), T0 + 1000, lease("again"), T0 + 1000)).toBeNull();
+      expect(await store.getSchedule(key("a"))).toMatchObject({ leaseHolder: "alive", followUp: null });
+      expect(await store.earliestDue()).toBe(T0 + 10 * DAY);
+    });
+
+    test("a follow-up found held is looked at again when the lease would lapse", async () => {
+      expect(await store.acquireLease(key("a"), lease("one", T0 + 1000), T0, null)).toBe(true);
+      await store.queueFollowUp(key("a"), "incremental", T0);
+      await store.releaseLease(key("a"), "one", null); // no renew: the follow-up stays, for anyone
+      expect(await store.acquireLease(key("a"), lease("two", T0 + 7000), T0 + 1000, null)).toBe(true);
+      expect(await store.claimFollowUp(key("a"), T0 + 1000, lease("three"), T0 + 1000)).toBeNull();
+      expect(await store.getSchedule(key("a"))).toMatchObject({ followUp: "incremental", followUpAt: T0 + 7000 });
+    });
+
+    test("pausing removes the due time and any follow-up, starting makes a paused row due now", async () => {
+      await store.ensureSchedules([
+        { ...key("a"), nextDueAt: T0 + DAY },
+        { ...key("b"), nextDueAt: T0 + DAY },
+      ]);
+      await store.acquireLease(key("a"), lease("one"), T0, null);
+      await store.queueFollowUp(key("a"), "incremental", T0);
+      expect(await store.setPaused([key("a"), key("new")], true, T0)).toBe(2);
+      expect(await store.setPaused([key("a"), key("new")], true, T0)).toBe(0);
+      expect(await store.getSchedule(key("a"))).toMatchObject({ nextDueAt: null, followUp: null, followUpAt: null });
+      expect(await store.getSchedule(key("new"))).toMatchObject({ nextDueAt: null, leaseHolder: null });
+      expect((await store.listDue(T0 + 3 * DAY, 10)).map((e) => e.connectionId)).toEqual(["b"]);
+      expect(await store.setPaused([key("a"), key("b"), key("fresh")], false, T0 + 5)).toBe(2);
+      expect((await store.getSchedule(key("a")))?.nextDueAt).toBe(T0 + 5);
+      expect((await store.getSchedule(key("b")))?.nextDueAt).toBe(T0 + DAY);
+      expect((await store.getSchedule(key("fresh")))?.nextDueAt).toBe(T0 + 5);
+      expect((await store.getSchedule(key("new")))?.nextDueAt).toBeNull();
+    });
+
+    test("a connection's own frequency is kept, moves a scheduled row's next due time, and resets", async () => {
+      await store.ensureSchedules([{ ...key("a"), nextDueAt: T0 + DAY }]);
+      await store.setFrequency(key("a"), { text: "every hour", ms: 3_600_000 }, DAY, T0);
+      expect(await store.getSchedule(key("a"))).toMatchObject({
+        nextDueAt: T0 + 3_600_000,
+        frequency: { text: "every hour", ms: 3_600_000 },
+      });
+      await store.setFrequency(key("a"), null, DAY, T0 + 10);
+      expect(await store.getSchedule(key("a"))).toMatchObject({ nextDueAt: T0 + 10 + DAY, frequency: null });
+      await store.setFrequency(key("paused"), { text: "5m", ms: 300_000 }, DAY, T0);
+      expect(await store.getSchedule(key("paused"))).toMatchObject({
+        nextDueAt: null,
+        frequency: { text: "5m", ms: 300_000 },
+      });
     });
 
     test("script options are stored per script, replaced, and removed", async () => {

@@ -20,6 +20,12 @@ export const SERVICE_MIGRATIONS: readonly string[] = [
      forward_webhooks_too INTEGER NOT NULL,
      PRIMARY KEY (environment_id, provider_config_key, script_name)
    );`,
+  // A trigger's queued follow-up run, and a per-connection frequency (issue 20, items 3 and 6).
+  `ALTER TABLE sync_schedules ADD COLUMN follow_up_mode TEXT;
+   ALTER TABLE sync_schedules ADD COLUMN follow_up_at INTEGER;
+   ALTER TABLE sync_schedules ADD COLUMN frequency TEXT;
+   ALTER TABLE sync_schedules ADD COLUMN frequency_ms INTEGER;
+   CREATE INDEX sync_schedules_follow_up ON sync_schedules (follow_up_at) WHERE follow_up_at IS NOT NULL;`,
 ];
 
 export interface ScheduleRow {
@@ -31,4 +37,8 @@ export interface ScheduleRow {
   lease_holder: string | null;
   lease_until: number | null;
   last_success_at: number | null;
+  follow_up_mode: string | null;
+  follow_up_at: number | null;
+  frequency: string | null;
+  frequency_ms: number | null;
 }

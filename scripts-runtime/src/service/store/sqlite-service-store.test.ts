@@ -32,7 +32,7 @@ describe("SqliteScriptsServiceStore", () => {
     await b.close();
   });
 
-  test("finding due rows is an index search", () => {
+  test("finding due rows and due follow-ups is an index search", () => {
     const db = openDatabase(freshPath());
     new SqliteScriptsServiceStore(db);
     const plan = db
@@ -42,8 +42,17 @@ describe("SqliteScriptsServiceStore", () => {
       .all()
       .map((r) => r.detail)
       .join("\n");
+    const followUps = db
+      .query<{ detail: string }, []>(
+        "EXPLAIN QUERY PLAN SELECT * FROM sync_schedules WHERE follow_up_at IS NOT NULL AND follow_up_at <= 5 ORDER BY follow_up_at LIMIT 10",
+      )
+      .all()
+      .map((r) => r.detail)
+      .join("\n");
     db.close();
     expect(plan).toContain("USING INDEX sync_schedules_due");
     expect(plan).not.toContain("TEMP B-TREE");
+    expect(followUps).toContain("USING INDEX sync_schedules_follow_up");
+    expect(followUps).not.toContain("TEMP B-TREE");
   });
 });

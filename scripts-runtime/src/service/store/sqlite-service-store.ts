@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { migrate, openDatabase } from "@junction/platform";
-import type { ClaimOutcome, Lease, ScheduleEntry, ScheduleKey, ScriptOptions } from "./records.ts";
+import type { ClaimOutcome, FollowUpMode, Lease, ScheduleEntry, ScheduleKey, ScriptOptions } from "./records.ts";
+import { mergeDue } from "./merge-due.ts";
 import type { ScriptsServiceStore } from "./service-store.ts";
 import { type ScheduleRow, SERVICE_MIGRATIONS } from "./sqlite-service-schema.ts";
 
@@ -8,6 +9,8 @@ type Params = Record<string, string | number | null>;
 const KEY =
   "environment_id = $environment_id AND provider_config_key = $provider_config_key AND script_name = $script_name AND connection_id = $connection_id";
 const LEASE_FREE = "(lease_until IS NULL OR lease_until <= $now)";
+const INSERT_ROW =
+  "INSERT INTO sync_schedules (environment_id, provider_config_key, script_name, connection_id, next_due_at) VALUES ($environment_id, $provider_config_key, $script_name, $connection_id, $next_due_at) ON CONFLICT DO NOTHING";
 
 /**
  * Schedules and script options on SQLite. Every claim is one conditional UPDATE (compare-and-set on
@@ -50,21 +53,28 @@ export class SqliteScriptsServiceStore implements ScriptsServiceStore {
   }
 
   async listDue(now: number, limit: number): Promise<ScheduleEntry[]> {
-    return this.db
+    const due = this.db
       .query<ScheduleRow, [Params]>(
         "SELECT * FROM sync_schedules WHERE next_due_at IS NOT NULL AND next_due_at <= $now ORDER BY next_due_at LIMIT $limit",
       )
-      .all({ now, limit })
-      .map(fromRow);
+      .all({ now, limit });
+    const followUps = this.db
+      .query<ScheduleRow, [Params]>(
+        "SELECT * FROM sync_schedules WHERE follow_up_at IS NOT NULL AND follow_up_at <= $now ORDER BY follow_up_at LIMIT $limit",
+      )
+      .all({ now, limit });
+    return mergeDue(due.map(fromRow), followUps.map(fromRow), now, limit);
   }
 
   async earliestDue(): Promise<number | null> {
     const row = this.db
-      .query<{ at: number | null }, []>(
-        "SELECT MIN(next_due_at) AS at FROM sync_schedules WHERE next_due_at IS NOT NULL",
+      .query<{ due: number | null; follow_up: number | null }, []>(
+        `SELECT (SELECT MIN(next_due_at) FROM sync_schedules WHERE next_due_at IS NOT NULL) AS due,
+                (SELECT MIN(follow_up_at) FROM sync_schedules WHERE follow_up_at IS NOT NULL) AS follow_up`,
       )
       .get();
-    return row?.at ?? null;
+    const times = [row?.due, row?.follow_up].filter((t): t is number => typeof t === "number");
+    return times.length > 0 ? Math.min(...times) : null;
   }
 
   async claimDue(key: ScheduleKey, due: number, next: number, lease: Lease, now: number): Promise<ClaimOutcome> {
@@ -99,14 +109,117 @@ export class SqliteScriptsServiceStore implements ScriptsServiceStore {
     return changes === 1;
   }
 
-  async releaseLease(key: ScheduleKey, holder: string, succeededAt: number | null): Promise<void> {
-    this.db
-      .query<unknown, [Params]>(
-        `UPDATE sync_schedules SET lease_holder = NULL, lease_until = NULL,
-           last_success_at = COALESCE($succeeded_at, last_success_at)
-         WHERE ${KEY} AND lease_holder = $holder`,
-      )
-      .run({ ...keyParams(key), holder, succeeded_at: succeededAt });
+  async releaseLease(
+    key: ScheduleKey,
+    holder: string,
+    succeededAt: number | null,
+    renew?: Lease,
+  ): Promise<FollowUpMode | null> {
+    const params = { ...keyParams(key), holder, succeeded_at: succeededAt };
+    return this.write(() => {
+      const queued = renew
+        ? this.db
+            .query<{ follow_up_mode: string | null }, [Params]>(
+              `SELECT follow_up_mode FROM sync_schedules WHERE ${KEY} AND lease_holder = $holder`,
+            )
+            .get({ ...keyParams(key), holder })?.follow_up_mode
+        : null;
+      if (renew && queued) {
+        this.db
+          .query<unknown, [Params]>(
+            `UPDATE sync_schedules SET lease_until = $until, follow_up_mode = NULL, follow_up_at = NULL,
+               last_success_at = COALESCE($succeeded_at, last_success_at)
+             WHERE ${KEY}`,
+          )
+          .run({ ...keyParams(key), succeeded_at: succeededAt, until: renew.until });
+        return queued as FollowUpMode;
+      }
+      this.db
+        .query<unknown, [Params]>(
+          `UPDATE sync_schedules SET lease_holder = NULL, lease_until = NULL,
+             last_success_at = COALESCE($succeeded_at, last_success_at)
+           WHERE ${KEY} AND lease_holder = $holder`,
+        )
+        .run(params);
+      return null;
+    });
+  }
+
+  async queueFollowUp(key: ScheduleKey, mode: FollowUpMode, now: number): Promise<boolean> {
+    return (
+      this.db
+        .query<unknown, [Params]>(
+          `UPDATE sync_schedules SET
+             follow_up_mode = CASE WHEN follow_up_mode = 'full_refresh' THEN 'full_refresh' ELSE $mode END,
+             follow_up_at = COALESCE(follow_up_at, CASE WHEN lease_until > $now THEN lease_until ELSE $now END)
+           WHERE ${KEY}`,
+        )
+        .run({ ...keyParams(key), mode, now }).changes === 1
+    );
+  }
+
+  async claimFollowUp(key: ScheduleKey, at: number, lease: Lease, now: number): Promise<FollowUpMode | null> {
+    const params = { ...keyParams(key), at, now };
+    return this.write(() => {
+      const row = this.db
+        .query<ScheduleRow, [Params]>(`SELECT * FROM sync_schedules WHERE ${KEY} AND follow_up_at = $at`)
+        .get(params);
+      if (!row?.follow_up_mode) return null;
+      if (row.lease_until !== null && row.lease_until > now) {
+        this.db
+          .query<unknown, [Params]>(`UPDATE sync_schedules SET follow_up_at = lease_until WHERE ${KEY}`)
+          .run(keyParams(key));
+        return null;
+      }
+      this.db
+        .query<unknown, [Params]>(
+          `UPDATE sync_schedules SET lease_holder = $holder, lease_until = $until, follow_up_mode = NULL, follow_up_at = NULL
+           WHERE ${KEY}`,
+        )
+        .run({ ...keyParams(key), holder: lease.holder, until: lease.until });
+      return row.follow_up_mode as FollowUpMode;
+    });
+  }
+
+  async setPaused(keys: ScheduleKey[], paused: boolean, now: number): Promise<number> {
+    const insert = this.db.query<unknown, [Params]>(INSERT_ROW);
+    const update = this.db.query<unknown, [Params]>(
+      paused
+        ? `UPDATE sync_schedules SET next_due_at = NULL, follow_up_mode = NULL, follow_up_at = NULL
+           WHERE ${KEY} AND (next_due_at IS NOT NULL OR follow_up_mode IS NOT NULL)`
+        : `UPDATE sync_schedules SET next_due_at = $now WHERE ${KEY} AND next_due_at IS NULL`,
+    );
+    return this.write(() => {
+      let changed = 0;
+      for (const key of keys) {
+        const inserted = insert.run({ ...keyParams(key), next_due_at: paused ? null : now }).changes;
+        changed += inserted || update.run({ ...keyParams(key), now }).changes;
+      }
+      return changed;
+    });
+  }
+
+  async setFrequency(
+    key: ScheduleKey,
+    frequency: { text: string; ms: number } | null,
+    defaultMs: number,
+    now: number,
+  ): Promise<void> {
+    this.write(() => {
+      this.db.query<unknown, [Params]>(INSERT_ROW).run({ ...keyParams(key), next_due_at: null });
+      this.db
+        .query<unknown, [Params]>(
+          `UPDATE sync_schedules SET frequency = $text, frequency_ms = $ms,
+             next_due_at = CASE WHEN next_due_at IS NULL THEN NULL ELSE $next END
+           WHERE ${KEY}`,
+        )
+        .run({
+          ...keyParams(key),
+          text: frequency?.text ?? null,
+          ms: frequency?.ms ?? null,
+          next: now + (frequency?.ms ?? defaultMs),
+        });
+    });
   }
 
   async removeScriptSchedules(environmentId: string, providerConfigKey: string, scriptName: string): Promise<number> {
@@ -189,5 +302,8 @@ function fromRow(r: ScheduleRow): ScheduleEntry {
     leaseHolder: r.lease_holder,
     leaseUntil: r.lease_until,
     lastSuccessAt: r.last_success_at,
+    followUp: r.follow_up_mode as FollowUpMode | null,
+    followUpAt: r.follow_up_at,
+    frequency: r.frequency !== null && r.frequency_ms !== null ? { text: r.frequency, ms: r.frequency_ms } : null,
   };
 }

@@ -14,7 +14,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file junction/scripts/v1/scripts_service.proto.
  */
 export const file_junction_scripts_v1_scripts_service: GenFile = /*@__PURE__*/
-  fileDesc("CilqdW5jdGlvbi9zY3JpcHRzL3YxL3NjcmlwdHNfc2VydmljZS5wcm90bxITanVuY3Rpb24uc2NyaXB0cy52MSIuCg5TY3JpcHRFbmRwb2ludBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCSLIAgoRU2NyaXB0RGVjbGFyYXRpb24SLQoEa2luZBgBIAEoDjIfLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0S2luZBIRCglmcmVxdWVuY3kYAiABKAkSFAoMZnJlcXVlbmN5X21zGAMgASgDEhIKCmF1dG9fc3RhcnQYBCABKAgSHQoVd2ViaG9va19zdWJzY3JpcHRpb25zGAUgAygJEhYKDmhhc19vbl93ZWJob29rGAYgASgIEjYKCWVuZHBvaW50cxgHIAMoCzIjLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0RW5kcG9pbnQSMgoFZXZlbnQYCCABKA4yIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpZmVjeWNsZUV2ZW50EhMKC2Rlc2NyaXB0aW9uGAkgASgJEg8KB3ZlcnNpb24YCiABKAki0gEKDVNjcmlwdFZlcnNpb24SCgoCaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3ZlcnNpb24YBCABKAUSEAoIZmlsZW5hbWUYBSABKAkSOwoLZGVjbGFyYXRpb24YBiABKAsyJi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdERlY2xhcmF0aW9uEhMKC3NvdXJjZV9oYXNoGAcgASgJEhUKDWNyZWF0ZWRfYXRfbXMYCCABKAMiWgoGU2NyaXB0EjIKBmxhdGVzdBgBIAEoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0VmVyc2lvbhIcChRmb3J3YXJkX3dlYmhvb2tzX3RvbxgCIAEoCCJuCghSdW5FcnJvchIMCgRuYW1lGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSDQoFc3RhY2sYAyABKAkSDgoGc3RhdHVzGAQgASgFEiQKBGJvZHkYBSABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUiWAoITG9nRW50cnkSLAoFbGV2ZWwYASABKA4yHS5qdW5jdGlvbi5zY3JpcHRzLnYxLkxvZ0xldmVsEg8KB21lc3NhZ2UYAiABKAkSDQoFYXRfbXMYAyABKAMisQMKCVNjcmlwdFJ1bhIKCgJpZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhMKC3NjcmlwdF9uYW1lGAMgASgJEhYKDnNjcmlwdF92ZXJzaW9uGAQgASgFEhUKDWNvbm5lY3Rpb25faWQYBSABKAkSMAoHdHJpZ2dlchgGIAEoDjIfLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuVHJpZ2dlchINCgVlbnRyeRgHIAEoCRIPCgdhdHRlbXB0GAggASgFEi4KBnN0YXR1cxgJIAEoDjIeLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuU3RhdHVzEhUKDXN0YXJ0ZWRfYXRfbXMYCiABKAMSFgoOZmluaXNoZWRfYXRfbXMYCyABKAMSEwoLZHVyYXRpb25fbXMYDCABKAESKwoEbG9ncxgNIAMoCzIdLmp1bmN0aW9uLnNjcmlwdHMudjEuTG9nRW50cnkSFgoObG9nc190cnVuY2F0ZWQYDiABKAgSLAoFZXJyb3IYDyABKAsyHS5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1bkVycm9yIp4BChNEZXBsb3lTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCRIQCghmaWxlbmFtZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkSIQoUZm9yd2FyZF93ZWJob29rc190b28YBSABKAhIAIgBAUIXChVfZm9yd2FyZF93ZWJob29rc190b28iQwoURGVwbG95U2NyaXB0UmVzcG9uc2USKwoGc2NyaXB0GAEgASgLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiMQoSTGlzdFNjcmlwdHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkiQwoTTGlzdFNjcmlwdHNSZXNwb25zZRIsCgdzY3JpcHRzGAEgAygLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiPQoQR2V0U2NyaXB0UmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEgwKBG5hbWUYAiABKAkihgEKEUdldFNjcmlwdFJlc3BvbnNlEisKBnNjcmlwdBgBIAEoCzIbLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0Eg4KBnNvdXJjZRgCIAEoCRI0Cgh2ZXJzaW9ucxgDIAMoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0VmVyc2lvbiJAChNSZW1vdmVTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCSIwChRSZW1vdmVTY3JpcHRSZXNwb25zZRIYChByZW1vdmVkX3ZlcnNpb25zGAEgASgFItsBCg9MaXN0UnVuc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEhMKC3NjcmlwdF9uYW1lGAMgASgJEi4KBnN0YXR1cxgEIAEoDjIeLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuU3RhdHVzEjAKB3RyaWdnZXIYBSABKA4yHy5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1blRyaWdnZXISDQoFbGltaXQYBiABKAUSDgoGY3Vyc29yGAcgASgJIlUKEExpc3RSdW5zUmVzcG9uc2USLAoEcnVucxgBIAMoCzIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0UnVuEhMKC25leHRfY3Vyc29yGAIgASgJIhsKDUdldFJ1blJlcXVlc3QSCgoCaWQYASABKAkiPQoOR2V0UnVuUmVzcG9uc2USKwoDcnVuGAEgASgLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4iigEKE1RyaWdnZXJTeW5jc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEg0KBXN5bmNzGAMgAygJEjAKCXN5bmNfbW9kZRgEIAEoDjIdLmp1bmN0aW9uLnNjcmlwdHMudjEuU3luY01vZGUiRAoUVHJpZ2dlclN5bmNzUmVzcG9uc2USLAoEcnVucxgBIAMoCzIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0UnVuIoIBChhSdW5MaWZlY3ljbGVFdmVudFJlcXVlc3QSMgoFZXZlbnQYASABKA4yIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpZmVjeWNsZUV2ZW50EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCSJJChlSdW5MaWZlY3ljbGVFdmVudFJlc3BvbnNlEiwKBHJ1bnMYASADKAsyHi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdFJ1biKVAgobRGlzcGF0Y2hOb3RpZmljYXRpb25SZXF1ZXN0EhcKD25vdGlmaWNhdGlvbl9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhAKCHByb3ZpZGVyGAMgASgJEk4KB2hlYWRlcnMYBCADKAsyPS5qdW5jdGlvbi5zY3JpcHRzLnYxLkRpc3BhdGNoTm90aWZpY2F0aW9uUmVxdWVzdC5IZWFkZXJzRW50cnkSFgoOY29ubmVjdGlvbl9pZHMYBSADKAkSFgoOcmVjZWl2ZWRfYXRfbXMYBiABKAMaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiZQocRGlzcGF0Y2hOb3RpZmljYXRpb25SZXNwb25zZRIeChZoYW5kbGVkX2Nvbm5lY3Rpb25faWRzGAEgAygJEiUKHWludGVncmF0aW9uX2hhc19zdWJzY3JpcHRpb25zGAIgASgIItEBCglTY3JpcHRKb2ISQwoSY29ubmVjdGlvbl9jcmVhdGVkGAEgASgLMiUuanVuY3Rpb24uZXZlbnRzLnYxLkNvbm5lY3Rpb25DcmVhdGVkSAASPQoNbGlmZWN5Y2xlX3J1bhgCIAEoCzIkLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlmZWN5Y2xlUnVuSm9iSAASOQoLd2ViaG9va19ydW4YAyABKAsyIi5qdW5jdGlvbi5zY3JpcHRzLnYxLldlYmhvb2tSdW5Kb2JIAEIFCgNqb2IipgEKD0xpZmVjeWNsZVJ1bkpvYhIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIyCgVldmVudBgCIAEoDjIjLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlmZWN5Y2xlRXZlbnQSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgDIAEoCRIVCg1jb25uZWN0aW9uX2lkGAQgASgJEhMKC3NjcmlwdF9uYW1lGAUgASgJIo0CCg1XZWJob29rUnVuSm9iEhYKDmVudmlyb25tZW50X2lkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRITCgtzY3JpcHRfbmFtZRgEIAEoCRIXCg9ub3RpZmljYXRpb25faWQYBSABKAkSEAoIcHJvdmlkZXIYBiABKAkSQAoHaGVhZGVycxgHIAMoCzIvLmp1bmN0aW9uLnNjcmlwdHMudjEuV2ViaG9va1J1bkpvYi5IZWFkZXJzRW50cnkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEqWQoKU2NyaXB0S2luZBIbChdTQ1JJUFRfS0lORF9VTlNQRUNJRklFRBAAEhQKEFNDUklQVF9LSU5EX1NZTkMQARIYChRTQ1JJUFRfS0lORF9PTl9FVkVOVBACKowBCg5MaWZlY3ljbGVFdmVudBIfChtMSUZFQ1lDTEVfRVZFTlRfVU5TUEVDSUZJRUQQABIsCihMSUZFQ1lDTEVfRVZFTlRfUE9TVF9DT05ORUNUSU9OX0NSRUFUSU9OEAESKwonTElGRUNZQ0xFX0VWRU5UX1BSRV9DT05ORUNUSU9OX0RFTEVUSU9OEAIqwgEKCVJ1blN0YXR1cxIaChZSVU5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASFgoSUlVOX1NUQVRVU19SVU5OSU5HEAESGAoUUlVOX1NUQVRVU19TVUNDRUVERUQQAhIVChFSVU5fU1RBVFVTX0ZBSUxFRBADEhgKFFJVTl9TVEFUVVNfVElNRURfT1VUEAQSHgoaUlVOX1NUQVRVU19NRU1PUllfRVhDRUVERUQQBRIWChJSVU5fU1RBVFVTX0NSQVNIRUQQBiqLAQoKUnVuVHJpZ2dlchIbChdSVU5fVFJJR0dFUl9VTlNQRUNJRklFRBAAEhUKEVJVTl9UUklHR0VSX0VWRU5UEAESGAoUUlVOX1RSSUdHRVJfU0NIRURVTEUQAhIWChJSVU5fVFJJR0dFUl9NQU5VQUwQAxIXChNSVU5fVFJJR0dFUl9XRUJIT09LEAQqXAoIU3luY01vZGUSGQoVU1lOQ19NT0RFX1VOU1BFQ0lGSUVEEAASGQoVU1lOQ19NT0RFX0lOQ1JFTUVOVEFMEAESGgoWU1lOQ19NT0RFX0ZVTExfUkVGUkVTSBACKncKCExvZ0xldmVsEhkKFUxPR19MRVZFTF9VTlNQRUNJRklFRBAAEhMKD0xPR19MRVZFTF9ERUJVRxABEhIKDkxPR19MRVZFTF9JTkZPEAISEgoOTE9HX0xFVkVMX1dBUk4QAxITCg9MT0dfTEVWRUxfRVJST1IQBDKaBwoOU2NyaXB0c1NlcnZpY2USYwoMRGVwbG95U2NyaXB0EiguanVuY3Rpb24uc2NyaXB0cy52MS5EZXBsb3lTY3JpcHRSZXF1ZXN0GikuanVuY3Rpb24uc2NyaXB0cy52MS5EZXBsb3lTY3JpcHRSZXNwb25zZRJgCgtMaXN0U2NyaXB0cxInLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFNjcmlwdHNSZXF1ZXN0GiguanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0U2NyaXB0c1Jlc3BvbnNlEloKCUdldFNjcmlwdBIlLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0U2NyaXB0UmVxdWVzdBomLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0U2NyaXB0UmVzcG9uc2USYwoMUmVtb3ZlU2NyaXB0EiguanVuY3Rpb24uc2NyaXB0cy52MS5SZW1vdmVTY3JpcHRSZXF1ZXN0GikuanVuY3Rpb24uc2NyaXB0cy52MS5SZW1vdmVTY3JpcHRSZXNwb25zZRJXCghMaXN0UnVucxIkLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFJ1bnNSZXF1ZXN0GiUuanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0UnVuc1Jlc3BvbnNlElEKBkdldFJ1bhIiLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0UnVuUmVxdWVzdBojLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0UnVuUmVzcG9uc2USYwoMVHJpZ2dlclN5bmNzEiguanVuY3Rpb24uc2NyaXB0cy52MS5UcmlnZ2VyU3luY3NSZXF1ZXN0GikuanVuY3Rpb24uc2NyaXB0cy52MS5UcmlnZ2VyU3luY3NSZXNwb25zZRJyChFSdW5MaWZlY3ljbGVFdmVudBItLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuTGlmZWN5Y2xlRXZlbnRSZXF1ZXN0Gi4uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5MaWZlY3ljbGVFdmVudFJlc3BvbnNlEnsKFERpc3BhdGNoTm90aWZpY2F0aW9uEjAuanVuY3Rpb24uc2NyaXB0cy52MS5EaXNwYXRjaE5vdGlmaWNhdGlvblJlcXVlc3QaMS5qdW5jdGlvbi5zY3JpcHRzLnYxLkRpc3BhdGNoTm90aWZpY2F0aW9uUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_junction_events_v1_events]);
+  fileDesc("CilqdW5jdGlvbi9zY3JpcHRzL3YxL3NjcmlwdHNfc2VydmljZS5wcm90bxITanVuY3Rpb24uc2NyaXB0cy52MSIuCg5TY3JpcHRFbmRwb2ludBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCSLIAgoRU2NyaXB0RGVjbGFyYXRpb24SLQoEa2luZBgBIAEoDjIfLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0S2luZBIRCglmcmVxdWVuY3kYAiABKAkSFAoMZnJlcXVlbmN5X21zGAMgASgDEhIKCmF1dG9fc3RhcnQYBCABKAgSHQoVd2ViaG9va19zdWJzY3JpcHRpb25zGAUgAygJEhYKDmhhc19vbl93ZWJob29rGAYgASgIEjYKCWVuZHBvaW50cxgHIAMoCzIjLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0RW5kcG9pbnQSMgoFZXZlbnQYCCABKA4yIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpZmVjeWNsZUV2ZW50EhMKC2Rlc2NyaXB0aW9uGAkgASgJEg8KB3ZlcnNpb24YCiABKAki0gEKDVNjcmlwdFZlcnNpb24SCgoCaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRIMCgRuYW1lGAMgASgJEg8KB3ZlcnNpb24YBCABKAUSEAoIZmlsZW5hbWUYBSABKAkSOwoLZGVjbGFyYXRpb24YBiABKAsyJi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdERlY2xhcmF0aW9uEhMKC3NvdXJjZV9oYXNoGAcgASgJEhUKDWNyZWF0ZWRfYXRfbXMYCCABKAMiWgoGU2NyaXB0EjIKBmxhdGVzdBgBIAEoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0VmVyc2lvbhIcChRmb3J3YXJkX3dlYmhvb2tzX3RvbxgCIAEoCCJuCghSdW5FcnJvchIMCgRuYW1lGAEgASgJEg8KB21lc3NhZ2UYAiABKAkSDQoFc3RhY2sYAyABKAkSDgoGc3RhdHVzGAQgASgFEiQKBGJvZHkYBSABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUiWAoITG9nRW50cnkSLAoFbGV2ZWwYASABKA4yHS5qdW5jdGlvbi5zY3JpcHRzLnYxLkxvZ0xldmVsEg8KB21lc3NhZ2UYAiABKAkSDQoFYXRfbXMYAyABKAMisQMKCVNjcmlwdFJ1bhIKCgJpZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhMKC3NjcmlwdF9uYW1lGAMgASgJEhYKDnNjcmlwdF92ZXJzaW9uGAQgASgFEhUKDWNvbm5lY3Rpb25faWQYBSABKAkSMAoHdHJpZ2dlchgGIAEoDjIfLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuVHJpZ2dlchINCgVlbnRyeRgHIAEoCRIPCgdhdHRlbXB0GAggASgFEi4KBnN0YXR1cxgJIAEoDjIeLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuU3RhdHVzEhUKDXN0YXJ0ZWRfYXRfbXMYCiABKAMSFgoOZmluaXNoZWRfYXRfbXMYCyABKAMSEwoLZHVyYXRpb25fbXMYDCABKAESKwoEbG9ncxgNIAMoCzIdLmp1bmN0aW9uLnNjcmlwdHMudjEuTG9nRW50cnkSFgoObG9nc190cnVuY2F0ZWQYDiABKAgSLAoFZXJyb3IYDyABKAsyHS5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1bkVycm9yIp4BChNEZXBsb3lTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCRIQCghmaWxlbmFtZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkSIQoUZm9yd2FyZF93ZWJob29rc190b28YBSABKAhIAIgBAUIXChVfZm9yd2FyZF93ZWJob29rc190b28iQwoURGVwbG95U2NyaXB0UmVzcG9uc2USKwoGc2NyaXB0GAEgASgLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiMQoSTGlzdFNjcmlwdHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkiQwoTTGlzdFNjcmlwdHNSZXNwb25zZRIsCgdzY3JpcHRzGAEgAygLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiPQoQR2V0U2NyaXB0UmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEgwKBG5hbWUYAiABKAkihgEKEUdldFNjcmlwdFJlc3BvbnNlEisKBnNjcmlwdBgBIAEoCzIbLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0Eg4KBnNvdXJjZRgCIAEoCRI0Cgh2ZXJzaW9ucxgDIAMoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0VmVyc2lvbiJAChNSZW1vdmVTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCSIwChRSZW1vdmVTY3JpcHRSZXNwb25zZRIYChByZW1vdmVkX3ZlcnNpb25zGAEgASgFItsBCg9MaXN0UnVuc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEhMKC3NjcmlwdF9uYW1lGAMgASgJEi4KBnN0YXR1cxgEIAEoDjIeLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuU3RhdHVzEjAKB3RyaWdnZXIYBSABKA4yHy5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1blRyaWdnZXISDQoFbGltaXQYBiABKAUSDgoGY3Vyc29yGAcgASgJIlUKEExpc3RSdW5zUmVzcG9uc2USLAoEcnVucxgBIAMoCzIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0UnVuEhMKC25leHRfY3Vyc29yGAIgASgJIhsKDUdldFJ1blJlcXVlc3QSCgoCaWQYASABKAkiPQoOR2V0UnVuUmVzcG9uc2USKwoDcnVuGAEgASgLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4iigEKE1RyaWdnZXJTeW5jc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEg0KBXN5bmNzGAMgAygJEjAKCXN5bmNfbW9kZRgEIAEoDjIdLmp1bmN0aW9uLnNjcmlwdHMudjEuU3luY01vZGUidQoUVHJpZ2dlclN5bmNzUmVzcG9uc2USLAoEcnVucxgBIAMoCzIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0UnVuEi8KBnF1ZXVlZBgCIAMoCzIfLmp1bmN0aW9uLnNjcmlwdHMudjEuUXVldWVkU3luYyIxCgpRdWV1ZWRTeW5jEgwKBG5hbWUYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCSLMAQoKU3luY1N0YXR1cxIKCgJpZBgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEgwKBG5hbWUYAyABKAkSLQoFc3RhdGUYBCABKA4yHi5qdW5jdGlvbi5zY3JpcHRzLnYxLlN5bmNTdGF0ZRIWCg5maW5pc2hlZF9hdF9tcxgFIAEoAxIcChRuZXh0X3NjaGVkdWxlZF9hdF9tcxgGIAEoAxIRCglmcmVxdWVuY3kYByABKAkSFQoNbGF0ZXN0X3J1bl9pZBgIIAEoCSJZChRHZXRTeW5jU3RhdHVzUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEg0KBXN5bmNzGAIgAygJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkiRwoVR2V0U3luY1N0YXR1c1Jlc3BvbnNlEi4KBXN5bmNzGAEgAygLMh8uanVuY3Rpb24uc2NyaXB0cy52MS5TeW5jU3RhdHVzImoKFVNldFN5bmNzUGF1c2VkUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEg0KBXN5bmNzGAIgAygJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkSDgoGcGF1c2VkGAQgASgIIikKFlNldFN5bmNzUGF1c2VkUmVzcG9uc2USDwoHY2hhbmdlZBgBIAEoBSKGAQoXU2V0U3luY0ZyZXF1ZW5jeVJlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEhEKCXN5bmNfbmFtZRgDIAEoCRIWCglmcmVxdWVuY3kYBCABKAlIAIgBAUIMCgpfZnJlcXVlbmN5Ii0KGFNldFN5bmNGcmVxdWVuY3lSZXNwb25zZRIRCglmcmVxdWVuY3kYASABKAkiggEKGFJ1bkxpZmVjeWNsZUV2ZW50UmVxdWVzdBIyCgVldmVudBgBIAEoDjIjLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlmZWN5Y2xlRXZlbnQSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRIVCg1jb25uZWN0aW9uX2lkGAMgASgJIkkKGVJ1bkxpZmVjeWNsZUV2ZW50UmVzcG9uc2USLAoEcnVucxgBIAMoCzIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0UnVuIpUCChtEaXNwYXRjaE5vdGlmaWNhdGlvblJlcXVlc3QSFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSEAoIcHJvdmlkZXIYAyABKAkSTgoHaGVhZGVycxgEIAMoCzI9Lmp1bmN0aW9uLnNjcmlwdHMudjEuRGlzcGF0Y2hOb3RpZmljYXRpb25SZXF1ZXN0LkhlYWRlcnNFbnRyeRIWCg5jb25uZWN0aW9uX2lkcxgFIAMoCRIWCg5yZWNlaXZlZF9hdF9tcxgGIAEoAxouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJlChxEaXNwYXRjaE5vdGlmaWNhdGlvblJlc3BvbnNlEh4KFmhhbmRsZWRfY29ubmVjdGlvbl9pZHMYASADKAkSJQodaW50ZWdyYXRpb25faGFzX3N1YnNjcmlwdGlvbnMYAiABKAgi0QEKCVNjcmlwdEpvYhJDChJjb25uZWN0aW9uX2NyZWF0ZWQYASABKAsyJS5qdW5jdGlvbi5ldmVudHMudjEuQ29ubmVjdGlvbkNyZWF0ZWRIABI9Cg1saWZlY3ljbGVfcnVuGAIgASgLMiQuanVuY3Rpb24uc2NyaXB0cy52MS5MaWZlY3ljbGVSdW5Kb2JIABI5Cgt3ZWJob29rX3J1bhgDIAEoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuV2ViaG9va1J1bkpvYkgAQgUKA2pvYiKmAQoPTGlmZWN5Y2xlUnVuSm9iEhYKDmVudmlyb25tZW50X2lkGAEgASgJEjIKBWV2ZW50GAIgASgOMiMuanVuY3Rpb24uc2NyaXB0cy52MS5MaWZlY3ljbGVFdmVudBIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSEwoLc2NyaXB0X25hbWUYBSABKAkijQIKDVdlYmhvb2tSdW5Kb2ISFgoOZW52aXJvbm1lbnRfaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRIVCg1jb25uZWN0aW9uX2lkGAMgASgJEhMKC3NjcmlwdF9uYW1lGAQgASgJEhcKD25vdGlmaWNhdGlvbl9pZBgFIAEoCRIQCghwcm92aWRlchgGIAEoCRJACgdoZWFkZXJzGAcgAygLMi8uanVuY3Rpb24uc2NyaXB0cy52MS5XZWJob29rUnVuSm9iLkhlYWRlcnNFbnRyeRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASpZCgpTY3JpcHRLaW5kEhsKF1NDUklQVF9LSU5EX1VOU1BFQ0lGSUVEEAASFAoQU0NSSVBUX0tJTkRfU1lOQxABEhgKFFNDUklQVF9LSU5EX09OX0VWRU5UEAIqjAEKDkxpZmVjeWNsZUV2ZW50Eh8KG0xJRkVDWUNMRV9FVkVOVF9VTlNQRUNJRklFRBAAEiwKKExJRkVDWUNMRV9FVkVOVF9QT1NUX0NPTk5FQ1RJT05fQ1JFQVRJT04QARIrCidMSUZFQ1lDTEVfRVZFTlRfUFJFX0NPTk5FQ1RJT05fREVMRVRJT04QAirCAQoJUnVuU3RhdHVzEhoKFlJVTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIWChJSVU5fU1RBVFVTX1JVTk5JTkcQARIYChRSVU5fU1RBVFVTX1NVQ0NFRURFRBACEhUKEVJVTl9TVEFUVVNfRkFJTEVEEAMSGAoUUlVOX1NUQVRVU19USU1FRF9PVVQQBBIeChpSVU5fU1RBVFVTX01FTU9SWV9FWENFRURFRBAFEhYKElJVTl9TVEFUVVNfQ1JBU0hFRBAGKosBCgpSdW5UcmlnZ2VyEhsKF1JVTl9UUklHR0VSX1VOU1BFQ0lGSUVEEAASFQoRUlVOX1RSSUdHRVJfRVZFTlQQARIYChRSVU5fVFJJR0dFUl9TQ0hFRFVMRRACEhYKElJVTl9UUklHR0VSX01BTlVBTBADEhcKE1JVTl9UUklHR0VSX1dFQkhPT0sQBCpcCghTeW5jTW9kZRIZChVTWU5DX01PREVfVU5TUEVDSUZJRUQQABIZChVTWU5DX01PREVfSU5DUkVNRU5UQUwQARIaChZTWU5DX01PREVfRlVMTF9SRUZSRVNIEAIqdwoITG9nTGV2ZWwSGQoVTE9HX0xFVkVMX1VOU1BFQ0lGSUVEEAASEwoPTE9HX0xFVkVMX0RFQlVHEAESEgoOTE9HX0xFVkVMX0lORk8QAhISCg5MT0dfTEVWRUxfV0FSThADEhMKD0xPR19MRVZFTF9FUlJPUhAEKoQBCglTeW5jU3RhdGUSGgoWU1lOQ19TVEFURV9VTlNQRUNJRklFRBAAEhYKElNZTkNfU1RBVEVfUlVOTklORxABEhYKElNZTkNfU1RBVEVfU1VDQ0VTUxACEhQKEFNZTkNfU1RBVEVfRVJST1IQAxIVChFTWU5DX1NUQVRFX1BBVVNFRBAEMt4JCg5TY3JpcHRzU2VydmljZRJjCgxEZXBsb3lTY3JpcHQSKC5qdW5jdGlvbi5zY3JpcHRzLnYxLkRlcGxveVNjcmlwdFJlcXVlc3QaKS5qdW5jdGlvbi5zY3JpcHRzLnYxLkRlcGxveVNjcmlwdFJlc3BvbnNlEmAKC0xpc3RTY3JpcHRzEicuanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0U2NyaXB0c1JlcXVlc3QaKC5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpc3RTY3JpcHRzUmVzcG9uc2USWgoJR2V0U2NyaXB0EiUuanVuY3Rpb24uc2NyaXB0cy52MS5HZXRTY3JpcHRSZXF1ZXN0GiYuanVuY3Rpb24uc2NyaXB0cy52MS5HZXRTY3JpcHRSZXNwb25zZRJjCgxSZW1vdmVTY3JpcHQSKC5qdW5jdGlvbi5zY3JpcHRzLnYxLlJlbW92ZVNjcmlwdFJlcXVlc3QaKS5qdW5jdGlvbi5zY3JpcHRzLnYxLlJlbW92ZVNjcmlwdFJlc3BvbnNlElcKCExpc3RSdW5zEiQuanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0UnVuc1JlcXVlc3QaJS5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpc3RSdW5zUmVzcG9uc2USUQoGR2V0UnVuEiIuanVuY3Rpb24uc2NyaXB0cy52MS5HZXRSdW5SZXF1ZXN0GiMuanVuY3Rpb24uc2NyaXB0cy52MS5HZXRSdW5SZXNwb25zZRJjCgxUcmlnZ2VyU3luY3MSKC5qdW5jdGlvbi5zY3JpcHRzLnYxLlRyaWdnZXJTeW5jc1JlcXVlc3QaKS5qdW5jdGlvbi5zY3JpcHRzLnYxLlRyaWdnZXJTeW5jc1Jlc3BvbnNlEmYKDUdldFN5bmNTdGF0dXMSKS5qdW5jdGlvbi5zY3JpcHRzLnYxLkdldFN5bmNTdGF0dXNSZXF1ZXN0GiouanVuY3Rpb24uc2NyaXB0cy52MS5HZXRTeW5jU3RhdHVzUmVzcG9uc2USaQoOU2V0U3luY3NQYXVzZWQSKi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNldFN5bmNzUGF1c2VkUmVxdWVzdBorLmp1bmN0aW9uLnNjcmlwdHMudjEuU2V0U3luY3NQYXVzZWRSZXNwb25zZRJvChBTZXRTeW5jRnJlcXVlbmN5EiwuanVuY3Rpb24uc2NyaXB0cy52MS5TZXRTeW5jRnJlcXVlbmN5UmVxdWVzdBotLmp1bmN0aW9uLnNjcmlwdHMudjEuU2V0U3luY0ZyZXF1ZW5jeVJlc3BvbnNlEnIKEVJ1bkxpZmVjeWNsZUV2ZW50Ei0uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5MaWZlY3ljbGVFdmVudFJlcXVlc3QaLi5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1bkxpZmVjeWNsZUV2ZW50UmVzcG9uc2USewoURGlzcGF0Y2hOb3RpZmljYXRpb24SMC5qdW5jdGlvbi5zY3JpcHRzLnYxLkRpc3BhdGNoTm90aWZpY2F0aW9uUmVxdWVzdBoxLmp1bmN0aW9uLnNjcmlwdHMudjEuRGlzcGF0Y2hOb3RpZmljYXRpb25SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_junction_events_v1_events]);
 
 /**
  * An HTTP endpoint a sync exposes (an identifier of the script, not a route of Junction).
@@ -801,7 +801,7 @@ export type TriggerSyncsRequest = Message<"junction.scripts.v1.TriggerSyncsReque
   providerConfigKey: string;
 
   /**
-   * Connection id.
+   * Connection id; empty means every connection of the integration.
    *
    * @generated from field: string connection_id = 2;
    */
@@ -836,11 +836,18 @@ export const TriggerSyncsRequestSchema: GenMessage<TriggerSyncsRequest> = /*@__P
  */
 export type TriggerSyncsResponse = Message<"junction.scripts.v1.TriggerSyncsResponse"> & {
   /**
-   * The runs started, one per sync, as recorded at their start (status running).
+   * The runs started, as recorded at their start (status running).
    *
    * @generated from field: repeated junction.scripts.v1.ScriptRun runs = 1;
    */
   runs: ScriptRun[];
+
+  /**
+   * Syncs found running for a connection: a follow-up run is queued for each.
+   *
+   * @generated from field: repeated junction.scripts.v1.QueuedSync queued = 2;
+   */
+  queued: QueuedSync[];
 };
 
 /**
@@ -849,6 +856,287 @@ export type TriggerSyncsResponse = Message<"junction.scripts.v1.TriggerSyncsResp
  */
 export const TriggerSyncsResponseSchema: GenMessage<TriggerSyncsResponse> = /*@__PURE__*/
   messageDesc(file_junction_scripts_v1_scripts_service, 20);
+
+/**
+ * A follow-up run queued behind a sync's run in progress for a connection.
+ *
+ * @generated from message junction.scripts.v1.QueuedSync
+ */
+export type QueuedSync = Message<"junction.scripts.v1.QueuedSync"> & {
+  /**
+   * Sync name.
+   *
+   * @generated from field: string name = 1;
+   */
+  name: string;
+
+  /**
+   * Connection id.
+   *
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+};
+
+/**
+ * Describes the message junction.scripts.v1.QueuedSync.
+ * Use `create(QueuedSyncSchema)` to create a new message.
+ */
+export const QueuedSyncSchema: GenMessage<QueuedSync> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 21);
+
+/**
+ * One sync of one connection.
+ *
+ * @generated from message junction.scripts.v1.SyncStatus
+ */
+export type SyncStatus = Message<"junction.scripts.v1.SyncStatus"> & {
+  /**
+   * Stable id of the (sync, connection) pair (sync_...).
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * Connection id.
+   *
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+
+  /**
+   * Sync name.
+   *
+   * @generated from field: string name = 3;
+   */
+  name: string;
+
+  /**
+   * Its state.
+   *
+   * @generated from field: junction.scripts.v1.SyncState state = 4;
+   */
+  state: SyncState;
+
+  /**
+   * End of the last finished run (schedule or trigger), Unix milliseconds; 0 when none or running.
+   *
+   * @generated from field: int64 finished_at_ms = 5;
+   */
+  finishedAtMs: bigint;
+
+  /**
+   * Next scheduled run, Unix milliseconds; 0 when not scheduled.
+   *
+   * @generated from field: int64 next_scheduled_at_ms = 6;
+   */
+  nextScheduledAtMs: bigint;
+
+  /**
+   * The frequency in force: the connection's own, else the script's, as written.
+   *
+   * @generated from field: string frequency = 7;
+   */
+  frequency: string;
+
+  /**
+   * Id of the latest run (schedule or trigger); empty when none.
+   *
+   * @generated from field: string latest_run_id = 8;
+   */
+  latestRunId: string;
+};
+
+/**
+ * Describes the message junction.scripts.v1.SyncStatus.
+ * Use `create(SyncStatusSchema)` to create a new message.
+ */
+export const SyncStatusSchema: GenMessage<SyncStatus> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 22);
+
+/**
+ * Request for GetSyncStatus.
+ *
+ * @generated from message junction.scripts.v1.GetSyncStatusRequest
+ */
+export type GetSyncStatusRequest = Message<"junction.scripts.v1.GetSyncStatusRequest"> & {
+  /**
+   * Integration id.
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Sync names; empty means every sync of the integration.
+   *
+   * @generated from field: repeated string syncs = 2;
+   */
+  syncs: string[];
+
+  /**
+   * Connection id; empty means every connection of the integration.
+   *
+   * @generated from field: string connection_id = 3;
+   */
+  connectionId: string;
+};
+
+/**
+ * Describes the message junction.scripts.v1.GetSyncStatusRequest.
+ * Use `create(GetSyncStatusRequestSchema)` to create a new message.
+ */
+export const GetSyncStatusRequestSchema: GenMessage<GetSyncStatusRequest> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 23);
+
+/**
+ * Response for GetSyncStatus.
+ *
+ * @generated from message junction.scripts.v1.GetSyncStatusResponse
+ */
+export type GetSyncStatusResponse = Message<"junction.scripts.v1.GetSyncStatusResponse"> & {
+  /**
+   * One per (sync, connection), by connection then sync.
+   *
+   * @generated from field: repeated junction.scripts.v1.SyncStatus syncs = 1;
+   */
+  syncs: SyncStatus[];
+};
+
+/**
+ * Describes the message junction.scripts.v1.GetSyncStatusResponse.
+ * Use `create(GetSyncStatusResponseSchema)` to create a new message.
+ */
+export const GetSyncStatusResponseSchema: GenMessage<GetSyncStatusResponse> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 24);
+
+/**
+ * Request for SetSyncsPaused.
+ *
+ * @generated from message junction.scripts.v1.SetSyncsPausedRequest
+ */
+export type SetSyncsPausedRequest = Message<"junction.scripts.v1.SetSyncsPausedRequest"> & {
+  /**
+   * Integration id.
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Sync names; empty means every sync of the integration.
+   *
+   * @generated from field: repeated string syncs = 2;
+   */
+  syncs: string[];
+
+  /**
+   * Connection id; empty means every connection of the integration.
+   *
+   * @generated from field: string connection_id = 3;
+   */
+  connectionId: string;
+
+  /**
+   * True to pause, false to start.
+   *
+   * @generated from field: bool paused = 4;
+   */
+  paused: boolean;
+};
+
+/**
+ * Describes the message junction.scripts.v1.SetSyncsPausedRequest.
+ * Use `create(SetSyncsPausedRequestSchema)` to create a new message.
+ */
+export const SetSyncsPausedRequestSchema: GenMessage<SetSyncsPausedRequest> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 25);
+
+/**
+ * Response for SetSyncsPaused.
+ *
+ * @generated from message junction.scripts.v1.SetSyncsPausedResponse
+ */
+export type SetSyncsPausedResponse = Message<"junction.scripts.v1.SetSyncsPausedResponse"> & {
+  /**
+   * How many (sync, connection) schedules changed state.
+   *
+   * @generated from field: int32 changed = 1;
+   */
+  changed: number;
+};
+
+/**
+ * Describes the message junction.scripts.v1.SetSyncsPausedResponse.
+ * Use `create(SetSyncsPausedResponseSchema)` to create a new message.
+ */
+export const SetSyncsPausedResponseSchema: GenMessage<SetSyncsPausedResponse> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 26);
+
+/**
+ * Request for SetSyncFrequency.
+ *
+ * @generated from message junction.scripts.v1.SetSyncFrequencyRequest
+ */
+export type SetSyncFrequencyRequest = Message<"junction.scripts.v1.SetSyncFrequencyRequest"> & {
+  /**
+   * Integration id.
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Connection id.
+   *
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+
+  /**
+   * Sync name.
+   *
+   * @generated from field: string sync_name = 3;
+   */
+  syncName: string;
+
+  /**
+   * The connection's frequency in Nango's language ("every hour", "30m"); unset resets to the script's.
+   *
+   * @generated from field: optional string frequency = 4;
+   */
+  frequency?: string | undefined;
+};
+
+/**
+ * Describes the message junction.scripts.v1.SetSyncFrequencyRequest.
+ * Use `create(SetSyncFrequencyRequestSchema)` to create a new message.
+ */
+export const SetSyncFrequencyRequestSchema: GenMessage<SetSyncFrequencyRequest> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 27);
+
+/**
+ * Response for SetSyncFrequency.
+ *
+ * @generated from message junction.scripts.v1.SetSyncFrequencyResponse
+ */
+export type SetSyncFrequencyResponse = Message<"junction.scripts.v1.SetSyncFrequencyResponse"> & {
+  /**
+   * The frequency now in force as Nango reports it: the interval read from the new one ("1h" for
+   * "every hour", "30m" for "every 30m"), or the script's as written after a reset.
+   *
+   * @generated from field: string frequency = 1;
+   */
+  frequency: string;
+};
+
+/**
+ * Describes the message junction.scripts.v1.SetSyncFrequencyResponse.
+ * Use `create(SetSyncFrequencyResponseSchema)` to create a new message.
+ */
+export const SetSyncFrequencyResponseSchema: GenMessage<SetSyncFrequencyResponse> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 28);
 
 /**
  * Request for RunLifecycleEvent.
@@ -883,7 +1171,7 @@ export type RunLifecycleEventRequest = Message<"junction.scripts.v1.RunLifecycle
  * Use `create(RunLifecycleEventRequestSchema)` to create a new message.
  */
 export const RunLifecycleEventRequestSchema: GenMessage<RunLifecycleEventRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 21);
+  messageDesc(file_junction_scripts_v1_scripts_service, 29);
 
 /**
  * Response for RunLifecycleEvent.
@@ -904,7 +1192,7 @@ export type RunLifecycleEventResponse = Message<"junction.scripts.v1.RunLifecycl
  * Use `create(RunLifecycleEventResponseSchema)` to create a new message.
  */
 export const RunLifecycleEventResponseSchema: GenMessage<RunLifecycleEventResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 22);
+  messageDesc(file_junction_scripts_v1_scripts_service, 30);
 
 /**
  * Request for DispatchNotification: a notification after matching, as the webhook service saw it.
@@ -960,7 +1248,7 @@ export type DispatchNotificationRequest = Message<"junction.scripts.v1.DispatchN
  * Use `create(DispatchNotificationRequestSchema)` to create a new message.
  */
 export const DispatchNotificationRequestSchema: GenMessage<DispatchNotificationRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 23);
+  messageDesc(file_junction_scripts_v1_scripts_service, 31);
 
 /**
  * Response for DispatchNotification.
@@ -989,7 +1277,7 @@ export type DispatchNotificationResponse = Message<"junction.scripts.v1.Dispatch
  * Use `create(DispatchNotificationResponseSchema)` to create a new message.
  */
 export const DispatchNotificationResponseSchema: GenMessage<DispatchNotificationResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 24);
+  messageDesc(file_junction_scripts_v1_scripts_service, 32);
 
 /**
  * A job on the durable queue `scripts.runs` (@junction/bus queues.scriptRuns). The bus msgId of the
@@ -1037,7 +1325,7 @@ export type ScriptJob = Message<"junction.scripts.v1.ScriptJob"> & {
  * Use `create(ScriptJobSchema)` to create a new message.
  */
 export const ScriptJobSchema: GenMessage<ScriptJob> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 25);
+  messageDesc(file_junction_scripts_v1_scripts_service, 33);
 
 /**
  * Runs one lifecycle script (the latest version at run time) for one connection.
@@ -1086,7 +1374,7 @@ export type LifecycleRunJob = Message<"junction.scripts.v1.LifecycleRunJob"> & {
  * Use `create(LifecycleRunJobSchema)` to create a new message.
  */
 export const LifecycleRunJobSchema: GenMessage<LifecycleRunJob> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 26);
+  messageDesc(file_junction_scripts_v1_scripts_service, 34);
 
 /**
  * Runs one sync's onWebhook (the latest version at run time) for one matched connection.
@@ -1149,7 +1437,7 @@ export type WebhookRunJob = Message<"junction.scripts.v1.WebhookRunJob"> & {
  * Use `create(WebhookRunJobSchema)` to create a new message.
  */
 export const WebhookRunJobSchema: GenMessage<WebhookRunJob> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 27);
+  messageDesc(file_junction_scripts_v1_scripts_service, 35);
 
 /**
  * What a script is.
@@ -1400,6 +1688,52 @@ export const LogLevelSchema: GenEnum<LogLevel> = /*@__PURE__*/
   enumDesc(file_junction_scripts_v1_scripts_service, 5);
 
 /**
+ * Where a sync stands for one connection (Nango's sync status).
+ *
+ * @generated from enum junction.scripts.v1.SyncState
+ */
+export enum SyncState {
+  /**
+   * @generated from enum value: SYNC_STATE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * A run is in progress.
+   *
+   * @generated from enum value: SYNC_STATE_RUNNING = 1;
+   */
+  RUNNING = 1,
+
+  /**
+   * Not paused; the last run succeeded, or none ran yet.
+   *
+   * @generated from enum value: SYNC_STATE_SUCCESS = 2;
+   */
+  SUCCESS = 2,
+
+  /**
+   * Not paused; the last run did not succeed.
+   *
+   * @generated from enum value: SYNC_STATE_ERROR = 3;
+   */
+  ERROR = 3,
+
+  /**
+   * Not scheduled: paused, or `autoStart: false` and not started.
+   *
+   * @generated from enum value: SYNC_STATE_PAUSED = 4;
+   */
+  PAUSED = 4,
+}
+
+/**
+ * Describes the enum junction.scripts.v1.SyncState.
+ */
+export const SyncStateSchema: GenEnum<SyncState> = /*@__PURE__*/
+  enumDesc(file_junction_scripts_v1_scripts_service, 6);
+
+/**
  * ScriptsService deploys customer scripts per integration (lifecycle scripts and syncs), runs them on
  * their triggers (connection lifecycle events, schedules, POST /sync/trigger, matched notifications)
  * in the sandbox, and records every run (spec: Customer-side scripts; issue 6).
@@ -1470,10 +1804,12 @@ export const ScriptsService: GenService<{
     output: typeof GetRunResponseSchema;
   },
   /**
-   * Starts syncs of a connection now (POST /sync/trigger) and answers once they are recorded as running.
-   * NotFound `unknown_sync` for a name that is not a deployed sync of the integration,
-   * `unknown_connection` for a connection the integration does not have; FailedPrecondition
-   * `sync_already_running` when one of them is running for the connection (nothing is started then).
+   * Starts syncs of a connection, or of every connection of the integration, now (POST /sync/trigger)
+   * and answers once they are recorded as running.
+   * A sync already running for the connection gets one follow-up run queued instead, started when the
+   * run ends (triggers meanwhile coalesce into it; a full refresh wins). A paused sync runs once and
+   * stays paused. NotFound `unknown_sync` for a name that is not a deployed sync of the integration,
+   * `unknown_connection` for a connection the integration does not have (nothing is started then).
    *
    * @generated from rpc junction.scripts.v1.ScriptsService.TriggerSyncs
    */
@@ -1481,6 +1817,40 @@ export const ScriptsService: GenService<{
     methodKind: "unary";
     input: typeof TriggerSyncsRequestSchema;
     output: typeof TriggerSyncsResponseSchema;
+  },
+  /**
+   * The state of syncs per connection (GET /sync/status). NotFound `unknown_sync`, `unknown_connection`.
+   *
+   * @generated from rpc junction.scripts.v1.ScriptsService.GetSyncStatus
+   */
+  getSyncStatus: {
+    methodKind: "unary";
+    input: typeof GetSyncStatusRequestSchema;
+    output: typeof GetSyncStatusResponseSchema;
+  },
+  /**
+   * Pauses (no scheduled run, queued follow-ups dropped; a run in progress finishes) or starts (a paused
+   * sync runs at once, then on its frequency) syncs of one or every connection (POST /sync/pause,
+   * /sync/start). Every name is checked before anything changes: NotFound `unknown_sync`,
+   * `unknown_connection`.
+   *
+   * @generated from rpc junction.scripts.v1.ScriptsService.SetSyncsPaused
+   */
+  setSyncsPaused: {
+    methodKind: "unary";
+    input: typeof SetSyncsPausedRequestSchema;
+    output: typeof SetSyncsPausedResponseSchema;
+  },
+  /**
+   * Sets or resets a connection's own frequency of a sync (PUT /sync/update-connection-frequency).
+   * InvalidArgument `invalid_frequency`; NotFound `unknown_sync`, `unknown_connection`.
+   *
+   * @generated from rpc junction.scripts.v1.ScriptsService.SetSyncFrequency
+   */
+  setSyncFrequency: {
+    methodKind: "unary";
+    input: typeof SetSyncFrequencyRequestSchema;
+    output: typeof SetSyncFrequencyResponseSchema;
   },
   /**
    * Runs the lifecycle scripts of an event for one connection and answers when they have finished.
