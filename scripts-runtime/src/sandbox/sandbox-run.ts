@@ -14,6 +14,7 @@ const NANGO_MODULE = [
   "export const createOnEvent = m.createOnEvent;",
   "export const createAction = m.createAction;",
   "export const ScriptApiError = m.ScriptApiError;",
+  "export const ActionError = m.ActionError;",
   "export default m;",
 ].join("\n");
 /**

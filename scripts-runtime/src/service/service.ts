@@ -5,6 +5,7 @@ import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_serv
 import { randomToken } from "@junction/platform";
 import { ScriptRuntime } from "../runtime/script-runtime.ts";
 import type { ScriptsServiceContext, ScriptsServiceDeps } from "./context.ts";
+import { actionHandlers } from "./handlers/action-handlers.ts";
 import { runHandlers } from "./handlers/run-handlers.ts";
 import { scriptHandlers } from "./handlers/script-handlers.ts";
 import { triggerHandlers } from "./handlers/trigger-handlers.ts";
@@ -72,6 +73,7 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
     ...scriptHandlers(ctx, scheduler),
     ...runHandlers(ctx),
     ...triggerHandlers(ctx, runner, syncs),
+    ...actionHandlers(ctx, runner),
   };
   let worker: Subscription | undefined;
 
