@@ -9,7 +9,7 @@ import type { Route } from "../../router.ts";
 import { actionAnswer } from "./action-answer.ts";
 
 /** Nango's body: the action's name and its input (any JSON; exec's second argument). */
-const triggerBody = z.object({ action_name: z.string().min(1).max(255), input: z.unknown() });
+const triggerBody = z.object({ action_name: z.string().min(1).max(255), input: z.unknown().optional() });
 const TRUE = ["true", "1", "yes", "on"];
 const FALSE = ["false", "0", "no", "off", ""];
 const MAX_INPUT_BYTES = 2 * 1024 * 1024;
@@ -59,7 +59,7 @@ export function actionRoutes(): Route[] {
         if (!/^run_[A-Za-z0-9]+$/.test(id)) throw unknown;
         const { run } = await clients.scripts.getRun({ id }).catch((err: unknown) => {
           const domain = err instanceof JunctionError ? err : fromConnectError(err);
-          throw domain.code === "unknown_run" ? unknown : err;
+          throw domain.code === "unknown_run" || domain.code === "invalid_id" ? unknown : err;
         });
         if (!run || run.trigger !== RunTrigger.ACTION) throw unknown;
         if (run.status === RunStatus.RUNNING) {
