@@ -34,8 +34,27 @@ export function actionInputErrors(schema: JsonSchema, input: unknown): FieldErro
 function checker(schema: JsonSchema): Checker {
   let found = cache.get(schema);
   if (!found) {
-    found = z.fromJSONSchema(schema as Parameters<typeof z.fromJSONSchema>[0]);
+    found = z.fromJSONSchema(withRequiredProperties(schema) as Parameters<typeof z.fromJSONSchema>[0]);
     cache.set(schema, found);
   }
   return found;
+}
+
+/**
+ * A copy of `schema` where every name in `required` is also in `properties` (as `{}` when it was not):
+ * zod's reader ignores required names it has no property for, which JSON Schema does not.
+ */
+function withRequiredProperties(schema: unknown): unknown {
+  if (Array.isArray(schema)) return schema.map(withRequiredProperties);
+  if (schema === null || typeof schema !== "object") return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(schema)) {
+    copy[key] = key === "enum" || key === "const" || key === "default" ? value : withRequiredProperties(value);
+  }
+  if (Array.isArray(copy.required)) {
+    const properties = { ...((copy.properties as Record<string, unknown> | undefined) ?? {}) };
+    for (const name of copy.required) if (typeof name === "string" && !(name in properties)) properties[name] = {};
+    copy.properties = properties;
+  }
+  return copy;
 }
