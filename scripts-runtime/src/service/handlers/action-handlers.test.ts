@@ -1,29 +1,19 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { fromJson, toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { ConnectError } from "@connectrpc/connect";
 import { RunStatus, RunTrigger } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { fromConnectError } from "@junction/platform";
-import { ScriptRuntime } from "../../runtime/script-runtime.ts";
-import { type KitInstance, type ServiceKit, startServiceKit } from "../testing/service-test-kit.ts";
+import { type KitInstance, useServiceKits } from "../testing/service-test-kit.ts";
 import { MAX_ACTION_OUTPUT_BYTES } from "../triggers/action-output.ts";
 
 // Runs start sandbox processes: slow under a loaded machine.
 setDefaultTimeout(60_000);
 
-let runtime: ScriptRuntime;
-let kit: ServiceKit | undefined;
-beforeAll(async () => {
-  runtime = await ScriptRuntime.start({ poolSize: 1 });
-});
-afterAll(() => runtime.close());
-afterEach(async () => {
-  await kit?.close();
-  kit = undefined;
-});
+const kits = useServiceKits();
 
 async function world(): Promise<KitInstance> {
-  kit = await startServiceKit(async () => runtime);
+  const kit = await kits.start();
   await kit.connect("alice");
   return kit.instance();
 }
