@@ -79,6 +79,12 @@ describe("actionAnswer", () => {
     });
   });
 
+  test("a run the sandbox refused is 503 runtime_unavailable: nothing ran, trying again may do", async () => {
+    const run = ended(RunStatus.FAILED, { name: "RuntimeUnavailable", message: "too many runs waiting" });
+    const [status, body] = await read(actionAnswer(run));
+    expect([status, body.error.code]).toEqual([503, "runtime_unavailable"]);
+  });
+
   test.each([
     [RunStatus.TIMED_OUT, 504, "execution_timeout"],
     [RunStatus.MEMORY_EXCEEDED, 500, "execution_memory_exceeded"],

@@ -11,7 +11,8 @@ type Json = ReturnType<typeof toJson>;
  * `payload` (and `upstream` for an API call that failed): 500 `action_script_runtime_error` for a
  * thrown ActionError, 424 `script_http_error` for a failed API call the action did not catch, 500
  * `script_internal_error` for any other thrown error, 504 `execution_timeout` past the deadline,
- * 500 `execution_memory_exceeded` past the memory cap, 500 `execution_crashed` when its sandbox died.
+ * 500 `execution_memory_exceeded` past the memory cap, 500 `execution_crashed` when its sandbox died,
+ * 503 `runtime_unavailable` when the sandbox refused the run (nothing ran).
  */
 export function actionAnswer(run: ScriptRun): Response {
   if (run.status === RunStatus.SUCCEEDED) return json(run.output ? toJson(ValueSchema, run.output) : null);
@@ -27,6 +28,9 @@ export function actionAnswer(run: ScriptRun): Response {
       return fail(500, "execution_memory_exceeded", `The action exceeded its memory limit: ${said}`);
     case RunStatus.CRASHED:
       return fail(500, "execution_crashed", `The action's sandbox died: ${said}`);
+  }
+  if (e?.name === "RuntimeUnavailable") {
+    return fail(503, "runtime_unavailable", `The action could not start, nothing ran; try again: ${said}`);
   }
   if (e?.name === "ActionError") {
     return fail(500, "action_script_runtime_error", `The action failed: ${e.message}`, { payload: asObject(body) });

@@ -51,7 +51,7 @@ export const ScriptEndpointSchema: GenMessage<ScriptEndpoint> = /*@__PURE__*/
  */
 export type ScriptDeclaration = Message<"junction.scripts.v1.ScriptDeclaration"> & {
   /**
-   * Sync or lifecycle script.
+   * Sync, lifecycle script or action.
    *
    * @generated from field: junction.scripts.v1.ScriptKind kind = 1;
    */
@@ -1505,9 +1505,10 @@ export const LogLevelSchema: GenEnum<LogLevel> = /*@__PURE__*/
   enumDesc(file_junction_scripts_v1_scripts_service, 5);
 
 /**
- * ScriptsService deploys customer scripts per integration (lifecycle scripts and syncs), runs them on
- * their triggers (connection lifecycle events, schedules, POST /sync/trigger, matched notifications)
- * in the sandbox, and records every run (spec: Customer-side scripts; issue 6).
+ * ScriptsService deploys customer scripts per integration (lifecycle scripts, syncs and actions), runs
+ * them on their triggers (connection lifecycle events, schedules, POST /sync/trigger, matched
+ * notifications, POST /action/trigger) in the sandbox, and records every run (spec: Customer-side
+ * scripts; issue 6; issue 20).
  *
  * @generated from service junction.scripts.v1.ScriptsService
  */
