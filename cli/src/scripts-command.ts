@@ -124,5 +124,6 @@ function parseDeployArgs(args: string[]): { positional: string[]; name?: string;
 }
 
 function describe(s: { kind: string; frequency: string | null; event: string | null }): string {
+  if (s.kind === "action") return "action";
   return s.kind === "sync" ? `sync, every ${s.frequency}` : `on ${s.event}`;
 }

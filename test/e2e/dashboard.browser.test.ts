@@ -429,6 +429,26 @@ describe("the dashboard in a real browser", () => {
       expect(logs).toContain("INFO hello again from the dashboard test");
       expect(logs).toContain("WARN something to look at");
       await screenshot(page, "script-run");
+
+      // An action: listed with how it runs; its run shows what it answered.
+      const action = await j.api("POST", "/scripts", {
+        provider_config_key: "cal",
+        name: "answer",
+        source: "export default createAction({ exec: async (nango, input) => ({ answer: input.n * 6 }) });",
+      });
+      expect(action.status).toBe(201);
+      const answered = await j.api(
+        "POST",
+        "/action/trigger",
+        { action_name: "answer", input: { n: 7 } },
+        { "provider-config-key": "cal", "connection-id": connectionId },
+      );
+      expect([answered.status, answered.body]).toEqual([200, { answer: 42 }]);
+      const [actionRun] = (await j.api("GET", "/scripts/runs?script=answer")).body.data;
+      await go("#/scripts", "scripts");
+      expect(await page.textContent("#scripts-table")).toContain("on POST /action/trigger");
+      await rendered("scripts", () => page.click(`a[href="#/scripts/runs/${actionRun.id}"]`));
+      expect(JSON.parse((await page.textContent("#run-output")) ?? "")).toEqual({ answer: 42 });
       await go("#/integrations", "integrations");
       await screenshot(page, "integrations");
       await page.click("#logout");

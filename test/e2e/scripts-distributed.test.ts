@@ -158,6 +158,40 @@ describe("scripts in the distributed topology", () => {
     expect(receiver.received.filter((r) => JSON.parse(r.body).connectionId === "alice")).toEqual([]);
   }, 90_000);
 
+  test("actions answer through the gateway, synchronously and by id (async)", async () => {
+    const source = `export default createAction({ exec: async (nango, input) => ({ twice: input.n * 2, by: nango.connectionId }) });`;
+    expect((await api("POST", "/scripts", { provider_config_key: "cal", name: "double", source })).status).toBe(201);
+    const tokens = fake.issueTokens({ email: "dave@example.com" });
+    const connected = await api("POST", "/connections", {
+      provider_config_key: "cal",
+      connection_id: "dave",
+      credentials: { type: "OAUTH2", access_token: tokens.accessToken, expires_at: Date.now() + 3_600_000 },
+    });
+    expect(connected.status).toBe(200);
+    const trigger = (async: boolean) =>
+      fetch(`${gatewayUrl}/action/trigger`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${SECRET}`,
+          "content-type": "application/json",
+          "provider-config-key": "cal",
+          "connection-id": "dave",
+          ...(async ? { "x-async": "true" } : {}),
+        },
+        body: JSON.stringify({ action_name: "double", input: { n: 21 } }),
+      });
+    const now = await trigger(false);
+    expect([now.status, await now.json()]).toEqual([200, { twice: 42, by: "dave" }]);
+    const later = await trigger(true);
+    expect(later.status).toBe(202);
+    const { statusUrl } = (await later.json()) as { statusUrl: string };
+    const result = await waitFor("the async action's result", async () => {
+      const res = await api("GET", statusUrl);
+      return res.status === 404 ? null : res;
+    });
+    expect(result).toEqual({ status: 200, body: { twice: 42, by: "dave" } });
+  });
+
   test("with the scripts process down, deletions proceed (logged at error) and creations wait in the queue", async () => {
     const scripts = procs.find((p) => p.name === "scripts");
     await scripts?.stop();

@@ -1,10 +1,11 @@
 import type { Route } from "../router.ts";
+import { actionRoutes } from "./scripts/action-routes.ts";
 import { runRoutes } from "./scripts/run-routes.ts";
 import { scriptRoutes as deployRoutes } from "./scripts/script-routes.ts";
 import { syncControlRoutes } from "./scripts/sync-control-routes.ts";
 import { syncTriggerRoute } from "./scripts/sync-trigger-route.ts";
 
-/** scripts, runs and /sync/* (issues 6, 20): deploy and list scripts, read runs, trigger and control syncs. */
+/** scripts, runs, /sync/* and /action (issues 6, 20): deploy and list scripts, read runs, trigger and control syncs, run actions. */
 export function scriptRoutes(): Route[] {
-  return [...runRoutes(), ...deployRoutes(), syncTriggerRoute(), ...syncControlRoutes()];
+  return [...runRoutes(), ...deployRoutes(), syncTriggerRoute(), ...syncControlRoutes(), ...actionRoutes()];
 }

@@ -1,5 +1,7 @@
+import { schemaProblem } from "./action-input.ts";
 import { parseFrequency } from "./frequency.ts";
 import {
+  type JsonSchema,
   LIFECYCLE_EVENTS,
   type LifecycleEvent,
   type ScriptDeclaration,
@@ -36,8 +38,9 @@ const SYNC_KEYS = [
   "version",
 ];
 const ON_EVENT_KEYS = ["type", "event", "exec", "description", "version"];
+const ACTION_KEYS = ["type", "exec", "input", "output", "endpoint", "endpoints", "description", "version"];
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
-const HOW_TO = "export default createSync({ ... }) or createOnEvent({ ... })";
+const HOW_TO = "export default createSync({ ... }), createOnEvent({ ... }) or createAction({ ... })";
 
 /** Turns the sandbox's report of a default export into a declaration, or the exact reason it is refused. */
 export function readDeclaration(projection: DeclarationProjection): DeclarationRead {
@@ -49,9 +52,11 @@ export function readDeclaration(projection: DeclarationProjection): DeclarationR
   const type = fields.type;
   if (type === "sync") return readSync(fields);
   if (type === "on-event") return readOnEvent(fields);
-  if (type === "action") return fail("actions are not supported yet: write a sync or an on-event script", "type");
-  if (type === undefined) return fail(`the declaration has no type: write ${HOW_TO}, or set type: "sync" | "on-event"`);
-  return fail(`type ${JSON.stringify(type)} is not a script kind (use "sync" or "on-event")`, "type");
+  if (type === "action") return readAction(fields);
+  if (type === undefined) {
+    return fail(`the declaration has no type: write ${HOW_TO}, or set type: "sync" | "on-event" | "action"`);
+  }
+  return fail(`type ${JSON.stringify(type)} is not a script kind (use "sync", "on-event" or "action")`, "type");
 }
 
 function readSync(fields: Record<string, unknown>): DeclarationRead {
@@ -99,6 +104,38 @@ function readOnEvent(fields: Record<string, unknown>): DeclarationRead {
     return fail(`event ${JSON.stringify(event)} is not supported (use ${eventList()})`, "event");
   }
   return { ok: true, declaration: { kind: "on-event", event: event as LifecycleEvent, ...common } };
+}
+
+/**
+ * An action's `input` and `output` are JSON Schemas (zod cannot be imported into the sandbox; write
+ * what `z.toJSONSchema(schema)` gives). The input schema must be one Junction can check with.
+ */
+function readAction(fields: Record<string, unknown>): DeclarationRead {
+  const common = readCommon(fields, ACTION_KEYS);
+  if ("problem" in common) return { ok: false, problem: common.problem };
+  const schemas: Record<"input" | "output", JsonSchema | null> = { input: null, output: null };
+  for (const key of ["input", "output"] as const) {
+    const value = fields[key];
+    if (value === undefined || value === null) continue;
+    if (typeof value !== "object" || Array.isArray(value) || "$function" in value) {
+      return fail(`${key} must be a JSON Schema object, e.g. { type: "object", properties: { ... } }`, key);
+    }
+    const problem = schemaProblem(value as JsonSchema);
+    if (problem) return fail(`${key} is not a JSON Schema Junction can check: ${problem}`, key);
+    schemas[key] = value as JsonSchema;
+  }
+  const endpoints = readEndpoints(fields);
+  if ("problem" in endpoints) return { ok: false, problem: endpoints.problem };
+  return {
+    ok: true,
+    declaration: {
+      kind: "action",
+      inputSchema: schemas.input,
+      outputSchema: schemas.output,
+      endpoints: endpoints.list,
+      ...common,
+    },
+  };
 }
 
 type Common = { description: string | null; version: string | null };

@@ -1,5 +1,5 @@
 /** What a script is, read from its default export when it is uploaded (spec: Customer-side scripts). */
-export type ScriptDeclaration = SyncDeclaration | OnEventDeclaration;
+export type ScriptDeclaration = SyncDeclaration | OnEventDeclaration | ActionDeclaration;
 
 export type ScriptKind = ScriptDeclaration["kind"];
 
@@ -33,6 +33,21 @@ export interface SyncDeclaration {
 export interface OnEventDeclaration {
   kind: "on-event";
   event: LifecycleEvent;
+  description: string | null;
+  version: string | null;
+}
+
+/** A JSON Schema object, as declared (what zod's `z.toJSONSchema` gives). */
+export type JsonSchema = Record<string, unknown>;
+
+/** An action: `exec(nango, input)` runs when called (POST /action/trigger) and its result is answered. */
+export interface ActionDeclaration {
+  kind: "action";
+  /** The schema the input is checked against before the run, when declared. */
+  inputSchema: JsonSchema | null;
+  /** The schema of the output, when declared (recorded, not enforced). */
+  outputSchema: JsonSchema | null;
+  endpoints: ScriptEndpoint[];
   description: string | null;
   version: string | null;
 }

@@ -106,7 +106,7 @@ describe("sandbox escapes", () => {
       'node:child_process: import "node:child_process" is not available in scripts',
       'import "/etc/passwd" is not available in scripts'.replace(/^/, "/etc/passwd: "),
       './other.ts: import "other.ts" is not available in scripts',
-      "nango: loaded ScriptApiError|createAction|createOnEvent|createSync|default",
+      "nango: loaded ActionError|ScriptApiError|createAction|createOnEvent|createSync|default",
     ]);
   });
 

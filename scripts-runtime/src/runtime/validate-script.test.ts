@@ -55,6 +55,40 @@ export default createSync({
     expect(result.compiled.sourceHash).toMatch(/^[0-9a-f]{64}$/);
   });
 
+  test("a Nango-style action with JSON Schemas for its input and output", async () => {
+    const input = { type: "object", properties: { title: { type: "string" } }, required: ["title"] };
+    const result = await runtime.validateScript(
+      `import { createAction, ActionError } from "nango";
+export default createAction({
+  description: "Creates an issue",
+  endpoint: "POST /issues",
+  input: ${JSON.stringify(input)},
+  output: { type: "object" },
+  exec: async (nango, input) => {
+    if (!input.title) throw new ActionError({ reason: "no title" });
+    return { id: 1 };
+  },
+});`,
+      "create-issue.ts",
+    );
+    expect(result).toMatchObject({
+      ok: true,
+      declaration: {
+        kind: "action",
+        inputSchema: input,
+        outputSchema: { type: "object" },
+        endpoints: [{ method: "POST", path: "/issues" }],
+        description: "Creates an issue",
+        version: null,
+      },
+    });
+  });
+
+  test("an action without schemas, as a plain object", async () => {
+    const result = await runtime.validateScript(`export default { type: "action", exec: async () => 1 };`, "a.js");
+    expect(result).toMatchObject({ ok: true, declaration: { kind: "action", inputSchema: null, outputSchema: null } });
+  });
+
   test("a lifecycle script written as a plain object in JavaScript", async () => {
     const result = await runtime.validateScript(
       `export default { type: "on-event", event: "pre-connection-deletion", exec: async (nango) => {} };`,
@@ -146,7 +180,21 @@ describe("validateScript refuses, with the exact reason, file and line", () => {
     ["a default export that is a function", `export default async function () {}`, "the default export is a function"],
     ["no type", `export default { exec: async () => {} };`, "the declaration has no type"],
     ["an unknown type", `export default { type: "cron", exec: async () => {} };`, 'type "cron" is not a script kind'],
-    ["an action", `export default { type: "action", exec: async () => {} };`, "actions are not supported yet"],
+    [
+      "an action whose input is not a schema object",
+      `export default createAction({ input: "string", exec: async () => {} });`,
+      "input must be a JSON Schema object",
+    ],
+    [
+      "an action whose input schema cannot check anything",
+      `export default createAction({ input: { type: "frob" }, exec: async () => {} });`,
+      "input is not a JSON Schema Junction can check: Unsupported type: frob",
+    ],
+    [
+      "an action with a sync's field",
+      `export default createAction({ frequency: "1d", exec: async () => {} });`,
+      'unknown field "frequency"',
+    ],
     ["no exec", `export default createSync({ frequency: "1d" });`, "the declaration has no exec function"],
     ["no frequency", `export default createSync({ exec: async () => {} });`, "a sync needs a frequency"],
     [
@@ -179,7 +227,6 @@ describe("validateScript refuses, with the exact reason, file and line", () => {
       `export default createOnEvent({ event: "validate-connection", exec: async () => {} });`,
       'event "validate-connection" is not supported',
     ],
-    ["createAction", `export default createAction({ exec: async () => {} });`, "actions are not supported yet"],
   ])("%s", async (_, source, message) => {
     expect((await refusal(source)).message).toContain(message);
   });

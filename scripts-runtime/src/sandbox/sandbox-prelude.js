@@ -40,6 +40,19 @@
     }
   }
 
+  /**
+   * Thrown by an action to answer a descriptive error (Nango's ActionError): `payload` is answered
+   * as the error's payload.
+   */
+  class ActionError extends Error {
+    constructor(payload) {
+      super(typeof payload === "string" ? payload : "the action failed");
+      this.name = "ActionError";
+      this.type = "action_script_runtime_error";
+      if (payload !== undefined) this.payload = payload;
+    }
+  }
+
   const kindOf = (value) => {
     if (value === null) return "null";
     if (isArray(value)) return "an array";
@@ -167,6 +180,7 @@
       updateMetadata: async (metadata) => call("updateMetadata", [metadataArgument("updateMetadata", metadata)]),
       getWebhookURL: async () => call("getWebhookURL", []),
       log: nangoLog,
+      ActionError,
       uuid: () => native.uuid(),
     });
 
@@ -202,14 +216,12 @@
     }
     return { ...declaration, type };
   };
-  const createAction = () => {
-    throw new Error("createAction: actions are not supported yet; write a sync or an on-event script");
-  };
   const nangoModule = freeze({
     createSync: declare("sync", "createSync"),
     createOnEvent: declare("on-event", "createOnEvent"),
-    createAction,
+    createAction: declare("action", "createAction"),
     ScriptApiError,
+    ActionError,
   });
 
   const define = (name, value) =>
@@ -220,8 +232,9 @@
   define("crypto", freeze({ randomUUID: () => native.uuid() }));
   define("createSync", nangoModule.createSync);
   define("createOnEvent", nangoModule.createOnEvent);
-  define("createAction", createAction);
+  define("createAction", nangoModule.createAction);
   define("ScriptApiError", ScriptApiError);
+  define("ActionError", ActionError);
   define("__junctionNango", nangoModule);
 
   // Driving a run ---------------------------------------------------------------------------------
@@ -234,6 +247,7 @@
           out.status = err.status;
           out.body = err.body;
         }
+        if (err instanceof ActionError && err.payload !== undefined) out.body = err.payload;
         return out;
       }
       if (typeof err === "string") return { thrown: "string", message: err };

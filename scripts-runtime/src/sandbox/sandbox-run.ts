@@ -14,6 +14,7 @@ const NANGO_MODULE = [
   "export const createOnEvent = m.createOnEvent;",
   "export const createAction = m.createAction;",
   "export const ScriptApiError = m.ScriptApiError;",
+  "export const ActionError = m.ActionError;",
   "export default m;",
 ].join("\n");
 /**
@@ -170,7 +171,8 @@ export class SandboxRun {
         return { type: "fulfilled", value: state.notAPromise ? promise : this.own(state.value) };
       }
       if (state.type === "rejected") return { type: "rejected", error: this.own(state.error) };
-      if (this.deadlinePassed) return { type: "timed_out" };
+      // Interrupted at the deadline, QuickJS may drop the job it stopped: the promise then looks idle.
+      if (this.deadlinePassed || this.interrupted) return { type: "timed_out" };
       const idle = this.natives.inFlight === 0 && this.natives.pendingTimers === 0 && !this.rt.hasPendingJob();
       if (idle) return { type: "stalled" };
       await new Promise<void>((resolve) => {
@@ -219,7 +221,9 @@ export class SandboxRun {
 
   private statusOf(thrown: ThrownValue): ChildOutcome["status"] {
     if (thrown.name === "InternalError" && thrown.message === "out of memory") return "memory_exceeded";
-    if (this.interrupted && thrown.name === "InternalError" && thrown.message === "interrupted") return "timed_out";
+    // Once interrupted at the deadline, QuickJS may surface the stop as another error (a TypeError
+    // "not a function" in an await chain): past the deadline, any failure is the deadline's.
+    if (this.interrupted) return "timed_out";
     return "failed";
   }
 

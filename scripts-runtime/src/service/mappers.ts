@@ -1,4 +1,4 @@
-import { create, fromJson, type JsonValue as PbJson } from "@bufbuild/protobuf";
+import { create, fromJson, type JsonObject, type JsonValue as PbJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import {
   LifecycleEvent,
@@ -41,6 +41,7 @@ export const TRIGGERS: Record<TriggerName, RunTrigger> = {
   schedule: RunTrigger.SCHEDULE,
   manual: RunTrigger.MANUAL,
   webhook: RunTrigger.WEBHOOK,
+  action: RunTrigger.ACTION,
 };
 const LEVELS: Record<LevelName, LogLevel> = {
   debug: LogLevel.DEBUG,
@@ -55,6 +56,16 @@ export function nameOf<K extends string, V>(table: Record<K, V>, value: V): K | 
 }
 
 function declaration(d: ScriptDeclaration) {
+  if (d.kind === "action") {
+    return {
+      kind: ScriptKind.ACTION,
+      ...(d.inputSchema ? { inputSchema: d.inputSchema as JsonObject } : {}),
+      ...(d.outputSchema ? { outputSchema: d.outputSchema as JsonObject } : {}),
+      endpoints: d.endpoints,
+      description: d.description ?? "",
+      version: d.version ?? "",
+    };
+  }
   if (d.kind === "on-event") {
     return {
       kind: ScriptKind.ON_EVENT,
@@ -122,5 +133,6 @@ export function toScriptRun(r: ScriptRunRecord, withLogs: boolean): ScriptRun {
           ...(r.error.body === undefined ? {} : { body: fromJson(ValueSchema, r.error.body as PbJson) }),
         }
       : undefined,
+    ...(withLogs && r.output !== undefined ? { output: fromJson(ValueSchema, r.output as PbJson) } : {}),
   });
 }

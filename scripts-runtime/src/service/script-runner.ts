@@ -5,6 +5,7 @@ import type { RunTrigger, ScriptRunRecord, ScriptVersionRecord } from "../store/
 import type { ScriptsServiceContext } from "./context.ts";
 import { FailureLog } from "./host/host-failure.ts";
 import { createRunHost } from "./host/run-host.ts";
+import { keepActionOutput } from "./triggers/action-output.ts";
 
 /** One run to make: which version, for which connection, why. */
 export interface RunPlan {
@@ -126,6 +127,11 @@ export class ScriptRunner {
         error,
       };
     }
+    // Only an action's result is kept: what a sync or a lifecycle script returns means nothing.
+    const isAction = plan.version.declaration.kind === "action";
+    const { output, ...ending } = isAction ? keepActionOutput(result) : result;
+    result = ending;
+    const kept = isAction && output !== undefined ? { output } : {};
     await plan
       .beforeRecord?.({ status: result.status, startedAt: record.startedAt })
       .catch((err: unknown) => this.ctx.logger.error("script run end not handled", { runId: record.id, error: err }));
@@ -136,8 +142,9 @@ export class ScriptRunner {
       logs: result.logs,
       logsTruncated: result.logsTruncated,
       error: result.error ?? null,
+      ...kept,
     });
-    const ended = finished ?? { ...record, status: result.status, error: result.error ?? null };
+    const ended = finished ?? { ...record, status: result.status, error: result.error ?? null, ...kept };
     const fields = {
       runId: record.id,
       integration: record.providerConfigKey,

@@ -5,6 +5,7 @@ import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_serv
 import { randomToken } from "@junction/platform";
 import { ScriptRuntime } from "../runtime/script-runtime.ts";
 import type { ScriptsServiceContext, ScriptsServiceDeps } from "./context.ts";
+import { actionHandlers } from "./handlers/action-handlers.ts";
 import { runHandlers } from "./handlers/run-handlers.ts";
 import { scriptHandlers } from "./handlers/script-handlers.ts";
 import { syncControlHandlers } from "./handlers/sync-control-handlers.ts";
@@ -74,6 +75,7 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
     ...runHandlers(ctx),
     ...triggerHandlers(ctx, runner, syncs),
     ...syncControlHandlers(ctx, syncs, scheduler),
+    ...actionHandlers(ctx, runner),
   };
   let worker: Subscription | undefined;
 

@@ -13,7 +13,7 @@ import {
 } from "./records.ts";
 import type { ScriptRunStore } from "./stores.ts";
 
-/** A run; `error` as JSON text, since an upstream body in it may have keys MongoDB refuses. */
+/** A run; `error` and `output` as JSON text, since they may have keys MongoDB refuses. */
 interface RunDocument {
   _id: string;
   environmentId: string;
@@ -31,6 +31,7 @@ interface RunDocument {
   logs: LogEntry[];
   logsTruncated: boolean;
   error: string | null;
+  output?: string;
 }
 
 /** Script runs on MongoDB, newest first by `_id` (run ids sort by creation time). */
@@ -97,6 +98,7 @@ export class MongoScriptRunStore implements ScriptRunStore {
           logs: logs.logs,
           logsTruncated: finish.logsTruncated || logs.truncated,
           error: finish.error ? JSON.stringify(finish.error) : null,
+          ...(finish.output === undefined ? {} : { output: JSON.stringify(finish.output) }),
         },
       },
       { returnDocument: "after" },
@@ -149,5 +151,6 @@ function fromDocument(doc: RunDocument): ScriptRunRecord {
     logs: doc.logs.map(({ level, message, at }) => ({ level, message, at })),
     logsTruncated: doc.logsTruncated,
     error: doc.error === null ? null : JSON.parse(doc.error),
+    ...(doc.output === undefined ? {} : { output: JSON.parse(doc.output) }),
   };
 }

@@ -1,10 +1,10 @@
 import type { CompiledScript } from "../compile/compiled-script.ts";
 import type { ScriptDeclaration, ScriptEntry } from "../declaration/script-declaration.ts";
-import type { LogEntry, RunError, RunStatus } from "../runtime/run-types.ts";
+import type { JsonValue, LogEntry, RunError, RunStatus } from "../runtime/run-types.ts";
 
 /** What started a run (spec: Customer-side scripts; issue 6, Triggers). */
-export type RunTrigger = "event" | "schedule" | "manual" | "webhook";
-export const RUN_TRIGGERS: readonly RunTrigger[] = ["event", "schedule", "manual", "webhook"];
+export type RunTrigger = "event" | "schedule" | "manual" | "webhook" | "action";
+export const RUN_TRIGGERS: readonly RunTrigger[] = ["event", "schedule", "manual", "webhook", "action"];
 
 /** A run is recorded as `running` when it starts, then finished with how it ended. */
 export type StoredRunStatus = RunStatus | "running";
@@ -30,6 +30,8 @@ export interface ScriptRunRecord {
   logs: LogEntry[];
   logsTruncated: boolean;
   error: RunError | null;
+  /** What an action's exec returned, when it succeeded; absent for other runs. */
+  output?: JsonValue;
 }
 
 /** How a run ended, written once by `finish`. */
@@ -40,6 +42,8 @@ export interface RunFinish {
   logs: LogEntry[];
   logsTruncated: boolean;
   error: RunError | null;
+  /** An action's result (kept for `GET /action/{id}`); left out for other runs. */
+  output?: JsonValue;
 }
 
 export interface RunFilter {

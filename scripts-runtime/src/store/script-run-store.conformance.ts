@@ -80,6 +80,20 @@ export function scriptRunStoreConformance(name: string, factory: RunStoreFactory
       expect(await store.finish("env_other", run.id, ended)).toBeNull();
     });
 
+    test("an action's output is kept with its ending, whatever its keys; other runs have none", async () => {
+      const run = running({ trigger: "action" });
+      await store.insert(run);
+      const output = { "a.b": [1, { $c: null }], text: "é" };
+      const ended = { ...failure, status: "succeeded" as const, error: null, finishedAt: now, output };
+      expect(await store.finish(ENV, run.id, ended)).toEqual({ ...run, ...ended });
+      expect((await store.get(ENV, run.id))?.output).toEqual(output);
+      expect(await store.list(ENV, { trigger: "action" })).toHaveLength(1);
+      const other = running();
+      await store.insert(other);
+      await store.finish(ENV, other.id, { ...failure, finishedAt: now });
+      expect(await store.get(ENV, other.id)).not.toHaveProperty("output");
+    });
+
     test("logs past the cap are cut, with a marker, and the run says they were", async () => {
       const run = running();
       await store.insert(run);

@@ -75,7 +75,7 @@ export class SqliteScriptRunStore implements ScriptRunStore {
     const row = this.db
       .query<ScriptRunRow, [Params]>(
         `UPDATE script_runs SET status = $status, finished_at = $finished_at, duration_ms = $duration_ms, logs = $logs,
-           logs_truncated = $logs_truncated, error = $error
+           logs_truncated = $logs_truncated, error = $error, output = $output
          WHERE environment_id = $environment_id AND id = $id AND status = 'running'
          RETURNING *`,
       )
@@ -88,6 +88,7 @@ export class SqliteScriptRunStore implements ScriptRunStore {
         logs: JSON.stringify(logs.logs),
         logs_truncated: finish.logsTruncated || logs.truncated ? 1 : 0,
         error: finish.error ? JSON.stringify(finish.error) : null,
+        output: finish.output === undefined ? null : JSON.stringify(finish.output),
       });
     return row ? fromRow(row) : null;
   }
@@ -150,5 +151,6 @@ function fromRow(row: ScriptRunRow): ScriptRunRecord {
     logs: JSON.parse(row.logs),
     logsTruncated: row.logs_truncated === 1,
     error: row.error === null ? null : JSON.parse(row.error),
+    ...(row.output === null ? {} : { output: JSON.parse(row.output) }),
   };
 }

@@ -27,6 +27,7 @@ export const RUN_TRIGGERS = {
   schedule: RunTrigger.SCHEDULE,
   manual: RunTrigger.MANUAL,
   webhook: RunTrigger.WEBHOOK,
+  action: RunTrigger.ACTION,
 } as const;
 const EVENTS = {
   "post-connection-creation": LifecycleEvent.POST_CONNECTION_CREATION,
@@ -40,14 +41,16 @@ function nameOf<T extends Record<string, number>>(table: T, value: number): keyo
 
 function presentDeclaration(d: ScriptDeclaration | undefined) {
   const sync = d?.kind === ScriptKind.SYNC;
+  const action = d?.kind === ScriptKind.ACTION;
   return {
-    kind: sync ? "sync" : "on-event",
-    event: sync ? null : nameOf(EVENTS, d?.event ?? 0),
+    kind: sync ? "sync" : action ? "action" : "on-event",
+    event: sync || action ? null : nameOf(EVENTS, d?.event ?? 0),
     frequency: sync ? d.frequency : null,
     frequency_ms: sync ? Number(d.frequencyMs) : null,
     auto_start: sync ? d.autoStart : null,
     webhook_subscriptions: sync ? d.webhookSubscriptions : [],
-    endpoints: sync ? d.endpoints.map((e) => ({ method: e.method, path: e.path })) : [],
+    endpoints: sync || action ? d.endpoints.map((e) => ({ method: e.method, path: e.path })) : [],
+    ...(action ? { input_schema: d.inputSchema ?? null, output_schema: d.outputSchema ?? null } : {}),
     description: d?.description || null,
   };
 }
@@ -97,6 +100,7 @@ export function presentRun(r: ScriptRun | undefined, withLogs: boolean) {
           body: r.error.body ? toJson(ValueSchema, r.error.body) : null,
         }
       : null,
+    ...(withLogs && r.output ? { output: toJson(ValueSchema, r.output) } : {}),
     ...(withLogs
       ? { logs: r.logs.map((l) => ({ level: nameOf(LEVELS, l.level), message: l.message, at: iso(l.atMs) })) }
       : {}),

@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import { afterAll, afterEach, beforeAll } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,7 +18,7 @@ import {
   memoryLogger,
   openDatabase,
 } from "@junction/platform";
-import type { ScriptRuntime } from "../../runtime/script-runtime.ts";
+import { ScriptRuntime } from "../../runtime/script-runtime.ts";
 import { DEFAULT_SCRIPTS_CONFIG, type ScriptsConfig } from "../config.ts";
 import { openScriptsStores, type ScriptsStores } from "../open-stores.ts";
 import { createScriptsService, type ScriptsServiceInstance } from "../service.ts";
@@ -140,6 +141,29 @@ export async function startServiceKit(runtime: () => Promise<ScriptRuntime>): Pr
       await connectionStore.close();
       connectionDb.close();
       rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+/**
+ * For a test file: one sandbox runtime for the file (`poolSize` processes), and `start()` giving a
+ * fresh kit on it, closed after each test.
+ */
+export function useServiceKits(poolSize = 1): { start: () => Promise<ServiceKit> } {
+  let runtime: ScriptRuntime;
+  let kit: ServiceKit | undefined;
+  beforeAll(async () => {
+    runtime = await ScriptRuntime.start({ poolSize });
+  });
+  afterAll(() => runtime.close());
+  afterEach(async () => {
+    await kit?.close();
+    kit = undefined;
+  });
+  return {
+    start: async () => {
+      kit = await startServiceKit(async () => runtime);
+      return kit;
     },
   };
 }

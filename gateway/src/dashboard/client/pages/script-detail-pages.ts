@@ -34,7 +34,7 @@ export async function scriptPage(key: string, name: string): Promise<Node> {
 /** #/scripts/runs/{id}: one run with its logs, each line with its level. */
 export async function scriptRunPage(id: string): Promise<Node> {
   const run = (await api<{ data: Row & { logs?: Row[] } }>("GET", `/scripts/runs/${encodeURIComponent(id)}`)).data;
-  const { logs, ...fields } = run;
+  const { logs, output, ...fields } = run;
   const lines = (logs ?? []).map((l) =>
     h(
       "div",
@@ -49,6 +49,9 @@ export async function scriptRunPage(id: string): Promise<Node> {
     null,
     h("h1", null, `Run ${id}`),
     h("div", { class: "card" }, recordsTable([runRow(fields)], "run-fields")),
+    // An action's result (what POST /action/trigger answered).
+    output === undefined ? null : h("h2", null, "Output"),
+    output === undefined ? null : h("pre", { class: "logs", id: "run-output" }, JSON.stringify(output, null, 2)),
     h("h2", null, "Logs"),
     h(
       "div",

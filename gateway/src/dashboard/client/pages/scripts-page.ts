@@ -97,7 +97,12 @@ export async function scriptsPage(): Promise<Node> {
     ),
     version: s.version,
     kind: s.kind,
-    runs: s.kind === "sync" ? String(s.frequency).replace(/^(?!every )/, "every ") : `on ${s.event}`,
+    runs:
+      s.kind === "sync"
+        ? String(s.frequency).replace(/^(?!every )/, "every ")
+        : s.kind === "action"
+          ? "on POST /action/trigger"
+          : `on ${s.event}`,
     webhook_subscriptions: (s.webhook_subscriptions as string[]).join(", ") || null,
     forward_webhooks_too: s.kind === "sync" ? s.forward_webhooks_too : null,
     filename: s.filename,
@@ -110,7 +115,7 @@ export async function scriptsPage(): Promise<Node> {
     h(
       "p",
       { class: "muted" },
-      "Deploy with POST /scripts or `junction scripts deploy <integration> <file>`; run syncs now with POST /sync/trigger.",
+      "Deploy with POST /scripts or `junction scripts deploy <integration> <file>`; run syncs now with POST /sync/trigger, actions with POST /action/trigger.",
     ),
     h("div", { class: "card", id: "scripts" }, recordsTable(scripts.map(scriptRow), "scripts-table")),
     h("h2", null, "Latest runs"),

@@ -1,0 +1,90 @@
+import { fromJson, type JsonValue } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import { RunStatus, RunTrigger } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { fromConnectError, invalidArgument, JunctionError, notFound } from "@junction/platform";
+import { z } from "zod";
+import { json } from "../../http/json.ts";
+import { parseWith, readJson } from "../../http/read-json.ts";
+import type { Route } from "../../router.ts";
+import { actionAnswer } from "./action-answer.ts";
+
+/** Nango's body: the action's name and its input (any JSON; exec's second argument). */
+const triggerBody = z.object({ action_name: z.string().min(1).max(255), input: z.unknown().optional() });
+const TRUE = ["true", "1", "yes", "on"];
+const FALSE = ["false", "0", "no", "off", ""];
+const MAX_INPUT_BYTES = 2 * 1024 * 1024;
+
+/**
+ * POST /action/trigger runs an action for a connection (`Provider-Config-Key`, `Connection-Id`) and
+ * answers its output, or its failure (actionAnswer). With `X-Async: true` it answers 202
+ * `{id, statusUrl}` at once; GET /action/{id} then answers 404 `action_not_completed` until the run
+ * has ended, then what the synchronous call would have. `X-Max-Retries` (0–5) is checked, not honoured.
+ */
+export function actionRoutes(): Route[] {
+  return [
+    {
+      method: "POST",
+      pattern: "/action/trigger",
+      handler: async ({ req, clients }) => {
+        const providerConfigKey = req.headers.get("provider-config-key")?.trim();
+        if (!providerConfigKey) {
+          throw invalidArgument("missing_provider_config_key", "Missing the Provider-Config-Key header.");
+        }
+        const connectionId = req.headers.get("connection-id")?.trim();
+        if (!connectionId) throw invalidArgument("missing_connection_id", "Missing the Connection-Id header.");
+        const async = asyncHeader(req.headers.get("x-async"));
+        maxRetriesHeader(req.headers.get("x-max-retries"));
+        const body = parseWith(triggerBody, await readJson(req, MAX_INPUT_BYTES), "invalid_body");
+        const { run } = await clients.scripts.runAction({
+          providerConfigKey,
+          connectionId,
+          actionName: body.action_name,
+          ...(body.input === undefined ? {} : { input: fromJson(ValueSchema, body.input as JsonValue) }),
+          async,
+        });
+        if (!run) throw new Error("RunAction answered no run");
+        if (async) {
+          const statusUrl = `/action/${run.id}`;
+          return json({ id: run.id, statusUrl }, 202, { location: statusUrl });
+        }
+        return actionAnswer(run);
+      },
+    },
+    {
+      method: "GET",
+      pattern: "/action/:id",
+      handler: async ({ params, clients }) => {
+        const id = params.id as string;
+        const unknown = notFound("unknown_action_run", `No action run with id "${id}".`);
+        if (!/^run_[A-Za-z0-9]+$/.test(id)) throw unknown;
+        const { run } = await clients.scripts.getRun({ id }).catch((err: unknown) => {
+          const domain = err instanceof JunctionError ? err : fromConnectError(err);
+          throw domain.code === "unknown_run" || domain.code === "invalid_id" ? unknown : err;
+        });
+        if (!run || run.trigger !== RunTrigger.ACTION) throw unknown;
+        if (run.status === RunStatus.RUNNING) {
+          throw notFound("action_not_completed", `Action not completed yet (run ${id}).`);
+        }
+        return actionAnswer(run);
+      },
+    },
+  ];
+}
+
+function asyncHeader(value: string | null): boolean {
+  const v = (value ?? "").trim().toLowerCase();
+  if (TRUE.includes(v)) return true;
+  if (FALSE.includes(v)) return false;
+  throw invalidArgument("invalid_headers", "X-Async must be true or false.", [
+    { path: "x-async", message: "must be true or false" },
+  ]);
+}
+
+function maxRetriesHeader(value: string | null): number {
+  if (value === null || value.trim() === "") return 0;
+  const n = Number(value);
+  if (Number.isInteger(n) && n >= 0 && n <= 5) return n;
+  throw invalidArgument("invalid_headers", "X-Max-Retries must be a whole number from 0 to 5.", [
+    { path: "x-max-retries", message: "must be a whole number from 0 to 5" },
+  ]);
+}

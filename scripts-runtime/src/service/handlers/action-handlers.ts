@@ -1,0 +1,66 @@
+import type { ServiceImpl } from "@connectrpc/connect";
+import { toJson } from "@bufbuild/protobuf";
+import { ValueSchema } from "@bufbuild/protobuf/wkt";
+import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { invalidArgument, notFound } from "@junction/platform";
+import { actionInputErrors } from "../../declaration/action-input.ts";
+import type { JsonValue } from "../../runtime/run-types.ts";
+import type { ScriptsServiceContext } from "../context.ts";
+import { errors } from "../errors.ts";
+import { toScriptRun } from "../mappers.ts";
+import type { ScriptRunner } from "../script-runner.ts";
+import { callService } from "./call-service.ts";
+
+type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "runAction">;
+
+/**
+ * RunAction (POST /action/trigger, issue 20 item 7): runs the latest version of an action for one
+ * connection. Synchronous calls wait for the run's end, which the run deadline bounds (the sandbox
+ * kills a run past it); async calls answer with the run as recorded at its start.
+ */
+export function actionHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner): Handlers {
+  const required = (value: string, path: string) => {
+    if (!value) throw errors.invalidField(path, "is required");
+    return value;
+  };
+  return {
+    async runAction(req) {
+      const env = await ctx.environment();
+      const key = required(req.providerConfigKey, "provider_config_key");
+      const connectionId = required(req.connectionId, "connection_id");
+      const name = required(req.actionName, "action_name");
+      await callService(ctx.clients().connection.getConnection({ providerConfigKey: key, connectionId }));
+      const version = await ctx.scripts.getLatest(env, key, name);
+      if (version?.declaration.kind !== "action") {
+        const what = version ? ` "${name}" is a ${version.declaration.kind} script, not an action.` : "";
+        throw notFound("unknown_action", `Integration "${key}" has no deployed action named "${name}".${what}`);
+      }
+      const input = req.input === undefined ? undefined : (toJson(ValueSchema, req.input) as JsonValue);
+      const schema = version.declaration.inputSchema;
+      if (schema) {
+        const problems = actionInputErrors(schema, input);
+        if (problems.length > 0) {
+          const first = problems[0] as { path: string; message: string };
+          throw invalidArgument(
+            "invalid_action_input",
+            `The input does not match the input schema of action "${name}": ${first.path}: ${first.message}`,
+            problems,
+          );
+        }
+      }
+      const started = await runner.start({
+        version,
+        connectionId,
+        trigger: "action",
+        entry: "exec",
+        ...(input === undefined ? {} : { input }),
+      });
+      if (req.async) {
+        void started.finished.catch((err: unknown) => ctx.logger.error("action run not recorded", { error: err }));
+        return { run: toScriptRun(started.record, false) };
+      }
+      const finished = await started.finished;
+      return { run: toScriptRun(finished.record, true) };
+    },
+  };
+}
