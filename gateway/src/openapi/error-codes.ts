@@ -24,6 +24,7 @@ export const ERROR_CODES = {
   invalid_body: e(Code.InvalidArgument, "A body field is missing, unknown or invalid; `errors` names each."),
   request_too_large: e(Code.InvalidArgument, "The body exceeds the route's limit."),
   invalid_request: e(Code.InvalidArgument, "A field was refused by the service; `errors` names it."),
+  invalid_id: e(Code.InvalidArgument, "An id (in the path or a cursor) does not have its type's prefix."),
   service_unavailable: e(Code.Unavailable, "A service behind the gateway could not be reached; retry."),
   internal_error: e(Code.Internal, "An unexpected error; quote the request id (`X-Request-Id`) when reporting it."),
   // Answered by the gateway before any route.

@@ -23,13 +23,17 @@ export interface RouteDoc {
   params?: Record<string, string>;
   /** The query's zod object (as the handler parses it). */
   query?: z.ZodObject;
+  /** The handler reads `query` without refusing any (a browser route): no `invalid_query_params`. */
+  queryUnchecked?: boolean;
   /** Request headers the route reads, as a zod object keyed by lower-case name. */
   headers?: z.ZodObject;
   /** The JSON body's zod schema (as the handler parses it); `bodyOptional` when it may be left out. */
   body?: z.ZodType;
   bodyOptional?: boolean;
+  /** A body passed on as it is (the proxy's), what it is; not documented on GET. */
+  rawBody?: string;
   /** Success answers by status: a zod schema of the JSON body, or what else comes back. */
-  responses: Record<number, z.ZodType | OtherAnswer>;
+  responses: Partial<Record<number | "default", z.ZodType | OtherAnswer>>;
   /**
    * The route's own error codes. Added by the document: the secret key's (on authenticated routes),
    * `invalid_query_params` (with `query`), the body's (with `body`), `internal_error` and
@@ -41,8 +45,12 @@ export interface RouteDoc {
 /** `{"data": ...}`, the envelope of most of Junction's answers. */
 export const dataOf = <T extends z.ZodType>(data: T) => z.object({ data });
 
-/** An ISO-8601 time, or null when unset. */
-export const isoOrNull = z.string().datetime().nullable();
+/** An ISO-8601 time (`format: date-time`, checked without zod's long pattern), or null when unset. */
+export const isoOrNull = z
+  .string()
+  .refine((s) => !Number.isNaN(Date.parse(s)), "must be an ISO-8601 time")
+  .meta({ format: "date-time" })
+  .nullable();
 
 /** `{"success": true}`. */
 export const successAnswer = z.object({ success: z.literal(true) });

@@ -2,8 +2,9 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { z } from "zod";
 import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
+import { successAnswer } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
-import { presentConnection, presentConnectionListItem } from "./present.ts";
+import { connectionAnswer, connectionListItemAnswer, presentConnection, presentConnectionListItem } from "./present.ts";
 
 const str = z.string().min(1).max(255);
 const listQuery = z
@@ -53,6 +54,17 @@ const importBody = z
   })
   .strict();
 
+const listAnswer = z.object({
+  connections: z.array(connectionListItemAnswer),
+  pagination: z.object({
+    page: z.number().int(),
+    limit: z.number().int(),
+    total: z.number().int(),
+    has_more: z.boolean(),
+  }),
+});
+const connectionParam = { connectionId: "The connection's id (connection_id)." };
+
 /** /connection and /connections (both serve the same shapes, as in Nango). */
 export function connectionRoutes(): Route[] {
   const routes: Route[] = [];
@@ -81,6 +93,14 @@ export function connectionRoutes(): Route[] {
       if (!connection) throw new Error("createConnection returned no connection");
       return json(presentConnection(connection));
     },
+    doc: {
+      summary: "Import a connection",
+      description: "A connection whose OAuth credentials were obtained elsewhere (Nango's import).",
+      tags: ["Connections"],
+      body: importBody,
+      responses: { 200: connectionAnswer },
+      errors: ["unknown_provider_config", "connection_already_exists", "invalid_metadata", "invalid_request"],
+    },
   });
   for (const base of ["/connection", "/connections"]) {
     routes.push(
@@ -104,6 +124,13 @@ export function connectionRoutes(): Route[] {
             pagination: { page, limit, total: res.total, has_more: (page + 1) * limit < res.total },
           });
         },
+        doc: {
+          summary: "List connections",
+          tags: ["Connections"],
+          query: listQuery,
+          responses: { 200: listAnswer },
+          errors: [],
+        },
       },
       {
         method: "GET",
@@ -117,6 +144,15 @@ export function connectionRoutes(): Route[] {
           if (!connection) throw new Error("getConnection returned no connection");
           return json(presentConnection(connection));
         },
+        doc: {
+          summary: "Get a connection",
+          description: "Tokens are never returned; `credentials` tells the type and expiry only.",
+          tags: ["Connections"],
+          params: connectionParam,
+          query: oneQuery,
+          responses: { 200: connectionAnswer },
+          errors: ["unknown_provider_config", "unknown_connection"],
+        },
       },
       {
         method: "DELETE",
@@ -128,6 +164,14 @@ export function connectionRoutes(): Route[] {
             connectionId: params.connectionId as string,
           });
           return json({ success: true });
+        },
+        doc: {
+          summary: "Delete a connection",
+          tags: ["Connections"],
+          params: connectionParam,
+          query: deleteQuery,
+          responses: { 200: successAnswer },
+          errors: ["unknown_provider_config", "unknown_connection"],
         },
       },
     );

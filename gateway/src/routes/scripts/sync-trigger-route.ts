@@ -5,6 +5,18 @@ import { json } from "../../http/json.ts";
 import { parseWith, readJson } from "../../http/read-json.ts";
 import type { Route } from "../../router.ts";
 
+/** The headers the route falls back on (read by hand below; for the document). */
+const fallbackHeaders = z.object({
+  "provider-config-key": z.string().optional().describe("The integration's id, when not in the body."),
+  "connection-id": z.string().optional().describe("The connection's id, when not in the body."),
+});
+const triggerAnswer = z.object({
+  success: z.literal(true),
+  runs: z.array(
+    z.object({ id: z.string(), sync: z.string(), connection_id: z.string(), status: z.literal("running") }),
+  ),
+});
+
 const syncName = z.string().min(1).max(64);
 /**
  * Nango's body (strict): `syncs` as names or `{name, variant}`; `sync_mode` (the spec shows
@@ -58,6 +70,23 @@ export function syncTriggerRoute(): Route {
         success: true,
         runs: res.runs.map((r) => ({ id: r.id, sync: r.scriptName, connection_id: r.connectionId, status: "running" })),
       });
+    },
+    doc: {
+      summary: "Trigger syncs of a connection",
+      description: "Runs them now; follow each run with GET /scripts/runs/{id}.",
+      tags: ["Syncs"],
+      headers: fallbackHeaders,
+      body: triggerBody,
+      responses: { 200: triggerAnswer },
+      errors: [
+        "missing_provider_config_key",
+        "missing_connection_id",
+        "unknown_provider_config",
+        "unknown_connection",
+        "unknown_sync",
+        "sync_already_running",
+        "script_runtime_busy",
+      ],
     },
   };
 }
