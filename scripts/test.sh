@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: every check and every test. Installs what is missing (bun; nats-server and chromium through apt where it
-# may), then: buf lint, code generation + diff check, the OpenAPI document + diff check, typecheck, lint, and `bun test`. The last line is
-# `N passed, N failed`, counting each static check as one test; the exit code is non-zero on any failure.
+# may), then: buf lint, code generation + diff check, the OpenAPI document (docs/openapi.json) + diff check, typecheck,
+# lint, and `bun test`. The last line is `N passed, N failed`, counting each static check as one test; the exit code is
+# non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-tools.sh

@@ -29,6 +29,12 @@ const doc = openApiDocument(routes, BASE_URL) as {
   paths: Record<string, Record<string, Operation>>;
   components: Record<string, Record<string, unknown>>;
 };
+/** The operation at the path and method; fails the test when absent. */
+function op(path: string, method: string): Operation {
+  const found = doc.paths[path]?.[method];
+  if (!found) throw new Error(`${method} ${path} is not in the document`);
+  return found;
+}
 const operations = Object.entries(doc.paths).flatMap(([path, ops]) =>
   Object.entries(ops).map(([method, op]) => ({ method: method.toUpperCase(), path, op })),
 );
@@ -74,26 +80,26 @@ describe("the OpenAPI document", () => {
   });
 
   test("takes the query and body from the handler's own schemas", () => {
-    const getIntegration = doc.paths["/integrations/{key}"]?.get as Operation;
+    const getIntegration = op("/integrations/{key}", "get");
     expect(getIntegration.parameters?.map((p) => `${p.in}:${p.name}`)).toEqual(["path:key", "query:include"]);
-    const proxy = doc.paths["/proxy/{path}"]?.post as Operation;
+    const proxy = op("/proxy/{path}", "post");
     expect(proxy.parameters?.filter((p) => p.in === "header").map((p) => p.name)).toContain("provider-config-key");
     expect(proxy.responses.default).toBeDefined();
   });
 
   test("lists each route's errors under their HTTP status, the common ones included", () => {
-    const del = doc.paths["/integrations/{key}"]?.delete as Operation;
+    const del = op("/integrations/{key}", "delete");
     expect(Object.keys(del.responses)).toEqual(["200", "400", "401", "404", "409", "500", "503"]);
     expect(del.responses["409"]).toEqual({ $ref: "#/components/responses/IntegrationHasConnections" });
     expect(JSON.stringify(doc.components.responses?.IntegrationHasConnections)).toContain(
       '"enum":["integration_has_connections"]',
     );
-    const create = JSON.stringify((doc.paths["/integrations"]?.post as Operation).responses["400"]);
+    const create = JSON.stringify(op("/integrations", "post").responses["400"]);
     for (const code of ["invalid_body", "invalid_json", "unknown_provider", "missing_auth_header"]) {
       expect(create.includes(`"${code}"`)).toBe(code !== "missing_auth_header");
     }
     expect(del.responses["401"]).toEqual({ $ref: "#/components/responses/Unauthenticated" });
-    const health = doc.paths["/health"]?.get as Operation;
+    const health = op("/health", "get");
     expect(Object.keys(health.responses)).toEqual(["200", "500", "503"]);
   });
 
