@@ -66,6 +66,8 @@ export function authorizationRoutes(): Route[] {
           "unknown_provider_config",
           "integration_missing_credentials",
           "test_credentials_unavailable",
+          "unknown_connection",
+          "invalid_request",
         ],
       },
     },
