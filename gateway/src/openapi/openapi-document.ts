@@ -93,7 +93,8 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
         "Junction's REST API, a drop-in for Nango's public API. Every error has one shape, " +
         '`{"error":{"code","message","errors"}}`, with a stable snake_case `code`; each operation lists ' +
         "the codes it may answer under their HTTP status. Any route may also answer 404 `not_found` or " +
-        "405 `method_not_allowed` for a path or method it does not serve. A request id comes back in " +
+        "405 `method_not_allowed` for a path or method it does not serve; HEAD is answered wherever GET is. " +
+        "A request id comes back in " +
         "`X-Request-Id`. Generated from the gateway's routes (`bun run openapi`).",
     },
     servers: [{ url: serverUrl }],
