@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # `npm test`: every check and every test. Installs what is missing (bun; nats-server and chromium through apt where it
-# may), then: buf lint, code generation + diff check, typecheck, lint, and `bun test`. The last line is
-# `N passed, N failed`, counting each static check as one test; the exit code is non-zero on any failure.
+# may), then: buf lint, code generation + diff check, the OpenAPI document (docs/openapi.json) + diff check, typecheck,
+# lint, and `bun test`. The last line is `N passed, N failed`, counting each static check as one test; the exit code is
+# non-zero on any failure.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 source scripts/ensure-tools.sh
@@ -31,8 +32,20 @@ generated_is_current() {
   fi
 }
 
+openapi_is_current() {
+  bun run openapi >/dev/null || return 1
+  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    if [ -n "$(git status --porcelain -- docs/openapi.json)" ]; then
+      echo "docs/openapi.json differs from the routes' docs: run 'bun run openapi' and commit docs/openapi.json"
+      git --no-pager diff --stat -- docs/openapi.json
+      return 1
+    fi
+  fi
+}
+
 check "buf lint" bunx buf lint
 check "generated code is current" generated_is_current
+check "OpenAPI document is current" openapi_is_current
 check "typecheck" bunx tsc -p tsconfig.json --noEmit
 check "lint" bunx biome check .
 

@@ -19,6 +19,7 @@ import { deliveryRoutes } from "./routes/deliveries.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 import { channelRoutes } from "./routes/channels.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
+import { openApiRoutes } from "./routes/openapi.ts";
 
 export interface GatewayDeps {
   clients: GatewayClients;
@@ -34,6 +35,8 @@ export interface GatewayDeps {
 export interface Gateway {
   fetch(req: Request): Promise<Response>;
   authenticator: Authenticator;
+  /** Every route served, in registration order (the OpenAPI document is built from them). */
+  routes(): readonly Route[];
 }
 
 const REQUEST_ID_RE = /^[A-Za-z0-9_.-]{1,64}$/;
@@ -59,6 +62,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...scriptRoutes(),
     ...channelRoutes(),
     ...dashboardRoutes({ router: () => router, now }),
+    ...openApiRoutes({ routes: () => router.list(), baseUrl: deps.baseUrl }),
     ...(deps.routes ?? []),
   );
 
@@ -129,7 +133,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return route.handler(ctx);
   }
 
-  return { fetch, authenticator };
+  return { fetch, authenticator, routes: () => router.list() };
 }
 
 /** 405 naming the allowed methods when the path has routes, otherwise 404. */

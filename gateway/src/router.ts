@@ -2,6 +2,7 @@ import type { Logger } from "@junction/platform";
 import type { GatewayClients } from "./clients.ts";
 import type { RequestTarget } from "./http/request-target.ts";
 import type { HeaderRecord } from "./http/header-record.ts";
+import type { RouteDoc } from "./openapi/route-doc.ts";
 
 /** What a route handler gets. */
 export interface RouteContext {
@@ -40,6 +41,14 @@ export interface Route {
   /** Secret-key auth required (default true). */
   auth?: boolean;
   handler: Handler;
+  /**
+   * The route in the OpenAPI document (GET /openapi.json, docs/openapi.json); read only to build it,
+   * never per request. A new route needs one, or openapi-document.test.ts fails (unless it is in
+   * UNDOCUMENTED_ROUTES): give `summary`, `tags`, the SAME zod constants the handler passes to
+   * parseWith as `query` / `body`, a zod schema per success status in `responses`, and the route's own
+   * error codes in `errors` (add a new code to openapi/error-codes.ts). Then run `bun run openapi`.
+   */
+  doc?: RouteDoc;
 }
 
 interface CompiledRoute extends Route {
@@ -57,6 +66,11 @@ export class Router {
     for (const r of routes) this.routes.push({ ...r, segments: r.pattern.split("/").filter(Boolean) });
     this.index = undefined;
     return this;
+  }
+
+  /** Every route, in registration order. */
+  list(): readonly Route[] {
+    return this.routes;
   }
 
   /** The route and its params, or which methods the path allows when only the method is wrong. */

@@ -47,10 +47,15 @@ export function errorResponse(
   });
 }
 
+/** The HTTP status of a stable code travelling as a Connect code. */
+export function httpStatus(code: string, connect: Code): number {
+  return STATUS_BY_ERROR_CODE[code] ?? STATUS_BY_CODE[connect] ?? 500;
+}
+
 /** Maps anything thrown in a route to the error body; unknown errors are logged, never shown. */
 export function toErrorResponse(err: unknown, logger: Logger, requestId: string): Response {
   const domain = err instanceof JunctionError ? err : fromConnectError(err);
-  const status = STATUS_BY_ERROR_CODE[domain.code] ?? STATUS_BY_CODE[domain.status] ?? 500;
+  const status = httpStatus(domain.code, domain.status);
   if (status >= 500 && domain.code === "internal_error") {
     logger.error("request failed", { requestId, cause: err });
     return errorResponse(500, "internal_error", `Internal error. Quote request id ${requestId} when reporting it.`);

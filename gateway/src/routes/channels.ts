@@ -2,6 +2,7 @@ import { type Channel, ChannelState, StopOutcome } from "@junction/contracts/cha
 import { z } from "zod";
 import { iso, json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
+import { dataOf, isoOrNull } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
 
 const STATES = {
@@ -47,6 +48,36 @@ function present(c: Channel) {
   };
 }
 
+const channelAnswer = z
+  .object({
+    id: z.string(),
+    resource_id: z.string(),
+    provider_config_key: z.string(),
+    connection_id: z.string(),
+    resource_uri: z.string(),
+    expiration: isoOrNull,
+    state: z.enum([...(Object.keys(STATES) as StateName[]), "unknown"]),
+    created_at: isoOrNull,
+    stopped_at: isoOrNull,
+    expiry_warned_at: isoOrNull,
+    last_message_number: z.number(),
+  })
+  .meta({ id: "Channel" });
+const stopAllAnswer = z.object({
+  integration: z.string(),
+  stopped: z.array(z.string()),
+  gone: z.array(z.string()).describe("Channels the upstream no longer knew (404); counted as stopped."),
+  failed: z.array(
+    z.object({
+      channel_id: z.string(),
+      connection_id: z.string(),
+      status: z.number().int().nullable(),
+      code: z.string(),
+      message: z.string(),
+    }),
+  ),
+});
+
 interface StopFailure {
   channel_id: string;
   connection_id: string;
@@ -75,6 +106,13 @@ export function channelRoutes(): Route[] {
           expiringWithinMs: BigInt(q.expiring_within ?? 0),
         });
         return json({ data: channels.map(present) });
+      },
+      doc: {
+        summary: "List notification channels",
+        tags: ["Channels"],
+        query: listQuery,
+        responses: { 200: dataOf(z.array(channelAnswer)) },
+        errors: ["invalid_request"],
       },
     },
     {
@@ -107,6 +145,19 @@ export function channelRoutes(): Route[] {
           failed: failed.length,
         });
         return json({ data: { integration: body.integration, stopped, gone, failed } });
+      },
+      doc: {
+        summary: "Stop every channel of an integration",
+        description: "The rollback: each active channel is stopped upstream with its connection's credentials.",
+        tags: ["Channels"],
+        body: stopAllBody,
+        responses: { 200: dataOf(stopAllAnswer) },
+        errors: [
+          "unknown_provider_config",
+          "integration_has_no_channels",
+          "channel_stops_unavailable",
+          "invalid_request",
+        ],
       },
     },
   ];

@@ -10,7 +10,7 @@ const tagKey = z
   .regex(/^[a-zA-Z][a-zA-Z0-9_\-./]*$/, "must start with a letter, then letters, digits, _ - . or /")
   .max(64);
 
-const listQuery = z
+export const listQuery = z
   .object({
     connectionId: str.optional(),
     // Nango's `integrationId`: one integration id, or several separated by commas.

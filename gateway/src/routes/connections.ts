@@ -2,9 +2,10 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { z } from "zod";
 import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
+import { successAnswer } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
-import { readConnectionListQuery } from "./connection-list-query.ts";
-import { presentConnection, presentConnectionListItem } from "./present.ts";
+import { listQuery, readConnectionListQuery } from "./connection-list-query.ts";
+import { connectionAnswer, connectionListItemAnswer, presentConnection, presentConnectionListItem } from "./present.ts";
 
 const str = z.string().min(1).max(255);
 /** Nango's query booleans (zod's stringbool: true/false, 1/0, yes/no, on/off, any case). */
@@ -75,6 +76,17 @@ function withoutTags<T extends { tags?: unknown }>(v: T): Omit<T, "tags"> {
   return rest;
 }
 
+const listAnswer = z.object({
+  connections: z.array(connectionListItemAnswer),
+  pagination: z.object({
+    page: z.number().int(),
+    limit: z.number().int(),
+    total: z.number().int(),
+    has_more: z.boolean(),
+  }),
+});
+const connectionParam = { connectionId: "The connection's id (connection_id)." };
+
 /** /connection and /connections (both serve the same shapes, as in Nango). */
 export function connectionRoutes(): Route[] {
   const routes: Route[] = [];
@@ -103,6 +115,14 @@ export function connectionRoutes(): Route[] {
       if (!connection) throw new Error("createConnection returned no connection");
       return json(presentConnection(connection));
     },
+    doc: {
+      summary: "Import a connection",
+      description: "A connection whose OAuth credentials were obtained elsewhere (Nango's import).",
+      tags: ["Connections"],
+      body: importBody,
+      responses: { 200: connectionAnswer },
+      errors: ["unknown_provider_config", "connection_already_exists", "invalid_metadata", "invalid_request"],
+    },
   });
   for (const base of ["/connection", "/connections"]) {
     routes.push(
@@ -116,6 +136,13 @@ export function connectionRoutes(): Route[] {
             connections: res.connections.map(presentConnectionListItem),
             pagination: { page, limit, total: res.total, has_more: (page + 1) * limit < res.total },
           });
+        },
+        doc: {
+          summary: "List connections",
+          tags: ["Connections"],
+          query: listQuery,
+          responses: { 200: listAnswer },
+          errors: [],
         },
       },
       {
@@ -135,6 +162,15 @@ export function connectionRoutes(): Route[] {
           const read = includeCredentials ? { credentials, refreshToken: q.refresh_token === true } : undefined;
           return json(presentConnection(connection, read));
         },
+        doc: {
+          summary: "Get a connection",
+          description: "Tokens are never returned; `credentials` tells the type and expiry only.",
+          tags: ["Connections"],
+          params: connectionParam,
+          query: oneQuery,
+          responses: { 200: connectionAnswer },
+          errors: ["unknown_provider_config", "unknown_connection"],
+        },
       },
       {
         method: "DELETE",
@@ -146,6 +182,14 @@ export function connectionRoutes(): Route[] {
             connectionId: params.connectionId as string,
           });
           return json({ success: true });
+        },
+        doc: {
+          summary: "Delete a connection",
+          tags: ["Connections"],
+          params: connectionParam,
+          query: deleteQuery,
+          responses: { 200: successAnswer },
+          errors: ["unknown_provider_config", "unknown_connection"],
         },
       },
     );

@@ -7,6 +7,7 @@ import {
 import { z } from "zod";
 import { iso, json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
+import { dataOf, isoOrNull } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
 
 const STATUSES = {
@@ -86,6 +87,49 @@ function presentSettings(s: Settings | undefined) {
   };
 }
 
+const attemptAnswer = z
+  .object({
+    id: z.string(),
+    number: z.number().int(),
+    endpoint_id: z.string(),
+    url: z.string(),
+    status_code: z.number().int().nullable(),
+    latency_ms: z.number(),
+    response_snippet: z.string(),
+    error: z.string().nullable(),
+    at: isoOrNull,
+  })
+  .meta({ id: "WebhookAttempt" });
+const messageAnswer = z
+  .object({
+    id: z.string(),
+    type: z.string(),
+    provider_config_key: z.string().nullable(),
+    connection_id: z.string().nullable(),
+    notification_id: z.string().nullable(),
+    status: z.enum(Object.keys(STATUSES) as [StatusName, ...StatusName[]]),
+    attempt_count: z.number().int(),
+    next_attempt_at: isoOrNull,
+    last_error: z.string().nullable(),
+    created_at: isoOrNull,
+    body: z.string().describe("The exact string that was signed and sent."),
+  })
+  .meta({ id: "WebhookMessage" });
+const settingsAnswer = z.object({
+  endpoints: z.array(
+    z.object({
+      id: z.string(),
+      url: z.string(),
+      enabled: z.boolean(),
+      disabled_reason: z.string().nullable(),
+      failing_since: isoOrNull,
+    }),
+  ),
+  signing_secret_prefix: z.string().nullable(),
+  previous_secret_valid_until: isoOrNull,
+});
+const messageParam = { id: "The message's id (msg_...)." };
+
 /** The delivery log (/webhook-messages), replays, and re-enabling an automatically disabled endpoint. */
 export function deliveryRoutes(): Route[] {
   return [
@@ -108,6 +152,14 @@ export function deliveryRoutes(): Route[] {
           next_cursor: res.nextBeforeId || null,
         });
       },
+      doc: {
+        summary: "List webhook messages",
+        description: "The delivery log, newest first; page with `cursor` = the previous page's `next_cursor`.",
+        tags: ["Webhooks"],
+        query: listQuery,
+        responses: { 200: z.object({ data: z.array(messageAnswer), next_cursor: z.string().nullable() }) },
+        errors: ["invalid_id"],
+      },
     },
     {
       method: "GET",
@@ -115,6 +167,14 @@ export function deliveryRoutes(): Route[] {
       handler: async ({ clients, params }) => {
         const res = await clients.webhook.getMessage({ id: params.id ?? "" });
         return json({ data: presentMessage(res.message, true) });
+      },
+      doc: {
+        summary: "Get a webhook message",
+        description: "With its delivery attempts.",
+        tags: ["Webhooks"],
+        params: messageParam,
+        responses: { 200: dataOf(messageAnswer.extend({ attempts: z.array(attemptAnswer) })) },
+        errors: ["invalid_id", "unknown_message"],
       },
     },
     {
@@ -126,6 +186,14 @@ export function deliveryRoutes(): Route[] {
         const res = await clients.webhook.replayFailed({ sinceMs: BigInt(since) });
         return json({ data: { replayed: res.replayed } }, 202);
       },
+      doc: {
+        summary: "Replay failed webhook messages",
+        description: "Every failed or exhausted message since a time (ISO-8601 with an offset, or Unix milliseconds).",
+        tags: ["Webhooks"],
+        body: replayFailedBody,
+        responses: { 202: dataOf(z.object({ replayed: z.number().int() })) },
+        errors: ["invalid_request"],
+      },
     },
     {
       method: "POST",
@@ -134,6 +202,13 @@ export function deliveryRoutes(): Route[] {
         const res = await clients.webhook.replayMessage({ id: params.id ?? "" });
         return json({ data: presentMessage(res.message, false) }, 202);
       },
+      doc: {
+        summary: "Replay a webhook message",
+        tags: ["Webhooks"],
+        params: messageParam,
+        responses: { 202: dataOf(messageAnswer) },
+        errors: ["invalid_id", "unknown_message"],
+      },
     },
     {
       method: "POST",
@@ -141,6 +216,14 @@ export function deliveryRoutes(): Route[] {
       handler: async ({ clients, params }) => {
         const res = await clients.webhook.enableEndpoint({ id: params.id ?? "" });
         return json({ data: presentSettings(res.settings) });
+      },
+      doc: {
+        summary: "Re-enable a webhook endpoint",
+        description: "One that was disabled automatically after failing.",
+        tags: ["Webhooks"],
+        params: { id: "The endpoint's id (ep_...)." },
+        responses: { 200: dataOf(settingsAnswer) },
+        errors: ["invalid_id", "unknown_endpoint", "settings_conflict"],
       },
     },
   ];

@@ -1,3 +1,4 @@
+import { z } from "zod";
 import { json } from "../http/json.ts";
 import type { Route } from "../router.ts";
 
@@ -11,6 +12,13 @@ export function healthRoutes(): Route[] {
       handler: async ({ clients }) => {
         await clients.connection.getEnvironment({});
         return json({ result: "ok" });
+      },
+      doc: {
+        summary: "Liveness",
+        description: "200 when the gateway can reach the connection service. No secret key needed.",
+        tags: ["Meta"],
+        responses: { 200: z.object({ result: z.literal("ok") }) },
+        errors: [],
       },
     },
   ];

@@ -7,6 +7,8 @@ import { Batcher, fromItemError } from "@junction/platform";
 import type { GatewayClients } from "../clients.ts";
 import { errorResponse } from "../http/error-response.ts";
 import { json } from "../http/json.ts";
+import { z } from "zod";
+import { dataOf } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
 
 /** More headers than this are refused with 431 (Bun.serve itself refuses past about 100). */
@@ -87,6 +89,26 @@ export function inboundWebhookRoutes(): Route[] {
           );
         }
         return json({ data: { id: res.notificationId, duplicate: res.duplicate } });
+      },
+      doc: {
+        summary: "Receive an upstream notification",
+        description:
+          "Where the upstream (e.g. Google Calendar) sends notifications; no secret key (the upstream cannot send one). " +
+          "Answers 200 once recorded durably; matching and forwarding happen after. A body is discarded.",
+        tags: ["Webhooks"],
+        params: { environment: "The environment's id.", integration: "The integration's id." },
+        responses: {
+          200: dataOf(
+            z.object({ id: z.string(), duplicate: z.boolean().describe("Already received (the same message).") }),
+          ),
+        },
+        errors: [
+          "unknown_webhook_url",
+          "invalid_notification",
+          "headers_too_large",
+          "request_too_large",
+          "channel_token_mismatch",
+        ],
       },
     },
   ];

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
+import { dataOf } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
-import { presentIntegration } from "./present.ts";
+import { integrationAnswer, presentIntegration } from "./present.ts";
 
 const BODY_LIMIT = 64 * 1024;
 
@@ -87,6 +88,13 @@ export function integrationRoutes(): Route[] {
         const { integrations } = await clients.connection.listIntegrations({});
         return json({ data: integrations.map((i) => presentIntegration(i)) });
       },
+      doc: {
+        summary: "List integrations",
+        tags: ["Integrations"],
+        query: noQuery,
+        responses: { 200: dataOf(z.array(integrationAnswer)) },
+        errors: [],
+      },
     },
     {
       method: "POST",
@@ -113,6 +121,13 @@ export function integrationRoutes(): Route[] {
         }
         return json({ data: presentIntegration(out, { webhook: true }) });
       },
+      doc: {
+        summary: "Create an integration",
+        tags: ["Integrations"],
+        body: createSchema,
+        responses: { 200: dataOf(integrationAnswer) },
+        errors: ["unknown_provider", "integration_already_exists", "invalid_request"],
+      },
     },
     {
       method: "GET",
@@ -127,6 +142,14 @@ export function integrationRoutes(): Route[] {
             credentials: include.includes("credentials"),
           }),
         });
+      },
+      doc: {
+        summary: "Get an integration",
+        tags: ["Integrations"],
+        params: { key: "The integration's id (unique_key)." },
+        query: includeSchema,
+        responses: { 200: dataOf(integrationAnswer) },
+        errors: ["unknown_provider_config"],
       },
     },
     {
@@ -148,6 +171,14 @@ export function integrationRoutes(): Route[] {
         if (!integration) throw new Error("updateIntegration returned no integration");
         return json({ data: presentIntegration(integration, { webhook: true }) });
       },
+      doc: {
+        summary: "Update an integration",
+        tags: ["Integrations"],
+        params: { key: "The integration's id (unique_key)." },
+        body: updateSchema,
+        responses: { 200: dataOf(integrationAnswer) },
+        errors: ["unknown_provider_config", "integration_already_exists", "invalid_request"],
+      },
     },
     {
       method: "DELETE",
@@ -159,6 +190,15 @@ export function integrationRoutes(): Route[] {
           force: q.force === "true",
         });
         return json({ success: true, deleted_connections: res.deletedConnections });
+      },
+      doc: {
+        summary: "Delete an integration",
+        description: "Refused (409 integration_has_connections) while it has connections, unless force=true.",
+        tags: ["Integrations"],
+        params: { key: "The integration's id (unique_key)." },
+        query: deleteQuerySchema,
+        responses: { 200: z.object({ success: z.literal(true), deleted_connections: z.number().int() }) },
+        errors: ["unknown_provider_config", "integration_has_connections"],
       },
     },
   ];

@@ -4,6 +4,7 @@ import { z } from "zod";
 import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import type { Route } from "../router.ts";
+import type { RouteDoc } from "../openapi/route-doc.ts";
 
 const BODY_LIMIT = 1024 * 1024;
 
@@ -16,6 +17,11 @@ const bodySchema = z
   .strict();
 
 const noQuery = z.object({}).strict();
+
+const DOC_BY_METHOD: Record<"POST" | "PATCH", Pick<RouteDoc, "summary" | "description">> = {
+  POST: { summary: "Set connection metadata", description: "Replaces the metadata of one connection or a list." },
+  PATCH: { summary: "Update connection metadata", description: "Merges (shallow) into one connection's or a list's." },
+};
 
 /**
  * Connection metadata, at the spec's path (/connection/metadata) and Nango's current one
@@ -43,6 +49,14 @@ export function metadataRoutes(): Route[] {
             mode,
           });
           return json(body, status);
+        },
+        doc: {
+          ...DOC_BY_METHOD[method],
+          tags: ["Connections"],
+          query: noQuery,
+          body: bodySchema,
+          responses: { [status]: bodySchema.describe("The request, echoed (as Nango does).") },
+          errors: ["unknown_provider_config", "unknown_connection", "invalid_metadata", "invalid_request"],
         },
       });
     }

@@ -1,6 +1,71 @@
 import type { JsonValue } from "@bufbuild/protobuf";
 import type { Connection, Credentials, Integration } from "@junction/contracts/connection/v1/connection_service_pb";
+import { z } from "zod";
 import { iso } from "../http/json.ts";
+import { isoOrNull } from "../openapi/route-doc.ts";
+
+/** The answer schemas of the presenters below (the OpenAPI document's; checked against real answers in tests). */
+export const integrationAnswer = z
+  .object({
+    unique_key: z.string(),
+    display_name: z.string(),
+    provider: z.string(),
+    logo: z.null(),
+    forward_webhooks: z.boolean(),
+    created_at: isoOrNull,
+    updated_at: isoOrNull,
+    upstream_overrides: z
+      .object({
+        base_url: z.string().nullable(),
+        authorization_url: z.string().nullable(),
+        token_url: z.string().nullable(),
+      })
+      .optional()
+      .describe("Only when one is set."),
+    webhook_url: z.string().optional().describe("With include=webhook, and on create and update."),
+    credentials: z
+      .object({
+        type: z.literal("OAUTH2"),
+        client_id: z.string().nullable(),
+        client_secret: z.null().describe("Never returned: write-only."),
+        client_secret_set: z.boolean(),
+        scopes: z.string().nullable(),
+      })
+      .optional()
+      .describe("With include=credentials."),
+  })
+  .meta({ id: "Integration" });
+const connectionError = z
+  .object({ type: z.string(), message: z.string(), created_at: isoOrNull })
+  .meta({ id: "ConnectionError" });
+const endUserAnswer = z.record(z.string(), z.unknown()).nullable();
+export const connectionListItemAnswer = z
+  .object({
+    id: z.string(),
+    connection_id: z.string(),
+    provider: z.string(),
+    provider_config_key: z.string(),
+    created: isoOrNull,
+    metadata: z.record(z.string(), z.unknown()).nullable(),
+    errors: z.array(connectionError),
+    end_user: endUserAnswer,
+  })
+  .meta({ id: "ConnectionListItem" });
+export const connectionAnswer = z
+  .object({
+    id: z.string(),
+    connection_id: z.string(),
+    provider_config_key: z.string(),
+    provider: z.string(),
+    created_at: isoOrNull,
+    updated_at: isoOrNull,
+    metadata: z.record(z.string(), z.unknown()),
+    connection_config: z.record(z.string(), z.unknown()),
+    errors: z.array(connectionError),
+    end_user: endUserAnswer,
+    credentials: z.object({ type: z.literal("OAUTH2"), expires_at: isoOrNull }).describe("Tokens are never returned."),
+  })
+  .meta({ id: "Connection" });
 
 /** An integration in Nango's public shape, plus Junction's `upstream_overrides` when set. */
 export function presentIntegration(i: Integration, include: { webhook?: boolean; credentials?: boolean } = {}) {

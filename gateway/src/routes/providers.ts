@@ -3,10 +3,27 @@ import { z } from "zod";
 import { errorResponse } from "../http/error-response.ts";
 import { json } from "../http/json.ts";
 import { parseWith, queryObject } from "../http/read-json.ts";
+import { dataOf } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
 
 // Nango's `search` (listProviders({ search })): a case-insensitive part of the provider's name.
 const listQuery = z.object({ search: z.string().min(1).max(255).optional() }).strict();
+
+const scopeAnswer = z.object({ name: z.string(), description: z.string(), sensitivity: z.string() });
+const providerAnswer = z
+  .object({
+    name: z.string(),
+    display_name: z.string(),
+    auth_mode: z.literal("OAUTH2"),
+    proxy: z.object({ base_url: z.string() }),
+    authorization_url: z.string(),
+    token_url: z.string(),
+    authorization_params: z.record(z.string(), z.string()),
+    default_scopes: z.array(z.string()),
+    scopes: z.array(scopeAnswer),
+    webhooks: z.object({ headers: z.record(z.string(), z.string()) }).nullable(),
+  })
+  .meta({ id: "Provider" });
 
 /** A provider template in Nango's public shape, with its scope catalogue. */
 function presentProvider(p: Provider) {
@@ -45,6 +62,14 @@ export function providerRoutes(): Route[] {
         const provider = providers.find((p) => p.name === params.provider);
         if (!provider) return errorResponse(404, "unknown_provider", `Unknown provider "${params.provider}".`);
         return json({ data: presentProvider(provider) });
+      },
+      doc: {
+        summary: "List provider templates",
+        description:
+          "The templates integrations are created from, with their scope catalogue and each scope's sensitivity.",
+        tags: ["Providers"],
+        responses: { 200: dataOf(z.array(providerAnswer)) },
+        errors: [],
       },
     },
   ];

@@ -1,11 +1,56 @@
+import { z } from "zod";
+import type { RouteDoc } from "../openapi/route-doc.ts";
 import { createUpstreamProxy, type UpstreamProxyOptions } from "../proxy/upstream-proxy.ts";
 import type { Route } from "../router.ts";
 
 /** Every method Nango's proxy carries (spec: Proxy rules 3). HEAD is served by the GET route. */
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
 
+/** The control headers, for the document only: the proxy reads them by hand (proxy-controls.ts), off zod. */
+const controlHeaders = z.object({
+  "provider-config-key": z.string().describe("The integration's id."),
+  "connection-id": z.string().describe("The connection's id."),
+  retries: z
+    .string()
+    .regex(/^\d{1,4}$/)
+    .optional()
+    .describe("Retries of this call (0 turns them off)."),
+  "retry-on": z.string().optional().describe("Statuses retried besides 429 and 5xx, comma-separated, e.g. 409,423."),
+  "base-url-override": z
+    .string()
+    .optional()
+    .describe("Another base URL (under the integration's, or an allowed host)."),
+  decompress: z.enum(["true", "false"]).optional().describe("true: the body decompressed, without Content-Encoding."),
+});
+
+const doc: RouteDoc = {
+  summary: "Call the upstream API as the connection",
+  description:
+    "The request (method, path, query, body, headers other than the control ones) goes to the integration's base " +
+    "URL with the connection's token; the upstream's answer (status, headers, body) comes back as it is, streamed. " +
+    "Every method; HEAD as GET. Only the errors listed are Junction's.",
+  tags: ["Proxy"],
+  params: { path: "The upstream path, slashes included (e.g. calendar/v3/users/me/calendarList)." },
+  headers: controlHeaders,
+  rawBody: "Passed on to the upstream as it is, streamed.",
+  responses: { default: { description: "The upstream's answer, as it came.", contentType: "*/*" } },
+  errors: [
+    "invalid_headers",
+    "invalid_proxy_path",
+    "base_url_override_not_allowed",
+    "unknown_provider_config",
+    "unknown_connection",
+    "integration_has_no_base_url",
+    "connection_has_no_credentials",
+    "connection_refresh_failed",
+    "connection_refresh_busy",
+    "upstream_unreachable",
+    "upstream_timeout",
+  ],
+};
+
 /** /proxy/{upstream path}: the authenticated, streaming proxy (spec: Endpoints, Proxy rules 1–3). */
 export function proxyRoutes(options: UpstreamProxyOptions = {}): Route[] {
   const handler = createUpstreamProxy(options);
-  return METHODS.map((method) => ({ method, pattern: "/proxy/*", handler }));
+  return METHODS.map((method) => ({ method, pattern: "/proxy/*", handler, doc }));
 }

@@ -2,6 +2,7 @@ import { z } from "zod";
 import { iso, json } from "../http/json.ts";
 import { parseWith, readJson } from "../http/read-json.ts";
 import type { Authenticator } from "../middleware/authenticate.ts";
+import { dataOf, isoOrNull } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
 import type { SecretKey } from "@junction/contracts/connection/v1/connection_service_pb";
 
@@ -10,6 +11,16 @@ const createSchema = z.object({ name: z.string().min(1).max(100).optional() }).s
 function present(k: SecretKey) {
   return { id: k.id, name: k.name, prefix: k.prefix, created_at: iso(k.createdAtMs), revoked_at: iso(k.revokedAtMs) };
 }
+
+const keyAnswer = z
+  .object({
+    id: z.string(),
+    name: z.string(),
+    prefix: z.string(),
+    created_at: isoOrNull,
+    revoked_at: isoOrNull,
+  })
+  .meta({ id: "SecretKey" });
 
 /** /secret-keys: several keys may exist; revoking one stops it authenticating (within seconds). */
 export function secretKeyRoutes(authenticator: Authenticator): Route[] {
@@ -20,6 +31,12 @@ export function secretKeyRoutes(authenticator: Authenticator): Route[] {
       handler: async ({ clients }) => {
         const { keys } = await clients.connection.listSecretKeys({});
         return json({ data: keys.map(present) });
+      },
+      doc: {
+        summary: "List secret keys",
+        tags: ["Secret keys"],
+        responses: { 200: dataOf(z.array(keyAnswer)) },
+        errors: [],
       },
     },
     {
@@ -32,6 +49,14 @@ export function secretKeyRoutes(authenticator: Authenticator): Route[] {
         // The only time the plaintext is ever shown.
         return json({ data: { ...present(res.key), secret_key: res.plaintext } }, 201);
       },
+      doc: {
+        summary: "Create a secret key",
+        description: "The plaintext `secret_key` is shown in this answer only.",
+        tags: ["Secret keys"],
+        body: createSchema,
+        responses: { 201: dataOf(keyAnswer.extend({ secret_key: z.string() })) },
+        errors: [],
+      },
     },
     {
       method: "DELETE",
@@ -41,6 +66,14 @@ export function secretKeyRoutes(authenticator: Authenticator): Route[] {
         authenticator.clear();
         if (!res.key) throw new Error("revokeSecretKey returned no key");
         return json({ data: present(res.key) });
+      },
+      doc: {
+        summary: "Revoke a secret key",
+        description: "It stops authenticating within seconds.",
+        tags: ["Secret keys"],
+        params: { id: "The key's id." },
+        responses: { 200: dataOf(keyAnswer) },
+        errors: ["unknown_secret_key"],
       },
     },
   ];

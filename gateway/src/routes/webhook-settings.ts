@@ -2,6 +2,7 @@ import type { Settings } from "@junction/contracts/webhook/v1/webhook_service_pb
 import { z } from "zod";
 import { iso, json } from "../http/json.ts";
 import { parseWith, readJson } from "../http/read-json.ts";
+import { dataOf, isoOrNull } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
 
 const updateSchema = z.object({ endpoints: z.array(z.string().url().max(2048)).max(10) }).strict();
@@ -24,6 +25,12 @@ function present(s: Settings | undefined) {
   };
 }
 
+const settingsAnswer = z.object({
+  endpoints: z.array(z.object({ id: z.string(), url: z.string(), enabled: z.boolean() })),
+  signing_secret_prefix: z.string().nullable(),
+  previous_secret_valid_until: isoOrNull,
+});
+
 /** /webhook-settings: where forwarded and auth webhooks go, and the signing secret (never shown again). */
 export function webhookSettingsRoutes(): Route[] {
   return [
@@ -31,6 +38,12 @@ export function webhookSettingsRoutes(): Route[] {
       method: "GET",
       pattern: "/webhook-settings",
       handler: async ({ clients }) => json({ data: present((await clients.webhook.getSettings({})).settings) }),
+      doc: {
+        summary: "Get the webhook settings",
+        tags: ["Webhooks"],
+        responses: { 200: dataOf(settingsAnswer) },
+        errors: [],
+      },
     },
     {
       method: "PUT",
@@ -39,6 +52,13 @@ export function webhookSettingsRoutes(): Route[] {
         const body = parseWith(updateSchema, await readJson(req, 64 * 1024), "invalid_body", "body");
         const res = await clients.webhook.updateSettings({ endpointUrls: body.endpoints });
         return json({ data: present(res.settings) });
+      },
+      doc: {
+        summary: "Set the webhook endpoints",
+        tags: ["Webhooks"],
+        body: updateSchema,
+        responses: { 200: dataOf(settingsAnswer) },
+        errors: ["invalid_endpoint_url", "too_many_endpoints", "settings_conflict"],
       },
     },
     {
@@ -51,6 +71,16 @@ export function webhookSettingsRoutes(): Route[] {
           graceMs: BigInt((q.grace_period_seconds ?? 24 * 3600) * 1000),
         });
         return json({ data: { signing_secret: res.signingSecret, ...present(res.settings) } }, 201);
+      },
+      doc: {
+        summary: "Rotate the webhook signing secret",
+        description:
+          "The new secret is shown in this answer only; the previous one stays valid for the grace period (default 24 hours).",
+        tags: ["Webhooks"],
+        body: rotateSchema,
+        bodyOptional: true,
+        responses: { 201: dataOf(settingsAnswer.extend({ signing_secret: z.string() })) },
+        errors: ["invalid_grace_period", "settings_conflict"],
       },
     },
   ];

@@ -49,6 +49,27 @@ export function authorizationRoutes(): Route[] {
           return browserError(err, ctx, html, "Cannot start the connection");
         }
       },
+      doc: {
+        summary: "Start the OAuth authorization",
+        description:
+          "Redirects the browser to the provider's consent page. Errors are pages for a browser (Accept: text/html), the error body otherwise.",
+        tags: ["Connect"],
+        params: { integration: "The integration's id." },
+        query: connectQuery,
+        responses: {
+          302: { description: "To the provider's authorization URL.", headers: { location: "The authorization URL." } },
+        },
+        errors: [
+          "unknown_connect_session_token",
+          "connect_session_expired",
+          "integration_not_allowed",
+          "unknown_provider_config",
+          "integration_missing_credentials",
+          "test_credentials_unavailable",
+          "unknown_connection",
+          "invalid_request",
+        ],
+      },
     },
     {
       method: "GET",
@@ -83,6 +104,21 @@ export function authorizationRoutes(): Route[] {
               )
             : page;
         }
+      },
+      doc: {
+        summary: "The OAuth callback",
+        description:
+          "Where the provider sends the browser back (register `{base_url}/oauth/callback` as the redirect URI). Always a page saying what happened, errors included.",
+        tags: ["Connect"],
+        query: z.object({
+          state: z.string().optional(),
+          code: z.string().optional(),
+          error: z.string().optional(),
+          error_description: z.string().optional(),
+        }),
+        queryUnchecked: true,
+        responses: { 200: { description: "An HTML page: connected, or why not.", contentType: "text/html" } },
+        errors: [],
       },
     },
   ];

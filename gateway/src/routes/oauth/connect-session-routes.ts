@@ -2,6 +2,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { z } from "zod";
 import { iso, json } from "../../http/json.ts";
 import { parseWith, queryObject, readJson } from "../../http/read-json.ts";
+import { dataOf, isoOrNull } from "../../openapi/route-doc.ts";
 import type { Route } from "../../router.ts";
 import { browserError } from "./browser-error.ts";
 import { escapeHtml, htmlPage } from "./html-page.ts";
@@ -44,6 +45,9 @@ const reconnectBody = z
   })
   .strict();
 
+const sessionAnswer = dataOf(z.object({ token: z.string(), expires_at: isoOrNull, connect_link: z.string() }));
+const SESSION_ERRORS = ["unknown_provider_config", "unknown_connection", "invalid_request"] as const;
+
 function toDefaults(d: z.infer<typeof configDefaults> | undefined) {
   return Object.fromEntries(
     Object.entries(d ?? {}).map(([k, v]) => [
@@ -84,6 +88,14 @@ export function connectSessionRoutes(): Route[] {
         });
         return created(baseUrl, res.token, res.expiresAtMs);
       },
+      doc: {
+        summary: "Create a connect session",
+        description: "A short-lived token for the end user to connect an account at `connect_link`.",
+        tags: ["Connect"],
+        body: createBody,
+        responses: { 201: sessionAnswer },
+        errors: [...SESSION_ERRORS],
+      },
     },
     {
       method: "POST",
@@ -98,6 +110,14 @@ export function connectSessionRoutes(): Route[] {
           reconnectProviderConfigKey: body.integration_id,
         });
         return created(baseUrl, res.token, res.expiresAtMs);
+      },
+      doc: {
+        summary: "Create a reconnect session",
+        description: "A connect session that authorizes an existing connection again.",
+        tags: ["Connect"],
+        body: reconnectBody,
+        responses: { 201: sessionAnswer },
+        errors: [...SESSION_ERRORS],
       },
     },
     {
@@ -133,6 +153,16 @@ export function connectSessionRoutes(): Route[] {
         } catch (err) {
           return browserError(err, ctx, true, "Cannot connect");
         }
+      },
+      doc: {
+        summary: "The connect page",
+        description:
+          "The page a connect session's `connect_link` opens: the integrations the session allows. Errors are pages.",
+        tags: ["Connect"],
+        query: z.object({ connect_session_token: z.string() }),
+        queryUnchecked: true,
+        responses: { 200: { description: "An HTML page.", contentType: "text/html" } },
+        errors: ["unknown_connect_session_token", "connect_session_expired"],
       },
     },
   ];

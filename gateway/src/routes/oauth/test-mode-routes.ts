@@ -2,10 +2,16 @@ import type { TestMode } from "@junction/contracts/connection/v1/connection_serv
 import { z } from "zod";
 import { json } from "../../http/json.ts";
 import { parseWith, queryObject, readJson } from "../../http/read-json.ts";
+import { dataOf } from "../../openapi/route-doc.ts";
 import type { Route } from "../../router.ts";
 
 const noQuery = z.object({}).strict();
 const switchBody = z.object({ enabled: z.boolean() }).strict();
+
+const testModeAnswer = dataOf(
+  z.object({ enabled: z.boolean(), available: z.boolean(), client_id: z.string().nullable(), sandbox: z.boolean() }),
+);
+const keyParam = { key: "The integration's id." };
 
 function presentTestMode(t: TestMode | undefined) {
   return {
@@ -27,6 +33,14 @@ export function testModeRoutes(): Route[] {
         const res = await clients.connection.getTestMode({ uniqueKey: params.key as string });
         return json({ data: presentTestMode(res.testMode) });
       },
+      doc: {
+        summary: "Get an integration's test mode",
+        tags: ["Integrations"],
+        params: keyParam,
+        query: noQuery,
+        responses: { 200: testModeAnswer },
+        errors: ["unknown_provider_config"],
+      },
     },
     {
       method: "PUT",
@@ -35,6 +49,15 @@ export function testModeRoutes(): Route[] {
         const body = parseWith(switchBody, await readJson(req, 1024), "invalid_body", "body");
         const res = await clients.connection.setTestMode({ uniqueKey: params.key as string, enabled: body.enabled });
         return json({ data: presentTestMode(res.testMode) });
+      },
+      doc: {
+        summary: "Switch an integration's test mode",
+        description: "On: the integration authorizes with the operator's test OAuth client.",
+        tags: ["Integrations"],
+        params: keyParam,
+        body: switchBody,
+        responses: { 200: testModeAnswer },
+        errors: ["unknown_provider_config", "unknown_provider"],
       },
     },
     {
@@ -59,6 +82,30 @@ export function testModeRoutes(): Route[] {
             notes: g.notes,
           },
         });
+      },
+      doc: {
+        summary: "Get an integration's consent guidance",
+        description: "What its scopes mean upstream: sensitivity, verification, Testing-mode limits.",
+        tags: ["Integrations"],
+        params: keyParam,
+        query: noQuery,
+        responses: {
+          200: dataOf(
+            z.object({
+              provider_config_key: z.string(),
+              provider: z.string(),
+              scopes: z.array(
+                z.object({ name: z.string(), description: z.string().nullable(), sensitivity: z.string() }),
+              ),
+              highest_sensitivity: z.string(),
+              verification_required: z.boolean(),
+              security_assessment_required: z.boolean(),
+              testing_mode_refresh_token_days: z.number().int(),
+              notes: z.array(z.string()),
+            }),
+          ),
+        },
+        errors: ["unknown_provider_config"],
       },
     },
   ];

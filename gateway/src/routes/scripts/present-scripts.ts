@@ -11,7 +11,9 @@ import {
   type ScriptRun,
   type ScriptVersion,
 } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { z } from "zod";
 import { iso } from "../../http/json.ts";
+import { isoOrNull } from "../../openapi/route-doc.ts";
 
 /** Public names of the contract's enums (the REST API speaks these). */
 export const RUN_STATUSES = {
@@ -34,6 +36,60 @@ const EVENTS = {
   "pre-connection-deletion": LifecycleEvent.PRE_CONNECTION_DELETION,
 } as const;
 const LEVELS = { debug: LogLevel.DEBUG, info: LogLevel.INFO, warn: LogLevel.WARN, error: LogLevel.ERROR } as const;
+
+const enumOf = <T extends Record<string, number>>(table: T) =>
+  z.enum(Object.keys(table) as [keyof T & string, ...(keyof T & string)[]]).nullable();
+
+/** The answer schemas of the presenters below (the OpenAPI document's; checked against real answers in tests). */
+export const versionAnswer = z
+  .object({
+    id: z.string(),
+    provider_config_key: z.string(),
+    name: z.string(),
+    version: z.number().int(),
+    kind: z.enum(["sync", "on-event"]),
+    event: enumOf(EVENTS),
+    frequency: z.string().nullable(),
+    frequency_ms: z.number().nullable(),
+    auto_start: z.boolean().nullable(),
+    webhook_subscriptions: z.array(z.string()),
+    endpoints: z.array(z.object({ method: z.string(), path: z.string() })),
+    description: z.string().nullable(),
+    filename: z.string().nullable(),
+    source_hash: z.string(),
+    created_at: isoOrNull,
+  })
+  .meta({ id: "ScriptVersion" });
+export const scriptAnswer = versionAnswer.extend({ forward_webhooks_too: z.boolean() }).meta({ id: "Script" });
+export const runAnswer = z
+  .object({
+    id: z.string(),
+    provider_config_key: z.string(),
+    script_name: z.string(),
+    script_version: z.number().int(),
+    connection_id: z.string().nullable(),
+    trigger: enumOf(RUN_TRIGGERS),
+    entry: z.string(),
+    attempt: z.number().int(),
+    status: enumOf(RUN_STATUSES),
+    started_at: isoOrNull,
+    finished_at: isoOrNull,
+    duration_ms: z.number().nullable(),
+    logs_truncated: z.boolean(),
+    error: z
+      .object({
+        name: z.string(),
+        message: z.string(),
+        stack: z.string().nullable(),
+        status: z.number().int().nullable(),
+        body: z.unknown(),
+      })
+      .nullable(),
+  })
+  .meta({ id: "ScriptRun" });
+export const runWithLogsAnswer = runAnswer.extend({
+  logs: z.array(z.object({ level: enumOf(LEVELS), message: z.string(), at: isoOrNull })),
+});
 
 function nameOf<T extends Record<string, number>>(table: T, value: number): keyof T | null {
   return (Object.keys(table) as (keyof T)[]).find((k) => table[k] === value) ?? null;

@@ -2,8 +2,9 @@ import { RunStatus, RunTrigger } from "@junction/contracts/scripts/v1/scripts_se
 import { z } from "zod";
 import { json } from "../../http/json.ts";
 import { parseWith, queryObject } from "../../http/read-json.ts";
+import { dataOf } from "../../openapi/route-doc.ts";
 import type { Route } from "../../router.ts";
-import { presentRun, RUN_STATUSES, RUN_TRIGGERS } from "./present-scripts.ts";
+import { presentRun, RUN_STATUSES, RUN_TRIGGERS, runAnswer, runWithLogsAnswer } from "./present-scripts.ts";
 import { getScript } from "./script-routes.ts";
 
 type StatusName = keyof typeof RUN_STATUSES;
@@ -45,6 +46,14 @@ export function runRoutes(): Route[] {
         });
         return json({ data: res.runs.map((r) => presentRun(r, false)), next_cursor: res.nextCursor || null });
       },
+      doc: {
+        summary: "List script runs",
+        description: "Newest first; page with `cursor` = the previous page's `next_cursor`.",
+        tags: ["Scripts"],
+        query: listQuery,
+        responses: { 200: z.object({ data: z.array(runAnswer), next_cursor: z.string().nullable() }) },
+        errors: ["invalid_id", "invalid_request"],
+      },
     },
     {
       method: "GET",
@@ -54,6 +63,15 @@ export function runRoutes(): Route[] {
         if (!id.startsWith("run_")) return getScript(ctx, "runs", id);
         const res = await ctx.clients.scripts.getRun({ id });
         return json({ data: presentRun(res.run, true) });
+      },
+      doc: {
+        summary: "Get a script run",
+        description:
+          "With its logs. (An id not starting with `run_` reads the script of that name of integration `runs`.)",
+        tags: ["Scripts"],
+        params: { id: "The run's id (run_...)." },
+        responses: { 200: dataOf(runWithLogsAnswer) },
+        errors: ["invalid_id", "unknown_run", "unknown_script"],
       },
     },
   ];

@@ -1,8 +1,9 @@
 import { z } from "zod";
 import { json } from "../../http/json.ts";
 import { parseWith, queryObject, readJson } from "../../http/read-json.ts";
+import { dataOf } from "../../openapi/route-doc.ts";
 import type { Route, RouteContext } from "../../router.ts";
-import { presentScript, presentVersion } from "./present-scripts.ts";
+import { presentScript, presentVersion, scriptAnswer, versionAnswer } from "./present-scripts.ts";
 
 /** A script's source is at most 1 MiB; JSON escaping can double it. */
 const DEPLOY_BODY_LIMIT = 2 * 1024 * 1024 + 4096;
@@ -18,6 +19,9 @@ const deployBody = z
   })
   .strict();
 const listQuery = z.object({ provider_config_key: key.optional() }).strict();
+
+const scriptParams = { integration: "The integration's id.", name: "The script's name." };
+const scriptWithSourceAnswer = dataOf(scriptAnswer.extend({ source: z.string(), versions: z.array(versionAnswer) }));
 
 /** One script: its latest version with the source, and every version. */
 export async function getScript(ctx: RouteContext, integration: string, name: string): Promise<Response> {
@@ -44,6 +48,15 @@ export function scriptRoutes(): Route[] {
         });
         return json({ data: presentScript(res.script) }, 201);
       },
+      doc: {
+        summary: "Deploy a script",
+        description:
+          "A new version of the script (a sync or an on-event script); refused with the file, line and column.",
+        tags: ["Scripts"],
+        body: deployBody,
+        responses: { 201: dataOf(scriptAnswer) },
+        errors: ["invalid_script", "unknown_provider_config", "invalid_request"],
+      },
     },
     {
       method: "GET",
@@ -53,11 +66,26 @@ export function scriptRoutes(): Route[] {
         const res = await clients.scripts.listScripts({ providerConfigKey: q.provider_config_key ?? "" });
         return json({ data: res.scripts.map(presentScript) });
       },
+      doc: {
+        summary: "List deployed scripts",
+        tags: ["Scripts"],
+        query: listQuery,
+        responses: { 200: dataOf(z.array(scriptAnswer)) },
+        errors: [],
+      },
     },
     {
       method: "GET",
       pattern: "/scripts/:integration/:name",
       handler: (ctx) => getScript(ctx, ctx.params.integration as string, ctx.params.name as string),
+      doc: {
+        summary: "Get a script",
+        description: "Its latest version with the source, and every version.",
+        tags: ["Scripts"],
+        params: scriptParams,
+        responses: { 200: scriptWithSourceAnswer },
+        errors: ["unknown_script"],
+      },
     },
     {
       method: "DELETE",
@@ -68,6 +96,14 @@ export function scriptRoutes(): Route[] {
           name: params.name as string,
         });
         return json({ data: { removed_versions: res.removedVersions } });
+      },
+      doc: {
+        summary: "Remove a script",
+        description: "Every version of it.",
+        tags: ["Scripts"],
+        params: scriptParams,
+        responses: { 200: dataOf(z.object({ removed_versions: z.number().int() })) },
+        errors: ["unknown_script"],
       },
     },
   ];

@@ -6,6 +6,19 @@ import { parseWith, readJson } from "../../http/read-json.ts";
 import type { Route } from "../../router.ts";
 import { syncNames, syncsField } from "./sync-names.ts";
 
+/** The headers the route falls back on (read by hand below; for the document). */
+const fallbackHeaders = z.object({
+  "provider-config-key": z.string().optional().describe("The integration's id, when not in the body."),
+  "connection-id": z.string().optional().describe("The connection's id, when not in the body."),
+});
+const triggerAnswer = z.object({
+  success: z.literal(true),
+  runs: z.array(
+    z.object({ id: z.string(), sync: z.string(), connection_id: z.string(), status: z.literal("running") }),
+  ),
+  queued: z.array(z.object({ sync: z.string(), connection_id: z.string() })),
+});
+
 /**
  * Nango's body (strict): `syncs` as names or `{name, variant}`; `opts` (`reset`: a full refresh;
  * `emptyCache`: nothing to empty in Junction), or the older `sync_mode` / `full_resync`. Only the
@@ -65,6 +78,22 @@ export function syncTriggerRoute(): Route {
         runs: res.runs.map((r) => ({ id: r.id, sync: r.scriptName, connection_id: r.connectionId, status: "running" })),
         queued: res.queued.map((q) => ({ sync: q.name, connection_id: q.connectionId })),
       });
+    },
+    doc: {
+      summary: "Trigger syncs of a connection",
+      description: "Runs them now; follow each run with GET /scripts/runs/{id}.",
+      tags: ["Syncs"],
+      headers: fallbackHeaders,
+      body: triggerBody,
+      responses: { 200: triggerAnswer },
+      errors: [
+        "missing_provider_config_key",
+        "missing_connection_id",
+        "unknown_provider_config",
+        "unknown_connection",
+        "unknown_sync",
+        "script_runtime_busy",
+      ],
     },
   };
 }

@@ -1,0 +1,94 @@
+import { Code } from "@connectrpc/connect";
+import { httpStatus } from "../http/error-response.ts";
+
+/** A stable error code: the Connect code it travels as (its HTTP status follows the gateway's table), and what it means. */
+interface ErrorCodeInfo {
+  connect: Code;
+  description: string;
+}
+
+const e = (connect: Code, description: string): ErrorCodeInfo => ({ connect, description });
+
+/**
+ * Every stable code a documented route may answer, for the OpenAPI document. A route's `doc.errors`
+ * names its own; the common ones (auth, query and body checks, internal) are added by the document.
+ */
+export const ERROR_CODES = {
+  // Common to every route, or to every route of a kind.
+  missing_auth_header: e(Code.Unauthenticated, "No Authorization header: send `Bearer <secret key>`."),
+  malformed_auth_header: e(Code.Unauthenticated, "The Authorization header is not `Bearer <secret key>`."),
+  unknown_account: e(Code.Unauthenticated, "The secret key is not valid, or was revoked."),
+  invalid_query_params: e(Code.InvalidArgument, "A query parameter is unknown or invalid; `errors` names each."),
+  invalid_content_type: e(Code.InvalidArgument, "The body is not sent as `Content-Type: application/json`."),
+  invalid_json: e(Code.InvalidArgument, "The body is not valid JSON."),
+  invalid_body: e(Code.InvalidArgument, "A body field is missing, unknown or invalid; `errors` names each."),
+  request_too_large: e(Code.InvalidArgument, "The body exceeds the route's limit."),
+  invalid_request: e(Code.InvalidArgument, "A field was refused by the service; `errors` names it."),
+  invalid_id: e(Code.InvalidArgument, "An id (in the path or a cursor) does not have its type's prefix."),
+  service_unavailable: e(Code.Unavailable, "A service behind the gateway could not be reached; retry."),
+  internal_error: e(Code.Internal, "An unexpected error; quote the request id (`X-Request-Id`) when reporting it."),
+  // Answered by the gateway before any route.
+  invalid_url: e(Code.InvalidArgument, "The request URL could not be parsed."),
+  not_found: e(Code.NotFound, "No route for this method and path."),
+  method_not_allowed: e(Code.InvalidArgument, "The path has routes, but not for this method (see `Allow`)."),
+  // Integrations, connections, secret keys.
+  unknown_provider: e(Code.InvalidArgument, "No provider template with this name (see GET /providers)."),
+  unknown_provider_config: e(Code.NotFound, "No integration with this id."),
+  integration_already_exists: e(Code.AlreadyExists, "An integration with this id already exists."),
+  integration_has_connections: e(Code.FailedPrecondition, "The integration has connections; pass `force=true`."),
+  unknown_connection: e(Code.NotFound, "No connection with this id for the integration."),
+  connection_already_exists: e(Code.AlreadyExists, "A connection with this id already exists for the integration."),
+  invalid_metadata: e(Code.InvalidArgument, "A known metadata key has the wrong type; `errors` names it."),
+  unknown_secret_key: e(Code.NotFound, "No secret key with this id."),
+  // Connect sessions and the OAuth flow.
+  unknown_connect_session_token: e(Code.Unauthenticated, "The connect session token is unknown."),
+  connect_session_expired: e(Code.Unauthenticated, "The connect session has expired."),
+  integration_not_allowed: e(Code.PermissionDenied, "The connect session does not allow this integration."),
+  integration_missing_credentials: e(Code.FailedPrecondition, "The integration has no OAuth client id and secret."),
+  test_credentials_unavailable: e(Code.FailedPrecondition, "Test mode is on, but no test credentials are configured."),
+  // The proxy.
+  invalid_headers: e(Code.InvalidArgument, "A control header is missing or invalid; `errors` names each."),
+  invalid_proxy_path: e(Code.InvalidArgument, "The upstream path is not allowed (e.g. it would leave the base URL)."),
+  base_url_override_not_allowed: e(Code.InvalidArgument, "Base-Url-Override names a host that is not allowed."),
+  integration_has_no_base_url: e(Code.FailedPrecondition, "The integration has no upstream base URL."),
+  connection_has_no_credentials: e(Code.FailedPrecondition, "The connection has no upstream credentials."),
+  connection_refresh_failed: e(Code.FailedPrecondition, "The connection's token could not be refreshed."),
+  connection_refresh_busy: e(Code.Unavailable, "Another process is refreshing the token; retry."),
+  upstream_unreachable: e(Code.Unavailable, "The upstream could not be reached."),
+  upstream_timeout: e(Code.DeadlineExceeded, "The upstream did not answer in time."),
+  // Webhooks: settings, delivery log, inbound notifications.
+  invalid_endpoint_url: e(Code.InvalidArgument, "An endpoint URL is refused; `errors` names each."),
+  too_many_endpoints: e(Code.InvalidArgument, "Too many webhook endpoints."),
+  invalid_grace_period: e(Code.InvalidArgument, "The grace period is out of range."),
+  settings_conflict: e(Code.Aborted, "The settings were changed concurrently; retry."),
+  unknown_message: e(Code.NotFound, "No webhook message with this id."),
+  unknown_endpoint: e(Code.NotFound, "No webhook endpoint with this id."),
+  unknown_webhook_url: e(Code.NotFound, "No integration receives notifications at this URL."),
+  invalid_notification: e(Code.InvalidArgument, "The notification's headers are not a valid notification."),
+  headers_too_large: e(Code.InvalidArgument, "The notification has too many headers, or too many bytes of them."),
+  channel_token_mismatch: e(Code.PermissionDenied, "The notification's channel token does not match; dropped."),
+  // Channels.
+  integration_has_no_channels: e(Code.FailedPrecondition, "The integration's provider has no notification channels."),
+  channel_stops_unavailable: e(Code.Unavailable, "The channel service cannot call the upstream."),
+  // Scripts.
+  invalid_script: e(Code.InvalidArgument, "The script is refused; `errors` names the file, line and column."),
+  unknown_script: e(Code.NotFound, "No script with this name is deployed for the integration."),
+  unknown_run: e(Code.NotFound, "No script run with this id."),
+  unknown_sync: e(Code.NotFound, "The integration has no deployed sync with this name."),
+  sync_already_running: e(Code.FailedPrecondition, "The sync is already running for the connection."),
+  script_runtime_busy: e(Code.ResourceExhausted, "Too many script runs are waiting; retry later."),
+  missing_provider_config_key: e(Code.InvalidArgument, "No provider_config_key in the body nor the headers."),
+  missing_connection_id: e(Code.InvalidArgument, "No connection_id in the body nor the headers."),
+} satisfies Record<string, ErrorCodeInfo>;
+
+export type ErrorCode = keyof typeof ERROR_CODES;
+
+/** Codes answered with a status of their own by an errorResponse call (the inbound webhook route). */
+const FIXED_STATUS: Partial<Record<ErrorCode, number>> = {
+  headers_too_large: 431,
+};
+
+/** The HTTP status a code is answered with. */
+export function statusOfCode(code: ErrorCode): number {
+  return FIXED_STATUS[code] ?? httpStatus(code, ERROR_CODES[code].connect);
+}
