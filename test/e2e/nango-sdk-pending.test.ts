@@ -169,8 +169,9 @@ describe("Nango SDK: syncs (helper 3)", () => {
     );
     await w.finishedRuns({ connection_id: "alice", script: "calendar-sync" }, 3);
 
+    // Nango answers the interval it read ("every hour" is 1h), not the text as given.
     expect(await nango.updateSyncConnectionFrequency(CAL, "calendar-sync", "alice", "every hour")).toEqual({
-      frequency: "every hour",
+      frequency: "1h",
     });
     expect((await nango.syncStatus(CAL, ["calendar-sync"], "alice")).syncs[0]?.frequency).toBe("every hour");
     expect(await nango.updateSyncConnectionFrequency(CAL, "calendar-sync", "alice", null)).toEqual({

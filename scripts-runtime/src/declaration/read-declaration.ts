@@ -162,18 +162,26 @@ function readCommon(fields: Record<string, unknown>, allowed: string[]): Common 
   };
 }
 
-/** `endpoint: "GET /path"` (Junction) or `endpoints: [{ method, path }]` (Nango). */
+/**
+ * `endpoint: "GET /path"` (Junction), `endpoint: { method, path, group? }` (Nango's actions) or
+ * `endpoints: [{ method, path, group? }]` (Nango's syncs).
+ */
 function readEndpoints(fields: Record<string, unknown>): { list: ScriptEndpoint[] } | { problem: DeclarationProblem } {
   const list: ScriptEndpoint[] = [];
   if (fields.endpoint !== undefined) {
-    const match = typeof fields.endpoint === "string" ? /^([A-Za-z]+) +(\/\S*)$/.exec(fields.endpoint.trim()) : null;
-    const method = match?.[1]?.toUpperCase();
-    if (!match || !isMethod(method)) {
+    const given = fields.endpoint;
+    const match = typeof given === "string" ? /^([A-Za-z]+) +(\/\S*)$/.exec(given.trim()) : null;
+    const endpoint = endpointObject(match ? { method: match[1], path: match[2] } : given);
+    if (!endpoint) {
       return {
-        problem: { message: 'endpoint must read "METHOD /path", e.g. "GET /calendar/renewal"', key: "endpoint" },
+        problem: {
+          message:
+            'endpoint must read "METHOD /path" or { method: "POST", path: "/..." }, e.g. "GET /calendar/renewal"',
+          key: "endpoint",
+        },
       };
     }
-    list.push({ method, path: match[2] as string });
+    list.push(endpoint);
   }
   if (fields.endpoints !== undefined) {
     const given = fields.endpoints;
@@ -182,12 +190,22 @@ function readEndpoints(fields: Record<string, unknown>): { list: ScriptEndpoint[
     };
     if (!Array.isArray(given)) return bad;
     for (const item of given) {
-      const method = typeof item?.method === "string" ? item.method.toUpperCase() : undefined;
-      if (!isMethod(method) || typeof item.path !== "string" || !item.path.startsWith("/")) return bad;
-      list.push({ method, path: item.path });
+      const endpoint = endpointObject(item);
+      if (!endpoint) return bad;
+      list.push(endpoint);
     }
   }
   return { list };
+}
+
+/** Nango's endpoint object, `{ method, path, group? }`, or null when it is not one. */
+function endpointObject(item: unknown): ScriptEndpoint | null {
+  if (typeof item !== "object" || item === null) return null;
+  const { method, path, group } = item as { method?: unknown; path?: unknown; group?: unknown };
+  const upper = typeof method === "string" ? method.toUpperCase() : undefined;
+  if (!isMethod(upper) || typeof path !== "string" || !path.startsWith("/")) return null;
+  if (group !== undefined && typeof group !== "string") return null;
+  return { method: upper, path };
 }
 
 const isMethod = (m: string | undefined): m is ScriptEndpoint["method"] =>

@@ -84,6 +84,21 @@ export default createAction({
     });
   });
 
+  test("Nango's endpoint object on an action: { method, path, group }", async () => {
+    const result = await runtime.validateScript(
+      `export default createAction({ endpoint: { method: "post", path: "/whoami", group: "Users" }, exec: async () => 1 });`,
+      "whoami.ts",
+    );
+    expect(result).toMatchObject({ ok: true, declaration: { endpoints: [{ method: "POST", path: "/whoami" }] } });
+    for (const endpoint of [`{ path: "/x" }`, `{ method: "FETCH", path: "/x" }`, `{ method: "GET", path: "x" }`]) {
+      const refused = await runtime.validateScript(
+        `export default createAction({ endpoint: ${endpoint}, exec: async () => 1 });`,
+        "a.ts",
+      );
+      expect(refused).toMatchObject({ ok: false, error: { message: expect.stringContaining("endpoint must read") } });
+    }
+  });
+
   test("an action without schemas, as a plain object", async () => {
     const result = await runtime.validateScript(`export default { type: "action", exec: async () => 1 };`, "a.js");
     expect(result).toMatchObject({ ok: true, declaration: { kind: "action", inputSchema: null, outputSchema: null } });
