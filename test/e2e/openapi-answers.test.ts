@@ -1,13 +1,17 @@
-import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { GatewayClients } from "@junction/gateway/clients";
 import { createGateway } from "@junction/gateway/gateway";
-import { statusOfCode } from "@junction/gateway/openapi/error-codes";
-import { documentedErrors, errorBody } from "@junction/gateway/openapi/openapi-document";
+import type { ErrorCode } from "@junction/gateway/openapi/error-codes";
+import { documentedErrors, errorBody, statusOnRoute } from "@junction/gateway/openapi/openapi-document";
 import { Router } from "@junction/gateway/router";
 import { createLogger } from "@junction/platform";
 import { z } from "zod";
 import { type ApiResponse, startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { onEventSource, syncSource } from "./scripts-kit.ts";
+
+// Syncs and actions run in sandbox processes: slow under a loaded machine.
+setDefaultTimeout(60_000);
 
 // The documented routes, as the OpenAPI document is built from them (no service is called).
 const router = new Router().add(
@@ -47,9 +51,9 @@ function expectDocumented(method: string, path: string, res: ApiResponse): void 
   if (res.status >= 400) {
     const parsed = errorBody.strict().parse(res.body);
     expect(parsed).toEqual(res.body);
-    const code = parsed.error.code as Parameters<typeof statusOfCode>[0];
+    const code = parsed.error.code as ErrorCode;
     expect([...documentedErrors(route, doc)], where).toContain(code);
-    expect(statusOfCode(code), where).toBe(res.status);
+    expect(statusOnRoute(doc, code), where).toBe(res.status);
     return;
   }
   const schema = doc.responses[res.status];
@@ -64,6 +68,9 @@ describe("real answers match the OpenAPI document", () => {
   test("meta, providers and integrations", async () => {
     await call("GET", "/health");
     expect((await call("GET", "/providers")).body.data.length).toBeGreaterThan(0);
+    expect((await call("GET", "/providers?search=CALENDAR")).body.data.length).toBe(1);
+    expect((await call("GET", "/providers/google-calendar")).body.data.name).toBe("google-calendar");
+    expect((await call("GET", "/providers/nope")).body.error.code).toBe("unknown_provider");
     await call("POST", "/integrations", {
       unique_key: "cal",
       provider: "google-calendar",
@@ -88,13 +95,33 @@ describe("real answers match the OpenAPI document", () => {
       provider_config_key: "cal",
       connection_id: "alice",
       metadata: { team: "core" },
-      credentials: { type: "OAUTH2", access_token: "tok", expires_at: "2030-01-01T00:00:00Z" },
+      credentials: {
+        type: "OAUTH2",
+        access_token: "tok",
+        refresh_token: "rtok",
+        expires_at: "2030-01-01T00:00:00Z",
+        raw: { refresh_token: "rtok", scope: "a" },
+      },
       end_user: { id: "u1", email: "alice@example.com" },
     });
-    expect(imported.body.credentials.expires_at).toBe("2030-01-01T00:00:00.000Z");
+    // The import answers the credentials' type and expiry, no token.
+    expect(imported.body.credentials).toEqual({ type: "OAUTH2", expires_at: "2030-01-01T00:00:00.000Z" });
     await call("GET", "/connections?integrationId=cal");
+    const filtered = await call("GET", "/connections?integrationId=cal,plain&tags[end_user_id]=u1");
+    expect(filtered.body.connections.map((c: { connection_id: string }) => c.connection_id)).toEqual(["alice"]);
+    expect((await call("GET", "/connections?endUserOrganizationId=org1")).body.connections).toEqual([]);
     await call("GET", "/connection?limit=1");
-    await call("GET", "/connection/alice?provider_config_key=cal");
+    const limit = await call("GET", "/connection?limit=0");
+    expect(limit.body.error.errors[0]).toMatchObject({ path: "limit", location: "query" });
+    const read = await call("GET", "/connection/alice?provider_config_key=cal");
+    expect(read.body.credentials).toEqual({
+      type: "OAUTH2",
+      access_token: "tok",
+      expires_at: "2030-01-01T00:00:00.000Z",
+      raw: { scope: "a" },
+    });
+    const withRefresh = await call("GET", "/connection/alice?provider_config_key=cal&refresh_token=true");
+    expect(withRefresh.body.credentials.refresh_token).toBe("rtok");
     await call("POST", "/connections/metadata", { connection_id: "alice", provider_config_key: "cal", metadata: {} });
     await call("PATCH", "/connection/metadata", {
       connection_id: ["alice"],
@@ -138,5 +165,87 @@ describe("real answers match the OpenAPI document", () => {
       "missing_provider_config_key",
     );
     await call("DELETE", "/scripts/cal/welcome");
+  });
+
+  test("sync status and control, and actions", async () => {
+    await call("POST", "/connections", {
+      provider_config_key: "cal",
+      connection_id: "carol",
+      credentials: { type: "OAUTH2", access_token: "tok" },
+    });
+    const status = async () =>
+      (await call("GET", "/sync/status?provider_config_key=cal&syncs=events&connection_id=carol")).body.syncs[0];
+    expect(await status()).toMatchObject({ name: "events", connection_id: "carol", status: "SUCCESS" });
+    const control = { syncs: ["events"], provider_config_key: "cal", connection_id: "carol" };
+    await call("POST", "/sync/pause", control);
+    expect((await status()).status).toBe("PAUSED");
+    await call("POST", "/sync/start", control);
+    expect((await call("GET", "/sync/status?provider_config_key=cal&syncs=nope")).body.error.code).toBe("unknown_sync");
+    const frequency = { sync_name: "events", provider_config_key: "cal", connection_id: "carol" };
+    const set = await call("PUT", "/sync/update-connection-frequency", { ...frequency, frequency: "every hour" });
+    expect(set.body).toEqual({ frequency: "1h" });
+    const bad = await call("PUT", "/sync/update-connection-frequency", { ...frequency, frequency: "sometimes" });
+    expect(bad.body.error.code).toBe("invalid_frequency");
+    await call("PUT", "/sync/update-connection-frequency", { ...frequency, frequency: null });
+    const trigger = await call("POST", "/sync/trigger", control);
+    const runId = trigger.body.runs[0].id;
+    // The ended run's status has `finishedAt` and names it.
+    const ended = await waitFor("the triggered run's end", async () => {
+      const s = await status();
+      return s.status !== "RUNNING" && s.latest_run_id === runId && s.finishedAt ? s : null;
+    });
+    expect(ended.status).toBe("SUCCESS");
+
+    const action = (body: string) =>
+      `import { createAction, ActionError } from "nango";\nexport default createAction({\n  exec: async (nango, input) => {\n${body}\n  },\n});\n`;
+    await call("POST", "/scripts", {
+      provider_config_key: "cal",
+      name: "add-one",
+      source: action("return { n: input.n + 1 };"),
+    });
+    await call("POST", "/scripts", {
+      provider_config_key: "cal",
+      name: "refuse",
+      source: action("throw new ActionError({ reason: 'no' });"),
+    });
+    const headers = { "provider-config-key": "cal", "connection-id": "carol" };
+    expect((await call("POST", "/action/trigger", { action_name: "add-one", input: { n: 1 } }, headers)).body).toEqual({
+      n: 2,
+    });
+    const refused = await call("POST", "/action/trigger", { action_name: "refuse" }, headers);
+    expect(refused.body.error).toMatchObject({ code: "action_script_runtime_error", payload: { reason: "no" } });
+    const queued = await call(
+      "POST",
+      "/action/trigger",
+      { action_name: "add-one", input: { n: 41 } },
+      {
+        ...headers,
+        "x-async": "true",
+      },
+    );
+    expect(queued.status).toBe(202);
+    const answered = await waitFor("the async action's answer", async () => {
+      const res = await call("GET", queued.body.statusUrl);
+      return res.status === 200 ? res : null;
+    });
+    expect(answered.body).toEqual({ n: 42 });
+    expect((await call("GET", "/action/run_nope")).body.error.code).toBe("unknown_action_run");
+    expect((await call("POST", "/action/trigger", { action_name: "nope" }, headers)).body.error.code).toBe(
+      "unknown_action",
+    );
+    const noConnection = await call(
+      "POST",
+      "/action/trigger",
+      { action_name: "add-one" },
+      { "provider-config-key": "cal" },
+    );
+    expect(noConnection.body.error.code).toBe("missing_connection_id");
+    const badAsync = await call(
+      "POST",
+      "/action/trigger",
+      { action_name: "add-one" },
+      { ...headers, "x-async": "maybe" },
+    );
+    expect(badAsync.body.error.code).toBe("invalid_headers");
   });
 });

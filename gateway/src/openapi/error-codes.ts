@@ -40,6 +40,10 @@ export const ERROR_CODES = {
   connection_already_exists: e(Code.AlreadyExists, "A connection with this id already exists for the integration."),
   invalid_metadata: e(Code.InvalidArgument, "A known metadata key has the wrong type; `errors` names it."),
   unknown_secret_key: e(Code.NotFound, "No secret key with this id."),
+  credential_reads_disabled: e(
+    Code.PermissionDenied,
+    "The operator switched credential reads off (JUNCTION_CREDENTIAL_READS=false): use the proxy.",
+  ),
   // Connect sessions and the OAuth flow.
   unknown_connect_session_token: e(Code.Unauthenticated, "The connect session token is unknown."),
   connect_session_expired: e(Code.Unauthenticated, "The connect session has expired."),
@@ -75,17 +79,34 @@ export const ERROR_CODES = {
   unknown_script: e(Code.NotFound, "No script with this name is deployed for the integration."),
   unknown_run: e(Code.NotFound, "No script run with this id."),
   unknown_sync: e(Code.NotFound, "The integration has no deployed sync with this name."),
-  sync_already_running: e(Code.FailedPrecondition, "The sync is already running for the connection."),
+  invalid_frequency: e(Code.InvalidArgument, "The frequency is not one Junction reads (e.g. `every 30 minutes`)."),
   script_runtime_busy: e(Code.ResourceExhausted, "Too many script runs are waiting; retry later."),
   missing_provider_config_key: e(Code.InvalidArgument, "No provider_config_key in the body nor the headers."),
   missing_connection_id: e(Code.InvalidArgument, "No connection_id in the body nor the headers."),
+  // Actions.
+  unknown_action: e(Code.NotFound, "The integration has no deployed action with this name."),
+  invalid_action_input: e(
+    Code.InvalidArgument,
+    "The input does not match the action's input schema; `errors` names each.",
+  ),
+  unknown_action_run: e(Code.NotFound, "No action run with this id."),
+  action_not_completed: e(Code.NotFound, "The action run has not ended yet; ask again."),
+  // An action run that ended in failure: the error body has `run_id`, and `payload` (and `upstream`) as Nango's.
+  action_script_runtime_error: e(Code.Internal, "The action threw an ActionError; its `payload` is in the body."),
+  script_http_error: e(Code.FailedPrecondition, "An API call of the action failed and was not caught (`upstream`)."),
+  script_internal_error: e(Code.Internal, "The action threw; `payload` has the error's name, message and stack."),
+  execution_timeout: e(Code.DeadlineExceeded, "The action did not finish within its deadline."),
+  execution_memory_exceeded: e(Code.Internal, "The action exceeded its memory limit."),
+  execution_crashed: e(Code.Internal, "The action's sandbox died."),
+  runtime_unavailable: e(Code.Unavailable, "The sandbox refused the run, nothing ran; retry."),
 } satisfies Record<string, ErrorCodeInfo>;
 
 export type ErrorCode = keyof typeof ERROR_CODES;
 
-/** Codes answered with a status of their own by an errorResponse call (the inbound webhook route). */
+/** Codes answered with a status of their own by an errorResponse or json call (inbound webhooks, actions). */
 const FIXED_STATUS: Partial<Record<ErrorCode, number>> = {
   headers_too_large: 431,
+  script_http_error: 424,
 };
 
 /** The HTTP status a code is answered with. */

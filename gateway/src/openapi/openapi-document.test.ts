@@ -101,6 +101,10 @@ describe("the OpenAPI document", () => {
       expect(create.includes(`"${code}"`)).toBe(code !== "missing_auth_header");
     }
     expect(del.responses["401"]).toEqual({ $ref: "#/components/responses/Unauthenticated" });
+    // A code answered at a status of the route's own (doc.errorStatus): unknown_provider is 400 elsewhere.
+    const provider = op("/providers/{provider}", "get");
+    expect(provider.responses["404"]).toEqual({ $ref: "#/components/responses/UnknownProvider" });
+    expect(provider.responses["400"]).toBeUndefined();
     const health = op("/health", "get");
     expect(Object.keys(health.responses)).toEqual(["200", "500", "503"]);
   });

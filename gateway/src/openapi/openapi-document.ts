@@ -25,10 +25,24 @@ const AUTH_ERRORS: ErrorCode[] = ["missing_auth_header", "malformed_auth_header"
 const BODY_ERRORS: ErrorCode[] = ["invalid_content_type", "invalid_json", "invalid_body", "request_too_large"];
 const EVERY_ROUTE_ERRORS: ErrorCode[] = ["internal_error", "service_unavailable"];
 
-const fieldError = z.object({ path: z.string(), message: z.string() });
-/** The one error body (README, "API"). */
+const fieldError = z.object({
+  path: z.string(),
+  message: z.string(),
+  location: z.enum(["query", "body", "header", "path"]).optional().describe("Where in the request the field is."),
+});
+/** The one error body (README, "API"); a failed action run adds its run id and Nango's `payload`. */
 export const errorBody = z.object({
-  error: z.object({ code: z.string(), message: z.string(), errors: z.array(fieldError).optional() }),
+  error: z.object({
+    code: z.string(),
+    message: z.string(),
+    errors: z.array(fieldError).optional(),
+    run_id: z.string().optional().describe("A failed action run's id (GET /scripts/runs/{id})."),
+    payload: z.record(z.string(), z.unknown()).optional().describe("What a failed action run threw, as Nango's."),
+    upstream: z
+      .object({ status: z.number().int(), body: z.unknown() })
+      .optional()
+      .describe("The failed API call's answer (script_http_error)."),
+  }),
 });
 
 type Json = Record<string, unknown>;
@@ -44,7 +58,8 @@ const TAGS: Record<string, string> = {
   Connect: "Connecting end users: connect sessions and the OAuth flow in their browser.",
   Proxy: "Calling the upstream API in a connection's name.",
   Scripts: "Syncs and on-event scripts: deploy, list, and their runs.",
-  Syncs: "Running syncs.",
+  Syncs: "Running syncs: trigger, status, pause and start, frequency.",
+  Actions: "Running actions for a connection, synchronously or not.",
   Channels: "The upstream notification channels Junction registered.",
 };
 
@@ -234,11 +249,16 @@ export function documentedErrors(route: Route, doc: RouteDoc): Set<ErrorCode> {
   return codes;
 }
 
+/** The HTTP status the route answers a code with: its own (doc.errorStatus), else the code's. */
+export function statusOnRoute(doc: RouteDoc, code: ErrorCode): number {
+  return doc.errorStatus?.[code] ?? statusOfCode(code);
+}
+
 /** The route's codes with the common ones, grouped by HTTP status, in ascending status. */
 function errorsByStatus(route: Route, doc: RouteDoc): [number, ErrorCode[]][] {
   const byStatus = new Map<number, ErrorCode[]>();
   for (const code of documentedErrors(route, doc)) {
-    const status = statusOfCode(code);
+    const status = statusOnRoute(doc, code);
     byStatus.set(status, [...(byStatus.get(status) ?? []), code]);
   }
   return [...byStatus].sort((a, b) => a[0] - b[0]);

@@ -40,6 +40,8 @@ export interface RouteDoc {
    * `service_unavailable`.
    */
   errors: ErrorCode[];
+  /** A code of `errors` this route answers at another status than its usual one (statusOfCode). */
+  errorStatus?: Partial<Record<ErrorCode, number>>;
 }
 
 /** `{"data": ...}`, the envelope of most of Junction's answers. */

@@ -5,7 +5,13 @@ import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import { successAnswer } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
 import { listQuery, readConnectionListQuery } from "./connection-list-query.ts";
-import { connectionAnswer, connectionListItemAnswer, presentConnection, presentConnectionListItem } from "./present.ts";
+import {
+  connectionAnswer,
+  connectionListItemAnswer,
+  connectionWithCredentialsAnswer,
+  presentConnection,
+  presentConnectionListItem,
+} from "./present.ts";
 
 const str = z.string().min(1).max(255);
 /** Nango's query booleans (zod's stringbool: true/false, 1/0, yes/no, on/off, any case). */
@@ -142,7 +148,7 @@ export function connectionRoutes(): Route[] {
           tags: ["Connections"],
           query: listQuery,
           responses: { 200: listAnswer },
-          errors: [],
+          errors: ["unknown_provider_config"],
         },
       },
       {
@@ -164,12 +170,20 @@ export function connectionRoutes(): Route[] {
         },
         doc: {
           summary: "Get a connection",
-          description: "Tokens are never returned; `credentials` tells the type and expiry only.",
+          description:
+            "With its access token and the token response as stored (`raw`), refreshed first when it expires soon, " +
+            "as Nango returns it; 403 `credential_reads_disabled` when the operator switched credential reads off.",
           tags: ["Connections"],
           params: connectionParam,
           query: oneQuery,
-          responses: { 200: connectionAnswer },
-          errors: ["unknown_provider_config", "unknown_connection"],
+          responses: { 200: connectionWithCredentialsAnswer },
+          errors: [
+            "unknown_provider_config",
+            "unknown_connection",
+            "credential_reads_disabled",
+            "connection_refresh_failed",
+            "connection_refresh_busy",
+          ],
         },
       },
       {

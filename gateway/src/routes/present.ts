@@ -38,6 +38,9 @@ export const integrationAnswer = z
 const connectionError = z
   .object({ type: z.string(), message: z.string(), created_at: isoOrNull })
   .meta({ id: "ConnectionError" });
+const credentialsSummary = z
+  .object({ type: z.literal("OAUTH2"), expires_at: isoOrNull })
+  .describe("The type and expiry only, no token.");
 const endUserAnswer = z.record(z.string(), z.unknown()).nullable();
 export const connectionListItemAnswer = z
   .object({
@@ -63,9 +66,22 @@ export const connectionAnswer = z
     connection_config: z.record(z.string(), z.unknown()),
     errors: z.array(connectionError),
     end_user: endUserAnswer,
-    credentials: z.object({ type: z.literal("OAUTH2"), expires_at: isoOrNull }).describe("Tokens are never returned."),
+    credentials: credentialsSummary,
   })
   .meta({ id: "Connection" });
+const credentialsAnswer = z
+  .object({
+    type: z.string(),
+    access_token: z.string(),
+    refresh_token: z.string().optional().describe("With refresh_token=true."),
+    expires_at: isoOrNull,
+    raw: z.unknown().describe("The token response as stored; without refresh tokens unless refresh_token=true."),
+  })
+  .meta({ id: "ConnectionCredentials" });
+/** GET /connection/{id}: the connection with its tokens (only the summary when it has none). */
+export const connectionWithCredentialsAnswer = connectionAnswer
+  .extend({ credentials: z.union([credentialsAnswer, credentialsSummary]) })
+  .meta({ id: "ConnectionWithCredentials" });
 
 /** An integration in Nango's public shape, plus Junction's `upstream_overrides` when set. */
 export function presentIntegration(i: Integration, include: { webhook?: boolean; credentials?: boolean } = {}) {

@@ -53,6 +53,15 @@ export function providerRoutes(): Route[] {
         const found = search ? providers.filter((p) => p.name.toLowerCase().includes(search)) : providers;
         return json({ data: found.map(presentProvider) });
       },
+      doc: {
+        summary: "List provider templates",
+        description:
+          "The templates integrations are created from, with their scope catalogue and each scope's sensitivity.",
+        tags: ["Providers"],
+        query: listQuery,
+        responses: { 200: dataOf(z.array(providerAnswer)) },
+        errors: [],
+      },
     },
     {
       method: "GET",
@@ -64,12 +73,12 @@ export function providerRoutes(): Route[] {
         return json({ data: presentProvider(provider) });
       },
       doc: {
-        summary: "List provider templates",
-        description:
-          "The templates integrations are created from, with their scope catalogue and each scope's sensitivity.",
+        summary: "Get a provider template",
         tags: ["Providers"],
-        responses: { 200: dataOf(z.array(providerAnswer)) },
-        errors: [],
+        params: { provider: "The provider's name (e.g. google-calendar)." },
+        responses: { 200: dataOf(providerAnswer) },
+        errors: ["unknown_provider"],
+        errorStatus: { unknown_provider: 404 },
       },
     },
   ];

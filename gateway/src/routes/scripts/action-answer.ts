@@ -2,6 +2,7 @@ import { toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { RunStatus, type ScriptRun } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { json } from "../../http/json.ts";
+import type { ErrorCode } from "../../openapi/error-codes.ts";
 
 type Json = ReturnType<typeof toJson>;
 
@@ -45,6 +46,17 @@ export function actionAnswer(run: ScriptRun): Response {
   if (e?.stack) payload.stacktrace = e.stack;
   return fail(500, "script_internal_error", `The action failed: ${said}`, { payload });
 }
+
+/** The codes actionAnswer answers a failed run with (for the OpenAPI document). */
+export const ACTION_FAILURE_CODES: ErrorCode[] = [
+  "action_script_runtime_error",
+  "script_http_error",
+  "script_internal_error",
+  "execution_timeout",
+  "execution_memory_exceeded",
+  "execution_crashed",
+  "runtime_unavailable",
+];
 
 /** Nango's payload is an object: anything else is wrapped as `{message}`. */
 function asObject(value: Json | undefined): Json {

@@ -6,13 +6,22 @@ import { z } from "zod";
 import { json } from "../../http/json.ts";
 import { parseWith, readJson } from "../../http/read-json.ts";
 import type { Route } from "../../router.ts";
-import { actionAnswer } from "./action-answer.ts";
+import { ACTION_FAILURE_CODES, actionAnswer } from "./action-answer.ts";
 
 /** Nango's body: the action's name and its input (any JSON; exec's second argument). */
 const triggerBody = z.object({ action_name: z.string().min(1).max(255), input: z.unknown().optional() });
 const TRUE = ["true", "1", "yes", "on"];
 const FALSE = ["false", "0", "no", "off", ""];
 const MAX_INPUT_BYTES = 2 * 1024 * 1024;
+/** The headers the route reads (by hand below; for the document). */
+const triggerHeaders = z.object({
+  "provider-config-key": z.string().describe("The integration's id."),
+  "connection-id": z.string().describe("The connection's id."),
+  "x-async": z.string().optional().describe("`true`: answer 202 at once, then ask GET /action/{id}."),
+  "x-max-retries": z.string().optional().describe("0 to 5; checked, not honoured (Junction does not retry)."),
+});
+const output = z.unknown().describe("What the action's exec returned (any JSON).");
+const asyncAnswer = z.object({ id: z.string(), statusUrl: z.string() }).describe("Also in `Location`.");
 
 /**
  * POST /action/trigger runs an action for a connection (`Provider-Config-Key`, `Connection-Id`) and
@@ -49,6 +58,25 @@ export function actionRoutes(): Route[] {
         }
         return actionAnswer(run);
       },
+      doc: {
+        summary: "Run an action",
+        description:
+          "Answers what the action returned, or its failure (with its `run_id`); with `X-Async: true`, 202 at once.",
+        tags: ["Actions"],
+        headers: triggerHeaders,
+        body: triggerBody,
+        responses: { 200: output, 202: asyncAnswer },
+        errors: [
+          "missing_provider_config_key",
+          "missing_connection_id",
+          "invalid_headers",
+          "unknown_provider_config",
+          "unknown_connection",
+          "unknown_action",
+          "invalid_action_input",
+          ...ACTION_FAILURE_CODES,
+        ],
+      },
     },
     {
       method: "GET",
@@ -66,6 +94,14 @@ export function actionRoutes(): Route[] {
           throw notFound("action_not_completed", `Action not completed yet (run ${id}).`);
         }
         return actionAnswer(run);
+      },
+      doc: {
+        summary: "Get an action run's answer",
+        description: "What POST /action/trigger would have answered; 404 `action_not_completed` until the run ends.",
+        tags: ["Actions"],
+        params: { id: "The run's id (`run_...`), as POST /action/trigger with X-Async answered it." },
+        responses: { 200: output },
+        errors: ["unknown_action_run", "action_not_completed", ...ACTION_FAILURE_CODES],
       },
     },
   ];

@@ -2,6 +2,8 @@ import { SyncState } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { z } from "zod";
 import { iso, json } from "../../http/json.ts";
 import { parseWith, queryObject, readJson } from "../../http/read-json.ts";
+import type { ErrorCode } from "../../openapi/error-codes.ts";
+import { isoOrNull, successAnswer } from "../../openapi/route-doc.ts";
 import type { Route } from "../../router.ts";
 import { syncNames, syncsField } from "./sync-names.ts";
 
@@ -22,6 +24,26 @@ const frequencyBody = z
     frequency: z.string().max(255).nullable(),
   })
   .strict();
+
+const statusAnswer = z.object({
+  syncs: z.array(
+    z.object({
+      id: z.string(),
+      connection_id: z.string(),
+      name: z.string(),
+      variant: z.literal("base"),
+      status: z.enum(["RUNNING", "SUCCESS", "ERROR", "PAUSED"]),
+      finishedAt: isoOrNull.optional().describe("When its latest run ended; absent while none has, or one runs."),
+      nextScheduledSyncAt: isoOrNull,
+      frequency: z.string(),
+      recordCount: z.object({}).strict().describe("Always empty: Junction keeps no records."),
+      checkpoint: z.null().describe("Always null: Junction keeps no checkpoints."),
+      latest_run_id: z.string().nullable().describe("Its latest run (GET /scripts/runs/{id})."),
+    }),
+  ),
+});
+/** What the syncs named, the integration and the connection (when named) answer when they are not found. */
+const lookupErrors: ErrorCode[] = ["unknown_provider_config", "unknown_sync", "unknown_connection"];
 
 const STATES: Record<SyncState, string> = {
   [SyncState.UNSPECIFIED]: "SUCCESS",
@@ -49,6 +71,16 @@ export function syncControlRoutes(): Route[] {
         paused,
       });
       return json({ success: true });
+    },
+    doc: {
+      summary: paused ? "Pause syncs" : "Start syncs",
+      description: paused
+        ? "Stops scheduling the syncs, for the connection or every connection of the integration; a run under way ends."
+        : "Schedules the syncs again (a paused or never-started sync), for the connection or every connection.",
+      tags: ["Syncs"],
+      body: controlBody,
+      responses: { 200: successAnswer },
+      errors: lookupErrors,
     },
   });
   return [
@@ -79,6 +111,16 @@ export function syncControlRoutes(): Route[] {
           })),
         });
       },
+      doc: {
+        summary: "Get the status of syncs",
+        description:
+          "Per sync and connection (`syncs`: names separated by commas, or `*` for every one). " +
+          "`recordCount` is empty and `checkpoint` null: Junction keeps no records.",
+        tags: ["Syncs"],
+        query: statusQuery,
+        responses: { 200: statusAnswer },
+        errors: lookupErrors,
+      },
     },
     pauseOrStart("/sync/pause", true),
     pauseOrStart("/sync/start", false),
@@ -94,6 +136,14 @@ export function syncControlRoutes(): Route[] {
           ...(body.frequency === null ? {} : { frequency: body.frequency }),
         });
         return json({ frequency: res.frequency });
+      },
+      doc: {
+        summary: "Set a sync's frequency for a connection",
+        description: "`null` goes back to the script's own. Answers the interval read, as Nango does.",
+        tags: ["Syncs"],
+        body: frequencyBody,
+        responses: { 200: z.object({ frequency: z.string() }) },
+        errors: ["invalid_frequency", ...lookupErrors],
       },
     },
   ];
