@@ -173,6 +173,8 @@ describe("connections API", () => {
       const cases: [string, unknown][] = [
         ["calendarWatchResourceUris", "not-an-array"],
         ["calendarWatchResourceUris", ["ok", 3]],
+        ["googleCalendarWatchResourceUris", ["ok", { uri: "x" }]],
+        ["googleCalendarWatchResourceUris", "not-an-array"],
         ["emailAddress", 42],
         ["email", { a: 1 }],
         ["calendarChannelId", true],

@@ -1,5 +1,5 @@
 import { type ClientSession, type Collection, type Db, type Filter, MongoClient } from "mongodb";
-import { emailAddressHash } from "../email-hash.ts";
+import { emailAddressHash, nangoEmailAddressHash } from "../email-hash.ts";
 import { OAuthFlowDelegate } from "./oauth-flow-delegate.ts";
 import {
   type ConnectionDocument,
@@ -36,6 +36,7 @@ import {
   type EmailTier,
   normalizeEmail,
   UnknownConnectionsError,
+  WATCH_URI_KEYS,
 } from "./store.ts";
 
 const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
@@ -103,6 +104,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
         { key: { environmentId: 1, endUserId: 1, createdAt: -1, _id: -1 }, name: "by_end_user" },
         // spec: Webhook-to-connection matching, rule 1 (multikey) and rule 2's three tiers.
         { key: { ...scope, "metadata.calendarWatchResourceUris": 1 }, name: "by_watch_uri" },
+        { key: { ...scope, "metadata.googleCalendarWatchResourceUris": 1 }, name: "by_google_watch_uri" },
         { key: { ...scope, "connection_config.emailAddressHash": 1 }, name: "by_email_hash" },
         { key: { ...scope, "lookup.emailAddress": 1 }, name: "by_email_address_normalized" },
         { key: { ...scope, "lookup.email": 1 }, name: "by_email_normalized" },
@@ -312,10 +314,12 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
 
   async findByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<string[]> {
     // $elemMatch: only an array element equal to the URI matches, not a bare string field (rule 1).
+    // Each key of WATCH_URI_KEYS has its own index; the server answers the $or with both.
+    const element = { $elemMatch: { $eq: uri } };
     return this.connectionIds({
       environmentId,
       providerConfigKey,
-      "metadata.calendarWatchResourceUris": { $elemMatch: { $eq: uri } },
+      $or: WATCH_URI_KEYS.map((key) => ({ [`metadata.${key}`]: element })),
     });
   }
 
@@ -337,7 +341,16 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     const value = normalizeEmail(email);
     if (value === null) return null;
     const tiers: [EmailTier, () => Promise<string[]>][] = [
-      ["emailAddressHash", () => this.findByEmailHash(environmentId, providerConfigKey, emailAddressHash(value))],
+      [
+        "emailAddressHash",
+        // Junction's formula, or Nango's for connections imported from Nango: one query of one index.
+        () =>
+          this.connectionIds({
+            environmentId,
+            providerConfigKey,
+            "connection_config.emailAddressHash": { $in: [emailAddressHash(value), nangoEmailAddressHash(value)] },
+          }),
+      ],
       ["metadataEmailAddress", () => this.findByMetadataEmailAddress(environmentId, providerConfigKey, value)],
       ["metadataEmail", () => this.findByMetadataEmail(environmentId, providerConfigKey, value)],
     ];

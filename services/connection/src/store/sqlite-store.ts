@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { migrate, openDatabase } from "@junction/platform";
-import { emailAddressHash } from "../email-hash.ts";
+import { emailAddressHash, nangoEmailAddressHash } from "../email-hash.ts";
 import { OAuthFlowDelegate } from "./oauth-flow-delegate.ts";
 import { connectionLookupKeys } from "./lookup-keys.ts";
 import type {
@@ -365,10 +365,16 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     // The three tiers of an email share one block: one search finds them all; the lowest kind decides.
     const hash = emailAddressHash(value);
     const first = emailBlockOf(this.blockHash, environmentId, providerConfigKey, hash);
+    // A hash imported from Nango, under its own formula, is in its own block.
+    const nangoHash = nangoEmailAddressHash(value);
+    const nangoFirst = emailBlockOf(this.blockHash, environmentId, providerConfigKey, nangoHash);
     const rows = this.q.lookupEmail.values({
       first,
       last: first + BLOCK_SIZE - 1,
       hash,
+      nango_first: nangoFirst,
+      nango_last: nangoFirst + BLOCK_SIZE - 1,
+      nango_hash: nangoHash,
       email: value,
       environment_id: environmentId,
       provider_config_key: providerConfigKey,

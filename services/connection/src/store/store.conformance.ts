@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { newId } from "@junction/platform";
-import { emailAddressHash } from "../email-hash.ts";
+import { emailAddressHash, nangoEmailAddressHash } from "../email-hash.ts";
 import type { ConnectionRecord, IntegrationRecord, SecretKeyRecord } from "./records.ts";
 import { oauthFlowStoreConformance } from "./oauth-store.conformance.ts";
 import { type ConnectionServiceStore, DuplicateKeyError, UnknownConnectionsError } from "./store.ts";
@@ -437,6 +437,28 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         expect(await byUri("cal", "five")).toEqual([]);
       });
 
+      test("reads Nango's googleCalendarWatchResourceUris like calendarWatchResourceUris", async () => {
+        const google = (...paths: string[]) => paths.map((p) => `${CAL}/${p}`);
+        await create(connection("cal", "nango", { metadata: { googleCalendarWatchResourceUris: google("a", "b") } }));
+        await create(
+          connection("cal", "both", {
+            metadata: { calendarWatchResourceUris: google("b"), googleCalendarWatchResourceUris: [...google("b", "c"), 5] },
+          }),
+        );
+        await create(connection("cal", "junction", { metadata: uris("c") }));
+        await create(connection("cal", "string", { metadata: { googleCalendarWatchResourceUris: `${CAL}/a` } }));
+        expect(await byUri("cal", "a")).toEqual(["nango"]);
+        expect(await byUri("cal", "b")).toEqual(["both", "nango"]);
+        expect(await byUri("cal", "c")).toEqual(["both", "junction"]);
+
+        await store.writeMetadata(ENV, "cal", ["nango"], { googleCalendarWatchResourceUris: null }, "update", tick());
+        expect(await byUri("cal", "a")).toEqual([]);
+        await store.writeMetadata(ENV, "cal", ["both"], { calendarWatchResourceUris: [] }, "update", tick());
+        expect(await byUri("cal", "b")).toEqual(["both"]);
+        await store.writeMetadata(ENV, "cal", ["both"], {}, "set", tick());
+        expect(await byUri("cal", "c")).toEqual(["junction"]);
+      });
+
       test("survives re-authorization, which keeps the metadata", async () => {
         await create(connection("cal", "c1", { metadata: uris("primary") }));
         await create(connection("cal", "c1", { metadata: {} }));
@@ -533,6 +555,38 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         expect(await store.findByEmail(ENV, "cal", email)).toEqual({
           tier: "metadataEmail",
           connectionIds: ["by-address", "by-email"],
+        });
+      });
+
+      test("an emailAddressHash of Nango's formula matches like one of Junction's", async () => {
+        await create(
+          connection("cal", "nango", { connectionConfig: { emailAddressHash: nangoEmailAddressHash(email) } }),
+        );
+        await create(
+          connection("cal", "junction", { connectionConfig: { emailAddressHash: emailAddressHash(email) } }),
+        );
+        await create(connection("cal", "by-address", { metadata: { emailAddress: email } }));
+        await create(
+          connection("cal-2", "other", { connectionConfig: { emailAddressHash: nangoEmailAddressHash(email) } }),
+        );
+        expect(await store.findByEmail(ENV, "cal", ` ${email.toUpperCase()}`)).toEqual({
+          tier: "emailAddressHash",
+          connectionIds: ["junction", "nango"],
+        });
+        await store.deleteConnection(ENV, "cal", "junction");
+        expect(await store.findByEmail(ENV, "cal", email)).toEqual({
+          tier: "emailAddressHash",
+          connectionIds: ["nango"],
+        });
+        expect(await store.findByEmail(ENV, "cal", "bob@example.test")).toBeNull();
+        // A bare SHA-256 of the address is neither formula.
+        await store.deleteConnection(ENV, "cal", "nango");
+        await create(
+          connection("cal", "bare", { connectionConfig: { emailAddressHash: Bun.SHA256.hash(email, "hex") } }),
+        );
+        expect(await store.findByEmail(ENV, "cal", email)).toEqual({
+          tier: "metadataEmailAddress",
+          connectionIds: ["by-address"],
         });
       });
 
