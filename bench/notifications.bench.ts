@@ -551,6 +551,7 @@ function connection(environmentId: string, i: number): ConnectionRecord {
     },
     endUser: null,
     errors: [],
+    tags: {},
     createdAt: at,
     updatedAt: at,
   };

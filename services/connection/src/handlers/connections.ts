@@ -100,6 +100,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         search: req.search || undefined,
         connectionId: req.connectionId || undefined,
         endUserId: req.endUserId || undefined,
+        tags: Object.keys(req.tags).length > 0 ? req.tags : undefined,
         limit,
         offset: req.page * limit,
       });

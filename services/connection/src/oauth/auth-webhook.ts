@@ -14,6 +14,8 @@ export interface AuthWebhookInput {
   operation: AuthOperation;
   success: boolean;
   endUser: Record<string, unknown> | null;
+  /** The connection's tags (Nango's auth webhook carries them); omitted when empty. */
+  tags?: Record<string, string>;
   error?: { type: string; description: string };
 }
 
@@ -35,6 +37,7 @@ export function authWebhookBody(input: AuthWebhookInput): Record<string, unknown
   };
   const endUser = endUserOf(input.endUser);
   if (endUser) body.endUser = endUser;
+  if (input.tags && Object.keys(input.tags).length > 0) body.tags = input.tags;
   if (input.error) body.error = input.error;
   return body;
 }

@@ -28,6 +28,7 @@ const record: ConnectionRecord = {
   metadata: { emailAddress: "  Ada@Example.TEST ", email: 5, calendarWatchResourceUris: ["https://c/calendars/a"] },
   endUser: { id: "u1", email: "ada@example.test" },
   errors: [{ type: "refresh", message: "expired", at: 1 }],
+  tags: { team: "core", "project.id": "p=1" },
   createdAt: 1,
   updatedAt: 2,
 };
@@ -123,8 +124,8 @@ describe("Mongo connection listing query", () => {
 });
 
 describe("Mongo connection updates", () => {
-  test("re-authorization merges connection_config on the server and keeps the end user when none is given", () => {
-    const [stage] = reauthorizationUpdate({ ...record, endUser: null, credentialsEnc: "$notAPath" });
+  test("re-authorization merges connection_config on the server and keeps the end user and tags when none are given", () => {
+    const [stage] = reauthorizationUpdate({ ...record, endUser: null, tags: {}, credentialsEnc: "$notAPath" });
     expect(stage).toEqual({
       $set: {
         credentialsEnc: { $literal: "$notAPath" },
@@ -136,6 +137,16 @@ describe("Mongo connection updates", () => {
     const [withUser] = reauthorizationUpdate(record);
     expect(withUser?.$set.endUser).toEqual({ $literal: record.endUser });
     expect(withUser?.$set.endUserId).toEqual({ $literal: "u1" });
+    expect(withUser?.$set.tags).toEqual({ $literal: record.tags });
+    expect(withUser?.$set.tagPairs).toEqual({ $literal: ["team=core", "project.id=p=1"] });
+  });
+
+  test("tags are listed by their key=value pairs, all of them required", () => {
+    expect(connectionToDocument(record).tagPairs).toEqual(["team=core", "project.id=p=1"]);
+    expect(connectionListQuery("env_1", { tags: { team: "core", "project.id": "p=1" }, limit: 1, offset: 0 })).toEqual({
+      environmentId: "env_1",
+      tagPairs: { $all: ["team=core", "project.id=p=1"] },
+    });
   });
 
   test("metadata set replaces the metadata and every shadow field", () => {

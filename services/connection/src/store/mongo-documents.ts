@@ -48,6 +48,9 @@ export interface ConnectionDocument {
   endUser: Record<string, unknown> | null;
   endUserId: string | null;
   errors: ConnectionRecord["errors"];
+  tags: Record<string, string>;
+  /** The tags as "key=value" strings (keys hold no "="), so that a multikey index serves tag filters. */
+  tagPairs: string[];
   createdAt: number;
   updatedAt: number;
   lookup: LookupFields;
@@ -117,6 +120,8 @@ export function connectionToDocument(c: ConnectionRecord): ConnectionDocument {
     endUser: c.endUser,
     endUserId: endUserIdOf(c.endUser),
     errors: c.errors,
+    tags: c.tags,
+    tagPairs: tagPairs(c.tags),
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
     lookup: lookupFields(c.metadata),
@@ -136,9 +141,16 @@ export function connectionFromDocument(d: ConnectionDocument): ConnectionRecord 
     metadata: d.metadata ?? {},
     endUser: d.endUser ?? null,
     errors: d.errors ?? [],
+    // Absent on documents written before tags existed.
+    tags: d.tags ?? {},
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
   };
+}
+
+/** The "key=value" form of tags (tag keys never hold "="). */
+export function tagPairs(tags: Record<string, string>): string[] {
+  return Object.entries(tags).map(([k, v]) => `${k}=${v}`);
 }
 
 /** Escapes `text` so that it matches itself, literally, inside a regular expression. */
@@ -151,6 +163,8 @@ export function connectionListQuery(environmentId: string, filter: ConnectionFil
   const query: Filter<ConnectionDocument> = { environmentId };
   if (filter.providerConfigKey) query.providerConfigKey = filter.providerConfigKey;
   if (filter.endUserId) query.endUserId = filter.endUserId;
+  const tags = tagPairs(filter.tags ?? {});
+  if (tags.length > 0) query.tagPairs = { $all: tags };
   const connectionId: Document = {};
   if (filter.connectionId) connectionId.$eq = filter.connectionId;
   if (filter.search) {
@@ -176,6 +190,10 @@ export function reauthorizationUpdate(c: ConnectionRecord): Document[] {
   if (c.endUser !== null) {
     set.endUser = { $literal: c.endUser };
     set.endUserId = { $literal: endUserIdOf(c.endUser) };
+  }
+  if (Object.keys(c.tags).length > 0) {
+    set.tags = { $literal: c.tags };
+    set.tagPairs = { $literal: tagPairs(c.tags) };
   }
   return [{ $set: set }];
 }

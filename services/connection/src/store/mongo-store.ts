@@ -102,6 +102,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
         { key: { environmentId: 1, createdAt: -1, _id: -1 }, name: "newest" },
         { key: { ...scope, createdAt: -1, _id: -1 }, name: "newest_by_integration" },
         { key: { environmentId: 1, endUserId: 1, createdAt: -1, _id: -1 }, name: "by_end_user" },
+        { key: { environmentId: 1, tagPairs: 1 }, name: "by_tag" },
         // spec: Webhook-to-connection matching, rule 1 (multikey) and rule 2's three tiers.
         { key: { ...scope, "metadata.calendarWatchResourceUris": 1 }, name: "by_watch_uri" },
         { key: { ...scope, "metadata.googleCalendarWatchResourceUris": 1 }, name: "by_google_watch_uri" },

@@ -189,6 +189,13 @@ export const MIGRATIONS: readonly string[] = [
   INSERT INTO connection_match_keys_backfill (pending)
     SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM connection_match_keys_backfill);
   `,
+  // Nango's tags on connections (JSON object, lower-case keys) and the connect sessions that set them;
+  // sessions' per-integration overrides. A session created with tags only has end_user 'null'.
+  `
+  ALTER TABLE connections ADD COLUMN tags TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE connect_sessions ADD COLUMN overrides TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE connect_sessions ADD COLUMN tags TEXT NOT NULL DEFAULT '{}';
+  `,
 ];
 
 /**

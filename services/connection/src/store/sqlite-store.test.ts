@@ -51,6 +51,7 @@ describe("SqliteConnectionStore", () => {
       metadata: { calendarWatchResourceUris: ["https://cal.example.test/calendars/a"], email: "A@x.test" },
       endUser: { id: "u1" },
       errors: [],
+      tags: { team: "core" },
       createdAt: 1,
       updatedAt: 2,
     });
@@ -58,6 +59,7 @@ describe("SqliteConnectionStore", () => {
 
     const second = SqliteConnectionStore.open(path);
     expect((await second.getConnection("env_1", "cal", "c1"))?.endUser).toEqual({ id: "u1" });
+    expect((await second.getConnection("env_1", "cal", "c1"))?.tags).toEqual({ team: "core" });
     expect(await second.findByWatchUri("env_1", "cal", "https://cal.example.test/calendars/a")).toEqual(["c1"]);
     expect(await second.findByEmailHash("env_1", "cal", "h")).toEqual(["c1"]);
     expect(await second.findByMetadataEmail("env_1", "cal", "a@x.test")).toEqual(["c1"]);
@@ -211,7 +213,7 @@ describe("SqliteConnectionStore", () => {
     const insert = db.prepare<unknown, [Record<string, string | number | null>]>(
       "INSERT INTO connections (id, environment_id, provider_config_key, connection_id, provider, credentials_enc, credentials_expires_at, connection_config, metadata, end_user, errors, created_at, updated_at, email_address_hash, meta_email_address_norm, meta_email_norm, end_user_id) VALUES ($id, $environment_id, $provider_config_key, $connection_id, $provider, $credentials_enc, $credentials_expires_at, $connection_config, $metadata, $end_user, $errors, $created_at, $updated_at, $email_address_hash, $meta_email_address_norm, $meta_email_norm, $end_user_id)",
     );
-    for (const c of old) insert.run({ ...connectionToRow(c) });
+    for (const c of old) insert.run(rowBeforeTags(c));
     db.prepare(
       "INSERT INTO connection_watch_uris (connection_pk, environment_id, provider_config_key, uri, connection_id) VALUES (?, 'env_1', 'cal', ?, 'c1')",
     ).run(old[0]?.id ?? "", uri);
@@ -258,7 +260,7 @@ describe("SqliteConnectionStore", () => {
     const insert = db.prepare<unknown, [Record<string, string | number | null>]>(
       "INSERT INTO connections (id, environment_id, provider_config_key, connection_id, provider, credentials_enc, credentials_expires_at, connection_config, metadata, end_user, errors, created_at, updated_at, email_address_hash, meta_email_address_norm, meta_email_norm, end_user_id) VALUES ($id, $environment_id, $provider_config_key, $connection_id, $provider, $credentials_enc, $credentials_expires_at, $connection_config, $metadata, $end_user, $errors, $created_at, $updated_at, $email_address_hash, $meta_email_address_norm, $meta_email_norm, $end_user_id)",
     );
-    insert.run({ ...connectionToRow(stored) });
+    insert.run(rowBeforeTags(stored));
     insert.finalize();
     // The key the store wrote then: calendarWatchResourceUris only.
     const [ownKey] = matchKeysOf(sha256Block, "env_1", "cal", { ...connectionLookupKeys(stored), watchUris: [own] });
@@ -275,6 +277,12 @@ describe("SqliteConnectionStore", () => {
   });
 });
 
+/** A connection's row as written before migration 6 added tags. */
+function rowBeforeTags(c: ConnectionRecord): Record<string, string | number | null> {
+  const { tags: _tags, ...row } = connectionToRow(c);
+  return row;
+}
+
 function record(connectionId: string, over: Partial<ConnectionRecord> = {}): ConnectionRecord {
   return {
     id: newId("conn"),
@@ -288,6 +296,7 @@ function record(connectionId: string, over: Partial<ConnectionRecord> = {}): Con
     metadata: {},
     endUser: null,
     errors: [],
+    tags: {},
     createdAt: 1,
     updatedAt: 1,
     ...over,

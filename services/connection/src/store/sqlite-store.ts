@@ -208,6 +208,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
             credentialsExpiresAt: connection.credentialsExpiresAt,
             connectionConfig: { ...existing.connectionConfig, ...connection.connectionConfig },
             endUser: connection.endUser ?? existing.endUser,
+            tags: Object.keys(connection.tags).length > 0 ? connection.tags : existing.tags,
             updatedAt: connection.updatedAt,
           };
           this.q.connectionUpdate.run({ ...connectionToRow(next) });
@@ -262,6 +263,11 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     if (filter.endUserId) {
       where.push("end_user_id = $end_user_id");
       params.end_user_id = filter.endUserId;
+    }
+    for (const [i, [key, value]] of Object.entries(filter.tags ?? {}).entries()) {
+      where.push(`EXISTS (SELECT 1 FROM json_each(tags) WHERE key = $tag_key_${i} AND value = $tag_value_${i})`);
+      params[`tag_key_${i}`] = key;
+      params[`tag_value_${i}`] = value;
     }
     const clause = where.join(" AND ");
     const total =

@@ -67,6 +67,7 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         metadata: {},
         endUser: null,
         errors: [],
+        tags: {},
         createdAt: at,
         updatedAt: at,
         ...over,
@@ -288,6 +289,26 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         expect(await ids({ endUserId: "nobody" })).toEqual({ ids: [], total: 0 });
       });
 
+      test("are filtered by tags, every given tag required; re-authorization replaces tags only when given", async () => {
+        await create(connection("cal", "a", { tags: { team: "core", "project.id": "p=1" } }));
+        await create(connection("cal", "b", { tags: { team: "core" } }));
+        await create(connection("mail", "c", { tags: { team: "edge", "project.id": "p=1" } }));
+        const ids = async (tags: Record<string, string>) =>
+          (await store.listConnections(ENV, { limit: 10, offset: 0, tags })).connections.map((c) => c.connectionId);
+        expect(await ids({ team: "core" })).toEqual(["b", "a"]);
+        expect(await ids({ team: "core", "project.id": "p=1" })).toEqual(["a"]);
+        expect(await ids({ "project.id": "p=1" })).toEqual(["c", "a"]);
+        expect(await ids({ team: "Core" })).toEqual([]);
+        expect(await ids({ "project.id=p": "1" })).toEqual([]);
+        expect((await get("cal", "a"))?.tags).toEqual({ team: "core", "project.id": "p=1" });
+
+        await create(connection("cal", "a", { tags: {} }));
+        expect((await get("cal", "a"))?.tags).toEqual({ team: "core", "project.id": "p=1" });
+        await create(connection("cal", "a", { tags: { team: "edge" } }));
+        expect((await get("cal", "a"))?.tags).toEqual({ team: "edge" });
+        expect(await ids({ team: "edge" })).toEqual(["c", "a"]);
+      });
+
       test("search is a case-insensitive substring of the connection id, wildcards taken literally", async () => {
         for (const id of ["User-One", "user_two", "userXtwo", "100%", "1000", "back\\slash"]) {
           await create(connection("cal", id));
@@ -442,7 +463,10 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         await create(connection("cal", "nango", { metadata: { googleCalendarWatchResourceUris: google("a", "b") } }));
         await create(
           connection("cal", "both", {
-            metadata: { calendarWatchResourceUris: google("b"), googleCalendarWatchResourceUris: [...google("b", "c"), 5] },
+            metadata: {
+              calendarWatchResourceUris: google("b"),
+              googleCalendarWatchResourceUris: [...google("b", "c"), 5],
+            },
           }),
         );
         await create(connection("cal", "junction", { metadata: uris("c") }));

@@ -50,7 +50,8 @@ export interface IntegrationStore {
 export interface ConnectionStore {
   /**
    * Inserts a connection, or when (environment, integration, connectionId) exists, replaces its
-   * credentials, connection_config (shallow-merged) and endUser while keeping id, metadata and createdAt.
+   * credentials, connection_config (shallow-merged), endUser (when not null) and tags (when not empty)
+   * while keeping id, metadata and createdAt.
    */
   upsertConnection(connection: ConnectionRecord): Promise<{ created: boolean; connection: ConnectionRecord }>;
   getConnection(
