@@ -18,6 +18,23 @@ const listQuery = z
   })
   .strict();
 
+/** Nango's tag filter, `tags[key]=value` (deepObject), every tag required; keys compare lower-cased. */
+const tagFilter = z
+  .record(z.string().min(1).max(64), z.string().min(1).max(255, "at most 255 characters"))
+  .refine((t) => Object.keys(t).length <= 10, "at most 10 tags");
+
+/** Splits `tags[key]=value` parameters from the rest of a query. */
+function splitTags(query: Record<string, string | string[]>) {
+  const rest: Record<string, string | string[]> = {};
+  const tags: Record<string, string | string[]> = {};
+  for (const [k, v] of Object.entries(query)) {
+    const m = /^tags\[(.*)\]$/.exec(k);
+    if (m) tags[(m[1] as string).toLowerCase()] = v;
+    else rest[k] = v;
+  }
+  return { rest, tags };
+}
+
 const oneQuery = z
   .object({
     provider_config_key: str,
@@ -88,7 +105,9 @@ export function connectionRoutes(): Route[] {
         method: "GET",
         pattern: base,
         handler: async ({ clients, url }) => {
-          const q = parseWith(listQuery, queryObject(url), "invalid_query_params");
+          const split = splitTags(queryObject(url));
+          const q = parseWith(listQuery, split.rest, "invalid_query_params");
+          const tags = parseWith(tagFilter, split.tags, "invalid_query_params");
           const limit = q.limit ?? 100;
           const page = q.page ?? 0;
           const res = await clients.connection.listConnections({
@@ -96,6 +115,7 @@ export function connectionRoutes(): Route[] {
             connectionId: q.connectionId ?? "",
             search: q.search ?? "",
             endUserId: q.endUserId ?? "",
+            tags,
             limit,
             page,
           });

@@ -49,6 +49,7 @@ export function presentConnectionListItem(c: Connection) {
     metadata: c.metadata ?? null,
     errors: presentErrors(c),
     end_user: c.endUser ?? null,
+    tags: c.tags,
   };
 }
 
@@ -68,6 +69,7 @@ export function presentConnection(c: Connection) {
     connection_config: c.connectionConfig ?? {},
     errors: presentErrors(c),
     end_user: c.endUser ?? null,
+    tags: c.tags,
     credentials: { type: "OAUTH2", expires_at: iso(c.credentialsExpiresAtMs) },
   };
 }
