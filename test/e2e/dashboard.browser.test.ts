@@ -195,6 +195,8 @@ describe("the dashboard in a real browser", () => {
       await page.click(`#connections tr[data-connection-id="${connectionId}"] a`);
       await page.waitForSelector(`section[data-connection-id="${connectionId}"]`);
       expect(await page.textContent("#connection-config")).toContain("emailAddressHash");
+      // Nango's tags, derived from the test session's end user.
+      expect(await page.textContent('#connection-tags [data-tag="end_user_id"]')).toBe("end_user_id=dashboard-test ");
     },
     STEP_MS,
   );
