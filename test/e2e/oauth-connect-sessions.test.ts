@@ -138,7 +138,7 @@ describe("connect sessions with Nango's fields", () => {
     expect(after.credentials?.accessToken).not.toBe(before.credentials?.accessToken);
     expect(after.connection?.id).toBe(before.connection?.id);
     const conn = await w.j.api("GET", `/connection/${id}?provider_config_key=cal`);
-    expect(conn.body.tags).toMatchObject({ end_user_id: "user-1", team: "edge" });
+    expect(conn.body.tags).toEqual({ team: "edge" });
   });
 
   test("bad tags, overrides outside allowed_integrations and a webhook_url_override are clear 400s that write nothing", async () => {

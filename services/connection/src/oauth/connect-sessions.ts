@@ -66,7 +66,14 @@ export async function createConnectSession(
   // Nango: with top-level tags the end user is optional; a reconnect keeps the connection's.
   const endUser =
     endUserGiven === undefined && (Object.keys(req.tags).length > 0 || reconnect) ? null : checkEndUser(endUserGiven);
-  const tags = sessionTags(endUser, organization, endUserGiven?.tags, req.tags);
+  // Tags derive from the end user and organization given here, not from a reconnected connection's:
+  // a reconnect without them leaves the connection's tags as they are.
+  const tags = sessionTags(
+    req.endUser ? endUser : null,
+    req.organization ? organization : null,
+    req.endUser?.tags,
+    req.tags,
+  );
   const defaults: Record<string, IntegrationConfigDefaultsRecord> = {};
   for (const [key, d] of Object.entries(req.integrationsConfigDefaults)) defaults[key] = checkDefaults(key, d);
   const overrides = checkOverrides(req.overrides, allowedFinal);
