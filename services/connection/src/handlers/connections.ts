@@ -62,6 +62,10 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       }
       const metadata = (req.metadata ?? {}) as Record<string, unknown>;
       validateMetadata(metadata);
+      // An imported emailAddressHash may be Nango's formula: from now on, matching looks it up too.
+      if (typeof req.connectionConfig?.emailAddressHash === "string" && !integ.importedEmailHashes) {
+        await ctx.store.markImportedEmailHashes(env.id, integ.uniqueKey);
+      }
       const creds = req.credentials;
       const expiresAt = creds && creds.expiresAtMs > 0n ? Number(creds.expiresAtMs) : null;
       const result = await saveConnection(ctx, {
@@ -186,8 +190,10 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
     },
 
     async matchNotification(req) {
-      const { env } = await integration(req.providerConfigKey);
-      return matchNotification(ctx.store, env.id, req.providerConfigKey, req.resourceUri);
+      const { env, rec } = await integration(req.providerConfigKey);
+      return matchNotification(ctx.store, env.id, req.providerConfigKey, req.resourceUri, {
+        nangoEmailHashes: rec.importedEmailHashes === true,
+      });
     },
 
     async matchNotifications(req) {
@@ -195,15 +201,21 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         throw errors.invalidField("requests", `must hold at most ${MAX_MATCH_BATCH} notifications`);
       }
       // One integration lookup per integration in the batch (usually one).
-      const envs = new Map<string, Promise<string>>();
+      const found = new Map<string, Promise<{ envId: string; nangoEmailHashes: boolean }>>();
       const results = [];
       for (const r of req.requests) {
-        let env = envs.get(r.providerConfigKey);
-        if (!env) {
-          env = integration(r.providerConfigKey).then((found) => found.env.id);
-          envs.set(r.providerConfigKey, env);
+        let scope = found.get(r.providerConfigKey);
+        if (!scope) {
+          scope = integration(r.providerConfigKey).then(({ env, rec }) => ({
+            envId: env.id,
+            nangoEmailHashes: rec.importedEmailHashes === true,
+          }));
+          found.set(r.providerConfigKey, scope);
         }
-        results.push(await matchNotification(ctx.store, await env, r.providerConfigKey, r.resourceUri));
+        const { envId, nangoEmailHashes } = await scope;
+        results.push(
+          await matchNotification(ctx.store, envId, r.providerConfigKey, r.resourceUri, { nangoEmailHashes }),
+        );
       }
       return { results };
     },

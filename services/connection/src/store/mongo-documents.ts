@@ -94,6 +94,7 @@ export const integrationFromDocument = (d: IntegrationDocument): IntegrationReco
   forwardWebhooks: d.forwardWebhooks,
   // Absent on documents written before test mode existed.
   useTestCredentials: d.useTestCredentials ?? false,
+  ...(d.importedEmailHashes ? { importedEmailHashes: true as const } : {}),
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
 });

@@ -172,6 +172,10 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     return doc ? integrationFromDocument(doc) : null;
   }
 
+  async markImportedEmailHashes(environmentId: string, uniqueKey: string): Promise<void> {
+    await this.integrations.updateOne({ environmentId, uniqueKey }, { $set: { importedEmailHashes: true } });
+  }
+
   async listIntegrations(environmentId: string): Promise<IntegrationRecord[]> {
     const docs = await this.integrations.find({ environmentId }).sort({ createdAt: 1, uniqueKey: 1 }).toArray();
     return docs.map(integrationFromDocument);
@@ -338,19 +342,26 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     return value === null ? [] : this.connectionIds({ environmentId, providerConfigKey, "lookup.email": value });
   }
 
-  async findByEmail(environmentId: string, providerConfigKey: string, email: string): Promise<EmailMatch | null> {
+  async findByEmail(
+    environmentId: string,
+    providerConfigKey: string,
+    email: string,
+    options: { nangoEmailHashes?: boolean } = {},
+  ): Promise<EmailMatch | null> {
     const value = normalizeEmail(email);
     if (value === null) return null;
     const tiers: [EmailTier, () => Promise<string[]>][] = [
       [
         "emailAddressHash",
-        // Junction's formula, or Nango's for connections imported from Nango: one query of one index.
+        // Junction's formula, or also Nango's for integrations with imported connections: one query of one index.
         () =>
-          this.connectionIds({
-            environmentId,
-            providerConfigKey,
-            "connection_config.emailAddressHash": { $in: [emailAddressHash(value), nangoEmailAddressHash(value)] },
-          }),
+          options.nangoEmailHashes
+            ? this.connectionIds({
+                environmentId,
+                providerConfigKey,
+                "connection_config.emailAddressHash": { $in: [emailAddressHash(value), nangoEmailAddressHash(value)] },
+              })
+            : this.findByEmailHash(environmentId, providerConfigKey, emailAddressHash(value)),
       ],
       ["metadataEmailAddress", () => this.findByMetadataEmailAddress(environmentId, providerConfigKey, value)],
       ["metadataEmail", () => this.findByMetadataEmail(environmentId, providerConfigKey, value)],

@@ -38,6 +38,11 @@ export interface IntegrationRecord {
   forwardWebhooks: boolean;
   /** New authorizations use the operator's test credentials (spec: Authentication 4). */
   useTestCredentials: boolean;
+  /**
+   * Set (for good) once a connection was imported with its own connection_config.emailAddressHash,
+   * which may be Nango's formula: only then does matching also look Nango's formula up.
+   */
+  importedEmailHashes?: true;
   createdAt: number;
   updatedAt: number;
 }

@@ -37,6 +37,8 @@ export interface IntegrationRow {
   overrides: string;
   forward_webhooks: number;
   use_test_credentials: number;
+  /** Read only: set by markImportedEmailHashes, kept by every other write. */
+  imported_email_hashes?: number;
   created_at: number;
   updated_at: number;
 }
@@ -104,6 +106,7 @@ export const integrationFromRow = (r: IntegrationRow): IntegrationRecord => ({
   overrides: JSON.parse(r.overrides) as UpstreamOverridesRecord,
   forwardWebhooks: r.forward_webhooks !== 0,
   useTestCredentials: r.use_test_credentials !== 0,
+  ...(r.imported_email_hashes ? { importedEmailHashes: true as const } : {}),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });

@@ -193,6 +193,7 @@ export const MIGRATIONS: readonly string[] = [
   // sessions' per-integration overrides. A session created with tags only has end_user 'null'.
   `
   ALTER TABLE connections ADD COLUMN tags TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE integrations ADD COLUMN imported_email_hashes INTEGER NOT NULL DEFAULT 0;
   ALTER TABLE connect_sessions ADD COLUMN overrides TEXT NOT NULL DEFAULT '{}';
   ALTER TABLE connect_sessions ADD COLUMN tags TEXT NOT NULL DEFAULT '{}';
   `,
@@ -213,12 +214,17 @@ export const LOOKUP_SQL = {
   emailKind: `SELECT connection_id FROM connection_email_keys
     WHERE slot BETWEEN $first AND $last AND kind = $kind AND value = $value
       AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
-  /**
-   * Rule 2's three tiers at once: emailAddressHash equal to $hash or to Nango's $nango_hash (another
-   * block: a second search in the same statement), or a metadata email equal to $email. The two parts
-   * never return the same row: their values differ.
-   */
+  /** Rule 2's three tiers at once: emailAddressHash equal to $hash, or a metadata email equal to $email. */
   email: `SELECT kind, connection_id FROM connection_email_keys
+    WHERE slot BETWEEN $first AND $last
+      AND ((kind = 1 AND value = $hash) OR (kind IN (2, 3) AND value = $email))
+      AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
+  /**
+   * The same, emailAddressHash also equal to Nango's $nango_hash (another block: a second search in
+   * the same statement), for integrations with imported connections. The two parts never return the
+   * same row: their values differ.
+   */
+  emailWithNango: `SELECT kind, connection_id FROM connection_email_keys
     WHERE slot BETWEEN $first AND $last
       AND ((kind = 1 AND value = $hash) OR (kind IN (2, 3) AND value = $email))
       AND environment_id = $environment_id AND provider_config_key = $provider_config_key

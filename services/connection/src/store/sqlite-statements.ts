@@ -98,5 +98,9 @@ export function prepareStatements(db: Database) {
     lookupWatchUri: p<{ connection_id: string }>(LOOKUP_SQL.watchUri),
     lookupEmailKind: p<{ connection_id: string }>(LOOKUP_SQL.emailKind),
     lookupEmail: p<{ kind: number; connection_id: string }>(LOOKUP_SQL.email),
+    lookupEmailWithNango: p<{ kind: number; connection_id: string }>(LOOKUP_SQL.emailWithNango),
+    integrationMarkImportedEmailHashes: p(
+      "UPDATE integrations SET imported_email_hashes = 1 WHERE environment_id = $environment_id AND unique_key = $unique_key",
+    ),
   };
 }

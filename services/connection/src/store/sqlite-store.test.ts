@@ -93,7 +93,7 @@ describe("SqliteConnectionStore", () => {
       const search = `SEARCH ${table} USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)`;
       // Rule 2 searches two blocks (Junction's and Nango's emailAddressHash formulas) in one statement.
       const searches = plan.filter((d) => d.startsWith("SEARCH") || d.startsWith("SCAN"));
-      expect(searches).toEqual(name === "email" ? [search, search] : [search]);
+      expect(searches).toEqual(name === "emailWithNango" ? [search, search] : [search]);
     },
   );
 

@@ -150,6 +150,12 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     return row ? integrationFromRow(row) : null;
   }
 
+  async markImportedEmailHashes(environmentId: string, uniqueKey: string): Promise<void> {
+    this.write(() =>
+      this.q.integrationMarkImportedEmailHashes.run({ environment_id: environmentId, unique_key: uniqueKey }),
+    );
+  }
+
   async listIntegrations(environmentId: string): Promise<IntegrationRecord[]> {
     return this.q.integrationList.all({ environment_id: environmentId }).map(integrationFromRow);
   }
@@ -365,26 +371,37 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     return value === null ? [] : this.lookup(MatchKind.metadataEmail, environmentId, providerConfigKey, value);
   }
 
-  async findByEmail(environmentId: string, providerConfigKey: string, email: string): Promise<EmailMatch | null> {
+  async findByEmail(
+    environmentId: string,
+    providerConfigKey: string,
+    email: string,
+    options: { nangoEmailHashes?: boolean } = {},
+  ): Promise<EmailMatch | null> {
     const value = normalizeEmail(email);
     if (value === null) return null;
     // The three tiers of an email share one block: one search finds them all; the lowest kind decides.
     const hash = emailAddressHash(value);
     const first = emailBlockOf(this.blockHash, environmentId, providerConfigKey, hash);
-    // A hash imported from Nango, under its own formula, is in its own block.
-    const nangoHash = nangoEmailAddressHash(value);
-    const nangoFirst = emailBlockOf(this.blockHash, environmentId, providerConfigKey, nangoHash);
-    const rows = this.q.lookupEmail.values({
+    const params: Params = {
       first,
       last: first + BLOCK_SIZE - 1,
       hash,
-      nango_first: nangoFirst,
-      nango_last: nangoFirst + BLOCK_SIZE - 1,
-      nango_hash: nangoHash,
       email: value,
       environment_id: environmentId,
       provider_config_key: providerConfigKey,
-    }) as [number, string][];
+    };
+    let rows: [number, string][];
+    if (options.nangoEmailHashes) {
+      // A hash imported from Nango, under its own formula, is in its own block.
+      const nangoHash = nangoEmailAddressHash(value);
+      const nangoFirst = emailBlockOf(this.blockHash, environmentId, providerConfigKey, nangoHash);
+      rows = this.q.lookupEmailWithNango.values({
+        ...params,
+        nango_first: nangoFirst,
+        nango_last: nangoFirst + BLOCK_SIZE - 1,
+        nango_hash: nangoHash,
+      }) as [number, string][];
+    } else rows = this.q.lookupEmail.values(params) as [number, string][];
     if (rows.length === 0) return null;
     let kind = rows[0]?.[0] as number;
     for (const row of rows) if (row[0] < kind) kind = row[0];

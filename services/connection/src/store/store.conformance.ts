@@ -175,6 +175,23 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         expect(await byUri("other", "primary")).toEqual(["c3"]);
       });
 
+      test("are marked for good as holding imported email hashes", async () => {
+        await store.insertIntegration(integration("cal"));
+        expect((await store.getIntegration(ENV, "cal"))?.importedEmailHashes).toBeUndefined();
+        await store.markImportedEmailHashes(ENV, "cal");
+        await store.markImportedEmailHashes(ENV, "cal");
+        await store.markImportedEmailHashes(ENV, "unknown");
+        const marked = await store.getIntegration(ENV, "cal");
+        expect(marked?.importedEmailHashes).toBe(true);
+        await store.replaceIntegration(ENV, "cal", {
+          ...(marked as IntegrationRecord),
+          uniqueKey: "cal-2",
+          displayName: "x",
+        });
+        expect((await store.getIntegration(ENV, "cal-2"))?.importedEmailHashes).toBe(true);
+        expect(await store.getIntegration(ENV, "unknown")).toBeNull();
+      });
+
       test("rename onto a taken key fails and changes nothing", async () => {
         const a = integration("cal");
         const b = integration("taken");
@@ -593,22 +610,32 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         await create(
           connection("cal-2", "other", { connectionConfig: { emailAddressHash: nangoEmailAddressHash(email) } }),
         );
-        expect(await store.findByEmail(ENV, "cal", ` ${email.toUpperCase()}`)).toEqual({
+        const nango = { nangoEmailHashes: true };
+        expect(await store.findByEmail(ENV, "cal", ` ${email.toUpperCase()}`, nango)).toEqual({
           tier: "emailAddressHash",
           connectionIds: ["junction", "nango"],
         });
-        await store.deleteConnection(ENV, "cal", "junction");
+        // Without the option (no imported connections), Nango's formula is not looked up.
         expect(await store.findByEmail(ENV, "cal", email)).toEqual({
+          tier: "emailAddressHash",
+          connectionIds: ["junction"],
+        });
+        await store.deleteConnection(ENV, "cal", "junction");
+        expect(await store.findByEmail(ENV, "cal", email, nango)).toEqual({
           tier: "emailAddressHash",
           connectionIds: ["nango"],
         });
-        expect(await store.findByEmail(ENV, "cal", "bob@example.test")).toBeNull();
+        expect(await store.findByEmail(ENV, "cal", email)).toEqual({
+          tier: "metadataEmailAddress",
+          connectionIds: ["by-address"],
+        });
+        expect(await store.findByEmail(ENV, "cal", "bob@example.test", nango)).toBeNull();
         // A bare SHA-256 of the address is neither formula.
         await store.deleteConnection(ENV, "cal", "nango");
         await create(
           connection("cal", "bare", { connectionConfig: { emailAddressHash: Bun.SHA256.hash(email, "hex") } }),
         );
-        expect(await store.findByEmail(ENV, "cal", email)).toEqual({
+        expect(await store.findByEmail(ENV, "cal", email, nango)).toEqual({
           tier: "metadataEmailAddress",
           connectionIds: ["by-address"],
         });

@@ -43,6 +43,8 @@ export interface IntegrationStore {
    * Returns false when `uniqueKey` is unknown.
    */
   replaceIntegration(environmentId: string, uniqueKey: string, next: IntegrationRecord): Promise<boolean>;
+  /** Sets importedEmailHashes on the integration (idempotent; nothing when unknown). */
+  markImportedEmailHashes(environmentId: string, uniqueKey: string): Promise<void>;
   /** Deletes the integration and all its connections atomically; returns how many connections went. */
   deleteIntegration(environmentId: string, uniqueKey: string): Promise<number>;
 }
@@ -101,11 +103,16 @@ export interface ConnectionStore {
   findByMetadataEmail(environmentId: string, providerConfigKey: string, email: string): Promise<string[]>;
   /**
    * Rule 2 whole: the first tier that matches `email` (trimmed and lower-cased) — emailAddressHash
-   * equal to emailAddressHash(email) or to nangoEmailAddressHash(email) (connections imported from
-   * Nango), then metadata.emailAddress, then metadata.email — with every
+   * equal to emailAddressHash(email), or also to nangoEmailAddressHash(email) with `nangoEmailHashes`
+   * (an integration with imported connections, see IntegrationRecord.importedEmailHashes), then metadata.emailAddress, then metadata.email — with every
    * connection it matches in that tier, sorted. null when no tier matches.
    */
-  findByEmail(environmentId: string, providerConfigKey: string, email: string): Promise<EmailMatch | null>;
+  findByEmail(
+    environmentId: string,
+    providerConfigKey: string,
+    email: string,
+    options?: { nangoEmailHashes?: boolean },
+  ): Promise<EmailMatch | null>;
 }
 
 /** A tier of rule 2, named after the field it compares. */
