@@ -1,5 +1,5 @@
 import { MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
-import type { ConnectionStore, EmailTier } from "./store/store.ts";
+import type { ConnectionStore, EmailLookup, EmailTier } from "./store/store.ts";
 
 const RULE_OF_TIER: Record<EmailTier, MatchRule> = {
   emailAddressHash: MatchRule.EMAIL_ADDRESS_HASH,
@@ -38,7 +38,7 @@ export async function matchNotification(
   environmentId: string,
   providerConfigKey: string,
   resourceUri: string,
-  options: { nangoEmailHashes?: boolean } = {},
+  options: EmailLookup = {},
 ): Promise<{ connectionIds: string[]; rule: MatchRule }> {
   if (resourceUri !== "") {
     const byUri = await store.findByWatchUri(environmentId, providerConfigKey, resourceUri);

@@ -32,6 +32,7 @@ import type {
 import {
   type ConnectionServiceStore,
   DuplicateKeyError,
+  type EmailLookup,
   type EmailMatch,
   type EmailTier,
   normalizeEmail,
@@ -342,12 +343,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     return value === null ? [] : this.connectionIds({ environmentId, providerConfigKey, "lookup.email": value });
   }
 
-  async findByEmail(
-    environmentId: string,
-    providerConfigKey: string,
-    email: string,
-    options: { nangoEmailHashes?: boolean } = {},
-  ): Promise<EmailMatch | null> {
+  async findByEmail(envId: string, key: string, email: string, options: EmailLookup = {}): Promise<EmailMatch | null> {
     const value = normalizeEmail(email);
     if (value === null) return null;
     const tiers: [EmailTier, () => Promise<string[]>][] = [
@@ -357,14 +353,14 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
         () =>
           options.nangoEmailHashes
             ? this.connectionIds({
-                environmentId,
-                providerConfigKey,
+                envId,
+                key,
                 "connection_config.emailAddressHash": { $in: [emailAddressHash(value), nangoEmailAddressHash(value)] },
               })
-            : this.findByEmailHash(environmentId, providerConfigKey, emailAddressHash(value)),
+            : this.findByEmailHash(envId, key, emailAddressHash(value)),
       ],
-      ["metadataEmailAddress", () => this.findByMetadataEmailAddress(environmentId, providerConfigKey, value)],
-      ["metadataEmail", () => this.findByMetadataEmail(environmentId, providerConfigKey, value)],
+      ["metadataEmailAddress", () => this.findByMetadataEmailAddress(envId, key, value)],
+      ["metadataEmail", () => this.findByMetadataEmail(envId, key, value)],
     ];
     for (const [tier, find] of tiers) {
       const connectionIds = await find();

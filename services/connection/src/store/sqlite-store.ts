@@ -45,6 +45,7 @@ import {
 import {
   type ConnectionServiceStore,
   DuplicateKeyError,
+  type EmailLookup,
   type EmailMatch,
   type EmailTier,
   normalizeEmail,
@@ -371,30 +372,25 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     return value === null ? [] : this.lookup(MatchKind.metadataEmail, environmentId, providerConfigKey, value);
   }
 
-  async findByEmail(
-    environmentId: string,
-    providerConfigKey: string,
-    email: string,
-    options: { nangoEmailHashes?: boolean } = {},
-  ): Promise<EmailMatch | null> {
+  async findByEmail(envId: string, key: string, email: string, options: EmailLookup = {}): Promise<EmailMatch | null> {
     const value = normalizeEmail(email);
     if (value === null) return null;
     // The three tiers of an email share one block: one search finds them all; the lowest kind decides.
     const hash = emailAddressHash(value);
-    const first = emailBlockOf(this.blockHash, environmentId, providerConfigKey, hash);
+    const first = emailBlockOf(this.blockHash, envId, key, hash);
     const params: Params = {
       first,
       last: first + BLOCK_SIZE - 1,
       hash,
       email: value,
-      environment_id: environmentId,
-      provider_config_key: providerConfigKey,
+      environment_id: envId,
+      provider_config_key: key,
     };
     let rows: [number, string][];
     if (options.nangoEmailHashes) {
       // A hash imported from Nango, under its own formula, is in its own block.
       const nangoHash = nangoEmailAddressHash(value);
-      const nangoFirst = emailBlockOf(this.blockHash, environmentId, providerConfigKey, nangoHash);
+      const nangoFirst = emailBlockOf(this.blockHash, envId, key, nangoHash);
       rows = this.q.lookupEmailWithNango.values({
         ...params,
         nango_first: nangoFirst,

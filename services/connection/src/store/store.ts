@@ -111,8 +111,13 @@ export interface ConnectionStore {
     environmentId: string,
     providerConfigKey: string,
     email: string,
-    options?: { nangoEmailHashes?: boolean },
+    options?: EmailLookup,
   ): Promise<EmailMatch | null>;
+}
+
+/** How findByEmail looks up: also Nango's emailAddressHash formula when `nangoEmailHashes`. */
+export interface EmailLookup {
+  nangoEmailHashes?: boolean;
 }
 
 /** A tier of rule 2, named after the field it compares. */
