@@ -38,6 +38,19 @@ describe("connect sessions with Nango's fields", () => {
     });
     expect(created.status).toBe(201);
     const token = created.body.data.token as string;
+    const current = await fetch(`${w.j.url}/connect/session`, { headers: { authorization: `Bearer ${token}` } });
+    expect(((await current.json()) as any).data).toMatchObject({
+      endUser: {
+        id: "user-1",
+        email: "alice@example.com",
+        display_name: null,
+        tags: { Plan: "pro" },
+        organization: { id: "org-1", display_name: null },
+      },
+      integrations_config_defaults: {
+        cal: { user_scopes: "profile", authorization_params: {}, connection_config: { region: "eu", team: "x" } },
+      },
+    });
 
     const page = await fetch(created.body.data.connect_link.replace(w.j.baseUrl, w.j.url));
     expect(await page.text()).toContain('<a class="docs" href="https://docs.example.test/cal">Docs</a>');
@@ -63,6 +76,7 @@ describe("connect sessions with Nango's fields", () => {
       "team.name": "core",
     };
     expect(conn.body.tags).toEqual(tags);
+    expect(conn.body.end_user).toMatchObject({ id: "user-1", tags: { Plan: "pro" } });
 
     const list = (query: string) => w.j.api("GET", `/connections?${query}`);
     const found = await list("tags[team.name]=core&tags[PROJECT]=p-1");
@@ -80,6 +94,7 @@ describe("connect sessions with Nango's fields", () => {
       operation: "creation",
       connectionId: id,
       tags,
+      endUser: { endUserId: "user-1", tags: { Plan: "pro" } },
     });
   });
 

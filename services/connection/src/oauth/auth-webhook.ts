@@ -69,12 +69,13 @@ export async function enqueueAuthWebhook(ctx: ConnectionServiceContext, input: A
   });
 }
 
-/** Nango's endUser object: {endUserId, endUserEmail?, organizationId?}. */
+/** Nango's endUser object: {endUserId, endUserEmail?, organizationId?, tags?}. */
 function endUserOf(endUser: Record<string, unknown> | null): Record<string, unknown> | null {
   if (!endUser || typeof endUser.id !== "string") return null;
   const out: Record<string, unknown> = { endUserId: endUser.id };
   if (typeof endUser.email === "string") out.endUserEmail = endUser.email;
   const org = endUser.organization as Record<string, unknown> | undefined;
   if (org && typeof org.id === "string") out.organizationId = org.id;
+  if (endUser.tags && typeof endUser.tags === "object") out.tags = endUser.tags;
   return out;
 }

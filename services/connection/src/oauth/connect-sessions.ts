@@ -149,6 +149,9 @@ function checkEndUser(value: JsonObject | undefined): Record<string, unknown> {
     if (typeof v !== "string" || v.length > 255) throw errors.invalidField(`end_user.${field}`, "must be a string");
     out[field] = v;
   }
+  // Kept on the end user as given, as Nango does; sessionTags checks them (400 invalid_tags).
+  const tags = value?.tags;
+  if (tags && typeof tags === "object" && !Array.isArray(tags) && Object.keys(tags).length > 0) out.tags = tags;
   return out;
 }
 
