@@ -3,6 +3,7 @@ import {
   connectionFromDocument,
   connectionListQuery,
   connectionToDocument,
+  emailHashQuery,
   escapeRegExp,
   integrationFromDocument,
   integrationToDocument,
@@ -12,6 +13,7 @@ import {
   reauthorizationUpdate,
   secretKeyFromDocument,
   secretKeyToDocument,
+  watchUriQuery,
 } from "./mongo-documents.ts";
 import { isDuplicateKey } from "./mongo-store.ts";
 import type { ConnectionRecord, IntegrationRecord, SecretKeyRecord } from "./records.ts";
@@ -139,6 +141,27 @@ describe("Mongo connection updates", () => {
     expect(withUser?.$set.endUserId).toEqual({ $literal: "u1" });
     expect(withUser?.$set.tags).toEqual({ $literal: record.tags });
     expect(withUser?.$set.tagPairs).toEqual({ $literal: ["team=core", "project.id=p=1"] });
+  });
+
+  test("rule 1 looks both watch-URI keys up; rule 2's first tier one or both hash formulas", () => {
+    expect(watchUriQuery("env_1", "cal", "https://c/a")).toEqual({
+      environmentId: "env_1",
+      providerConfigKey: "cal",
+      $or: [
+        { "metadata.calendarWatchResourceUris": { $elemMatch: { $eq: "https://c/a" } } },
+        { "metadata.googleCalendarWatchResourceUris": { $elemMatch: { $eq: "https://c/a" } } },
+      ],
+    });
+    expect(emailHashQuery("env_1", "cal", ["j"])).toEqual({
+      environmentId: "env_1",
+      providerConfigKey: "cal",
+      "connection_config.emailAddressHash": "j",
+    });
+    expect(emailHashQuery("env_1", "cal", ["j", "n"])).toEqual({
+      environmentId: "env_1",
+      providerConfigKey: "cal",
+      "connection_config.emailAddressHash": { $in: ["j", "n"] },
+    });
   });
 
   test("tags are listed by their key=value pairs, all of them required", () => {

@@ -9,7 +9,7 @@ import type {
   MetadataMode,
   SecretKeyRecord,
 } from "./records.ts";
-import { normalizeEmail } from "./store.ts";
+import { normalizeEmail, WATCH_URI_KEYS } from "./store.ts";
 
 // Document shapes of the MongoDB collections and the pure functions that build them, the queries
 // and the updates. Kept apart from the store so that they are tested without a server.
@@ -147,6 +147,29 @@ export function connectionFromDocument(d: ConnectionDocument): ConnectionRecord 
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
   };
+}
+
+/**
+ * Rule 1's query: an element of either watch-URI array equal to `uri` ($elemMatch: a bare string field
+ * never matches). Each key has its own index; the server answers the $or with both.
+ */
+export function watchUriQuery(
+  environmentId: string,
+  providerConfigKey: string,
+  uri: string,
+): Filter<ConnectionDocument> {
+  const element = { $elemMatch: { $eq: uri } };
+  return { environmentId, providerConfigKey, $or: WATCH_URI_KEYS.map((key) => ({ [`metadata.${key}`]: element })) };
+}
+
+/** Rule 2, tier 1's query: connection_config.emailAddressHash equal to one of `hashes` (one index). */
+export function emailHashQuery(
+  environmentId: string,
+  providerConfigKey: string,
+  hashes: string[],
+): Filter<ConnectionDocument> {
+  const value = hashes.length === 1 ? hashes[0] : { $in: hashes };
+  return { environmentId, providerConfigKey, "connection_config.emailAddressHash": value };
 }
 
 /** The "key=value" form of tags (tag keys never hold "="). */

@@ -6,6 +6,7 @@ import {
   connectionFromDocument,
   connectionListQuery,
   connectionToDocument,
+  emailHashQuery,
   type EnvironmentDocument,
   environmentFromDocument,
   environmentToDocument,
@@ -18,6 +19,7 @@ import {
   type SecretKeyDocument,
   secretKeyFromDocument,
   secretKeyToDocument,
+  watchUriQuery,
 } from "./mongo-documents.ts";
 import { MongoOAuthFlowStore } from "./mongo-oauth-store.ts";
 import type {
@@ -37,7 +39,6 @@ import {
   type EmailTier,
   normalizeEmail,
   UnknownConnectionsError,
-  WATCH_URI_KEYS,
 } from "./store.ts";
 
 const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
@@ -319,18 +320,11 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
   // Matching lookups (spec: Webhook-to-connection matching). Each is served by an index scoped to the integration.
 
   async findByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<string[]> {
-    // $elemMatch: only an array element equal to the URI matches, not a bare string field (rule 1).
-    // Each key of WATCH_URI_KEYS has its own index; the server answers the $or with both.
-    const element = { $elemMatch: { $eq: uri } };
-    return this.connectionIds({
-      environmentId,
-      providerConfigKey,
-      $or: WATCH_URI_KEYS.map((key) => ({ [`metadata.${key}`]: element })),
-    });
+    return this.connectionIds(watchUriQuery(environmentId, providerConfigKey, uri));
   }
 
   async findByEmailHash(environmentId: string, providerConfigKey: string, hash: string): Promise<string[]> {
-    return this.connectionIds({ environmentId, providerConfigKey, "connection_config.emailAddressHash": hash });
+    return this.connectionIds(emailHashQuery(environmentId, providerConfigKey, [hash]));
   }
 
   async findByMetadataEmailAddress(environmentId: string, providerConfigKey: string, email: string): Promise<string[]> {
@@ -350,14 +344,11 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
       [
         "emailAddressHash",
         // Junction's formula, or also Nango's for integrations with imported connections: one query of one index.
-        () =>
-          options.nangoEmailHashes
-            ? this.connectionIds({
-                envId,
-                key,
-                "connection_config.emailAddressHash": { $in: [emailAddressHash(value), nangoEmailAddressHash(value)] },
-              })
-            : this.findByEmailHash(envId, key, emailAddressHash(value)),
+        () => {
+          const hashes = [emailAddressHash(value)];
+          if (options.nangoEmailHashes) hashes.push(nangoEmailAddressHash(value));
+          return this.connectionIds(emailHashQuery(envId, key, hashes));
+        },
       ],
       ["metadataEmailAddress", () => this.findByMetadataEmailAddress(envId, key, value)],
       ["metadataEmail", () => this.findByMetadataEmail(envId, key, value)],
