@@ -139,7 +139,6 @@ describe("Mongo connection updates", () => {
     const [withUser] = reauthorizationUpdate(record);
     expect(withUser?.$set.endUser).toEqual({ $literal: record.endUser });
     expect(withUser?.$set.endUserId).toEqual({ $literal: "u1" });
-    expect(withUser?.$set.tags).toEqual({ $literal: record.tags });
     expect(withUser?.$set.tagPairs).toEqual({ $literal: ["team=core", "project.id=p=1"] });
   });
 

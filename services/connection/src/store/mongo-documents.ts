@@ -48,8 +48,10 @@ export interface ConnectionDocument {
   endUser: Record<string, unknown> | null;
   endUserId: string | null;
   errors: ConnectionRecord["errors"];
-  tags: Record<string, string>;
-  /** The tags as "key=value" strings (keys hold no "="), so that a multikey index serves tag filters. */
+  /**
+   * The tags as "key=value" strings (keys hold no "="): a multikey index serves tag filters, and tag
+   * keys with dots never become field names.
+   */
   tagPairs: string[];
   createdAt: number;
   updatedAt: number;
@@ -121,7 +123,6 @@ export function connectionToDocument(c: ConnectionRecord): ConnectionDocument {
     endUser: c.endUser,
     endUserId: endUserIdOf(c.endUser),
     errors: c.errors,
-    tags: c.tags,
     tagPairs: tagPairs(c.tags),
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
@@ -143,7 +144,7 @@ export function connectionFromDocument(d: ConnectionDocument): ConnectionRecord 
     endUser: d.endUser ?? null,
     errors: d.errors ?? [],
     // Absent on documents written before tags existed.
-    tags: d.tags ?? {},
+    tags: tagsOf(d.tagPairs ?? []),
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
   };
@@ -175,6 +176,16 @@ export function emailHashQuery(
 /** The "key=value" form of tags (tag keys never hold "="). */
 export function tagPairs(tags: Record<string, string>): string[] {
   return Object.entries(tags).map(([k, v]) => `${k}=${v}`);
+}
+
+/** The tags of their "key=value" form. */
+function tagsOf(pairs: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return out;
 }
 
 /** Escapes `text` so that it matches itself, literally, inside a regular expression. */
@@ -215,10 +226,7 @@ export function reauthorizationUpdate(c: ConnectionRecord): Document[] {
     set.endUser = { $literal: c.endUser };
     set.endUserId = { $literal: endUserIdOf(c.endUser) };
   }
-  if (Object.keys(c.tags).length > 0) {
-    set.tags = { $literal: c.tags };
-    set.tagPairs = { $literal: tagPairs(c.tags) };
-  }
+  if (Object.keys(c.tags).length > 0) set.tagPairs = { $literal: tagPairs(c.tags) };
   return [{ $set: set }];
 }
 
