@@ -29,7 +29,8 @@
  *
  * Environment: BENCH_NOTIFICATIONS (3000), BENCH_SKIP_FLOOR=1, BENCH_ROUNDS (3), BENCH_NOTIFY_CONCURRENCY (16),
  * BENCH_DELIVERY_CONCURRENCY (= BENCH_NOTIFY_CONCURRENCY), BENCH_MATCH_SIZES (1000,100000,1000000),
- * BENCH_MATCH_QUERIES (20000), BENCH_SKIP_MATCH=1, BENCH_SKIP_THROUGHPUT=1, BENCH_PROFILE=<dir> (CPU
+ * BENCH_MATCH_QUERIES (20000), BENCH_MATCH_NANGO=1 (match as for an integration with imported connections,
+ * which also looks Nango's emailAddressHash formula up), BENCH_SKIP_MATCH=1, BENCH_SKIP_THROUGHPUT=1, BENCH_PROFILE=<dir> (CPU
  * profile of Junction, markdown), BENCH_SQL_PROFILE=1 (time of each SQLite statement Junction runs, per
  * notification: bench/support/sql-profile.ts), BENCH_COMPARE_ROOT=<checkout> (also measures the Junction of
  * another checkout, e.g. before a change, in the same rounds), BENCH_COMPARE_ENV=K=V,... (environment for that other
@@ -62,6 +63,7 @@ const COMPARE_ENV = Object.fromEntries(
 );
 const SIZES = (env.BENCH_MATCH_SIZES ?? "1000,100000,1000000").split(",").map(Number);
 const QUERIES = Number(env.BENCH_MATCH_QUERIES ?? 20_000);
+const MATCH_OPTIONS = { nangoEmailHashes: env.BENCH_MATCH_NANGO === "1" };
 const KEY = "jct_sk_bench_notifications_0123456789abcdef";
 const ROOT = join(import.meta.dir, "..");
 const CONNECTIONS = 100;
@@ -503,7 +505,7 @@ async function matchTimes(): Promise<void> {
         for (const [c, make] of s.cases.entries()) {
           const uris = Array.from({ length: Math.ceil(QUERIES / 5) }, make);
           const t = performance.now();
-          for (const uri of uris) await matchNotification(s.store, s.envId, "cal", uri);
+          for (const uri of uris) await matchNotification(s.store, s.envId, "cal", uri, MATCH_OPTIONS);
           if (round >= 0) s.batches[c]?.push(((performance.now() - t) * 1000) / uris.length);
         }
       }
@@ -551,6 +553,7 @@ function connection(environmentId: string, i: number): ConnectionRecord {
     },
     endUser: null,
     errors: [],
+    tags: {},
     createdAt: at,
     updatedAt: at,
   };

@@ -225,6 +225,8 @@ describe("connections API", () => {
       const cases: [string, unknown][] = [
         ["calendarWatchResourceUris", "not-an-array"],
         ["calendarWatchResourceUris", ["ok", 3]],
+        ["googleCalendarWatchResourceUris", ["ok", { uri: "x" }]],
+        ["googleCalendarWatchResourceUris", "not-an-array"],
         ["emailAddress", 42],
         ["email", { a: 1 }],
         ["calendarChannelId", true],
@@ -307,7 +309,7 @@ describe("connections API", () => {
     ]);
     expect(await ids("tags[END_USER_ID]=u-ben")).toEqual(["ben-c"]);
     expect(await ids("tags[organization_id]=org-1&integrationId=team-b")).toEqual(["ann-b"]);
-    // Junction keeps no other tags, and a tag contradicting a parameter matches nothing.
+    // No connection holds another tag, and a tag contradicting a parameter matches nothing.
     expect(await ids("tags[plan]=pro")).toEqual([]);
     expect(await ids("tags[end_user_id]=u-ben&endUserId=u-ann")).toEqual([]);
     expect(await ids("limit=2000")).toHaveLength(8);
@@ -352,7 +354,7 @@ describe("importing a connection (POST /connections)", () => {
     expect(creds.credentials?.refreshToken).toBe("imported-refresh");
   });
 
-  test("accepts Nango's import fields: a date-only expires_at; tags, webhook_url_override and config_override ignored", async () => {
+  test("accepts Nango's import fields: a date-only expires_at and tags (stored); webhook_url_override and config_override ignored", async () => {
     const res = await j.api("POST", "/connections", {
       provider_config_key: KEY,
       connection_id: "imported-nango",
@@ -368,8 +370,21 @@ describe("importing a connection (POST /connections)", () => {
     });
     expect(res.status).toBe(200);
     expect(res.body.credentials.expires_at).toBe("2031-05-04T00:00:00.000Z");
-    expect(res.body.end_user).toEqual({ id: "u-10" });
+    expect(res.body.end_user).toEqual({ id: "u-10", tags: { plan: "pro" } });
+    // As a connect session's: derived from the end user, then end_user.tags, then tags.
+    expect(res.body.tags).toEqual({ end_user_id: "u-10", plan: "pro", team: "blue" });
+    const listed = await j.api("GET", "/connections?tags[team]=blue&tags[plan]=pro");
+    expect(listed.body.connections.map((c: { connection_id: string }) => c.connection_id)).toEqual(["imported-nango"]);
     expect(res.text).not.toContain("other-secret");
+    const badTags = await j.api("POST", "/connections", {
+      provider_config_key: KEY,
+      connection_id: "imported-bad-tags",
+      credentials: { type: "OAUTH2", access_token: "x" },
+      tags: { "1st": "x" },
+    });
+    expect(badTags.status).toBe(400);
+    expect(badTags.body.error.code).toBe("invalid_tags");
+    expect((await j.api("GET", `/connections?connectionId=imported-bad-tags`)).body.connections).toEqual([]);
     const bad = await j.api("POST", "/connections", {
       provider_config_key: KEY,
       credentials: { type: "OAUTH2", access_token: "x", expires_at: "soon" },

@@ -201,6 +201,8 @@ describe("the dashboard in a real browser", () => {
       );
       const { credentials } = await j.clients.connection.getCredentials({ providerConfigKey: "cal", connectionId });
       expect(await page.content()).not.toContain(credentials?.accessToken as string);
+      // Nango's tags, derived from the test session's end user.
+      expect(await page.textContent('#connection-tags [data-tag="end_user_id"]')).toBe("end_user_id=dashboard-test ");
     },
     STEP_MS,
   );

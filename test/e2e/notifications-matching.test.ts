@@ -127,6 +127,38 @@ describe("rule 2: the primary calendar, tiered", () => {
   });
 });
 
+describe("connections imported from Nango keep matching", () => {
+  /** Imports a connection as a Nango export would carry it, through the public API. */
+  async function importFromNango(id: string, body: Record<string, unknown>) {
+    const res = await j.api("POST", "/connections", {
+      provider_config_key: "cal",
+      connection_id: id,
+      credentials: { type: "OAUTH2", access_token: `access-${id}`, refresh_token: `refresh-${id}` },
+      ...body,
+    });
+    expect(res.status).toBe(200);
+  }
+  const nangoHash = (email: string) =>
+    new Bun.CryptoHasher("sha256").update(`nango.emailAddressHash.v1:${email.trim().toLowerCase()}`).digest("hex");
+
+  test("metadata.googleCalendarWatchResourceUris is rule 1, like calendarWatchResourceUris", async () => {
+    const uri = eventsUri("ivy@example.com");
+    await importFromNango("nango-uri", { metadata: { googleCalendarWatchResourceUris: [uri] } });
+    await addConnection(j, "junction-uri", { metadata: { calendarWatchResourceUris: [uri] } });
+    await addConnection(j, "by-hash", { hashOf: "ivy@example.com" });
+    const forwarded = await forwardsOf(googHeaders(uri), 2);
+    expect(forwarded.map((f) => f.connectionId)).toEqual(["junction-uri", "nango-uri"]);
+  });
+
+  test("an emailAddressHash of Nango's formula is rule 2's first tier, like Junction's", async () => {
+    await importFromNango("nango-hash", { connection_config: { emailAddressHash: nangoHash(" Jo@Example.com") } });
+    await addConnection(j, "junction-hash", { hashOf: "jo@example.com" });
+    await addConnection(j, "meta", { metadata: { emailAddress: "jo@example.com" } });
+    const forwarded = await forwardsOf(googHeaders(eventsUri("JO@example.com")), 2);
+    expect(forwarded.map((f) => f.connectionId)).toEqual(["junction-hash", "nango-hash"]);
+  });
+});
+
 describe("rule 4: no match", () => {
   test("still forwards once, without connectionId", async () => {
     await addConnection(j, "someone", { metadata: { emailAddress: "someone@example.com" } });

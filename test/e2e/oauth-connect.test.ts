@@ -104,6 +104,8 @@ describe("connecting a user through the browser", () => {
     const after = await w.j.api("GET", `/connection/${id}?provider_config_key=cal`);
     expect(after.body.id).toBe(before.body.id);
     expect(after.body.end_user).toEqual(before.body.end_user);
+    // A reconnect without end_user, organization or tags leaves the connection's tags as they were.
+    expect(after.body.tags).toEqual({ end_user_id: "user-1", end_user_email: "alice@example.com" });
   });
 });
 

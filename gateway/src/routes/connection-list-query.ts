@@ -34,22 +34,13 @@ export const listQuery = z
   })
   .strict();
 
-/** Nango's tags that Junction derives from a connection's end user, and the filter each one sets. */
-const END_USER_TAGS = {
-  end_user_id: "endUserId",
-  end_user_email: "endUserEmail",
-  end_user_display_name: "endUserDisplayName",
-  organization_id: "endUserOrganizationId",
-} as const;
-
 type ListRequest = MessageInitShape<typeof ListConnectionsRequestSchema>;
 
 /**
- * The list's query (Nango's parameters; `tags[key]=value` as deep-object keys) as a ListConnections
- * request; `request` is null when nothing can match: a tag Junction keeps on no connection, or a tag
- * contradicting the same filter given as a parameter.
+ * The list's query (Nango's parameters; `tags[key]=value` as deep-object keys, every tag required) as a
+ * ListConnections request.
  */
-export function readConnectionListQuery(url: URL): { request: ListRequest | null; limit: number; page: number } {
+export function readConnectionListQuery(url: URL): { request: ListRequest; limit: number; page: number } {
   const raw: Record<string, unknown> = {};
   const tags: Record<string, unknown> = {};
   for (const [k, v] of Object.entries(queryObject(url))) {
@@ -69,15 +60,9 @@ export function readConnectionListQuery(url: URL): { request: ListRequest | null
     search: q.search ?? "",
     endUserId: q.endUserId ?? "",
     endUserOrganizationId: q.endUserOrganizationId ?? "",
+    tags: q.tags ?? {},
     limit,
     page,
   };
-  for (const [key, value] of Object.entries(q.tags ?? {})) {
-    const field = END_USER_TAGS[key as keyof typeof END_USER_TAGS];
-    if (!field) return { request: null, limit, page };
-    const given = request[field];
-    if (given && given !== value) return { request: null, limit, page };
-    request[field] = value;
-  }
   return { request, limit, page };
 }

@@ -66,21 +66,16 @@ const importBody = z
         id: str,
         email: z.string().email().optional(),
         display_name: z.string().max(255).optional(),
-        // Nango's end-user tags; ignored (Junction keeps no tags).
+        // Nango's end-user tags: kept on the end user, and among the connection's tags.
         tags: z.record(z.string(), z.string()).optional(),
       })
       .strict()
       .optional(),
-    // Nango's connection tags and per-connection webhook URL; ignored (see README, API).
+    // Nango's connection tags (stored, see README, API); its per-connection webhook URL is ignored.
     tags: z.record(z.string(), z.string()).optional(),
     webhook_url_override: z.union([z.string().url().max(2048), z.literal("")]).optional(),
   })
   .strict();
-
-function withoutTags<T extends { tags?: unknown }>(v: T): Omit<T, "tags"> {
-  const { tags: _ignored, ...rest } = v;
-  return rest;
-}
 
 const listAnswer = z.object({
   connections: z.array(connectionListItemAnswer),
@@ -109,7 +104,8 @@ export function connectionRoutes(): Route[] {
         connectionId: body.connection_id ?? "",
         metadata: body.metadata as JsonObject | undefined,
         connectionConfig: body.connection_config as JsonObject | undefined,
-        endUser: body.end_user ? (withoutTags(body.end_user) as JsonObject) : undefined,
+        endUser: body.end_user as JsonObject | undefined,
+        tags: body.tags ?? {},
         credentials: {
           type: "OAUTH2",
           accessToken: c.access_token,
@@ -137,7 +133,7 @@ export function connectionRoutes(): Route[] {
         pattern: base,
         handler: async ({ clients, url }) => {
           const { request, limit, page } = readConnectionListQuery(url);
-          const res = request ? await clients.connection.listConnections(request) : { connections: [], total: 0 };
+          const res = await clients.connection.listConnections(request);
           return json({
             connections: res.connections.map(presentConnectionListItem),
             pagination: { page, limit, total: res.total, has_more: (page + 1) * limit < res.total },

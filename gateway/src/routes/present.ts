@@ -131,6 +131,7 @@ export function presentConnectionListItem(c: Connection) {
     metadata: c.metadata ?? null,
     errors: presentErrors(c),
     end_user: c.endUser ?? null,
+    tags: c.tags,
   };
 }
 
@@ -158,6 +159,7 @@ export function presentConnection(c: Connection, read?: CredentialsRead) {
     connection_config: c.connectionConfig ?? {},
     errors: presentErrors(c),
     end_user: c.endUser ?? null,
+    tags: c.tags,
     credentials: read?.credentials
       ? presentCredentials(read.credentials, read.refreshToken)
       : { type: "OAUTH2", expires_at: iso(c.credentialsExpiresAtMs) },

@@ -7,3 +7,12 @@ export function emailAddressHash(email: string): string {
   // on the path of every rule-2 match).
   return Bun.SHA256.hash(`junction:email:v1:${email.trim().toLowerCase()}`, "hex");
 }
+
+/**
+ * The emailAddressHash Nango writes (SHA-256 hex of "nango.emailAddressHash.v1:" + the email trimmed
+ * and lower-cased). Read at match time only, so that connections imported from Nango keep matching;
+ * Junction never writes it.
+ */
+export function nangoEmailAddressHash(email: string): string {
+  return Bun.SHA256.hash(`nango.emailAddressHash.v1:${email.trim().toLowerCase()}`, "hex");
+}

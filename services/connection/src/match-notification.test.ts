@@ -108,6 +108,24 @@ describe("matching a notification to connections (spec: Webhook-to-connection ma
     expect(res.rule).toBe(MatchRule.METADATA_EMAIL);
   });
 
+  test("an imported emailAddressHash of Nango's formula matches in the first tier of rule 2", async () => {
+    const nangoHash = Bun.SHA256.hash("nango.emailAddressHash.v1:dan@example.com", "hex");
+    await connection("by-address", { metadata: { emailAddress: "dan@example.com" } });
+    await client.createConnection({
+      providerConfigKey: "cal",
+      connectionId: "imported",
+      connectionConfig: { emailAddressHash: nangoHash },
+    });
+    const res = await match(uri("Dan%40example.com"));
+    expect(res.connectionIds).toEqual(["imported"]);
+    expect(res.rule).toBe(MatchRule.EMAIL_ADDRESS_HASH);
+    // The batch form too.
+    const batch = await client.matchNotifications({
+      requests: [{ providerConfigKey: "cal", resourceUri: uri("dan%40example.com") }],
+    });
+    expect(batch.results[0]?.connectionIds).toEqual(["imported"]);
+  });
+
   test("emails compare trimmed and case-insensitively, the identifier URL-decoded", async () => {
     await connection("carol", { metadata: { emailAddress: "  Carol@Example.COM " } });
     expect((await match(uri("CAROL%40example.com"))).connectionIds).toEqual(["carol"]);

@@ -1,5 +1,5 @@
 import { MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
-import type { ConnectionStore, EmailTier } from "./store/store.ts";
+import type { ConnectionStore, EmailLookup, EmailTier } from "./store/store.ts";
 
 const RULE_OF_TIER: Record<EmailTier, MatchRule> = {
   emailAddressHash: MatchRule.EMAIL_ADDRESS_HASH,
@@ -30,13 +30,15 @@ export function calendarIdFromUri(uri: string): string | null {
  * Rule 1, the exact watch URI, wins. Otherwise rule 2 is tiered: the first of emailAddressHash,
  * metadata.emailAddress, metadata.email that matches any connection decides, and every connection
  * matching in that tier matches (fan-out, rule 3); the store looks the three tiers up in one call
- * (findByEmail). No match is rule 4. Every lookup is indexed.
+ * (findByEmail), also under Nango's emailAddressHash formula with `nangoEmailHashes` (an integration
+ * with imported connections). No match is rule 4. Every lookup is indexed.
  */
 export async function matchNotification(
   store: ConnectionStore,
   environmentId: string,
   providerConfigKey: string,
   resourceUri: string,
+  options: EmailLookup = {},
 ): Promise<{ connectionIds: string[]; rule: MatchRule }> {
   if (resourceUri !== "") {
     const byUri = await store.findByWatchUri(environmentId, providerConfigKey, resourceUri);
@@ -44,7 +46,7 @@ export async function matchNotification(
   }
   const calendarId = calendarIdFromUri(resourceUri);
   if (calendarId !== null && calendarId.trim() !== "") {
-    const byEmail = await store.findByEmail(environmentId, providerConfigKey, calendarId);
+    const byEmail = await store.findByEmail(environmentId, providerConfigKey, calendarId, options);
     if (byEmail !== null) return { connectionIds: byEmail.connectionIds, rule: RULE_OF_TIER[byEmail.tier] };
   }
   return { connectionIds: [], rule: MatchRule.NONE };

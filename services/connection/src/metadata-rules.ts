@@ -10,10 +10,9 @@ const KNOWN_KEYS: Record<string, { check: (v: unknown) => boolean; expected: str
   calendarResourceId: { check: isString, expected: "a string" },
   emailAddress: { check: isString, expected: "a string" },
   email: { check: isString, expected: "a string" },
-  calendarWatchResourceUris: {
-    check: (v) => Array.isArray(v) && v.every(isString),
-    expected: "an array of strings",
-  },
+  calendarWatchResourceUris: { check: isStringArray, expected: "an array of strings" },
+  // Nango's name for the same list (connections imported from Nango), read like calendarWatchResourceUris.
+  googleCalendarWatchResourceUris: { check: isStringArray, expected: "an array of strings" },
 };
 
 /** Throws `invalid_metadata` naming every known key with a wrong type. */
@@ -31,6 +30,10 @@ export function validateMetadata(metadata: Record<string, unknown>): void {
 
 function isString(v: unknown): v is string {
   return typeof v === "string";
+}
+
+function isStringArray(v: unknown): boolean {
+  return Array.isArray(v) && v.every(isString);
 }
 
 function describe(v: unknown): string {

@@ -18,6 +18,8 @@ export interface SaveConnectionInput {
   metadata: Record<string, unknown>;
   /** Replaces an existing connection's end user when not null. */
   endUser: Record<string, unknown> | null;
+  /** Replaces an existing connection's tags when not empty. */
+  tags?: Record<string, string>;
   /** Works out the errors to keep (from [] for a new connection): a re-authorization clears refresh failures. */
   reviseErrors?: (errors: ConnectionErrorRecord[]) => ConnectionErrorRecord[];
 }
@@ -46,6 +48,7 @@ export async function saveConnection(
     metadata: input.metadata,
     endUser: input.endUser,
     errors: revise([]),
+    tags: input.tags ?? {},
     createdAt: now,
     updatedAt: now,
   });

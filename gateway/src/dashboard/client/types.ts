@@ -53,6 +53,8 @@ export interface ConnectionListItem {
   created: string | null;
   errors: ConnectionError[];
   end_user: { id?: string; email?: string; display_name?: string } | null;
+  /** Nango's tags (absent from Junctions older than tags). */
+  tags?: Record<string, string>;
 }
 
 export interface Connection extends Omit<ConnectionListItem, "created"> {

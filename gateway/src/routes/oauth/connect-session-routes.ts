@@ -1,4 +1,6 @@
 import type { JsonObject } from "@bufbuild/protobuf";
+import type { GetConnectSessionResponse } from "@junction/contracts/connection/v1/connection_service_pb";
+import { invalidArgument } from "@junction/platform";
 import { z } from "zod";
 import { iso, json } from "../../http/json.ts";
 import { parseWith, queryObject, readJson } from "../../http/read-json.ts";
@@ -10,8 +12,15 @@ import { escapeHtml, htmlPage } from "./html-page.ts";
 const BODY_LIMIT = 64 * 1024;
 const key = z.string().min(1).max(255);
 
+// Tag contents (strings, keys, how many) are checked by the connection service: 400 invalid_tags.
+const tags = z.record(z.string(), z.unknown());
 const endUser = z
-  .object({ id: key, email: z.string().email().min(5).optional(), display_name: z.string().max(255).optional() })
+  .object({
+    id: key,
+    email: z.string().email().min(5).optional(),
+    display_name: z.string().max(255).optional(),
+    tags: tags.optional(),
+  })
   .strict();
 const organization = z.object({ id: key, display_name: z.string().max(255).optional() }).strict();
 const configDefaults = z.record(
@@ -25,25 +34,85 @@ const configDefaults = z.record(
     .strict(),
 );
 
-/** Nango's POST /connect/sessions body (docs/reference/nango-api.md section 3). */
-const createBody = z
-  .object({
-    end_user: endUser,
-    organization: organization.optional(),
-    allowed_integrations: z.array(key).max(100).optional(),
-    integrations_config_defaults: configDefaults.optional(),
-  })
-  .strict();
+/** Nango's overrides (docs_connect), plus the defaults' fields, which they replace or extend. */
+const overrides = z.record(
+  key,
+  z
+    .object({
+      docs_connect: z.string().url().max(2048).optional(),
+      user_scopes: z.string().max(4096).optional(),
+      authorization_params: z.record(z.string(), z.string()).optional(),
+      connection_config: z.record(z.string(), z.unknown()).optional(),
+    })
+    .strict(),
+);
 
-const reconnectBody = z
-  .object({
-    connection_id: key,
-    integration_id: key,
-    end_user: endUser.optional(),
-    organization: organization.optional(),
-    integrations_config_defaults: configDefaults.optional(),
-  })
-  .strict();
+const sessionFields = {
+  end_user: endUser.optional(),
+  organization: organization.optional(),
+  integrations_config_defaults: configDefaults.optional(),
+  overrides: overrides.optional(),
+  tags: tags.optional(),
+  // Accepted only empty: see webhookUrlOverride below.
+  webhook_url_override: z.string().max(2048).optional(),
+};
+
+/** Nango's POST /connect/sessions body: end_user is optional only when tags are given. */
+const createBody = z
+  .object({ ...sessionFields, allowed_integrations: z.array(key).max(100).optional() })
+  .strict()
+  .refine((b) => b.end_user !== undefined || b.tags !== undefined, {
+    path: ["end_user"],
+    message: "is required unless tags are given",
+  });
+
+const reconnectBody = z.object({ ...sessionFields, connection_id: key, integration_id: key }).strict();
+
+/**
+ * Nango sends a session's connection webhooks to webhook_url_override instead of the environment's
+ * URLs. Junction delivers to the endpoints of PUT /webhook-settings only, so an override is refused
+ * rather than ignored (its webhooks would go elsewhere than the caller asked).
+ */
+function refuseWebhookUrlOverride(value: string | undefined): void {
+  if (value) {
+    throw invalidArgument(
+      "webhook_url_override_unsupported",
+      "webhook_url_override is not supported: Junction sends webhooks to the endpoints of PUT /webhook-settings.",
+      [{ path: "webhook_url_override", message: "must be empty or absent" }],
+    );
+  }
+}
+
+/** Top-level tags as the RPC carries them (strings); their keys and count are checked by the service. */
+function stringTags(value: Record<string, unknown> | undefined): Record<string, string> {
+  const wrong = Object.entries(value ?? {}).filter(([, v]) => typeof v !== "string");
+  if (wrong.length > 0) {
+    throw invalidArgument(
+      "invalid_tags",
+      `Invalid tags: ${wrong.map(([k]) => `tags.${k}`).join(", ")} must be strings.`,
+      wrong.map(([k]) => ({ path: `tags.${k}`, message: "must be a string" })),
+    );
+  }
+  return (value ?? {}) as Record<string, string>;
+}
+
+function toOverrides(o: z.infer<typeof overrides> | undefined) {
+  return Object.fromEntries(
+    Object.entries(o ?? {}).map(([k, v]) => [
+      k,
+      {
+        docsConnect: v.docs_connect ?? "",
+        userScopes: splitScopes(v.user_scopes),
+        authorizationParams: v.authorization_params ?? {},
+        connectionConfig: v.connection_config as JsonObject | undefined,
+      },
+    ]),
+  );
+}
+
+function splitScopes(scopes: string | undefined): string[] {
+  return (scopes ?? "").split(/[,\s]+/).filter(Boolean);
+}
 
 const sessionAnswer = dataOf(z.object({ token: z.string(), expires_at: isoOrNull, connect_link: z.string() }));
 const SESSION_ERRORS = ["unknown_provider_config", "unknown_connection", "invalid_request"] as const;
@@ -53,12 +122,60 @@ function toDefaults(d: z.infer<typeof configDefaults> | undefined) {
     Object.entries(d ?? {}).map(([k, v]) => [
       k,
       {
-        userScopes: (v.user_scopes ?? "").split(/[,\s]+/).filter(Boolean),
+        userScopes: splitScopes(v.user_scopes),
         authorizationParams: v.authorization_params ?? {},
         connectionConfig: v.connection_config as JsonObject | undefined,
       },
     ]),
   );
+}
+
+/** GET /connect/session's data, in Nango's shape (endUser, allowed_integrations, ..., isReconnecting). */
+function presentSession(s: GetConnectSessionResponse) {
+  const eu = s.endUser as Record<string, unknown> | undefined;
+  const org = s.organization as Record<string, unknown> | undefined;
+  const data: Record<string, unknown> = {
+    endUser: eu
+      ? {
+          id: eu.id,
+          display_name: eu.display_name ?? null,
+          email: eu.email ?? null,
+          tags: eu.tags ?? null,
+          organization: org ? { id: org.id, display_name: org.display_name ?? null } : null,
+        }
+      : null,
+    tags: s.tags,
+    expires_at: iso(s.expiresAtMs),
+  };
+  if (s.allowedIntegrations.length > 0) data.allowed_integrations = s.allowedIntegrations;
+  const defaults = Object.entries(s.integrationsConfigDefaults);
+  if (defaults.length > 0) {
+    data.integrations_config_defaults = Object.fromEntries(
+      defaults.map(([k, d]) => [
+        k,
+        {
+          user_scopes: d.userScopes.join(" "),
+          authorization_params: d.authorizationParams,
+          connection_config: d.connectionConfig ?? {},
+        },
+      ]),
+    );
+  }
+  const overrides = Object.entries(s.overrides);
+  if (overrides.length > 0) {
+    data.overrides = Object.fromEntries(
+      overrides.map(([k, o]) => {
+        const out: Record<string, unknown> = {};
+        if (o.docsConnect) out.docs_connect = o.docsConnect;
+        if (o.userScopes.length > 0) out.user_scopes = o.userScopes.join(" ");
+        if (Object.keys(o.authorizationParams).length > 0) out.authorization_params = o.authorizationParams;
+        if (o.connectionConfig) out.connection_config = o.connectionConfig;
+        return [k, out];
+      }),
+    );
+  }
+  if (s.reconnectConnectionId) data.isReconnecting = true;
+  return data;
 }
 
 /** POST /connect/sessions, POST /connect/sessions/reconnect and the connect page at GET /connect. */
@@ -80,11 +197,14 @@ export function connectSessionRoutes(): Route[] {
       pattern: "/connect/sessions",
       handler: async ({ clients, req, baseUrl }) => {
         const body = parseWith(createBody, await readJson(req, BODY_LIMIT), "invalid_body");
+        refuseWebhookUrlOverride(body.webhook_url_override);
         const res = await clients.connection.createConnectSession({
-          endUser: body.end_user as JsonObject,
+          endUser: body.end_user as JsonObject | undefined,
           organization: body.organization as JsonObject | undefined,
           allowedIntegrations: body.allowed_integrations ?? [],
           integrationsConfigDefaults: toDefaults(body.integrations_config_defaults),
+          overrides: toOverrides(body.overrides),
+          tags: stringTags(body.tags),
         });
         return created(baseUrl, res.token, res.expiresAtMs);
       },
@@ -102,10 +222,13 @@ export function connectSessionRoutes(): Route[] {
       pattern: "/connect/sessions/reconnect",
       handler: async ({ clients, req, baseUrl }) => {
         const body = parseWith(reconnectBody, await readJson(req, BODY_LIMIT), "invalid_body");
+        refuseWebhookUrlOverride(body.webhook_url_override);
         const res = await clients.connection.createConnectSession({
           endUser: body.end_user as JsonObject | undefined,
           organization: body.organization as JsonObject | undefined,
           integrationsConfigDefaults: toDefaults(body.integrations_config_defaults),
+          overrides: toOverrides(body.overrides),
+          tags: stringTags(body.tags),
           reconnectConnectionId: body.connection_id,
           reconnectProviderConfigKey: body.integration_id,
         });
@@ -121,6 +244,17 @@ export function connectSessionRoutes(): Route[] {
       },
     },
     {
+      // Nango's GET /connect/session: the session of the connect session token sent as the bearer.
+      method: "GET",
+      pattern: "/connect/session",
+      auth: false,
+      handler: async ({ clients, req }) => {
+        const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get("authorization") ?? "")?.[1] ?? "";
+        const session = await clients.connection.getConnectSession({ token });
+        return json({ data: presentSession(session) });
+      },
+    },
+    {
       method: "GET",
       pattern: "/connect",
       auth: false,
@@ -133,7 +267,9 @@ export function connectSessionRoutes(): Route[] {
           const links = session.integrations
             .map((i) => {
               const href = `${ctx.baseUrl}/oauth/connect/${encodeURIComponent(i.uniqueKey)}?connect_session_token=${encodeURIComponent(token as string)}`;
-              return `<li><a href="${escapeHtml(href)}">${escapeHtml(i.displayName)}</a> <span class="code">${escapeHtml(i.uniqueKey)}</span></li>`;
+              const docs = session.overrides[i.uniqueKey]?.docsConnect;
+              const docsLink = docs ? ` <a class="docs" href="${escapeHtml(docs)}">Docs</a>` : "";
+              return `<li><a href="${escapeHtml(href)}">${escapeHtml(i.displayName)}</a> <span class="code">${escapeHtml(i.uniqueKey)}</span>${docsLink}</li>`;
             })
             .join("");
           return htmlPage(

@@ -19,6 +19,7 @@ import type { ConnectionServiceContext } from "../context.ts";
 import type { StoredCredentials } from "../credentials.ts";
 import { effectiveOverrides } from "../oauth/oauth-client.ts";
 import { CredentialRefresher } from "../refresh/credential-refresher.ts";
+import { sessionTags } from "../oauth/session-tags.ts";
 import { saveConnection } from "../save-connection.ts";
 import { errors } from "../errors.ts";
 import { toConnection, toIntegration, toProvider } from "../mappers.ts";
@@ -63,6 +64,19 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       }
       const metadata = (req.metadata ?? {}) as Record<string, unknown>;
       validateMetadata(metadata);
+      const endUser = (req.endUser as Record<string, unknown> | undefined) ?? null;
+      // Nango's import: tags derived from the end user, then end_user.tags, then tags (as a session's).
+      const organization = endUser?.organization;
+      const tags = sessionTags(
+        endUser,
+        typeof organization === "object" && organization !== null ? (organization as Record<string, unknown>) : null,
+        endUser?.tags,
+        req.tags,
+      );
+      // An imported emailAddressHash may be Nango's formula: from now on, matching looks it up too.
+      if (typeof req.connectionConfig?.emailAddressHash === "string" && !integ.importedEmailHashes) {
+        await ctx.store.markImportedEmailHashes(env.id, integ.uniqueKey);
+      }
       const creds = req.credentials;
       const expiresAt = creds && creds.expiresAtMs > 0n ? Number(creds.expiresAtMs) : null;
       const result = await saveConnection(ctx, {
@@ -80,7 +94,8 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
           : null,
         connectionConfig: (req.connectionConfig ?? {}) as Record<string, unknown>,
         metadata,
-        endUser: (req.endUser as Record<string, unknown> | undefined) ?? null,
+        endUser,
+        tags,
       });
       return { connection: toConnection(result.connection), created: result.created };
     },
@@ -111,6 +126,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         endUserEmail: req.endUserEmail || undefined,
         endUserDisplayName: req.endUserDisplayName || undefined,
         endUserOrganizationId: req.endUserOrganizationId || undefined,
+        tags: Object.keys(req.tags).length > 0 ? req.tags : undefined,
         limit,
         offset: req.page * limit,
       });
@@ -188,8 +204,10 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
     },
 
     async matchNotification(req) {
-      const { env } = await integration(req.providerConfigKey);
-      return matchNotification(ctx.store, env.id, req.providerConfigKey, req.resourceUri);
+      const { env, rec } = await integration(req.providerConfigKey);
+      return matchNotification(ctx.store, env.id, req.providerConfigKey, req.resourceUri, {
+        nangoEmailHashes: rec.importedEmailHashes === true,
+      });
     },
 
     async matchNotifications(req) {
@@ -197,15 +215,21 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         throw errors.invalidField("requests", `must hold at most ${MAX_MATCH_BATCH} notifications`);
       }
       // One integration lookup per integration in the batch (usually one).
-      const envs = new Map<string, Promise<string>>();
+      const found = new Map<string, Promise<{ envId: string; nangoEmailHashes: boolean }>>();
       const results = [];
       for (const r of req.requests) {
-        let env = envs.get(r.providerConfigKey);
-        if (!env) {
-          env = integration(r.providerConfigKey).then((found) => found.env.id);
-          envs.set(r.providerConfigKey, env);
+        let scope = found.get(r.providerConfigKey);
+        if (!scope) {
+          scope = integration(r.providerConfigKey).then(({ env, rec }) => ({
+            envId: env.id,
+            nangoEmailHashes: rec.importedEmailHashes === true,
+          }));
+          found.set(r.providerConfigKey, scope);
         }
-        results.push(await matchNotification(ctx.store, await env, r.providerConfigKey, r.resourceUri));
+        const { envId, nangoEmailHashes } = await scope;
+        results.push(
+          await matchNotification(ctx.store, envId, r.providerConfigKey, r.resourceUri, { nangoEmailHashes }),
+        );
       }
       return { results };
     },

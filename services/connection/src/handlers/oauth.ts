@@ -39,9 +39,29 @@ export function oauthHandlers(ctx: ConnectionServiceContext): Partial<ServiceImp
       const all = await ctx.store.listIntegrations(session.environmentId);
       return {
         integrations: all.filter((i) => sessionAllows(session, i.uniqueKey)).map((i) => toIntegration(i, ctx.baseUrl)),
-        endUser: session.endUser as JsonObject,
+        endUser: (session.endUser ?? undefined) as JsonObject | undefined,
         expiresAtMs: BigInt(session.expiresAt),
         reconnectConnectionId: session.reconnect?.connectionId ?? "",
+        organization: (session.organization ?? undefined) as JsonObject | undefined,
+        tags: session.tags,
+        allowedIntegrations: session.allowedIntegrations,
+        integrationsConfigDefaults: Object.fromEntries(
+          Object.entries(session.integrationsConfigDefaults).map(([k, d]) => [
+            k,
+            { ...d, connectionConfig: d.connectionConfig as JsonObject },
+          ]),
+        ),
+        overrides: Object.fromEntries(
+          Object.entries(session.overrides).map(([k, o]) => [
+            k,
+            {
+              docsConnect: o.docsConnect ?? "",
+              userScopes: o.userScopes ?? [],
+              authorizationParams: o.authorizationParams ?? {},
+              connectionConfig: o.connectionConfig as JsonObject | undefined,
+            },
+          ]),
+        ),
       };
     },
 

@@ -14,6 +14,8 @@ export interface AuthWebhookInput {
   operation: AuthOperation;
   success: boolean;
   endUser: Record<string, unknown> | null;
+  /** The connection's tags (Nango's auth webhook carries them); omitted when empty. */
+  tags?: Record<string, string>;
   error?: { type: string; description: string };
 }
 
@@ -35,6 +37,7 @@ export function authWebhookBody(input: AuthWebhookInput): Record<string, unknown
   };
   const endUser = endUserOf(input.endUser);
   if (endUser) body.endUser = endUser;
+  if (input.tags && Object.keys(input.tags).length > 0) body.tags = input.tags;
   if (input.error) body.error = input.error;
   return body;
 }
@@ -66,12 +69,13 @@ export async function enqueueAuthWebhook(ctx: ConnectionServiceContext, input: A
   });
 }
 
-/** Nango's endUser object: {endUserId, endUserEmail?, organizationId?}. */
+/** Nango's endUser object: {endUserId, endUserEmail?, organizationId?, tags?}. */
 function endUserOf(endUser: Record<string, unknown> | null): Record<string, unknown> | null {
   if (!endUser || typeof endUser.id !== "string") return null;
   const out: Record<string, unknown> = { endUserId: endUser.id };
   if (typeof endUser.email === "string") out.endUserEmail = endUser.email;
   const org = endUser.organization as Record<string, unknown> | undefined;
   if (org && typeof org.id === "string") out.organizationId = org.id;
+  if (endUser.tags && typeof endUser.tags === "object") out.tags = endUser.tags;
   return out;
 }

@@ -12,6 +12,7 @@ import { isRefreshError } from "../refresh/credential-refresher.ts";
 import { saveConnection } from "../save-connection.ts";
 import type { ConnectionErrorRecord, ConnectSessionRecord } from "../store/records.ts";
 import { enqueueAuthWebhook } from "./auth-webhook.ts";
+import { sessionConfigFor } from "./connect-sessions.ts";
 import { type CallbackFailure, describeExchangeFailure, stateProblem } from "./callback-messages.ts";
 import { resolveOAuthClient } from "./oauth-client.ts";
 import { readPrimaryCalendarId } from "./primary-calendar.ts";
@@ -71,6 +72,7 @@ export async function completeAuthorization(
         operation,
         success: false,
         endUser,
+        tags: existing?.tags ?? session.tags,
         error: { type: failure.errorType, description: failure.message },
       }),
     );
@@ -139,9 +141,7 @@ export async function completeAuthorization(
     raw: token.raw,
     ...(client.testCredentials ? { testCredentials: true } : {}),
   };
-  const connectionConfig: Record<string, unknown> = {
-    ...session.integrationsConfigDefaults[integ.uniqueKey]?.connectionConfig,
-  };
+  const connectionConfig: Record<string, unknown> = { ...sessionConfigFor(session, integ.uniqueKey).connectionConfig };
   let hashProblem: ConnectionErrorRecord | null = null;
   if (template.storesEmailHash) {
     // spec: Versioning 2 and Webhook-to-connection matching rule 2: on every successful authorization.
@@ -168,6 +168,7 @@ export async function completeAuthorization(
     connectionConfig,
     metadata: {},
     endUser,
+    tags: session.tags,
     reviseErrors: (errs) => {
       const kept = errs.filter((e) => !isRefreshError(e.type) && e.type !== EMAIL_HASH_UNAVAILABLE);
       return hashProblem ? [hashProblem, ...kept] : kept;
@@ -181,6 +182,7 @@ export async function completeAuthorization(
       operation: saved.created ? "creation" : "override",
       success: true,
       endUser,
+      tags: saved.connection.tags,
     }),
   );
   return {
@@ -193,8 +195,9 @@ export async function completeAuthorization(
   };
 }
 
-/** The end user stored on the connection: the session's, with its organization. */
-function endUserOf(session: ConnectSessionRecord): Record<string, unknown> {
+/** The end user stored on the connection: the session's, with its organization; null for a tags-only session. */
+function endUserOf(session: ConnectSessionRecord): Record<string, unknown> | null {
+  if (!session.endUser) return null;
   return session.organization ? { ...session.endUser, organization: session.organization } : { ...session.endUser };
 }
 

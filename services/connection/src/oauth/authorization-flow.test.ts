@@ -109,7 +109,10 @@ describe("completing authorization", () => {
       provider: "google-calendar",
       environment: "prod",
       endUser: { endUserId: "user-1", endUserEmail: "alice@example.com" },
+      // Nango's tags derived from the session's end user, as on the connection.
+      tags: { end_user_id: "user-1", end_user_email: "alice@example.com" },
     });
+    expect(rec?.tags).toEqual({ end_user_id: "user-1", end_user_email: "alice@example.com" });
     // No token, code, verifier or secret in any log line.
     const logs = h.logLines.join("\n");
     for (const secret of [credentials?.accessToken, credentials?.refreshToken, CLIENT.clientSecret]) {

@@ -2,7 +2,12 @@ import type { StartAuthorizationRequest } from "@junction/contracts/connection/v
 import { randomToken, sha256Hex } from "@junction/platform";
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import { passedAuthorizationParams, resolveConnectSession, sessionAllows } from "./connect-sessions.ts";
+import {
+  passedAuthorizationParams,
+  resolveConnectSession,
+  sessionAllows,
+  sessionConfigFor,
+} from "./connect-sessions.ts";
 import { resolveOAuthClient } from "./oauth-client.ts";
 import { newPkce } from "./pkce.ts";
 
@@ -43,8 +48,8 @@ export async function startAuthorization(
   for (const scope of req.extraScopes) {
     if (!/^\S+$/.test(scope)) throw errors.invalidField("user_scope", "must not hold empty or spaced scopes");
   }
-  const defaults = session.integrationsConfigDefaults[key];
-  const scopes = [...new Set([...integ.scopes, ...(defaults?.userScopes ?? []), ...req.extraScopes])];
+  const defaults = sessionConfigFor(session, key);
+  const scopes = [...new Set([...integ.scopes, ...defaults.userScopes, ...req.extraScopes])];
   if (scopes.length === 0) throw errors.invalidField("scopes", `integration "${key}" requests no scopes`);
 
   const now = ctx.clock.now();

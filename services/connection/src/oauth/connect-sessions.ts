@@ -6,7 +6,12 @@ import type {
 import { invalidArgument, newId, randomToken, sha256Hex } from "@junction/platform";
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import type { ConnectSessionRecord, IntegrationConfigDefaultsRecord } from "../store/records.ts";
+import type {
+  ConnectSessionOverrideRecord,
+  ConnectSessionRecord,
+  IntegrationConfigDefaultsRecord,
+} from "../store/records.ts";
+import { sessionTags } from "./session-tags.ts";
 
 /** Used states and sessions are kept this long after expiry, so that a replay is recognised as one. */
 export const REPLAY_MEMORY_MS = 24 * 60 * 60 * 1000;
@@ -14,7 +19,10 @@ const TOKEN_PREFIX = "jct_connect_session_";
 /** Only these session authorization params reach the upstream; the rest are Junction's to set. */
 const PASSED_PARAMS = new Set(["login_hint", "hd", "include_granted_scopes"]);
 
-/** Creates a connect session (Nango's POST /connect/sessions); the token is returned once, its hash kept. */
+/**
+ * Creates a connect session (Nango's POST /connect/sessions and /connect/sessions/reconnect); the token
+ * is returned once, its hash kept. Everything is checked before anything is written.
+ */
 export async function createConnectSession(
   ctx: ConnectionServiceContext,
   req: CreateConnectSessionRequest,
@@ -23,14 +31,21 @@ export async function createConnectSession(
   let organization = checkOrganization(req.organization);
   const allowed = [...new Set(req.allowedIntegrations)];
   const missing: { path: string; message: string }[] = [];
+  const exists = async (key: string) => (await ctx.store.getIntegration(env.id, key)) !== null;
   for (const [i, key] of allowed.entries()) {
-    if (!(await ctx.store.getIntegration(env.id, key))) {
+    if (!(await exists(key)))
       missing.push({ path: `allowed_integrations.${i}`, message: `integration "${key}" does not exist` });
+  }
+  for (const [field, keys] of [
+    ["integrations_config_defaults", Object.keys(req.integrationsConfigDefaults)],
+    ["overrides", Object.keys(req.overrides)],
+  ] as const) {
+    for (const key of keys) {
+      if (!(await exists(key)))
+        missing.push({ path: `${field}.${key}`, message: `integration "${key}" does not exist` });
     }
   }
-  if (missing.length > 0) {
-    throw invalidArgument("invalid_body", `Unknown integration(s) in allowed_integrations.`, missing);
-  }
+  if (missing.length > 0) throw invalidArgument("invalid_body", "Unknown integration(s) in the session.", missing);
   let reconnect: ConnectSessionRecord["reconnect"] = null;
   let endUserGiven = req.endUser;
   if (req.reconnectConnectionId || req.reconnectProviderConfigKey) {
@@ -38,18 +53,30 @@ export async function createConnectSession(
     if (!key || !req.reconnectConnectionId) {
       throw errors.invalidField("connection_id", "and integration_id are both required to reconnect");
     }
-    if (!(await ctx.store.getIntegration(env.id, key))) throw errors.unknownProviderConfig(key);
+    if (!(await exists(key))) throw errors.unknownProviderConfig(key);
     const existing = await ctx.store.getConnection(env.id, key, req.reconnectConnectionId);
     if (!existing) throw errors.unknownConnection(key, [req.reconnectConnectionId]);
     reconnect = { providerConfigKey: key, connectionId: req.reconnectConnectionId };
     // A reconnect may omit the end user: the connection's own is kept.
-    endUserGiven ??= (existing.endUser ?? { id: existing.connectionId }) as JsonObject;
+    endUserGiven ??= (existing.endUser ?? undefined) as JsonObject | undefined;
     const org = existing.endUser?.organization;
     if (!organization && org && typeof org === "object") organization = checkOrganization(org as JsonObject);
   }
-  const endUser = checkEndUser(endUserGiven);
+  const allowedFinal = reconnect ? [reconnect.providerConfigKey] : allowed;
+  // Nango: with top-level tags the end user is optional; a reconnect keeps the connection's.
+  const endUser =
+    endUserGiven === undefined && (Object.keys(req.tags).length > 0 || reconnect) ? null : checkEndUser(endUserGiven);
+  // Tags derive from the end user and organization given here, not from a reconnected connection's:
+  // a reconnect without them leaves the connection's tags as they are.
+  const tags = sessionTags(
+    req.endUser ? endUser : null,
+    req.organization ? organization : null,
+    req.endUser?.tags,
+    req.tags,
+  );
   const defaults: Record<string, IntegrationConfigDefaultsRecord> = {};
   for (const [key, d] of Object.entries(req.integrationsConfigDefaults)) defaults[key] = checkDefaults(key, d);
+  const overrides = checkOverrides(req.overrides, allowedFinal);
 
   const now = ctx.clock.now();
   const token = `${TOKEN_PREFIX}${randomToken(32)}`;
@@ -60,15 +87,17 @@ export async function createConnectSession(
     tokenHash: sha256Hex(token),
     endUser,
     organization,
-    allowedIntegrations: reconnect ? [reconnect.providerConfigKey] : allowed,
+    allowedIntegrations: allowedFinal,
     integrationsConfigDefaults: defaults,
+    overrides,
+    tags,
     reconnect,
     createdAt: now,
     expiresAt,
   });
   // House-keeping on a path that is not hot: drop what expired long ago.
   await ctx.store.purgeOAuthFlow(now - REPLAY_MEMORY_MS);
-  ctx.logger.info("connect session created", { endUserId: endUser.id, reconnect: reconnect !== null });
+  ctx.logger.info("connect session created", { endUserId: endUser?.id ?? null, reconnect: reconnect !== null });
   return { token, expiresAt };
 }
 
@@ -94,6 +123,20 @@ export function passedAuthorizationParams(defaults: IntegrationConfigDefaultsRec
   return Object.entries(defaults?.authorizationParams ?? {}).filter(([k]) => PASSED_PARAMS.has(k));
 }
 
+/**
+ * What the session asks for one integration: its integrations_config_defaults with its overrides on
+ * top (scopes replaced when the override gives some; parameters and connection_config merged).
+ */
+export function sessionConfigFor(session: ConnectSessionRecord, key: string): IntegrationConfigDefaultsRecord {
+  const d = session.integrationsConfigDefaults[key];
+  const o = session.overrides[key];
+  return {
+    userScopes: o?.userScopes?.length ? o.userScopes : (d?.userScopes ?? []),
+    authorizationParams: { ...d?.authorizationParams, ...o?.authorizationParams },
+    connectionConfig: { ...d?.connectionConfig, ...o?.connectionConfig },
+  };
+}
+
 function checkEndUser(value: JsonObject | undefined): Record<string, unknown> {
   const id = value?.id;
   if (typeof id !== "string" || id.length < 1 || id.length > 255) {
@@ -106,6 +149,9 @@ function checkEndUser(value: JsonObject | undefined): Record<string, unknown> {
     if (typeof v !== "string" || v.length > 255) throw errors.invalidField(`end_user.${field}`, "must be a string");
     out[field] = v;
   }
+  // Kept on the end user as given, as Nango does; sessionTags checks them (400 invalid_tags).
+  const tags = value?.tags;
+  if (tags && typeof tags === "object" && !Array.isArray(tags) && Object.keys(tags).length > 0) out.tags = tags;
   return out;
 }
 
@@ -119,15 +165,39 @@ function checkOrganization(value: JsonObject | undefined): Record<string, unknow
   return typeof name === "string" ? { id, display_name: name } : { id };
 }
 
-function checkDefaults(key: string, d: IntegrationConfigDefaults): IntegrationConfigDefaultsRecord {
-  for (const scope of d.userScopes) {
-    if (!/^\S+$/.test(scope)) {
-      throw errors.invalidField(
-        `integrations_config_defaults.${key}.user_scopes`,
-        "must not hold empty or spaced scopes",
-      );
-    }
+function checkScopes(scopes: string[], path: string): void {
+  if (scopes.some((scope) => !/^\S+$/.test(scope)))
+    throw errors.invalidField(path, "must not hold empty or spaced scopes");
+}
+
+/** Overrides must name integrations the session allows (all when none are listed). */
+function checkOverrides(
+  given: CreateConnectSessionRequest["overrides"],
+  allowed: string[],
+): Record<string, ConnectSessionOverrideRecord> {
+  const outside = Object.keys(given).filter((key) => allowed.length > 0 && !allowed.includes(key));
+  if (outside.length > 0) {
+    throw invalidArgument(
+      "override_not_allowed",
+      `overrides name integration(s) the session does not allow: ${outside.map((k) => `"${k}"`).join(", ")}; add them to allowed_integrations or remove their overrides.`,
+      outside.map((key) => ({ path: `overrides.${key}`, message: "is not in allowed_integrations" })),
+    );
   }
+  const out: Record<string, ConnectSessionOverrideRecord> = {};
+  for (const [key, o] of Object.entries(given)) {
+    checkScopes(o.userScopes, `overrides.${key}.user_scopes`);
+    const rec: ConnectSessionOverrideRecord = {};
+    if (o.docsConnect) rec.docsConnect = o.docsConnect;
+    if (o.userScopes.length > 0) rec.userScopes = [...o.userScopes];
+    if (Object.keys(o.authorizationParams).length > 0) rec.authorizationParams = { ...o.authorizationParams };
+    if (o.connectionConfig) rec.connectionConfig = o.connectionConfig as Record<string, unknown>;
+    out[key] = rec;
+  }
+  return out;
+}
+
+function checkDefaults(key: string, d: IntegrationConfigDefaults): IntegrationConfigDefaultsRecord {
+  checkScopes(d.userScopes, `integrations_config_defaults.${key}.user_scopes`);
   return {
     userScopes: [...d.userScopes],
     authorizationParams: { ...d.authorizationParams },

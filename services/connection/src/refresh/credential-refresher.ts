@@ -210,6 +210,7 @@ export class CredentialRefresher {
         operation: "refresh",
         success: false,
         endUser: rec.endUser,
+        tags: rec.tags,
         error: { type: error.upstreamError, description: message },
       });
     }

@@ -3,6 +3,7 @@ import {
   connectionFromDocument,
   connectionListQuery,
   connectionToDocument,
+  emailHashQuery,
   escapeRegExp,
   integrationFromDocument,
   integrationToDocument,
@@ -12,6 +13,7 @@ import {
   reauthorizationUpdate,
   secretKeyFromDocument,
   secretKeyToDocument,
+  watchUriQuery,
 } from "./mongo-documents.ts";
 import { isDuplicateKey } from "./mongo-store.ts";
 import type { ConnectionRecord, IntegrationRecord, SecretKeyRecord } from "./records.ts";
@@ -28,6 +30,7 @@ const record: ConnectionRecord = {
   metadata: { emailAddress: "  Ada@Example.TEST ", email: 5, calendarWatchResourceUris: ["https://c/calendars/a"] },
   endUser: { id: "u1", email: "ada@example.test" },
   errors: [{ type: "refresh", message: "expired", at: 1 }],
+  tags: { team: "core", "project.id": "p=1" },
   createdAt: 1,
   updatedAt: 2,
 };
@@ -156,8 +159,8 @@ describe("Mongo connection listing query", () => {
 });
 
 describe("Mongo connection updates", () => {
-  test("re-authorization merges connection_config on the server and keeps the end user when none is given", () => {
-    const [stage] = reauthorizationUpdate({ ...record, endUser: null, credentialsEnc: "$notAPath" });
+  test("re-authorization merges connection_config on the server and keeps the end user and tags when none are given", () => {
+    const [stage] = reauthorizationUpdate({ ...record, endUser: null, tags: {}, credentialsEnc: "$notAPath" });
     expect(stage).toEqual({
       $set: {
         credentialsEnc: { $literal: "$notAPath" },
@@ -169,6 +172,36 @@ describe("Mongo connection updates", () => {
     const [withUser] = reauthorizationUpdate(record);
     expect(withUser?.$set.endUser).toEqual({ $literal: record.endUser });
     expect(withUser?.$set.endUserId).toEqual({ $literal: "u1" });
+    expect(withUser?.$set.tagPairs).toEqual({ $literal: ["team=core", "project.id=p=1"] });
+  });
+
+  test("rule 1 looks both watch-URI keys up; rule 2's first tier one or both hash formulas", () => {
+    expect(watchUriQuery("env_1", "cal", "https://c/a")).toEqual({
+      environmentId: "env_1",
+      providerConfigKey: "cal",
+      $or: [
+        { "metadata.calendarWatchResourceUris": { $elemMatch: { $eq: "https://c/a" } } },
+        { "metadata.googleCalendarWatchResourceUris": { $elemMatch: { $eq: "https://c/a" } } },
+      ],
+    });
+    expect(emailHashQuery("env_1", "cal", ["j"])).toEqual({
+      environmentId: "env_1",
+      providerConfigKey: "cal",
+      "connection_config.emailAddressHash": "j",
+    });
+    expect(emailHashQuery("env_1", "cal", ["j", "n"])).toEqual({
+      environmentId: "env_1",
+      providerConfigKey: "cal",
+      "connection_config.emailAddressHash": { $in: ["j", "n"] },
+    });
+  });
+
+  test("tags are listed by their key=value pairs, all of them required", () => {
+    expect(connectionToDocument(record).tagPairs).toEqual(["team=core", "project.id=p=1"]);
+    expect(connectionListQuery("env_1", { tags: { team: "core", "project.id": "p=1" }, limit: 1, offset: 0 })).toEqual({
+      environmentId: "env_1",
+      tagPairs: { $all: ["team=core", "project.id=p=1"] },
+    });
   });
 
   test("metadata set replaces the metadata and every shadow field", () => {

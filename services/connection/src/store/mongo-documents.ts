@@ -9,7 +9,7 @@ import type {
   MetadataMode,
   SecretKeyRecord,
 } from "./records.ts";
-import { normalizeEmail } from "./store.ts";
+import { normalizeEmail, WATCH_URI_KEYS } from "./store.ts";
 
 // Document shapes of the MongoDB collections and the pure functions that build them, the queries
 // and the updates. Kept apart from the store so that they are tested without a server.
@@ -48,6 +48,11 @@ export interface ConnectionDocument {
   endUser: Record<string, unknown> | null;
   endUserId: string | null;
   errors: ConnectionRecord["errors"];
+  /**
+   * The tags as "key=value" strings (keys hold no "="): a multikey index serves tag filters, and tag
+   * keys with dots never become field names.
+   */
+  tagPairs: string[];
   createdAt: number;
   updatedAt: number;
   lookup: LookupFields;
@@ -91,6 +96,7 @@ export const integrationFromDocument = (d: IntegrationDocument): IntegrationReco
   forwardWebhooks: d.forwardWebhooks,
   // Absent on documents written before test mode existed.
   useTestCredentials: d.useTestCredentials ?? false,
+  ...(d.importedEmailHashes ? { importedEmailHashes: true as const } : {}),
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,
 });
@@ -117,6 +123,7 @@ export function connectionToDocument(c: ConnectionRecord): ConnectionDocument {
     endUser: c.endUser,
     endUserId: endUserIdOf(c.endUser),
     errors: c.errors,
+    tagPairs: tagPairs(c.tags),
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
     lookup: lookupFields(c.metadata),
@@ -136,9 +143,49 @@ export function connectionFromDocument(d: ConnectionDocument): ConnectionRecord 
     metadata: d.metadata ?? {},
     endUser: d.endUser ?? null,
     errors: d.errors ?? [],
+    // Absent on documents written before tags existed.
+    tags: tagsOf(d.tagPairs ?? []),
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
   };
+}
+
+/**
+ * Rule 1's query: an element of either watch-URI array equal to `uri` ($elemMatch: a bare string field
+ * never matches). Each key has its own index; the server answers the $or with both.
+ */
+export function watchUriQuery(
+  environmentId: string,
+  providerConfigKey: string,
+  uri: string,
+): Filter<ConnectionDocument> {
+  const element = { $elemMatch: { $eq: uri } };
+  return { environmentId, providerConfigKey, $or: WATCH_URI_KEYS.map((key) => ({ [`metadata.${key}`]: element })) };
+}
+
+/** Rule 2, tier 1's query: connection_config.emailAddressHash equal to one of `hashes` (one index). */
+export function emailHashQuery(
+  environmentId: string,
+  providerConfigKey: string,
+  hashes: string[],
+): Filter<ConnectionDocument> {
+  const value = hashes.length === 1 ? hashes[0] : { $in: hashes };
+  return { environmentId, providerConfigKey, "connection_config.emailAddressHash": value };
+}
+
+/** The "key=value" form of tags (tag keys never hold "="). */
+export function tagPairs(tags: Record<string, string>): string[] {
+  return Object.entries(tags).map(([k, v]) => `${k}=${v}`);
+}
+
+/** The tags of their "key=value" form. */
+function tagsOf(pairs: string[]): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const pair of pairs) {
+    const at = pair.indexOf("=");
+    out[pair.slice(0, at)] = pair.slice(at + 1);
+  }
+  return out;
 }
 
 /** Escapes `text` so that it matches itself, literally, inside a regular expression. */
@@ -157,6 +204,8 @@ export function connectionListQuery(environmentId: string, filter: ConnectionFil
   if (filter.endUserEmail) profile["endUser.email"] = filter.endUserEmail;
   if (filter.endUserDisplayName) profile["endUser.display_name"] = filter.endUserDisplayName;
   if (filter.endUserOrganizationId) profile["endUser.organization.id"] = filter.endUserOrganizationId;
+  const tags = tagPairs(filter.tags ?? {});
+  if (tags.length > 0) query.tagPairs = { $all: tags };
   const connectionId: Document = {};
   if (filter.connectionId) connectionId.$eq = filter.connectionId;
   if (filter.search) {
@@ -183,6 +232,7 @@ export function reauthorizationUpdate(c: ConnectionRecord): Document[] {
     set.endUser = { $literal: c.endUser };
     set.endUserId = { $literal: endUserIdOf(c.endUser) };
   }
+  if (Object.keys(c.tags).length > 0) set.tagPairs = { $literal: tagPairs(c.tags) };
   return [{ $set: set }];
 }
 

@@ -16,7 +16,13 @@ interface LeaseDocument {
   expiresAt: number;
 }
 
-const sessionFromDocument = ({ _id, ...rest }: SessionDocument): ConnectSessionRecord => ({ id: _id, ...rest });
+// overrides and tags are absent on sessions written before they existed.
+const sessionFromDocument = ({ _id, ...rest }: SessionDocument): ConnectSessionRecord => ({
+  id: _id,
+  ...rest,
+  overrides: rest.overrides ?? {},
+  tags: rest.tags ?? {},
+});
 const stateFromDocument = ({ _id, ...rest }: StateDocument): OAuthStateRecord => ({ stateHash: _id, ...rest });
 
 /**

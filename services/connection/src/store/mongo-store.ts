@@ -1,11 +1,12 @@
 import { type ClientSession, type Collection, type Db, type Filter, MongoClient } from "mongodb";
-import { emailAddressHash } from "../email-hash.ts";
+import { emailAddressHash, nangoEmailAddressHash } from "../email-hash.ts";
 import { OAuthFlowDelegate } from "./oauth-flow-delegate.ts";
 import {
   type ConnectionDocument,
   connectionFromDocument,
   connectionListQuery,
   connectionToDocument,
+  emailHashQuery,
   type EnvironmentDocument,
   environmentFromDocument,
   environmentToDocument,
@@ -18,6 +19,7 @@ import {
   type SecretKeyDocument,
   secretKeyFromDocument,
   secretKeyToDocument,
+  watchUriQuery,
 } from "./mongo-documents.ts";
 import { MongoOAuthFlowStore } from "./mongo-oauth-store.ts";
 import type {
@@ -32,6 +34,7 @@ import type {
 import {
   type ConnectionServiceStore,
   DuplicateKeyError,
+  type EmailLookup,
   type EmailMatch,
   type EmailTier,
   normalizeEmail,
@@ -101,8 +104,10 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
         { key: { environmentId: 1, createdAt: -1, _id: -1 }, name: "newest" },
         { key: { ...scope, createdAt: -1, _id: -1 }, name: "newest_by_integration" },
         { key: { environmentId: 1, endUserId: 1, createdAt: -1, _id: -1 }, name: "by_end_user" },
+        { key: { environmentId: 1, tagPairs: 1 }, name: "by_tag" },
         // spec: Webhook-to-connection matching, rule 1 (multikey) and rule 2's three tiers.
         { key: { ...scope, "metadata.calendarWatchResourceUris": 1 }, name: "by_watch_uri" },
+        { key: { ...scope, "metadata.googleCalendarWatchResourceUris": 1 }, name: "by_google_watch_uri" },
         { key: { ...scope, "connection_config.emailAddressHash": 1 }, name: "by_email_hash" },
         { key: { ...scope, "lookup.emailAddress": 1 }, name: "by_email_address_normalized" },
         { key: { ...scope, "lookup.email": 1 }, name: "by_email_normalized" },
@@ -167,6 +172,10 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
   async getIntegration(environmentId: string, uniqueKey: string): Promise<IntegrationRecord | null> {
     const doc = await this.integrations.findOne({ environmentId, uniqueKey });
     return doc ? integrationFromDocument(doc) : null;
+  }
+
+  async markImportedEmailHashes(environmentId: string, uniqueKey: string): Promise<void> {
+    await this.integrations.updateOne({ environmentId, uniqueKey }, { $set: { importedEmailHashes: true } });
   }
 
   async listIntegrations(environmentId: string): Promise<IntegrationRecord[]> {
@@ -311,16 +320,11 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
   // Matching lookups (spec: Webhook-to-connection matching). Each is served by an index scoped to the integration.
 
   async findByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<string[]> {
-    // $elemMatch: only an array element equal to the URI matches, not a bare string field (rule 1).
-    return this.connectionIds({
-      environmentId,
-      providerConfigKey,
-      "metadata.calendarWatchResourceUris": { $elemMatch: { $eq: uri } },
-    });
+    return this.connectionIds(watchUriQuery(environmentId, providerConfigKey, uri));
   }
 
   async findByEmailHash(environmentId: string, providerConfigKey: string, hash: string): Promise<string[]> {
-    return this.connectionIds({ environmentId, providerConfigKey, "connection_config.emailAddressHash": hash });
+    return this.connectionIds(emailHashQuery(environmentId, providerConfigKey, [hash]));
   }
 
   async findByMetadataEmailAddress(environmentId: string, providerConfigKey: string, email: string): Promise<string[]> {
@@ -333,13 +337,21 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     return value === null ? [] : this.connectionIds({ environmentId, providerConfigKey, "lookup.email": value });
   }
 
-  async findByEmail(environmentId: string, providerConfigKey: string, email: string): Promise<EmailMatch | null> {
+  async findByEmail(envId: string, key: string, email: string, options: EmailLookup = {}): Promise<EmailMatch | null> {
     const value = normalizeEmail(email);
     if (value === null) return null;
     const tiers: [EmailTier, () => Promise<string[]>][] = [
-      ["emailAddressHash", () => this.findByEmailHash(environmentId, providerConfigKey, emailAddressHash(value))],
-      ["metadataEmailAddress", () => this.findByMetadataEmailAddress(environmentId, providerConfigKey, value)],
-      ["metadataEmail", () => this.findByMetadataEmail(environmentId, providerConfigKey, value)],
+      [
+        "emailAddressHash",
+        // Junction's formula, or also Nango's for integrations with imported connections: one query of one index.
+        () => {
+          const hashes = [emailAddressHash(value)];
+          if (options.nangoEmailHashes) hashes.push(nangoEmailAddressHash(value));
+          return this.connectionIds(emailHashQuery(envId, key, hashes));
+        },
+      ],
+      ["metadataEmailAddress", () => this.findByMetadataEmailAddress(envId, key, value)],
+      ["metadataEmail", () => this.findByMetadataEmail(envId, key, value)],
     ];
     for (const [tier, find] of tiers) {
       const connectionIds = await find();

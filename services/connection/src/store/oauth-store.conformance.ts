@@ -15,6 +15,10 @@ const session = (id: string, over: Partial<ConnectSessionRecord> = {}): ConnectS
   integrationsConfigDefaults: {
     cal: { userScopes: ["email"], authorizationParams: { login_hint: "u1@example.test" }, connectionConfig: { a: 1 } },
   },
+  overrides: {
+    cal: { docsConnect: "https://docs.example.test/cal", userScopes: ["profile"], connectionConfig: { b: 2 } },
+  },
+  tags: { end_user_id: "u1", "project.id": "p-1" },
   reconnect: null,
   createdAt: T0,
   expiresAt: T0 + 1_800_000,
@@ -46,6 +50,10 @@ export function oauthFlowStoreConformance(store: () => ConnectionServiceStore): 
     test("are found by token hash and by id, with every field", async () => {
       const a = session("sess_a");
       const b = session("sess_b", { organization: null, reconnect: { providerConfigKey: "cal", connectionId: "c9" } });
+      // Nango allows a session with tags and no end user.
+      const c = session("sess_c", { endUser: null, overrides: {}, tags: { team: "core" } });
+      await store().insertConnectSession(c);
+      expect(await store().getConnectSession("sess_c")).toEqual(c);
       await store().insertConnectSession(a);
       await store().insertConnectSession(b);
       expect(await store().getConnectSessionByTokenHash("hash-of-sess_a")).toEqual(a);

@@ -38,6 +38,11 @@ export interface IntegrationRecord {
   forwardWebhooks: boolean;
   /** New authorizations use the operator's test credentials (spec: Authentication 4). */
   useTestCredentials: boolean;
+  /**
+   * Set (for good) once a connection was imported with its own connection_config.emailAddressHash,
+   * which may be Nango's formula: only then does matching also look Nango's formula up.
+   */
+  importedEmailHashes?: true;
   createdAt: number;
   updatedAt: number;
 }
@@ -68,6 +73,8 @@ export interface ConnectionRecord {
   metadata: Record<string, unknown>;
   endUser: Record<string, unknown> | null;
   errors: ConnectionErrorRecord[];
+  /** Nango's tags: lower-case keys, string values (from the connect session that created it). */
+  tags: Record<string, string>;
   createdAt: number;
   updatedAt: number;
 }
@@ -85,6 +92,8 @@ export interface ConnectionFilter {
   endUserEmail?: string;
   endUserDisplayName?: string;
   endUserOrganizationId?: string;
+  /** Every one of these tags (keys lower-case) must be on the connection. */
+  tags?: Record<string, string>;
   limit: number;
   offset: number;
 }
@@ -103,11 +112,16 @@ export interface ConnectSessionRecord {
   environmentId: string;
   /** SHA-256 hex of the token; the token itself is never stored. */
   tokenHash: string;
-  endUser: Record<string, unknown>;
+  /** null when the session was created with tags and no end user (Nango allows it). */
+  endUser: Record<string, unknown> | null;
   organization: Record<string, unknown> | null;
   /** Integration ids it may connect; empty means all. */
   allowedIntegrations: string[];
   integrationsConfigDefaults: Record<string, IntegrationConfigDefaultsRecord>;
+  /** Overrides per integration id (each an allowed integration). */
+  overrides: Record<string, ConnectSessionOverrideRecord>;
+  /** Tags of the connection it creates (or re-authorizes, replacing its tags when not empty). */
+  tags: Record<string, string>;
   /** Set for a reconnect session: the connection it re-authorizes. */
   reconnect: { providerConfigKey: string; connectionId: string } | null;
   createdAt: number;
@@ -118,6 +132,15 @@ export interface IntegrationConfigDefaultsRecord {
   userScopes: string[];
   authorizationParams: Record<string, string>;
   connectionConfig: Record<string, unknown>;
+}
+
+/** A session's override for one integration: replaces or extends its defaults. */
+export interface ConnectSessionOverrideRecord {
+  docsConnect?: string;
+  /** Replaces the defaults' scopes when given. */
+  userScopes?: string[];
+  authorizationParams?: Record<string, string>;
+  connectionConfig?: Record<string, unknown>;
 }
 
 /** One authorization attempt, found by its single-use state (spec: Authentication 2). */

@@ -20,6 +20,7 @@ function connection(i: number): ConnectionRecord {
     metadata: { calendarWatchResourceUris: [URI(i)], emailAddress: ` U${i}@Example.com `, email: `e${i}@example.com` },
     endUser: null,
     errors: [],
+    tags: {},
     createdAt: 1_000 + i,
     updatedAt: 1_000 + i,
   };

@@ -11,6 +11,8 @@ interface SessionRow {
   organization: string | null;
   allowed_integrations: string;
   integrations_config_defaults: string;
+  overrides: string;
+  tags: string;
   reconnect: string | null;
   created_at: number;
   expires_at: number;
@@ -39,6 +41,8 @@ const sessionFromRow = (r: SessionRow): ConnectSessionRecord => ({
   organization: r.organization === null ? null : JSON.parse(r.organization),
   allowedIntegrations: JSON.parse(r.allowed_integrations),
   integrationsConfigDefaults: JSON.parse(r.integrations_config_defaults),
+  overrides: JSON.parse(r.overrides),
+  tags: JSON.parse(r.tags),
   reconnect: r.reconnect === null ? null : JSON.parse(r.reconnect),
   createdAt: r.created_at,
   expiresAt: r.expires_at,
@@ -70,7 +74,7 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
     const p = <R = unknown>(sql: string): Query<R> => db.prepare<R, [Params]>(sql);
     this.q = {
       sessionInsert: p(
-        "INSERT INTO connect_sessions (id, environment_id, token_hash, end_user, organization, allowed_integrations, integrations_config_defaults, reconnect, created_at, expires_at) VALUES ($id, $environment_id, $token_hash, $end_user, $organization, $allowed_integrations, $integrations_config_defaults, $reconnect, $created_at, $expires_at)",
+        "INSERT INTO connect_sessions (id, environment_id, token_hash, end_user, organization, allowed_integrations, integrations_config_defaults, overrides, tags, reconnect, created_at, expires_at) VALUES ($id, $environment_id, $token_hash, $end_user, $organization, $allowed_integrations, $integrations_config_defaults, $overrides, $tags, $reconnect, $created_at, $expires_at)",
       ),
       sessionByToken: p<SessionRow>("SELECT * FROM connect_sessions WHERE token_hash = $token_hash"),
       sessionById: p<SessionRow>("SELECT * FROM connect_sessions WHERE id = $id"),
@@ -105,6 +109,8 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
       organization: s.organization === null ? null : JSON.stringify(s.organization),
       allowed_integrations: JSON.stringify(s.allowedIntegrations),
       integrations_config_defaults: JSON.stringify(s.integrationsConfigDefaults),
+      overrides: JSON.stringify(s.overrides),
+      tags: JSON.stringify(s.tags),
       reconnect: s.reconnect === null ? null : JSON.stringify(s.reconnect),
       created_at: s.createdAt,
       expires_at: s.expiresAt,

@@ -37,6 +37,8 @@ export interface IntegrationRow {
   overrides: string;
   forward_webhooks: number;
   use_test_credentials: number;
+  /** Read only: set by markImportedEmailHashes, kept by every other write. */
+  imported_email_hashes?: number;
   created_at: number;
   updated_at: number;
 }
@@ -54,6 +56,7 @@ export interface ConnectionRow {
   metadata: string;
   end_user: string | null;
   errors: string;
+  tags: string;
   created_at: number;
   updated_at: number;
 }
@@ -103,6 +106,7 @@ export const integrationFromRow = (r: IntegrationRow): IntegrationRecord => ({
   overrides: JSON.parse(r.overrides) as UpstreamOverridesRecord,
   forwardWebhooks: r.forward_webhooks !== 0,
   useTestCredentials: r.use_test_credentials !== 0,
+  ...(r.imported_email_hashes ? { importedEmailHashes: true as const } : {}),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -134,6 +138,7 @@ export const connectionFromRow = (r: ConnectionRow): ConnectionRecord => ({
   metadata: JSON.parse(r.metadata) as Record<string, unknown>,
   endUser: r.end_user === null ? null : (JSON.parse(r.end_user) as Record<string, unknown>),
   errors: JSON.parse(r.errors) as ConnectionErrorRecord[],
+  tags: JSON.parse(r.tags) as Record<string, string>,
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -153,6 +158,7 @@ export function connectionToRow(c: ConnectionRecord): ConnectionWriteRow {
     metadata: JSON.stringify(c.metadata),
     end_user: c.endUser === null ? null : JSON.stringify(c.endUser),
     errors: JSON.stringify(c.errors),
+    tags: JSON.stringify(c.tags),
     created_at: c.createdAt,
     updated_at: c.updatedAt,
     email_address_hash: keys.emailAddressHash,

@@ -180,6 +180,23 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX connections_by_meta_email_address;
   DROP INDEX connections_by_meta_email;
   `,
+  // Rule 1 also reads metadata.googleCalendarWatchResourceUris (Nango's name): the match keys are
+  // rebuilt from the connections on the next open, as after migration 4.
+  `
+  DELETE FROM connection_watch_keys;
+  DELETE FROM connection_email_keys;
+  CREATE TABLE IF NOT EXISTS connection_match_keys_backfill (pending INTEGER NOT NULL);
+  INSERT INTO connection_match_keys_backfill (pending)
+    SELECT 1 WHERE NOT EXISTS (SELECT 1 FROM connection_match_keys_backfill);
+  `,
+  // Nango's tags on connections (JSON object, lower-case keys) and the connect sessions that set them;
+  // sessions' per-integration overrides. A session created with tags only has end_user 'null'.
+  `
+  ALTER TABLE connections ADD COLUMN tags TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE integrations ADD COLUMN imported_email_hashes INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE connect_sessions ADD COLUMN overrides TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE connect_sessions ADD COLUMN tags TEXT NOT NULL DEFAULT '{}';
+  `,
 ];
 
 /**
@@ -201,5 +218,18 @@ export const LOOKUP_SQL = {
   email: `SELECT kind, connection_id FROM connection_email_keys
     WHERE slot BETWEEN $first AND $last
       AND ((kind = 1 AND value = $hash) OR (kind IN (2, 3) AND value = $email))
+      AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
+  /**
+   * The same, emailAddressHash also equal to Nango's $nango_hash (another block: a second search in
+   * the same statement), for integrations with imported connections. The two parts never return the
+   * same row: their values differ.
+   */
+  emailWithNango: `SELECT kind, connection_id FROM connection_email_keys
+    WHERE slot BETWEEN $first AND $last
+      AND ((kind = 1 AND value = $hash) OR (kind IN (2, 3) AND value = $email))
+      AND environment_id = $environment_id AND provider_config_key = $provider_config_key
+    UNION ALL
+    SELECT kind, connection_id FROM connection_email_keys
+    WHERE slot BETWEEN $nango_first AND $nango_last AND kind = 1 AND value = $nango_hash
       AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
 } as const;

@@ -51,6 +51,7 @@ describe("SqliteConnectionStore", () => {
       metadata: { calendarWatchResourceUris: ["https://cal.example.test/calendars/a"], email: "A@x.test" },
       endUser: { id: "u1" },
       errors: [],
+      tags: { team: "core" },
       createdAt: 1,
       updatedAt: 2,
     });
@@ -58,6 +59,7 @@ describe("SqliteConnectionStore", () => {
 
     const second = SqliteConnectionStore.open(path);
     expect((await second.getConnection("env_1", "cal", "c1"))?.endUser).toEqual({ id: "u1" });
+    expect((await second.getConnection("env_1", "cal", "c1"))?.tags).toEqual({ team: "core" });
     expect(await second.findByWatchUri("env_1", "cal", "https://cal.example.test/calendars/a")).toEqual(["c1"]);
     expect(await second.findByEmailHash("env_1", "cal", "h")).toEqual(["c1"]);
     expect(await second.findByMetadataEmail("env_1", "cal", "a@x.test")).toEqual(["c1"]);
@@ -78,6 +80,9 @@ describe("SqliteConnectionStore", () => {
           kind: 0,
           value: "x",
           hash: "h",
+          nango_first: 9 * BLOCK_SIZE,
+          nango_last: 10 * BLOCK_SIZE - 1,
+          nango_hash: "n",
           email: "e",
           environment_id: "env_1",
           provider_config_key: "cal",
@@ -85,7 +90,10 @@ describe("SqliteConnectionStore", () => {
         .map((row) => row.detail);
       db.close();
       const table = name === "watchUri" ? "connection_watch_keys" : "connection_email_keys";
-      expect(plan).toEqual([`SEARCH ${table} USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)`]);
+      const search = `SEARCH ${table} USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)`;
+      // Rule 2 searches two blocks (Junction's and Nango's emailAddressHash formulas) in one statement.
+      const searches = plan.filter((d) => d.startsWith("SEARCH") || d.startsWith("SCAN"));
+      expect(searches).toEqual(name === "emailWithNango" ? [search, search] : [search]);
     },
   );
 
@@ -205,7 +213,7 @@ describe("SqliteConnectionStore", () => {
     const insert = db.prepare<unknown, [Record<string, string | number | null>]>(
       "INSERT INTO connections (id, environment_id, provider_config_key, connection_id, provider, credentials_enc, credentials_expires_at, connection_config, metadata, end_user, errors, created_at, updated_at, email_address_hash, meta_email_address_norm, meta_email_norm, end_user_id) VALUES ($id, $environment_id, $provider_config_key, $connection_id, $provider, $credentials_enc, $credentials_expires_at, $connection_config, $metadata, $end_user, $errors, $created_at, $updated_at, $email_address_hash, $meta_email_address_norm, $meta_email_norm, $end_user_id)",
     );
-    for (const c of old) insert.run({ ...connectionToRow(c) });
+    for (const c of old) insert.run(rowBeforeTags(c));
     db.prepare(
       "INSERT INTO connection_watch_uris (connection_pk, environment_id, provider_config_key, uri, connection_id) VALUES (?, 'env_1', 'cal', ?, 'c1')",
     ).run(old[0]?.id ?? "", uri);
@@ -238,7 +246,42 @@ describe("SqliteConnectionStore", () => {
     await SqliteConnectionStore.open(path).close();
     expect(storedKeys(path, sha256Block)).toEqual(expectedKeys(path, sha256Block));
   });
+
+  test("a store made before googleCalendarWatchResourceUris was read gets its keys rebuilt when it migrates", async () => {
+    const path = freshPath();
+    const db = openDatabase(path);
+    migrate(db, "connection", MIGRATIONS.slice(0, 4));
+    db.exec("DROP TABLE connection_match_keys_backfill");
+    const google = "https://cal.example.test/calendars/nango%40x.test/events";
+    const own = "https://cal.example.test/calendars/own%40x.test/events";
+    const stored = record("c1", {
+      metadata: { googleCalendarWatchResourceUris: [google], calendarWatchResourceUris: [own] },
+    });
+    const insert = db.prepare<unknown, [Record<string, string | number | null>]>(
+      "INSERT INTO connections (id, environment_id, provider_config_key, connection_id, provider, credentials_enc, credentials_expires_at, connection_config, metadata, end_user, errors, created_at, updated_at, email_address_hash, meta_email_address_norm, meta_email_norm, end_user_id) VALUES ($id, $environment_id, $provider_config_key, $connection_id, $provider, $credentials_enc, $credentials_expires_at, $connection_config, $metadata, $end_user, $errors, $created_at, $updated_at, $email_address_hash, $meta_email_address_norm, $meta_email_norm, $end_user_id)",
+    );
+    insert.run(rowBeforeTags(stored));
+    insert.finalize();
+    // The key the store wrote then: calendarWatchResourceUris only.
+    const [ownKey] = matchKeysOf(sha256Block, "env_1", "cal", { ...connectionLookupKeys(stored), watchUris: [own] });
+    db.prepare(
+      "INSERT INTO connection_watch_keys (slot, environment_id, provider_config_key, uri, connection_id) VALUES (?, 'env_1', 'cal', ?, 'c1')",
+    ).run(ownKey?.first ?? 0, own);
+    db.close();
+
+    const store = SqliteConnectionStore.open(path);
+    expect(await store.findByWatchUri("env_1", "cal", google)).toEqual(["c1"]);
+    expect(await store.findByWatchUri("env_1", "cal", own)).toEqual(["c1"]);
+    await store.close();
+    expect(storedKeys(path, sha256Block)).toEqual(expectedKeys(path, sha256Block));
+  });
 });
+
+/** A connection's row as written before migration 6 added tags. */
+function rowBeforeTags(c: ConnectionRecord): Record<string, string | number | null> {
+  const { tags: _tags, ...row } = connectionToRow(c);
+  return row;
+}
 
 function record(connectionId: string, over: Partial<ConnectionRecord> = {}): ConnectionRecord {
   return {
@@ -253,6 +296,7 @@ function record(connectionId: string, over: Partial<ConnectionRecord> = {}): Con
     metadata: {},
     endUser: null,
     errors: [],
+    tags: {},
     createdAt: 1,
     updatedAt: 1,
     ...over,

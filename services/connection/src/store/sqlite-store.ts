@@ -1,6 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { migrate, openDatabase } from "@junction/platform";
-import { emailAddressHash } from "../email-hash.ts";
+import { emailAddressHash, nangoEmailAddressHash } from "../email-hash.ts";
 import { OAuthFlowDelegate } from "./oauth-flow-delegate.ts";
 import { connectionLookupKeys } from "./lookup-keys.ts";
 import type {
@@ -45,6 +45,7 @@ import {
 import {
   type ConnectionServiceStore,
   DuplicateKeyError,
+  type EmailLookup,
   type EmailMatch,
   type EmailTier,
   normalizeEmail,
@@ -150,6 +151,12 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     return row ? integrationFromRow(row) : null;
   }
 
+  async markImportedEmailHashes(environmentId: string, uniqueKey: string): Promise<void> {
+    this.write(() =>
+      this.q.integrationMarkImportedEmailHashes.run({ environment_id: environmentId, unique_key: uniqueKey }),
+    );
+  }
+
   async listIntegrations(environmentId: string): Promise<IntegrationRecord[]> {
     return this.q.integrationList.all({ environment_id: environmentId }).map(integrationFromRow);
   }
@@ -208,6 +215,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
             credentialsExpiresAt: connection.credentialsExpiresAt,
             connectionConfig: { ...existing.connectionConfig, ...connection.connectionConfig },
             endUser: connection.endUser ?? existing.endUser,
+            tags: Object.keys(connection.tags).length > 0 ? connection.tags : existing.tags,
             updatedAt: connection.updatedAt,
           };
           this.q.connectionUpdate.run({ ...connectionToRow(next) });
@@ -280,6 +288,11 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
       if (!value) continue;
       where.push(`json_extract(end_user, '${path}') = $${name}`);
       params[name] = value;
+    }
+    for (const [i, [key, value]] of Object.entries(filter.tags ?? {}).entries()) {
+      where.push(`EXISTS (SELECT 1 FROM json_each(tags) WHERE key = $tag_key_${i} AND value = $tag_value_${i})`);
+      params[`tag_key_${i}`] = key;
+      params[`tag_value_${i}`] = value;
     }
     const clause = where.join(" AND ");
     const total =
@@ -377,20 +390,32 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     return value === null ? [] : this.lookup(MatchKind.metadataEmail, environmentId, providerConfigKey, value);
   }
 
-  async findByEmail(environmentId: string, providerConfigKey: string, email: string): Promise<EmailMatch | null> {
+  async findByEmail(envId: string, key: string, email: string, options: EmailLookup = {}): Promise<EmailMatch | null> {
     const value = normalizeEmail(email);
     if (value === null) return null;
     // The three tiers of an email share one block: one search finds them all; the lowest kind decides.
     const hash = emailAddressHash(value);
-    const first = emailBlockOf(this.blockHash, environmentId, providerConfigKey, hash);
-    const rows = this.q.lookupEmail.values({
+    const first = emailBlockOf(this.blockHash, envId, key, hash);
+    const params: Params = {
       first,
       last: first + BLOCK_SIZE - 1,
       hash,
       email: value,
-      environment_id: environmentId,
-      provider_config_key: providerConfigKey,
-    }) as [number, string][];
+      environment_id: envId,
+      provider_config_key: key,
+    };
+    let rows: [number, string][];
+    if (options.nangoEmailHashes) {
+      // A hash imported from Nango, under its own formula, is in its own block.
+      const nangoHash = nangoEmailAddressHash(value);
+      const nangoFirst = emailBlockOf(this.blockHash, envId, key, nangoHash);
+      rows = this.q.lookupEmailWithNango.values({
+        ...params,
+        nango_first: nangoFirst,
+        nango_last: nangoFirst + BLOCK_SIZE - 1,
+        nango_hash: nangoHash,
+      }) as [number, string][];
+    } else rows = this.q.lookupEmail.values(params) as [number, string][];
     if (rows.length === 0) return null;
     let kind = rows[0]?.[0] as number;
     for (const row of rows) if (row[0] < kind) kind = row[0];

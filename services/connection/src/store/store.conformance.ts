@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { newId } from "@junction/platform";
-import { emailAddressHash } from "../email-hash.ts";
+import { emailAddressHash, nangoEmailAddressHash } from "../email-hash.ts";
 import type { ConnectionRecord, IntegrationRecord, SecretKeyRecord } from "./records.ts";
 import { oauthFlowStoreConformance } from "./oauth-store.conformance.ts";
 import { type ConnectionServiceStore, DuplicateKeyError, UnknownConnectionsError } from "./store.ts";
@@ -67,6 +67,7 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         metadata: {},
         endUser: null,
         errors: [],
+        tags: {},
         createdAt: at,
         updatedAt: at,
         ...over,
@@ -172,6 +173,23 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         expect(await byUri("cal", "primary")).toEqual([]);
         expect(await byUri("cal-2", "primary")).toEqual(["c1"]);
         expect(await byUri("other", "primary")).toEqual(["c3"]);
+      });
+
+      test("are marked for good as holding imported email hashes", async () => {
+        await store.insertIntegration(integration("cal"));
+        expect((await store.getIntegration(ENV, "cal"))?.importedEmailHashes).toBeUndefined();
+        await store.markImportedEmailHashes(ENV, "cal");
+        await store.markImportedEmailHashes(ENV, "cal");
+        await store.markImportedEmailHashes(ENV, "unknown");
+        const marked = await store.getIntegration(ENV, "cal");
+        expect(marked?.importedEmailHashes).toBe(true);
+        await store.replaceIntegration(ENV, "cal", {
+          ...(marked as IntegrationRecord),
+          uniqueKey: "cal-2",
+          displayName: "x",
+        });
+        expect((await store.getIntegration(ENV, "cal-2"))?.importedEmailHashes).toBe(true);
+        expect(await store.getIntegration(ENV, "unknown")).toBeNull();
       });
 
       test("rename onto a taken key fails and changes nothing", async () => {
@@ -319,6 +337,26 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         expect(
           (await store.listConnections(ENV, { endUserEmail: "alice@example.com", limit: 1, offset: 0 })).total,
         ).toBe(2);
+      });
+
+      test("are filtered by tags, every given tag required; re-authorization replaces tags only when given", async () => {
+        await create(connection("cal", "a", { tags: { team: "core", "project.id": "p=1" } }));
+        await create(connection("cal", "b", { tags: { team: "core" } }));
+        await create(connection("mail", "c", { tags: { team: "edge", "project.id": "p=1" } }));
+        const ids = async (tags: Record<string, string>) =>
+          (await store.listConnections(ENV, { limit: 10, offset: 0, tags })).connections.map((c) => c.connectionId);
+        expect(await ids({ team: "core" })).toEqual(["b", "a"]);
+        expect(await ids({ team: "core", "project.id": "p=1" })).toEqual(["a"]);
+        expect(await ids({ "project.id": "p=1" })).toEqual(["c", "a"]);
+        expect(await ids({ team: "Core" })).toEqual([]);
+        expect(await ids({ "project.id=p": "1" })).toEqual([]);
+        expect((await get("cal", "a"))?.tags).toEqual({ team: "core", "project.id": "p=1" });
+
+        await create(connection("cal", "a", { tags: {} }));
+        expect((await get("cal", "a"))?.tags).toEqual({ team: "core", "project.id": "p=1" });
+        await create(connection("cal", "a", { tags: { team: "edge" } }));
+        expect((await get("cal", "a"))?.tags).toEqual({ team: "edge" });
+        expect(await ids({ team: "edge" })).toEqual(["c", "a"]);
       });
 
       test("search is a case-insensitive substring of the connection id, wildcards taken literally", async () => {
@@ -470,6 +508,31 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         expect(await byUri("cal", "five")).toEqual([]);
       });
 
+      test("reads Nango's googleCalendarWatchResourceUris like calendarWatchResourceUris", async () => {
+        const google = (...paths: string[]) => paths.map((p) => `${CAL}/${p}`);
+        await create(connection("cal", "nango", { metadata: { googleCalendarWatchResourceUris: google("a", "b") } }));
+        await create(
+          connection("cal", "both", {
+            metadata: {
+              calendarWatchResourceUris: google("b"),
+              googleCalendarWatchResourceUris: [...google("b", "c"), 5],
+            },
+          }),
+        );
+        await create(connection("cal", "junction", { metadata: uris("c") }));
+        await create(connection("cal", "string", { metadata: { googleCalendarWatchResourceUris: `${CAL}/a` } }));
+        expect(await byUri("cal", "a")).toEqual(["nango"]);
+        expect(await byUri("cal", "b")).toEqual(["both", "nango"]);
+        expect(await byUri("cal", "c")).toEqual(["both", "junction"]);
+
+        await store.writeMetadata(ENV, "cal", ["nango"], { googleCalendarWatchResourceUris: null }, "update", tick());
+        expect(await byUri("cal", "a")).toEqual([]);
+        await store.writeMetadata(ENV, "cal", ["both"], { calendarWatchResourceUris: [] }, "update", tick());
+        expect(await byUri("cal", "b")).toEqual(["both"]);
+        await store.writeMetadata(ENV, "cal", ["both"], {}, "set", tick());
+        expect(await byUri("cal", "c")).toEqual(["junction"]);
+      });
+
       test("survives re-authorization, which keeps the metadata", async () => {
         await create(connection("cal", "c1", { metadata: uris("primary") }));
         await create(connection("cal", "c1", { metadata: {} }));
@@ -566,6 +629,48 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         expect(await store.findByEmail(ENV, "cal", email)).toEqual({
           tier: "metadataEmail",
           connectionIds: ["by-address", "by-email"],
+        });
+      });
+
+      test("an emailAddressHash of Nango's formula matches like one of Junction's", async () => {
+        await create(
+          connection("cal", "nango", { connectionConfig: { emailAddressHash: nangoEmailAddressHash(email) } }),
+        );
+        await create(
+          connection("cal", "junction", { connectionConfig: { emailAddressHash: emailAddressHash(email) } }),
+        );
+        await create(connection("cal", "by-address", { metadata: { emailAddress: email } }));
+        await create(
+          connection("cal-2", "other", { connectionConfig: { emailAddressHash: nangoEmailAddressHash(email) } }),
+        );
+        const nango = { nangoEmailHashes: true };
+        expect(await store.findByEmail(ENV, "cal", ` ${email.toUpperCase()}`, nango)).toEqual({
+          tier: "emailAddressHash",
+          connectionIds: ["junction", "nango"],
+        });
+        // Without the option (no imported connections), Nango's formula is not looked up.
+        expect(await store.findByEmail(ENV, "cal", email)).toEqual({
+          tier: "emailAddressHash",
+          connectionIds: ["junction"],
+        });
+        await store.deleteConnection(ENV, "cal", "junction");
+        expect(await store.findByEmail(ENV, "cal", email, nango)).toEqual({
+          tier: "emailAddressHash",
+          connectionIds: ["nango"],
+        });
+        expect(await store.findByEmail(ENV, "cal", email)).toEqual({
+          tier: "metadataEmailAddress",
+          connectionIds: ["by-address"],
+        });
+        expect(await store.findByEmail(ENV, "cal", "bob@example.test", nango)).toBeNull();
+        // A bare SHA-256 of the address is neither formula.
+        await store.deleteConnection(ENV, "cal", "nango");
+        await create(
+          connection("cal", "bare", { connectionConfig: { emailAddressHash: Bun.SHA256.hash(email, "hex") } }),
+        );
+        expect(await store.findByEmail(ENV, "cal", email, nango)).toEqual({
+          tier: "metadataEmailAddress",
+          connectionIds: ["by-address"],
         });
       });
 

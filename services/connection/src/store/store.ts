@@ -43,6 +43,8 @@ export interface IntegrationStore {
    * Returns false when `uniqueKey` is unknown.
    */
   replaceIntegration(environmentId: string, uniqueKey: string, next: IntegrationRecord): Promise<boolean>;
+  /** Sets importedEmailHashes on the integration (idempotent; nothing when unknown). */
+  markImportedEmailHashes(environmentId: string, uniqueKey: string): Promise<void>;
   /** Deletes the integration and all its connections atomically; returns how many connections went. */
   deleteIntegration(environmentId: string, uniqueKey: string): Promise<number>;
 }
@@ -50,7 +52,8 @@ export interface IntegrationStore {
 export interface ConnectionStore {
   /**
    * Inserts a connection, or when (environment, integration, connectionId) exists, replaces its
-   * credentials, connection_config (shallow-merged) and endUser while keeping id, metadata and createdAt.
+   * credentials, connection_config (shallow-merged), endUser (when not null) and tags (when not empty)
+   * while keeping id, metadata and createdAt.
    */
   upsertConnection(connection: ConnectionRecord): Promise<{ created: boolean; connection: ConnectionRecord }>;
   getConnection(
@@ -90,7 +93,7 @@ export interface ConnectionStore {
   // Matching lookups (spec: Webhook-to-connection matching). Each is served by an index scoped to
   // the integration; none may scan connections. They return connection ids, sorted.
 
-  /** Rule 1: connections whose metadata.calendarWatchResourceUris holds exactly `uri`. */
+  /** Rule 1: connections whose metadata.calendarWatchResourceUris or googleCalendarWatchResourceUris holds exactly `uri`. */
   findByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<string[]>;
   /** Rule 2, tier 1: connection_config.emailAddressHash equal to `hash`. */
   findByEmailHash(environmentId: string, providerConfigKey: string, hash: string): Promise<string[]>;
@@ -100,10 +103,21 @@ export interface ConnectionStore {
   findByMetadataEmail(environmentId: string, providerConfigKey: string, email: string): Promise<string[]>;
   /**
    * Rule 2 whole: the first tier that matches `email` (trimmed and lower-cased) — emailAddressHash
-   * equal to emailAddressHash(email), then metadata.emailAddress, then metadata.email — with every
+   * equal to emailAddressHash(email), or also to nangoEmailAddressHash(email) with `nangoEmailHashes`
+   * (an integration with imported connections, see IntegrationRecord.importedEmailHashes), then metadata.emailAddress, then metadata.email — with every
    * connection it matches in that tier, sorted. null when no tier matches.
    */
-  findByEmail(environmentId: string, providerConfigKey: string, email: string): Promise<EmailMatch | null>;
+  findByEmail(
+    environmentId: string,
+    providerConfigKey: string,
+    email: string,
+    options?: EmailLookup,
+  ): Promise<EmailMatch | null>;
+}
+
+/** How findByEmail looks up: also Nango's emailAddressHash formula when `nangoEmailHashes`. */
+export interface EmailLookup {
+  nangoEmailHashes?: boolean;
 }
 
 /** A tier of rule 2, named after the field it compares. */
@@ -155,8 +169,18 @@ export function normalizeEmail(value: unknown): string | null {
   return typeof value === "string" && value.trim() !== "" ? value.trim().toLowerCase() : null;
 }
 
-/** The watch URIs of a metadata object, when it holds a string array under calendarWatchResourceUris. */
+/**
+ * The metadata keys whose string arrays list watch URIs (rule 1): Junction's, and Nango's name for the
+ * same list, so that connections imported from Nango keep matching. A connection may carry both.
+ */
+export const WATCH_URI_KEYS = ["calendarWatchResourceUris", "googleCalendarWatchResourceUris"] as const;
+
+/** The watch URIs of a metadata object: the strings of its WATCH_URI_KEYS arrays, de-duplicated. */
 export function watchUris(metadata: Record<string, unknown>): string[] {
-  const v = metadata.calendarWatchResourceUris;
-  return Array.isArray(v) ? [...new Set(v.filter((x): x is string => typeof x === "string"))] : [];
+  const out = new Set<string>();
+  for (const key of WATCH_URI_KEYS) {
+    const v = metadata[key];
+    if (Array.isArray(v)) for (const x of v) if (typeof x === "string") out.add(x);
+  }
+  return [...out];
 }

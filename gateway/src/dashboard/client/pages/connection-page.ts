@@ -107,6 +107,16 @@ export async function connectionPage(key: string, connectionId: string): Promise
           "End user",
           c.end_user ? `${c.end_user.display_name ?? ""} ${c.end_user.email ?? ""} (${c.end_user.id ?? "?"})` : "—",
         ],
+        [
+          "Tags",
+          Object.keys(c.tags ?? {}).length === 0
+            ? "—"
+            : h(
+                "span",
+                { id: "connection-tags" },
+                Object.entries(c.tags ?? {}).map(([k, v]) => h("span", { class: "mono", "data-tag": k }, `${k}=${v} `)),
+              ),
+        ],
         ["Created", when(c.created_at)],
         ["Updated", when(c.updated_at)],
         [
