@@ -102,11 +102,22 @@ describe("real answers match the OpenAPI document", () => {
         expires_at: "2030-01-01T00:00:00Z",
         raw: { refresh_token: "rtok", scope: "a" },
       },
-      end_user: { id: "u1", email: "alice@example.com" },
+      end_user: { id: "u1", email: "alice@example.com", tags: { Plan: "pro" } },
+      tags: { region: "eu" },
     });
     // The import answers the credentials' type and expiry, no token.
     expect(imported.body.credentials).toEqual({ type: "OAUTH2", expires_at: "2030-01-01T00:00:00.000Z" });
-    await call("GET", "/connections?integrationId=cal");
+    const aliceTags = { end_user_id: "u1", end_user_email: "alice@example.com", plan: "pro", region: "eu" };
+    expect(imported.body.tags).toEqual(aliceTags);
+    const badTags = await call("POST", "/connections", {
+      provider_config_key: "cal",
+      connection_id: "dora",
+      credentials: { type: "OAUTH2", access_token: "tok" },
+      tags: { "1st": "x" },
+    });
+    expect(badTags.body.error.code).toBe("invalid_tags");
+    const listed = await call("GET", "/connections?integrationId=cal");
+    expect(listed.body.connections.map((c: { tags: unknown }) => c.tags)).toEqual([aliceTags]);
     const filtered = await call("GET", "/connections?integrationId=cal,plain&tags[end_user_id]=u1");
     expect(filtered.body.connections.map((c: { connection_id: string }) => c.connection_id)).toEqual(["alice"]);
     expect((await call("GET", "/connections?endUserOrganizationId=org1")).body.connections).toEqual([]);
@@ -120,6 +131,7 @@ describe("real answers match the OpenAPI document", () => {
       expires_at: "2030-01-01T00:00:00.000Z",
       raw: { scope: "a" },
     });
+    expect(read.body.tags).toEqual(aliceTags);
     const withRefresh = await call("GET", "/connection/alice?provider_config_key=cal&refresh_token=true");
     expect(withRefresh.body.credentials.refresh_token).toBe("rtok");
     await call("POST", "/connections/metadata", { connection_id: "alice", provider_config_key: "cal", metadata: {} });
@@ -132,7 +144,64 @@ describe("real answers match the OpenAPI document", () => {
     expect((await call("GET", "/connections?color=red")).body.error.code).toBe("invalid_query_params");
     expect((await call("DELETE", "/integrations/cal")).body.error.code).toBe("integration_has_connections");
     await call("POST", "/connect/sessions", { end_user: { id: "u2" }, allowed_integrations: ["cal"] });
-    await call("POST", "/connect/sessions/reconnect", { connection_id: "alice", integration_id: "cal" });
+    const session = await call("POST", "/connect/sessions", {
+      tags: { team: "core" },
+      organization: { id: "org1", display_name: "Org" },
+      allowed_integrations: ["cal"],
+      integrations_config_defaults: { cal: { user_scopes: "a b", authorization_params: { hd: "example.com" } } },
+      overrides: { cal: { docs_connect: "https://docs.example.com/cal", user_scopes: "c" } },
+    });
+    expect(session.status).toBe(201);
+    const bearer = (res: ApiResponse) => ({ authorization: `Bearer ${res.body.data.token}` });
+    const read1 = await call("GET", "/connect/session", undefined, bearer(session));
+    expect(read1.body.data).toMatchObject({
+      endUser: null,
+      tags: { team: "core" },
+      allowed_integrations: ["cal"],
+      integrations_config_defaults: { cal: { user_scopes: "a b", authorization_params: { hd: "example.com" } } },
+      overrides: { cal: { docs_connect: "https://docs.example.com/cal", user_scopes: "c" } },
+    });
+    const withUser = await call("POST", "/connect/sessions", {
+      end_user: { id: "u3", email: "u3@example.com", tags: { plan: "pro" } },
+      organization: { id: "org1" },
+    });
+    const read2 = await call("GET", "/connect/session", undefined, bearer(withUser));
+    expect(read2.body.data.endUser).toEqual({
+      id: "u3",
+      display_name: null,
+      email: "u3@example.com",
+      tags: { plan: "pro" },
+      organization: { id: "org1", display_name: null },
+    });
+    expect(read2.body.data.tags).toEqual({
+      end_user_id: "u3",
+      end_user_email: "u3@example.com",
+      organization_id: "org1",
+      plan: "pro",
+    });
+    const reconnect = await call("POST", "/connect/sessions/reconnect", {
+      connection_id: "alice",
+      integration_id: "cal",
+    });
+    const read3 = await call("GET", "/connect/session", undefined, bearer(reconnect));
+    expect(read3.body.data).toMatchObject({ isReconnecting: true, allowed_integrations: ["cal"] });
+    const noToken = await call("GET", "/connect/session", undefined, { authorization: "Bearer nope" });
+    expect(noToken.body.error.code).toBe("unknown_connect_session_token");
+    const tagsRefused = await call("POST", "/connect/sessions", { tags: { team: 1 } });
+    expect(tagsRefused.body.error.code).toBe("invalid_tags");
+    const overrideRefused = await call("POST", "/connect/sessions", {
+      end_user: { id: "u2" },
+      allowed_integrations: ["plain"],
+      overrides: { cal: { user_scopes: "c" } },
+    });
+    expect(overrideRefused.body.error.code).toBe("override_not_allowed");
+    const hookRefused = await call("POST", "/connect/sessions", {
+      end_user: { id: "u2" },
+      webhook_url_override: "https://example.com/hook",
+    });
+    expect(hookRefused.body.error.code).toBe("webhook_url_override_unsupported");
+    const unknown = await call("POST", "/connect/sessions/reconnect", { connection_id: "zed", integration_id: "cal" });
+    expect(unknown.body.error.code).toBe("unknown_connection");
     expect((await call("GET", "/proxy/calendar/v3/users/me")).body.error.code).toBe("invalid_headers");
     await call("DELETE", "/connections/alice?provider_config_key=cal");
   });

@@ -39,6 +39,10 @@ export const ERROR_CODES = {
   unknown_connection: e(Code.NotFound, "No connection with this id for the integration."),
   connection_already_exists: e(Code.AlreadyExists, "A connection with this id already exists for the integration."),
   invalid_metadata: e(Code.InvalidArgument, "A known metadata key has the wrong type; `errors` names it."),
+  invalid_tags: e(
+    Code.InvalidArgument,
+    "A tag is malformed (key, value, not a string) or there are too many; `errors` names each.",
+  ),
   unknown_secret_key: e(Code.NotFound, "No secret key with this id."),
   credential_reads_disabled: e(
     Code.PermissionDenied,
@@ -47,6 +51,11 @@ export const ERROR_CODES = {
   // Connect sessions and the OAuth flow.
   unknown_connect_session_token: e(Code.Unauthenticated, "The connect session token is unknown."),
   connect_session_expired: e(Code.Unauthenticated, "The connect session has expired."),
+  override_not_allowed: e(Code.InvalidArgument, "`overrides` names an integration the session does not allow."),
+  webhook_url_override_unsupported: e(
+    Code.InvalidArgument,
+    "`webhook_url_override` is set: Junction sends webhooks only to the endpoints of PUT /webhook-settings.",
+  ),
   integration_not_allowed: e(Code.PermissionDenied, "The connect session does not allow this integration."),
   integration_missing_credentials: e(Code.FailedPrecondition, "The integration has no OAuth client id and secret."),
   test_credentials_unavailable: e(Code.FailedPrecondition, "Test mode is on, but no test credentials are configured."),

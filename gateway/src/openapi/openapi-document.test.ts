@@ -21,6 +21,7 @@ const name = (r: Pick<Route, "method" | "pattern">) => `${r.method} ${r.pattern}
 
 type Operation = {
   operationId: string;
+  security?: Record<string, string[]>[];
   parameters?: { name: string; in: string }[];
   responses: Record<string, unknown>;
 };
@@ -107,6 +108,13 @@ describe("the OpenAPI document", () => {
     expect(provider.responses["400"]).toBeUndefined();
     const health = op("/health", "get");
     expect(Object.keys(health.responses)).toEqual(["200", "500", "503"]);
+  });
+
+  test("names each operation's credential: the secret key, a connect session token, or none", () => {
+    expect(op("/integrations", "get").security).toEqual([{ secretKey: [] }]);
+    expect(op("/connect/session", "get").security).toEqual([{ connectSessionToken: [] }]);
+    expect(op("/connect", "get").security).toEqual([]);
+    expect(Object.keys(doc.components.securitySchemes ?? {})).toEqual(["secretKey", "connectSessionToken"]);
   });
 
   test("names only error codes the code base answers somewhere", () => {

@@ -122,6 +122,11 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
           scheme: "bearer",
           description: "A secret key of the environment: `Authorization: Bearer <secret key>`.",
         },
+        connectSessionToken: {
+          type: "http",
+          scheme: "bearer",
+          description: "A connect session's token (POST /connect/sessions): `Authorization: Bearer <token>`.",
+        },
       },
       responses: sharedResponses,
       schemas: {
@@ -150,7 +155,11 @@ function operation(
   const op: Json = { operationId: operationId(route), summary: doc.summary };
   if (doc.description) op.description = doc.description;
   op.tags = doc.tags;
-  op.security = route.auth === false ? [] : [{ secretKey: [] }];
+  op.security = doc.connectSessionToken
+    ? [{ connectSessionToken: [] }]
+    : route.auth === false
+      ? []
+      : [{ secretKey: [] }];
   const parameters = [
     ...pathParameters(route.pattern, doc),
     ...fromObject(doc.query, "query"),

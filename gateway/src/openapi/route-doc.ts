@@ -19,6 +19,8 @@ export interface RouteDoc {
   summary: string;
   description?: string;
   tags: string[];
+  /** A route without the secret key (`auth: false`) that takes a connect session token as the bearer. */
+  connectSessionToken?: boolean;
   /** What each `:name` of the pattern is; a path parameter without an entry is described by its name. */
   params?: Record<string, string>;
   /** The query's zod object (as the handler parses it). */

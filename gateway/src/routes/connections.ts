@@ -123,7 +123,13 @@ export function connectionRoutes(): Route[] {
       tags: ["Connections"],
       body: importBody,
       responses: { 200: connectionAnswer },
-      errors: ["unknown_provider_config", "connection_already_exists", "invalid_metadata", "invalid_request"],
+      errors: [
+        "unknown_provider_config",
+        "connection_already_exists",
+        "invalid_metadata",
+        "invalid_tags",
+        "invalid_request",
+      ],
     },
   });
   for (const base of ["/connection", "/connections"]) {

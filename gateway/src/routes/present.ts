@@ -42,6 +42,7 @@ const credentialsSummary = z
   .object({ type: z.literal("OAUTH2"), expires_at: isoOrNull })
   .describe("The type and expiry only, no token.");
 const endUserAnswer = z.record(z.string(), z.unknown()).nullable();
+const tagsAnswer = z.record(z.string(), z.string()).describe("The connection's tags (keys lower-case).");
 export const connectionListItemAnswer = z
   .object({
     id: z.string(),
@@ -52,6 +53,7 @@ export const connectionListItemAnswer = z
     metadata: z.record(z.string(), z.unknown()).nullable(),
     errors: z.array(connectionError),
     end_user: endUserAnswer,
+    tags: tagsAnswer,
   })
   .meta({ id: "ConnectionListItem" });
 export const connectionAnswer = z
@@ -66,6 +68,7 @@ export const connectionAnswer = z
     connection_config: z.record(z.string(), z.unknown()),
     errors: z.array(connectionError),
     end_user: endUserAnswer,
+    tags: tagsAnswer,
     credentials: credentialsSummary,
   })
   .meta({ id: "Connection" });

@@ -115,7 +115,13 @@ function splitScopes(scopes: string | undefined): string[] {
 }
 
 const sessionAnswer = dataOf(z.object({ token: z.string(), expires_at: isoOrNull, connect_link: z.string() }));
-const SESSION_ERRORS = ["unknown_provider_config", "unknown_connection", "invalid_request"] as const;
+/** What both session routes answer; a reconnect also names a connection that must exist. */
+const SESSION_ERRORS = [
+  "invalid_request",
+  "invalid_tags",
+  "override_not_allowed",
+  "webhook_url_override_unsupported",
+] as const;
 
 function toDefaults(d: z.infer<typeof configDefaults> | undefined) {
   return Object.fromEntries(
@@ -129,6 +135,47 @@ function toDefaults(d: z.infer<typeof configDefaults> | undefined) {
     ]),
   );
 }
+
+const stringRecord = z.record(z.string(), z.string());
+/** The answer of presentSession below (GET /connect/session). */
+const connectSessionAnswer = dataOf(
+  z.object({
+    endUser: z
+      .object({
+        id: z.string(),
+        display_name: z.string().nullable(),
+        email: z.string().nullable(),
+        tags: stringRecord.nullable(),
+        organization: z.object({ id: z.string(), display_name: z.string().nullable() }).nullable(),
+      })
+      .nullable(),
+    tags: stringRecord.describe("The tags the connection will have."),
+    expires_at: isoOrNull,
+    allowed_integrations: z.array(z.string()).optional().describe("Only when the session limits them."),
+    integrations_config_defaults: z
+      .record(
+        z.string(),
+        z.object({
+          user_scopes: z.string(),
+          authorization_params: stringRecord,
+          connection_config: z.record(z.string(), z.unknown()),
+        }),
+      )
+      .optional(),
+    overrides: z
+      .record(
+        z.string(),
+        z.object({
+          docs_connect: z.string().optional(),
+          user_scopes: z.string().optional(),
+          authorization_params: stringRecord.optional(),
+          connection_config: z.record(z.string(), z.unknown()).optional(),
+        }),
+      )
+      .optional(),
+    isReconnecting: z.literal(true).optional().describe("Only for a reconnect session."),
+  }),
+);
 
 /** GET /connect/session's data, in Nango's shape (endUser, allowed_integrations, ..., isReconnecting). */
 function presentSession(s: GetConnectSessionResponse) {
@@ -240,7 +287,7 @@ export function connectSessionRoutes(): Route[] {
         tags: ["Connect"],
         body: reconnectBody,
         responses: { 201: sessionAnswer },
-        errors: [...SESSION_ERRORS],
+        errors: ["unknown_provider_config", "unknown_connection", ...SESSION_ERRORS],
       },
     },
     {
@@ -252,6 +299,16 @@ export function connectSessionRoutes(): Route[] {
         const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get("authorization") ?? "")?.[1] ?? "";
         const session = await clients.connection.getConnectSession({ token });
         return json({ data: presentSession(session) });
+      },
+      doc: {
+        summary: "Read the connect session",
+        description:
+          "The session of the connect session token sent as the bearer (not a secret key): its end user, tags, " +
+          "allowed integrations, defaults and overrides, as Nango's.",
+        tags: ["Connect"],
+        connectSessionToken: true,
+        responses: { 200: connectSessionAnswer },
+        errors: ["unknown_connect_session_token", "connect_session_expired"],
       },
     },
     {
