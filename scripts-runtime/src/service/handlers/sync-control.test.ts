@@ -1,24 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
-import { ScriptRuntime } from "../../runtime/script-runtime.ts";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { ScriptRunRecord } from "../../store/records.ts";
-import { type ServiceKit, startServiceKit } from "../testing/service-test-kit.ts";
+import { type ServiceKit, useServiceKits } from "../testing/service-test-kit.ts";
 
 // Runs start sandbox processes and wait on real time: slow under a loaded machine.
 setDefaultTimeout(60_000);
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
-let runtime: ScriptRuntime;
+const kits = useServiceKits(1);
 let kit: ServiceKit | undefined;
-
-beforeAll(async () => {
-  runtime = await ScriptRuntime.start({ poolSize: 1 });
-});
-afterAll(() => runtime.close());
-afterEach(async () => {
-  await kit?.close();
-  kit = undefined;
-});
 
 const SYNC = 'export default createSync({ frequency: "every day", exec: async (nango) => { nango.log("ran"); } });';
 
@@ -39,7 +29,7 @@ async function finished(
 
 describe("sync control across a restart", () => {
   test("a pause and a connection's own frequency are kept by the store", async () => {
-    kit = await startServiceKit(async () => runtime);
+    kit = await kits.start();
     await kit.connect("c1");
     await kit.connect("c2");
     const a = await kit.instance();

@@ -1,24 +1,14 @@
-import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { MetadataWriteMode } from "@junction/contracts/connection/v1/connection_service_pb";
 import { SyncMode } from "@junction/contracts/scripts/v1/scripts_service_pb";
-import { ScriptRuntime } from "../../runtime/script-runtime.ts";
 import type { ScriptRunRecord } from "../../store/records.ts";
-import { type KitInstance, type ServiceKit, startServiceKit } from "../testing/service-test-kit.ts";
+import { type KitInstance, type ServiceKit, useServiceKits } from "../testing/service-test-kit.ts";
 
 // Runs start sandbox processes and wait on real time: slow under a loaded machine.
 setDefaultTimeout(60_000);
 
-let runtime: ScriptRuntime;
+const kits = useServiceKits(2);
 let kit: ServiceKit | undefined;
-
-beforeAll(async () => {
-  runtime = await ScriptRuntime.start({ poolSize: 2 });
-});
-afterAll(() => runtime.close());
-afterEach(async () => {
-  await kit?.close();
-  kit = undefined;
-});
 
 // A run holds until the connection's metadata says `go` (the test opens the gate: no sleeping). It
 // fails if it finds another run of itself in progress (\`busy\`).
@@ -44,7 +34,7 @@ async function until<T>(what: string, read: () => Promise<T>, ok: (v: T) => bool
 }
 
 async function world(): Promise<{ a: KitInstance; env: string; runs: () => Promise<ScriptRunRecord[]> }> {
-  kit = await startServiceKit(async () => runtime);
+  kit = await kits.start();
   await kit.connect("c1");
   const a = await kit.instance();
   await a.client.deployScript({ providerConfigKey: "cal", name: "gated", source: GATED });
