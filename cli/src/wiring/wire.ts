@@ -1,0 +1,78 @@
+import type { Database } from "bun:sqlite";
+import type { Transport } from "@connectrpc/connect";
+import type { Bus } from "@junction/bus";
+import { createGatewayClients, type GatewayClients } from "@junction/gateway";
+import type { Clock, CommonConfig, Logger } from "@junction/platform";
+import type { Env, ServiceKey, ServiceSpec, WiredService, WiringContext } from "./service-spec.ts";
+
+/** What the process running some services of the table offers them. */
+export interface ProcessWiring {
+  env: Env;
+  common: CommonConfig;
+  clock: Clock;
+  logger: Logger;
+  embedded: boolean;
+  /** Clients of every service, as this process reaches them. */
+  clients: GatewayClients;
+  /** Whether this topology runs `name` (optional clients are given only then). */
+  runs(name: ServiceKey): boolean;
+  baseUrl(): string;
+  testCredentials?: WiringContext["testCredentials"];
+}
+
+/** A transport made on its first call: clients can exist before the services they reach are built. */
+export function lateTransport(make: () => Transport): Transport {
+  let transport: Transport | undefined;
+  const get = () => {
+    transport ??= make();
+    return transport;
+  };
+  return {
+    unary: (...args) => get().unary(...args),
+    stream: (...args) => get().stream(...args),
+  } as Transport;
+}
+
+/** Clients of every service, each over the transport `transportFor` makes on its first call. */
+export function lateClients(transportFor: (name: ServiceKey) => Transport): GatewayClients {
+  return createGatewayClients({
+    connection: lateTransport(() => transportFor("connection")),
+    proxy: lateTransport(() => transportFor("proxy")),
+    channel: lateTransport(() => transportFor("channel")),
+    webhook: lateTransport(() => transportFor("webhook")),
+    scripts: lateTransport(() => transportFor("scripts")),
+  });
+}
+
+/** Builds one service of the table with what the process offers, its bus and its database. */
+export async function buildService(
+  spec: ServiceSpec,
+  config: unknown,
+  wiring: ProcessWiring,
+  resources: { bus?: Bus; db?: Database },
+): Promise<WiredService> {
+  const { clients } = wiring;
+  const client = <K extends ServiceKey>(name: K): GatewayClients[K] => {
+    if (!spec.needs.clients.includes(name)) throw new Error(`the ${spec.name} service does not declare ${name}`);
+    return clients[name];
+  };
+  const ctx: WiringContext = {
+    env: wiring.env,
+    common: wiring.common,
+    clock: wiring.clock,
+    logger: wiring.logger.child({ component: spec.name }),
+    embedded: wiring.embedded,
+    get bus(): Bus {
+      if (!resources.bus) throw new Error(`the ${spec.name} service does not declare the bus`);
+      return resources.bus;
+    },
+    db: resources.db,
+    client,
+    optionalClient: (name) =>
+      spec.needs.optionalClients?.includes(name) && wiring.runs(name) ? clients[name] : undefined,
+    environment: async () => (await client("connection").getEnvironment({})).environment?.id ?? "",
+    baseUrl: wiring.baseUrl,
+    testCredentials: wiring.testCredentials,
+  };
+  return spec.build(ctx, config);
+}
