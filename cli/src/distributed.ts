@@ -14,6 +14,7 @@ import {
 import { h2cTransport, serveH2c } from "@junction/platform/h2c";
 import { bootstrapSecretKey, printGeneratedKey } from "./secret-key-bootstrap.ts";
 import type { ServiceName } from "./service-names.ts";
+import { portVariable, urlVariable } from "./wiring/addresses.ts";
 import type { Env, ServiceKey } from "./wiring/service-spec.ts";
 import { serviceSpec } from "./wiring/service-table.ts";
 import { buildService, lateClients } from "./wiring/wire.ts";
@@ -29,14 +30,14 @@ export interface RunningService {
 }
 
 function servicePort(env: Env, name: ServiceName): number {
-  const raw = name === "gateway" ? env.PORT : env[`JUNCTION_${name.toUpperCase()}_PORT`];
+  const raw = env[portVariable(name)];
   if (raw) return Number(raw);
   return name === "gateway" ? GATEWAY_DEFAULT_PORT : serviceSpec(name).defaultPort;
 }
 
 /** URL of another service process: JUNCTION_<NAME>_URL, or localhost on its default port. */
 function serviceUrl(env: Env, name: ServiceKey): string {
-  return env[`JUNCTION_${name.toUpperCase()}_URL`] ?? `http://127.0.0.1:${serviceSpec(name).defaultPort}`;
+  return env[urlVariable(name)] ?? `http://127.0.0.1:${serviceSpec(name).defaultPort}`;
 }
 
 function requireBaseUrl(cfg: CommonConfig): string {
@@ -83,7 +84,7 @@ export async function serveService(
     clients,
     // Without JUNCTION_<NAME>_URL, an optional service is not run (say, connection and webhook get no
     // scripts client: a topology without a scripts process must not retry every notification against nothing).
-    runs: (other: ServiceKey) => Boolean(env[`JUNCTION_${other.toUpperCase()}_URL`]),
+    runs: (other: ServiceKey) => Boolean(env[urlVariable(other)]),
     baseUrl: () => baseUrl,
   };
   const service = await buildService(spec, config, wiring, { bus, db });
