@@ -5,6 +5,7 @@ import {
   type CommonConfig,
   ConfigError,
   createLogger,
+  encryptorFromConfig,
   errorBoundary,
   loadCommonConfig,
   type Logger,
@@ -70,7 +71,8 @@ export async function serveService(
   }
 
   const spec = serviceSpec(name);
-  const config = spec.config(env, common, false);
+  const encryptor = spec.needs.encryptor ? encryptorFromConfig(common, { embedded: false }) : undefined;
+  const config = spec.config(env);
   const baseUrl = spec.needs.baseUrl ? requireBaseUrl(common) : "";
   const bus = spec.needs.bus ? await NatsBus.connect({ servers: common.natsUrl, name: `junction-${name}` }) : undefined;
   const db =
@@ -87,7 +89,7 @@ export async function serveService(
     runs: (other: ServiceKey) => Boolean(env[urlVariable(other)]),
     baseUrl: () => baseUrl,
   };
-  const service = await buildService(spec, config, wiring, { bus, db });
+  const service = await buildService(spec, config, wiring, { bus, db, encryptor });
   const server = await serveH2c((r) => service.routes(r), {
     port,
     interceptors: [errorBoundary(log.child({ component: name }))],

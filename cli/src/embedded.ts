@@ -5,6 +5,7 @@ import { createGateway, type GatewayClients, serveGateway } from "@junction/gate
 import {
   type Clock,
   createLogger,
+  encryptorFromConfig,
   errorBoundary,
   loadCommonConfig,
   type Logger,
@@ -47,7 +48,8 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const common = loadCommonConfig(env);
   const logger = options.logger ?? createLogger();
   const clock = options.clock ?? systemClock;
-  const configs = SERVICE_TABLE.map((spec) => spec.config(env, common, true));
+  const encryptor = encryptorFromConfig(common, { embedded: true });
+  const configs = SERVICE_TABLE.map((spec) => spec.config(env));
   const db = openDatabase(join(common.dataDir, "junction.sqlite"));
   const bus = new MemoryBus(db, { clock });
 
@@ -88,7 +90,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     testCredentials: sandbox?.testCredentials,
   };
   for (const [i, spec] of SERVICE_TABLE.entries()) {
-    services.push(await buildService(spec, configs[i], wiring, { bus, db }));
+    services.push(await buildService(spec, configs[i], wiring, { bus, db, encryptor }));
   }
   const routes = (r: ConnectRouter) => {
     for (const service of services) service.routes(r);

@@ -3,7 +3,7 @@ import type { ConnectRouter } from "@connectrpc/connect";
 import type { Bus } from "@junction/bus";
 import type { loadOAuthSettings } from "@junction/connection-service";
 import type { GatewayClients } from "@junction/gateway";
-import type { Clock, CommonConfig, Logger } from "@junction/platform";
+import type { Clock, CommonConfig, Encryptor, Logger } from "@junction/platform";
 
 export type Env = Record<string, string | undefined>;
 
@@ -21,6 +21,8 @@ export interface WiringContext {
   embedded: boolean;
   /** The in-process bus (embedded) or this process's NATS connection (distributed); only with `needs.bus`. */
   bus: Bus;
+  /** The encryptor for secrets at rest; only with `needs.encryptor`. */
+  encryptor: Encryptor;
   /** Embedded: the one SQLite file; distributed: `<name>.sqlite`, or none when the store is MongoDB. */
   db: Database | undefined;
   /** A client of a service listed in `needs.clients`; asking for one not listed throws. */
@@ -59,12 +61,14 @@ export interface ServiceSpec<C = unknown> {
     /** Services it calls when the topology runs them (distributed: when JUNCTION_<NAME>_URL is set). */
     optionalClients?: readonly ServiceKey[];
     bus?: boolean;
+    /** Secrets at rest: the distributed topology requires JUNCTION_ENCRYPTION_KEY. */
+    encryptor?: boolean;
     /** A SQLite file of its own in the distributed topology (when the store is SQLite). */
     database?: boolean;
     /** {base_url}: the distributed topology requires JUNCTION_BASE_URL. */
     baseUrl?: boolean;
   };
   /** Reads its settings; runs before anything starts, so that a bad setting stops the process at once. */
-  config(env: Env, common: CommonConfig, embedded: boolean): C;
+  config(env: Env): C;
   build(ctx: WiringContext, config: C): Promise<WiredService>;
 }

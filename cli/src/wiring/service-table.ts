@@ -17,7 +17,6 @@ import {
   openConnectionStore,
   ProviderCatalog,
 } from "@junction/connection-service";
-import { encryptorFromConfig } from "@junction/platform";
 import { createProxyService, loadProxyConfig } from "@junction/proxy-service";
 import { createWebhookRuntime, loadDeliveryConfig, openWebhookStore } from "@junction/webhook-service";
 import {
@@ -38,20 +37,23 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
     name: "connection",
     definition: ConnectionService,
     defaultPort: 4101,
-    needs: { clients: ["channel"], optionalClients: ["scripts"], bus: true, database: true, baseUrl: true },
-    config: (env, common, embedded) => ({
-      encryptor: encryptorFromConfig(common, { embedded }),
-      oauth: loadOAuthSettings(env),
-      settings: loadConnectionSettings(env),
-    }),
-    async build(ctx, { encryptor, oauth, settings }) {
+    needs: {
+      clients: ["channel"],
+      optionalClients: ["scripts"],
+      bus: true,
+      encryptor: true,
+      database: true,
+      baseUrl: true,
+    },
+    config: (env) => ({ oauth: loadOAuthSettings(env), settings: loadConnectionSettings(env) }),
+    async build(ctx, { oauth, settings }) {
       // spec: Authentication 4: credentials the operator configured win over the sandbox upstream's.
       if (ctx.testCredentials) oauth.testCredentials = { ...ctx.testCredentials, ...oauth.testCredentials };
       const store = await openConnectionStore(ctx.common, ctx.db);
       const channels = ctx.client("channel");
       const impl = createConnectionService({
         store,
-        encryptor,
+        encryptor: ctx.encryptor,
         clock: ctx.clock,
         logger: ctx.logger,
         bus: ctx.bus,
@@ -69,7 +71,6 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
       return { routes: (r) => r.service(ConnectionService, impl), close: () => store.close() };
     },
   } satisfies ServiceSpec<{
-    encryptor: ReturnType<typeof encryptorFromConfig>;
     oauth: ReturnType<typeof loadOAuthSettings>;
     settings: ReturnType<typeof loadConnectionSettings>;
   }>,
@@ -128,19 +129,23 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
     name: "webhook",
     definition: WebhookService,
     defaultPort: 4104,
-    needs: { clients: ["connection", "channel"], optionalClients: ["scripts"], bus: true, database: true },
-    config: (env, common, embedded) => ({
-      encryptor: encryptorFromConfig(common, { embedded }),
+    needs: {
+      clients: ["connection", "channel"],
+      optionalClients: ["scripts"],
+      bus: true,
+      encryptor: true,
+      database: true,
+    },
+    config: (env) => ({
       delivery: loadDeliveryConfig(env),
       allowPrivateEndpoints: boolEnv(env.JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS),
-      subscriptionCacheMs: loadScriptsConfig(env).subscriptionCacheMs,
     }),
     async build(ctx, config) {
       const store = await openWebhookStore(ctx.common, ctx.db);
       const scripts = ctx.optionalClient("scripts");
       const webhook = createWebhookRuntime({
         store,
-        encryptor: config.encryptor,
+        encryptor: ctx.encryptor,
         clock: ctx.clock,
         logger: ctx.logger,
         allowPrivateEndpoints: config.allowPrivateEndpoints,
@@ -150,7 +155,9 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
         channels: ctx.client("channel"),
         delivery: config.delivery,
         // Syncs subscribed to webhooks get matched notifications instead of (or as well as) forwarding.
-        sinks: scripts ? [scriptsNotificationSink(scripts, { cacheMs: config.subscriptionCacheMs })] : [],
+        sinks: scripts
+          ? [scriptsNotificationSink(scripts, { cacheMs: loadScriptsConfig(ctx.env).subscriptionCacheMs })]
+          : [],
       });
       return {
         routes: (r) => r.service(WebhookService, webhook.service),
@@ -160,12 +167,7 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
         close: () => store.close(),
       };
     },
-  } satisfies ServiceSpec<{
-    encryptor: ReturnType<typeof encryptorFromConfig>;
-    delivery: ReturnType<typeof loadDeliveryConfig>;
-    allowPrivateEndpoints: boolean;
-    subscriptionCacheMs: number;
-  }>,
+  } satisfies ServiceSpec<{ delivery: ReturnType<typeof loadDeliveryConfig>; allowPrivateEndpoints: boolean }>,
   {
     name: "scripts",
     definition: ScriptsService,

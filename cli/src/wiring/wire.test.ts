@@ -102,16 +102,25 @@ describe("building a service", () => {
     expect([running.got, absent.got]).toEqual([[true], [false]]);
   });
 
-  test("refuses the bus to a service that does not declare it", async () => {
-    const probe = probeSpec({ clients: [] }, async (ctx) => ctx.bus);
+  test("refuses the bus and the encryptor to a service that does not declare them", async () => {
+    const bus = probeSpec({ clients: [] }, async (ctx) => ctx.bus);
     await expect(
       buildService(
-        probe.spec,
+        bus.spec,
         undefined,
         processWiring(() => true),
         {},
       ),
     ).rejects.toThrow("the proxy service does not declare the bus");
+    const encryptor = probeSpec({ clients: [] }, async (ctx) => ctx.encryptor);
+    await expect(
+      buildService(
+        encryptor.spec,
+        undefined,
+        processWiring(() => true),
+        {},
+      ),
+    ).rejects.toThrow("the proxy service does not declare the encryptor");
   });
 });
 

@@ -2,7 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Transport } from "@connectrpc/connect";
 import type { Bus } from "@junction/bus";
 import { createGatewayClients, type GatewayClients } from "@junction/gateway";
-import type { Clock, CommonConfig, Logger } from "@junction/platform";
+import type { Clock, CommonConfig, Encryptor, Logger } from "@junction/platform";
 import type { Env, ServiceKey, ServiceSpec, WiredService, WiringContext } from "./service-spec.ts";
 
 /** What the process running some services of the table offers them. */
@@ -49,7 +49,7 @@ export async function buildService(
   spec: ServiceSpec,
   config: unknown,
   wiring: ProcessWiring,
-  resources: { bus?: Bus; db?: Database },
+  resources: { bus?: Bus; db?: Database; encryptor?: Encryptor },
 ): Promise<WiredService> {
   const { clients } = wiring;
   const client = <K extends ServiceKey>(name: K): GatewayClients[K] => {
@@ -65,6 +65,10 @@ export async function buildService(
     get bus(): Bus {
       if (!resources.bus) throw new Error(`the ${spec.name} service does not declare the bus`);
       return resources.bus;
+    },
+    get encryptor(): Encryptor {
+      if (!resources.encryptor) throw new Error(`the ${spec.name} service does not declare the encryptor`);
+      return resources.encryptor;
     },
     db: resources.db,
     client,
