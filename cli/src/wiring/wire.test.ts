@@ -102,7 +102,7 @@ describe("building a service", () => {
     expect([running.got, absent.got]).toEqual([[true], [false]]);
   });
 
-  test("refuses the bus and the encryptor to a service that does not declare them", async () => {
+  test("refuses the bus, the encryptor and the base URL to a service that does not declare them", async () => {
     const bus = probeSpec({ clients: [] }, async (ctx) => ctx.bus);
     await expect(
       buildService(

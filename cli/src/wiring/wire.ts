@@ -52,9 +52,12 @@ export async function buildService(
   resources: { bus?: Bus; db?: Database; encryptor?: Encryptor },
 ): Promise<WiredService> {
   const { clients } = wiring;
+  const declared = <T>(given: T | false | undefined, what: string): T => {
+    if (!given) throw new Error(`the ${spec.name} service does not declare ${what}`);
+    return given;
+  };
   const client = <K extends ServiceKey>(name: K): GatewayClients[K] => {
-    if (!spec.needs.clients.includes(name)) throw new Error(`the ${spec.name} service does not declare ${name}`);
-    return clients[name];
+    return declared(spec.needs.clients.includes(name) && clients[name], name);
   };
   const ctx: WiringContext = {
     env: wiring.env,
@@ -62,20 +65,18 @@ export async function buildService(
     clock: wiring.clock,
     logger: wiring.logger.child({ component: spec.name }),
     embedded: wiring.embedded,
-    get bus(): Bus {
-      if (!resources.bus) throw new Error(`the ${spec.name} service does not declare the bus`);
-      return resources.bus;
+    get bus() {
+      return declared(spec.needs.bus && resources.bus, "the bus");
     },
-    get encryptor(): Encryptor {
-      if (!resources.encryptor) throw new Error(`the ${spec.name} service does not declare the encryptor`);
-      return resources.encryptor;
+    get encryptor() {
+      return declared(spec.needs.encryptor && resources.encryptor, "the encryptor");
     },
     db: resources.db,
     client,
     optionalClient: (name) =>
       spec.needs.optionalClients?.includes(name) && wiring.runs(name) ? clients[name] : undefined,
     environment: async () => (await client("connection").getEnvironment({})).environment?.id ?? "",
-    baseUrl: wiring.baseUrl,
+    baseUrl: () => declared(spec.needs.baseUrl && wiring.baseUrl(), "the base URL"),
     testCredentials: wiring.testCredentials,
   };
   return spec.build(ctx, config);
