@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startNatsServer } from "@junction/bus/testing/nats-server";
+import { serviceAddressEnv } from "@junction/cli/wiring/addresses";
 import { type BenchProcess, freePort, type Pinning, startProcess, waitHealthy } from "./processes.ts";
 
 export const SECRET_KEY = "jct_sk_benchmark_0123456789abcdefghij";
@@ -114,7 +115,7 @@ export async function startDistributed(pinning: Pinning, upstreamUrl: string): P
   const nats = await startNatsServer();
   const dir = mkdtempSync(join(tmpdir(), "junction-bench-"));
   const names = ["connection", "proxy", "channel", "webhook"] as const;
-  const ports = Object.fromEntries(await Promise.all(names.map(async (n) => [n, await freePort()] as const)));
+  const addresses = await Promise.all(names.map(async (n) => serviceAddressEnv(n, await freePort())));
   const gatewayPort = await freePort();
   const url = `http://127.0.0.1:${gatewayPort}`;
   const env: Record<string, string> = {
@@ -126,10 +127,7 @@ export async function startDistributed(pinning: Pinning, upstreamUrl: string): P
     JUNCTION_HOST: "127.0.0.1",
     PORT: String(gatewayPort),
   };
-  for (const n of names) {
-    env[`JUNCTION_${n.toUpperCase()}_PORT`] = String(ports[n]);
-    env[`JUNCTION_${n.toUpperCase()}_URL`] = `http://127.0.0.1:${ports[n]}`;
-  }
+  for (const address of addresses) Object.assign(env, address);
   const procs: BenchProcess[] = names.map((n) =>
     startProcess(n, junctionCmd(pinning, "serve", n), env, { quiet: true }),
   );

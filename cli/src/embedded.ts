@@ -1,26 +1,7 @@
 import { join } from "node:path";
-import { createClient, createRouterTransport, type ConnectRouter } from "@connectrpc/connect";
+import { type ConnectRouter, createRouterTransport, type Transport } from "@connectrpc/connect";
 import { type Bus, MemoryBus } from "@junction/bus";
-import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
-import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
-import { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
-import { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
-import { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
-import {
-  createChannelService,
-  loadChannelConfig,
-  observeChannels,
-  openChannelStore,
-  startExpirySweeps,
-} from "@junction/channel-service";
-import {
-  createConnectionService,
-  loadConnectionSettings,
-  loadOAuthSettings,
-  openConnectionStore,
-  ProviderCatalog,
-} from "@junction/connection-service";
-import { createGateway, createGatewayClients, type GatewayClients, serveGateway } from "@junction/gateway";
+import { createGateway, type GatewayClients, serveGateway } from "@junction/gateway";
 import {
   type Clock,
   createLogger,
@@ -31,19 +12,11 @@ import {
   openDatabase,
   systemClock,
 } from "@junction/platform";
-import { createProxyService, loadProxyConfig } from "@junction/proxy-service";
-import { createWebhookRuntime, loadDeliveryConfig, openWebhookStore } from "@junction/webhook-service";
-import {
-  createScriptsService,
-  loadScriptsConfig,
-  openScriptsStores,
-  scriptsNotificationSink,
-} from "@junction/scripts-runtime";
 import { bootstrapSecretKey } from "./secret-key-bootstrap.ts";
 import { boolEnv } from "./env.ts";
-
-/** How long a connection's deletion waits for its channels to be stopped upstream. */
-const CHANNEL_CLEANUP_TIMEOUT_MS = 30_000;
+import type { WiredService } from "./wiring/service-spec.ts";
+import { SERVICE_TABLE } from "./wiring/service-table.ts";
+import { buildService, lateClients } from "./wiring/wire.ts";
 
 export interface EmbeddedOptions {
   env?: Record<string, string | undefined>;
@@ -67,8 +40,8 @@ export interface EmbeddedJunction {
 }
 
 /**
- * The embedded default: every service in this process, Connect over an in-memory router transport, the
- * in-process bus, and one SQLite file in the data dir.
+ * The embedded default: every service of the table in this process, Connect over an in-memory router
+ * transport, the in-process bus, and one SQLite file in the data dir.
  */
 export async function startEmbedded(options: EmbeddedOptions = {}): Promise<EmbeddedJunction> {
   const env = options.env ?? process.env;
@@ -76,11 +49,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const logger = options.logger ?? createLogger();
   const clock = options.clock ?? systemClock;
   const encryptor = encryptorFromConfig(common, { embedded: true });
-  const oauth = loadOAuthSettings(env);
-  const connectionSettings = loadConnectionSettings(env);
-  const proxyConfig = loadProxyConfig(env);
-  const channelConfig = loadChannelConfig(env);
-  const scriptsConfig = loadScriptsConfig(env);
+  const configs = SERVICE_TABLE.map((spec) => spec.config(env));
   const db = openDatabase(join(common.dataDir, "junction.sqlite"));
   const bus = new MemoryBus(db, { clock });
 
@@ -100,124 +69,38 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
         now: () => clock.now(),
       })
     : undefined;
-  if (sandbox) {
-    oauth.testCredentials = { ...sandbox.testCredentials, ...oauth.testCredentials };
-    logger.info("sandbox upstream listening", { url: sandbox.url });
-  }
-  const connectionStore = await openConnectionStore(common, db);
-  const connectionImpl = createConnectionService({
-    store: connectionStore,
-    encryptor,
-    clock,
-    logger: logger.child({ component: "connection" }),
-    bus,
-    providers: new ProviderCatalog(),
-    baseUrl,
-    oauth,
-    settings: connectionSettings,
-    // Before a connection goes, Junction stops the channels still active for it (channel service).
-    stopChannels: async (c) => {
-      await channels.stopChannels(c, { timeoutMs: CHANNEL_CLEANUP_TIMEOUT_MS });
-    },
-    // Lifecycle scripts (the scripts service, registered below, is called through the router).
-    scripts: { runLifecycleEvent: (req, callOptions) => clients.scripts.runLifecycleEvent(req, callOptions) },
-  });
-  const interceptors = [errorBoundary(logger)];
-  const connectionOnly = createRouterTransport((r) => r.service(ConnectionService, connectionImpl), {
-    router: { interceptors },
-  });
-  const connections = createClient(ConnectionService, connectionOnly);
-  const environment = async () => (await connections.getEnvironment({})).environment?.id ?? "";
+  if (sandbox) logger.info("sandbox upstream listening", { url: sandbox.url });
 
-  const channelStore = await openChannelStore(common, db);
-  const channelObserver = await observeChannels(bus, channelStore, clock, logger.child({ component: "channel" }));
-  const webhookStore = await openWebhookStore(common, db);
-  // The webhook service's workers call the channel registry: it gets its own transport, as connections do.
-  const proxyImpl = createProxyService({
-    connections,
-    bus,
-    clock,
-    logger: logger.child({ component: "proxy" }),
-    config: proxyConfig,
+  // One in-memory router serves every service, once every service is built (clients reach it on their first call).
+  const services: WiredService[] = [];
+  let router: Transport | undefined;
+  const clients = lateClients(() => {
+    if (!router) throw new Error("a service called another one before every service was built");
+    return router;
   });
-  const channelImpl = createChannelService({
-    store: channelStore,
+  const wiring = {
+    env,
+    common,
     clock,
-    logger: logger.child({ component: "channel" }),
-    environment,
-    proxy: createClient(
-      ProxyService,
-      createRouterTransport((r) => r.service(ProxyService, proxyImpl), { router: { interceptors } }),
-    ),
-    connections,
-    stopTimeoutMs: channelConfig.stopTimeoutMs,
-  });
-  const channels = createClient(
-    ChannelService,
-    createRouterTransport((r) => r.service(ChannelService, channelImpl), { router: { interceptors } }),
-  );
-  const webhook = createWebhookRuntime({
-    store: webhookStore,
-    encryptor,
-    clock,
-    logger: logger.child({ component: "webhook" }),
-    allowPrivateEndpoints: boolEnv(env.JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS),
-    environment,
-    bus,
-    connections,
-    channels,
-    delivery: loadDeliveryConfig(env),
-    // Syncs subscribed to webhooks get matched notifications instead of (or as well as) forwarding.
-    sinks: [
-      scriptsNotificationSink(
-        { dispatchNotification: (req, callOptions) => clients.scripts.dispatchNotification(req, callOptions) },
-        { cacheMs: scriptsConfig.subscriptionCacheMs },
-      ),
-    ],
-  });
-  const scriptsStores = await openScriptsStores(common, db);
-  const scripts = createScriptsService({
-    scripts: scriptsStores.scripts,
-    runs: scriptsStores.runs,
-    store: scriptsStores.service,
-    clients: () => clients,
-    bus,
-    clock,
-    logger: logger.child({ component: "scripts" }),
-    environment,
-    config: scriptsConfig,
-  });
-
-  const routes = (r: ConnectRouter) => {
-    r.service(ConnectionService, connectionImpl);
-    r.service(ProxyService, proxyImpl);
-    r.service(ChannelService, channelImpl);
-    r.service(WebhookService, webhook.service);
-    r.service(ScriptsService, scripts.service);
-  };
-  const transport = createRouterTransport(routes, { router: { interceptors } });
-  const clients = createGatewayClients(transport);
-  const gateway = createGateway({
+    logger,
+    embedded: true,
     clients,
-    baseUrl,
-    logger: logger.child({ component: "gateway" }),
-    clock,
-  });
+    runs: () => true,
+    baseUrl: () => baseUrl,
+    testCredentials: sandbox?.testCredentials,
+  };
+  for (const [i, spec] of SERVICE_TABLE.entries()) {
+    services.push(await buildService(spec, configs[i], wiring, { bus, db, encryptor }));
+  }
+  const routes = (r: ConnectRouter) => {
+    for (const service of services) service.routes(r);
+  };
+  router = createRouterTransport(routes, { router: { interceptors: [errorBoundary(logger)] } });
+  const gateway = createGateway({ clients, baseUrl, logger: logger.child({ component: "gateway" }), clock });
   fetchImpl = gateway.fetch;
 
-  const generatedSecretKey = await bootstrapSecretKey(connections, env.JUNCTION_SECRET_KEY);
-  // Resumes undelivered messages and consumes the notification and delivery queues.
-  await webhook.start();
-  // Consumes the lifecycle and onWebhook jobs and runs syncs on their schedules.
-  await scripts.start();
-  const channelSweeps = startExpirySweeps({
-    store: channelStore,
-    clock,
-    logger: logger.child({ component: "channel" }),
-    bus,
-    environment,
-    intervalMs: channelConfig.sweepIntervalMs,
-  });
+  const generatedSecretKey = await bootstrapSecretKey(clients.connection, env.JUNCTION_SECRET_KEY);
+  for (const service of services) await service.start?.();
   logger.info("junction started", { topology: "embedded", port: server.port, baseUrl, dataDir: common.dataDir });
 
   return {
@@ -230,12 +113,9 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     async stop() {
       await server.stop();
       await sandbox?.stop();
-      await webhook.stop();
-      await scripts.stop();
-      await channelSweeps.stop();
-      await channelObserver.stop();
+      for (const service of services.toReversed()) await service.stop?.();
       await bus.close();
-      await Promise.all([connectionStore.close(), channelStore.close(), webhookStore.close(), scriptsStores.close()]);
+      await Promise.all(services.map((s) => s.close?.()));
       db.close();
     },
   };

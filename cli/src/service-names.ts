@@ -1,3 +1,6 @@
-/** The services of the distributed topology, each run with `junction serve <name>`. */
-export const SERVICES = ["connection", "proxy", "channel", "webhook", "scripts", "gateway"] as const;
-export type ServiceName = (typeof SERVICES)[number];
+import type { ServiceKey } from "./wiring/service-spec.ts";
+import { SERVICE_TABLE } from "./wiring/service-table.ts";
+
+export type ServiceName = ServiceKey | "gateway";
+/** The services of the distributed topology, each run with `junction serve <name>`: the table's, and the gateway. */
+export const SERVICES: readonly ServiceName[] = [...SERVICE_TABLE.map((s) => s.name), "gateway"];

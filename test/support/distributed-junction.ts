@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { SERVICES, type ServiceName } from "@junction/cli/distributed";
+import { serviceAddressEnv, urlVariable } from "@junction/cli/wiring/addresses";
 import { freePort, portWasTaken } from "@junction/platform/testing/free-port";
 import { type JunctionProcess, startJunctionProcess } from "./junction-process.ts";
 import { waitFor } from "./wait-for.ts";
@@ -65,9 +66,8 @@ async function startOnce(options: DistributedJunctionOptions): Promise<Distribut
   const serviceUrls: Partial<Record<ServiceName, string>> = { gateway: gatewayUrl };
   for (const name of services) {
     const port = await freePort();
-    serviceUrls[name] = `http://127.0.0.1:${port}`;
-    env[`JUNCTION_${name.toUpperCase()}_PORT`] = String(port);
-    env[`JUNCTION_${name.toUpperCase()}_URL`] = serviceUrls[name];
+    Object.assign(env, serviceAddressEnv(name, port));
+    serviceUrls[name] = env[urlVariable(name)];
   }
   const procs = [...services, "gateway" as const].map((name) => startJunctionProcess(name, ["serve", name], env));
   const stop = async () => {
