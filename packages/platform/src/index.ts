@@ -9,3 +9,4 @@ export * from "./sqlite.ts";
 export * from "./common-config.ts";
 export * from "./batcher.ts";
 export * from "./read-limited.ts";
+export * from "./retry.ts";
