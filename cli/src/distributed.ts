@@ -28,20 +28,25 @@ import {
   encryptorFromConfig,
   errorBoundary,
   loadCommonConfig,
+  loadPort,
   type Logger,
   openDatabase,
   systemClock,
 } from "@junction/platform";
 import { h2cTransport, serveH2c } from "@junction/platform/h2c";
 import { createProxyService, loadProxyConfig } from "@junction/proxy-service";
-import { createWebhookRuntime, loadDeliveryConfig, openWebhookStore } from "@junction/webhook-service";
+import {
+  createWebhookRuntime,
+  loadAllowPrivateEndpoints,
+  loadDeliveryConfig,
+  openWebhookStore,
+} from "@junction/webhook-service";
 import {
   createScriptsService,
   loadScriptsConfig,
   openScriptsStores,
   scriptsNotificationSink,
 } from "@junction/scripts-runtime";
-import { boolEnv } from "./env.ts";
 import { bootstrapSecretKey, printGeneratedKey } from "./secret-key-bootstrap.ts";
 import type { ServiceName } from "./service-names.ts";
 
@@ -68,8 +73,7 @@ type Env = Record<string, string | undefined>;
 const CHANNEL_CLEANUP_TIMEOUT_MS = 30_000;
 
 function servicePort(env: Env, name: ServiceName): number {
-  const raw = name === "gateway" ? env.PORT : env[`JUNCTION_${name.toUpperCase()}_PORT`];
-  return raw ? Number(raw) : DEFAULT_PORTS[name];
+  return loadPort(env, name === "gateway" ? "" : `JUNCTION_${name.toUpperCase()}_`, DEFAULT_PORTS[name]);
 }
 
 /** URL of another service process: JUNCTION_<NAME>_URL, or localhost on its default port. */
@@ -190,7 +194,7 @@ export async function serveService(
         encryptor,
         clock,
         logger: log,
-        allowPrivateEndpoints: boolEnv(env.JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS),
+        allowPrivateEndpoints: loadAllowPrivateEndpoints(env),
         environment,
         bus,
         connections: connections(),

@@ -27,12 +27,18 @@ import {
   encryptorFromConfig,
   errorBoundary,
   loadCommonConfig,
+  loadPort,
   type Logger,
   openDatabase,
   systemClock,
 } from "@junction/platform";
 import { createProxyService, loadProxyConfig } from "@junction/proxy-service";
-import { createWebhookRuntime, loadDeliveryConfig, openWebhookStore } from "@junction/webhook-service";
+import {
+  createWebhookRuntime,
+  loadAllowPrivateEndpoints,
+  loadDeliveryConfig,
+  openWebhookStore,
+} from "@junction/webhook-service";
 import {
   createScriptsService,
   loadScriptsConfig,
@@ -87,7 +93,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   // Bind the port first: the base URL (webhook URLs, OAuth redirect) depends on it.
   let fetchImpl: (req: Request) => Promise<Response> = async () => new Response("starting", { status: 503 });
   const server = serveGateway({ fetch: (req) => fetchImpl(req) } as Parameters<typeof serveGateway>[0], {
-    port: options.port ?? Number(env.PORT ?? 3003),
+    port: options.port ?? loadPort(env, "", 3003),
     hostname: options.hostname ?? env.JUNCTION_HOST ?? "0.0.0.0",
   });
   const baseUrl = (common.baseUrl ?? `http://localhost:${server.port}`).replace(/\/+$/, "");
@@ -161,7 +167,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     encryptor,
     clock,
     logger: logger.child({ component: "webhook" }),
-    allowPrivateEndpoints: boolEnv(env.JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS),
+    allowPrivateEndpoints: loadAllowPrivateEndpoints(env),
     environment,
     bus,
     connections,
