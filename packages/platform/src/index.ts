@@ -10,3 +10,4 @@ export * from "./common-config.ts";
 export * from "./batcher.ts";
 export * from "./read-limited.ts";
 export * from "./retry.ts";
+export * from "./expiring-cache.ts";
