@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
-import { ConfigError, flagSetting, loadConfig, loadPort } from "./config.ts";
+import { ConfigError, flagSetting, loadConfig, loadLogLevel, loadPort } from "./config.ts";
 import { encryptorFromConfig, loadCommonConfig } from "./common-config.ts";
 
 describe("config", () => {
@@ -46,5 +46,12 @@ describe("config", () => {
     for (const yes of ["1", "true", "YES", " on "]) expect(read(yes)).toBe(true);
     for (const no of ["0", "false", "No", "off"]) expect(read(no)).toBe(false);
     expect(() => read("maybe")).toThrow(/X_ALLOW_IT/);
+  });
+
+  test("JUNCTION_LOG_LEVEL is read through a schema: info when unset, any case, nonsense fails naming it", () => {
+    expect(loadLogLevel({})).toBe("info");
+    expect(loadLogLevel({ JUNCTION_LOG_LEVEL: "warn" })).toBe("warn");
+    expect(loadLogLevel({ JUNCTION_LOG_LEVEL: " DEBUG " })).toBe("debug");
+    expect(() => loadLogLevel({ JUNCTION_LOG_LEVEL: "loud" })).toThrow(/JUNCTION_LOG_LEVEL/);
   });
 });

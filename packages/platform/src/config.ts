@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { z } from "zod";
+import type { LogLevel } from "./logger.ts";
 
 /**
  * Loads a service's config: the schema's defaults, then a JSON file (if `fileEnv` names one), then
@@ -55,6 +56,20 @@ const portSetting = z.object({ port: z.coerce.number().int().min(0).max(65_535) 
  */
 export function loadPort(env: Record<string, string | undefined>, prefix: string, fallback: number): number {
   return loadConfig(z.object({ port: portSetting.shape.port.default(fallback) }), { prefix, env }).port;
+}
+
+const logLevelSetting = z.object({
+  logLevel: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(["debug", "info", "warn", "error"]))
+    .default("info"),
+});
+
+/** The lowest level logged (JUNCTION_LOG_LEVEL: debug, info, warn or error; info when unset). */
+export function loadLogLevel(env: Record<string, string | undefined> = process.env): LogLevel {
+  return loadConfig(logLevelSetting, { prefix: "JUNCTION_", env }).logLevel;
 }
 
 export function envName(prefix: string, key: string): string {

@@ -1,3 +1,5 @@
+import { loadLogLevel } from "./config.ts";
+
 /** Structured JSON logs, one object per line. Fields whose names look secret are redacted. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -32,7 +34,7 @@ export function redact(value: unknown, depth = 0): unknown {
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const min = LEVELS[options.level ?? ((process.env.JUNCTION_LOG_LEVEL as LogLevel) || "info")] ?? 20;
+  const min = LEVELS[options.level ?? loadLogLevel()] ?? 20;
   const sink = options.sink;
   const base = options.base ?? {};
   // The same record as `{ ts, level, msg, ...redact({ ...base, ...fields }) }`, built without the
