@@ -8,6 +8,7 @@ import {
   encryptorFromConfig,
   errorBoundary,
   loadCommonConfig,
+  loadPort,
   type Logger,
   openDatabase,
   systemClock,
@@ -15,7 +16,7 @@ import {
 import { h2cTransport, serveH2c } from "@junction/platform/h2c";
 import { bootstrapSecretKey, printGeneratedKey } from "./secret-key-bootstrap.ts";
 import type { ServiceName } from "./service-names.ts";
-import { portVariable, urlVariable } from "./wiring/addresses.ts";
+import { urlVariable } from "./wiring/addresses.ts";
 import type { Env, ServiceKey } from "./wiring/service-spec.ts";
 import { serviceSpec } from "./wiring/service-table.ts";
 import { buildService, lateClients } from "./wiring/wire.ts";
@@ -31,9 +32,11 @@ export interface RunningService {
 }
 
 function servicePort(env: Env, name: ServiceName): number {
-  const raw = env[portVariable(name)];
-  if (raw) return Number(raw);
-  return name === "gateway" ? GATEWAY_DEFAULT_PORT : serviceSpec(name).defaultPort;
+  return loadPort(
+    env,
+    name === "gateway" ? "" : `JUNCTION_${name.toUpperCase()}_`,
+    name === "gateway" ? GATEWAY_DEFAULT_PORT : serviceSpec(name).defaultPort,
+  );
 }
 
 /** URL of another service process: JUNCTION_<NAME>_URL, or localhost on its default port. */

@@ -8,6 +8,7 @@ import {
   encryptorFromConfig,
   errorBoundary,
   loadCommonConfig,
+  loadPort,
   type Logger,
   openDatabase,
   systemClock,
@@ -56,7 +57,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   // Bind the port first: the base URL (webhook URLs, OAuth redirect) depends on it.
   let fetchImpl: (req: Request) => Promise<Response> = async () => new Response("starting", { status: 503 });
   const server = serveGateway({ fetch: (req) => fetchImpl(req) } as Parameters<typeof serveGateway>[0], {
-    port: options.port ?? Number(env.PORT ?? 3003),
+    port: options.port ?? loadPort(env, "", 3003),
     hostname: options.hostname ?? env.JUNCTION_HOST ?? "0.0.0.0",
   });
   const baseUrl = (common.baseUrl ?? `http://localhost:${server.port}`).replace(/\/+$/, "");

@@ -18,14 +18,18 @@ import {
   ProviderCatalog,
 } from "@junction/connection-service";
 import { createProxyService, loadProxyConfig } from "@junction/proxy-service";
-import { createWebhookRuntime, loadDeliveryConfig, openWebhookStore } from "@junction/webhook-service";
+import {
+  createWebhookRuntime,
+  loadAllowPrivateEndpoints,
+  loadDeliveryConfig,
+  openWebhookStore,
+} from "@junction/webhook-service";
 import {
   createScriptsService,
   loadScriptsConfig,
   openScriptsStores,
   scriptsNotificationSink,
 } from "@junction/scripts-runtime";
-import { boolEnv } from "../env.ts";
 import type { ServiceKey, ServiceSpec } from "./service-spec.ts";
 
 /** How long a connection's deletion waits for its channels to be stopped upstream. */
@@ -138,7 +142,7 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
     },
     config: (env) => ({
       delivery: loadDeliveryConfig(env),
-      allowPrivateEndpoints: boolEnv(env.JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS),
+      allowPrivateEndpoints: loadAllowPrivateEndpoints(env),
     }),
     async build(ctx, config) {
       const store = await openWebhookStore(ctx.common, ctx.db);

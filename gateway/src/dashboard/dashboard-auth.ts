@@ -1,5 +1,5 @@
 import { Code } from "@connectrpc/connect";
-import { JunctionError, unauthenticated } from "@junction/platform";
+import { ExpiringCache, JunctionError, unauthenticated } from "@junction/platform";
 import type { RouteContext } from "../router.ts";
 import type { DashboardSession, DashboardSessions } from "./dashboard-sessions.ts";
 
@@ -43,12 +43,15 @@ export function sameOrigin(ctx: Pick<RouteContext, "req" | "url" | "baseUrl">): 
  * since (checked against the key list every few seconds).
  */
 export class DashboardAuth {
-  private readonly keyChecks = new Map<string, { valid: boolean; until: number }>();
+  /** Whether each secret key (by id) was still valid when last listed. */
+  private readonly keyChecks: ExpiringCache<string, boolean>;
 
   constructor(
     readonly sessions: DashboardSessions,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.keyChecks = new ExpiringCache({ maxEntries: 1000, now });
+  }
 
   /** The request's session, or null. */
   async session(ctx: Pick<RouteContext, "req" | "clients">): Promise<DashboardSession | null> {
@@ -79,13 +82,12 @@ export class DashboardAuth {
 
   private async keyStillValid(ctx: Pick<RouteContext, "clients">, keyId: string): Promise<boolean> {
     const now = this.now();
-    const cached = this.keyChecks.get(keyId);
-    if (cached && cached.until > now) return cached.valid;
+    const cached = this.keyChecks.get(keyId, now);
+    if (cached !== undefined) return cached;
     const { keys } = await ctx.clients.connection.listSecretKeys({});
-    if (this.keyChecks.size > 1000) this.keyChecks.clear();
-    for (const k of keys) this.keyChecks.set(k.id, { valid: k.revokedAtMs === 0n, until: now + KEY_CHECK_MS });
+    for (const k of keys) this.keyChecks.set(k.id, k.revokedAtMs === 0n, now + KEY_CHECK_MS);
     const valid = keys.some((k) => k.id === keyId && k.revokedAtMs === 0n);
-    this.keyChecks.set(keyId, { valid, until: now + KEY_CHECK_MS });
+    this.keyChecks.set(keyId, valid, now + KEY_CHECK_MS);
     return valid;
   }
 }

@@ -1,16 +1,10 @@
-import { unauthenticated } from "@junction/platform";
+import { ExpiringCache, SharedLoads, unauthenticated } from "@junction/platform";
 import type { GatewayClients } from "../clients.ts";
 
 const CACHE_MS = 5000;
 /** Entries this close to expiry are re-verified in the background while still being served. */
 const REFRESH_AHEAD_MS = 1000;
 const MAX_CACHED = 1000;
-
-interface Entry {
-  environmentId: string;
-  until: number;
-  refreshing: boolean;
-}
 
 /**
  * Secret-key authentication: `Authorization: Bearer <secret key>`. Keys are verified by the connection
@@ -21,13 +15,16 @@ interface Entry {
  * to expire is re-verified by one request in the background, so a busy gateway never stalls on expiry.
  */
 export class Authenticator {
-  private readonly cache = new Map<string, Entry>();
-  private readonly inFlight = new Map<string, Promise<string>>();
+  /** Environment ids by secret key. */
+  private readonly cache: ExpiringCache<string, string>;
+  private readonly inFlight = new SharedLoads<string, string>();
 
   constructor(
     private readonly clients: GatewayClients,
     private readonly now: () => number = Date.now,
-  ) {}
+  ) {
+    this.cache = new ExpiringCache({ maxEntries: MAX_CACHED, now, reloadAheadMs: REFRESH_AHEAD_MS });
+  }
 
   /** Returns the environment id, or throws a 401-class error with a stable code. */
   async authenticate(req: Request): Promise<string> {
@@ -51,14 +48,11 @@ export class Authenticator {
         "Authentication failed: the Authorization header must be 'Bearer <secret key>'.",
       );
     }
-    const cached = this.cache.get(key);
     const now = this.now();
-    if (cached && cached.until > now) {
-      if (!cached.refreshing && cached.until - now < REFRESH_AHEAD_MS) {
-        cached.refreshing = true;
-        this.verify(key).catch(() => this.cache.delete(key));
-      }
-      return cached.environmentId;
+    const cached = this.cache.fresh(key, now);
+    if (cached !== undefined) {
+      if (this.cache.claimReload(cached, now)) this.verify(key).catch(() => this.cache.delete(key));
+      return cached.value;
     }
     return this.verify(key);
   }
@@ -69,12 +63,7 @@ export class Authenticator {
   }
 
   private verify(key: string): Promise<string> {
-    let pending = this.inFlight.get(key);
-    if (!pending) {
-      pending = this.ask(key).finally(() => this.inFlight.delete(key));
-      this.inFlight.set(key, pending);
-    }
-    return pending;
+    return this.inFlight.run(key, () => this.ask(key));
   }
 
   private async ask(key: string): Promise<string> {
@@ -83,8 +72,7 @@ export class Authenticator {
       this.cache.delete(key);
       throw unauthenticated("unknown_account", "Authentication failed: the secret key is not valid or was revoked.");
     }
-    if (this.cache.size >= MAX_CACHED) this.cache.clear();
-    this.cache.set(key, { environmentId: res.environmentId, until: this.now() + CACHE_MS, refreshing: false });
+    this.cache.set(key, res.environmentId, this.now() + CACHE_MS);
     return res.environmentId;
   }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { JunctionError } from "@junction/platform";
 import { checkBaseUrlOverride } from "./base-url-override.ts";
-import { isPrivateAddress } from "./private-address.ts";
+import { isPrivateAddress } from "@junction/platform/address-policy";
 
 const integration = { baseUrl: "http://127.0.0.1:4010/api", allowedHosts: ["www.googleapis.com"] };
 const dns = (table: Record<string, string[]>) => async (host: string) => {
@@ -40,6 +40,15 @@ describe("Base-Url-Override", () => {
       "points to a private or loopback address",
     );
     expect(await reason("https://www.googleapis.com", dns({}))).toBe("points to a private or loopback address");
+  });
+
+  test("addresses one of the two old classifiers missed are refused (proxy and scripts' proxy calls)", async () => {
+    // 198.18.0.1 (benchmarking) was missed by the webhook's list, 64:ff9b::a00:1 (NAT64 of 10.0.0.1) by the proxy's.
+    for (const address of ["198.18.0.1", "192.0.0.8", "64:ff9b::a00:1", "2002:a00:1::1"]) {
+      expect(await reason("https://www.googleapis.com", dns({ "www.googleapis.com": [address] }))).toBe(
+        "points to a private or loopback address",
+      );
+    }
   });
 
   test("everything else is refused, with a reason", async () => {

@@ -1,5 +1,5 @@
 import { proxyErrors } from "./proxy-errors.ts";
-import { type HostLookup, resolvesToPrivateAddress } from "./private-address.ts";
+import { type HostLookup, resolvesToPrivateAddress } from "@junction/platform/address-policy";
 
 /**
  * Checks the caller's `Base-Url-Override` (spec: Proxy rules; Nango's header) and returns the base

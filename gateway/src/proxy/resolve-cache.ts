@@ -1,4 +1,5 @@
 import type { CallPolicy, ResolveUpstreamResponse } from "@junction/contracts/proxy/v1/proxy_service_pb";
+import { type CacheEntry, ExpiringCache, SharedLoads } from "@junction/platform/expiring-cache";
 import { parseBase, type UpstreamBase } from "./upstream-url.ts";
 
 /** A ResolveUpstream answer as the gateway uses it. */
@@ -30,12 +31,7 @@ const MAX_ENTRIES = 10_000;
  */
 export const REFRESH_AHEAD_MS = 1_000;
 
-/** A cached answer, and when to start loading its successor (never, for an answer too short-lived). */
-interface Entry {
-  key: ResolveKey;
-  answer: ResolvedUpstream;
-  refreshAt: number;
-}
+type Entry = CacheEntry<string, ResolvedUpstream>;
 
 /**
  * Answers of ResolveUpstream by (environment, integration, connection), reused until their
@@ -45,32 +41,39 @@ interface Entry {
  * 401s: a burst of requests costs one token refresh, not one each. Failures are not kept (one in a load
  * ahead of time leaves the current answer in place until its end).
  *
- * Answers are kept in maps nested by environment, integration and connection: a hit (`peek`, every
+ * The answers are the platform's expiring cache (its bound, ends and reload ahead); its entries are
+ * also indexed in maps nested by environment, integration and connection, so that a hit (`peek`, every
  * proxied request) builds no key object or string.
  */
 export class ResolveCache {
-  private readonly entries = new Map<string, Map<string, Map<string, Entry>>>();
-  /** The keys of the cached answers by `cacheKey`, oldest first (for the MAX_ENTRIES bound). */
-  private readonly order = new Map<string, ResolveKey>();
-  private readonly pending = new Map<string, Promise<ResolvedUpstream>>();
-  private readonly forcing = new Map<string, Promise<ResolvedUpstream>>();
+  private readonly answers: ExpiringCache<string, ResolvedUpstream>;
+  private readonly index = new Map<string, Map<string, Map<string, Entry>>>();
+  private readonly pending = new SharedLoads<string, ResolvedUpstream>();
+  private readonly forcing = new SharedLoads<string, ResolvedUpstream>();
 
   constructor(
     private readonly fetch: Fetch,
     private readonly now: () => number,
-  ) {}
+  ) {
+    this.answers = new ExpiringCache({
+      maxEntries: MAX_ENTRIES,
+      now,
+      reloadAheadMs: REFRESH_AHEAD_MS,
+      onEvict: (entry) => this.unindex(keyOf(entry.key)),
+    });
+  }
 
   /**
    * The cached answer while fresh, without a promise or a key (the hot path), starting its successor's
    * load in its last second; undefined when `get` must load one.
    */
   peek(environmentId: string, providerConfigKey: string, connectionId: string): ResolvedUpstream | undefined {
-    const hit = this.entries.get(environmentId)?.get(providerConfigKey)?.get(connectionId);
+    const hit = this.index.get(environmentId)?.get(providerConfigKey)?.get(connectionId);
     if (hit === undefined) return undefined;
     const now = this.now();
-    if (hit.answer.cacheUntil <= now) return undefined;
-    if (hit.refreshAt <= now) this.loadAhead(hit);
-    return hit.answer;
+    if (hit.until <= now) return undefined;
+    if (this.answers.claimReload(hit, now)) this.loadAhead(hit.key);
+    return hit.value;
   }
 
   /** The cached answer while fresh, otherwise a new one. */
@@ -89,8 +92,10 @@ export class ResolveCache {
    */
   refresh(key: ResolveKey, stale: ResolvedUpstream): Promise<ResolvedUpstream> {
     const id = cacheKey(key);
-    const current = this.entryOf(key)?.answer;
-    if (current && !sameHeaders(current, stale) && current.cacheUntil > this.now()) return Promise.resolve(current);
+    const current = this.answers.peek(id);
+    if (current && !sameHeaders(current.value, stale) && current.until > this.now()) {
+      return Promise.resolve(current.value);
+    }
     this.remove(id, key);
     return this.forcing.get(id) ?? this.load(id, key, true, this.forcing);
   }
@@ -100,75 +105,56 @@ export class ResolveCache {
     this.remove(cacheKey(key), key);
   }
 
-  /** Starts loading the successor of `hit` (once per answer), unless a load of its key is under way. */
-  private loadAhead(hit: Entry): void {
-    hit.refreshAt = Number.POSITIVE_INFINITY;
-    const id = cacheKey(hit.key);
+  /** Starts loading the successor of the answer of `id`, unless a load of its key is under way. */
+  private loadAhead(id: string): void {
     if (this.pending.has(id) || this.forcing.has(id)) return;
     // A failure keeps the current answer until its end; the request after that loads and reports.
-    this.load(id, hit.key, false, this.pending).catch(() => {});
+    this.load(id, keyOf(id), false, this.pending).catch(() => {});
   }
 
   private load(
     id: string,
     key: ResolveKey,
     force: boolean,
-    into: Map<string, Promise<ResolvedUpstream>>,
+    into: SharedLoads<string, ResolvedUpstream>,
   ): Promise<ResolvedUpstream> {
-    const loading = this.fetch(key, force)
-      .then((answer) => {
+    return into.start(id, () =>
+      this.fetch(key, force).then((answer) => {
         // An ordinary load that was overtaken by a forced refresh must not bring the old token back.
         if (force || !this.forcing.has(id)) this.store(id, key, answer);
         return answer;
-      })
-      .finally(() => into.delete(id));
-    into.set(id, loading);
-    return loading;
-  }
-
-  private entryOf(key: ResolveKey): Entry | undefined {
-    return this.entries.get(key.environmentId)?.get(key.providerConfigKey)?.get(key.connectionId);
+      }),
+    );
   }
 
   private store(id: string, key: ResolveKey, answer: ResolvedUpstream): void {
-    if (!this.order.has(id) && this.order.size >= MAX_ENTRIES) {
-      const oldest = this.order.entries().next();
-      if (!oldest.done) this.remove(oldest.value[0], oldest.value[1]);
-    }
-    const now = this.now();
-    const lifetime = answer.cacheUntil - now;
-    const refreshAt =
-      lifetime >= 2 * REFRESH_AHEAD_MS ? answer.cacheUntil - REFRESH_AHEAD_MS : Number.POSITIVE_INFINITY;
-    let integrations = this.entries.get(key.environmentId);
+    const entry = this.answers.set(id, answer, answer.cacheUntil);
+    let integrations = this.index.get(key.environmentId);
     if (integrations === undefined) {
       integrations = new Map();
-      this.entries.set(key.environmentId, integrations);
+      this.index.set(key.environmentId, integrations);
     }
     let connections = integrations.get(key.providerConfigKey);
     if (connections === undefined) {
       connections = new Map();
       integrations.set(key.providerConfigKey, connections);
     }
-    // The stored key is a copy: the caller's object may be one of its own.
-    const stored = {
-      environmentId: key.environmentId,
-      providerConfigKey: key.providerConfigKey,
-      connectionId: key.connectionId,
-    };
-    connections.set(key.connectionId, { key: stored, answer, refreshAt });
-    this.order.delete(id);
-    this.order.set(id, stored);
+    connections.set(key.connectionId, entry);
   }
 
   private remove(id: string, key: ResolveKey): void {
-    this.order.delete(id);
-    const integrations = this.entries.get(key.environmentId);
+    this.answers.delete(id);
+    this.unindex(key);
+  }
+
+  private unindex(key: ResolveKey): void {
+    const integrations = this.index.get(key.environmentId);
     const connections = integrations?.get(key.providerConfigKey);
     if (integrations === undefined || connections === undefined) return;
     connections.delete(key.connectionId);
     if (connections.size > 0) return;
     integrations.delete(key.providerConfigKey);
-    if (integrations.size === 0) this.entries.delete(key.environmentId);
+    if (integrations.size === 0) this.index.delete(key.environmentId);
   }
 }
 
@@ -194,4 +180,10 @@ export function toResolved(res: ResolveUpstreamResponse): ResolvedUpstream {
 function cacheKey(k: ResolveKey): string {
   // Header values cannot hold a line feed, so the parts cannot run into each other.
   return `${k.environmentId}\n${k.providerConfigKey}\n${k.connectionId}`;
+}
+
+/** The key a `cacheKey` was built from. */
+function keyOf(id: string): ResolveKey {
+  const [environmentId = "", providerConfigKey = "", connectionId = ""] = id.split("\n");
+  return { environmentId, providerConfigKey, connectionId };
 }

@@ -1,4 +1,5 @@
 import type { CallPolicy } from "@junction/contracts/proxy/v1/proxy_service_pb";
+import { fullJitterDelay, parseRetryAfter } from "@junction/platform/retry";
 import type { ProxyControls } from "./proxy-controls.ts";
 
 /** Methods that may be repeated without changing the outcome (RFC 9110 §9.2.2). */
@@ -28,8 +29,7 @@ export function isRetryableStatus(status: number, retryOn: ReadonlySet<number>):
 
 /** Exponential backoff with full jitter: a random delay up to base·2^attempt, capped (attempt counts from 0). */
 export function backoffDelay(attempt: number, policy: RetryPolicy, random: () => number = Math.random): number {
-  const ceiling = Math.min(policy.retryMaxDelayMs, policy.retryBaseDelayMs * 2 ** Math.min(attempt, 30));
-  return Math.floor(random() * ceiling);
+  return fullJitterDelay(attempt, policy.retryBaseDelayMs, policy.retryMaxDelayMs, random);
 }
 
 /**
@@ -37,14 +37,6 @@ export function backoffDelay(attempt: number, policy: RetryPolicy, random: () =>
  * an upstream cannot park a request for an hour. Undefined when absent or unreadable.
  */
 export function retryAfterDelay(value: string | null, now: number, policy: RetryPolicy): number | undefined {
-  if (!value) return undefined;
-  const trimmed = value.trim();
-  let ms: number;
-  if (/^\d+$/.test(trimmed)) ms = Number(trimmed) * 1000;
-  else {
-    const at = Date.parse(trimmed);
-    if (Number.isNaN(at)) return undefined;
-    ms = at - now;
-  }
-  return Math.max(0, Math.min(ms, policy.maxRetryAfterMs));
+  const ms = parseRetryAfter(value, now);
+  return ms === null ? undefined : Math.min(ms, policy.maxRetryAfterMs);
 }

@@ -7,7 +7,7 @@ import { CHANNEL_BODY_LIMIT, channelCallOf, teeBounded } from "./channel-tap.ts"
 import type { HeaderRecord } from "../http/header-record.ts";
 import { stripResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts";
 import { DeadlineWatch } from "./deadline-watch.ts";
-import { dnsLookup, type HostLookup } from "./private-address.ts";
+import { dnsLookup, type HostLookup } from "@junction/platform/address-policy";
 import { type ProxyControls, readProxyControls } from "./proxy-controls.ts";
 import { hasNoBody, isReplayable, NO_BODY, type OutgoingBody, takeOutgoingBody } from "./request-body.ts";
 import { ResolveCache, type ResolvedUpstream, type ResolveKey, toResolved } from "./resolve-cache.ts";

@@ -1,5 +1,5 @@
 import type { Consumer, ConsumerMessages, JsMsg } from "@nats-io/jetstream";
-import type { Logger } from "@junction/platform";
+import { exponentialDelay, type Logger } from "@junction/platform";
 import type { Job } from "./bus.ts";
 
 // How long one pull request waits on the server for jobs; the client needs at least 1 s.
@@ -72,7 +72,7 @@ export class JetStreamWorker {
       } catch (err) {
         if (this.stopped) break;
         failures++;
-        const delay = Math.min(RETRY_MAX_MS, RETRY_MIN_MS * 2 ** Math.min(failures, 10));
+        const delay = exponentialDelay(failures, RETRY_MIN_MS, RETRY_MAX_MS);
         this.options.logger.warn("bus pull failed; retrying", {
           queue: this.options.queue,
           error: err,

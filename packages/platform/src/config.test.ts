@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
-import { ConfigError, loadConfig } from "./config.ts";
+import { ConfigError, flagSetting, loadConfig, loadLogLevel, loadPort } from "./config.ts";
 import { encryptorFromConfig, loadCommonConfig } from "./common-config.ts";
 
 describe("config", () => {
@@ -28,5 +28,30 @@ describe("config", () => {
 
   test("MongoDB storage requires its URL", () => {
     expect(() => loadCommonConfig({ JUNCTION_STORE: "mongodb" })).toThrow(/JUNCTION_MONGODB_URL/);
+  });
+
+  test("PORT and JUNCTION_<SERVICE>_PORT are read through a schema: unset is the default, nonsense fails naming it", () => {
+    expect(loadPort({}, "", 3003)).toBe(3003);
+    expect(loadPort({ PORT: "8080" }, "", 3003)).toBe(8080);
+    expect(loadPort({ PORT: "0" }, "", 3003)).toBe(0);
+    expect(loadPort({ JUNCTION_PROXY_PORT: "4555", PORT: "1" }, "JUNCTION_PROXY_", 4102)).toBe(4555);
+    expect(() => loadPort({ PORT: "eighty" }, "", 3003)).toThrow(/PORT/);
+    expect(() => loadPort({ JUNCTION_PROXY_PORT: "70000" }, "JUNCTION_PROXY_", 4102)).toThrow(/JUNCTION_PROXY_PORT/);
+  });
+
+  test("a yes/no setting reads the usual spellings and refuses others", () => {
+    const schema = z.object({ allowIt: flagSetting });
+    const read = (value?: string) => loadConfig(schema, { prefix: "X_", env: { X_ALLOW_IT: value } }).allowIt;
+    expect(read()).toBe(false);
+    for (const yes of ["1", "true", "YES", " on "]) expect(read(yes)).toBe(true);
+    for (const no of ["0", "false", "No", "off"]) expect(read(no)).toBe(false);
+    expect(() => read("maybe")).toThrow(/X_ALLOW_IT/);
+  });
+
+  test("JUNCTION_LOG_LEVEL is read through a schema: info when unset, any case, nonsense fails naming it", () => {
+    expect(loadLogLevel({})).toBe("info");
+    expect(loadLogLevel({ JUNCTION_LOG_LEVEL: "warn" })).toBe("warn");
+    expect(loadLogLevel({ JUNCTION_LOG_LEVEL: " DEBUG " })).toBe("debug");
+    expect(() => loadLogLevel({ JUNCTION_LOG_LEVEL: "loud" })).toThrow(/JUNCTION_LOG_LEVEL/);
   });
 });

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
-import type { z } from "zod";
+import { z } from "zod";
+import type { LogLevel } from "./logger.ts";
 
 /**
  * Loads a service's config: the schema's defaults, then a JSON file (if `fileEnv` names one), then
@@ -29,6 +30,46 @@ export function loadConfig<S extends z.ZodObject>(
     throw new ConfigError(`invalid configuration:\n  ${problems.join("\n  ")}`);
   }
   return parsed.data;
+}
+
+/**
+ * A yes/no setting: "1", "true", "yes", "on" or "0", "false", "no", "off" (any case) from an environment
+ * variable, or a boolean from the config file; unset is false.
+ */
+export const flagSetting = z
+  .union([
+    z.boolean(),
+    z
+      .string()
+      .trim()
+      .toLowerCase()
+      .regex(/^(1|true|yes|on|0|false|no|off)$/, { message: 'must be "true" or "false"' })
+      .transform((value) => /^(1|true|yes|on)$/.test(value)),
+  ])
+  .default(false);
+
+const portSetting = z.object({ port: z.coerce.number().int().min(0).max(65_535) });
+
+/**
+ * The port a process listens on, from `<prefix>PORT` (`PORT` with no prefix, as hosting platforms set
+ * it for the gateway; `JUNCTION_<SERVICE>_PORT` for a service), or `fallback` when unset.
+ */
+export function loadPort(env: Record<string, string | undefined>, prefix: string, fallback: number): number {
+  return loadConfig(z.object({ port: portSetting.shape.port.default(fallback) }), { prefix, env }).port;
+}
+
+const logLevelSetting = z.object({
+  logLevel: z
+    .string()
+    .trim()
+    .toLowerCase()
+    .pipe(z.enum(["debug", "info", "warn", "error"]))
+    .default("info"),
+});
+
+/** The lowest level logged (JUNCTION_LOG_LEVEL: debug, info, warn or error; info when unset). */
+export function loadLogLevel(env: Record<string, string | undefined> = process.env): LogLevel {
+  return loadConfig(logLevelSetting, { prefix: "JUNCTION_", env }).logLevel;
 }
 
 export function envName(prefix: string, key: string): string {

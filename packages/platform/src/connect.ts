@@ -39,7 +39,7 @@ export function toItemError(err: unknown, logger: Logger, rpc: string): ItemErro
     return { status: known.status, code: known.code, message: known.message };
   }
   logger.error("unhandled error in RPC", { rpc, cause: err });
-  return { status: Code.Internal, code: "internal", message: "internal error" };
+  return { status: Code.Internal, code: "internal_error", message: "internal error" };
 }
 
 /** The error a caller throws for an item's error: the same as the single call's. */

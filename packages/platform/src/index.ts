@@ -9,3 +9,5 @@ export * from "./sqlite.ts";
 export * from "./common-config.ts";
 export * from "./batcher.ts";
 export * from "./read-limited.ts";
+export * from "./retry.ts";
+export * from "./expiring-cache.ts";

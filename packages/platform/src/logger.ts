@@ -1,3 +1,5 @@
+import { loadLogLevel } from "./config.ts";
+
 /** Structured JSON logs, one object per line. Fields whose names look secret are redacted. */
 export type LogLevel = "debug" | "info" | "warn" | "error";
 
@@ -32,7 +34,9 @@ export function redact(value: unknown, depth = 0): unknown {
 }
 
 export function createLogger(options: LoggerOptions = {}): Logger {
-  const min = LEVELS[options.level ?? ((process.env.JUNCTION_LOG_LEVEL as LogLevel) || "info")] ?? 20;
+  // Read once: children inherit it instead of parsing the setting again.
+  const level = options.level ?? loadLogLevel();
+  const min = LEVELS[level] ?? 20;
   const sink = options.sink;
   const base = options.base ?? {};
   // The same record as `{ ts, level, msg, ...redact({ ...base, ...fields }) }`, built without the
@@ -53,7 +57,7 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     info: (m, f) => write("info", m, f),
     warn: (m, f) => write("warn", m, f),
     error: (m, f) => write("error", m, f),
-    child: (fields) => createLogger({ level: options.level, sink, base: { ...base, ...fields } }),
+    child: (fields) => createLogger({ level, sink, base: { ...base, ...fields } }),
   };
 }
 

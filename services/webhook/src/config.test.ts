@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ConfigError } from "@junction/platform";
-import { DEFAULT_DELIVERY_CONFIG, loadDeliveryConfig, parseDuration } from "./config.ts";
+import { DEFAULT_DELIVERY_CONFIG, loadAllowPrivateEndpoints, loadDeliveryConfig, parseDuration } from "./config.ts";
 
 describe("parseDuration", () => {
   test.each([
@@ -58,5 +58,16 @@ describe("loadDeliveryConfig", () => {
       /JUNCTION_WEBHOOK_DELIVERY_TIMEOUT/,
     );
     expect(() => loadDeliveryConfig({ JUNCTION_WEBHOOK_RETRY_JITTER: "2" })).toThrow(/JUNCTION_WEBHOOK_RETRY_JITTER/);
+  });
+});
+
+describe("loadAllowPrivateEndpoints", () => {
+  test("reads JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS through the config schema (off unless set)", () => {
+    expect(loadAllowPrivateEndpoints({})).toBe(false);
+    expect(loadAllowPrivateEndpoints({ JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true" })).toBe(true);
+    expect(loadAllowPrivateEndpoints({ JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "0" })).toBe(false);
+    expect(() => loadAllowPrivateEndpoints({ JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "sure" })).toThrow(
+      /JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS/,
+    );
   });
 });

@@ -1,4 +1,4 @@
-import { loadConfig } from "@junction/platform";
+import { flagSetting, loadConfig } from "@junction/platform";
 import { z } from "zod";
 
 /** How messages are delivered; every field has a default and an environment variable. */
@@ -77,6 +77,8 @@ export const webhookConfigSchema = z.object({
   messageRetention: duration("31d"),
   sweepInterval: duration("60s"),
   integrationCache: duration("1s"),
+  /** Endpoints on private and loopback addresses allowed: local development and tests only (see address-policy.ts). */
+  allowPrivateEndpoints: flagSetting,
 });
 
 /** The delivery settings from the environment (JUNCTION_WEBHOOK_RETRY_SCHEDULE, ...). */
@@ -95,6 +97,11 @@ export function loadDeliveryConfig(env: Record<string, string | undefined> = pro
     sweepIntervalMs: Math.max(1000, cfg.sweepInterval),
     integrationCacheMs: cfg.integrationCache,
   };
+}
+
+/** Whether endpoints on private addresses are allowed (JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS). */
+export function loadAllowPrivateEndpoints(env: Record<string, string | undefined> = process.env): boolean {
+  return loadConfig(webhookConfigSchema, { prefix: "JUNCTION_WEBHOOK_", env }).allowPrivateEndpoints;
 }
 
 /** The defaults, for tests and embedders that do not read the environment. */

@@ -1,7 +1,13 @@
 export { createWebhookService } from "./service.ts";
 export { createWebhookRuntime, type WebhookRuntime } from "./runtime.ts";
 export type { DeliveryWaker, WebhookServiceContext, WebhookServiceDeps } from "./context.ts";
-export { DEFAULT_DELIVERY_CONFIG, type DeliveryConfig, loadDeliveryConfig, parseDuration } from "./config.ts";
+export {
+  DEFAULT_DELIVERY_CONFIG,
+  type DeliveryConfig,
+  loadAllowPrivateEndpoints,
+  loadDeliveryConfig,
+  parseDuration,
+} from "./config.ts";
 export type { MatchedNotification, NotificationSink, SinkResult } from "./inbound/notification-sink.ts";
 export { derivedMessageId, forwardBody, stableStringify } from "./inbound/forward-message.ts";
 export { createHttpSender, type Resolver, type SendRequest, type SendResult } from "./delivery/http-sender.ts";

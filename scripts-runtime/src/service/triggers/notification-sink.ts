@@ -1,5 +1,6 @@
 import type { CallOptions, Client } from "@connectrpc/connect";
 import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { ExpiringCache } from "@junction/platform";
 import type { MatchedNotification, NotificationSink, SinkResult } from "@junction/webhook-service";
 
 /** The part of the scripts client the sink uses. */
@@ -13,6 +14,9 @@ export interface ScriptsSinkOptions {
   timeoutMs?: number;
 }
 
+/** Integrations without subscriptions remembered at most. */
+const MAX_REMEMBERED = 10_000;
+
 /**
  * The webhook service's notification sink for scripts (spec: Customer-side scripts, last paragraph):
  * every matched notification goes to the scripts service, which starts the onWebhook runs of the
@@ -20,7 +24,8 @@ export interface ScriptsSinkOptions {
  * the scripts service cannot be reached the sink throws, and the webhook service processes the
  * notification again later: it is neither lost nor forwarded behind a subscribed sync's back.
  * Integrations without subscriptions are remembered for `cacheMs`, so that they cost no call per
- * notification (a sync deployed meanwhile gets notifications at most that much later).
+ * notification (a sync deployed meanwhile gets notifications at most that much later); at most
+ * MAX_REMEMBERED of them, oldest out.
  */
 export function scriptsNotificationSink(
   scripts: NotificationDispatcher,
@@ -29,13 +34,12 @@ export function scriptsNotificationSink(
   const cacheMs = options.cacheMs ?? 1000;
   const now = options.now ?? Date.now;
   const callOptions: CallOptions = { timeoutMs: options.timeoutMs ?? 30_000 };
-  const unsubscribed = new Map<string, number>();
+  const unsubscribed = new ExpiringCache<string, true>({ maxEntries: MAX_REMEMBERED, now });
   return {
     name: "scripts",
     async onNotification(n: MatchedNotification): Promise<SinkResult | undefined> {
       const key = `${n.environmentId}\n${n.providerConfigKey}`;
-      const until = unsubscribed.get(key);
-      if (until !== undefined && until > now()) return undefined;
+      if (unsubscribed.get(key) !== undefined) return undefined;
       const res = await scripts.dispatchNotification(
         {
           notificationId: n.notificationId,
@@ -48,7 +52,7 @@ export function scriptsNotificationSink(
         callOptions,
       );
       if (res.integrationHasSubscriptions || cacheMs === 0) unsubscribed.delete(key);
-      else unsubscribed.set(key, now() + cacheMs);
+      else unsubscribed.set(key, true, now() + cacheMs);
       return { handledConnectionIds: res.handledConnectionIds };
     },
   };

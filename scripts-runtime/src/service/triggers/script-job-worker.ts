@@ -6,7 +6,7 @@ import {
   ScriptJobSchema,
   type WebhookRunJob,
 } from "@junction/contracts/scripts/v1/scripts_service_pb";
-import { fromConnectError } from "@junction/platform";
+import { exponentialDelay, fromConnectError } from "@junction/platform";
 import type { ScriptsServiceContext } from "../context.ts";
 import { EVENTS, nameOf } from "../mappers.ts";
 import type { SyncScheduler } from "../scheduler/sync-scheduler.ts";
@@ -29,8 +29,7 @@ export function startScriptJobWorker(
   scheduler: SyncScheduler,
 ): Promise<Subscription> {
   const log = ctx.logger.child({ worker: "script-jobs" });
-  const backoff = (attempt: number) =>
-    Math.min(ctx.config.retryMaxMs, ctx.config.retryBaseMs * 2 ** Math.min(attempt - 1, 30));
+  const backoff = (attempt: number) => exponentialDelay(attempt - 1, ctx.config.retryBaseMs, ctx.config.retryMaxMs);
 
   const handle = async (job: Job, msg: ScriptJob): Promise<Outcome> => {
     switch (msg.job.case) {

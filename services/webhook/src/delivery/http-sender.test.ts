@@ -112,6 +112,20 @@ describe("createHttpSender", () => {
     expect(resolved).toEqual(["internal.example.test", "rebind.example.test"]);
   });
 
+  test("addresses one of the two old classifiers missed are refused, as literals and as resolved", async () => {
+    // 198.18.0.1 (benchmarking) was missed by the webhook's list, 64:ff9b::a00:1 (NAT64 of 10.0.0.1) by the proxy's.
+    for (const address of ["198.18.0.1", "192.0.0.8", "64:ff9b::a00:1"]) {
+      const family = address.includes(":") ? 6 : 4;
+      const strict = createHttpSender({ allowPrivate: false, resolve: async () => [{ address, family }] });
+      const resolved = await post(strict, "https://hooks.example.test/in");
+      expect(resolved.error).toBe(
+        `refused: hooks.example.test resolves to ${address}, a private, loopback or link-local address`,
+      );
+      const literal = await post(strict, `https://${family === 6 ? `[${address}]` : address}/in`);
+      expect(literal.error).toBe("refused: the endpoint URL points to a private, loopback or link-local address");
+    }
+  });
+
   test("a DNS name resolving to an allowed address is connected to that address", async () => {
     let connections = 0;
     const tcp = createServer((socket) => {

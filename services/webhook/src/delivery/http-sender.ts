@@ -2,7 +2,10 @@ import { promises as dns, type LookupAddress } from "node:dns";
 import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
+import { parseRetryAfter } from "@junction/platform/retry";
 import { checkEndpointUrl, isPrivateOrLoopbackHost } from "../address-policy.ts";
+
+export { parseRetryAfter };
 
 /** One POST of a message to one endpoint. */
 export interface SendRequest {
@@ -244,15 +247,4 @@ function describe(err: unknown, timeoutMs: number): string {
   }
   const code = e?.code ?? cause?.code;
   return `connection failed: ${code ?? e?.message ?? String(err)}`;
-}
-
-/** Retry-After as milliseconds from now: delta-seconds or an HTTP date; null when unreadable. */
-export function parseRetryAfter(value: string | null, nowMs: number): number | null {
-  if (value === null) return null;
-  const text = value.trim();
-  if (/^\d{1,10}$/.test(text)) return Number(text) * 1000;
-  // An HTTP date names a weekday and a month; anything without letters is not one.
-  if (!/[a-z]{3}/i.test(text)) return null;
-  const at = Date.parse(text);
-  return Number.isNaN(at) ? null : Math.max(0, at - nowMs);
 }

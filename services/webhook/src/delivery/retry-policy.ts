@@ -1,3 +1,4 @@
+import { jitteredDelay } from "@junction/platform/retry";
 import type { DeliveryConfig } from "../config.ts";
 
 /**
@@ -14,7 +15,7 @@ export function nextRetryDelay(
 ): number | null {
   const scheduled = config.retryScheduleMs[roundsDone];
   if (scheduled === undefined) return null;
-  const jittered = Math.round(scheduled * (1 + config.retryJitter * (2 * random() - 1)));
+  const jittered = jitteredDelay(scheduled, config.retryJitter, random);
   const asked = retryAfterMs === null ? 0 : Math.min(Math.max(0, retryAfterMs), config.retryAfterMaxMs);
   return Math.max(0, jittered, asked);
 }

@@ -2,6 +2,7 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { type Job, queues, type Subscription } from "@junction/bus";
 import { type NotificationReceived, NotificationReceivedSchema } from "@junction/contracts/events/v1/events_pb";
 import { MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
+import { exponentialDelay } from "@junction/platform/retry";
 import type { WebhookServiceContext } from "../context.ts";
 import { acceptMessage } from "../delivery/accept-message.ts";
 import { derivedMessageId, forwardBody } from "./forward-message.ts";
@@ -44,7 +45,7 @@ export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscrip
         await processNotification(ctx, notification);
         await job.ack();
       } catch (err) {
-        const delay = Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.min(job.deliveryCount - 1, 10));
+        const delay = exponentialDelay(job.deliveryCount - 1, RETRY_BASE_MS, RETRY_MAX_MS);
         log.warn("notification not processed; it will be tried again", {
           notificationId: notification.id,
           attempt: job.deliveryCount,

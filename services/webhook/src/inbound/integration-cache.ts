@@ -1,3 +1,4 @@
+import { ExpiringCache } from "@junction/platform";
 import type { WebhookServiceDeps } from "../context.ts";
 import { findIntegration, type IntegrationView } from "./integration-lookup.ts";
 
@@ -10,26 +11,25 @@ import { findIntegration, type IntegrationView } from "./integration-lookup.ts";
  * it is not a schedule.
  */
 export class IntegrationCache {
-  private readonly entries = new Map<string, { view: IntegrationView; until: number }>();
+  // Integrations are few; the bound only stops a flood of distinct keys from growing the map.
+  private readonly entries: ExpiringCache<string, IntegrationView>;
 
   constructor(
     private readonly connections: WebhookServiceDeps["connections"],
     private readonly ttlMs: number,
     private readonly now: () => number = () => performance.now(),
-  ) {}
+  ) {
+    this.entries = new ExpiringCache({ maxEntries: 10_000, now });
+  }
 
   /** The integration, or null when the connection service does not know it. */
   async get(providerConfigKey: string): Promise<IntegrationView | null> {
     const now = this.now();
-    const hit = this.entries.get(providerConfigKey);
-    if (hit && hit.until > now) return hit.view;
+    const hit = this.entries.get(providerConfigKey, now);
+    if (hit !== undefined) return hit;
     const view = await findIntegration(this.connections, providerConfigKey);
     if (view === null) this.entries.delete(providerConfigKey);
-    else if (this.ttlMs > 0) {
-      // Integrations are few; the bound only stops a flood of distinct keys from growing the map.
-      if (this.entries.size > 10_000) this.entries.clear();
-      this.entries.set(providerConfigKey, { view, until: now + this.ttlMs });
-    }
+    else if (this.ttlMs > 0) this.entries.set(providerConfigKey, view, now + this.ttlMs);
     return view;
   }
 }
