@@ -1,7 +1,18 @@
 import { z } from "zod";
 import type { RouteDoc } from "../openapi/route-doc.ts";
-import { createUpstreamProxy, type UpstreamProxyOptions } from "../proxy/upstream-proxy.ts";
-import type { Route } from "../router.ts";
+import {
+  createUpstreamProxy,
+  hasNoBody,
+  NO_BODY,
+  plainRequestTarget,
+  proxyServiceCalls,
+  readProxyControls,
+  takeOutgoingBody,
+  type UpstreamProxyOptions,
+  type UpstreamRequest,
+  upstreamPath,
+} from "@junction/upstream-proxy";
+import type { Handler, Route } from "../router.ts";
 
 /** Every method Nango's proxy carries (spec: Proxy rules 3). HEAD is served by the GET route. */
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
@@ -51,6 +62,41 @@ const doc: RouteDoc = {
 
 /** /proxy/{upstream path}: the authenticated, streaming proxy (spec: Endpoints, Proxy rules 1–3). */
 export function proxyRoutes(options: UpstreamProxyOptions = {}): Route[] {
-  const handler = createUpstreamProxy(options);
-  return METHODS.map((method) => ({ method, pattern: "/proxy/*", handler, doc }));
+  const handler = proxyHandler(options);
+  return METHODS.map((method) => ({ method, pattern: "/proxy/*", handler, doc, passesThrough: true }));
+}
+
+/**
+ * The route over the proxy engine: reads the upstream path and query (without a URL object when the
+ * target is plain), the control headers and the body of the request, and passes the engine's answer on.
+ * The engine is made on the first request, with the proxy service's client the gateway has then.
+ */
+function proxyHandler(options: UpstreamProxyOptions): Handler {
+  let engine: ((request: UpstreamRequest) => Promise<Response>) | undefined;
+  return (ctx) => {
+    engine ??= createUpstreamProxy({ ...options, ...proxyServiceCalls(ctx.clients.proxy) });
+    const { req } = ctx;
+    // Read again, not kept by the gateway: the gateway's context carries nothing only the proxy reads.
+    const target = plainRequestTarget(req.url);
+    const from = target ?? ctx.url;
+    const path = upstreamPath(from);
+    // The caller's headers, read once by the gateway.
+    const controls = readProxyControls(ctx.headers);
+    // Read once: each read of a Request's property is a call into Bun's native code.
+    const { method } = req;
+    return engine({
+      environmentId: ctx.environmentId,
+      method,
+      path,
+      query: from.search,
+      // A target read without a URL object is plain (isPlainTarget), and so is its end.
+      plain: target !== undefined,
+      headers: ctx.headers,
+      controls,
+      body: hasNoBody(method) ? NO_BODY : () => takeOutgoingBody(req),
+      caller: req,
+      requestId: ctx.requestId,
+      logger: ctx.logger,
+    });
+  };
 }

@@ -1,5 +1,5 @@
 import { type FieldError, invalidArgument } from "@junction/platform";
-import { type HeaderRecord, headerRecord } from "../http/header-record.ts";
+import { type HeaderRecord, headerRecord } from "./header-record.ts";
 
 /** What the caller asks of the proxy through Nango's control headers (spec: Proxy rules 1). */
 export interface ProxyControls {
