@@ -6,10 +6,9 @@ import {
   NO_BODY,
   plainRequestTarget,
   proxyServiceCalls,
-  readProxyControls,
+  readUpstreamRequest,
   takeOutgoingBody,
   type UpstreamProxyOptions,
-  type UpstreamRequest,
   upstreamPath,
 } from "@junction/upstream-proxy";
 import type { Handler, Route } from "../router.ts";
@@ -68,35 +67,22 @@ export function proxyRoutes(options: UpstreamProxyOptions = {}): Route[] {
 
 /**
  * The route over the proxy engine: reads the upstream path and query (without a URL object when the
- * target is plain), the control headers and the body of the request, and passes the engine's answer on.
+ * target is plain), the control headers and the body of the request; the route context is the caller.
  * The engine is made on the first request, with the proxy service's client the gateway has then.
  */
 function proxyHandler(options: UpstreamProxyOptions): Handler {
-  let engine: ((request: UpstreamRequest) => Promise<Response>) | undefined;
+  let engine: ReturnType<typeof createUpstreamProxy> | undefined;
   return (ctx) => {
     engine ??= createUpstreamProxy({ ...options, ...proxyServiceCalls(ctx.clients.proxy) });
     const { req } = ctx;
-    // Read again, not kept by the gateway: the gateway's context carries nothing only the proxy reads.
+    // Read again (a string comparison: see plainRequestTarget), not kept by the gateway for the proxy alone.
     const target = plainRequestTarget(req.url);
     const from = target ?? ctx.url;
     const path = upstreamPath(from);
-    // The caller's headers, read once by the gateway.
-    const controls = readProxyControls(ctx.headers);
     // Read once: each read of a Request's property is a call into Bun's native code.
     const { method } = req;
-    return engine({
-      environmentId: ctx.environmentId,
-      method,
-      path,
-      query: from.search,
-      // A target read without a URL object is plain (isPlainTarget), and so is its end.
-      plain: target !== undefined,
-      headers: ctx.headers,
-      controls,
-      body: hasNoBody(method) ? NO_BODY : () => takeOutgoingBody(req),
-      caller: req,
-      requestId: ctx.requestId,
-      logger: ctx.logger,
-    });
+    const body = hasNoBody(method) ? NO_BODY : () => takeOutgoingBody(req);
+    // A target read without a URL object is plain (isPlainTarget), and so is its end.
+    return engine(readUpstreamRequest(ctx.headers, method, path, from.search, target !== undefined, body), ctx);
   };
 }

@@ -67,4 +67,13 @@ describe("request target without a URL object", () => {
       expect(plainRequestTarget(url)).toBeUndefined();
     }
   });
+
+  test("a target read twice in a row is read once: the gateway routes with it, then /proxy reads it again", () => {
+    const url = "http://127.0.0.1:3003/proxy/calendar/v3/users/me/calendarList?maxResults=5";
+    const first = plainRequestTarget(url);
+    expect(first).toBeDefined();
+    expect(plainRequestTarget(`${url}`)).toBe(first);
+    expect(plainRequestTarget("http://127.0.0.1:3003/proxy/other")).toEqual({ pathname: "/proxy/other", search: "" });
+    expect(plainRequestTarget(url)).toEqual(first);
+  });
 });

@@ -35,6 +35,21 @@ let knownOrigin = "";
  * the caller parses the URL.
  */
 export function plainRequestTarget(rawUrl: string): RequestTarget | undefined {
+  // The gateway reads the target to route the request, then the /proxy route reads it again.
+  if (rawUrl === lastUrl) return lastTarget;
+  lastTarget = readTarget(rawUrl);
+  lastUrl = rawUrl;
+  return lastTarget;
+}
+
+/**
+ * The last URL read and its answer, which depends on the URL alone. A second reading of one request's
+ * target costs a string comparison, not ~300 bytes of slices and an object (docs/benchmarks.md, issue 21).
+ */
+let lastUrl = "";
+let lastTarget: RequestTarget | undefined;
+
+function readTarget(rawUrl: string): RequestTarget | undefined {
   if (knownOrigin === "" || !rawUrl.startsWith(knownOrigin) || rawUrl.charCodeAt(knownOrigin.length) !== 47) {
     if (!learnOrigin(rawUrl)) return undefined;
   }

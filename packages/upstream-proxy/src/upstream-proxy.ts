@@ -6,7 +6,7 @@ import { DeadlineWatch } from "./deadline-watch.ts";
 import { stripResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts";
 import type { HeaderRecord } from "./header-record.ts";
 import { dnsLookup, type HostLookup } from "./private-address.ts";
-import type { ProxyControls } from "./proxy-controls.ts";
+import type { UpstreamRequest } from "./proxy-controls.ts";
 import { readAhead, readsAhead } from "./read-ahead.ts";
 import { isReplayable, type OutgoingBody } from "./request-body.ts";
 import { ResolveCache, type ResolvedUpstream, type ResolveKey } from "./resolve-cache.ts";
@@ -37,24 +37,16 @@ export interface UpstreamProxyDeps extends UpstreamProxyOptions {
   reportChannelCall: (report: ChannelCallReport) => Promise<unknown>;
 }
 
-/** One proxied call, typed: what a /proxy request or a script's `nango.proxy` asks for. */
-export interface UpstreamRequest {
+/**
+ * Who calls, besides what (UpstreamRequest): a gateway's route context is one as it is, so a /proxy
+ * request costs no copy of it.
+ */
+export interface ProxyCaller {
   environmentId: string;
-  method: string;
-  /** The upstream path, as `upstreamPath` read and checked it. */
-  path: string;
-  /** The query, `?` included, or "". */
-  query: string;
-  /** `path` and `query` are known to pass `isPlainTarget` (read without the URL parser). */
-  plain: boolean;
   /** The caller's headers: all but hop-by-hop, Junction's own and the control ones go upstream. */
   headers: HeaderRecord;
-  /** The integration, connection, retries, Retry-On, Base-Url-Override and Decompress of the call. */
-  controls: ProxyControls;
-  /** The body, or how to take it (after the connection resolved, as a body is never read for nothing). */
-  body: OutgoingBody | (() => Promise<OutgoingBody>);
-  /** The caller's abort signal: read only when an attempt waits long (see DeadlineWatch). */
-  caller: { readonly signal: AbortSignal };
+  /** The caller's request: its abort signal is read only when an attempt waits long (see DeadlineWatch). */
+  req: { readonly signal: AbortSignal };
   requestId: string;
   logger: Logger;
 }
@@ -68,7 +60,9 @@ const BODILESS_STATUS = new Set([204, 205, 304]);
  * retrying as the caller and the policy allow, and refreshing the token once after a 401. The /proxy
  * route and the scripts' `nango.proxy` are adapters that read their request into an UpstreamRequest.
  */
-export function createUpstreamProxy(deps: UpstreamProxyDeps): (request: UpstreamRequest) => Promise<Response> {
+export function createUpstreamProxy(
+  deps: UpstreamProxyDeps,
+): (request: UpstreamRequest, caller: ProxyCaller) => Promise<Response> {
   const clock = deps.clock ?? systemClock;
   const now = () => clock.now();
   const lookup = deps.lookup ?? dnsLookup;
@@ -82,18 +76,19 @@ export function createUpstreamProxy(deps: UpstreamProxyDeps): (request: Upstream
    * meanwhile ends the wait within the deadline watch's sweep (~0.1–0.2 s). The body then streams at
    * the caller's pace (a caller that leaves cancels it).
    */
-  return async (request) => {
-    const { method, path, controls, caller, logger } = request;
+  return async (request, caller) => {
+    const { method, path } = request;
+    const { req, logger } = caller;
     // The caller's headers, read once by the adapter, for every attempt's forwarded headers.
-    const incoming = request.headers;
+    const incoming = caller.headers;
     // A fresh cached answer is used without waiting on a promise.
     let resolved =
-      resolver.peek(request.environmentId, controls.providerConfigKey, controls.connectionId) ??
-      (await resolver.get(keyOf(request)));
-    const base = controls.baseUrlOverride
+      resolver.peek(caller.environmentId, request.providerConfigKey, request.connectionId) ??
+      (await resolver.get(keyOf(request, caller)));
+    const base = request.baseUrlOverride
       ? parseBase(
           await checkBaseUrlOverride(
-            controls.baseUrlOverride,
+            request.baseUrlOverride,
             { baseUrl: resolved.baseUrl, allowedHosts: resolved.allowedOverrideHosts },
             lookup,
           ),
@@ -105,9 +100,9 @@ export function createUpstreamProxy(deps: UpstreamProxyDeps): (request: Upstream
     let sentBody: Promise<Uint8Array> | undefined;
     if (channelCall !== undefined) [body, sentBody] = tapRequestBody(body);
     const sent = body.kind === "none" ? null : body.kind === "bytes" ? body.bytes : body.stream;
-    const mayReadAhead = !controls.decompress && channelCall === undefined;
+    const mayReadAhead = !request.decompress && channelCall === undefined;
 
-    const budget = retryBudget(method, controls, resolved.policy);
+    const budget = retryBudget(method, request, resolved.policy);
     let attempt = 0;
     let refreshed = false;
     for (;;) {
@@ -118,19 +113,19 @@ export function createUpstreamProxy(deps: UpstreamProxyDeps): (request: Upstream
       // Before the attempt: a header that cannot be sent is the caller's 400, not an upstream failure.
       const headers = outgoingHeaders(incoming, resolved, body);
       const controller = new AbortController();
-      const deadline = deadlines.watch(controller, timeoutMs, caller);
+      const deadline = deadlines.watch(controller, timeoutMs, req);
       try {
-        res = await fetchUpstream(url, method, headers, sent, controls.decompress, controller);
+        res = await fetchUpstream(url, method, headers, sent, request.decompress, controller);
         status = res.status;
         if (mayReadAhead && readsAhead(res, method, status)) res = await readAhead(res);
       } catch (err) {
-        const failure = attemptFailure(err, url, timeoutMs, deadline, caller, res !== undefined, logger);
+        const failure = attemptFailure(err, url, timeoutMs, deadline, req, res !== undefined, logger);
         // An unreachable upstream may be a base URL the operator has since changed: the next request
         // resolves again instead of reusing the cached answer.
-        const key = keyOf(request);
+        const key = keyOf(request, caller);
         if (isUpstreamFailure(failure)) resolver.forget(key);
         if (!isUpstreamFailure(failure) || attempt >= budget || !isReplayable(body)) throw failure;
-        await pause(clock, backoffDelay(attempt, resolved.policy, random), caller.signal);
+        await pause(clock, backoffDelay(attempt, resolved.policy, random), req.signal);
         attempt++;
         continue;
       } finally {
@@ -140,7 +135,7 @@ export function createUpstreamProxy(deps: UpstreamProxyDeps): (request: Upstream
         // One refresh and one retry (issue 4, item 2). A streamed body cannot be sent twice: the 401
         // goes back, and the refreshed token serves the next request.
         refreshed = true;
-        const key = keyOf(request);
+        const key = keyOf(request, caller);
         if (isReplayable(body)) {
           await discard(res);
           resolved = await resolver.refresh(key, resolved);
@@ -148,30 +143,38 @@ export function createUpstreamProxy(deps: UpstreamProxyDeps): (request: Upstream
         }
         refreshLater(resolver, key, resolved, logger);
       }
-      if (attempt < budget && isReplayable(body) && isRetryableStatus(status, controls.retryOn)) {
+      if (attempt < budget && isReplayable(body) && isRetryableStatus(status, request.retryOn)) {
         const wait =
           retryAfterDelay(res.headers.get("retry-after"), now(), resolved.policy) ??
           backoffDelay(attempt, resolved.policy, random);
-        logger.info("retrying upstream", { requestId: request.requestId, status, attempt, waitMs: wait });
+        logger.info("retrying upstream", { requestId: caller.requestId, status, attempt, waitMs: wait });
         await discard(res);
-        await pause(clock, wait, caller.signal);
+        await pause(clock, wait, req.signal);
         attempt++;
         continue;
       }
-      if (channelCall === undefined) return respond(res, status, method, controls.decompress);
-      const [response, received] = respondTapped(res, status, method, controls.decompress);
-      void reportChannelCall(deps.reportChannelCall, request, keyOf(request), channelCall, status, sentBody, received);
+      if (channelCall === undefined) return respond(res, status, method, request.decompress);
+      const [response, received] = respondTapped(res, status, method, request.decompress);
+      void reportChannelCall(
+        deps.reportChannelCall,
+        caller,
+        keyOf(request, caller),
+        channelCall,
+        status,
+        sentBody,
+        received,
+      );
       return response;
     }
   };
 }
 
 /** The resolve cache's key of a request (made only off the hot path: a cache hit needs none). */
-function keyOf(request: UpstreamRequest): ResolveKey {
+function keyOf(request: UpstreamRequest, caller: ProxyCaller): ResolveKey {
   return {
-    environmentId: request.environmentId,
-    providerConfigKey: request.controls.providerConfigKey,
-    connectionId: request.controls.connectionId,
+    environmentId: caller.environmentId,
+    providerConfigKey: request.providerConfigKey,
+    connectionId: request.connectionId,
   };
 }
 

@@ -7,9 +7,8 @@ import {
   NO_BODY,
   type ProxyServiceClient,
   proxyServiceCalls,
-  readProxyControls,
+  readUpstreamRequest,
   type UpstreamProxyOptions,
-  type UpstreamRequest,
   upstreamPath,
 } from "@junction/upstream-proxy";
 import type { JsonValue } from "../../runtime/run-types.ts";
@@ -40,7 +39,7 @@ const BODILESS = new Set(["GET", "HEAD"]);
  * exactly as the gateway caches them.
  */
 export function createScriptProxy(options: UpstreamProxyOptions = {}) {
-  let engine: ((request: UpstreamRequest) => Promise<Response>) | undefined;
+  let engine: ReturnType<typeof createUpstreamProxy> | undefined;
   return async (scope: ProxyScope, config: ProxyConfiguration): Promise<ProxyResponse> => {
     engine ??= createUpstreamProxy({ ...options, ...proxyServiceCalls(scope.clients.proxy) });
     const { path: endpointPath, query } = splitEndpoint(config.endpoint);
@@ -61,17 +60,20 @@ export function createScriptProxy(options: UpstreamProxyOptions = {}) {
     const body = BODILESS.has(config.method) ? null : encodeBody(config.data, headers);
     const path = upstreamPath(url);
     const incoming = headerRecord(headers);
-    const res = await engine({
-      environmentId: scope.environmentId,
-      method: config.method,
+    // The control headers are read and checked as the /proxy route reads them (a script's settings are Nango's).
+    const request = readUpstreamRequest(
+      incoming,
+      config.method,
       path,
-      query: url.search,
-      plain: false,
+      url.search,
+      false,
+      body === null ? NO_BODY : bodyOfBytes(new TextEncoder().encode(body)),
+    );
+    const res = await engine(request, {
+      environmentId: scope.environmentId,
       headers: incoming,
-      // The control headers, checked as the /proxy route checks them (a script's settings, as Nango sends them).
-      controls: readProxyControls(incoming),
-      body: body === null ? NO_BODY : bodyOfBytes(new TextEncoder().encode(body)),
-      caller: new AbortController(),
+      // Nobody leaves a script's call half-way: its signal never aborts.
+      req: new AbortController(),
       requestId: scope.runId,
       logger: scope.logger,
     });
