@@ -32,7 +32,7 @@ export interface Route {
   /**
    * The route answers with an upstream's response as it came (the proxy). The gateway then adds
    * `X-Request-Id` to its answers only when the caller sent one: a header added to fetch's answer costs
-   * Bun ~2 µs per small call and takes a large one off its native write path (docs/benchmarks.md).
+   * Bun time on every call and takes a large one off its native write path (docs/benchmarks.md).
    * Its errors (thrown) get the id as every answer does.
    */
   passesThrough?: boolean;
