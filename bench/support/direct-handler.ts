@@ -1,8 +1,7 @@
 import type { Logger } from "@junction/platform";
 import type { GatewayClients } from "../../gateway/src/clients.ts";
-import { headerRecord } from "../../gateway/src/http/header-record.ts";
-import { plainRequestTarget } from "../../gateway/src/http/request-target.ts";
-import { createUpstreamProxy } from "../../gateway/src/proxy/upstream-proxy.ts";
+import { proxyRoutes } from "../../gateway/src/routes/proxy.ts";
+import { headerRecord } from "@junction/upstream-proxy";
 
 /**
  * Junction's /proxy handler alone, called as the gateway calls it but without the gateway around it:
@@ -15,20 +14,20 @@ export function directProxyHandler(deps: {
   environmentId: string;
   logger: Logger;
 }): (req: Request) => Promise<Response> {
-  const handler = createUpstreamProxy();
+  const [route] = proxyRoutes();
+  if (route === undefined) throw new Error("no /proxy route");
+  const { handler } = route;
   return (req) =>
     handler({
       req,
       headers: headerRecord(req.headers),
-      // As the gateway does it: the path and query read without a URL object, parsed only if needed.
-      target: plainRequestTarget(req.url),
+      // As the gateway does it: parsed only if needed (the route reads a plain target without it).
       get url() {
         return new URL(req.url);
       },
       params: {},
       requestId: "req_direct",
       environmentId: deps.environmentId,
-      passedThrough: false,
       clients: deps.clients,
       logger: deps.logger,
       baseUrl: deps.baseUrl,

@@ -21,7 +21,7 @@
  * (BENCH_BREAKDOWN=1's `floor-libraries`, to tell the libraries' heap from Junction's modules').
  */
 import { join } from "node:path";
-import { DeadlineWatch } from "../../gateway/src/proxy/deadline-watch.ts";
+import { DeadlineWatch } from "@junction/upstream-proxy/deadline-watch";
 
 const REFRESH_MARGIN_MS = 5 * 60_000;
 const TIMEOUT_MS = 30_000;

@@ -2,7 +2,7 @@ import { type Clock, createLogger, type Logger, newId, systemClock } from "@junc
 import type { GatewayClients } from "./clients.ts";
 import { errorResponse, toErrorResponse } from "./http/error-response.ts";
 import { Authenticator } from "./middleware/authenticate.ts";
-import { plainRequestTarget, type RequestTarget } from "./http/request-target.ts";
+import { plainRequestTarget } from "./http/request-target.ts";
 import { type HeaderRecord, headerRecord } from "./http/header-record.ts";
 import { type Route, type RouteContext, Router } from "./router.ts";
 import { connectionRoutes } from "./routes/connections.ts";
@@ -86,20 +86,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
     // Read once: each read of a Request's property is a call into Bun's native code.
     const { method } = req;
     let res: Response;
-    let ctx: RequestContext | undefined;
+    let passedThrough = false;
     try {
       if (target === undefined) res = errorResponse(400, "invalid_url", "The request URL could not be parsed.");
       else {
         const found = router.match(method, target.pathname);
         if ("allowed" in found) res = notRouted(method, target.pathname, found.allowed);
         else {
-          // `target` only when read without the parser: a route may rely on it being plain (isPlainTarget).
-          const plain = url === undefined ? target : undefined;
-          ctx = new RequestContext(
+          const ctx = new RequestContext(
             req,
             headers,
             url,
-            plain,
             found.params,
             requestId,
             deps.clients,
@@ -107,13 +104,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
             deps.baseUrl,
           );
           res = await handle(found.route, ctx);
+          passedThrough = found.route.passesThrough === true;
         }
       }
     } catch (err) {
       res = toErrorResponse(err, logger, requestId);
     }
-    // An upstream's answer passed on as it came gets the id only when the caller sent one (see RouteContext).
-    if (ctx?.passedThrough !== true || requestId === incoming) res.headers.set("x-request-id", requestId);
+    // An upstream's answer passed on as it came gets the id only when the caller sent one (see Route).
+    if (!passedThrough || requestId === incoming) res.headers.set("x-request-id", requestId);
     logger.info("request", {
       requestId,
       method,
@@ -147,13 +145,11 @@ function notRouted(method: string, path: string, allowed: string[]): Response {
 /** A route's context. The URL is parsed on first use: most routes never read more than the path. */
 class RequestContext implements RouteContext {
   environmentId = "";
-  passedThrough = false;
 
   constructor(
     readonly req: Request,
     readonly headers: HeaderRecord,
     private parsedUrl: URL | undefined,
-    readonly target: RequestTarget | undefined,
     readonly params: Record<string, string>,
     readonly requestId: string,
     readonly clients: GatewayClients,

@@ -1,6 +1,5 @@
 import type { Logger } from "@junction/platform";
 import type { GatewayClients } from "./clients.ts";
-import type { RequestTarget } from "./http/request-target.ts";
 import type { HeaderRecord } from "./http/header-record.ts";
 import type { RouteDoc } from "./openapi/route-doc.ts";
 
@@ -10,21 +9,10 @@ export interface RouteContext {
   /** `req.headers` as `Headers#toJSON()` gives them, read once by the gateway. */
   headers: HeaderRecord;
   url: URL;
-  /**
-   * The path and query of `url`, when the gateway read them without parsing the URL; only then, so
-   * they pass `isPlainTarget` (the parser would keep every character). Undefined otherwise.
-   */
-  target?: RequestTarget;
   params: Record<string, string>;
   requestId: string;
   /** Set by the auth middleware on authenticated routes. */
   environmentId: string;
-  /**
-   * Set by a route that answers with an upstream's response as it came (the proxy). The gateway then
-   * adds `X-Request-Id` only when the caller sent one: a header added to fetch's answer costs Bun ~2 µs
-   * per small call and takes a large one off its native write path (docs/benchmarks.md).
-   */
-  passedThrough: boolean;
   clients: GatewayClients;
   logger: Logger;
   baseUrl: string;
@@ -41,6 +29,13 @@ export interface Route {
   /** Secret-key auth required (default true). */
   auth?: boolean;
   handler: Handler;
+  /**
+   * The route answers with an upstream's response as it came (the proxy). The gateway then adds
+   * `X-Request-Id` to its answers only when the caller sent one: a header added to fetch's answer costs
+   * Bun time on every call and takes a large one off its native write path (docs/benchmarks.md).
+   * Its errors (thrown) get the id as every answer does.
+   */
+  passesThrough?: boolean;
   /**
    * The route in the OpenAPI document (GET /openapi.json, docs/openapi.json); read only to build it,
    * never per request. A new route needs one, or openapi-document.test.ts fails (unless it is in

@@ -4,7 +4,7 @@ import { type ProxyHarness, rawProxyGet, rawUpstream, startProxyHarness } from "
 
 /**
  * 2xx answers of a known length between 14 KiB and 64 KiB are read ahead before Junction answers
- * (gateway/src/proxy/read-ahead.ts). What that path must keep: every byte, status and header, one
+ * (packages/upstream-proxy/src/read-ahead.ts). What that path must keep: every byte, status and header, one
  * framing, an error (never a clean shorter body) when the upstream breaks off, and the upstream
  * timeout while it waits for the first chunks (the caller's departure then: proxy-errors.test.ts).
  */

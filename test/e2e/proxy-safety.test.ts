@@ -89,7 +89,7 @@ describe("proxy safety: what Bun.serve resolves before Junction sees it stays on
   // resolved path is routed, and under /proxy/ it is appended to the upstream base, so it cannot
   // leave it; above /proxy/ it names one of Junction's own routes (same secret key), and nothing is
   // sent upstream. These tests pin that behaviour; if a Bun release passes raw targets, the path
-  // checks answer 400 instead (see gateway/src/proxy/upstream-path.test.ts).
+  // checks answer 400 instead (see packages/upstream-proxy/src/upstream-path.test.ts).
   const stayingOnUpstream: [string, string, string][] = [
     ["a %2e%2e traversal after an encoded @", "/proxy/echo/a%40b/%2e%2e/x", "/echo/x"],
     ["a .%2e traversal", "/proxy/echo/a/.%2e/x", "/echo/x"],

@@ -36,11 +36,9 @@ export function dashboardApiHandler(auth: DashboardAuth, router: () => Router) {
     if ("allowed" in found || found.route.auth === false) throw unknownPath(ctx.req.method, path);
     const url = new URL(ctx.url);
     url.pathname = path;
-    // `target` is the outer request's path: the inner route reads the rewritten `url` instead.
     return found.route.handler({
       ...ctx,
       url,
-      target: undefined,
       params: found.params,
       environmentId: session.environmentId,
       dashboard: true,

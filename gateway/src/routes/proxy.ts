@@ -1,7 +1,17 @@
 import { z } from "zod";
 import type { RouteDoc } from "../openapi/route-doc.ts";
-import { createUpstreamProxy, type UpstreamProxyOptions } from "../proxy/upstream-proxy.ts";
-import type { Route } from "../router.ts";
+import {
+  createUpstreamProxy,
+  hasNoBody,
+  NO_BODY,
+  plainRequestTarget,
+  proxyServiceCalls,
+  readUpstreamRequest,
+  takeOutgoingBody,
+  type UpstreamProxyOptions,
+  upstreamPath,
+} from "@junction/upstream-proxy";
+import type { Handler, Route } from "../router.ts";
 
 /** Every method Nango's proxy carries (spec: Proxy rules 3). HEAD is served by the GET route. */
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
@@ -51,6 +61,28 @@ const doc: RouteDoc = {
 
 /** /proxy/{upstream path}: the authenticated, streaming proxy (spec: Endpoints, Proxy rules 1–3). */
 export function proxyRoutes(options: UpstreamProxyOptions = {}): Route[] {
-  const handler = createUpstreamProxy(options);
-  return METHODS.map((method) => ({ method, pattern: "/proxy/*", handler, doc }));
+  const handler = proxyHandler(options);
+  return METHODS.map((method) => ({ method, pattern: "/proxy/*", handler, doc, passesThrough: true }));
+}
+
+/**
+ * The route over the proxy engine: reads the upstream path and query (without a URL object when the
+ * target is plain), the control headers and the body of the request; the route context is the caller.
+ * The engine is made on the first request, with the proxy service's client the gateway has then.
+ */
+function proxyHandler(options: UpstreamProxyOptions): Handler {
+  let engine: ReturnType<typeof createUpstreamProxy> | undefined;
+  return (ctx) => {
+    engine ??= createUpstreamProxy({ ...options, ...proxyServiceCalls(ctx.clients.proxy) });
+    const { req } = ctx;
+    // Read again (a string comparison: see plainRequestTarget), not kept by the gateway for the proxy alone.
+    const target = plainRequestTarget(req.url);
+    const from = target ?? ctx.url;
+    const path = upstreamPath(from);
+    // Read once: each read of a Request's property is a call into Bun's native code.
+    const { method } = req;
+    const body = hasNoBody(method) ? NO_BODY : () => takeOutgoingBody(req);
+    // A target read without a URL object is plain (isPlainTarget), and so is its end.
+    return engine(readUpstreamRequest(ctx.headers, method, path, from.search, target !== undefined, body), ctx);
+  };
 }

@@ -24,7 +24,6 @@ function callbackWith(completeAuthorization: () => Promise<unknown>, query = "?s
     params: {},
     requestId: "req_test_1",
     environmentId: "",
-    passedThrough: false,
     clients: { connection: { completeAuthorization } } as unknown as GatewayClients,
     logger,
     baseUrl: "http://junction.test",

@@ -1,8 +1,16 @@
-import type { GatewayClients } from "@junction/gateway";
-import { headerRecord } from "@junction/gateway/http/header-record";
-import { assertSafePath } from "@junction/gateway/proxy/upstream-path";
-import { createUpstreamProxy, type UpstreamProxyOptions } from "@junction/gateway/proxy/upstream-proxy";
 import { type Logger, readTextLimited } from "@junction/platform";
+import {
+  assertSafePath,
+  bodyOfBytes,
+  createUpstreamProxy,
+  headerRecord,
+  NO_BODY,
+  type ProxyServiceClient,
+  proxyServiceCalls,
+  readUpstreamRequest,
+  type UpstreamProxyOptions,
+  upstreamPath,
+} from "@junction/upstream-proxy";
 import type { JsonValue } from "../../runtime/run-types.ts";
 import { type ProxyConfiguration, type ProxyResponse, ScriptHostError } from "../../runtime/script-host.ts";
 
@@ -16,7 +24,7 @@ export interface ProxyScope {
   connectionId: string;
   /** The run id: the request id of the call in Junction's logs. */
   runId: string;
-  clients: GatewayClients;
+  clients: { proxy: ProxyServiceClient };
   logger: Logger;
 }
 
@@ -24,22 +32,24 @@ export interface ProxyScope {
 const BODILESS = new Set(["GET", "HEAD"]);
 
 /**
- * A script's `nango.proxy` through the gateway's own /proxy handler, in process: the same upstream URL
- * rules, token refresh before expiry and once after a 401, retries, Base-Url-Override checks, and
+ * A script's `nango.proxy` through the proxy engine that serves /proxy, in process: the same upstream
+ * URL rules, token refresh before expiry and once after a 401, retries, Base-Url-Override checks, and
  * channel watch/stop calls reported to the channel registry, as for a /proxy request with the same
  * headers. One instance per service, so that the answers of ResolveUpstream are cached across runs
  * exactly as the gateway caches them.
  */
 export function createScriptProxy(options: UpstreamProxyOptions = {}) {
-  const handler = createUpstreamProxy(options);
+  let engine: ReturnType<typeof createUpstreamProxy> | undefined;
   return async (scope: ProxyScope, config: ProxyConfiguration): Promise<ProxyResponse> => {
-    const { path, query } = splitEndpoint(config.endpoint);
+    engine ??= createUpstreamProxy({ ...options, ...proxyServiceCalls(scope.clients.proxy) });
+    const { path: endpointPath, query } = splitEndpoint(config.endpoint);
     try {
-      assertSafePath(path);
+      assertSafePath(endpointPath);
     } catch (err) {
       throw new ScriptHostError(`nango.proxy: endpoint ${(err as Error).message}`, 400, null, "invalid_proxy_path");
     }
-    const url = new URL(`http://scripts.junction.internal/proxy${path}${withParams(query, config.params)}`);
+    // The path and query as a /proxy request's URL would carry them (the URL parser's encoding).
+    const url = new URL(`http://scripts.junction.internal/proxy${endpointPath}${withParams(query, config.params)}`);
     const headers = new Headers(config.headers ?? {});
     headers.set("provider-config-key", config.providerConfigKey ?? scope.providerConfigKey);
     headers.set("connection-id", config.connectionId ?? scope.connectionId);
@@ -48,18 +58,24 @@ export function createScriptProxy(options: UpstreamProxyOptions = {}) {
     if (config.baseUrlOverride) headers.set("base-url-override", config.baseUrlOverride);
     if (config.decompress !== undefined) headers.set("decompress", String(config.decompress));
     const body = BODILESS.has(config.method) ? null : encodeBody(config.data, headers);
-    const req = new Request(url, { method: config.method, headers, body });
-    const res = await handler({
-      req,
-      headers: headerRecord(req.headers),
-      url,
-      params: { "*": path.slice(1) },
-      requestId: scope.runId,
+    const path = upstreamPath(url);
+    const incoming = headerRecord(headers);
+    // The control headers are read and checked as the /proxy route reads them (a script's settings are Nango's).
+    const request = readUpstreamRequest(
+      incoming,
+      config.method,
+      path,
+      url.search,
+      false,
+      body === null ? NO_BODY : bodyOfBytes(new TextEncoder().encode(body)),
+    );
+    const res = await engine(request, {
       environmentId: scope.environmentId,
-      passedThrough: false,
-      clients: scope.clients,
+      headers: incoming,
+      // Nobody leaves a script's call half-way: its signal never aborts.
+      req: new AbortController(),
+      requestId: scope.runId,
       logger: scope.logger,
-      baseUrl: "",
     });
     const text = await readTextLimited(
       res.body,

@@ -1,4 +1,4 @@
-import { type HeaderRecord, headerRecord } from "../http/header-record.ts";
+import { type HeaderRecord, headerRecord } from "./header-record.ts";
 import { proxyErrors } from "./proxy-errors.ts";
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1) and framing: about one connection, never forwarded. */

@@ -1,20 +1,17 @@
 /**
  * Answers above this Content-Length are read ahead (see `readAhead`); smaller ones are passed on as
- * fetch gave them, which is faster for them (at 8–14 KiB by 30–60 %). Measured on Bun 1.4.5
- * (docs/benchmarks.md, "Proxy → Answers above 14 KiB"): from 15 KiB on, an answer written after the
- * request's first tick (a proxied one always is) costs Bun.serve about six times as much when it is
- * bytes or fetch's own body (12 000 against 72 000 answers/s at 16 KiB, from a handler that answers
- * after a setImmediate), and not when it is a direct stream.
+ * fetch gave them, which is faster for them. From 15 KiB on, an answer written after the request's first
+ * tick (a proxied one always is) costs Bun.serve (1.4.5) several times as much when it is bytes or
+ * fetch's own body, and not when it is a direct stream (figures: docs/benchmarks.md, "Proxy → Fifth
+ * session").
  */
 export const READ_AHEAD_ABOVE_BYTES = 14 * 1024;
 /**
  * Larger answers are passed on as fetch gave them: from here on Bun writes them natively at about the
- * bare passthrough's pace, and reading them ahead buys ~10 % of throughput for a longer tail and twice
+ * bare passthrough's pace, and reading them ahead buys a little throughput for a longer tail and twice
  * the memory. Every byte read in JavaScript is a buffer the collector must reclaim; the ones in flight
- * outlive eden collections, so full collections come ~4 times as often (40 against 11 in 8 s of 64
- * concurrent 100 KB answers). Measured in the same rounds at 100 KB, c=64 (docs/benchmarks.md, "Proxy →
- * Tenth session"): read ahead 0.95–0.98× the bare passthrough, p99 1.58–1.64×, ~163 MiB resident;
- * passed on 0.88–0.91×, p99 1.40×, ~84 MiB.
+ * outlive eden collections, so full collections come several times as often (figures: docs/benchmarks.md,
+ * "Proxy → Tenth session").
  */
 export const READ_AHEAD_UP_TO_BYTES = 64 * 1024;
 

@@ -1,8 +1,16 @@
 import type { ChannelCall } from "@junction/contracts/events/v1/events_pb";
-import type { RouteContext } from "../router.ts";
+import type { Logger } from "@junction/platform";
 import type { ResolveKey } from "./resolve-cache.ts";
 
 const EMPTY = Promise.resolve(new Uint8Array(0));
+
+/** A proxied watch or stop call, as the proxy service's ReportChannelCall takes it. */
+export interface ChannelCallReport extends ResolveKey {
+  call: ChannelCall;
+  status: number;
+  requestBody: Uint8Array;
+  responseBody: Uint8Array;
+}
 
 /**
  * Reports a proxied watch or stop call to the proxy service, which publishes it for the channel
@@ -10,7 +18,8 @@ const EMPTY = Promise.resolve(new Uint8Array(0));
  * the caller's answer does not depend on it.
  */
 export async function reportChannelCall(
-  ctx: Pick<RouteContext, "clients" | "logger" | "requestId">,
+  report: (report: ChannelCallReport) => Promise<unknown>,
+  ctx: { logger: Logger; requestId: string },
   key: ResolveKey,
   call: ChannelCall,
   status: number,
@@ -19,7 +28,7 @@ export async function reportChannelCall(
 ): Promise<void> {
   try {
     const [requestBody, responseBody] = await Promise.all([sent ?? EMPTY, received ?? EMPTY]);
-    await ctx.clients.proxy.reportChannelCall({
+    await report({
       call,
       environmentId: key.environmentId,
       providerConfigKey: key.providerConfigKey,

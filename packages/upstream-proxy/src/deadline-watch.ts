@@ -51,8 +51,9 @@ export class Watched {
  *
  * The pending attempts are a plain array with swap-remove, not a Set: a Set that takes and drops one
  * entry per request keeps the dropped ones referenced until it rehashes, so tens of thousands of
- * finished AbortControllers stayed reachable and every garbage collection visited them (5–7 ms pauses
- * under load instead of under 1 ms, the proxy's p99). An array that only holds what is pending does not.
+ * finished AbortControllers stayed reachable and every garbage collection visited them (long pauses under
+ * load, the proxy's p99: docs/benchmarks.md, "Proxy → Second session"). An array that only holds what is
+ * pending does not.
  */
 export class DeadlineWatch {
   private readonly pending: Watched[] = [];

@@ -1,4 +1,4 @@
-import { isPlainTarget } from "../http/request-target.ts";
+import { isPlainTarget } from "./request-target.ts";
 import { proxyErrors } from "./proxy-errors.ts";
 
 /** A base URL, parsed once (the resolve cache keeps it with its answer). */

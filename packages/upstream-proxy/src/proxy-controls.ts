@@ -1,5 +1,6 @@
 import { type FieldError, invalidArgument } from "@junction/platform";
-import { type HeaderRecord, headerRecord } from "../http/header-record.ts";
+import { type HeaderRecord, headerRecord } from "./header-record.ts";
+import { NO_BODY, type OutgoingBody } from "./request-body.ts";
 
 /** What the caller asks of the proxy through Nango's control headers (spec: Proxy rules 1). */
 export interface ProxyControls {
@@ -28,11 +29,46 @@ function value(headers: HeaderRecord, name: string): string | undefined {
 }
 
 /**
+ * One call of the proxy engine: the caller's controls, and what is called. One object per request, made
+ * by readUpstreamRequest: on the proxy's hot path, each object and field is garbage of every request.
+ */
+export interface UpstreamRequest extends ProxyControls {
+  method: string;
+  /** The upstream path, as `upstreamPath` read and checked it. */
+  path: string;
+  /** The query, `?` included, or "". */
+  query: string;
+  /** `path` and `query` are known to pass `isPlainTarget` (read without the URL parser). */
+  plain: boolean;
+  /** The body, or how to take it (after the connection resolved, so a body is never read for nothing). */
+  body: OutgoingBody | (() => Promise<OutgoingBody>);
+}
+
+/**
  * Reads the control headers. An empty value counts as absent, for every header. Problems are
  * reported together as 400 `invalid_headers`, each naming its header.
  */
 export function readProxyControls(from: Headers | HeaderRecord): ProxyControls {
-  const headers = headerRecord(from);
+  const { providerConfigKey, connectionId, retries, retryOn, baseUrlOverride, decompress } = readUpstreamRequest(
+    headerRecord(from),
+    "",
+    "",
+    "",
+    false,
+    NO_BODY,
+  );
+  return { providerConfigKey, connectionId, retries, retryOn, baseUrlOverride, decompress };
+}
+
+/** A call of the engine: the controls read from the caller's headers (as readProxyControls), and the rest. */
+export function readUpstreamRequest(
+  headers: HeaderRecord,
+  method: string,
+  path: string,
+  query: string,
+  plain: boolean,
+  body: UpstreamRequest["body"],
+): UpstreamRequest {
   const errors: FieldError[] = [];
   const providerConfigKey = value(headers, "provider-config-key");
   const connectionId = value(headers, "connection-id");
@@ -77,6 +113,11 @@ export function readProxyControls(from: Headers | HeaderRecord): ProxyControls {
     throw invalidArgument("invalid_headers", message, errors);
   }
   return {
+    method,
+    path,
+    query,
+    plain,
+    body,
     providerConfigKey: providerConfigKey as string,
     connectionId: connectionId as string,
     retries,

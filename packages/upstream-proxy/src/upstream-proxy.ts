@@ -1,20 +1,17 @@
 import { type Clock, type Logger, systemClock } from "@junction/platform";
-import type { GatewayClients } from "../clients.ts";
-import type { RouteContext } from "../router.ts";
 import { checkBaseUrlOverride } from "./base-url-override.ts";
-import { reportChannelCall } from "./channel-report.ts";
+import { type ChannelCallReport, reportChannelCall } from "./channel-report.ts";
 import { CHANNEL_BODY_LIMIT, channelCallOf, teeBounded } from "./channel-tap.ts";
-import type { HeaderRecord } from "../http/header-record.ts";
-import { stripResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts";
 import { DeadlineWatch } from "./deadline-watch.ts";
+import { stripResponseHeaders, upstreamRequestHeaders } from "./forward-headers.ts";
+import type { HeaderRecord } from "./header-record.ts";
 import { dnsLookup, type HostLookup } from "@junction/platform/address-policy";
-import { type ProxyControls, readProxyControls } from "./proxy-controls.ts";
-import { hasNoBody, isReplayable, NO_BODY, type OutgoingBody, takeOutgoingBody } from "./request-body.ts";
-import { ResolveCache, type ResolvedUpstream, type ResolveKey, toResolved } from "./resolve-cache.ts";
+import type { UpstreamRequest } from "./proxy-controls.ts";
+import { readAhead, readsAhead } from "./read-ahead.ts";
+import { isReplayable, type OutgoingBody } from "./request-body.ts";
+import { ResolveCache, type ResolvedUpstream, type ResolveKey } from "./resolve-cache.ts";
 import { backoffDelay, isRetryableStatus, retryAfterDelay, retryBudget } from "./retry-policy.ts";
 import { attemptFailure, clientGone, fetchUpstream, isUpstreamFailure } from "./upstream-call.ts";
-import { readAhead, readsAhead } from "./read-ahead.ts";
-import { upstreamPath } from "./upstream-path.ts";
 import { parseBase, upstreamUrl } from "./upstream-url.ts";
 
 export interface UpstreamProxyOptions {
@@ -29,35 +26,49 @@ export interface UpstreamProxyOptions {
   random?: () => number;
 }
 
+/** What the engine calls out to: the credential resolver and the channel registry's reporter. */
+export interface UpstreamProxyDeps extends UpstreamProxyOptions {
+  /**
+   * A connection's upstream: base URL, headers to inject (its token), call policy, for how long it may be
+   * reused. `forceRefresh` after the upstream refused the token with 401. Answers are cached by the engine.
+   */
+  resolve: (key: ResolveKey, forceRefresh: boolean) => Promise<ResolvedUpstream>;
+  /** Receives a channel-creating or channel-stopping call seen in proxied traffic (never awaited). */
+  reportChannelCall: (report: ChannelCallReport) => Promise<unknown>;
+}
+
+/**
+ * Who calls, besides what (UpstreamRequest): a gateway's route context is one as it is, so a /proxy
+ * request costs no copy of it.
+ */
+export interface ProxyCaller {
+  environmentId: string;
+  /** The caller's headers: all but hop-by-hop, Junction's own and the control ones go upstream. */
+  headers: HeaderRecord;
+  /** The caller's request: its abort signal is read only when an attempt waits long (see DeadlineWatch). */
+  req: { readonly signal: AbortSignal };
+  requestId: string;
+  logger: Logger;
+}
+
 /** Responses that never have a body (RFC 9110 §6.4.1). */
 const BODILESS_STATUS = new Set([204, 205, 304]);
 
 /**
- * The /proxy handler (spec: Proxy rules 1–3): checks the path and headers, resolves the connection's
- * upstream and token (cached), then streams the caller's body up and the upstream's answer back,
- * retrying as the caller and the policy allow, and refreshing the token once after a 401.
+ * The proxy engine (spec: Proxy rules 1–3): resolves the connection's upstream and token (cached),
+ * checks a Base-Url-Override, then streams the caller's body up and the upstream's answer back,
+ * retrying as the caller and the policy allow, and refreshing the token once after a 401. The /proxy
+ * route and the scripts' `nango.proxy` are adapters that read their request into an UpstreamRequest.
  */
-export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: RouteContext) => Promise<Response> {
-  const clock = options.clock ?? systemClock;
+export function createUpstreamProxy(
+  deps: UpstreamProxyDeps,
+): (request: UpstreamRequest, caller: ProxyCaller) => Promise<Response> {
+  const clock = deps.clock ?? systemClock;
   const now = () => clock.now();
-  const lookup = options.lookup ?? dnsLookup;
-  const random = options.random ?? Math.random;
+  const lookup = deps.lookup ?? dnsLookup;
+  const random = deps.random ?? Math.random;
   const deadlines = new DeadlineWatch();
-  let cache: ResolveCache | undefined;
-  const cacheFor = (clients: GatewayClients) => {
-    cache ??= new ResolveCache(
-      async (key, forceRefresh) =>
-        toResolved(
-          await clients.proxy.resolveUpstream({
-            providerConfigKey: key.providerConfigKey,
-            connectionId: key.connectionId,
-            forceRefresh,
-          }),
-        ),
-      now,
-    );
-    return cache;
-  };
+  const resolver = new ResolveCache(deps.resolve, now);
 
   /**
    * One request, in one async frame: each attempt waits for the upstream's response headers (and, for
@@ -65,39 +76,33 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
    * meanwhile ends the wait within the deadline watch's sweep (~0.1–0.2 s). The body then streams at
    * the caller's pace (a caller that leaves cancels it).
    */
-  return async (ctx) => {
-    const { req } = ctx;
-    const from = ctx.target ?? ctx.url;
-    const path = upstreamPath(from);
-    // The caller's headers, read once by the gateway, for the controls and every attempt's forwarded headers.
-    const incoming = ctx.headers;
-    const controls = readProxyControls(incoming);
-    const resolver = cacheFor(ctx.clients);
+  return async (request, caller) => {
+    const { method, path } = request;
+    const { req, logger } = caller;
+    // The caller's headers, read once by the adapter, for every attempt's forwarded headers.
+    const incoming = caller.headers;
     // A fresh cached answer is used without waiting on a promise.
     let resolved =
-      resolver.peek(ctx.environmentId, controls.providerConfigKey, controls.connectionId) ??
-      (await resolver.get(keyOf(ctx, controls)));
-    const base = controls.baseUrlOverride
+      resolver.peek(caller.environmentId, request.providerConfigKey, request.connectionId) ??
+      (await resolver.get(keyOf(request, caller)));
+    const base = request.baseUrlOverride
       ? parseBase(
           await checkBaseUrlOverride(
-            controls.baseUrlOverride,
+            request.baseUrlOverride,
             { baseUrl: resolved.baseUrl, allowedHosts: resolved.allowedOverrideHosts },
             lookup,
           ),
         )
       : resolved.base;
-    // A target the gateway read without a URL object is plain (isPlainTarget), and so is its end.
-    const url = upstreamUrl(base, path, from.search, ctx.target !== undefined);
-    // Read once: each read of a Request's or Response's property is a call into Bun's native code.
-    const { method } = req;
+    const url = upstreamUrl(base, path, request.query, request.plain);
     const channelCall = channelCallOf(method, path, resolved.observeChannelCalls);
-    let body = hasNoBody(method) ? NO_BODY : await takeOutgoingBody(req);
+    let body = typeof request.body === "function" ? await request.body() : request.body;
     let sentBody: Promise<Uint8Array> | undefined;
     if (channelCall !== undefined) [body, sentBody] = tapRequestBody(body);
     const sent = body.kind === "none" ? null : body.kind === "bytes" ? body.bytes : body.stream;
-    const mayReadAhead = !controls.decompress && channelCall === undefined;
+    const mayReadAhead = !request.decompress && channelCall === undefined;
 
-    const budget = retryBudget(method, controls, resolved.policy);
+    const budget = retryBudget(method, request, resolved.policy);
     let attempt = 0;
     let refreshed = false;
     for (;;) {
@@ -110,14 +115,14 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
       const controller = new AbortController();
       const deadline = deadlines.watch(controller, timeoutMs, req);
       try {
-        res = await fetchUpstream(url, method, headers, sent, controls.decompress, controller);
+        res = await fetchUpstream(url, method, headers, sent, request.decompress, controller);
         status = res.status;
         if (mayReadAhead && readsAhead(res, method, status)) res = await readAhead(res);
       } catch (err) {
-        const failure = attemptFailure(err, url, timeoutMs, deadline, req, res !== undefined, ctx.logger);
+        const failure = attemptFailure(err, url, timeoutMs, deadline, req, res !== undefined, logger);
         // An unreachable upstream may be a base URL the operator has since changed: the next request
         // resolves again instead of reusing the cached answer.
-        const key = keyOf(ctx, controls);
+        const key = keyOf(request, caller);
         if (isUpstreamFailure(failure)) resolver.forget(key);
         if (!isUpstreamFailure(failure) || attempt >= budget || !isReplayable(body)) throw failure;
         await pause(clock, backoffDelay(attempt, resolved.policy, random), req.signal);
@@ -130,39 +135,46 @@ export function createUpstreamProxy(options: UpstreamProxyOptions = {}): (ctx: R
         // One refresh and one retry (issue 4, item 2). A streamed body cannot be sent twice: the 401
         // goes back, and the refreshed token serves the next request.
         refreshed = true;
-        const key = keyOf(ctx, controls);
+        const key = keyOf(request, caller);
         if (isReplayable(body)) {
           await discard(res);
           resolved = await resolver.refresh(key, resolved);
           continue;
         }
-        refreshLater(resolver, key, resolved, ctx.logger);
+        refreshLater(resolver, key, resolved, logger);
       }
-      if (attempt < budget && isReplayable(body) && isRetryableStatus(status, controls.retryOn)) {
+      if (attempt < budget && isReplayable(body) && isRetryableStatus(status, request.retryOn)) {
         const wait =
           retryAfterDelay(res.headers.get("retry-after"), now(), resolved.policy) ??
           backoffDelay(attempt, resolved.policy, random);
-        ctx.logger.info("retrying upstream", { requestId: ctx.requestId, status, attempt, waitMs: wait });
+        logger.info("retrying upstream", { requestId: caller.requestId, status, attempt, waitMs: wait });
         await discard(res);
         await pause(clock, wait, req.signal);
         attempt++;
         continue;
       }
-      ctx.passedThrough = true;
-      if (channelCall === undefined) return respond(res, status, method, controls.decompress);
-      const [response, received] = respondTapped(res, status, method, controls.decompress);
-      void reportChannelCall(ctx, keyOf(ctx, controls), channelCall, status, sentBody, received);
+      if (channelCall === undefined) return respond(res, status, method, request.decompress);
+      const [response, received] = respondTapped(res, status, method, request.decompress);
+      void reportChannelCall(
+        deps.reportChannelCall,
+        caller,
+        keyOf(request, caller),
+        channelCall,
+        status,
+        sentBody,
+        received,
+      );
       return response;
     }
   };
 }
 
 /** The resolve cache's key of a request (made only off the hot path: a cache hit needs none). */
-function keyOf(ctx: RouteContext, controls: ProxyControls): ResolveKey {
+function keyOf(request: UpstreamRequest, caller: ProxyCaller): ResolveKey {
   return {
-    environmentId: ctx.environmentId,
-    providerConfigKey: controls.providerConfigKey,
-    connectionId: controls.connectionId,
+    environmentId: caller.environmentId,
+    providerConfigKey: request.providerConfigKey,
+    connectionId: request.connectionId,
   };
 }
 

@@ -24,6 +24,17 @@ export async function takeOutgoingBody(req: Request): Promise<OutgoingBody> {
 
 export const NO_BODY: OutgoingBody = { kind: "none" };
 
+/**
+ * A body already in memory (a script's), sent as takeOutgoingBody would send it from a request of
+ * that length: none when empty, bytes up to REPLAYABLE_BODY_LIMIT, a stream sent once above it.
+ */
+export function bodyOfBytes(bytes: Uint8Array): OutgoingBody {
+  const length = bytes.byteLength;
+  if (length === 0) return NO_BODY;
+  if (length <= REPLAYABLE_BODY_LIMIT) return { kind: "bytes", bytes };
+  return { kind: "stream", stream: new Blob([bytes as Uint8Array<ArrayBuffer>]).stream(), length: String(length) };
+}
+
 /** GET and HEAD send no body upstream (checked without touching `req.body`, which would make a stream). */
 export function hasNoBody(method: string): boolean {
   return method === "GET" || method === "HEAD";

@@ -48,4 +48,32 @@ describe("request target without a URL object", () => {
       expect(plainRequestTarget(raw)).toBeUndefined();
     }
   });
+
+  // Moved from gateway.test.ts: the gateway's route context no longer carries the target; the /proxy
+  // route reads it itself, with the same function, and trusts it to be plain only when it answers.
+  test("reads the target the proxy trusts to be plain", () => {
+    expect(plainRequestTarget("http://127.0.0.1:3003/probe/calendar/v3/a%40b?q=1")).toEqual({
+      pathname: "/probe/calendar/v3/a%40b",
+      search: "?q=1",
+    });
+  });
+
+  test("gives no target when the URL has to be parsed: the proxy then reads and checks the parsed URL", () => {
+    for (const url of [
+      "http://127.0.0.1:3003/probe/a'b",
+      "http://127.0.0.1:3003/probe/a%2E%2E/b",
+      "http://127.0.0.1:3003/probe/x/.well-known/y",
+    ]) {
+      expect(plainRequestTarget(url)).toBeUndefined();
+    }
+  });
+
+  test("a target read twice in a row is read once: the gateway routes with it, then /proxy reads it again", () => {
+    const url = "http://127.0.0.1:3003/proxy/calendar/v3/users/me/calendarList?maxResults=5";
+    const first = plainRequestTarget(url);
+    expect(first).toBeDefined();
+    expect(plainRequestTarget(`${url}`)).toBe(first);
+    expect(plainRequestTarget("http://127.0.0.1:3003/proxy/other")).toEqual({ pathname: "/proxy/other", search: "" });
+    expect(plainRequestTarget(url)).toEqual(first);
+  });
 });
