@@ -1,4 +1,4 @@
-import type { ProviderTemplate, ScopeSensitivity } from "./provider-template.ts";
+import type { ProviderTemplate, ScopeSensitivity } from "@junction/providers";
 
 export type GuidanceSensitivity = ScopeSensitivity | "unknown";
 

@@ -1,0 +1,41 @@
+import type { ChannelAdapter, ProviderAdapter } from "./adapter.ts";
+import { googleCalendar } from "./google-calendar/adapter.ts";
+import { googleMail } from "./google-mail/adapter.ts";
+
+export type {
+  AccountEmailReader,
+  AccountEmailResult,
+  AdapterFetch,
+  ChannelAdapter,
+  ChannelCallFacts,
+  NotificationAdapter,
+  ProviderAdapter,
+} from "./adapter.ts";
+export type { ProviderTemplate, ScopeSensitivity, ScopeTemplate, WebhookHeaderNames } from "./provider-template.ts";
+export { calendarIdFromUri } from "./spec-matching.ts";
+
+/** Every provider Junction knows, one folder each under packages/providers/src. */
+const ADAPTERS: readonly ProviderAdapter[] = [googleCalendar, googleMail];
+
+const BY_NAME: ReadonlyMap<string, ProviderAdapter> = new Map(ADAPTERS.map((a) => [a.name, a]));
+
+/** The adapter of a provider, by its name (an integration's `provider`); undefined for an unknown one. */
+export function providerAdapter(name: string): ProviderAdapter | undefined {
+  return BY_NAME.get(name);
+}
+
+/** The channel adapters of the providers that have notification channels (worked out once). */
+const CHANNEL_ADAPTERS: readonly ChannelAdapter[] = ADAPTERS.flatMap((a) => (a.channels ? [a.channels] : []));
+
+/**
+ * The channel adapters, for a caller that knows a provider has channels but not which one (the proxy's
+ * channel tap, whose resolve answer carries only `observeChannelCalls`): each is asked in turn.
+ */
+export function channelAdapters(): readonly ChannelAdapter[] {
+  return CHANNEL_ADAPTERS;
+}
+
+/** Every adapter, in catalogue order. */
+export function providerAdapters(): readonly ProviderAdapter[] {
+  return ADAPTERS;
+}
