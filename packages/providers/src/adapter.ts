@@ -57,6 +57,8 @@ export interface ChannelAdapter {
  * runtime ask `providerAdapter(name)`; none of them names a provider.
  */
 export interface ProviderAdapter extends ProviderTemplate {
+  /** An upstream path under `baseUrl`, without its leading slash, for examples in the API's documentation. */
+  proxyPathExample?: string;
   /** Set when connections store connection_config.emailAddressHash (`storesEmailHash`). */
   readAccountEmail?: AccountEmailReader;
   notifications?: NotificationAdapter;

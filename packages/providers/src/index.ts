@@ -1,4 +1,5 @@
 import type { ChannelAdapter, ProviderAdapter } from "./adapter.ts";
+import type { WebhookHeaderNames } from "./provider-template.ts";
 import { googleCalendar } from "./google-calendar/adapter.ts";
 import { googleMail } from "./google-mail/adapter.ts";
 
@@ -34,6 +35,17 @@ const CHANNEL_ADAPTERS: readonly ChannelAdapter[] = ADAPTERS.flatMap((a) => (a.c
 export function channelAdapters(): readonly ChannelAdapter[] {
   return CHANNEL_ADAPTERS;
 }
+
+/**
+ * The header names the adapters give a notification role, in catalogue order, de-duplicated: for a
+ * reader that sees a notification's headers without its provider (worked out once per caller).
+ */
+export function webhookHeaderNames(role: keyof WebhookHeaderNames): readonly string[] {
+  return [...new Set(ADAPTERS.flatMap((a) => (a.webhookHeaders ? [a.webhookHeaders[role]] : [])))];
+}
+
+/** A provider name and a proxy path for examples in the API's documentation (the first adapter's). */
+export const documentationExample = { provider: googleCalendar.name, proxyPath: googleCalendar.proxyPathExample ?? "" };
 
 /** Every adapter, in catalogue order. */
 export function providerAdapters(): readonly ProviderAdapter[] {

@@ -29,6 +29,7 @@ export const googleCalendar: ProviderAdapter = {
   webhookHeaders: GOOGLE_WEBHOOK_HEADERS,
   allowedOverrideHosts: ["www.googleapis.com", "calendar.googleapis.com"],
   storesEmailHash: true,
+  proxyPathExample: "calendar/v3/users/me/calendarList",
   // spec: Versioning 2: the primary calendar's id is the account's email.
   readAccountEmail: readPrimaryCalendarId,
   notifications: {

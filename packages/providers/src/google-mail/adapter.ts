@@ -31,6 +31,7 @@ export const googleMail: ProviderAdapter = {
   webhookHeaders: null,
   allowedOverrideHosts: ["gmail.googleapis.com", "www.googleapis.com"],
   storesEmailHash: false,
+  proxyPathExample: "gmail/v1/users/me/profile",
   // Notifications sent with the spec's x-provider-* headers are matched by the spec's rules, as for any provider.
   notifications: { bodyLimitBytes: 64 * 1024, emailKeyOf: calendarIdFromUri },
 };
