@@ -1,4 +1,5 @@
 import type { ChannelCall } from "@junction/contracts/events/v1/events_pb";
+import { readBytesLimited } from "@junction/platform";
 import { channelAdapters } from "@junction/providers";
 
 /** Channel bodies are small JSON objects; a larger one is not read (and the call is reported without it). */
@@ -30,28 +31,9 @@ export function teeBounded(stream: ReadableStream<Uint8Array>): [ReadableStream<
 
 /** Reads a stream to its end, or to the limit (then empty). Never throws. */
 export async function readBounded(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
   try {
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) break;
-      size += next.value.byteLength;
-      if (size > CHANNEL_BODY_LIMIT) {
-        await reader.cancel();
-        return new Uint8Array(0);
-      }
-      chunks.push(next.value);
-    }
+    return (await readBytesLimited(stream, CHANNEL_BODY_LIMIT)) ?? new Uint8Array(0);
   } catch {
     return new Uint8Array(0);
   }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }

@@ -45,7 +45,14 @@ export function webhookHeaderNames(role: keyof WebhookHeaderNames): readonly str
 }
 
 /** A provider name and a proxy path for examples in the API's documentation (the first adapter's). */
-export const documentationExample = { provider: googleCalendar.name, proxyPath: googleCalendar.proxyPathExample ?? "" };
+export const documentationExample = {
+  provider: googleCalendar.name,
+  displayName: googleCalendar.displayName,
+  proxyPath: googleCalendar.proxyPathExample ?? "",
+};
+
+/** The largest notification body any provider accepts: what a reader that does not know the provider yet may read. */
+export const MAX_NOTIFICATION_BODY_BYTES = Math.max(0, ...ADAPTERS.map((a) => a.notifications?.bodyLimitBytes ?? 0));
 
 /** Every adapter, in catalogue order. */
 export function providerAdapters(): readonly ProviderAdapter[] {
