@@ -28,6 +28,12 @@ export interface NotificationAdapter {
   emailKeyOf(resourceUri: string): string | null;
 }
 
+/** A provider's script templates: `{directory}/{name}.ts`, each importing only "nango". */
+export interface ScriptTemplates {
+  directory: string;
+  names: readonly string[];
+}
+
 /** What a channel-creating or channel-stopping call says about its channel. */
 export interface ChannelCallFacts {
   channelId: string;
@@ -59,6 +65,8 @@ export interface ChannelAdapter {
 export interface ProviderAdapter extends ProviderTemplate {
   /** An upstream path under `baseUrl`, without its leading slash, for examples in the API's documentation. */
   proxyPathExample?: string;
+  /** Customer-side scripts written for this provider, deployed as customers deploy theirs (one file each). */
+  scriptTemplates?: ScriptTemplates;
   /** Set when connections store connection_config.emailAddressHash (`storesEmailHash`). */
   readAccountEmail?: AccountEmailReader;
   notifications?: NotificationAdapter;

@@ -11,6 +11,7 @@ export type {
   ChannelCallFacts,
   NotificationAdapter,
   ProviderAdapter,
+  ScriptTemplates,
 } from "./adapter.ts";
 export type { ProviderTemplate, ScopeSensitivity, ScopeTemplate, WebhookHeaderNames } from "./provider-template.ts";
 export { calendarIdFromUri } from "./spec-matching.ts";

@@ -1,3 +1,4 @@
+import { join } from "node:path";
 import type { ProviderAdapter } from "../adapter.ts";
 import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH, GOOGLE_WEBHOOK_HEADERS } from "../google/google-oauth.ts";
 import { calendarIdFromUri } from "../spec-matching.ts";
@@ -30,6 +31,11 @@ export const googleCalendar: ProviderAdapter = {
   allowedOverrideHosts: ["www.googleapis.com", "calendar.googleapis.com"],
   storesEmailHash: true,
   proxyPathExample: "calendar/v3/users/me/calendarList",
+  // The channel's lifecycle (spec: Customer-side scripts): scripts/README.md.
+  scriptTemplates: {
+    directory: join(import.meta.dir, "scripts"),
+    names: ["post-connection-creation", "watch-renewal", "pre-connection-deletion"],
+  },
   // spec: Versioning 2: the primary calendar's id is the account's email.
   readAccountEmail: readPrimaryCalendarId,
   notifications: {
