@@ -1,5 +1,5 @@
 import type { ChannelCall } from "@junction/contracts/events/v1/events_pb";
-import type { ProviderTemplate } from "./provider-template.ts";
+import type { ProviderTemplate, ScopeSensitivity } from "./provider-template.ts";
 
 /** A fetch as the adapters call it (the connection service injects its own, for tests and fakes). */
 export type AdapterFetch = (input: string, init?: RequestInit) => Promise<Response>;
@@ -56,6 +56,19 @@ export interface ChannelAdapter {
   stopBody(channel: { id: string; resourceId: string }): string;
 }
 
+export type GuidanceSensitivity = ScopeSensitivity | "unknown";
+
+/** What an integration's scopes mean at the upstream's consent screen and app review (GetConsentGuidance). */
+export interface ConsentGuidance {
+  scopes: { name: string; description: string; sensitivity: GuidanceSensitivity }[];
+  highestSensitivity: GuidanceSensitivity;
+  verificationRequired: boolean;
+  securityAssessmentRequired: boolean;
+  /** Refresh token lifetime in Testing mode with External audience; 0 when unlimited. */
+  testingModeRefreshTokenDays: number;
+  notes: string[];
+}
+
 /**
  * Everything Junction knows of one provider: its OAuth template (the ProviderTemplate fields), how the
  * account's email is read after authorization, and, for providers with push notifications, how they are
@@ -67,6 +80,8 @@ export interface ProviderAdapter extends ProviderTemplate {
   proxyPathExample?: string;
   /** Customer-side scripts written for this provider, deployed as customers deploy theirs (one file each). */
   scriptTemplates?: ScriptTemplates;
+  /** What a set of scopes means at the upstream's consent screen and app review. */
+  consentGuidance(scopes: string[]): ConsentGuidance;
   /** Set when connections store connection_config.emailAddressHash (`storesEmailHash`). */
   readAccountEmail?: AccountEmailReader;
   notifications?: NotificationAdapter;

@@ -9,6 +9,8 @@ export type {
   AdapterFetch,
   ChannelAdapter,
   ChannelCallFacts,
+  ConsentGuidance,
+  GuidanceSensitivity,
   NotificationAdapter,
   ProviderAdapter,
   ScriptTemplates,

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { ProviderAdapter } from "../adapter.ts";
+import { googleConsentGuidance } from "../google/consent-guidance.ts";
 import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH, GOOGLE_WEBHOOK_HEADERS } from "../google/google-oauth.ts";
 import { calendarIdFromUri } from "../spec-matching.ts";
 import { channelCallOf, readChannelCall } from "./channel-calls.ts";
@@ -28,6 +29,7 @@ export const googleCalendar: ProviderAdapter = {
   ],
   defaultScopes: ["openid", "email", `${CAL}/calendar.readonly`],
   webhookHeaders: GOOGLE_WEBHOOK_HEADERS,
+  consentGuidance: (scopes) => googleConsentGuidance(googleCalendar, scopes),
   allowedOverrideHosts: ["www.googleapis.com", "calendar.googleapis.com"],
   storesEmailHash: true,
   proxyPathExample: "calendar/v3/users/me/calendarList",

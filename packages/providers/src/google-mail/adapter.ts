@@ -1,4 +1,5 @@
 import type { ProviderAdapter } from "../adapter.ts";
+import { googleConsentGuidance } from "../google/consent-guidance.ts";
 import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH } from "../google/google-oauth.ts";
 import { calendarIdFromUri } from "../spec-matching.ts";
 
@@ -29,6 +30,7 @@ export const googleMail: ProviderAdapter = {
   defaultScopes: ["email", "profile", `${GMAIL}/gmail.readonly`],
   // Mail notifications use a publish/subscribe topic upstream, not channels (spec: Events 5).
   webhookHeaders: null,
+  consentGuidance: (scopes) => googleConsentGuidance(googleMail, scopes),
   allowedOverrideHosts: ["gmail.googleapis.com", "www.googleapis.com"],
   storesEmailHash: false,
   proxyPathExample: "gmail/v1/users/me/profile",
