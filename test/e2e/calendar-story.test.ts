@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { providerAdapter } from "@junction/providers";
 import { startWebhookReceiver } from "../fake-upstream/index.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { CLIENT, useOAuthWorld } from "./oauth-e2e-kit.ts";
@@ -13,7 +14,7 @@ import { CLIENT, useOAuthWorld } from "./oauth-e2e-kit.ts";
 const world = useOAuthWorld();
 const ALICE = "alice@example.com";
 const DAY = 24 * 3_600_000;
-const TEMPLATES = join(import.meta.dir, "../../scripts-runtime/templates/google-calendar");
+const TEMPLATES = providerAdapter("google-calendar")?.scriptTemplates?.directory ?? "";
 const SCRIPTS = ["post-connection-creation", "watch-renewal", "pre-connection-deletion"] as const;
 
 describe("the calendar story", () => {

@@ -3,9 +3,11 @@ import type {
   ReceiveNotificationRequestSchema,
   ReceiveNotificationResult,
 } from "@junction/contracts/webhook/v1/webhook_service_pb";
-import { Batcher, fromItemError } from "@junction/platform";
+import { Batcher, fromItemError, readBytesLimited } from "@junction/platform";
+import { documentationExample, MAX_NOTIFICATION_BODY_BYTES } from "@junction/providers";
 import type { GatewayClients } from "../clients.ts";
 import { errorResponse } from "../http/error-response.ts";
+import { plainRequestTarget } from "../http/request-target.ts";
 import { json } from "../http/json.ts";
 import { z } from "zod";
 import { dataOf } from "../openapi/route-doc.ts";
@@ -15,11 +17,8 @@ import type { Route } from "../router.ts";
 const MAX_HEADERS = 100;
 /** More bytes of header names and values than this are refused with 431. */
 const MAX_HEADER_BYTES = 32 * 1024;
-/**
- * Notifications carry no body (spec: Inbound webhook endpoint). One that does is accepted and its
- * bytes discarded (only its length is noted) up to this size; a larger one is refused with 413.
- */
-const MAX_DISCARDED_BODY = 64 * 1024;
+/** An empty body, shared: the usual notification carries none. */
+const NO_BODY = new Uint8Array(0);
 /** Credentials are never recorded or forwarded (see the webhook service's notification-headers.ts). */
 const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "cookie"]);
 
@@ -49,7 +48,7 @@ export function inboundWebhookRoutes(): Route[] {
       method: "POST",
       pattern: "/webhook/:environment/:integration",
       auth: false,
-      handler: async ({ req, params, clients }) => {
+      handler: async ({ req, params, clients, url }) => {
         const headers: Record<string, string> = {};
         let count = 0;
         let bytes = 0;
@@ -66,19 +65,19 @@ export function inboundWebhookRoutes(): Route[] {
             `A notification may carry at most ${MAX_HEADERS} headers and ${MAX_HEADER_BYTES} bytes of them; it was not recorded.`,
           );
         }
-        const bodyLength = await discardBody(req);
-        if (bodyLength === null) {
-          return errorResponse(
-            413,
-            "request_too_large",
-            `Notifications carry no body; one larger than ${MAX_DISCARDED_BODY} bytes is refused and not recorded.`,
-          );
-        }
+        // Read up to the largest body any provider accepts; the webhook service applies the provider's own limit.
+        const body = await readBody(req, MAX_NOTIFICATION_BODY_BYTES);
+        if (body === null) return bodyTooLarge(MAX_NOTIFICATION_BODY_BYTES);
+        // The gateway read the target without the URL parser (a cached answer); parse only when it could not.
+        const search = (plainRequestTarget(req.url) ?? url).search;
         const res = await receive(clients, {
           environmentId: params.environment ?? "",
           providerConfigKey: params.integration ?? "",
           headers,
-          bodyLength: BigInt(bodyLength),
+          bodyLength: BigInt(body.byteLength),
+          body,
+          contentType: headers["content-type"] ?? "",
+          query: search === "" ? "" : search.slice(1),
         });
         if (res.dropped) {
           // 4xx: the upstream retries only 5xx, so a forged or stale notification is not resent forever.
@@ -93,8 +92,8 @@ export function inboundWebhookRoutes(): Route[] {
       doc: {
         summary: "Receive an upstream notification",
         description:
-          "Where the upstream (e.g. Google Calendar) sends notifications; no secret key (the upstream cannot send one). " +
-          "Answers 200 once recorded durably; matching and forwarding happen after. A body is discarded.",
+          `Where the upstream (e.g. ${documentationExample.displayName}) sends notifications; no secret key (the upstream cannot send one). ` +
+          "Answers 200 once recorded durably; matching and forwarding happen after. A body is recorded up to the provider's limit.",
         tags: ["Webhooks"],
         params: { environment: "The environment's id.", integration: "The integration's id." },
         responses: {
@@ -114,22 +113,19 @@ export function inboundWebhookRoutes(): Route[] {
   ];
 }
 
-/** Reads and drops the body; its length, or null when it exceeds the limit. */
-async function discardBody(req: Request): Promise<number | null> {
+function bodyTooLarge(limit: number): Response {
+  return errorResponse(
+    413,
+    "request_too_large",
+    `A notification's body may hold at most ${limit} bytes; this one was refused and not recorded.`,
+  );
+}
+
+/** Reads the body; null when it exceeds `limit` bytes. */
+async function readBody(req: Request, limit: number): Promise<Uint8Array | null> {
   const declared = Number(req.headers.get("content-length") ?? "0");
-  if (declared > MAX_DISCARDED_BODY) return null;
+  if (declared > limit) return null;
   // No length and no chunked encoding means no body (RFC 9112 §6.3): the usual notification.
-  if (declared === 0 && !req.headers.has("transfer-encoding")) return 0;
-  if (!req.body) return 0;
-  const reader = req.body.getReader();
-  let size = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) return size;
-    size += value.byteLength;
-    if (size > MAX_DISCARDED_BODY) {
-      await reader.cancel();
-      return null;
-    }
-  }
+  if (declared === 0 && !req.headers.has("transfer-encoding")) return NO_BODY;
+  return readBytesLimited(req.body, limit);
 }

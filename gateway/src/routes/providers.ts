@@ -1,3 +1,4 @@
+import { documentationExample } from "@junction/providers";
 import type { Provider } from "@junction/contracts/connection/v1/connection_service_pb";
 import { z } from "zod";
 import { errorResponse } from "../http/error-response.ts";
@@ -75,7 +76,7 @@ export function providerRoutes(): Route[] {
       doc: {
         summary: "Get a provider template",
         tags: ["Providers"],
-        params: { provider: "The provider's name (e.g. google-calendar)." },
+        params: { provider: `The provider's name (e.g. ${documentationExample.provider}).` },
         responses: { 200: dataOf(providerAnswer) },
         errors: ["unknown_provider"],
         errorStatus: { unknown_provider: 404 },

@@ -1,3 +1,4 @@
+import { documentationExample } from "@junction/providers";
 import { z } from "zod";
 import type { RouteDoc } from "../openapi/route-doc.ts";
 import {
@@ -40,7 +41,7 @@ const doc: RouteDoc = {
     "URL with the connection's token; the upstream's answer (status, headers, body) comes back as it is, streamed. " +
     "Every method; HEAD as GET. Only the errors listed are Junction's.",
   tags: ["Proxy"],
-  params: { path: "The upstream path, slashes included (e.g. calendar/v3/users/me/calendarList)." },
+  params: { path: `The upstream path, slashes included (e.g. ${documentationExample.proxyPath}).` },
   headers: controlHeaders,
   rawBody: "Passed on to the upstream as it is, streamed.",
   responses: { default: { description: "The upstream's answer, as it came.", contentType: "*/*" } },

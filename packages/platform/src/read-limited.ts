@@ -1,13 +1,12 @@
 /**
- * Reads a body stream as UTF-8 text, up to `limit` bytes: past that it stops reading, cancels the
- * stream and throws what `tooLarge()` makes. A null body is "".
+ * Reads a body stream to its end, up to `limit` bytes: past that it stops reading, cancels the stream
+ * and answers null. A null body is empty. A failing stream throws.
  */
-export async function readTextLimited(
+export async function readBytesLimited(
   body: ReadableStream<Uint8Array> | null,
   limit: number,
-  tooLarge: () => Error,
-): Promise<string> {
-  if (!body) return "";
+): Promise<Uint8Array | null> {
+  if (!body) return new Uint8Array(0);
   const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let size = 0;
@@ -17,9 +16,24 @@ export async function readTextLimited(
     size += value.byteLength;
     if (size > limit) {
       await reader.cancel();
-      throw tooLarge();
+      return null;
     }
     chunks.push(value);
   }
-  return Buffer.concat(chunks).toString("utf8");
+  if (chunks.length === 1 && chunks[0]) return chunks[0];
+  return Buffer.concat(chunks, size);
+}
+
+/**
+ * Reads a body stream as UTF-8 text, up to `limit` bytes: past that it stops reading, cancels the
+ * stream and throws what `tooLarge()` makes. A null body is "".
+ */
+export async function readTextLimited(
+  body: ReadableStream<Uint8Array> | null,
+  limit: number,
+  tooLarge: () => Error,
+): Promise<string> {
+  const bytes = await readBytesLimited(body, limit);
+  if (bytes === null) throw tooLarge();
+  return Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength).toString("utf8");
 }

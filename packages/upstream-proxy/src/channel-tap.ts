@@ -1,19 +1,21 @@
-import { ChannelCall } from "@junction/contracts/events/v1/events_pb";
+import type { ChannelCall } from "@junction/contracts/events/v1/events_pb";
+import { readBytesLimited } from "@junction/platform";
+import { channelAdapters } from "@junction/providers";
 
 /** Channel bodies are small JSON objects; a larger one is not read (and the call is reported without it). */
 export const CHANNEL_BODY_LIMIT = 64 * 1024;
 
-const WATCH_PATH = /\/calendars\/[^/]+\/events\/watch$/;
-const STOP_PATH = /\/channels\/stop$/;
-
 /**
- * Whether a proxied call creates or stops a notification channel (spec: Upstream calendar API calls:
- * POST .../calendars/{id}/events/watch and POST .../channels/stop), on a provider that has channels.
+ * Whether a proxied call creates or stops a notification channel, on a provider that has channels: the
+ * provider adapters' channel parts recognise their own calls (no allocation; one adapter today).
  */
 export function channelCallOf(method: string, path: string, providerHasChannels: boolean): ChannelCall | undefined {
-  if (!providerHasChannels || method !== "POST") return undefined;
-  if (WATCH_PATH.test(path)) return ChannelCall.WATCH;
-  if (STOP_PATH.test(path)) return ChannelCall.STOP;
+  if (!providerHasChannels) return undefined;
+  const adapters = channelAdapters();
+  for (let i = 0; i < adapters.length; i++) {
+    const call = adapters[i]?.callOf(method, path);
+    if (call !== undefined) return call;
+  }
   return undefined;
 }
 
@@ -29,28 +31,9 @@ export function teeBounded(stream: ReadableStream<Uint8Array>): [ReadableStream<
 
 /** Reads a stream to its end, or to the limit (then empty). Never throws. */
 export async function readBounded(stream: ReadableStream<Uint8Array>): Promise<Uint8Array> {
-  const reader = stream.getReader();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
   try {
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) break;
-      size += next.value.byteLength;
-      if (size > CHANNEL_BODY_LIMIT) {
-        await reader.cancel();
-        return new Uint8Array(0);
-      }
-      chunks.push(next.value);
-    }
+    return (await readBytesLimited(stream, CHANNEL_BODY_LIMIT)) ?? new Uint8Array(0);
   } catch {
     return new Uint8Array(0);
   }
-  const out = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.byteLength;
-  }
-  return out;
 }

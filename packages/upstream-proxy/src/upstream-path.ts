@@ -1,3 +1,4 @@
+import { documentationExample } from "@junction/providers";
 import { invalidArgument } from "@junction/platform";
 
 const PREFIX = "/proxy";
@@ -24,7 +25,9 @@ const DECODE_ROUNDS = 3;
 export function upstreamPath(url: Pick<URL, "pathname">): string {
   const path = url.pathname.slice(PREFIX.length);
   if (path === "" || path === "/") {
-    throw refuse("The upstream path is missing: call /proxy/{upstream path}, e.g. /proxy/gmail/v1/users/me/profile.");
+    throw refuse(
+      `The upstream path is missing: call /proxy/{upstream path}, e.g. /proxy/${documentationExample.proxyPath}.`,
+    );
   }
   assertSafePath(path);
   return path;

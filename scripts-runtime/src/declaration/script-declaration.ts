@@ -7,7 +7,7 @@ export type ScriptKind = ScriptDeclaration["kind"];
 export const LIFECYCLE_EVENTS = ["post-connection-creation", "pre-connection-deletion"] as const;
 export type LifecycleEvent = (typeof LIFECYCLE_EVENTS)[number];
 
-/** An HTTP endpoint a sync exposes, e.g. `GET /google-calendar/watch-renewal`. */
+/** An HTTP endpoint a sync exposes, e.g. `GET /acme-calendar/watch-renewal`. */
 export interface ScriptEndpoint {
   method: "GET" | "POST" | "PUT" | "PATCH" | "DELETE";
   path: string;

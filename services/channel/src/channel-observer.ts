@@ -2,14 +2,15 @@ import { fromBinary } from "@bufbuild/protobuf";
 import { type Bus, type Subscription, subjects } from "@junction/bus";
 import { ChannelCall, type ChannelObserved, ChannelObservedSchema } from "@junction/contracts/events/v1/events_pb";
 import type { Clock, Logger } from "@junction/platform";
+import { webhookHeaderNames } from "@junction/providers";
 import type { ChannelStore } from "./store/store.ts";
 
 /** Processes of the channel service share the events: each is applied by one of them. */
 const QUEUE_GROUP = "channel-registry";
 
-/** Header names of a notification, preferred first (spec: Inbound webhook endpoint). */
-const CHANNEL_ID_HEADERS = ["x-provider-channel-id", "x-goog-channel-id"] as const;
-const MESSAGE_NUMBER_HEADERS = ["x-provider-message-number", "x-goog-message-number"] as const;
+/** Header names of a notification, preferred first: the spec's, then the providers' (spec: Inbound webhook endpoint). */
+const CHANNEL_ID_HEADERS = ["x-provider-channel-id", ...webhookHeaderNames("channelId")];
+const MESSAGE_NUMBER_HEADERS = ["x-provider-message-number", ...webhookHeaderNames("messageNumber")];
 
 /**
  * Feeds the registry from the watch and stop calls the proxy observed: a watch that returned 200

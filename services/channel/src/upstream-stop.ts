@@ -68,7 +68,7 @@ async function callStop(deps: UpstreamStopDeps, channel: ChannelRecord): Promise
       message: `Provider "${resolved.provider}" has no notification channels to stop.`,
     };
   }
-  const body = JSON.stringify({ id: channel.id, resourceId: channel.resourceId });
+  const body = provider.stopBody(channel);
   for (let refreshed = false; ; refreshed = true) {
     const res = await post(deps, resolved, provider.stopPath, body);
     if ("failure" in res) return res.failure;

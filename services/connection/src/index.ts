@@ -2,9 +2,10 @@ export { createConnectionService } from "./service.ts";
 export type { ConnectionServiceDeps } from "./context.ts";
 export { openConnectionStore } from "./open-store.ts";
 export { ProviderCatalog } from "./providers/catalog.ts";
-export type { ProviderTemplate } from "./providers/provider-template.ts";
+export type { ProviderTemplate } from "@junction/providers";
 export { emailAddressHash } from "./email-hash.ts";
-export { calendarIdFromUri, matchNotification } from "./match-notification.ts";
+export { calendarIdFromUri } from "@junction/providers";
+export { matchNotification } from "./match-notification.ts";
 export { openCredentials, sealCredentials, type StoredCredentials } from "./credentials.ts";
 export {
   DEFAULT_OAUTH_SETTINGS,

@@ -10,7 +10,7 @@ import {
   type SecretKey,
   UpstreamOverridesSchema,
 } from "@junction/contracts/connection/v1/connection_service_pb";
-import type { ProviderTemplate } from "./providers/provider-template.ts";
+import type { ProviderTemplate } from "@junction/providers";
 import type { ConnectionRecord, IntegrationRecord, SecretKeyRecord } from "./store/records.ts";
 
 /** The integration's webhook URL (Nango's shape): {base_url}/webhook/{environment id}/{integration id}. */

@@ -13,7 +13,6 @@ import {
 } from "@junction/platform";
 import { randomBytes } from "node:crypto";
 import { emailAddressHash } from "./email-hash.ts";
-import { calendarIdFromUri } from "./match-notification.ts";
 import { ProviderCatalog } from "./providers/catalog.ts";
 import { createConnectionService } from "./service.ts";
 import { SqliteConnectionStore } from "./store/sqlite-store.ts";
@@ -193,20 +192,5 @@ describe("MatchNotifications (the batch form)", () => {
       })
       .catch((e: unknown) => fromConnectError(e));
     expect(err).toMatchObject({ code: "unknown_provider_config" });
-  });
-});
-
-describe("calendarIdFromUri", () => {
-  test("takes the segment after /calendars/, URL-decoded", () => {
-    expect(calendarIdFromUri(uri("a%40b.com"))).toBe("a@b.com");
-    expect(calendarIdFromUri("https://x/calendars/primary")).toBe("primary");
-    expect(calendarIdFromUri("https://x/calendars/c%40group.calendar.google.com?y")).toBe(
-      "c@group.calendar.google.com",
-    );
-  });
-  test("is null without /calendars/ or with malformed encoding", () => {
-    expect(calendarIdFromUri("https://x/users/me")).toBeNull();
-    expect(calendarIdFromUri("https://x/calendars/")).toBeNull();
-    expect(calendarIdFromUri("https://x/calendars/%ZZ/events")).toBeNull();
   });
 });

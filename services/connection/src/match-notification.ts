@@ -1,4 +1,5 @@
 import { MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
+import { calendarIdFromUri } from "@junction/providers";
 import type { ConnectionStore, EmailLookup, EmailTier } from "./store/store.ts";
 
 const RULE_OF_TIER: Record<EmailTier, MatchRule> = {
@@ -8,30 +9,13 @@ const RULE_OF_TIER: Record<EmailTier, MatchRule> = {
 };
 
 /**
- * The calendar identifier of a resource URI: the segment after `/calendars/`, URL-decoded
- * (spec: Webhook-to-connection matching). null when there is none or its encoding is malformed.
- */
-export function calendarIdFromUri(uri: string): string | null {
-  const at = uri.indexOf("/calendars/");
-  if (at < 0) return null;
-  const rest = uri.slice(at + "/calendars/".length);
-  const end = rest.search(/[/?#]/);
-  const segment = end < 0 ? rest : rest.slice(0, end);
-  if (segment === "") return null;
-  try {
-    return decodeURIComponent(segment);
-  } catch {
-    return null;
-  }
-}
-
-/**
  * Matches a notification to connections of one integration (spec: Webhook-to-connection matching).
  * Rule 1, the exact watch URI, wins. Otherwise rule 2 is tiered: the first of emailAddressHash,
  * metadata.emailAddress, metadata.email that matches any connection decides, and every connection
  * matching in that tier matches (fan-out, rule 3); the store looks the three tiers up in one call
  * (findByEmail), also under Nango's emailAddressHash formula with `nangoEmailHashes` (an integration
- * with imported connections). No match is rule 4. Every lookup is indexed.
+ * with imported connections). No match is rule 4. Every lookup is indexed. The email a resource URI
+ * names is read by the provider's adapter (`emailKeyOf`; the spec's reading when it has none).
  */
 export async function matchNotification(
   store: ConnectionStore,
@@ -39,12 +23,13 @@ export async function matchNotification(
   providerConfigKey: string,
   resourceUri: string,
   options: EmailLookup = {},
+  emailKeyOf: (resourceUri: string) => string | null = calendarIdFromUri,
 ): Promise<{ connectionIds: string[]; rule: MatchRule }> {
   if (resourceUri !== "") {
     const byUri = await store.findByWatchUri(environmentId, providerConfigKey, resourceUri);
     if (byUri.length > 0) return { connectionIds: byUri, rule: MatchRule.WATCH_URI };
   }
-  const calendarId = calendarIdFromUri(resourceUri);
+  const calendarId = emailKeyOf(resourceUri);
   if (calendarId !== null && calendarId.trim() !== "") {
     const byEmail = await store.findByEmail(environmentId, providerConfigKey, calendarId, options);
     if (byEmail !== null) return { connectionIds: byEmail.connectionIds, rule: RULE_OF_TIER[byEmail.tier] };

@@ -3,7 +3,7 @@ import { type Bus, subjects } from "@junction/bus";
 import { ChannelCall, ChannelObservedSchema } from "@junction/contracts/events/v1/events_pb";
 import type { ReportChannelCallRequest } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { type Clock, invalidArgument, type Logger } from "@junction/platform";
-import { readChannelCall } from "./channel-call-bodies.ts";
+import { type ChannelCallFacts, channelAdapters } from "@junction/providers";
 
 export interface ReportDeps {
   bus: Bus;
@@ -16,6 +16,19 @@ export interface ReportDeps {
  * registry (services/channel observeChannels). Failed calls are published too, with their status:
  * the registry decides what a status means.
  */
+/** The channel a reported call names, as the first channel adapter that reads one says; null when none does. */
+function readChannelCall(
+  call: ChannelCall,
+  requestBody: Uint8Array,
+  responseBody: Uint8Array,
+): ChannelCallFacts | null {
+  for (const channels of channelAdapters()) {
+    const facts = channels.readCall(call, requestBody, responseBody);
+    if (facts) return facts;
+  }
+  return null;
+}
+
 export async function reportChannelCall(deps: ReportDeps, req: ReportChannelCallRequest): Promise<boolean> {
   if (req.call !== ChannelCall.WATCH && req.call !== ChannelCall.STOP) {
     throw invalidArgument("invalid_channel_call", "call must be WATCH or STOP.", [

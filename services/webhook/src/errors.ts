@@ -41,6 +41,13 @@ export const errors = {
     notFound("unknown_webhook_url", "No integration receives notifications at this webhook URL."),
   invalidNotification: (problem: string) =>
     invalidArgument("invalid_notification", `The notification ${problem}.`, [{ path: "headers", message: problem }]),
+  /** A body above the provider's limit (the gateway answers 413). */
+  notificationTooLarge: (limit: number) =>
+    new JunctionError(
+      "request_too_large",
+      `A notification's body may hold at most ${limit} bytes for this integration's provider; it was not recorded.`,
+      Code.ResourceExhausted,
+    ),
   unknownMessage: (id: string) => notFound("unknown_message", `No webhook message with id "${id}".`),
   unknownEndpoint: (id: string) => notFound("unknown_endpoint", `No webhook endpoint with id "${id}".`),
   invalidField: (path: string, message: string) =>

@@ -34,6 +34,9 @@ const notification = (id: string, connectionIds: string[]) => ({
   connectionIds,
   rule: 0,
   receivedAt: 1,
+  body: new Uint8Array(0),
+  contentType: "",
+  query: "",
 });
 
 async function finished(list: () => Promise<ScriptRunRecord[]>, count: number): Promise<ScriptRunRecord[]> {

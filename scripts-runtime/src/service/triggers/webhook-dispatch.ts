@@ -1,10 +1,11 @@
 import type { DispatchNotificationRequest } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { webhookHeaderNames } from "@junction/providers";
 import type { ScriptVersionRecord } from "../../store/records.ts";
 import type { ScriptsServiceContext } from "../context.ts";
 import { childMsgId, enqueueScriptJob } from "./script-jobs.ts";
 
-/** Where the resource state is ("sync", "exists"): Google's header, then the spec's. */
-const RESOURCE_STATE_HEADERS = ["x-goog-resource-state", "x-provider-resource-state"];
+/** Where the resource state is ("sync", "exists"): the providers' headers, then the spec's. */
+const RESOURCE_STATE_HEADERS = [...webhookHeaderNames("resourceState"), "x-provider-resource-state"];
 
 /** Whether a sync's `webhookSubscriptions` take a notification: `*`, or its resource state by name. */
 export function subscribes(sync: ScriptVersionRecord, headers: Readonly<Record<string, string>>): boolean {

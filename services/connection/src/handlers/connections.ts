@@ -24,8 +24,11 @@ import { saveConnection } from "../save-connection.ts";
 import { errors } from "../errors.ts";
 import { toConnection, toIntegration, toProvider } from "../mappers.ts";
 import { matchNotification } from "../match-notification.ts";
+import type { NotificationAdapter } from "@junction/providers";
 import { validateMetadata } from "../metadata-rules.ts";
 import { UnknownConnectionsError } from "../store/store.ts";
+
+type EmailKeyOf = NotificationAdapter["emailKeyOf"];
 
 /** Printable ASCII, no leading or trailing space, at most 255 characters (a superset of Nango's). */
 const CONNECTION_ID_RE = /^[!-~](?:[ -~]{0,253}[!-~])?$/;
@@ -205,9 +208,14 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
 
     async matchNotification(req) {
       const { env, rec } = await integration(req.providerConfigKey);
-      return matchNotification(ctx.store, env.id, req.providerConfigKey, req.resourceUri, {
-        nangoEmailHashes: rec.importedEmailHashes === true,
-      });
+      return matchNotification(
+        ctx.store,
+        env.id,
+        req.providerConfigKey,
+        req.resourceUri,
+        { nangoEmailHashes: rec.importedEmailHashes === true },
+        ctx.providers.get(rec.provider)?.notifications?.emailKeyOf,
+      );
     },
 
     async matchNotifications(req) {
@@ -215,7 +223,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         throw errors.invalidField("requests", `must hold at most ${MAX_MATCH_BATCH} notifications`);
       }
       // One integration lookup per integration in the batch (usually one).
-      const found = new Map<string, Promise<{ envId: string; nangoEmailHashes: boolean }>>();
+      const found = new Map<string, Promise<{ envId: string; nangoEmailHashes: boolean; emailKeyOf?: EmailKeyOf }>>();
       const results = [];
       for (const r of req.requests) {
         let scope = found.get(r.providerConfigKey);
@@ -223,12 +231,20 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
           scope = integration(r.providerConfigKey).then(({ env, rec }) => ({
             envId: env.id,
             nangoEmailHashes: rec.importedEmailHashes === true,
+            emailKeyOf: ctx.providers.get(rec.provider)?.notifications?.emailKeyOf,
           }));
           found.set(r.providerConfigKey, scope);
         }
-        const { envId, nangoEmailHashes } = await scope;
+        const { envId, nangoEmailHashes, emailKeyOf } = await scope;
         results.push(
-          await matchNotification(ctx.store, envId, r.providerConfigKey, r.resourceUri, { nangoEmailHashes }),
+          await matchNotification(
+            ctx.store,
+            envId,
+            r.providerConfigKey,
+            r.resourceUri,
+            { nangoEmailHashes },
+            emailKeyOf,
+          ),
         );
       }
       return { results };

@@ -7,7 +7,6 @@ import { toIntegration } from "../mappers.ts";
 import { completeAuthorization } from "../oauth/authorization-callback.ts";
 import { startAuthorization } from "../oauth/authorization-start.ts";
 import { createConnectSession, resolveConnectSession, sessionAllows } from "../oauth/connect-sessions.ts";
-import { consentGuidance } from "../providers/consent-guidance.ts";
 import type { IntegrationRecord } from "../store/records.ts";
 
 /** Connect sessions, the authorization-code flow, test mode and consent guidance (OAuth issue). */
@@ -99,7 +98,7 @@ export function oauthHandlers(ctx: ConnectionServiceContext): Partial<ServiceImp
           rec.provider,
           ctx.providers.list().map((p) => p.name),
         );
-      const g = consentGuidance(template, rec.scopes);
+      const g = template.consentGuidance(rec.scopes);
       return {
         providerConfigKey: rec.uniqueKey,
         provider: rec.provider,

@@ -15,7 +15,6 @@ import { enqueueAuthWebhook } from "./auth-webhook.ts";
 import { sessionConfigFor } from "./connect-sessions.ts";
 import { type CallbackFailure, describeExchangeFailure, stateProblem } from "./callback-messages.ts";
 import { resolveOAuthClient } from "./oauth-client.ts";
-import { readPrimaryCalendarId } from "./primary-calendar.ts";
 import { requestToken } from "./token-client.ts";
 
 export type CallbackAnswer = MessageInitShape<typeof CompleteAuthorizationResponseSchema>;
@@ -143,15 +142,16 @@ export async function completeAuthorization(
   };
   const connectionConfig: Record<string, unknown> = { ...sessionConfigFor(session, integ.uniqueKey).connectionConfig };
   let hashProblem: ConnectionErrorRecord | null = null;
-  if (template.storesEmailHash) {
+  const readAccountEmail = template.storesEmailHash ? template.readAccountEmail : undefined;
+  if (readAccountEmail) {
     // spec: Versioning 2 and Webhook-to-connection matching rule 2: on every successful authorization.
-    const primary = await readPrimaryCalendarId(
+    const primary = await readAccountEmail(
       ctx.fetch,
       client.baseUrl,
       token.accessToken,
       ctx.oauth.tokenRequestTimeoutMs,
     );
-    if (primary.ok) connectionConfig.emailAddressHash = emailAddressHash(primary.id);
+    if (primary.ok) connectionConfig.emailAddressHash = emailAddressHash(primary.email);
     else {
       hashProblem = {
         type: EMAIL_HASH_UNAVAILABLE,

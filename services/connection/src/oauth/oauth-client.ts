@@ -1,6 +1,6 @@
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import type { ProviderTemplate } from "../providers/provider-template.ts";
+import type { ProviderTemplate } from "@junction/providers";
 import type { IntegrationRecord, UpstreamOverridesRecord } from "../store/records.ts";
 
 /** The OAuth client and upstream URLs an authorization or refresh talks to. */

@@ -74,8 +74,8 @@ const PER_PROVIDER_ENV = /^JUNCTION_TEST_CREDENTIALS_([A-Z0-9_]+)$/;
 
 /**
  * Loads the OAuth settings from JUNCTION_* variables. Test credentials come from the JSON file named by
- * JUNCTION_TEST_CREDENTIALS_FILE ({"google-calendar": {client_id, client_secret, ...}}), then from
- * JUNCTION_TEST_CREDENTIALS_<PROVIDER> (one JSON object; GOOGLE_CALENDAR for google-calendar), then
+ * JUNCTION_TEST_CREDENTIALS_FILE ({"<provider>": {client_id, client_secret, ...}}), then from
+ * JUNCTION_TEST_CREDENTIALS_<PROVIDER> (one JSON object; ACME_CALENDAR for acme-calendar), then
  * `fallback` (the sandbox upstream) for providers neither names.
  */
 export function loadOAuthSettings(

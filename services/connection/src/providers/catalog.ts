@@ -1,20 +1,18 @@
-import { googleCalendar } from "./google-calendar.ts";
-import { googleMail } from "./google-mail.ts";
-import type { ProviderTemplate } from "./provider-template.ts";
+import { type ProviderAdapter, providerAdapters } from "@junction/providers";
 
-/** The provider templates integrations can be created from, by name. */
+/** The provider adapters integrations can be created from, by name (the registry's, unless a test passes its own). */
 export class ProviderCatalog {
-  private readonly byName: Map<string, ProviderTemplate>;
+  private readonly byName: Map<string, ProviderAdapter>;
 
-  constructor(templates: ProviderTemplate[] = [googleCalendar, googleMail]) {
+  constructor(templates: readonly ProviderAdapter[] = providerAdapters()) {
     this.byName = new Map(templates.map((t) => [t.name, t]));
   }
 
-  get(name: string): ProviderTemplate | undefined {
+  get(name: string): ProviderAdapter | undefined {
     return this.byName.get(name);
   }
 
-  list(): ProviderTemplate[] {
+  list(): ProviderAdapter[] {
     return [...this.byName.values()];
   }
 }

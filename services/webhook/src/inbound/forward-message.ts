@@ -8,8 +8,8 @@ import { createHash } from "node:crypto";
  * here: JSON with no whitespace and every object's keys in code-point order (Nango's
  * `stringifyStable`), UTF-8. For example:
  *
- *   {"connectionId":"c1","from":"google-calendar","payload":{"x-goog-channel-id":"ch1",...},
- *    "providerConfigKey":"google-calendar","type":"forward"}
+ *   {"connectionId":"c1","from":"acme-calendar","payload":{"x-provider-channel-id":"ch1",...},
+ *    "providerConfigKey":"acme-calendar","type":"forward"}
  */
 export interface ForwardMessage {
   /** Provider name of the integration (the template's name). */

@@ -109,6 +109,9 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
       connectionIds: match.connectionIds,
       rule: match.rule,
       receivedAt: Number(n.receivedAtMs),
+      body: n.body,
+      contentType: n.contentType,
+      query: n.query,
     });
     for (const id of result?.handledConnectionIds ?? []) handled.add(id);
   }

@@ -1,6 +1,6 @@
 /**
  * Reading an upstream notification's headers by role. The provider template names the headers the
- * upstream really sends (`x-goog-*` for the calendar provider); the spec names them `x-provider-*`
+ * upstream really sends (the provider adapter's `webhookHeaders`); the spec names them `x-provider-*`
  * (spec: Inbound webhook endpoint). Both are accepted, the template's first.
  */
 

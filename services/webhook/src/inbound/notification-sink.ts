@@ -14,6 +14,12 @@ export interface MatchedNotification {
   connectionIds: readonly string[];
   rule: MatchRule;
   receivedAt: number;
+  /** The body as received (bounded by the provider's limit); empty for providers that send none. */
+  body: Uint8Array;
+  /** The Content-Type header as received; empty when none. */
+  contentType: string;
+  /** The webhook URL's query string, without the "?"; empty when none. */
+  query: string;
 }
 
 /** What a sink did with a notification. */

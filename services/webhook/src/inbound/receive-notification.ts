@@ -6,6 +6,7 @@ import type {
   ReceiveNotificationResponseSchema,
 } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { newId } from "@junction/platform";
+import { MAX_NOTIFICATION_BODY_BYTES, providerAdapter } from "@junction/providers";
 import type { WebhookServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { CREDENTIAL_HEADERS, headerProblem, headerValue, messageNumberOf } from "./notification-headers.ts";
@@ -15,8 +16,9 @@ type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
 /**
  * ReceiveNotification (spec: Inbound webhook endpoint): checks that the webhook URL names a known
  * integration, answers a notification already recorded (same channel id and message number) as a
- * duplicate, drops one whose channel token does not match, and otherwise records it durably on the
- * inbound queue. Matching and forwarding happen after the answer, in the inbound worker.
+ * duplicate, drops one whose channel token does not match, refuses a body above the provider's limit
+ * (its adapter's), and otherwise records it durably on the inbound queue, body, content type and query
+ * included. Matching and forwarding happen after the answer, in the inbound worker.
  */
 export async function receiveNotification(
   ctx: WebhookServiceContext,
@@ -28,6 +30,9 @@ export async function receiveNotification(
   if (problem) throw errors.invalidNotification(problem);
   const found = await ctx.integrations.get(req.providerConfigKey);
   if (!found) throw errors.unknownWebhookUrl();
+  const bodyLimit =
+    providerAdapter(found.integration.provider)?.notifications?.bodyLimitBytes ?? MAX_NOTIFICATION_BODY_BYTES;
+  if (req.body.byteLength > bodyLimit) throw errors.notificationTooLarge(bodyLimit);
 
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (!CREDENTIAL_HEADERS.has(name)) headers[name] = value;
@@ -74,6 +79,9 @@ export async function receiveNotification(
     headers,
     receivedAtMs: BigInt(now),
     channelChecked,
+    body: req.body,
+    contentType: req.contentType,
+    query: req.query,
   });
   // No msgId: the id is new, so the bus's msgId de-duplication could never apply (and it costs a
   // write per notification); an upstream's resend is a new receipt, de-duplicated by channel id and
@@ -84,7 +92,7 @@ export async function receiveNotification(
     channelId,
     messageNumber,
     notificationId: id,
-    bodyLength: Number(req.bodyLength),
+    bodyLength: req.body.byteLength,
   });
   return { notificationId: id };
 }

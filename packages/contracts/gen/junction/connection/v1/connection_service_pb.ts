@@ -147,7 +147,7 @@ export const ScopeInfoSchema: GenMessage<ScopeInfo> = /*@__PURE__*/
  */
 export type Provider = Message<"junction.connection.v1.Provider"> & {
   /**
-   * Catalogue name (google-calendar, google-mail).
+   * Catalogue name: a provider adapter's (packages/providers).
    *
    * @generated from field: string name = 1;
    */

@@ -30,7 +30,7 @@ export type ScriptEndpoint = Message<"junction.scripts.v1.ScriptEndpoint"> & {
   method: string;
 
   /**
-   * e.g. "/google-calendar/watch-renewal".
+   * e.g. "/acme-calendar/watch-renewal".
    *
    * @generated from field: string path = 2;
    */

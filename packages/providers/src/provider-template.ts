@@ -18,7 +18,7 @@ export interface WebhookHeaderNames {
   channelExpiration: string;
 }
 
-/** Everything provider-specific lives in a template; services stay provider-agnostic. */
+/** A provider's OAuth template and proxy facts, as the connection service lists them (see ProviderAdapter). */
 export interface ProviderTemplate {
   name: string;
   displayName: string;

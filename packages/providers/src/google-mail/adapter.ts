@@ -1,10 +1,12 @@
-import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH } from "./google.ts";
-import type { ProviderTemplate } from "./provider-template.ts";
+import type { ProviderAdapter } from "../adapter.ts";
+import { googleConsentGuidance } from "../google/consent-guidance.ts";
+import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH } from "../google/google-oauth.ts";
+import { calendarIdFromUri } from "../spec-matching.ts";
 
 const GMAIL = "https://www.googleapis.com/auth";
 
 /** The mail provider of the spec (scopes: spec, Authentication 6). */
-export const googleMail: ProviderTemplate = {
+export const googleMail: ProviderAdapter = {
   name: "google-mail",
   displayName: "Gmail",
   baseUrl: "https://gmail.googleapis.com",
@@ -28,6 +30,10 @@ export const googleMail: ProviderTemplate = {
   defaultScopes: ["email", "profile", `${GMAIL}/gmail.readonly`],
   // Mail notifications use a publish/subscribe topic upstream, not channels (spec: Events 5).
   webhookHeaders: null,
+  consentGuidance: (scopes) => googleConsentGuidance(googleMail, scopes),
   allowedOverrideHosts: ["gmail.googleapis.com", "www.googleapis.com"],
   storesEmailHash: false,
+  proxyPathExample: "gmail/v1/users/me/profile",
+  // Notifications sent with the spec's x-provider-* headers are matched by the spec's rules, as for any provider.
+  notifications: { bodyLimitBytes: 64 * 1024, emailKeyOf: calendarIdFromUri },
 };

@@ -1,4 +1,4 @@
-import type { ScopeTemplate, WebhookHeaderNames } from "./provider-template.ts";
+import type { ScopeTemplate, WebhookHeaderNames } from "../provider-template.ts";
 
 /** Shared by Google's templates: OAuth endpoints and parameters (Nango's `google` base entry). */
 export const GOOGLE_OAUTH = {

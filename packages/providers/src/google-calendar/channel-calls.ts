@@ -1,13 +1,18 @@
 import { ChannelCall } from "@junction/contracts/events/v1/events_pb";
+import type { ChannelCallFacts } from "../adapter.ts";
 
-/** What a watch or stop call says about its channel, read from the provider's JSON bodies. */
-export interface ChannelCallFacts {
-  channelId: string;
-  resourceId: string;
-  resourceUri: string;
-  /** Unix ms; 0 when unknown. */
-  expirationMs: number;
-  token: string;
+const WATCH_PATH = /\/calendars\/[^/]+\/events\/watch$/;
+const STOP_PATH = /\/channels\/stop$/;
+
+/**
+ * Whether a proxied call creates or stops a notification channel (spec: Upstream calendar API calls:
+ * POST .../calendars/{id}/events/watch and POST .../channels/stop).
+ */
+export function channelCallOf(method: string, path: string): ChannelCall | undefined {
+  if (method !== "POST") return undefined;
+  if (WATCH_PATH.test(path)) return ChannelCall.WATCH;
+  if (STOP_PATH.test(path)) return ChannelCall.STOP;
+  return undefined;
 }
 
 /**

@@ -1,17 +1,10 @@
-import type { HttpFetch } from "../context.ts";
-
-export type PrimaryCalendarResult = { ok: true; id: string } | { ok: false; reason: string };
+import type { AccountEmailReader } from "../adapter.ts";
 
 /**
  * Reads the primary calendar's identifier, the user's email (spec: upstream calendar API,
  * GET /v3/users/me/calendarList/primary), with a fresh access token and a real-time timeout.
  */
-export async function readPrimaryCalendarId(
-  fetchImpl: HttpFetch,
-  baseUrl: string,
-  accessToken: string,
-  timeoutMs: number,
-): Promise<PrimaryCalendarResult> {
+export const readPrimaryCalendarId: AccountEmailReader = async (fetchImpl, baseUrl, accessToken, timeoutMs) => {
   const url = `${baseUrl.replace(/\/+$/, "")}/calendar/v3/users/me/calendarList/primary`;
   try {
     const res = await fetchImpl(url, {
@@ -31,7 +24,7 @@ export async function readPrimaryCalendarId(
     if (typeof id !== "string" || id.trim() === "") {
       return { ok: false, reason: "the primary calendar has no id" };
     }
-    return { ok: true, id };
+    return { ok: true, email: id };
   } catch (err) {
     const name = (err as Error).name;
     if (name === "TimeoutError" || name === "AbortError") {
@@ -39,4 +32,4 @@ export async function readPrimaryCalendarId(
     }
     return { ok: false, reason: "the calendar API could not be reached" };
   }
-}
+};

@@ -1,24 +1,13 @@
-import type { ProviderTemplate, ScopeSensitivity } from "./provider-template.ts";
-
-export type GuidanceSensitivity = ScopeSensitivity | "unknown";
-
-export interface ConsentGuidance {
-  scopes: { name: string; description: string; sensitivity: GuidanceSensitivity }[];
-  highestSensitivity: GuidanceSensitivity;
-  verificationRequired: boolean;
-  securityAssessmentRequired: boolean;
-  /** Refresh token lifetime in Testing mode with External audience; 0 when unlimited. */
-  testingModeRefreshTokenDays: number;
-  notes: string[];
-}
+import type { ConsentGuidance, GuidanceSensitivity } from "../adapter.ts";
+import type { ProviderTemplate } from "../provider-template.ts";
 
 const RANK: Record<GuidanceSensitivity, number> = { basic: 0, unknown: 1, sensitive: 2, restricted: 3 };
 
 /**
- * What an integration's scopes mean at the upstream, from the template's scope catalogue
- * (spec: Authentication 5-8, Limits).
+ * What an integration's scopes mean at Google's consent screen and app verification, from the template's
+ * scope catalogue (spec: Authentication 5-8, Limits).
  */
-export function consentGuidance(template: ProviderTemplate, scopes: string[]): ConsentGuidance {
+export function googleConsentGuidance(template: ProviderTemplate, scopes: string[]): ConsentGuidance {
   const catalogue = new Map(template.scopes.map((s) => [s.name, s]));
   const listed = scopes.map((name) => {
     const known = catalogue.get(name);

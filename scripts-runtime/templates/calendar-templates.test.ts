@@ -1,14 +1,15 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { providerAdapter } from "@junction/providers";
 import {
   type FakeUpstream,
   startFakeUpstream,
   startWebhookReceiver,
   type WebhookReceiver,
-} from "../../../test/fake-upstream/index.ts";
-import { type RunResult, ScriptRuntime } from "../../src/index.ts";
-import { UpstreamHost } from "./upstream-host.ts";
+} from "../../test/fake-upstream/index.ts";
+import { type RunResult, ScriptRuntime } from "../src/index.ts";
+import { UpstreamHost } from "./testing/upstream-host.ts";
 
 // The calendar templates run in the real sandbox against the fake upstream (spec: Customer-side
 // scripts; issue 6, item 5). Each test checks the upstream's own view of its channels.
@@ -16,9 +17,11 @@ import { UpstreamHost } from "./upstream-host.ts";
 const ALICE = "alice@example.com";
 const WEEK = 7 * 24 * 3_600_000;
 const STOP = "POST /calendar/v3/channels/stop";
+// The calendar provider's templates live with its adapter (packages/providers).
+const TEMPLATE_DIR = providerAdapter("google-calendar")?.scriptTemplates?.directory ?? "";
 const TEMPLATES = ["post-connection-creation.ts", "watch-renewal.ts", "pre-connection-deletion.ts"] as const;
 type Template = (typeof TEMPLATES)[number];
-const source = (name: Template) => readFileSync(join(import.meta.dir, name), "utf8");
+const source = (name: Template) => readFileSync(join(TEMPLATE_DIR, name), "utf8");
 
 let runtime: ScriptRuntime;
 beforeAll(async () => {

@@ -1,0 +1,62 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { createLogger } from "@junction/platform";
+import { MAX_NOTIFICATION_BODY_BYTES } from "@junction/providers";
+import type { MatchedNotification } from "@junction/webhook-service/inbound/notification-sink";
+import { startWebhookKit, type WebhookKit } from "@junction/webhook-service/testing/webhook-test-kit";
+import type { GatewayClients } from "../clients.ts";
+import { createGateway } from "../gateway.ts";
+
+// Issue 21, item 2: the webhook route hands the webhook service the body (bounded), the content type
+// and the query string; the bound is the providers' (their adapters'), not the gateway's own.
+
+let kit: WebhookKit;
+afterEach(async () => {
+  await kit?.close();
+});
+
+async function start(seen: MatchedNotification[]) {
+  kit = await startWebhookKit({
+    sinks: [{ name: "recorder", onNotification: async (n) => void seen.push(n) }],
+  });
+  await kit.connections.createIntegration({ uniqueKey: "cal", provider: "google-calendar" });
+  const gateway = createGateway({
+    clients: { webhook: kit.client } as GatewayClients,
+    baseUrl: "http://j.test",
+    logger: createLogger({ sink: () => {} }),
+  });
+  const post = (query: string, body: string | undefined, headers: Record<string, string>) =>
+    gateway.fetch(
+      new Request(`http://j.test/webhook/${kit.environmentId}/cal${query}`, {
+        method: "POST",
+        body,
+        // As an HTTP server's request has it (a Request built here gets none).
+        headers: { ...headers, "content-length": String(body?.length ?? 0) },
+      }),
+    );
+  return { post };
+}
+
+describe("POST /webhook/{environment}/{integration}", () => {
+  test("passes the body, content type and query string on to the webhook service", async () => {
+    const seen: MatchedNotification[] = [];
+    const { post } = await start(seen);
+    const res = await post("?validationToken=abc", '{"value":[1]}', {
+      "content-type": "application/json",
+      "x-provider-channel-id": "ch-1",
+      "x-provider-message-number": "1",
+    });
+    expect(res.status).toBe(200);
+    const deadline = Date.now() + 5000;
+    while (seen.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(seen).toHaveLength(1);
+    expect(new TextDecoder().decode(seen[0]?.body)).toBe('{"value":[1]}');
+    expect(seen[0]).toMatchObject({ contentType: "application/json", query: "validationToken=abc" });
+  });
+
+  test("refuses a body above the providers' largest limit with 413 request_too_large", async () => {
+    const { post } = await start([]);
+    const res = await post("", "x".repeat(MAX_NOTIFICATION_BODY_BYTES + 1), { "x-provider-channel-id": "ch-2" });
+    expect(res.status).toBe(413);
+    expect((await res.json()).error.code).toBe("request_too_large");
+  });
+});

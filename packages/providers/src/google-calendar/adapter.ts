@@ -1,0 +1,55 @@
+import { join } from "node:path";
+import type { ProviderAdapter } from "../adapter.ts";
+import { googleConsentGuidance } from "../google/consent-guidance.ts";
+import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH, GOOGLE_WEBHOOK_HEADERS } from "../google/google-oauth.ts";
+import { calendarIdFromUri } from "../spec-matching.ts";
+import { channelCallOf, readChannelCall } from "./channel-calls.ts";
+import { readPrimaryCalendarId } from "./primary-calendar.ts";
+
+const CAL = "https://www.googleapis.com/auth";
+/** The largest notification body accepted (the upstream sends none). */
+const NOTIFICATION_BODY_LIMIT = 64 * 1024;
+
+/** The calendar provider of the spec; proxy paths are the upstream's verbatim (`/calendar/v3/...`). */
+export const googleCalendar: ProviderAdapter = {
+  name: "google-calendar",
+  displayName: "Google Calendar",
+  baseUrl: "https://www.googleapis.com",
+  ...GOOGLE_OAUTH,
+  scopes: [
+    ...GOOGLE_BASIC_SCOPES,
+    { name: `${CAL}/calendar`, description: "See, edit, share and delete all calendars.", sensitivity: "sensitive" },
+    { name: `${CAL}/calendar.readonly`, description: "See and download all calendars.", sensitivity: "sensitive" },
+    { name: `${CAL}/calendar.events`, description: "View and edit events on all calendars.", sensitivity: "sensitive" },
+    {
+      name: `${CAL}/calendar.events.readonly`,
+      description: "View events on all calendars.",
+      sensitivity: "sensitive",
+    },
+  ],
+  defaultScopes: ["openid", "email", `${CAL}/calendar.readonly`],
+  webhookHeaders: GOOGLE_WEBHOOK_HEADERS,
+  consentGuidance: (scopes) => googleConsentGuidance(googleCalendar, scopes),
+  allowedOverrideHosts: ["www.googleapis.com", "calendar.googleapis.com"],
+  storesEmailHash: true,
+  proxyPathExample: "calendar/v3/users/me/calendarList",
+  // The channel's lifecycle (spec: Customer-side scripts): scripts/README.md.
+  scriptTemplates: {
+    directory: join(import.meta.dir, "scripts"),
+    names: ["post-connection-creation", "watch-renewal", "pre-connection-deletion"],
+  },
+  // spec: Versioning 2: the primary calendar's id is the account's email.
+  readAccountEmail: readPrimaryCalendarId,
+  notifications: {
+    // The upstream's notifications carry no body; one sent anyway is bounded by this.
+    bodyLimitBytes: NOTIFICATION_BODY_LIMIT,
+    emailKeyOf: calendarIdFromUri,
+  },
+  channels: {
+    callOf: channelCallOf,
+    readCall: readChannelCall,
+    // spec: Upstream calendar API calls: POST {calendar_api_base}/v3/channels/stop; paths start at /calendar.
+    stopPath: "/calendar/v3/channels/stop",
+    stopBody: (channel) => JSON.stringify({ id: channel.id, resourceId: channel.resourceId }),
+  },
+};

@@ -1,0 +1,29 @@
+import { describe, expect, test } from "bun:test";
+import { ChannelCall } from "@junction/contracts/events/v1/events_pb";
+import { googleCalendar } from "./adapter.ts";
+
+const channels = googleCalendar.channels;
+if (!channels) throw new Error("the calendar adapter has channels");
+const bytes = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+
+describe("the calendar adapter's channel calls (spec: Upstream calendar API calls)", () => {
+  test("recognises a watch and a stop by method and path", () => {
+    expect(channels.callOf("POST", "/calendar/v3/calendars/a%40b.c/events/watch")).toBe(ChannelCall.WATCH);
+    expect(channels.callOf("POST", "/calendar/v3/channels/stop")).toBe(ChannelCall.STOP);
+    expect(channels.callOf("GET", "/calendar/v3/calendars/a/events/watch")).toBeUndefined();
+    expect(channels.callOf("POST", "/calendar/v3/calendars/a/events")).toBeUndefined();
+  });
+
+  test("reads a watch's channel from both bodies, a stop's from its request", () => {
+    const watch = channels.readCall(
+      ChannelCall.WATCH,
+      bytes({ id: "ch", type: "web_hook", address: "https://x", token: "t", expiration: 5 }),
+      bytes({ id: "ch", resourceId: "r", resourceUri: "https://u", expiration: "7" }),
+    );
+    expect(watch).toEqual({ channelId: "ch", resourceId: "r", resourceUri: "https://u", expirationMs: 7, token: "t" });
+    const stop = channels.readCall(ChannelCall.STOP, bytes({ id: "ch", resourceId: "r" }), new Uint8Array(0));
+    expect(stop).toEqual({ channelId: "ch", resourceId: "r", resourceUri: "", expirationMs: 0, token: "" });
+    expect(channels.readCall(ChannelCall.STOP, bytes({ resourceId: "r" }), new Uint8Array(0))).toBeNull();
+    expect(channels.stopBody({ id: "ch", resourceId: "r" })).toBe('{"id":"ch","resourceId":"r"}');
+  });
+});

@@ -1,0 +1,63 @@
+import type { ChannelAdapter, ProviderAdapter } from "./adapter.ts";
+import type { WebhookHeaderNames } from "./provider-template.ts";
+import { googleCalendar } from "./google-calendar/adapter.ts";
+import { googleMail } from "./google-mail/adapter.ts";
+
+export type {
+  AccountEmailReader,
+  AccountEmailResult,
+  AdapterFetch,
+  ChannelAdapter,
+  ChannelCallFacts,
+  ConsentGuidance,
+  GuidanceSensitivity,
+  NotificationAdapter,
+  ProviderAdapter,
+  ScriptTemplates,
+} from "./adapter.ts";
+export type { ProviderTemplate, ScopeSensitivity, ScopeTemplate, WebhookHeaderNames } from "./provider-template.ts";
+export { calendarIdFromUri } from "./spec-matching.ts";
+
+/** Every provider Junction knows, one folder each under packages/providers/src. */
+const ADAPTERS: readonly ProviderAdapter[] = [googleCalendar, googleMail];
+
+const BY_NAME: ReadonlyMap<string, ProviderAdapter> = new Map(ADAPTERS.map((a) => [a.name, a]));
+
+/** The adapter of a provider, by its name (an integration's `provider`); undefined for an unknown one. */
+export function providerAdapter(name: string): ProviderAdapter | undefined {
+  return BY_NAME.get(name);
+}
+
+/** The channel adapters of the providers that have notification channels (worked out once). */
+const CHANNEL_ADAPTERS: readonly ChannelAdapter[] = ADAPTERS.flatMap((a) => (a.channels ? [a.channels] : []));
+
+/**
+ * The channel adapters, for a caller that knows a provider has channels but not which one (the proxy's
+ * channel tap, whose resolve answer carries only `observeChannelCalls`): each is asked in turn.
+ */
+export function channelAdapters(): readonly ChannelAdapter[] {
+  return CHANNEL_ADAPTERS;
+}
+
+/**
+ * The header names the adapters give a notification role, in catalogue order, de-duplicated: for a
+ * reader that sees a notification's headers without its provider (worked out once per caller).
+ */
+export function webhookHeaderNames(role: keyof WebhookHeaderNames): readonly string[] {
+  return [...new Set(ADAPTERS.flatMap((a) => (a.webhookHeaders ? [a.webhookHeaders[role]] : [])))];
+}
+
+/** A provider name and a proxy path for examples in the API's documentation (the first adapter's). */
+export const documentationExample = {
+  provider: googleCalendar.name,
+  displayName: googleCalendar.displayName,
+  proxyPath: googleCalendar.proxyPathExample ?? "",
+};
+
+/** The largest notification body any provider accepts: what a reader that does not know the provider yet may read. */
+export const MAX_NOTIFICATION_BODY_BYTES = Math.max(0, ...ADAPTERS.map((a) => a.notifications?.bodyLimitBytes ?? 0));
+
+/** Every adapter, in catalogue order. */
+export function providerAdapters(): readonly ProviderAdapter[] {
+  return ADAPTERS;
+}

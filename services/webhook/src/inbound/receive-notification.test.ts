@@ -1,0 +1,86 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { providerAdapter } from "@junction/providers";
+import { startWebhookKit, type WebhookKit } from "../testing/webhook-test-kit.ts";
+import type { MatchedNotification, NotificationSink } from "./notification-sink.ts";
+
+// Issue 21, item 2: the inbound contract carries a bounded body, the content type and the query string.
+
+let kit: WebhookKit;
+afterEach(async () => {
+  await kit?.close();
+});
+
+const PROVIDER = "google-calendar";
+const notification = (channelId: string) => ({ "x-provider-channel-id": channelId, "x-provider-message-number": "1" });
+
+async function setup(seen: MatchedNotification[]): Promise<WebhookKit> {
+  const sink: NotificationSink = {
+    name: "recorder",
+    async onNotification(n) {
+      seen.push(n);
+      return undefined;
+    },
+  };
+  kit = await startWebhookKit({ sinks: [sink] });
+  await kit.connections.createIntegration({ uniqueKey: "cal", provider: PROVIDER });
+  return kit;
+}
+
+async function until(what: string, check: () => boolean): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+describe("receiving a notification with a body", () => {
+  test("its body, content type and query reach the inbound worker's sinks as received", async () => {
+    const seen: MatchedNotification[] = [];
+    const k = await setup(seen);
+    const body = new TextEncoder().encode('{"event":"changed"}');
+    await k.client.receiveNotification({
+      environmentId: k.environmentId,
+      providerConfigKey: "cal",
+      headers: notification("ch-body"),
+      body,
+      bodyLength: BigInt(body.byteLength),
+      contentType: "application/json",
+      query: "validationToken=abc",
+    });
+    await k.client.receiveNotification({
+      environmentId: k.environmentId,
+      providerConfigKey: "cal",
+      headers: notification("ch-empty"),
+    });
+    await until("both notifications", () => seen.length === 2);
+    const byChannel = (id: string) => seen.find((n) => n.headers["x-provider-channel-id"] === id);
+    expect(new TextDecoder().decode(byChannel("ch-body")?.body)).toBe('{"event":"changed"}');
+    expect(byChannel("ch-body")).toMatchObject({ contentType: "application/json", query: "validationToken=abc" });
+    expect(byChannel("ch-empty")).toMatchObject({ contentType: "", query: "" });
+    expect(byChannel("ch-empty")?.body.byteLength).toBe(0);
+  });
+
+  test("a body above the provider's limit is refused with request_too_large and not recorded", async () => {
+    const seen: MatchedNotification[] = [];
+    const k = await setup(seen);
+    const limit = providerAdapter(PROVIDER)?.notifications?.bodyLimitBytes ?? 0;
+    expect(limit).toBeGreaterThan(0);
+    const send = (size: number, channelId: string) =>
+      k.client.receiveNotification({
+        environmentId: k.environmentId,
+        providerConfigKey: "cal",
+        headers: notification(channelId),
+        body: new Uint8Array(size),
+      });
+    const refused = await send(limit + 1, "ch-large").catch((err: unknown) => ConnectError.from(err));
+    expect(refused).toBeInstanceOf(ConnectError);
+    expect((refused as ConnectError).code).toBe(Code.ResourceExhausted);
+    expect((refused as ConnectError).rawMessage).toContain(`at most ${limit} bytes`);
+    await send(limit, "ch-at-limit");
+    await until("the notification at the limit", () => seen.length === 1);
+    expect(seen[0]?.headers["x-provider-channel-id"]).toBe("ch-at-limit");
+    expect(await k.store.findNotificationKey(k.environmentId, "ch-large", 1)).toBeFalsy();
+  });
+});
