@@ -2,6 +2,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { fromBinary } from "@bufbuild/protobuf";
 import { queues } from "@junction/bus";
 import { type DeliveryRequested, DeliveryRequestedSchema } from "@junction/contracts/events/v1/events_pb";
+import { MetadataWriteMode } from "@junction/contracts/connection/v1/connection_service_pb";
 import { RunStatus } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { fromConnectError } from "@junction/platform";
 import type { ScriptRunRecord } from "../../store/records.ts";
@@ -120,6 +121,29 @@ describe("async actions on the durable queue", () => {
     expect(once).toMatchObject({ status: "failed", attempt: 1 });
   });
 
+  test("an action removed while its run waits in the queue ends that run failed, with its webhook", async () => {
+    const kit = await kits.start();
+    await kit.connect("alice");
+    // One job at a time: "gone" waits behind "gate", which runs until the connection's metadata opens it.
+    const a = await kit.instance({ ...FAST_RETRIES, jobConcurrency: 1 });
+    const sent = await webhooks(a);
+    await deploy(a, "gate", "while (!(await nango.getMetadata()).open) await new Promise((r) => setTimeout(r, 20));");
+    await deploy(a, "gone", "return 1;");
+    const gate = await runAsync(a, "gate", 0);
+    const gone = await runAsync(a, "gone", 0);
+    await a.client.removeScript({ providerConfigKey: "cal", name: "gone" });
+    await kit.connections.writeMetadata({
+      providerConfigKey: "cal",
+      connectionIds: ["alice"],
+      metadata: { open: true },
+      mode: MetadataWriteMode.UPDATE,
+    });
+    expect(await ended(kit, a, gate)).toMatchObject({ status: "succeeded" });
+    expect(await ended(kit, a, gone)).toMatchObject({ status: "failed", error: { name: "ActionRemoved" } });
+    await until("both webhooks", () => sent.length === 2 || undefined);
+    expect(sent.map((d) => bodyOf(d).payload.id).sort()).toEqual([gate, gone].sort());
+  });
+
   test("X-Max-Retries past 5 is refused and nothing is recorded", async () => {
     const kit = await kits.start();
     await kit.connect("alice");
@@ -137,7 +161,7 @@ describe("async actions on the durable queue", () => {
     const kit = await kits.start();
     await kit.connect("alice");
     // The first instance's run waits (up to its deadline) until the second's has run: a hung process.
-    const a = await kit.instance({ timeoutMs: 20_000 }, { sharedQueues: true });
+    const a = await kit.instance({ timeoutMs: 20_000, jobConcurrency: 1 }, { sharedQueues: true });
     await deploy(
       a,
       "handover",
