@@ -71,6 +71,23 @@ async function until<T>(what: string, probe: () => T | undefined | Promise<T | u
   }
 }
 
+/**
+ * An instance on the shared queue file running an async action (`body`, X-Max-Retries 0) that sets the
+ * connection's `claimed` metadata first: answers once it has, its job taken and unsettled.
+ */
+async function hungInstance(kit: ServiceKit, body: string): Promise<{ a: KitInstance; id: string }> {
+  await kit.connect("alice");
+  // One job at a time: the instance cannot take its own job again while its run hangs.
+  const a = await kit.instance({ timeoutMs: 20_000, jobConcurrency: 1 }, { sharedQueues: true });
+  await deploy(a, "hung", body);
+  const id = await runAsync(a, "hung", 0);
+  await until("the first instance to run it", async () => {
+    const { connection } = await kit.connections.getConnection({ providerConfigKey: "cal", connectionId: "alice" });
+    return connection?.metadata?.claimed === true;
+  });
+  return { a, id };
+}
+
 const bodyOf = (d: DeliveryRequested) => JSON.parse(new TextDecoder().decode(d.body));
 
 describe("async actions on the durable queue", () => {
@@ -159,23 +176,15 @@ describe("async actions on the durable queue", () => {
 
   test("a job its instance took and never settled is completed by another instance once its ack wait has passed", async () => {
     const kit = await kits.start();
-    await kit.connect("alice");
     // The first instance's run waits (up to its deadline) until the second's has run: a hung process.
-    const a = await kit.instance({ timeoutMs: 20_000, jobConcurrency: 1 }, { sharedQueues: true });
-    await deploy(
-      a,
-      "handover",
+    const { a, id } = await hungInstance(
+      kit,
       `const first = !(await nango.getMetadata()).claimed;
        if (!first) { await nango.updateMetadata({ done: true }); return { by: "second" }; }
        await nango.updateMetadata({ claimed: true });
        while (!(await nango.getMetadata()).done) await new Promise((r) => setTimeout(r, 50));
        return { by: "first" };`,
     );
-    const id = await runAsync(a, "handover", 0);
-    await until("the first instance to run it", async () => {
-      const { connection } = await kit.connections.getConnection({ providerConfigKey: "cal", connectionId: "alice" });
-      return connection?.metadata?.claimed === true;
-    });
     const b = await kit.instance({}, { sharedQueues: true });
     const sent = await webhooks(a, b);
     const run = await ended(kit, b, id, 20_000);
@@ -187,5 +196,32 @@ describe("async actions on the durable queue", () => {
     );
     expect(sent.map((d) => bodyOf(d).payload.id)).toEqual([id]);
     expect((await b.stores.runs.get(run.environmentId, id))?.output).toEqual({ by: "second" });
+  });
+
+  test("a job taken more often than it may be tried ends its run failed without running it again", async () => {
+    const kit = await kits.start();
+    const { a, id } = await hungInstance(
+      kit,
+      `await nango.updateMetadata({ claimed: true });
+       while (!(await nango.getMetadata()).done) await new Promise((r) => setTimeout(r, 50));
+       return "late";`,
+    );
+    // Its second delivery is one past both X-Max-Retries + 1 and this instance's maxAttempts.
+    const b = await kit.instance({ maxAttempts: 1 }, { sharedQueues: true });
+    const sent = await webhooks(a, b);
+    const run = await ended(kit, b, id, 20_000);
+    expect(run).toMatchObject({ id, status: "failed", attempt: 1, error: { name: "ActionInterrupted" } });
+    await until("the webhook", () => sent.length > 0);
+    expect(bodyOf(sent[0] as DeliveryRequested).payload.id).toBe(id);
+    await kit.connections.writeMetadata({
+      providerConfigKey: "cal",
+      connectionIds: ["alice"],
+      metadata: { done: true },
+      mode: MetadataWriteMode.UPDATE,
+    });
+    await until("the first instance's run to end", () =>
+      kit.logs.filter((l) => l.includes("async action webhook enqueued")).length >= 2 ? true : undefined,
+    );
+    expect(await b.stores.runs.get(run.environmentId, id)).toMatchObject({ status: "failed", attempt: 1 });
   });
 });
