@@ -1,4 +1,5 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
+import { createHmac } from "node:crypto";
 import { newId } from "@junction/platform";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -186,7 +187,7 @@ describe("actions: POST /action/trigger", () => {
     const retries = await w.api(
       "POST",
       "/action/trigger",
-      { action_name: "slow" },
+      { action_name: "slow", input: { n: 1 } },
       {
         "provider-config-key": CAL,
         "connection-id": "alice",
@@ -196,6 +197,64 @@ describe("actions: POST /action/trigger", () => {
     );
     expect(retries.status).toBe(202);
     await w.finishedRuns({ script: "slow" }, 2);
+  });
+
+  test("X-Max-Retries: a failing async action is tried again under its id; a signed async_action webhook says when it has ended", async () => {
+    const w = await world({ env: { JUNCTION_SCRIPTS_RETRY_BASE_MS: "10", JUNCTION_SCRIPTS_RETRY_MAX_MS: "10" } });
+    await w.connect("alice");
+    const secret = (await w.api("POST", "/webhook-settings/signing-secret", {})).body.data.signing_secret as string;
+    // Fails until its third try (the connection's metadata counts the tries).
+    await w.deploy(
+      "flaky",
+      actionSource(`const tries = ((await nango.getMetadata()).tries ?? 0) + 1;
+         await nango.updateMetadata({ tries });
+         if (tries < 3) throw new ActionError({ tries });
+         return { tries };`),
+    );
+    await w.deploy("broken", actionSource(`throw new ActionError({ reason: "always" });`));
+    const trigger = (action: string, retries: string) =>
+      w.api(
+        "POST",
+        "/action/trigger",
+        { action_name: action },
+        { "provider-config-key": CAL, "connection-id": "alice", "x-async": "true", "x-max-retries": retries },
+      );
+    const actionHooks = () =>
+      w.receiver.received.filter((r) => JSON.parse(r.body).type === "async_action").map((r) => JSON.parse(r.body));
+
+    const flaky = await trigger("flaky", "2");
+    expect(flaky.status).toBe(202);
+    const { id, statusUrl } = flaky.body;
+    await waitFor("the flaky action's webhook", () => actionHooks().length === 1 || null, 20_000, 25);
+    const [hook] = w.receiver.received.filter((r) => JSON.parse(r.body).type === "async_action");
+    expect(JSON.parse(hook?.body ?? "")).toEqual({
+      from: "junction",
+      type: "async_action",
+      connectionId: "alice",
+      providerConfigKey: CAL,
+      payload: { id, statusUrl },
+    });
+    expect(hook?.headers["x-nango-hmac-sha256"]).toBe(
+      createHmac("sha256", secret)
+        .update(hook?.body ?? "")
+        .digest("hex"),
+    );
+    expect(await sdk(w).getAsyncActionResult(statusUrl)).toMatchObject({ status: 200, body: { tries: 3 } });
+    expect((await w.runs({ script: "flaky" })).map((r: any) => [r.id, r.status, r.attempt])).toEqual([
+      [id, "succeeded", 3],
+    ]);
+
+    // Out of tries: the last failure is the answer, and the webhook says so too.
+    const broken = await trigger("broken", "1");
+    await waitFor("the broken action's webhook", () => actionHooks().length === 2 || null, 20_000, 25);
+    expect(actionHooks()[1].payload).toEqual({ id: broken.body.id, statusUrl: broken.body.statusUrl });
+    const failed = await sdk(w).getAsyncActionResult(broken.body.statusUrl);
+    expect([failed.status, failed.body.error.code, failed.body.error.payload]).toEqual([
+      500,
+      "action_script_runtime_error",
+      { reason: "always" },
+    ]);
+    expect((await w.runs({ script: "broken" }))[0]).toMatchObject({ status: "failed", attempt: 2 });
   });
 
   test("bad requests get clear errors with stable codes and start no run", async () => {

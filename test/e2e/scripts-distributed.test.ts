@@ -35,6 +35,16 @@ async function api(method: string, path: string, body?: unknown) {
   return { status: res.status, body: (await res.json()) as any };
 }
 
+/** Creates connection `connectionId` of "cal" with a fresh token of `email`. */
+function connectAs(connectionId: string, email: string) {
+  const tokens = fake.issueTokens({ email });
+  return api("POST", "/connections", {
+    provider_config_key: "cal",
+    connection_id: connectionId,
+    credentials: { type: "OAUTH2", access_token: tokens.accessToken, expires_at: Date.now() + 3_600_000 },
+  });
+}
+
 const finishedRuns = (query: string, count: number) =>
   waitFor(
     `${count} finished runs for ${query}`,
@@ -58,6 +68,8 @@ beforeAll(async () => {
       JUNCTION_LOG_LEVEL: "warn",
       JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
       JUNCTION_SCRIPTS_POOL_SIZE: "1",
+      // A short run deadline keeps a job's ack wait (twice it, plus 30 s) short for the kill test below.
+      JUNCTION_SCRIPTS_TIMEOUT_MS: "4000",
     },
     // Every process is up once the scripts service answers through the gateway.
     ready: (url) =>
@@ -161,13 +173,7 @@ describe("scripts in the distributed topology", () => {
   test("actions answer through the gateway, synchronously and by id (async)", async () => {
     const source = `export default createAction({ exec: async (nango, input) => ({ twice: input.n * 2, by: nango.connectionId }) });`;
     expect((await api("POST", "/scripts", { provider_config_key: "cal", name: "double", source })).status).toBe(201);
-    const tokens = fake.issueTokens({ email: "dave@example.com" });
-    const connected = await api("POST", "/connections", {
-      provider_config_key: "cal",
-      connection_id: "dave",
-      credentials: { type: "OAUTH2", access_token: tokens.accessToken, expires_at: Date.now() + 3_600_000 },
-    });
-    expect(connected.status).toBe(200);
+    expect((await connectAs("dave", "dave@example.com")).status).toBe(200);
     const trigger = (async: boolean) =>
       fetch(`${gatewayUrl}/action/trigger`, {
         method: "POST",
@@ -227,4 +233,55 @@ describe("scripts in the distributed topology", () => {
     expect(bob).toMatchObject({ script_name: "on-create", status: "succeeded" });
     expect((await api("GET", "/scripts/runs?connection_id=carol")).body.data).toEqual([]);
   }, 90_000);
+
+  test("an async action whose scripts process is killed mid-run is completed by the next one, with its webhook", async () => {
+    // The first run marks the connection and hangs; the one after the kill answers.
+    const source = `export default createAction({ exec: async (nango) => {
+      if ((await nango.getMetadata()).claimed) return { by: "second" };
+      await nango.updateMetadata({ claimed: true });
+      await new Promise((r) => setTimeout(r, 3500));
+      return { by: "first" };
+    } });`;
+    expect((await api("POST", "/scripts", { provider_config_key: "cal", name: "handover", source })).status).toBe(201);
+    expect((await connectAs("erin", "erin@example.com")).status).toBe(200);
+    const accepted = await fetch(`${gatewayUrl}/action/trigger`, {
+      method: "POST",
+      headers: {
+        authorization: `Bearer ${SECRET}`,
+        "content-type": "application/json",
+        "provider-config-key": "cal",
+        "connection-id": "erin",
+        "x-async": "true",
+      },
+      body: JSON.stringify({ action_name: "handover" }),
+    });
+    expect(accepted.status).toBe(202);
+    const { id, statusUrl } = (await accepted.json()) as { id: string; statusUrl: string };
+    await waitFor(
+      "the first run to start",
+      async () => (await api("GET", "/connection/erin?provider_config_key=cal")).body.metadata?.claimed === true,
+      15_000,
+      20,
+    );
+    const scripts = procs.find((p) => p.name === "scripts") as JunctionProcess;
+    await scripts.stop("SIGKILL");
+    procs.splice(procs.indexOf(scripts), 1, startJunctionProcess("scripts", ["serve", "scripts"], env));
+    // NATS hands the job out again once its ack wait (2 × 4 s + 30 s) has passed.
+    const result = await waitFor(
+      "the action's result from the next process",
+      async () => {
+        const res = await api("GET", statusUrl);
+        // Its output or its failure (with the run id); not the answers of a process going or coming.
+        return res.status === 200 || res.body.error?.run_id ? res : null;
+      },
+      70_000,
+      200,
+    );
+    expect(result).toEqual({ status: 200, body: { by: "second" } });
+    expect((await api("GET", `/scripts/runs/${id}`)).body.data).toMatchObject({ status: "succeeded", attempt: 2 });
+    const hook = await waitFor("the async_action webhook", () =>
+      receiver.received.map((r) => JSON.parse(r.body)).find((b) => b.type === "async_action" && b.payload.id === id),
+    );
+    expect(hook).toMatchObject({ connectionId: "erin", providerConfigKey: "cal", payload: { statusUrl } });
+  }, 120_000);
 });

@@ -24,6 +24,11 @@ export interface RunPlan {
    * then finds what this released (a sync's lease) released already.
    */
   beforeRecord?: (ended: { status: RunStatus; startedAt: number }) => Promise<void>;
+  /**
+   * A failure is not written: the run stays `running`, to be tried again under the same id (an
+   * async action with retries left). Its logs are lost; its error is logged.
+   */
+  retryFailure?: boolean;
 }
 
 /** How a run ended, and whether trying again may help. */
@@ -59,6 +64,12 @@ export class ScriptRunner {
   }
 
   async start(plan: RunPlan): Promise<StartedRun> {
+    const record = await this.record(plan);
+    return this.resume(record, plan);
+  }
+
+  /** Records a run as `running` without starting it (an async action waiting in the queue). */
+  async record(plan: RunPlan): Promise<ScriptRunRecord> {
     const { version } = plan;
     const startedAt = this.ctx.clock.now();
     const record = runningRecord(
@@ -75,6 +86,11 @@ export class ScriptRunner {
       startedAt,
     );
     await this.ctx.runs.insert(record);
+    return record;
+  }
+
+  /** Runs a recorded run that is still `running` (`record`, or `start`'s), and writes its end. */
+  resume(record: ScriptRunRecord, plan: RunPlan): StartedRun {
     const finished = this.execute(record, plan);
     this.inFlight.add(finished);
     void finished.catch(() => undefined).finally(() => this.inFlight.delete(finished));
@@ -132,6 +148,16 @@ export class ScriptRunner {
     const { output, ...ending } = isAction ? keepActionOutput(result) : result;
     result = ending;
     const kept = isAction && output !== undefined ? { output } : {};
+    if (plan.retryFailure && result.status !== "succeeded") {
+      this.ctx.logger.warn("script run failed; it will be tried again", {
+        runId: record.id,
+        script: record.scriptName,
+        attempt: plan.attempt ?? record.attempt,
+        status: result.status,
+        error: result.error?.name,
+      });
+      return { record: { ...record, status: result.status, error: result.error ?? null }, transient: true };
+    }
     await plan
       .beforeRecord?.({ status: result.status, startedAt: record.startedAt })
       .catch((err: unknown) => this.ctx.logger.error("script run end not handled", { runId: record.id, error: err }));
@@ -143,6 +169,7 @@ export class ScriptRunner {
       logsTruncated: result.logsTruncated,
       error: result.error ?? null,
       ...kept,
+      ...(plan.attempt !== undefined && plan.attempt !== record.attempt ? { attempt: plan.attempt } : {}),
     });
     const ended = finished ?? { ...record, status: result.status, error: result.error ?? null, ...kept };
     const fields = {

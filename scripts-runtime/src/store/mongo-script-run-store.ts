@@ -99,6 +99,7 @@ export class MongoScriptRunStore implements ScriptRunStore {
           logsTruncated: finish.logsTruncated || logs.truncated,
           error: finish.error ? JSON.stringify(finish.error) : null,
           ...(finish.output === undefined ? {} : { output: JSON.stringify(finish.output) }),
+          ...(finish.attempt === undefined ? {} : { attempt: finish.attempt }),
         },
       },
       { returnDocument: "after" },

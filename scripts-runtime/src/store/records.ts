@@ -44,6 +44,8 @@ export interface RunFinish {
   error: RunError | null;
   /** An action's result (kept for `GET /action/{id}`); left out for other runs. */
   output?: JsonValue;
+  /** The attempt that ended the run, when it was tried again under the same id (async actions). */
+  attempt?: number;
 }
 
 export interface RunFilter {

@@ -80,6 +80,15 @@ export function scriptRunStoreConformance(name: string, factory: RunStoreFactory
       expect(await store.finish("env_other", run.id, ended)).toBeNull();
     });
 
+    test("finish writes the attempt that ended the run when given, and keeps it otherwise", async () => {
+      const retried = running({ trigger: "action" });
+      const once = running({ attempt: 2 });
+      for (const run of [retried, once]) await store.insert(run);
+      expect((await store.finish(ENV, retried.id, { ...failure, finishedAt: now, attempt: 4 }))?.attempt).toBe(4);
+      expect((await store.get(ENV, retried.id))?.attempt).toBe(4);
+      expect((await store.finish(ENV, once.id, { ...failure, finishedAt: now }))?.attempt).toBe(2);
+    });
+
     test("an action's output is kept with its ending, whatever its keys; other runs have none", async () => {
       const run = running({ trigger: "action" });
       await store.insert(run);

@@ -75,7 +75,8 @@ export class SqliteScriptRunStore implements ScriptRunStore {
     const row = this.db
       .query<ScriptRunRow, [Params]>(
         `UPDATE script_runs SET status = $status, finished_at = $finished_at, duration_ms = $duration_ms, logs = $logs,
-           logs_truncated = $logs_truncated, error = $error, output = $output
+           logs_truncated = $logs_truncated, error = $error, output = $output,
+           attempt = COALESCE($attempt, attempt)
          WHERE environment_id = $environment_id AND id = $id AND status = 'running'
          RETURNING *`,
       )
@@ -89,6 +90,7 @@ export class SqliteScriptRunStore implements ScriptRunStore {
         logs_truncated: finish.logsTruncated || logs.truncated ? 1 : 0,
         error: finish.error ? JSON.stringify(finish.error) : null,
         output: finish.output === undefined ? null : JSON.stringify(finish.output),
+        attempt: finish.attempt ?? null,
       });
     return row ? fromRow(row) : null;
   }

@@ -18,7 +18,10 @@ const triggerHeaders = z.object({
   "provider-config-key": z.string().describe("The integration's id."),
   "connection-id": z.string().describe("The connection's id."),
   "x-async": z.string().optional().describe("`true`: answer 202 at once, then ask GET /action/{id}."),
-  "x-max-retries": z.string().optional().describe("0 to 5; checked, not honoured (Junction does not retry)."),
+  "x-max-retries": z
+    .string()
+    .optional()
+    .describe("With X-Async: how many times a failed run is tried again, 0 (default) to 5."),
 });
 const output = z.unknown().describe("What the action's exec returned (any JSON).");
 const asyncAnswer = z.object({ id: z.string(), statusUrl: z.string() }).describe("Also in `Location`.");
@@ -26,8 +29,9 @@ const asyncAnswer = z.object({ id: z.string(), statusUrl: z.string() }).describe
 /**
  * POST /action/trigger runs an action for a connection (`Provider-Config-Key`, `Connection-Id`) and
  * answers its output, or its failure (actionAnswer). With `X-Async: true` it answers 202
- * `{id, statusUrl}` at once; GET /action/{id} then answers 404 `action_not_completed` until the run
- * has ended, then what the synchronous call would have. `X-Max-Retries` (0–5) is checked, not honoured.
+ * `{id, statusUrl}` at once (the run is queued, retried up to `X-Max-Retries` times, 0–5, and an
+ * `async_action` webhook says when it has ended); GET /action/{id} then answers 404
+ * `action_not_completed` until the run has ended, then what the synchronous call would have.
  */
 export function actionRoutes(): Route[] {
   return [
@@ -42,7 +46,7 @@ export function actionRoutes(): Route[] {
         const connectionId = req.headers.get("connection-id")?.trim();
         if (!connectionId) throw invalidArgument("missing_connection_id", "Missing the Connection-Id header.");
         const async = asyncHeader(req.headers.get("x-async"));
-        maxRetriesHeader(req.headers.get("x-max-retries"));
+        const maxRetries = maxRetriesHeader(req.headers.get("x-max-retries"));
         const body = parseWith(triggerBody, await readJson(req, MAX_INPUT_BYTES), "invalid_body");
         const { run } = await clients.scripts.runAction({
           providerConfigKey,
@@ -50,6 +54,7 @@ export function actionRoutes(): Route[] {
           actionName: body.action_name,
           ...(body.input === undefined ? {} : { input: fromJson(ValueSchema, body.input as JsonValue) }),
           async,
+          maxRetries: async ? maxRetries : 0,
         });
         if (!run) throw new Error("RunAction answered no run");
         if (async) {
@@ -61,7 +66,7 @@ export function actionRoutes(): Route[] {
       doc: {
         summary: "Run an action",
         description:
-          "Answers what the action returned, or its failure (with its `run_id`); with `X-Async: true`, 202 at once.",
+          "Answers what the action returned, or its failure (with its `run_id`); with `X-Async: true`, 202 at once: the run is queued, tried again on failure up to `X-Max-Retries` times, and an `async_action` webhook is sent when it has ended.",
         tags: ["Actions"],
         headers: triggerHeaders,
         body: triggerBody,
@@ -97,7 +102,8 @@ export function actionRoutes(): Route[] {
       },
       doc: {
         summary: "Get an action run's answer",
-        description: "What POST /action/trigger would have answered; 404 `action_not_completed` until the run ends.",
+        description:
+          "What POST /action/trigger would have answered; 404 `action_not_completed` while the run is queued, running or waiting for a retry.",
         tags: ["Actions"],
         params: { id: "The run's id (`run_...`), as POST /action/trigger with X-Async answered it." },
         responses: { 200: output },

@@ -9,6 +9,7 @@ import type { ScriptsServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { toScriptRun } from "../mappers.ts";
 import type { ScriptRunner } from "../script-runner.ts";
+import { enqueueActionRun, MAX_ACTION_RETRIES } from "../triggers/action-runs.ts";
 import { callService } from "./call-service.ts";
 
 type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "runAction">;
@@ -16,7 +17,7 @@ type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "runAction">;
 /**
  * RunAction (POST /action/trigger, issue 20 item 7): runs the latest version of an action for one
  * connection. Synchronous calls wait for the run's end, which the run deadline bounds (the sandbox
- * kills a run past it); async calls answer with the run as recorded at its start.
+ * kills a run past it); async calls answer with the run as recorded when queued (action-runs.ts).
  */
 export function actionHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner): Handlers {
   const required = (value: string, path: string) => {
@@ -48,6 +49,13 @@ export function actionHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner)
           );
         }
       }
+      if (req.async) {
+        if (req.maxRetries < 0 || req.maxRetries > MAX_ACTION_RETRIES) {
+          throw errors.invalidField("max_retries", `must be from 0 to ${MAX_ACTION_RETRIES}`);
+        }
+        const queued = await enqueueActionRun(ctx, runner, version, connectionId, input, req.maxRetries);
+        return { run: toScriptRun(queued, false) };
+      }
       const started = await runner.start({
         version,
         connectionId,
@@ -55,10 +63,6 @@ export function actionHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner)
         entry: "exec",
         ...(input === undefined ? {} : { input }),
       });
-      if (req.async) {
-        void started.finished.catch((err: unknown) => ctx.logger.error("action run not recorded", { error: err }));
-        return { run: toScriptRun(started.record, false) };
-      }
       const finished = await started.finished;
       return { run: toScriptRun(finished.record, true) };
     },

@@ -34,6 +34,8 @@ export interface KitInstance {
   stores: ScriptsStores;
   /** This instance's clock (the kit advances every instance's at once). */
   clock: ManualClock;
+  /** This instance's bus (its durable queues shared with the kit's other such instances, if asked). */
+  bus: MemoryBus;
 }
 
 export interface ServiceKit {
@@ -47,8 +49,12 @@ export interface ServiceKit {
   /** A real connection service (SQLite) over an in-memory transport: the scripts service's peer. */
   connections: Client<typeof ConnectionService>;
   clients: GatewayClients;
-  /** Starts another scripts service instance on the kit's SQLite file. */
-  instance(config?: Partial<ScriptsConfig>): Promise<KitInstance>;
+  /**
+   * Starts another scripts service instance on the kit's SQLite file. With `sharedQueues`, its bus
+   * keeps its durable queues in one SQLite file with the other such instances', as processes share
+   * NATS: a job one instance took and never settled goes to another once its ack wait has passed.
+   */
+  instance(config?: Partial<ScriptsConfig>, options?: { sharedQueues?: boolean }): Promise<KitInstance>;
   /** Creates a connection of integration "cal". */
   connect(connectionId: string): Promise<void>;
   close(): Promise<void>;
@@ -88,7 +94,7 @@ export async function startServiceKit(runtime: () => Promise<ScriptRuntime>): Pr
     clientSecret: "s",
   });
   const environment = async () => (await connections.getEnvironment({})).environment?.id ?? "";
-  const started: { instance: KitInstance; bus: MemoryBus; db: Database }[] = [];
+  const started: { instance: KitInstance; bus: MemoryBus; db: Database; busDb?: Database }[] = [];
 
   return {
     async advance(ms) {
@@ -100,11 +106,12 @@ export async function startServiceKit(runtime: () => Promise<ScriptRuntime>): Pr
     logs: logger.lines,
     connections,
     clients,
-    async instance(config = {}) {
+    async instance(config = {}, options = {}) {
       const db = openDatabase(join(dir, "scripts.sqlite"));
       const stores = await openScriptsStores(common, db);
       const own = new ManualClock(clock.now());
-      const bus = new MemoryBus(undefined, { clock: own });
+      const busDb = options.sharedQueues ? openDatabase(join(dir, "queues.sqlite")) : undefined;
+      const bus = new MemoryBus(busDb, { clock: own });
       const scripts = createScriptsService({
         scripts: stores.scripts,
         runs: stores.runs,
@@ -124,17 +131,18 @@ export async function startServiceKit(runtime: () => Promise<ScriptRuntime>): Pr
           router: { interceptors: [errorBoundary(logger)] },
         }),
       );
-      const instance = { scripts, client, stores, clock: own };
-      started.push({ instance, bus, db });
+      const instance = { scripts, client, stores, clock: own, bus };
+      started.push({ instance, bus, db, ...(busDb ? { busDb } : {}) });
       return instance;
     },
     async connect(connectionId) {
       await connections.createConnection({ providerConfigKey: "cal", connectionId });
     },
     async close() {
-      for (const { instance, bus, db } of started.reverse()) {
+      for (const { instance, bus, db, busDb } of started.reverse()) {
         await instance.scripts.stop();
         await bus.close();
+        busDb?.close();
         await instance.stores.close();
         db.close();
       }

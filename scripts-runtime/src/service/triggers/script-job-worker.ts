@@ -11,10 +11,12 @@ import type { ScriptsServiceContext } from "../context.ts";
 import { EVENTS, nameOf } from "../mappers.ts";
 import type { SyncScheduler } from "../scheduler/sync-scheduler.ts";
 import type { ScriptRunner } from "../script-runner.ts";
+import { runActionJob } from "./action-runs.ts";
 import { onConnectionCreated } from "./lifecycle-runs.ts";
 import { derivedCreatedMsgId } from "./script-jobs.ts";
 
-type Outcome = "done" | "retry";
+/** "again": the run asks for another delivery whatever maxAttempts says (an async action's retries). */
+type Outcome = "done" | "retry" | "again";
 
 /**
  * Consumes `scripts.runs`: new connections (schedules, then one job per post-connection-creation
@@ -22,6 +24,7 @@ type Outcome = "done" | "retry";
  * failed because something was unavailable (see FinishedRun.transient) is tried again with backoff
  * (retryBaseMs doubling up to retryMaxMs, at most maxAttempts runs, each recorded with its attempt
  * number); a script that throws for its own reasons is a recorded failed run, not a retry loop.
+ * Async actions are the exception: any failure is tried again, as often as X-Max-Retries said.
  */
 export function startScriptJobWorker(
   ctx: ScriptsServiceContext,
@@ -42,6 +45,8 @@ export function startScriptJobWorker(
         return runLifecycle(msg.job.value, job.deliveryCount);
       case "webhookRun":
         return runWebhook(msg.job.value, job.deliveryCount);
+      case "actionRun":
+        return runActionJob(ctx, runner, msg.job.value, job.deliveryCount);
       default:
         log.error("script job of an unknown kind dropped");
         return "done";
@@ -141,12 +146,17 @@ export function startScriptJobWorker(
         await job.nak(backoff(attempt));
         return;
       }
-      if (outcome === "retry" && attempt < ctx.config.maxAttempts) {
-        log.warn("script run failed on an unavailable service; it will be tried again", {
-          kind: msg.job.case,
-          attempt,
-          retryInMs: backoff(attempt),
-        });
+      if (outcome === "again" || (outcome === "retry" && attempt < ctx.config.maxAttempts)) {
+        log.warn(
+          outcome === "again"
+            ? "action run failed; it will be tried again"
+            : "script run failed on an unavailable service; it will be tried again",
+          {
+            kind: msg.job.case,
+            attempt,
+            retryInMs: backoff(attempt),
+          },
+        );
         await job.nak(backoff(attempt));
         return;
       }
