@@ -96,6 +96,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         metadata,
         endUser,
         tags,
+        webhookUrlOverride: req.webhookUrlOverride,
       });
       return { connection: toConnection(result.connection), created: result.created };
     },
@@ -131,6 +132,40 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         offset: req.page * limit,
       });
       return { connections: connections.map(toConnection), total };
+    },
+
+    // Nango's PATCH /connections/{id}: tags derive from the end user as on import; the webhook URL
+    // override was checked by the caller ("" clears it).
+    async updateConnection(req) {
+      const { env, rec } = await connection(req.providerConfigKey, req.connectionId);
+      const endUser = (req.endUser as Record<string, unknown> | undefined) ?? undefined;
+      const organization = endUser?.organization;
+      const tags =
+        endUser || req.setTags
+          ? sessionTags(
+              endUser ?? null,
+              typeof organization === "object" && organization !== null
+                ? (organization as Record<string, unknown>)
+                : null,
+              endUser?.tags,
+              req.tags,
+            )
+          : undefined;
+      const override = req.webhookUrlOverride;
+      const updated = await ctx.store.patchConnection(
+        env.id,
+        rec.providerConfigKey,
+        rec.connectionId,
+        {
+          endUser,
+          tags,
+          webhookUrlOverride: override === undefined ? undefined : override === "" ? null : override,
+        },
+        ctx.clock.now(),
+      );
+      if (!updated) throw errors.unknownConnection(rec.providerConfigKey, [rec.connectionId]);
+      ctx.logger.info("connection updated", { integration: rec.providerConfigKey, connectionId: rec.connectionId });
+      return { connection: toConnection(updated) };
     },
 
     async deleteConnection(req) {

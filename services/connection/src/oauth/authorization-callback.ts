@@ -169,6 +169,7 @@ export async function completeAuthorization(
     metadata: {},
     endUser,
     tags: session.tags,
+    webhookUrlOverride: session.webhookUrlOverride,
     reviseErrors: (errs) => {
       const kept = errs.filter((e) => !isRefreshError(e.type) && e.type !== EMAIL_HASH_UNAVAILABLE);
       return hashProblem ? [hashProblem, ...kept] : kept;
