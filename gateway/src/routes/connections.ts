@@ -5,6 +5,7 @@ import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import { successAnswer } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
 import { listQuery, readConnectionListQuery } from "./connection-list-query.ts";
+import { checkWebhookUrlOverride } from "./webhook-url-override.ts";
 import {
   connectionAnswer,
   connectionListItemAnswer,
@@ -71,9 +72,10 @@ const importBody = z
       })
       .strict()
       .optional(),
-    // Nango's connection tags (stored, see README, API); its per-connection webhook URL is ignored.
+    // Nango's connection tags (stored, see README, API).
     tags: z.record(z.string(), z.string()).optional(),
-    webhook_url_override: z.union([z.string().url().max(2048), z.literal("")]).optional(),
+    // Where this connection's webhooks go instead of the endpoints (checked: checkWebhookUrlOverride).
+    webhook_url_override: z.string().max(2048).optional(),
   })
   .strict();
 
@@ -106,6 +108,7 @@ export function connectionRoutes(): Route[] {
         connectionConfig: body.connection_config as JsonObject | undefined,
         endUser: body.end_user as JsonObject | undefined,
         tags: body.tags ?? {},
+        webhookUrlOverride: await checkWebhookUrlOverride(clients, body.webhook_url_override),
         credentials: {
           type: "OAUTH2",
           accessToken: c.access_token,
@@ -129,6 +132,7 @@ export function connectionRoutes(): Route[] {
         "invalid_metadata",
         "invalid_tags",
         "invalid_request",
+        "invalid_webhook_url",
       ],
     },
   });
