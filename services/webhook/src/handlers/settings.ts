@@ -32,7 +32,7 @@ export function settingsHandlers(ctx: WebhookServiceContext): Partial<ServiceImp
     // A connection's webhook URL override: the endpoints' rules (https; private addresses only when allowed).
     async checkEndpointUrl(req) {
       const check = checkEndpointUrl(req.url, { allowPrivate: ctx.allowPrivateEndpoints });
-      if (!check.ok) throw errors.invalidWebhookUrl(req.field || "url", req.url, check.reason);
+      if (!check.ok) throw errors.invalidWebhookUrl(req.field || "url", check.reason);
       return { url: check.url };
     },
 
