@@ -32,6 +32,17 @@ const oneQuery = z
 const deleteQuery = z.object({ provider_config_key: str }).strict();
 
 const jsonObject = z.record(z.string(), z.unknown());
+/** An end user as Nango's import and PATCH /connections/{id} take it. */
+export const endUserBody = z
+  .object({
+    id: str,
+    email: z.string().email().optional(),
+    display_name: z.string().max(255).optional(),
+    // Nango's end-user tags: kept on the end user, and among the connection's tags.
+    tags: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+
 /** POST /connections: import a connection whose credentials were obtained elsewhere (Nango's import). */
 const importBody = z
   .object({
@@ -62,16 +73,7 @@ const importBody = z
           .optional(),
       })
       .strict(),
-    end_user: z
-      .object({
-        id: str,
-        email: z.string().email().optional(),
-        display_name: z.string().max(255).optional(),
-        // Nango's end-user tags: kept on the end user, and among the connection's tags.
-        tags: z.record(z.string(), z.string()).optional(),
-      })
-      .strict()
-      .optional(),
+    end_user: endUserBody.optional(),
     // Nango's connection tags (stored, see README, API).
     tags: z.record(z.string(), z.string()).optional(),
     // Where this connection's webhooks go instead of the endpoints (checked: checkWebhookUrlOverride).

@@ -4,6 +4,7 @@ import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import { successAnswer } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
+import { endUserBody } from "./connections.ts";
 import { checkWebhookUrlOverride } from "./webhook-url-override.ts";
 
 const str = z.string().min(1).max(255);
@@ -11,15 +12,7 @@ const query = z.object({ provider_config_key: str }).strict();
 const body = z
   .object({
     // Deprecated in Nango in favour of tags; replaces the end user, and the tags derived from it.
-    end_user: z
-      .object({
-        id: str,
-        email: z.string().email().optional(),
-        display_name: z.string().max(255).optional(),
-        tags: z.record(z.string(), z.string()).optional(),
-      })
-      .strict()
-      .optional(),
+    end_user: endUserBody.optional(),
     tags: z.record(z.string(), z.string()).optional(),
     webhook_url_override: z
       .string()
