@@ -77,6 +77,21 @@ describe("webhook_url_override", () => {
     expect(endpoint.received).toHaveLength(0);
   });
 
+  test("a declined authorization's failure webhook goes to the session's override, though no connection exists", async () => {
+    const w = await world({ env });
+    const endpoint = receiver();
+    const hook = receiver();
+    await w.j.api("PUT", "/webhook-settings", { endpoints: [endpoint.url] });
+    await w.integration();
+    const token = await w.session({ end_user: { id: "user-2" }, webhook_url_override: hook.url });
+    w.fake.setNextAuthorization({ deny: true });
+    expect((await w.callback(await w.authorize("cal", token))).code).toBe("access_denied");
+    const [failure] = await hook.waitFor(1);
+    expect(JSON.parse(failure?.body ?? "{}")).toMatchObject({ type: "auth", operation: "creation", success: false });
+    expect(await w.connectionIds()).toEqual([]);
+    expect(endpoint.received).toHaveLength(0);
+  });
+
   test("forwards for a connection with an override go there, others to the endpoints; PATCH sets and clears it", async () => {
     const { j } = await world({ env });
     const endpoint = receiver();

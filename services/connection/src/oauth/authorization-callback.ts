@@ -74,6 +74,8 @@ export async function completeAuthorization(
         endUser,
         tags: existing?.tags ?? session.tags,
         error: { type: failure.errorType, description: failure.message },
+        // As Nango: the session's override, else (a re-authorization) the connection's own.
+        webhookUrlOverride: session.webhookUrlOverride,
       }),
     );
     ctx.logger.info("authorization failed", { integration: integ.uniqueKey, outcome: failure.errorType });

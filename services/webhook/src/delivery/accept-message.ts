@@ -8,7 +8,8 @@ import { leaseUntil } from "./deliver-round.ts";
 export type NewMessage = Pick<
   MessageRecord,
   "id" | "environmentId" | "type" | "providerConfigKey" | "connectionId" | "notificationId" | "body" | "createdAt"
->;
+> &
+  Partial<Pick<MessageRecord, "targetUrl">>;
 
 /**
  * Stores a new message (idempotent on its id: storing it again changes nothing) and hands it to the
@@ -19,12 +20,13 @@ export type NewMessage = Pick<
  * A message of a connection with a webhook URL override is stored with it (connection-target.ts).
  */
 export async function acceptMessage(ctx: WebhookServiceContext, fields: NewMessage): Promise<void> {
-  const targetUrl = await connectionTarget(ctx, fields);
+  const { targetUrl: given, ...rest } = fields;
+  const targetUrl = given || (await connectionTarget(ctx, fields));
   const now = ctx.clock.now();
   const firstAt = now + (ctx.delivery.retryScheduleMs[0] ?? 0);
   const claim = firstAt <= now ? { leaseToken: randomToken(12), leaseUntil: leaseUntil(ctx, now) } : undefined;
   const message: MessageRecord = {
-    ...fields,
+    ...rest,
     ...(targetUrl ? { targetUrl } : {}),
     status: "pending",
     attemptCount: 0,
