@@ -131,6 +131,16 @@ describe("webhook_url_override", () => {
       webhook_url_override: hook.url,
       tags: { team: "core" },
     });
+    const withUser = await j.api("PATCH", "/connections/bob?provider_config_key=cal", {
+      end_user: { id: "u-9", email: "bob@example.com" },
+      tags: { team: "edge" },
+    });
+    expect(withUser.status).toBe(200);
+    expect((await j.api("GET", "/connection/bob?provider_config_key=cal")).body).toMatchObject({
+      end_user: { id: "u-9", email: "bob@example.com" },
+      tags: { end_user_id: "u-9", end_user_email: "bob@example.com", team: "edge" },
+      webhook_url_override: null,
+    });
     const missing = await j.api("PATCH", "/connections/nobody?provider_config_key=cal", { tags: {} });
     expect(missing.status).toBe(404);
 

@@ -27,6 +27,14 @@ import { matchNotification } from "../match-notification.ts";
 import { validateMetadata } from "../metadata-rules.ts";
 import { UnknownConnectionsError } from "../store/store.ts";
 
+/** A connection's tags: derived from the end user (and its organization), then end_user.tags, then `tags`. */
+function tagsOf(endUser: Record<string, unknown> | null, tags: Record<string, string>): Record<string, string> {
+  const organization = endUser?.organization;
+  const org =
+    typeof organization === "object" && organization !== null ? (organization as Record<string, unknown>) : null;
+  return sessionTags(endUser, org, endUser?.tags, tags);
+}
+
 /** Printable ASCII, no leading or trailing space, at most 255 characters (a superset of Nango's). */
 const CONNECTION_ID_RE = /^[!-~](?:[ -~]{0,253}[!-~])?$/;
 /** Most notifications in one MatchNotifications call. */
@@ -66,13 +74,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       validateMetadata(metadata);
       const endUser = (req.endUser as Record<string, unknown> | undefined) ?? null;
       // Nango's import: tags derived from the end user, then end_user.tags, then tags (as a session's).
-      const organization = endUser?.organization;
-      const tags = sessionTags(
-        endUser,
-        typeof organization === "object" && organization !== null ? (organization as Record<string, unknown>) : null,
-        endUser?.tags,
-        req.tags,
-      );
+      const tags = tagsOf(endUser, req.tags);
       // An imported emailAddressHash may be Nango's formula: from now on, matching looks it up too.
       if (typeof req.connectionConfig?.emailAddressHash === "string" && !integ.importedEmailHashes) {
         await ctx.store.markImportedEmailHashes(env.id, integ.uniqueKey);
@@ -139,18 +141,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
     async updateConnection(req) {
       const { env, rec } = await connection(req.providerConfigKey, req.connectionId);
       const endUser = (req.endUser as Record<string, unknown> | undefined) ?? undefined;
-      const organization = endUser?.organization;
-      const tags =
-        endUser || req.setTags
-          ? sessionTags(
-              endUser ?? null,
-              typeof organization === "object" && organization !== null
-                ? (organization as Record<string, unknown>)
-                : null,
-              endUser?.tags,
-              req.tags,
-            )
-          : undefined;
+      const tags = endUser || req.setTags ? tagsOf(endUser ?? null, req.tags) : undefined;
       const override = req.webhookUrlOverride;
       const updated = await ctx.store.patchConnection(
         env.id,
