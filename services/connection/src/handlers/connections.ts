@@ -55,6 +55,15 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
     if (!rec) throw errors.unknownConnection(key, [connectionId]);
     return { env, integ, rec };
   };
+  // The matched connections' webhook URL overrides, read here rather than by the webhook service per message.
+  const withOverrides = async <M extends { connectionIds: string[] }>(envId: string, key: string, match: M) => {
+    const webhookUrlOverrides: Record<string, string> = {};
+    for (const id of match.connectionIds) {
+      const override = (await ctx.store.getConnection(envId, key, id))?.webhookUrlOverride;
+      if (override) webhookUrlOverrides[id] = override;
+    }
+    return { ...match, webhookUrlOverrides };
+  };
   const refresher = new CredentialRefresher(ctx);
   const publish = async <D extends DescMessage>(subject: string, schema: D, init: MessageInitShape<D>) => {
     await ctx.bus.publish(subject, toBinary(schema, create(schema, init) as Message & never));
@@ -231,9 +240,10 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
 
     async matchNotification(req) {
       const { env, rec } = await integration(req.providerConfigKey);
-      return matchNotification(ctx.store, env.id, req.providerConfigKey, req.resourceUri, {
+      const match = await matchNotification(ctx.store, env.id, req.providerConfigKey, req.resourceUri, {
         nangoEmailHashes: rec.importedEmailHashes === true,
       });
+      return withOverrides(env.id, req.providerConfigKey, match);
     },
 
     async matchNotifications(req) {
@@ -253,9 +263,10 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
           found.set(r.providerConfigKey, scope);
         }
         const { envId, nangoEmailHashes } = await scope;
-        results.push(
-          await matchNotification(ctx.store, envId, r.providerConfigKey, r.resourceUri, { nangoEmailHashes }),
-        );
+        const match = await matchNotification(ctx.store, envId, r.providerConfigKey, r.resourceUri, {
+          nangoEmailHashes,
+        });
+        results.push(await withOverrides(envId, r.providerConfigKey, match));
       }
       return { results };
     },

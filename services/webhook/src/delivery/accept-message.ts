@@ -21,7 +21,8 @@ export type NewMessage = Pick<
  */
 export async function acceptMessage(ctx: WebhookServiceContext, fields: NewMessage): Promise<void> {
   const { targetUrl: given, ...rest } = fields;
-  const targetUrl = given || (await connectionTarget(ctx, fields));
+  // Given (the match of a forward tells it; "" is none), or looked up for the message's connection.
+  const targetUrl = given ?? (await connectionTarget(ctx, fields));
   const now = ctx.clock.now();
   const firstAt = now + (ctx.delivery.retryScheduleMs[0] ?? 0);
   const claim = firstAt <= now ? { leaseToken: randomToken(12), leaseUntil: leaseUntil(ctx, now) } : undefined;

@@ -10,7 +10,8 @@ export const OVERRIDE_ENDPOINT_ID = "connection_override";
  * when it has none, has no connection, or the connection is gone. As Nango does, a connection's
  * messages of every type (auth, forward, sync...) then go to that URL only, not to the endpoints.
  * Read when the message is stored: a retry or replay goes where the first attempt went. Any other
- * failure to read throws, so that the job that brought the message is delivered again.
+ * failure to read throws, so that the job that brought the message is delivered again. Forwards do
+ * not come here: their match carries the overrides (MatchNotificationResponse.webhook_url_overrides).
  */
 export async function connectionTarget(
   ctx: WebhookServiceContext,
