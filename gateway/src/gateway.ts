@@ -9,6 +9,7 @@ import { connectionRoutes } from "./routes/connections.ts";
 import { healthRoutes } from "./routes/health.ts";
 import { integrationRoutes } from "./routes/integrations.ts";
 import { metadataRoutes } from "./routes/metadata.ts";
+import { patchConnectionRoute } from "./routes/patch-connection.ts";
 import { providerRoutes } from "./routes/providers.ts";
 import { secretKeyRoutes } from "./routes/secret-keys.ts";
 import { webhookSettingsRoutes } from "./routes/webhook-settings.ts";
@@ -53,6 +54,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...integrationRoutes(),
     ...connectionRoutes(),
     ...metadataRoutes(),
+    // After the metadata routes: PATCH /connections/metadata is theirs.
+    patchConnectionRoute(),
     ...secretKeyRoutes(authenticator),
     ...webhookSettingsRoutes(),
     ...oauthRoutes(),

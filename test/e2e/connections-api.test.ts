@@ -354,7 +354,7 @@ describe("importing a connection (POST /connections)", () => {
     expect(creds.credentials?.refreshToken).toBe("imported-refresh");
   });
 
-  test("accepts Nango's import fields: a date-only expires_at and tags (stored); webhook_url_override and config_override ignored", async () => {
+  test("accepts Nango's import fields: a date-only expires_at, tags and webhook_url_override (stored); config_override ignored", async () => {
     const res = await j.api("POST", "/connections", {
       provider_config_key: KEY,
       connection_id: "imported-nango",
@@ -373,6 +373,7 @@ describe("importing a connection (POST /connections)", () => {
     expect(res.body.end_user).toEqual({ id: "u-10", tags: { plan: "pro" } });
     // As a connect session's: derived from the end user, then end_user.tags, then tags.
     expect(res.body.tags).toEqual({ end_user_id: "u-10", plan: "pro", team: "blue" });
+    expect(res.body.webhook_url_override).toBe("https://app.example.com/hooks");
     const listed = await j.api("GET", "/connections?tags[team]=blue&tags[plan]=pro");
     expect(listed.body.connections.map((c: { connection_id: string }) => c.connection_id)).toEqual(["imported-nango"]);
     expect(res.text).not.toContain("other-secret");
@@ -385,6 +386,18 @@ describe("importing a connection (POST /connections)", () => {
     expect(badTags.status).toBe(400);
     expect(badTags.body.error.code).toBe("invalid_tags");
     expect((await j.api("GET", `/connections?connectionId=imported-bad-tags`)).body.connections).toEqual([]);
+    const badHook = await j.api("POST", "/connections", {
+      provider_config_key: KEY,
+      connection_id: "imported-bad-hook",
+      credentials: { type: "OAUTH2", access_token: "x" },
+      webhook_url_override: "http://app.example.com/hooks",
+    });
+    expect(badHook.status).toBe(400);
+    expect(badHook.body.error).toMatchObject({
+      code: "invalid_webhook_url",
+      errors: [{ path: "webhook_url_override" }],
+    });
+    expect((await j.api("GET", `/connections?connectionId=imported-bad-hook`)).body.connections).toEqual([]);
     const bad = await j.api("POST", "/connections", {
       provider_config_key: KEY,
       credentials: { type: "OAUTH2", access_token: "x", expires_at: "soon" },

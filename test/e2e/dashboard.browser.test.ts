@@ -185,6 +185,11 @@ describe("the dashboard in a real browser", () => {
   test(
     "lists and searches connections, and shows one with its connection_config",
     async () => {
+      await j.clients.connection.updateConnection({
+        providerConfigKey: "cal",
+        connectionId,
+        webhookUrlOverride: "https://hooks.example.test/dashboard",
+      });
       await go(`#/connections?search=${encodeURIComponent(connectionId.slice(2, 12))}`, "connections");
       await page.waitForSelector(`#connections tr[data-connection-id="${connectionId}"]`);
       await go("#/connections?search=nobody-has-this", "connections");
@@ -203,6 +208,9 @@ describe("the dashboard in a real browser", () => {
       expect(await page.content()).not.toContain(credentials?.accessToken as string);
       // Nango's tags, derived from the test session's end user.
       expect(await page.textContent('#connection-tags [data-tag="end_user_id"]')).toBe("end_user_id=dashboard-test ");
+      expect(await page.textContent("#connection-webhook-url-override")).toBe("https://hooks.example.test/dashboard");
+      // Cleared again: the later steps expect this connection's webhooks at the test's receiver.
+      await j.clients.connection.updateConnection({ providerConfigKey: "cal", connectionId, webhookUrlOverride: "" });
     },
     STEP_MS,
   );

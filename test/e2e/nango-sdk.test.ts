@@ -199,6 +199,21 @@ describe("Nango SDK: connections", () => {
     expect(listed.connections).toHaveLength(1);
     expect(listed.connections[0]).toMatchObject({ provider_config_key: CALENDAR, metadata: { origin: "import" } });
 
+    // patchConnection sets tags and the webhook URL override, and "" clears the override.
+    const hook = "https://hooks.example.test/imported";
+    const patched = await h.nango.patchConnection(
+      { connectionId: "imported", provider_config_key: CALENDAR },
+      { tags: { team: "core" }, webhook_url_override: hook },
+    );
+    expect(patched).toEqual({ success: true });
+    const details = await h.nango.getConnection(CALENDAR, "imported");
+    expect(details).toMatchObject({ tags: { team: "core" }, webhook_url_override: hook });
+    await h.nango.patchConnection(
+      { connectionId: "imported", provider_config_key: CALENDAR },
+      { webhook_url_override: "" },
+    );
+    expect((await h.nango.getConnection(CALENDAR, "imported")).webhook_url_override).toBeNull();
+
     const deleted = await h.nango.deleteConnection(CALENDAR, "imported");
     expect(deleted.status).toBe(200);
     expect((await h.nango.listConnections({ connectionId: "imported" })).connections).toEqual([]);

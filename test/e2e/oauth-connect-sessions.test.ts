@@ -156,7 +156,7 @@ describe("connect sessions with Nango's fields", () => {
     expect(conn.body.tags).toEqual({ team: "edge" });
   });
 
-  test("bad tags, overrides outside allowed_integrations and a webhook_url_override are clear 400s that write nothing", async () => {
+  test("bad tags, overrides outside allowed_integrations and a refused webhook_url_override are clear 400s that write nothing", async () => {
     const w = await world();
     await w.integration();
     await w.integration("other");
@@ -188,10 +188,12 @@ describe("connect sessions with Nango's fields", () => {
       ],
       [{ end_user: { id: "u" }, overrides: { nope: {} } }, "invalid_body", "overrides.nope"],
       [
-        { end_user: { id: "u" }, webhook_url_override: "https://hooks.example.test" },
-        "webhook_url_override_unsupported",
+        // Checked by the endpoints' rules: http only to loopback (the test deployment allows private endpoints).
+        { end_user: { id: "u" }, webhook_url_override: "http://hooks.example.test/in" },
+        "invalid_webhook_url",
         "webhook_url_override",
       ],
+      [{ end_user: { id: "u" }, webhook_url_override: "not a url" }, "invalid_webhook_url", "webhook_url_override"],
       [{ organization: { id: "o" } }, "invalid_body", "end_user"],
     ];
     for (const [body, code, path] of cases) {

@@ -197,9 +197,9 @@ describe("real answers match the OpenAPI document", () => {
     expect(overrideRefused.body.error.code).toBe("override_not_allowed");
     const hookRefused = await call("POST", "/connect/sessions", {
       end_user: { id: "u2" },
-      webhook_url_override: "https://example.com/hook",
+      webhook_url_override: "ftp://example.com/hook",
     });
-    expect(hookRefused.body.error.code).toBe("webhook_url_override_unsupported");
+    expect(hookRefused.body.error.code).toBe("invalid_webhook_url");
     const unknown = await call("POST", "/connect/sessions/reconnect", { connection_id: "zed", integration_id: "cal" });
     expect(unknown.body.error.code).toBe("unknown_connection");
     expect((await call("GET", "/proxy/calendar/v3/users/me")).body.error.code).toBe("invalid_headers");

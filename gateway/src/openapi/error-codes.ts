@@ -52,9 +52,9 @@ export const ERROR_CODES = {
   unknown_connect_session_token: e(Code.Unauthenticated, "The connect session token is unknown."),
   connect_session_expired: e(Code.Unauthenticated, "The connect session has expired."),
   override_not_allowed: e(Code.InvalidArgument, "`overrides` names an integration the session does not allow."),
-  webhook_url_override_unsupported: e(
+  invalid_webhook_url: e(
     Code.InvalidArgument,
-    "`webhook_url_override` is set: Junction sends webhooks only to the endpoints of PUT /webhook-settings.",
+    "`webhook_url_override` is refused by the endpoints' rules (https; no private address unless the operator allows them).",
   ),
   integration_not_allowed: e(Code.PermissionDenied, "The connect session does not allow this integration."),
   integration_missing_credentials: e(Code.FailedPrecondition, "The integration has no OAuth client id and secret."),

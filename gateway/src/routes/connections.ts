@@ -5,6 +5,7 @@ import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import { successAnswer } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
 import { listQuery, readConnectionListQuery } from "./connection-list-query.ts";
+import { checkWebhookUrlOverride } from "./webhook-url-override.ts";
 import {
   connectionAnswer,
   connectionListItemAnswer,
@@ -31,6 +32,17 @@ const oneQuery = z
 const deleteQuery = z.object({ provider_config_key: str }).strict();
 
 const jsonObject = z.record(z.string(), z.unknown());
+/** An end user as Nango's import and PATCH /connections/{id} take it. */
+export const endUserBody = z
+  .object({
+    id: str,
+    email: z.string().email().optional(),
+    display_name: z.string().max(255).optional(),
+    // Nango's end-user tags: kept on the end user, and among the connection's tags.
+    tags: z.record(z.string(), z.string()).optional(),
+  })
+  .strict();
+
 /** POST /connections: import a connection whose credentials were obtained elsewhere (Nango's import). */
 const importBody = z
   .object({
@@ -61,19 +73,11 @@ const importBody = z
           .optional(),
       })
       .strict(),
-    end_user: z
-      .object({
-        id: str,
-        email: z.string().email().optional(),
-        display_name: z.string().max(255).optional(),
-        // Nango's end-user tags: kept on the end user, and among the connection's tags.
-        tags: z.record(z.string(), z.string()).optional(),
-      })
-      .strict()
-      .optional(),
-    // Nango's connection tags (stored, see README, API); its per-connection webhook URL is ignored.
+    end_user: endUserBody.optional(),
+    // Nango's connection tags (stored, see README, API).
     tags: z.record(z.string(), z.string()).optional(),
-    webhook_url_override: z.union([z.string().url().max(2048), z.literal("")]).optional(),
+    // Where this connection's webhooks go instead of the endpoints (checked: checkWebhookUrlOverride).
+    webhook_url_override: z.string().max(2048).optional(),
   })
   .strict();
 
@@ -106,6 +110,7 @@ export function connectionRoutes(): Route[] {
         connectionConfig: body.connection_config as JsonObject | undefined,
         endUser: body.end_user as JsonObject | undefined,
         tags: body.tags ?? {},
+        webhookUrlOverride: await checkWebhookUrlOverride(clients, body.webhook_url_override),
         credentials: {
           type: "OAUTH2",
           accessToken: c.access_token,
@@ -129,6 +134,7 @@ export function connectionRoutes(): Route[] {
         "invalid_metadata",
         "invalid_tags",
         "invalid_request",
+        "invalid_webhook_url",
       ],
     },
   });

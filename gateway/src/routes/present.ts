@@ -69,6 +69,10 @@ export const connectionAnswer = z
     errors: z.array(connectionError),
     end_user: endUserAnswer,
     tags: tagsAnswer,
+    webhook_url_override: z
+      .string()
+      .nullable()
+      .describe("Where this connection's webhooks go instead of the environment's endpoints; null when none."),
     credentials: credentialsSummary,
   })
   .meta({ id: "Connection" });
@@ -163,6 +167,7 @@ export function presentConnection(c: Connection, read?: CredentialsRead) {
     errors: presentErrors(c),
     end_user: c.endUser ?? null,
     tags: c.tags,
+    webhook_url_override: c.webhookUrlOverride || null,
     credentials: read?.credentials
       ? presentCredentials(read.credentials, read.refreshToken)
       : { type: "OAUTH2", expires_at: iso(c.credentialsExpiresAtMs) },

@@ -60,6 +60,7 @@ export function toConnection(rec: ConnectionRecord): Connection {
     credentialsExpiresAtMs: BigInt(rec.credentialsExpiresAt ?? 0),
     endUser: (rec.endUser ?? undefined) as JsonObject | undefined,
     tags: rec.tags,
+    webhookUrlOverride: rec.webhookUrlOverride ?? "",
   });
 }
 

@@ -20,6 +20,8 @@ export interface SaveConnectionInput {
   endUser: Record<string, unknown> | null;
   /** Replaces an existing connection's tags when not empty. */
   tags?: Record<string, string>;
+  /** Replaces an existing connection's webhook URL override when given (non-empty). */
+  webhookUrlOverride?: string;
   /** Works out the errors to keep (from [] for a new connection): a re-authorization clears refresh failures. */
   reviseErrors?: (errors: ConnectionErrorRecord[]) => ConnectionErrorRecord[];
 }
@@ -49,6 +51,7 @@ export async function saveConnection(
     endUser: input.endUser,
     errors: revise([]),
     tags: input.tags ?? {},
+    ...(input.webhookUrlOverride ? { webhookUrlOverride: input.webhookUrlOverride } : {}),
     createdAt: now,
     updatedAt: now,
   });

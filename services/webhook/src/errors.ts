@@ -26,6 +26,12 @@ export const errors = {
       refused.length === 1 ? `Endpoint URL ${shown[0]}.` : `Invalid endpoint URLs: ${shown.join("; ")}${more}.`;
     return invalidArgument("invalid_endpoint_url", message, fieldErrors);
   },
+  /**
+   * A webhook URL given elsewhere than the settings (a connection's override), refused by the same
+   * rules. The URL is not repeated: it may hold a password.
+   */
+  invalidWebhookUrl: (path: string, reason: string) =>
+    invalidArgument("invalid_webhook_url", `${path} ${reason}.`, [{ path, message: reason }]),
   tooManyEndpoints: (count: number, max: number) =>
     invalidArgument("too_many_endpoints", `At most ${max} webhook endpoints are allowed; ${count} were given.`, [
       { path: "endpoint_urls", message: `must hold at most ${max} distinct URLs` },

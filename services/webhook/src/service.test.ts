@@ -247,6 +247,26 @@ describe("WebhookService endpoints", () => {
     expect(error.errors[0]?.message).toContain("http is allowed only to loopback");
   });
 
+  test("checks a connection's webhook URL override by the endpoints' rules, naming its field", async () => {
+    const strict = setup().client;
+    expect(
+      (await strict.checkEndpointUrl({ url: "https://Hooks.Example.com/in#x", field: "webhook_url_override" })).url,
+    ).toBe("https://hooks.example.com/in");
+    for (const url of ["http://hooks.example.com/in", "https://10.0.0.5/hook", "ftp://x.example.com/", "nope"]) {
+      const { error } = await failure(strict.checkEndpointUrl({ url, field: "webhook_url_override" }));
+      expect(error.status).toBe(Code.InvalidArgument);
+      expect(error.code).toBe("invalid_webhook_url");
+      expect(error.errors[0]?.path).toBe("webhook_url_override");
+    }
+    const relaxed = setup({ allowPrivateEndpoints: true }).client;
+    expect((await relaxed.checkEndpointUrl({ url: "http://127.0.0.1:9/x" })).url).toBe("http://127.0.0.1:9/x");
+    const { error } = await failure(relaxed.checkEndpointUrl({ url: "http://10.0.0.5/hook" }));
+    expect(error.errors[0]).toMatchObject({
+      path: "url",
+      message: expect.stringContaining("http is allowed only to loopback"),
+    });
+  });
+
   test("accepts ten distinct endpoints and refuses eleven", async () => {
     const { client } = setup();
     const ten = Array.from({ length: 10 }, (_, i) => `https://h${i}.example.com/`);

@@ -55,6 +55,8 @@ export interface ConnectionListItem {
   end_user: { id?: string; email?: string; display_name?: string } | null;
   /** Nango's tags (absent from Junctions older than tags). */
   tags?: Record<string, string>;
+  /** Where its webhooks go instead of the endpoints; null when none (absent from older Junctions). */
+  webhook_url_override?: string | null;
 }
 
 export interface Connection extends Omit<ConnectionListItem, "created"> {

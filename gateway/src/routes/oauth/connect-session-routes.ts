@@ -6,6 +6,7 @@ import { iso, json } from "../../http/json.ts";
 import { parseWith, queryObject, readJson } from "../../http/read-json.ts";
 import { dataOf, isoOrNull } from "../../openapi/route-doc.ts";
 import type { Route } from "../../router.ts";
+import { checkWebhookUrlOverride } from "../webhook-url-override.ts";
 import { browserError } from "./browser-error.ts";
 import { escapeHtml, htmlPage } from "./html-page.ts";
 
@@ -53,7 +54,7 @@ const sessionFields = {
   integrations_config_defaults: configDefaults.optional(),
   overrides: overrides.optional(),
   tags: tags.optional(),
-  // Accepted only empty: see webhookUrlOverride below.
+  // Checked by the webhook service (checkWebhookUrlOverride); "" is none.
   webhook_url_override: z.string().max(2048).optional(),
 };
 
@@ -67,21 +68,6 @@ const createBody = z
   });
 
 const reconnectBody = z.object({ ...sessionFields, connection_id: key, integration_id: key }).strict();
-
-/**
- * Nango sends a session's connection webhooks to webhook_url_override instead of the environment's
- * URLs. Junction delivers to the endpoints of PUT /webhook-settings only, so an override is refused
- * rather than ignored (its webhooks would go elsewhere than the caller asked).
- */
-function refuseWebhookUrlOverride(value: string | undefined): void {
-  if (value) {
-    throw invalidArgument(
-      "webhook_url_override_unsupported",
-      "webhook_url_override is not supported: Junction sends webhooks to the endpoints of PUT /webhook-settings.",
-      [{ path: "webhook_url_override", message: "must be empty or absent" }],
-    );
-  }
-}
 
 /** Top-level tags as the RPC carries them (strings); their keys and count are checked by the service. */
 function stringTags(value: Record<string, unknown> | undefined): Record<string, string> {
@@ -116,12 +102,7 @@ function splitScopes(scopes: string | undefined): string[] {
 
 const sessionAnswer = dataOf(z.object({ token: z.string(), expires_at: isoOrNull, connect_link: z.string() }));
 /** What both session routes answer; a reconnect also names a connection that must exist. */
-const SESSION_ERRORS = [
-  "invalid_request",
-  "invalid_tags",
-  "override_not_allowed",
-  "webhook_url_override_unsupported",
-] as const;
+const SESSION_ERRORS = ["invalid_request", "invalid_tags", "override_not_allowed", "invalid_webhook_url"] as const;
 
 function toDefaults(d: z.infer<typeof configDefaults> | undefined) {
   return Object.fromEntries(
@@ -244,7 +225,6 @@ export function connectSessionRoutes(): Route[] {
       pattern: "/connect/sessions",
       handler: async ({ clients, req, baseUrl }) => {
         const body = parseWith(createBody, await readJson(req, BODY_LIMIT), "invalid_body");
-        refuseWebhookUrlOverride(body.webhook_url_override);
         const res = await clients.connection.createConnectSession({
           endUser: body.end_user as JsonObject | undefined,
           organization: body.organization as JsonObject | undefined,
@@ -252,6 +232,7 @@ export function connectSessionRoutes(): Route[] {
           integrationsConfigDefaults: toDefaults(body.integrations_config_defaults),
           overrides: toOverrides(body.overrides),
           tags: stringTags(body.tags),
+          webhookUrlOverride: await checkWebhookUrlOverride(clients, body.webhook_url_override),
         });
         return created(baseUrl, res.token, res.expiresAtMs);
       },
@@ -269,13 +250,13 @@ export function connectSessionRoutes(): Route[] {
       pattern: "/connect/sessions/reconnect",
       handler: async ({ clients, req, baseUrl }) => {
         const body = parseWith(reconnectBody, await readJson(req, BODY_LIMIT), "invalid_body");
-        refuseWebhookUrlOverride(body.webhook_url_override);
         const res = await clients.connection.createConnectSession({
           endUser: body.end_user as JsonObject | undefined,
           organization: body.organization as JsonObject | undefined,
           integrationsConfigDefaults: toDefaults(body.integrations_config_defaults),
           overrides: toOverrides(body.overrides),
           tags: stringTags(body.tags),
+          webhookUrlOverride: await checkWebhookUrlOverride(clients, body.webhook_url_override),
           reconnectConnectionId: body.connection_id,
           reconnectProviderConfigKey: body.integration_id,
         });

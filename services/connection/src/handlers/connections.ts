@@ -30,6 +30,14 @@ import { UnknownConnectionsError } from "../store/store.ts";
 
 type EmailKeyOf = NotificationAdapter["emailKeyOf"];
 
+/** A connection's tags: derived from the end user (and its organization), then end_user.tags, then `tags`. */
+function tagsOf(endUser: Record<string, unknown> | null, tags: Record<string, string>): Record<string, string> {
+  const organization = endUser?.organization;
+  const org =
+    typeof organization === "object" && organization !== null ? (organization as Record<string, unknown>) : null;
+  return sessionTags(endUser, org, endUser?.tags, tags);
+}
+
 /** Printable ASCII, no leading or trailing space, at most 255 characters (a superset of Nango's). */
 const CONNECTION_ID_RE = /^[!-~](?:[ -~]{0,253}[!-~])?$/;
 /** Most notifications in one MatchNotifications call. */
@@ -50,6 +58,15 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
     if (!rec) throw errors.unknownConnection(key, [connectionId]);
     return { env, integ, rec };
   };
+  // The matched connections' webhook URL overrides, read here rather than by the webhook service per message.
+  const withOverrides = async <M extends { connectionIds: string[] }>(envId: string, key: string, match: M) => {
+    const webhookUrlOverrides: Record<string, string> = {};
+    for (const id of match.connectionIds) {
+      const override = (await ctx.store.getConnection(envId, key, id))?.webhookUrlOverride;
+      if (override) webhookUrlOverrides[id] = override;
+    }
+    return { ...match, webhookUrlOverrides };
+  };
   const refresher = new CredentialRefresher(ctx);
   const publish = async <D extends DescMessage>(subject: string, schema: D, init: MessageInitShape<D>) => {
     await ctx.bus.publish(subject, toBinary(schema, create(schema, init) as Message & never));
@@ -69,13 +86,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       validateMetadata(metadata);
       const endUser = (req.endUser as Record<string, unknown> | undefined) ?? null;
       // Nango's import: tags derived from the end user, then end_user.tags, then tags (as a session's).
-      const organization = endUser?.organization;
-      const tags = sessionTags(
-        endUser,
-        typeof organization === "object" && organization !== null ? (organization as Record<string, unknown>) : null,
-        endUser?.tags,
-        req.tags,
-      );
+      const tags = tagsOf(endUser, req.tags);
       // An imported emailAddressHash may be Nango's formula: from now on, matching looks it up too.
       if (typeof req.connectionConfig?.emailAddressHash === "string" && !integ.importedEmailHashes) {
         await ctx.store.markImportedEmailHashes(env.id, integ.uniqueKey);
@@ -99,6 +110,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         metadata,
         endUser,
         tags,
+        webhookUrlOverride: req.webhookUrlOverride,
       });
       return { connection: toConnection(result.connection), created: result.created };
     },
@@ -134,6 +146,29 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         offset: req.page * limit,
       });
       return { connections: connections.map(toConnection), total };
+    },
+
+    // Nango's PATCH /connections/{id}: tags derive from the end user as on import; the webhook URL
+    // override was checked by the caller ("" clears it).
+    async updateConnection(req) {
+      const { env, rec } = await connection(req.providerConfigKey, req.connectionId);
+      const endUser = (req.endUser as Record<string, unknown> | undefined) ?? undefined;
+      const tags = endUser || req.setTags ? tagsOf(endUser ?? null, req.tags) : undefined;
+      const override = req.webhookUrlOverride;
+      const updated = await ctx.store.patchConnection(
+        env.id,
+        rec.providerConfigKey,
+        rec.connectionId,
+        {
+          endUser,
+          tags,
+          webhookUrlOverride: override === undefined ? undefined : override === "" ? null : override,
+        },
+        ctx.clock.now(),
+      );
+      if (!updated) throw errors.unknownConnection(rec.providerConfigKey, [rec.connectionId]);
+      ctx.logger.info("connection updated", { integration: rec.providerConfigKey, connectionId: rec.connectionId });
+      return { connection: toConnection(updated) };
     },
 
     async deleteConnection(req) {
@@ -208,7 +243,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
 
     async matchNotification(req) {
       const { env, rec } = await integration(req.providerConfigKey);
-      return matchNotification(
+      const match = await matchNotification(
         ctx.store,
         env.id,
         req.providerConfigKey,
@@ -216,6 +251,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         { nangoEmailHashes: rec.importedEmailHashes === true },
         ctx.providers.get(rec.provider)?.notifications?.emailKeyOf,
       );
+      return withOverrides(env.id, req.providerConfigKey, match);
     },
 
     async matchNotifications(req) {
@@ -236,16 +272,15 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
           found.set(r.providerConfigKey, scope);
         }
         const { envId, nangoEmailHashes, emailKeyOf } = await scope;
-        results.push(
-          await matchNotification(
-            ctx.store,
-            envId,
-            r.providerConfigKey,
-            r.resourceUri,
-            { nangoEmailHashes },
-            emailKeyOf,
-          ),
+        const match = await matchNotification(
+          ctx.store,
+          envId,
+          r.providerConfigKey,
+          r.resourceUri,
+          { nangoEmailHashes },
+          emailKeyOf,
         );
+        results.push(await withOverrides(envId, r.providerConfigKey, match));
       }
       return { results };
     },

@@ -17,6 +17,11 @@ export interface AuthWebhookInput {
   /** The connection's tags (Nango's auth webhook carries them); omitted when empty. */
   tags?: Record<string, string>;
   error?: { type: string; description: string };
+  /**
+   * Where it goes instead of the endpoints; for a failure before the connection exists (its session's
+   * override). Otherwise the webhook service takes the connection's own.
+   */
+  webhookUrlOverride?: string;
 }
 
 /**
@@ -58,6 +63,7 @@ export async function enqueueAuthWebhook(ctx: ConnectionServiceContext, input: A
     providerConfigKey: input.integ.uniqueKey,
     connectionId: input.connectionId,
     atMs: BigInt(now),
+    targetUrl: input.webhookUrlOverride ?? "",
   });
   await ctx.bus.enqueue(queues.webhookDelivery, toBinary(DeliveryRequestedSchema, job), { msgId: messageId });
   ctx.logger.info("auth webhook enqueued", {

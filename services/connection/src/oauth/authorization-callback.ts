@@ -73,6 +73,8 @@ export async function completeAuthorization(
         endUser,
         tags: existing?.tags ?? session.tags,
         error: { type: failure.errorType, description: failure.message },
+        // As Nango: the session's override, else (a re-authorization) the connection's own.
+        webhookUrlOverride: session.webhookUrlOverride,
       }),
     );
     ctx.logger.info("authorization failed", { integration: integ.uniqueKey, outcome: failure.errorType });
@@ -169,6 +171,7 @@ export async function completeAuthorization(
     metadata: {},
     endUser,
     tags: session.tags,
+    webhookUrlOverride: session.webhookUrlOverride,
     reviseErrors: (errs) => {
       const kept = errs.filter((e) => !isRefreshError(e.type) && e.type !== EMAIL_HASH_UNAVAILABLE);
       return hashProblem ? [hashProblem, ...kept] : kept;

@@ -91,6 +91,7 @@ export async function createConnectSession(
     integrationsConfigDefaults: defaults,
     overrides,
     tags,
+    ...(req.webhookUrlOverride ? { webhookUrlOverride: req.webhookUrlOverride } : {}),
     reconnect,
     createdAt: now,
     expiresAt,

@@ -48,6 +48,8 @@ describe("Mongo connection documents", () => {
 
   test("convert back to the same record", () => {
     expect(connectionFromDocument(connectionToDocument(record))).toEqual(record);
+    const routed = { ...record, webhookUrlOverride: "https://hooks.example.test/a" };
+    expect(connectionFromDocument(connectionToDocument(routed))).toEqual(routed);
   });
 
   test("normalize emails only when they are non-empty strings", () => {
@@ -173,6 +175,9 @@ describe("Mongo connection updates", () => {
     expect(withUser?.$set.endUser).toEqual({ $literal: record.endUser });
     expect(withUser?.$set.endUserId).toEqual({ $literal: "u1" });
     expect(withUser?.$set.tagPairs).toEqual({ $literal: ["team=core", "project.id=p=1"] });
+    expect(stage?.$set.webhookUrlOverride).toBeUndefined();
+    const [routed] = reauthorizationUpdate({ ...record, webhookUrlOverride: "https://h.example.test/" });
+    expect(routed?.$set.webhookUrlOverride).toEqual({ $literal: "https://h.example.test/" });
   });
 
   test("rule 1 looks both watch-URI keys up; rule 2's first tier one or both hash formulas", () => {
@@ -225,6 +230,13 @@ describe("Mongo connection updates", () => {
     expect(patchUpdate({ errors: [] }, 5)).toEqual({ $set: { updatedAt: 5, errors: [] } });
     expect(patchUpdate({ connectionConfig: { a: 1 }, endUser: null }, 5)).toEqual({
       $set: { updatedAt: 5, connection_config: { a: 1 }, endUser: null, endUserId: null },
+    });
+    expect(patchUpdate({ tags: { team: "core" }, webhookUrlOverride: "https://h.example.test/" }, 5)).toEqual({
+      $set: { updatedAt: 5, tagPairs: ["team=core"], webhookUrlOverride: "https://h.example.test/" },
+    });
+    expect(patchUpdate({ webhookUrlOverride: null }, 5)).toEqual({
+      $set: { updatedAt: 5 },
+      $unset: { webhookUrlOverride: "" },
     });
   });
 

@@ -53,6 +53,8 @@ export interface ConnectionDocument {
    * keys with dots never become field names.
    */
   tagPairs: string[];
+  /** Absent when none (and on documents written before it existed). */
+  webhookUrlOverride?: string;
   createdAt: number;
   updatedAt: number;
   lookup: LookupFields;
@@ -124,6 +126,7 @@ export function connectionToDocument(c: ConnectionRecord): ConnectionDocument {
     endUserId: endUserIdOf(c.endUser),
     errors: c.errors,
     tagPairs: tagPairs(c.tags),
+    ...(c.webhookUrlOverride ? { webhookUrlOverride: c.webhookUrlOverride } : {}),
     createdAt: c.createdAt,
     updatedAt: c.updatedAt,
     lookup: lookupFields(c.metadata),
@@ -145,6 +148,7 @@ export function connectionFromDocument(d: ConnectionDocument): ConnectionRecord 
     errors: d.errors ?? [],
     // Absent on documents written before tags existed.
     tags: tagsOf(d.tagPairs ?? []),
+    ...(d.webhookUrlOverride ? { webhookUrlOverride: d.webhookUrlOverride } : {}),
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
   };
@@ -233,6 +237,7 @@ export function reauthorizationUpdate(c: ConnectionRecord): Document[] {
     set.endUserId = { $literal: endUserIdOf(c.endUser) };
   }
   if (Object.keys(c.tags).length > 0) set.tagPairs = { $literal: tagPairs(c.tags) };
+  if (c.webhookUrlOverride) set.webhookUrlOverride = { $literal: c.webhookUrlOverride };
   return [{ $set: set }];
 }
 
@@ -268,5 +273,8 @@ export function patchUpdate(patch: ConnectionPatch, at: number): UpdateFilter<Co
     set.endUser = patch.endUser;
     set.endUserId = endUserIdOf(patch.endUser);
   }
+  if (patch.tags !== undefined) set.tagPairs = tagPairs(patch.tags);
+  if (typeof patch.webhookUrlOverride === "string") set.webhookUrlOverride = patch.webhookUrlOverride;
+  if (patch.webhookUrlOverride === null) return { $set: set, $unset: { webhookUrlOverride: "" } };
   return { $set: set };
 }

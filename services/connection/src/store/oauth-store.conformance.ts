@@ -48,7 +48,7 @@ const state = (hash: string, over: Partial<OAuthStateRecord> = {}): OAuthStateRe
 export function oauthFlowStoreConformance(store: () => ConnectionServiceStore): void {
   describe("connect sessions", () => {
     test("are found by token hash and by id, with every field", async () => {
-      const a = session("sess_a");
+      const a = session("sess_a", { webhookUrlOverride: "https://hooks.example.test/u1" });
       const b = session("sess_b", { organization: null, reconnect: { providerConfigKey: "cal", connectionId: "c9" } });
       // Nango allows a session with tags and no end user.
       const c = session("sess_c", { endUser: null, overrides: {}, tags: { team: "core" } });

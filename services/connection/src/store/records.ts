@@ -75,6 +75,11 @@ export interface ConnectionRecord {
   errors: ConnectionErrorRecord[];
   /** Nango's tags: lower-case keys, string values (from the connect session that created it). */
   tags: Record<string, string>;
+  /**
+   * Nango's webhook_url_override: this connection's webhooks go to this URL instead of the
+   * environment's endpoints. Absent when none; kept on re-authorization unless a new one is given.
+   */
+  webhookUrlOverride?: string;
   createdAt: number;
   updatedAt: number;
 }
@@ -102,8 +107,11 @@ export type MetadataMode = "set" | "update";
 
 /** Fields of a connection that may be patched after creation. */
 export type ConnectionPatch = Partial<
-  Pick<ConnectionRecord, "credentialsEnc" | "credentialsExpiresAt" | "connectionConfig" | "errors" | "endUser">
->;
+  Pick<ConnectionRecord, "credentialsEnc" | "credentialsExpiresAt" | "connectionConfig" | "errors" | "endUser" | "tags">
+> & {
+  /** A URL sets the webhook URL override, null clears it. */
+  webhookUrlOverride?: string | null;
+};
 
 /** A connect session (Nango's): lets one end user's browser start authorizations for a while. */
 export interface ConnectSessionRecord {
@@ -122,6 +130,8 @@ export interface ConnectSessionRecord {
   overrides: Record<string, ConnectSessionOverrideRecord>;
   /** Tags of the connection it creates (or re-authorizes, replacing its tags when not empty). */
   tags: Record<string, string>;
+  /** The webhook URL override of the connection it creates or re-authorizes; absent when none. */
+  webhookUrlOverride?: string;
   /** Set for a reconnect session: the connection it re-authorizes. */
   reconnect: { providerConfigKey: string; connectionId: string } | null;
   createdAt: number;

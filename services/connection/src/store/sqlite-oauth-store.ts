@@ -13,6 +13,8 @@ interface SessionRow {
   integrations_config_defaults: string;
   overrides: string;
   tags: string;
+  /** '' when none. */
+  webhook_url_override: string;
   reconnect: string | null;
   created_at: number;
   expires_at: number;
@@ -43,6 +45,7 @@ const sessionFromRow = (r: SessionRow): ConnectSessionRecord => ({
   integrationsConfigDefaults: JSON.parse(r.integrations_config_defaults),
   overrides: JSON.parse(r.overrides),
   tags: JSON.parse(r.tags),
+  ...(r.webhook_url_override ? { webhookUrlOverride: r.webhook_url_override } : {}),
   reconnect: r.reconnect === null ? null : JSON.parse(r.reconnect),
   createdAt: r.created_at,
   expiresAt: r.expires_at,
@@ -74,7 +77,7 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
     const p = <R = unknown>(sql: string): Query<R> => db.prepare<R, [Params]>(sql);
     this.q = {
       sessionInsert: p(
-        "INSERT INTO connect_sessions (id, environment_id, token_hash, end_user, organization, allowed_integrations, integrations_config_defaults, overrides, tags, reconnect, created_at, expires_at) VALUES ($id, $environment_id, $token_hash, $end_user, $organization, $allowed_integrations, $integrations_config_defaults, $overrides, $tags, $reconnect, $created_at, $expires_at)",
+        "INSERT INTO connect_sessions (id, environment_id, token_hash, end_user, organization, allowed_integrations, integrations_config_defaults, overrides, tags, webhook_url_override, reconnect, created_at, expires_at) VALUES ($id, $environment_id, $token_hash, $end_user, $organization, $allowed_integrations, $integrations_config_defaults, $overrides, $tags, $webhook_url_override, $reconnect, $created_at, $expires_at)",
       ),
       sessionByToken: p<SessionRow>("SELECT * FROM connect_sessions WHERE token_hash = $token_hash"),
       sessionById: p<SessionRow>("SELECT * FROM connect_sessions WHERE id = $id"),
@@ -111,6 +114,7 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
       integrations_config_defaults: JSON.stringify(s.integrationsConfigDefaults),
       overrides: JSON.stringify(s.overrides),
       tags: JSON.stringify(s.tags),
+      webhook_url_override: s.webhookUrlOverride ?? "",
       reconnect: s.reconnect === null ? null : JSON.stringify(s.reconnect),
       created_at: s.createdAt,
       expires_at: s.expiresAt,

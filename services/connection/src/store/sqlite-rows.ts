@@ -57,6 +57,8 @@ export interface ConnectionRow {
   end_user: string | null;
   errors: string;
   tags: string;
+  /** '' when none. */
+  webhook_url_override: string;
   created_at: number;
   updated_at: number;
 }
@@ -139,6 +141,7 @@ export const connectionFromRow = (r: ConnectionRow): ConnectionRecord => ({
   endUser: r.end_user === null ? null : (JSON.parse(r.end_user) as Record<string, unknown>),
   errors: JSON.parse(r.errors) as ConnectionErrorRecord[],
   tags: JSON.parse(r.tags) as Record<string, string>,
+  ...(r.webhook_url_override ? { webhookUrlOverride: r.webhook_url_override } : {}),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
 });
@@ -159,6 +162,7 @@ export function connectionToRow(c: ConnectionRecord): ConnectionWriteRow {
     end_user: c.endUser === null ? null : JSON.stringify(c.endUser),
     errors: JSON.stringify(c.errors),
     tags: JSON.stringify(c.tags),
+    webhook_url_override: c.webhookUrlOverride ?? "",
     created_at: c.createdAt,
     updated_at: c.updatedAt,
     email_address_hash: keys.emailAddressHash,

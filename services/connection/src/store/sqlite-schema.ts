@@ -197,6 +197,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE connect_sessions ADD COLUMN overrides TEXT NOT NULL DEFAULT '{}';
   ALTER TABLE connect_sessions ADD COLUMN tags TEXT NOT NULL DEFAULT '{}';
   `,
+  // Nango's webhook_url_override on connections and on the connect sessions that set it; '' is none.
+  `
+  ALTER TABLE connections ADD COLUMN webhook_url_override TEXT NOT NULL DEFAULT '';
+  ALTER TABLE connect_sessions ADD COLUMN webhook_url_override TEXT NOT NULL DEFAULT '';
+  `,
 ];
 
 /**

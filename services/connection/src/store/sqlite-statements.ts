@@ -7,7 +7,7 @@ export type Params = Record<string, string | number | null>;
 export type Query<R> = Statement<R, [Params]>;
 
 export const CONNECTION_COLUMNS =
-  "id, environment_id, provider_config_key, connection_id, provider, credentials_enc, credentials_expires_at, connection_config, metadata, end_user, errors, tags, created_at, updated_at";
+  "id, environment_id, provider_config_key, connection_id, provider, credentials_enc, credentials_expires_at, connection_config, metadata, end_user, errors, tags, webhook_url_override, created_at, updated_at";
 const CONNECTION_KEY = "environment_id = $environment_id AND provider_config_key = $provider_config_key";
 
 export type Statements = ReturnType<typeof prepareStatements>;
@@ -59,11 +59,11 @@ export function prepareStatements(db: Database) {
       `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE ${CONNECTION_KEY} AND connection_id = $connection_id`,
     ),
     connectionInsert: p(
-      "INSERT INTO connections (id, environment_id, provider_config_key, connection_id, provider, credentials_enc, credentials_expires_at, connection_config, metadata, end_user, errors, tags, created_at, updated_at, email_address_hash, meta_email_address_norm, meta_email_norm, end_user_id) VALUES ($id, $environment_id, $provider_config_key, $connection_id, $provider, $credentials_enc, $credentials_expires_at, $connection_config, $metadata, $end_user, $errors, $tags, $created_at, $updated_at, $email_address_hash, $meta_email_address_norm, $meta_email_norm, $end_user_id)",
+      "INSERT INTO connections (id, environment_id, provider_config_key, connection_id, provider, credentials_enc, credentials_expires_at, connection_config, metadata, end_user, errors, tags, webhook_url_override, created_at, updated_at, email_address_hash, meta_email_address_norm, meta_email_norm, end_user_id) VALUES ($id, $environment_id, $provider_config_key, $connection_id, $provider, $credentials_enc, $credentials_expires_at, $connection_config, $metadata, $end_user, $errors, $tags, $webhook_url_override, $created_at, $updated_at, $email_address_hash, $meta_email_address_norm, $meta_email_norm, $end_user_id)",
     ),
     // Every update rewrites all mutable columns, so the derived ones can never go stale.
     connectionUpdate: p(
-      "UPDATE connections SET provider = $provider, credentials_enc = $credentials_enc, credentials_expires_at = $credentials_expires_at, connection_config = $connection_config, metadata = $metadata, end_user = $end_user, errors = $errors, tags = $tags, updated_at = $updated_at, email_address_hash = $email_address_hash, meta_email_address_norm = $meta_email_address_norm, meta_email_norm = $meta_email_norm, end_user_id = $end_user_id WHERE id = $id",
+      "UPDATE connections SET provider = $provider, credentials_enc = $credentials_enc, credentials_expires_at = $credentials_expires_at, connection_config = $connection_config, metadata = $metadata, end_user = $end_user, errors = $errors, tags = $tags, webhook_url_override = $webhook_url_override, updated_at = $updated_at, email_address_hash = $email_address_hash, meta_email_address_norm = $meta_email_address_norm, meta_email_norm = $meta_email_norm, end_user_id = $end_user_id WHERE id = $id",
     ),
     connectionDelete: p("DELETE FROM connections WHERE id = $id"),
     connectionCount: p<{ n: number }>(`SELECT COUNT(*) AS n FROM connections WHERE ${CONNECTION_KEY}`),

@@ -216,6 +216,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
             connectionConfig: { ...existing.connectionConfig, ...connection.connectionConfig },
             endUser: connection.endUser ?? existing.endUser,
             tags: Object.keys(connection.tags).length > 0 ? connection.tags : existing.tags,
+            ...(connection.webhookUrlOverride ? { webhookUrlOverride: connection.webhookUrlOverride } : {}),
             updatedAt: connection.updatedAt,
           };
           this.q.connectionUpdate.run({ ...connectionToRow(next) });
@@ -330,7 +331,10 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     return this.write(() => {
       const existing = this.getRecord(environmentId, providerConfigKey, connectionId);
       if (!existing) return null;
-      const next: ConnectionRecord = { ...existing, ...definedFields(patch), updatedAt: at };
+      const { webhookUrlOverride, ...fields } = patch;
+      const next: ConnectionRecord = { ...existing, ...definedFields(fields), updatedAt: at };
+      if (webhookUrlOverride === null) delete next.webhookUrlOverride;
+      else if (webhookUrlOverride !== undefined) next.webhookUrlOverride = webhookUrlOverride;
       this.q.connectionUpdate.run({ ...connectionToRow(next) });
       if (patch.connectionConfig !== undefined) this.rewriteMatchKeys(existing, next);
       return next;
@@ -580,8 +584,8 @@ function keyedFromRow(r: KeyedConnectionRow): Keyed {
 }
 
 /** The fields of a patch that are present (an absent field leaves the stored value as it is). */
-function definedFields(patch: ConnectionPatch): ConnectionPatch {
-  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as ConnectionPatch;
+function definedFields<P extends object>(patch: P): P {
+  return Object.fromEntries(Object.entries(patch).filter(([, v]) => v !== undefined)) as P;
 }
 
 function mapDuplicate<T>(fn: () => T, what: string): T {

@@ -359,6 +359,36 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         expect(await ids({ team: "edge" })).toEqual(["c", "a"]);
       });
 
+      test("keep their webhook URL override on re-authorization unless a new one is given; a patch sets or clears it", async () => {
+        await create(connection("cal", "a", { webhookUrlOverride: "https://hooks.example.test/a" }));
+        await create(connection("cal", "b"));
+        expect((await get("cal", "a"))?.webhookUrlOverride).toBe("https://hooks.example.test/a");
+        expect((await get("cal", "b"))?.webhookUrlOverride).toBeUndefined();
+
+        await create(connection("cal", "a"));
+        expect((await get("cal", "a"))?.webhookUrlOverride).toBe("https://hooks.example.test/a");
+        await create(connection("cal", "a", { webhookUrlOverride: "https://hooks.example.test/a2" }));
+        expect((await get("cal", "a"))?.webhookUrlOverride).toBe("https://hooks.example.test/a2");
+
+        const patched = await store.patchConnection(
+          ENV,
+          "cal",
+          "b",
+          { webhookUrlOverride: "https://hooks.example.test/b" },
+          9_000,
+        );
+        expect(patched?.webhookUrlOverride).toBe("https://hooks.example.test/b");
+        expect((await get("cal", "b"))?.webhookUrlOverride).toBe("https://hooks.example.test/b");
+        await store.patchConnection(ENV, "cal", "b", { tags: { team: "core" } }, 10_000);
+        expect(await get("cal", "b")).toMatchObject({
+          webhookUrlOverride: "https://hooks.example.test/b",
+          tags: { team: "core" },
+        });
+        const cleared = await store.patchConnection(ENV, "cal", "b", { webhookUrlOverride: null }, 11_000);
+        expect(cleared?.webhookUrlOverride).toBeUndefined();
+        expect((await get("cal", "b"))?.webhookUrlOverride).toBeUndefined();
+      });
+
       test("search is a case-insensitive substring of the connection id, wildcards taken literally", async () => {
         for (const id of ["User-One", "user_two", "userXtwo", "100%", "1000", "back\\slash"]) {
           await create(connection("cal", id));

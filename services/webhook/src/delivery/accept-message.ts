@@ -1,13 +1,15 @@
 import { randomToken } from "@junction/platform";
 import type { WebhookServiceContext } from "../context.ts";
 import type { MessageRecord } from "../store/records.ts";
+import { connectionTarget } from "./connection-target.ts";
 import { leaseUntil } from "./deliver-round.ts";
 
 /** What a new message is: everything but its delivery state. `createdAt`: when what it tells happened (Unix ms); 0 for now. */
 export type NewMessage = Pick<
   MessageRecord,
   "id" | "environmentId" | "type" | "providerConfigKey" | "connectionId" | "notificationId" | "body" | "createdAt"
->;
+> &
+  Partial<Pick<MessageRecord, "targetUrl">>;
 
 /**
  * Stores a new message (idempotent on its id: storing it again changes nothing) and hands it to the
@@ -15,13 +17,18 @@ export type NewMessage = Pick<
  * it again at start). A message due at once (the default schedule) is stored already claimed, so
  * its first round needs no claim write of its own. Both the delivery worker (messages of any type
  * from the delivery queue) and the inbound worker (forwards of its notifications) come through here.
+ * A message of a connection with a webhook URL override is stored with it (connection-target.ts).
  */
 export async function acceptMessage(ctx: WebhookServiceContext, fields: NewMessage): Promise<void> {
+  const { targetUrl: given, ...rest } = fields;
+  // Given (the match of a forward tells it; "" is none), or looked up for the message's connection.
+  const targetUrl = given ?? (await connectionTarget(ctx, fields));
   const now = ctx.clock.now();
   const firstAt = now + (ctx.delivery.retryScheduleMs[0] ?? 0);
   const claim = firstAt <= now ? { leaseToken: randomToken(12), leaseUntil: leaseUntil(ctx, now) } : undefined;
   const message: MessageRecord = {
-    ...fields,
+    ...rest,
+    ...(targetUrl ? { targetUrl } : {}),
     status: "pending",
     attemptCount: 0,
     roundAttempts: 0,

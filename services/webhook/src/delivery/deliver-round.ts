@@ -7,6 +7,7 @@ import { recordEndpointHealth } from "./endpoint-health.ts";
 import type { SendRequest, SendResult } from "./http-sender.ts";
 import { nextRetryDelay } from "./retry-policy.ts";
 import type { SigningKeys } from "./signing-keys.ts";
+import { OVERRIDE_ENDPOINT_ID } from "./connection-target.ts";
 
 /** A claim outlives the attempt's timeout by this much before another worker may take the message. */
 const LEASE_MARGIN_MS = 5000;
@@ -42,7 +43,11 @@ export async function deliverRound(
 
   const settings = await ensureSettings(ctx.store, ctx.encryptor, message.environmentId, now);
   const delivered = new Set(message.deliveredEndpointIds);
-  const targets = settings.endpoints.filter((e) => e.enabled && !delivered.has(e.id));
+  // A connection's webhook URL override replaces the endpoints for its messages (Nango's behaviour).
+  const endpoints = message.targetUrl
+    ? [{ id: OVERRIDE_ENDPOINT_ID, url: message.targetUrl, enabled: true, createdAt: message.createdAt }]
+    : settings.endpoints;
+  const targets = endpoints.filter((e) => e.enabled && !delivered.has(e.id));
   if (targets.length === 0) {
     const outcome: RoundOutcome = {
       status: delivered.size > 0 ? "succeeded" : "exhausted",
@@ -85,13 +90,16 @@ export async function deliverRound(
       number,
     };
   });
-  await recordEndpointHealth(
-    ctx,
-    message.environmentId,
-    settings.endpoints,
-    targets.map((e, i) => ({ endpointId: e.id, ok: results[i]?.error === null, error: results[i]?.error ?? null })),
-    now,
-  ).catch((err: unknown) => ctx.logger.error("endpoint health not recorded", { messageId, error: err }));
+  // A connection's override is no endpoint of the settings: failing does not disable it.
+  if (!message.targetUrl) {
+    await recordEndpointHealth(
+      ctx,
+      message.environmentId,
+      settings.endpoints,
+      targets.map((e, i) => ({ endpointId: e.id, ok: results[i]?.error === null, error: results[i]?.error ?? null })),
+      now,
+    ).catch((err: unknown) => ctx.logger.error("endpoint health not recorded", { messageId, error: err }));
+  }
   // Retry delays count from the end of the round. Recording it is the round's last step, so that
   // whoever sees its outcome in the store also finds the next round scheduled.
   const outcome = roundOutcome(deps, message, results, [...delivered], ctx.clock.now());

@@ -43,6 +43,7 @@ export function startDeliveryWorker(ctx: WebhookServiceContext): Promise<Subscri
         notificationId: request.notificationId,
         body: request.body,
         createdAt: Number(request.atMs),
+        targetUrl: request.targetUrl || undefined,
       });
       await job.ack();
     },

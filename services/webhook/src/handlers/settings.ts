@@ -1,5 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
+import { checkEndpointUrl } from "../address-policy.ts";
 import type { WebhookServiceContext } from "../context.ts";
 import { acceptEndpointUrls, replaceEndpoints } from "../endpoints.ts";
 import { errors } from "../errors.ts";
@@ -8,7 +9,7 @@ import { changeSettings, ensureSettings } from "../settings.ts";
 import { DEFAULT_GRACE_MS, MAX_GRACE_MS, sealSigningSecret } from "../signing-secrets.ts";
 import { generateSigningSecret } from "../signing.ts";
 
-/** GetSettings, UpdateSettings and RotateSigningSecret. */
+/** GetSettings, UpdateSettings, RotateSigningSecret and CheckEndpointUrl. */
 export function settingsHandlers(ctx: WebhookServiceContext): Partial<ServiceImpl<typeof WebhookService>> {
   return {
     async getSettings() {
@@ -26,6 +27,13 @@ export function settingsHandlers(ctx: WebhookServiceContext): Partial<ServiceImp
       }));
       ctx.logger.info("webhook endpoints updated", { environmentId, endpoints: record.endpoints.length });
       return { settings: toSettings(record, record.updatedAt) };
+    },
+
+    // A connection's webhook URL override: the endpoints' rules (https; private addresses only when allowed).
+    async checkEndpointUrl(req) {
+      const check = checkEndpointUrl(req.url, { allowPrivate: ctx.allowPrivateEndpoints });
+      if (!check.ok) throw errors.invalidWebhookUrl(req.field || "url", check.reason);
+      return { url: check.url };
     },
 
     async rotateSigningSecret(req) {

@@ -134,6 +134,8 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
         providerConfigKey: n.providerConfigKey,
         connectionId,
         notificationId: n.id,
+        // Known from the match: "" is none (no lookup per message).
+        targetUrl: match.webhookUrlOverrides[connectionId] ?? "",
         body: forwardBody({ from: provider, providerConfigKey: n.providerConfigKey, payload: headers, connectionId }),
         createdAt: Number(n.receivedAtMs),
       }),

@@ -88,6 +88,10 @@ export function deliveryStoreConformance(name: string, factory: DeliveryStoreFac
       expect(await store.getMessage(ENV, m.id)).toEqual(m);
       expect(await store.getMessage(OTHER_ENV, m.id)).toBeNull();
       expect(await store.getMessage(ENV, newId("msg"))).toBeNull();
+      // A connection's webhook URL override travels with its messages.
+      const routed = message({ targetUrl: "https://hooks.example.test/c1" });
+      await store.insertMessage(routed);
+      expect(await store.getMessage(ENV, routed.id)).toEqual(routed);
     });
 
     test("lists newest first with every filter, and pages with a cursor", async () => {
@@ -185,6 +189,7 @@ export function deliveryStoreConformance(name: string, factory: DeliveryStoreFac
         nextAttemptAt: null,
         lastError: "HTTP 500",
         deliveredEndpointIds: ["ep_1"],
+        targetUrl: "https://hooks.example.test/c1",
       });
       await store.insertMessage(m);
       const replayed = await store.replayMessage(ENV, m.id, T0 + 50);

@@ -53,6 +53,11 @@ export interface MessageRecord {
   connectionId: string;
   /** Notification it came from (ntf_...), "" when none. */
   notificationId: string;
+  /**
+   * Where the message goes instead of the environment's endpoints: its connection's webhook URL
+   * override (Nango's webhook_url_override) when the message was stored. Absent: the endpoints.
+   */
+  targetUrl?: string;
   body: Uint8Array;
   status: DeliveryStatus;
   /** Attempt rounds made so far (a round posts to every endpoint still owed the message). */

@@ -18,6 +18,8 @@ interface MessageRow {
   provider_config_key: string;
   connection_id: string;
   notification_id: string;
+  /** '' when none. */
+  target_url: string;
   body: Uint8Array;
   status: string;
   attempt_count: number;
@@ -47,7 +49,7 @@ interface AttemptRow {
 type Params = Record<string, string | number | null | Uint8Array>;
 
 const MESSAGE_COLUMNS =
-  "id, environment_id, type, provider_config_key, connection_id, notification_id, body, status, attempt_count, round_attempts, next_attempt_at, last_error, delivered_endpoint_ids, lease_token, lease_until, created_at, updated_at";
+  "id, environment_id, type, provider_config_key, connection_id, notification_id, target_url, body, status, attempt_count, round_attempts, next_attempt_at, last_error, delivered_endpoint_ids, lease_token, lease_until, created_at, updated_at";
 
 /** Whether a message can still be attempted (the others are final until replayed). */
 const DELIVERABLE = "status IN ('pending', 'failed')";
@@ -107,7 +109,7 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
     const result = this.db
       .query<unknown, [Params]>(
         `INSERT INTO webhook_messages (${MESSAGE_COLUMNS}) VALUES ($id, $environment_id, $type, $provider_config_key,
-           $connection_id, $notification_id, $body, $status, $attempt_count, $round_attempts, $next_attempt_at, $last_error,
+           $connection_id, $notification_id, $target_url, $body, $status, $attempt_count, $round_attempts, $next_attempt_at, $last_error,
            $delivered_endpoint_ids, $lease_token, $lease_until, $created_at, $updated_at)
          ON CONFLICT (id) DO NOTHING`,
       )
@@ -315,6 +317,7 @@ function messageToRow(m: MessageRecord): MessageRow {
     provider_config_key: m.providerConfigKey,
     connection_id: m.connectionId,
     notification_id: m.notificationId,
+    target_url: m.targetUrl ?? "",
     body: m.body,
     status: m.status,
     attempt_count: m.attemptCount,
@@ -337,6 +340,7 @@ function rowToMessage(r: MessageRow): MessageRecord {
     providerConfigKey: r.provider_config_key,
     connectionId: r.connection_id,
     notificationId: r.notification_id,
+    ...(r.target_url ? { targetUrl: r.target_url } : {}),
     body: new Uint8Array(r.body),
     status: r.status as DeliveryStatus,
     attemptCount: r.attempt_count,

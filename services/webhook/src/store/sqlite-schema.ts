@@ -123,4 +123,8 @@ export const MIGRATIONS: readonly string[] = [
   -- message (an integration never changes), unlike the status index the fourth migration removed.
   CREATE INDEX webhook_messages_by_integration ON webhook_messages (environment_id, provider_config_key, id);
   `,
+  `
+  -- A message for a connection with a webhook URL override goes to that URL ('' : the endpoints).
+  ALTER TABLE webhook_messages ADD COLUMN target_url TEXT NOT NULL DEFAULT '';
+  `,
 ];

@@ -117,6 +117,12 @@ export async function connectionPage(key: string, connectionId: string): Promise
                 Object.entries(c.tags ?? {}).map(([k, v]) => h("span", { class: "mono", "data-tag": k }, `${k}=${v} `)),
               ),
         ],
+        [
+          "Webhook URL override",
+          c.webhook_url_override
+            ? h("span", { id: "connection-webhook-url-override", class: "mono" }, c.webhook_url_override)
+            : "— (the environment's endpoints)",
+        ],
         ["Created", when(c.created_at)],
         ["Updated", when(c.updated_at)],
         [
