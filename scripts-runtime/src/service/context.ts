@@ -1,5 +1,5 @@
 import type { Bus } from "@junction/bus";
-import type { GatewayClients } from "@junction/gateway";
+import type { ServiceClients } from "@junction/public-api/service-clients";
 import type { Clock, Logger } from "@junction/platform";
 import type { RunLimits } from "../runtime/run-types.ts";
 import type { ScriptRuntime } from "../runtime/script-runtime.ts";
@@ -22,7 +22,7 @@ export interface ScriptsServiceDeps {
    * metadata, integrations) and the proxy service (what /proxy resolves and reports). A function: in
    * the embedded default they exist only once every service, this one included, is registered.
    */
-  clients: () => GatewayClients;
+  clients: () => ServiceClients;
   /** Durable queue `scripts.runs` (lifecycle and onWebhook runs). */
   bus: Bus;
   /** Schedules, run timestamps and retry delays. Run deadlines are wall-clock whatever the clock. */

@@ -1,4 +1,4 @@
-import { toErrorResponse } from "@junction/gateway/http/error-response";
+import { toErrorResponse } from "@junction/public-api/error-response";
 import type { Logger } from "@junction/platform";
 import type { JsonValue } from "../../runtime/run-types.ts";
 import { ScriptHostError } from "../../runtime/script-host.ts";

@@ -1,7 +1,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { MetadataWriteMode } from "@junction/contracts/connection/v1/connection_service_pb";
-import type { GatewayClients } from "@junction/gateway";
-import { presentConnection } from "@junction/gateway/routes/present";
+import type { ServiceClients } from "@junction/public-api/service-clients";
+import { presentConnection } from "@junction/public-api/connection-shape";
 import type { Logger } from "@junction/platform";
 import type { JsonValue } from "../../runtime/run-types.ts";
 import type { ProxyConfiguration, ProxyResponse, ScriptHost } from "../../runtime/script-host.ts";
@@ -17,7 +17,7 @@ export interface RunScope {
 }
 
 export interface RunHostDeps {
-  clients: GatewayClients;
+  clients: ServiceClients;
   proxy: (scope: ProxyScope, config: ProxyConfiguration) => Promise<ProxyResponse>;
   logger: Logger;
 }

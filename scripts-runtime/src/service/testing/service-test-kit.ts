@@ -9,7 +9,7 @@ import { MemoryBus } from "@junction/bus";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { createConnectionService, openConnectionStore, ProviderCatalog } from "@junction/connection-service";
-import { createGatewayClients, type GatewayClients } from "@junction/gateway";
+import { createServiceClients, type ServiceClients } from "@junction/public-api/service-clients";
 import {
   Encryptor,
   errorBoundary,
@@ -48,7 +48,7 @@ export interface ServiceKit {
   logs: string[];
   /** A real connection service (SQLite) over an in-memory transport: the scripts service's peer. */
   connections: Client<typeof ConnectionService>;
-  clients: GatewayClients;
+  clients: ServiceClients;
   /**
    * Starts another scripts service instance on the kit's SQLite file. With `sharedQueues`, its bus
    * keeps its durable queues in one SQLite file with the other such instances', as processes share
@@ -85,7 +85,7 @@ export async function startServiceKit(runtime: () => Promise<ScriptRuntime>): Pr
   const transport = createRouterTransport((r) => r.service(ConnectionService, impl), {
     router: { interceptors: [errorBoundary(logger)] },
   });
-  const clients = createGatewayClients(transport);
+  const clients = createServiceClients(transport);
   const connections = createClient(ConnectionService, transport);
   await connections.createIntegration({
     uniqueKey: "cal",

@@ -1,8 +1,6 @@
 import type { Database } from "bun:sqlite";
 import { migrate, openDatabase } from "@junction/platform";
-import { emailAddressHash, nangoEmailAddressHash } from "../email-hash.ts";
 import { OAuthFlowDelegate } from "./oauth-flow-delegate.ts";
-import { connectionLookupKeys } from "./lookup-keys.ts";
 import type {
   ConnectionFilter,
   ConnectionPatch,
@@ -14,7 +12,6 @@ import type {
 } from "./records.ts";
 import { SqliteOAuthFlowStore } from "./sqlite-oauth-store.ts";
 import {
-  type ConnectionRow,
   connectionFromRow,
   connectionToRow,
   environmentFromRow,
@@ -23,47 +20,19 @@ import {
   secretKeyFromRow,
   secretKeyToRow,
 } from "./sqlite-rows.ts";
-import {
-  BLOCK_SIZE,
-  type BlockHash,
-  blockOf,
-  emailBlockOf,
-  MatchKind,
-  type MatchKey,
-  matchKeysOf,
-  sha256Block,
-} from "./sqlite-match-keys.ts";
+import { type BlockHash, MatchKind, sha256Block } from "./sqlite-match-keys.ts";
+import { SqliteConnectionListing } from "./sqlite-connection-listing.ts";
+import { SqliteMatchIndex } from "./sqlite-match-index.ts";
 import { MIGRATIONS } from "./sqlite-schema.ts";
-import {
-  CONNECTION_COLUMNS,
-  type KeyedConnectionRow,
-  type Params,
-  prepareStatements,
-  type Query,
-  type Statements,
-} from "./sqlite-statements.ts";
+import { prepareStatements, type Statements } from "./sqlite-statements.ts";
 import {
   type ConnectionServiceStore,
   DuplicateKeyError,
   type EmailLookup,
   type EmailMatch,
-  type EmailTier,
   normalizeEmail,
   UnknownConnectionsError,
 } from "./store.ts";
-
-/** What a connection's match keys derive from. */
-type Keyed = Pick<
-  ConnectionRecord,
-  "environmentId" | "providerConfigKey" | "connectionId" | "connectionConfig" | "metadata"
->;
-
-/** The rule-2 tier of each kind of connection_email_keys. */
-const TIERS: Record<number, EmailTier> = {
-  [MatchKind.emailAddressHash]: "emailAddressHash",
-  [MatchKind.metadataEmailAddress]: "metadataEmailAddress",
-  [MatchKind.metadataEmail]: "metadataEmail",
-};
 
 export interface SqliteConnectionStoreOptions {
   /** The hash of match keys to blocks (sqlite-match-keys.ts). For tests only: it is stored. */
@@ -78,10 +47,10 @@ export interface SqliteConnectionStoreOptions {
 export class SqliteConnectionStore extends OAuthFlowDelegate implements ConnectionServiceStore {
   private readonly write: <T>(fn: () => T) => T;
   private readonly q: Statements;
-  /** Listing statements, one per combination of filters, prepared on first use. */
-  private readonly listQueries = new Map<string, Query<unknown>>();
+  private readonly listing: SqliteConnectionListing;
   protected readonly oauth: SqliteOAuthFlowStore;
-  private readonly blockHash: BlockHash;
+  /** connection_watch_keys and connection_email_keys: the matching lookups and their upkeep. */
+  private readonly keys: SqliteMatchIndex;
 
   /** Applies the connection service's migrations to `db` (opened with `openDatabase`). */
   constructor(
@@ -93,9 +62,10 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     const tx = db.transaction((fn: () => unknown) => fn());
     this.write = <T>(fn: () => T) => tx.immediate(fn) as T;
     this.q = prepareStatements(db);
+    this.listing = new SqliteConnectionListing(db);
     this.oauth = new SqliteOAuthFlowStore(db);
-    this.blockHash = options.blockHash ?? sha256Block;
-    this.backfillMatchKeys();
+    this.keys = new SqliteMatchIndex(db, this.q, options.blockHash ?? sha256Block);
+    this.keys.backfill(this.write);
   }
 
   /** Opens (creating and migrating) the SQLite file at `path`. */
@@ -104,7 +74,8 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
   }
 
   async close(): Promise<void> {
-    for (const s of [...Object.values(this.q), ...this.listQueries.values()]) s.finalize();
+    for (const s of Object.values(this.q)) s.finalize();
+    this.listing.finalize();
     this.oauth.finalize();
     this.db.close();
   }
@@ -168,13 +139,13 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
           const row = { ...integrationToRow({ ...next, environmentId }), old_key: uniqueKey };
           if (this.q.integrationReplace.run(row).changes === 0) return false;
           if (next.uniqueKey !== uniqueKey) {
-            const moved = this.keyedConnections(environmentId, uniqueKey);
+            const moved = this.keys.keyedConnections(environmentId, uniqueKey);
             const move = { environment_id: environmentId, provider_config_key: uniqueKey, new_key: next.uniqueKey };
             this.q.connectionsMove.run(move);
             for (const c of moved) {
-              this.removeMatchKeys(c, this.matchKeys(c));
+              this.keys.removeAll(c);
               const renamed = { ...c, providerConfigKey: next.uniqueKey };
-              this.addMatchKeys(renamed, this.matchKeys(renamed));
+              this.keys.addAll(renamed);
             }
           }
           return true;
@@ -186,7 +157,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
   async deleteIntegration(environmentId: string, uniqueKey: string): Promise<number> {
     const key = { environment_id: environmentId, provider_config_key: uniqueKey };
     return this.write(() => {
-      for (const c of this.keyedConnections(environmentId, uniqueKey)) this.removeMatchKeys(c, this.matchKeys(c));
+      for (const c of this.keys.keyedConnections(environmentId, uniqueKey)) this.keys.removeAll(c);
       const deleted = this.q.connectionsDeleteAll.run(key).changes;
       this.q.integrationDelete.run({ environment_id: environmentId, unique_key: uniqueKey });
       return deleted;
@@ -206,7 +177,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
           );
           if (!existing) {
             this.q.connectionInsert.run({ ...connectionToRow(connection) });
-            this.addMatchKeys(connection, this.matchKeys(connection));
+            this.keys.addAll(connection);
             return { created: true, connection };
           }
           const next: ConnectionRecord = {
@@ -220,7 +191,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
             updatedAt: connection.updatedAt,
           };
           this.q.connectionUpdate.run({ ...connectionToRow(next) });
-          this.rewriteMatchKeys(existing, next);
+          this.keys.rewrite(existing, next);
           return { created: false, connection: next };
         }),
       `connection ${connection.connectionId}`,
@@ -236,7 +207,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     this.write(() => {
       for (const c of connections) {
         this.q.connectionInsert.run({ ...connectionToRow(c) });
-        this.addMatchKeys(c, this.matchKeys(c));
+        this.keys.addAll(c);
       }
     });
   }
@@ -253,56 +224,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     environmentId: string,
     filter: ConnectionFilter,
   ): Promise<{ connections: ConnectionRecord[]; total: number }> {
-    // Empty strings count as absent, as proto3 sends unset strings.
-    const where = ["environment_id = $environment_id"];
-    const params: Params = { environment_id: environmentId };
-    if (filter.providerConfigKeys?.length) {
-      // One parameter per key: the statement text depends only on how many there are.
-      const names = filter.providerConfigKeys.map((_, i) => `$provider_config_key_${i}`);
-      where.push(`provider_config_key IN (${names.join(", ")})`);
-      filter.providerConfigKeys.forEach((key, i) => {
-        params[`provider_config_key_${i}`] = key;
-      });
-    }
-    if (filter.providerConfigKey) {
-      where.push("provider_config_key = $provider_config_key");
-      params.provider_config_key = filter.providerConfigKey;
-    }
-    if (filter.connectionId) {
-      where.push("connection_id = $connection_id");
-      params.connection_id = filter.connectionId;
-    }
-    if (filter.search) {
-      where.push("connection_id LIKE $search ESCAPE '\\'");
-      params.search = `%${filter.search.replace(/[\\%_]/g, "\\$&")}%`;
-    }
-    if (filter.endUserId) {
-      where.push("end_user_id = $end_user_id");
-      params.end_user_id = filter.endUserId;
-    }
-    // Rare filters on the end user's JSON profile: read from the rows the indexed filters leave.
-    for (const [value, path, name] of [
-      [filter.endUserEmail, "$.email", "end_user_email"],
-      [filter.endUserDisplayName, "$.display_name", "end_user_display_name"],
-      [filter.endUserOrganizationId, "$.organization.id", "end_user_organization_id"],
-    ] as const) {
-      if (!value) continue;
-      where.push(`json_extract(end_user, '${path}') = $${name}`);
-      params[name] = value;
-    }
-    for (const [i, [key, value]] of Object.entries(filter.tags ?? {}).entries()) {
-      where.push(`EXISTS (SELECT 1 FROM json_each(tags) WHERE key = $tag_key_${i} AND value = $tag_value_${i})`);
-      params[`tag_key_${i}`] = key;
-      params[`tag_value_${i}`] = value;
-    }
-    const clause = where.join(" AND ");
-    const total =
-      this.listQuery<{ total: number }>(`SELECT COUNT(*) AS total FROM connections WHERE ${clause}`).get(params)
-        ?.total ?? 0;
-    const rows = this.listQuery<ConnectionRow>(
-      `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE ${clause} ORDER BY created_at DESC, id DESC LIMIT $limit OFFSET $offset`,
-    ).all({ ...params, limit: filter.limit, offset: filter.offset });
-    return { connections: rows.map(connectionFromRow), total };
+    return this.listing.list(environmentId, filter);
   }
 
   async countConnections(environmentId: string, providerConfigKey: string): Promise<number> {
@@ -315,7 +237,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     return this.write(() => {
       const existing = this.getRecord(environmentId, providerConfigKey, connectionId);
       if (!existing) return false;
-      this.removeMatchKeys(existing, this.matchKeys(existing));
+      this.keys.removeAll(existing);
       this.q.connectionDelete.run({ id: existing.id });
       return true;
     });
@@ -336,7 +258,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
       if (webhookUrlOverride === null) delete next.webhookUrlOverride;
       else if (webhookUrlOverride !== undefined) next.webhookUrlOverride = webhookUrlOverride;
       this.q.connectionUpdate.run({ ...connectionToRow(next) });
-      if (patch.connectionConfig !== undefined) this.rewriteMatchKeys(existing, next);
+      if (patch.connectionConfig !== undefined) this.keys.rewrite(existing, next);
       return next;
     });
   }
@@ -366,85 +288,37 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
           updatedAt: at,
         };
         this.q.connectionUpdate.run({ ...connectionToRow(next) });
-        this.rewriteMatchKeys(existing, next);
+        this.keys.rewrite(existing, next);
         written.set(id, next);
       }
       return connectionIds.map((id) => written.get(id) as ConnectionRecord);
     });
   }
 
-  // Matching lookups (spec: Webhook-to-connection matching). Each is one search of one block of
-  // connection_watch_keys or connection_email_keys (sqlite-match-keys.ts).
+  // Matching lookups (spec: Webhook-to-connection matching), in sqlite-match-index.ts.
 
   async findByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<string[]> {
-    return this.lookup(MatchKind.watchUri, environmentId, providerConfigKey, uri);
+    return this.keys.find(MatchKind.watchUri, environmentId, providerConfigKey, uri);
   }
 
   async findByEmailHash(environmentId: string, providerConfigKey: string, hash: string): Promise<string[]> {
-    return this.lookup(MatchKind.emailAddressHash, environmentId, providerConfigKey, hash);
+    return this.keys.find(MatchKind.emailAddressHash, environmentId, providerConfigKey, hash);
   }
 
   async findByMetadataEmailAddress(environmentId: string, providerConfigKey: string, email: string): Promise<string[]> {
     const value = normalizeEmail(email);
-    return value === null ? [] : this.lookup(MatchKind.metadataEmailAddress, environmentId, providerConfigKey, value);
+    return value === null
+      ? []
+      : this.keys.find(MatchKind.metadataEmailAddress, environmentId, providerConfigKey, value);
   }
 
   async findByMetadataEmail(environmentId: string, providerConfigKey: string, email: string): Promise<string[]> {
     const value = normalizeEmail(email);
-    return value === null ? [] : this.lookup(MatchKind.metadataEmail, environmentId, providerConfigKey, value);
+    return value === null ? [] : this.keys.find(MatchKind.metadataEmail, environmentId, providerConfigKey, value);
   }
 
   async findByEmail(envId: string, key: string, email: string, options: EmailLookup = {}): Promise<EmailMatch | null> {
-    const value = normalizeEmail(email);
-    if (value === null) return null;
-    // The three tiers of an email share one block: one search finds them all; the lowest kind decides.
-    const hash = emailAddressHash(value);
-    const first = emailBlockOf(this.blockHash, envId, key, hash);
-    const params: Params = {
-      first,
-      last: first + BLOCK_SIZE - 1,
-      hash,
-      email: value,
-      environment_id: envId,
-      provider_config_key: key,
-    };
-    let rows: [number, string][];
-    if (options.nangoEmailHashes) {
-      // A hash imported from Nango, under its own formula, is in its own block.
-      const nangoHash = nangoEmailAddressHash(value);
-      const nangoFirst = emailBlockOf(this.blockHash, envId, key, nangoHash);
-      rows = this.q.lookupEmailWithNango.values({
-        ...params,
-        nango_first: nangoFirst,
-        nango_last: nangoFirst + BLOCK_SIZE - 1,
-        nango_hash: nangoHash,
-      }) as [number, string][];
-    } else rows = this.q.lookupEmail.values(params) as [number, string][];
-    if (rows.length === 0) return null;
-    let kind = rows[0]?.[0] as number;
-    for (const row of rows) if (row[0] < kind) kind = row[0];
-    const connectionIds: string[] = [];
-    for (const row of rows) if (row[0] === kind) connectionIds.push(row[1]);
-    return { tier: TIERS[kind] as EmailTier, connectionIds: connectionIds.sort() };
-  }
-
-  private lookup(kind: MatchKind, environmentId: string, providerConfigKey: string, value: string): string[] {
-    const first = blockOf(this.blockHash, environmentId, providerConfigKey, kind, value);
-    const params = {
-      first,
-      last: first + BLOCK_SIZE - 1,
-      value,
-      environment_id: environmentId,
-      provider_config_key: providerConfigKey,
-    };
-    const rows = (
-      kind === MatchKind.watchUri
-        ? this.q.lookupWatchUri.values(params)
-        : this.q.lookupEmailKind.values({ ...params, kind })
-    ) as [string][];
-    const ids: string[] = [];
-    for (const row of rows) ids.push(row[0]);
-    return ids.sort();
+    return this.keys.findByEmail(envId, key, email, options);
   }
 
   private getRecord(environmentId: string, providerConfigKey: string, connectionId: string): ConnectionRecord | null {
@@ -455,132 +329,6 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     });
     return row ? connectionFromRow(row) : null;
   }
-
-  // connection_watch_keys and connection_email_keys (sqlite-match-keys.ts), written in the
-  // transaction of every write that changes what the keys derive from: metadata,
-  // connection_config, the integration's key.
-
-  private matchKeys(c: Keyed): MatchKey[] {
-    return matchKeysOf(
-      this.blockHash,
-      c.environmentId,
-      c.providerConfigKey,
-      connectionLookupKeys({ connectionConfig: c.connectionConfig, metadata: c.metadata, endUser: null }),
-    );
-  }
-
-  /** Stores `keys` of `c`, each at the first free slot of its block. */
-  private addMatchKeys(c: Keyed, keys: readonly MatchKey[]): void {
-    for (const key of keys) {
-      const watch = key.kind === MatchKind.watchUri;
-      const insert = (slot: number) => {
-        const row = {
-          slot,
-          environment_id: c.environmentId,
-          provider_config_key: c.providerConfigKey,
-          value: key.value,
-          connection_id: c.connectionId,
-        };
-        const { changes } = watch
-          ? this.q.watchKeyInsert.run(row)
-          : this.q.emailKeyInsert.run({ ...row, kind: key.kind });
-        return changes === 1;
-      };
-      // Most blocks hold one row: try the first slot, and only when it is taken look for a free one.
-      if (insert(key.first)) continue;
-      const last = key.first + BLOCK_SIZE - 1;
-      const taken = (watch ? this.q.watchKeySlots : this.q.emailKeySlots).values({ first: key.first, last }) as [
-        number,
-      ][];
-      let slot = key.first;
-      for (const [s] of taken) {
-        if (s !== slot) break;
-        slot++;
-      }
-      if (slot > last || !insert(slot)) throw new Error(`no free slot for a lookup key in block ${key.first}`);
-    }
-  }
-
-  private removeMatchKeys(c: Keyed, keys: readonly MatchKey[]): void {
-    for (const key of keys) {
-      const row = {
-        first: key.first,
-        last: key.first + BLOCK_SIZE - 1,
-        value: key.value,
-        connection_id: c.connectionId,
-        environment_id: c.environmentId,
-        provider_config_key: c.providerConfigKey,
-      };
-      if (key.kind === MatchKind.watchUri) this.q.watchKeyDelete.run(row);
-      else this.q.emailKeyDelete.run({ ...row, kind: key.kind });
-    }
-  }
-
-  /** Replaces the keys of `before` by those of `after` (the same connection), touching only the changed ones. */
-  private rewriteMatchKeys(before: Keyed, after: Keyed): void {
-    const old = this.matchKeys(before);
-    const next = this.matchKeys(after);
-    const id = (k: MatchKey) => `${k.kind}:${k.value}`;
-    const oldIds = new Set(old.map(id));
-    const nextIds = new Set(next.map(id));
-    this.removeMatchKeys(
-      before,
-      old.filter((k) => !nextIds.has(id(k))),
-    );
-    this.addMatchKeys(
-      after,
-      next.filter((k) => !oldIds.has(id(k))),
-    );
-  }
-
-  /** The connections of an integration, as far as their match keys go. */
-  private keyedConnections(environmentId: string, providerConfigKey: string): Keyed[] {
-    return this.q.connectionsKeyed
-      .all({ environment_id: environmentId, provider_config_key: providerConfigKey })
-      .map(keyedFromRow);
-  }
-
-  /**
-   * Fills the match-key tables from the existing connections once, after the migration that made
-   * it (its hashes cannot be computed in SQL), in one transaction; another process that raced here
-   * finds the work done.
-   */
-  private backfillMatchKeys(): void {
-    const pending = () =>
-      this.db
-        .query<{ n: number }, []>(
-          "SELECT COUNT(*) AS n FROM sqlite_schema WHERE type = 'table' AND name = 'connection_match_keys_backfill'",
-        )
-        .get()?.n === 1;
-    if (!pending()) return;
-    this.write(() => {
-      if (!pending()) return;
-      for (const row of this.q.connectionsKeyedAll.iterate({})) {
-        const c = keyedFromRow(row);
-        this.addMatchKeys(c, this.matchKeys(c));
-      }
-      this.db.exec("DROP TABLE connection_match_keys_backfill");
-    });
-  }
-
-  private listQuery<R>(sql: string): Query<R> {
-    let stmt = this.listQueries.get(sql);
-    if (!stmt) {
-      stmt = this.db.prepare<unknown, [Params]>(sql);
-      this.listQueries.set(sql, stmt);
-    }
-    return stmt as Query<R>;
-  }
-}
-
-function keyedFromRow(r: KeyedConnectionRow): Keyed {
-  return {
-    environmentId: r.environment_id,
-    providerConfigKey: r.provider_config_key,
-    connectionId: r.connection_id,
-    connectionConfig: JSON.parse(r.connection_config) as Record<string, unknown>,
-    metadata: JSON.parse(r.metadata) as Record<string, unknown>,
-  };
 }
 
 /** The fields of a patch that are present (an absent field leaves the stored value as it is). */

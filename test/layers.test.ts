@@ -1,0 +1,37 @@
+import { describe, expect, test } from "bun:test";
+import { readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+
+const ROOT = join(import.meta.dir, "..");
+
+/** Every .ts file and package.json under a folder, node_modules aside. */
+function filesUnder(dir: string): string[] {
+  const out: string[] = [];
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    if (entry.name === "node_modules") continue;
+    const path = join(dir, entry.name);
+    if (entry.isDirectory()) out.push(...filesUnder(path));
+    else if (entry.name.endsWith(".ts") || entry.name === "package.json") out.push(path);
+  }
+  return out;
+}
+
+/** A module specifier (or package.json dependency) that reaches the gateway, by package name or by path. */
+const GATEWAY = /["'](?:@junction\/gateway(?:\/[^"']*)?|(?:\.\.\/)+gateway\/[^"']*)["']/;
+
+describe("the layers", () => {
+  test("no file of a service or of the scripts runtime imports the gateway or depends on it", () => {
+    const files = ["services", "scripts-runtime"].flatMap((dir) => filesUnder(join(ROOT, dir)));
+    expect(files.length).toBeGreaterThan(100);
+    const offenders = files.filter((file) => GATEWAY.test(readFileSync(file, "utf8"))).map((f) => relative(ROOT, f));
+    expect(offenders).toEqual([]);
+  });
+
+  test("the check sees an import of the gateway, by name or by path", () => {
+    expect(GATEWAY.test('import type { GatewayClients } from "@junction/gateway";')).toBe(true);
+    expect(GATEWAY.test('import { x } from "@junction/gateway/http/error-response";')).toBe(true);
+    expect(GATEWAY.test('"@junction/gateway": "workspace:*"')).toBe(true);
+    expect(GATEWAY.test('import { x } from "../../../gateway/src/routes/present.ts";')).toBe(true);
+    expect(GATEWAY.test('import { x } from "@junction/public-api/service-clients";')).toBe(false);
+  });
+});
