@@ -64,7 +64,7 @@ async function registerChannel(k: WebhookKit, channelId: string, token: string):
 describe("the inbound worker", () => {
   test("forwards once per matching connection, with message ids derived from the notification", async () => {
     const k = await setup();
-    const res = await k.client.receiveNotification({
+    const res = await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: headers("ch-1", 1),
@@ -96,7 +96,7 @@ describe("the inbound worker", () => {
       "both jobs processed",
       async () => (await k.store.listMessages(k.environmentId, {}, 10)).length >= 2,
     );
-    await k.client.receiveNotification({
+    await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: headers("ch-later", 1),
@@ -114,12 +114,12 @@ describe("the inbound worker", () => {
     await registerChannel(k, "ch-down", "the-token");
     await registerChannel(k, "ch-down-ok", "the-token");
     k.channelDown = true;
-    const res = await k.client.receiveNotification({
+    const res = await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: headers("ch-down", 1, "some-token"),
     });
-    const ok = await k.client.receiveNotification({
+    const ok = await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: headers("ch-down-ok", 1, "the-token"),
@@ -144,7 +144,7 @@ describe("the inbound worker", () => {
     const messages = await k.store.listMessages(k.environmentId, {}, 10);
     expect(messages.every((m) => m.notificationId === ok.notificationId)).toBe(true);
     // Once the registry answers again, receipt checks the token itself.
-    const late = await k.client.receiveNotification({
+    const late = await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: headers("ch-down", 2, "wrong"),
@@ -162,7 +162,7 @@ describe("the inbound worker", () => {
       },
     };
     const k = await setup({ sinks: [sink] });
-    await k.client.receiveNotification({
+    await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: headers("ch-sink", 1),
@@ -192,7 +192,7 @@ describe("the inbound worker", () => {
       },
     };
     const k = await setup({ sinks: [sink] });
-    await k.client.receiveNotification({
+    await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: headers("ch-flaky", 1),
@@ -206,7 +206,7 @@ describe("the inbound worker", () => {
     const k = await setup({ env: { JUNCTION_WEBHOOK_INBOUND_CONCURRENCY: "1" } });
     await k.connections.createIntegration({ uniqueKey: "gone", provider: "google-calendar" });
     k.channelDown = true; // holds the worker back: the first attempt fails
-    await k.client.receiveNotification({
+    await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "gone",
       headers: headers("ch-gone", 1, "t"),

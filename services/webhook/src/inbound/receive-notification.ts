@@ -14,7 +14,7 @@ import { CREDENTIAL_HEADERS, headerProblem, headerValue, messageNumberOf } from 
 type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
 
 /**
- * ReceiveNotification (spec: Inbound webhook endpoint): checks that the webhook URL names a known
+ * One notification of ReceiveNotifications (spec: Inbound webhook endpoint): checks that the webhook URL names a known
  * integration, answers a notification already recorded (same channel id and message number) as a
  * duplicate, drops one whose channel token does not match, refuses a body above the provider's limit
  * (its adapter's), and otherwise records it durably on the inbound queue, body, content type and query
