@@ -220,4 +220,55 @@ describe("the inbound worker", () => {
     await eventually("the drop", async () => k.logs.some((l) => l.includes("integration no longer exists")));
     expect(await k.store.listMessages(k.environmentId, {}, 10)).toEqual([]);
   });
+
+  test("works from what receipt read from the headers, not from the headers again", async () => {
+    const k = await setup();
+    const recorded = (number: bigint) =>
+      create(NotificationReceivedSchema, {
+        id: newId("ntf", k.clock.now()),
+        environmentId: k.environmentId,
+        providerConfigKey: "cal",
+        headers: { "x-goog-resource-state": "exists" },
+        receivedAtMs: BigInt(k.clock.now()),
+        channelChecked: true,
+        headersRead: true,
+        channelId: "ch-read",
+        messageNumber: number,
+        resourceUri: URI,
+      });
+    const first = recorded(3n);
+    await k.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, first));
+    const messages = await eventually("two messages", async () => {
+      const list = await k.store.listMessages(k.environmentId, {}, 10);
+      return list.length === 2 ? list : null;
+    });
+    expect(messages.map((m) => m.connectionId).sort()).toEqual(["pam", "pat"]);
+    const again = recorded(3n);
+    await k.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, again));
+    await eventually("the duplicate dropped", async () =>
+      k.logs.some((l) => l.includes("duplicate notification not forwarded") && l.includes(again.id)),
+    );
+    expect(await k.store.findNotificationKey(k.environmentId, "ch-read", 3)).toBe(first.id);
+  });
+
+  test("checks the token receipt carried when receipt could not check it", async () => {
+    const k = await setup();
+    await registerChannel(k, "ch-carried", "the-token");
+    const n = create(NotificationReceivedSchema, {
+      id: newId("ntf", k.clock.now()),
+      environmentId: k.environmentId,
+      providerConfigKey: "cal",
+      headers: headers("ch-carried", 1, "the-token"),
+      receivedAtMs: BigInt(k.clock.now()),
+      channelChecked: false,
+      headersRead: true,
+      channelId: "ch-carried",
+      messageNumber: 1n,
+      resourceUri: URI,
+      channelToken: "wrong",
+    });
+    await k.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, n));
+    await eventually("the drop", async () => k.logs.some((l) => l.includes("does not match") && l.includes(n.id)));
+    expect(await k.store.listMessages(k.environmentId, {}, 10)).toEqual([]);
+  });
 });

@@ -52,3 +52,22 @@ function one<T>(res: { results: T[] }): T {
   if (result === undefined) throw new Error("a batch of one answered no result");
   return result;
 }
+
+/**
+ * Whether a notification's channel token matches its channel's (and, when it may be accepted, its
+ * message number recorded): the one token check, made at receipt, or by the worker when receipt
+ * could not reach the channel registry. Throws when the registry is unreachable.
+ */
+export async function channelTokenMatches(
+  lookups: NotificationLookups,
+  environmentId: string,
+  n: { channelId: string; channelToken: string; messageNumber: number | null },
+): Promise<boolean> {
+  const check = await lookups.check({
+    environmentId,
+    channelId: n.channelId,
+    token: n.channelToken,
+    messageNumber: BigInt(n.messageNumber ?? 0),
+  });
+  return check.tokenMatches;
+}
