@@ -20,9 +20,9 @@
  * /proc) and of this process (driver + receiver, or the bare loop), which a loaded machine moves
  * less than the rates.
  *
- * Matching: `matchNotification` (what ConnectionService.MatchNotification runs) on SQLite stores
- * seeded with insertConnectionsBulk, one per size, for a rule-1 hit (one search), a rule-2 hit in the
- * third tier and a miss (two searches each: the watch URI, then rule 2's three tiers at once). The
+ * Matching: `matchNotification` (what ConnectionService.MatchNotifications runs for each
+ * notification) on SQLite stores seeded with insertConnectionsBulk, one per size, for a rule-1 hit
+ * (one search), a rule-2 hit in the third tier and a miss (two searches each: the watch URI, then rule 2's three tiers at once). The
  * sizes are measured in interleaved rounds (one batch of each case at each size per round, after an
  * untimed round), so that they see the same machine load; medians of 5 rounds.
  *

@@ -93,11 +93,15 @@ describe("distributed topology (separate processes, Connect over h2c, NATS)", ()
     const list = await api("GET", "/connections?integrationId=cal");
     expect(list.body.connections.map((c: { connection_id: string }) => c.connection_id)).toEqual(["user-1"]);
 
-    const match = await connections.matchNotification({
-      providerConfigKey: "cal",
-      resourceUri: "https://www.googleapis.com/calendar/v3/calendars/USER1%40example.com/events?alt=json",
+    const { results } = await connections.matchNotifications({
+      requests: [
+        {
+          providerConfigKey: "cal",
+          resourceUri: "https://www.googleapis.com/calendar/v3/calendars/USER1%40example.com/events?alt=json",
+        },
+      ],
     });
-    expect(match.connectionIds).toEqual(["user-1"]);
+    expect(results[0]?.connectionIds).toEqual(["user-1"]);
   });
 
   test("errors keep their stable codes across the process boundary", async () => {

@@ -60,7 +60,13 @@ async function connection(id: string, opts: { metadata?: JsonObject; hash?: stri
   });
 }
 
-const match = (resourceUri: string, key = "cal") => client.matchNotification({ providerConfigKey: key, resourceUri });
+/** MatchNotifications with one notification: its result. */
+async function matchOne(req: { providerConfigKey: string; resourceUri: string }) {
+  const [result] = (await client.matchNotifications({ requests: [req] })).results;
+  if (!result) throw new Error("MatchNotifications answered no result");
+  return result;
+}
+const match = (resourceUri: string, key = "cal") => matchOne({ providerConfigKey: key, resourceUri });
 
 describe("matching a notification to connections (spec: Webhook-to-connection matching)", () => {
   test("rule 1: the exact watch URI wins over the primary-calendar lookup", async () => {
@@ -165,7 +171,7 @@ describe("matching a notification to connections (spec: Webhook-to-connection ma
 });
 
 describe("MatchNotifications (the batch form)", () => {
-  test("answers each notification in order, across integrations, as MatchNotification would", async () => {
+  test("answers each notification in order, across integrations, as a batch of one would", async () => {
     await connection("ann", { metadata: { calendarWatchResourceUris: [uri("ann%40example.com")] } });
     await connection("bob", { metadata: { emailAddress: "bob@example.com" } });
     await connection("cat", { key: "cal-2", metadata: { email: "cat@example.com" } });
@@ -177,12 +183,12 @@ describe("MatchNotifications (the batch form)", () => {
     ];
     const { results } = await client.matchNotifications({ requests });
     const singles = [];
-    for (const r of requests) singles.push(await client.matchNotification(r));
+    for (const r of requests) singles.push(await matchOne(r));
     expect(results.map((r) => [r.connectionIds, r.rule])).toEqual(singles.map((r) => [r.connectionIds, r.rule]));
     expect(results.map((r) => r.connectionIds)).toEqual([["ann"], ["bob"], ["cat"], []]);
   });
 
-  test("an unknown integration in the batch fails it with the single call's error", async () => {
+  test("an unknown integration in the batch fails it with that notification's error", async () => {
     const err = await client
       .matchNotifications({
         requests: [

@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { createClient, createRouterTransport } from "@connectrpc/connect";
-import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
+import { ChannelService, type CheckNotificationRequestSchema } from "@junction/contracts/channel/v1/channel_service_pb";
 import { errorBoundary, fromConnectError, ManualClock, memoryLogger } from "@junction/platform";
 import { createChannelService } from "../service.ts";
 import { SqliteChannelStore } from "../store/sqlite-store.ts";
@@ -8,10 +9,13 @@ import type { ChannelStore } from "../store/store.ts";
 
 const ENV = "env_check_test";
 
-describe("CheckNotification", () => {
+describe("CheckNotifications", () => {
   let store: ChannelStore;
   let clock: ManualClock;
   let client: ReturnType<typeof createClient<typeof ChannelService>>;
+  /** CheckNotifications with one notification: its result. */
+  const checkOne = async (req: MessageInitShape<typeof CheckNotificationRequestSchema>) =>
+    (await client.checkNotifications({ requests: [req] })).results[0];
 
   beforeEach(async () => {
     store = SqliteChannelStore.open(":memory:");
@@ -44,48 +48,43 @@ describe("CheckNotification", () => {
   afterEach(() => store.close());
 
   test("matches the channel's token, and records the message number only then", async () => {
-    expect(
-      await client.checkNotification({ channelId: "with-token", token: "s3cret", messageNumber: 5n }),
-    ).toMatchObject({
+    expect(await checkOne({ channelId: "with-token", token: "s3cret", messageNumber: 5n })).toMatchObject({
       known: true,
       tokenMatches: true,
     });
-    expect(
-      await client.checkNotification({ channelId: "with-token", token: "wrong", messageNumber: 9n }),
-    ).toMatchObject({
+    expect(await checkOne({ channelId: "with-token", token: "wrong", messageNumber: 9n })).toMatchObject({
       known: true,
       tokenMatches: false,
     });
-    expect(await client.checkNotification({ channelId: "with-token", token: "", messageNumber: 9n })).toMatchObject({
+    expect(await checkOne({ channelId: "with-token", token: "", messageNumber: 9n })).toMatchObject({
       tokenMatches: false,
     });
     expect((await store.get(ENV, "with-token", clock.now()))?.lastMessageNumber).toBe(5);
   });
 
   test("a channel without a token, or unknown, has nothing to check", async () => {
-    expect(
-      await client.checkNotification({ channelId: "no-token", token: "anything", messageNumber: 2n }),
-    ).toMatchObject({
+    expect(await checkOne({ channelId: "no-token", token: "anything", messageNumber: 2n })).toMatchObject({
       known: true,
       tokenMatches: true,
     });
     expect((await store.get(ENV, "no-token", clock.now()))?.lastMessageNumber).toBe(2);
-    expect(await client.checkNotification({ channelId: "unknown", token: "x" })).toMatchObject({
+    expect(await checkOne({ channelId: "unknown", token: "x" })).toMatchObject({
       known: false,
       tokenMatches: true,
     });
-    expect(await client.checkNotification({ channelId: "x".repeat(65), token: "x" })).toMatchObject({ known: false });
+    expect(await checkOne({ channelId: "x".repeat(65), token: "x" })).toMatchObject({ known: false });
   });
 
   test("uses the environment given, and refuses a request without a channel id", async () => {
-    expect(
-      await client.checkNotification({ environmentId: "env_other", channelId: "with-token", token: "wrong" }),
-    ).toMatchObject({ known: false, tokenMatches: true });
-    const err = await client.checkNotification({ channelId: "" }).catch((e: unknown) => fromConnectError(e));
+    expect(await checkOne({ environmentId: "env_other", channelId: "with-token", token: "wrong" })).toMatchObject({
+      known: false,
+      tokenMatches: true,
+    });
+    const err = await checkOne({ channelId: "" }).catch((e: unknown) => fromConnectError(e));
     expect(err).toMatchObject({ code: "invalid_request" });
   });
 
-  test("CheckNotifications answers each notification in order, as CheckNotification would", async () => {
+  test("CheckNotifications answers each notification in order, as a batch of one would", async () => {
     const { results } = await client.checkNotifications({
       requests: [
         { channelId: "with-token", token: "s3cret", messageNumber: 4n },

@@ -15,13 +15,8 @@ const MAX_BATCH = 1000;
  */
 export function checkNotificationHandler(
   deps: ChannelServiceDeps,
-): Pick<ServiceImpl<typeof ChannelService>, "checkNotification" | "checkNotifications"> {
+): Pick<ServiceImpl<typeof ChannelService>, "checkNotifications"> {
   return {
-    async checkNotification(req) {
-      validate(req);
-      return check(deps, req);
-    },
-
     // Every request is checked before any is recorded: a bad batch records nothing.
     async checkNotifications(req) {
       if (req.requests.length > MAX_BATCH) {

@@ -241,19 +241,6 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       };
     },
 
-    async matchNotification(req) {
-      const { env, rec } = await integration(req.providerConfigKey);
-      const match = await matchNotification(
-        ctx.store,
-        env.id,
-        req.providerConfigKey,
-        req.resourceUri,
-        { nangoEmailHashes: rec.importedEmailHashes === true },
-        ctx.providers.get(rec.provider)?.notifications?.emailKeyOf,
-      );
-      return withOverrides(env.id, req.providerConfigKey, match);
-    },
-
     async matchNotifications(req) {
       if (req.requests.length > MAX_MATCH_BATCH) {
         throw errors.invalidField("requests", `must hold at most ${MAX_MATCH_BATCH} notifications`);

@@ -12,13 +12,11 @@ const MAX_PAGE = 500;
 /** Most notifications in one ReceiveNotifications call. */
 const MAX_RECEIVE_BATCH = 1000;
 
-/** ReceiveNotification, the delivery log (ListMessages, GetMessage), replays and EnableEndpoint. */
+/** ReceiveNotifications, the delivery log (ListMessages, GetMessage), replays and EnableEndpoint. */
 export function messageHandlers(ctx: WebhookServiceContext): Partial<ServiceImpl<typeof WebhookService>> {
   return {
-    receiveNotification: (req) => receiveNotification(ctx, req),
-
-    // Each notification is recorded or refused on its own, as by ReceiveNotification; a refused
-    // one carries its error in its result.
+    // Each notification is recorded or refused on its own; a refused one carries its error in its
+    // result.
     async receiveNotifications(req) {
       if (req.requests.length > MAX_RECEIVE_BATCH) {
         throw errors.invalidField("requests", `must hold at most ${MAX_RECEIVE_BATCH} notifications`);

@@ -64,7 +64,7 @@ async function registerChannel(k: WebhookKit, channelId: string, token: string):
 describe("the inbound worker", () => {
   test("forwards once per matching connection, with message ids derived from the notification", async () => {
     const k = await setup();
-    const res = await k.client.receiveNotification({
+    const res = await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: headers("ch-1", 1),
@@ -96,7 +96,7 @@ describe("the inbound worker", () => {
       "both jobs processed",
       async () => (await k.store.listMessages(k.environmentId, {}, 10)).length >= 2,
     );
-    await k.client.receiveNotification({
+    await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: headers("ch-later", 1),
@@ -114,12 +114,12 @@ describe("the inbound worker", () => {
     await registerChannel(k, "ch-down", "the-token");
     await registerChannel(k, "ch-down-ok", "the-token");
     k.channelDown = true;
-    const res = await k.client.receiveNotification({
+    const res = await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: headers("ch-down", 1, "some-token"),
     });
-    const ok = await k.client.receiveNotification({
+    const ok = await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: headers("ch-down-ok", 1, "the-token"),
@@ -144,7 +144,7 @@ describe("the inbound worker", () => {
     const messages = await k.store.listMessages(k.environmentId, {}, 10);
     expect(messages.every((m) => m.notificationId === ok.notificationId)).toBe(true);
     // Once the registry answers again, receipt checks the token itself.
-    const late = await k.client.receiveNotification({
+    const late = await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: headers("ch-down", 2, "wrong"),
@@ -162,7 +162,7 @@ describe("the inbound worker", () => {
       },
     };
     const k = await setup({ sinks: [sink] });
-    await k.client.receiveNotification({
+    await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: headers("ch-sink", 1),
@@ -192,7 +192,7 @@ describe("the inbound worker", () => {
       },
     };
     const k = await setup({ sinks: [sink] });
-    await k.client.receiveNotification({
+    await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: headers("ch-flaky", 1),
@@ -206,7 +206,7 @@ describe("the inbound worker", () => {
     const k = await setup({ env: { JUNCTION_WEBHOOK_INBOUND_CONCURRENCY: "1" } });
     await k.connections.createIntegration({ uniqueKey: "gone", provider: "google-calendar" });
     k.channelDown = true; // holds the worker back: the first attempt fails
-    await k.client.receiveNotification({
+    await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "gone",
       headers: headers("ch-gone", 1, "t"),
@@ -218,6 +218,57 @@ describe("the inbound worker", () => {
     k.channelDown = false;
     await k.clock.advance(1000);
     await eventually("the drop", async () => k.logs.some((l) => l.includes("integration no longer exists")));
+    expect(await k.store.listMessages(k.environmentId, {}, 10)).toEqual([]);
+  });
+
+  test("works from what receipt read from the headers, not from the headers again", async () => {
+    const k = await setup();
+    const recorded = (number: bigint) =>
+      create(NotificationReceivedSchema, {
+        id: newId("ntf", k.clock.now()),
+        environmentId: k.environmentId,
+        providerConfigKey: "cal",
+        headers: { "x-goog-resource-state": "exists" },
+        receivedAtMs: BigInt(k.clock.now()),
+        channelChecked: true,
+        headersRead: true,
+        channelId: "ch-read",
+        messageNumber: number,
+        resourceUri: URI,
+      });
+    const first = recorded(3n);
+    await k.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, first));
+    const messages = await eventually("two messages", async () => {
+      const list = await k.store.listMessages(k.environmentId, {}, 10);
+      return list.length === 2 ? list : null;
+    });
+    expect(messages.map((m) => m.connectionId).sort()).toEqual(["pam", "pat"]);
+    const again = recorded(3n);
+    await k.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, again));
+    await eventually("the duplicate dropped", async () =>
+      k.logs.some((l) => l.includes("duplicate notification not forwarded") && l.includes(again.id)),
+    );
+    expect(await k.store.findNotificationKey(k.environmentId, "ch-read", 3)).toBe(first.id);
+  });
+
+  test("checks the token receipt carried when receipt could not check it", async () => {
+    const k = await setup();
+    await registerChannel(k, "ch-carried", "the-token");
+    const n = create(NotificationReceivedSchema, {
+      id: newId("ntf", k.clock.now()),
+      environmentId: k.environmentId,
+      providerConfigKey: "cal",
+      headers: headers("ch-carried", 1, "the-token"),
+      receivedAtMs: BigInt(k.clock.now()),
+      channelChecked: false,
+      headersRead: true,
+      channelId: "ch-carried",
+      messageNumber: 1n,
+      resourceUri: URI,
+      channelToken: "wrong",
+    });
+    await k.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, n));
+    await eventually("the drop", async () => k.logs.some((l) => l.includes("does not match") && l.includes(n.id)));
     expect(await k.store.listMessages(k.environmentId, {}, 10)).toEqual([]);
   });
 });

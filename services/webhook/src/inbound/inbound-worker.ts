@@ -6,7 +6,9 @@ import { exponentialDelay } from "@junction/platform/retry";
 import type { WebhookServiceContext } from "../context.ts";
 import { acceptMessage } from "../delivery/accept-message.ts";
 import { derivedMessageId, forwardBody } from "./forward-message.ts";
-import { headerValue, messageNumberOf } from "./notification-headers.ts";
+import { type NotificationFields, readNotification } from "./notification-headers.ts";
+import type { IntegrationView } from "./integration-lookup.ts";
+import { channelTokenMatches } from "./notification-lookups.ts";
 
 /** A job that failed (a service unreachable) is tried again after this, doubling up to a minute. */
 const RETRY_BASE_MS = 1000;
@@ -23,7 +25,7 @@ const ACK_WAIT_MS = 15_000;
 /**
  * The inbound worker: takes recorded notifications from the inbound queue and, for each, drops a
  * duplicate (same channel id and message number, remembered in the store), checks the channel
- * token when receipt could not, matches it to connections (spec: Webhook-to-connection matching),
+ * token when receipt could not, matches it (all from what receipt read from the headers) to connections (spec: Webhook-to-connection matching),
  * lets the sinks see it, and stores one forward message per matched connection, or one without
  * `connectionId` when nothing matched. A job is acked only once every message is stored; the
  * message ids derive from the notification, so processing it again stores the same messages.
@@ -69,18 +71,11 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
     return;
   }
   const headers = n.headers;
-  const names = found.headerNames;
-  const channelId = headerValue(headers, names, "channelId");
-  const messageNumber = messageNumberOf(headers, names);
+  const read = fieldsOf(n, found);
+  const { channelId, messageNumber } = read;
 
   if (!n.channelChecked && channelId !== undefined) {
-    const check = await ctx.lookups.check({
-      environmentId: n.environmentId,
-      channelId,
-      token: headerValue(headers, names, "channelToken") ?? "",
-      messageNumber: BigInt(messageNumber ?? 0),
-    });
-    if (!check.tokenMatches) {
+    if (!(await channelTokenMatches(ctx.lookups, n.environmentId, { ...read, channelId }))) {
       log().warn("notification dropped: its channel token does not match the channel's", { channelId });
       return;
     }
@@ -95,8 +90,7 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
     }
   }
 
-  const resourceUri = headerValue(headers, names, "resourceUri") ?? "";
-  const match = await ctx.lookups.match({ providerConfigKey: n.providerConfigKey, resourceUri });
+  const match = await ctx.lookups.match({ providerConfigKey: n.providerConfigKey, resourceUri: read.resourceUri });
   const provider = found.integration.provider;
   const handled = new Set<string>();
   for (const sink of ctx.sinks ?? []) {
@@ -147,4 +141,15 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
     ...fields,
     messages: targets.length,
   });
+}
+
+/** What receipt read from the headers; read here only for a notification recorded before receipt carried it. */
+function fieldsOf(n: NotificationReceived, found: IntegrationView): NotificationFields {
+  if (!n.headersRead) return readNotification(n.headers, found.headerNames);
+  return {
+    channelId: n.channelId === "" ? undefined : n.channelId,
+    messageNumber: n.messageNumber === undefined ? null : Number(n.messageNumber),
+    resourceUri: n.resourceUri,
+    channelToken: n.channelToken,
+  };
 }

@@ -79,3 +79,21 @@ export function headerProblem(headers: Readonly<Record<string, string>>): string
   if (bytes > MAX_HEADER_BYTES) return `carries ${bytes} bytes of headers; at most ${MAX_HEADER_BYTES} are accepted`;
   return null;
 }
+
+/** What Junction reads from a notification's headers; read once, at receipt, and carried to the worker. */
+export interface NotificationFields {
+  channelId: string | undefined;
+  messageNumber: number | null;
+  resourceUri: string;
+  channelToken: string;
+}
+
+/** The headers' channel id, message number, resource URI and channel token, by the integration's names. */
+export function readNotification(headers: Readonly<Record<string, string>>, names: HeaderNames): NotificationFields {
+  return {
+    channelId: headerValue(headers, names, "channelId"),
+    messageNumber: messageNumberOf(headers, names),
+    resourceUri: headerValue(headers, names, "resourceUri") ?? "",
+    channelToken: headerValue(headers, names, "channelToken") ?? "",
+  };
+}

@@ -13,14 +13,9 @@ function services() {
     (router) => {
       router.service(ConnectionService, {
         matchNotifications(req) {
-          calls.push(`batch of ${req.requests.length}`);
+          calls.push(`batch of ${req.requests.map((r) => r.resourceUri).join(",")}`);
           if (req.requests.some((r) => r.providerConfigKey === "gone")) throw gone();
           return { results: req.requests.map((r) => ({ connectionIds: [r.resourceUri], rule: MatchRule.WATCH_URI })) };
-        },
-        matchNotification(req) {
-          calls.push(`single ${req.resourceUri}`);
-          if (req.providerConfigKey === "gone") throw gone();
-          return { connectionIds: [req.resourceUri], rule: MatchRule.WATCH_URI };
         },
       });
       router.service(ChannelService, {
@@ -47,10 +42,10 @@ describe("batched notification lookups", () => {
     expect(matches.map((m) => m.connectionIds)).toEqual([["a"], ["b"], ["c"]]);
     const checks = await Promise.all(["ok", "bad"].map((token) => lookups.check({ channelId: "ch", token })));
     expect(checks.map((c) => c.tokenMatches)).toEqual([true, false]);
-    expect(calls).toEqual(["batch of 3", "checks of 2"]);
+    expect(calls).toEqual(["batch of a,b,c", "checks of 2"]);
   });
 
-  test("a refused batch is tried one call per notification: only the bad one fails, with its own error", async () => {
+  test("a refused batch is tried one batch of one per notification: only the bad one fails, with its own error", async () => {
     const { calls, lookups } = services();
     const settled = await Promise.allSettled(
       ["x", "y"].map((u, i) => lookups.match({ providerConfigKey: i === 1 ? "gone" : "cal", resourceUri: u })),
@@ -58,6 +53,6 @@ describe("batched notification lookups", () => {
     expect(settled[0]).toMatchObject({ status: "fulfilled", value: { connectionIds: ["x"] } });
     expect(settled[1]?.status).toBe("rejected");
     expect(fromConnectError((settled[1] as PromiseRejectedResult).reason).code).toBe("unknown_provider_config");
-    expect(calls).toEqual(["batch of 2", "single x", "single y"]);
+    expect(calls).toEqual(["batch of x,y", "batch of x", "batch of y"]);
   });
 });

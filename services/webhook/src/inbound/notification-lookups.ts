@@ -17,18 +17,18 @@ type MatchRequest = MessageInitShape<typeof MatchNotificationRequestSchema>;
 
 /** The channel and connection service calls made for each notification. */
 export interface NotificationLookups {
-  /** ChannelService.CheckNotification: the channel token, and the message number recorded. */
+  /** ChannelService.CheckNotifications: the channel token, and the message number recorded. */
   check(req: CheckRequest): Promise<CheckNotificationResponse>;
-  /** ConnectionService.MatchNotification: the connections it is for (spec: matching rules 1–5). */
+  /** ConnectionService.MatchNotifications: the connections it is for (spec: matching rules 1–5). */
   match(req: MatchRequest): Promise<MatchNotificationResponse>;
 }
 
 /**
  * The lookups of the notifications handled at the same time, gathered into CheckNotifications and
  * MatchNotifications calls (see Batcher): one call for many notifications instead of one each. A
- * batch call that fails is made again one call per notification, so that a notification the batch
- * refuses (say, its integration deleted meanwhile) fails alone, with the single call's error, and
- * a service that is down fails each one as before.
+ * batch call that fails is made again as one batch of one per notification, so that a notification
+ * the batch refuses (say, its integration deleted meanwhile) fails alone, with its own error, and a
+ * service that is down fails each one as before.
  */
 export function batchedLookups(
   connections: Client<typeof ConnectionService>,
@@ -41,7 +41,33 @@ export function batchedLookups(
     async (requests: MatchRequest[]) => (await connections.matchNotifications({ requests })).results,
   );
   return {
-    check: (req) => checks.call(req).catch(() => channels.checkNotification(req)),
-    match: (req) => matches.call(req).catch(() => connections.matchNotification(req)),
+    check: (req) => checks.call(req).catch(async () => one(await channels.checkNotifications({ requests: [req] }))),
+    match: (req) => matches.call(req).catch(async () => one(await connections.matchNotifications({ requests: [req] }))),
   };
+}
+
+/** The result of a batch of one. */
+function one<T>(res: { results: T[] }): T {
+  const [result] = res.results;
+  if (result === undefined) throw new Error("a batch of one answered no result");
+  return result;
+}
+
+/**
+ * Whether a notification's channel token matches its channel's (and, when it may be accepted, its
+ * message number recorded): the one token check, made at receipt, or by the worker when receipt
+ * could not reach the channel registry. Throws when the registry is unreachable.
+ */
+export async function channelTokenMatches(
+  lookups: NotificationLookups,
+  environmentId: string,
+  n: { channelId: string; channelToken: string; messageNumber: number | null },
+): Promise<boolean> {
+  const check = await lookups.check({
+    environmentId,
+    channelId: n.channelId,
+    token: n.channelToken,
+    messageNumber: BigInt(n.messageNumber ?? 0),
+  });
+  return check.tokenMatches;
 }

@@ -40,7 +40,7 @@ describe("receiving a notification with a body", () => {
     const seen: MatchedNotification[] = [];
     const k = await setup(seen);
     const body = new TextEncoder().encode('{"event":"changed"}');
-    await k.client.receiveNotification({
+    await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: notification("ch-body"),
@@ -49,7 +49,7 @@ describe("receiving a notification with a body", () => {
       contentType: "application/json",
       query: "validationToken=abc",
     });
-    await k.client.receiveNotification({
+    await k.receive({
       environmentId: k.environmentId,
       providerConfigKey: "cal",
       headers: notification("ch-empty"),
@@ -68,7 +68,7 @@ describe("receiving a notification with a body", () => {
     const limit = providerAdapter(PROVIDER)?.notifications?.bodyLimitBytes ?? 0;
     expect(limit).toBeGreaterThan(0);
     const send = (size: number, channelId: string) =>
-      k.client.receiveNotification({
+      k.receive({
         environmentId: k.environmentId,
         providerConfigKey: "cal",
         headers: notification(channelId),

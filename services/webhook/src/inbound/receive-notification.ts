@@ -9,16 +9,18 @@ import { newId } from "@junction/platform";
 import { MAX_NOTIFICATION_BODY_BYTES, providerAdapter } from "@junction/providers";
 import type { WebhookServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import { CREDENTIAL_HEADERS, headerProblem, headerValue, messageNumberOf } from "./notification-headers.ts";
+import { CREDENTIAL_HEADERS, headerProblem, readNotification } from "./notification-headers.ts";
+import { channelTokenMatches } from "./notification-lookups.ts";
 
 type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
 
 /**
- * ReceiveNotification (spec: Inbound webhook endpoint): checks that the webhook URL names a known
+ * One notification of ReceiveNotifications (spec: Inbound webhook endpoint): checks that the webhook URL names a known
  * integration, answers a notification already recorded (same channel id and message number) as a
  * duplicate, drops one whose channel token does not match, refuses a body above the provider's limit
  * (its adapter's), and otherwise records it durably on the inbound queue, body, content type and query
- * included. Matching and forwarding happen after the answer, in the inbound worker.
+ * included, with what it read from the headers (so the worker reads none again). Matching and
+ * forwarding happen after the answer, in the inbound worker.
  */
 export async function receiveNotification(
   ctx: WebhookServiceContext,
@@ -36,9 +38,8 @@ export async function receiveNotification(
 
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (!CREDENTIAL_HEADERS.has(name)) headers[name] = value;
-  const names = found.headerNames;
-  const channelId = headerValue(headers, names, "channelId");
-  const messageNumber = messageNumberOf(headers, names);
+  const read = readNotification(headers, found.headerNames);
+  const { channelId, messageNumber } = read;
   // Made only when a line is written: the usual notification logs nothing here.
   const log = () => ctx.logger.child({ providerConfigKey: req.providerConfigKey, channelId, messageNumber });
 
@@ -53,13 +54,7 @@ export async function receiveNotification(
   let channelChecked = channelId === undefined;
   if (channelId !== undefined) {
     try {
-      const check = await ctx.lookups.check({
-        environmentId,
-        channelId,
-        token: headerValue(headers, names, "channelToken") ?? "",
-        messageNumber: BigInt(messageNumber ?? 0),
-      });
-      if (!check.tokenMatches) {
+      if (!(await channelTokenMatches(ctx.lookups, environmentId, { ...read, channelId }))) {
         log().warn("notification dropped: its channel token does not match the channel's");
         return { dropped: true };
       }
@@ -82,6 +77,12 @@ export async function receiveNotification(
     body: req.body,
     contentType: req.contentType,
     query: req.query,
+    headersRead: true,
+    channelId: channelId ?? "",
+    messageNumber: messageNumber === null ? undefined : BigInt(messageNumber),
+    resourceUri: read.resourceUri,
+    // Kept only for the worker's check: a checked token is not recorded twice.
+    channelToken: channelChecked ? "" : read.channelToken,
   });
   // No msgId: the id is new, so the bus's msgId de-duplication could never apply (and it costs a
   // write per notification); an upstream's resend is a new receipt, de-duplicated by channel id and

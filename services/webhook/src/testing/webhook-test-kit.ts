@@ -2,16 +2,22 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { MessageInitShape } from "@bufbuild/protobuf";
 import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { MemoryBus } from "@junction/bus";
 import { type ChannelStore, createChannelService, openChannelStore } from "@junction/channel-service";
 import { createConnectionService, openConnectionStore, ProviderCatalog } from "@junction/connection-service";
 import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
-import { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
+import {
+  type ReceiveNotificationRequestSchema,
+  type ReceiveNotificationResponse,
+  WebhookService,
+} from "@junction/contracts/webhook/v1/webhook_service_pb";
 import {
   Encryptor,
   errorBoundary,
+  fromItemError,
   loadCommonConfig,
   ManualClock,
   memoryLogger,
@@ -22,9 +28,13 @@ import type { NotificationSink } from "../inbound/notification-sink.ts";
 import { createWebhookRuntime, type WebhookRuntime } from "../runtime.ts";
 import { SqliteWebhookStore } from "../store/sqlite-store.ts";
 
+type ReceiveRequest = MessageInitShape<typeof ReceiveNotificationRequestSchema>;
+
 /** A webhook service with its workers, on the real connection and channel services, for unit tests. */
 export interface WebhookKit {
   client: Client<typeof WebhookService>;
+  /** ReceiveNotifications with one notification: its answer, or its error thrown (as the gateway does). */
+  receive(req: ReceiveRequest): Promise<ReceiveNotificationResponse>;
   connections: Client<typeof ConnectionService>;
   runtime: WebhookRuntime;
   store: SqliteWebhookStore;
@@ -120,6 +130,12 @@ export async function startWebhookKit(
   await runtime.start();
   return Object.assign(kit, {
     client,
+    async receive(req: ReceiveRequest) {
+      const [result] = (await client.receiveNotifications({ requests: [req] })).results;
+      if (result?.outcome.case === "error") throw fromItemError(result.outcome.value);
+      if (result?.outcome.case !== "response") throw new Error("ReceiveNotifications answered without an outcome");
+      return result.outcome.value;
+    },
     connections,
     runtime,
     store,

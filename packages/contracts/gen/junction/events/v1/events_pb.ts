@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file junction/events/v1/events.proto.
  */
 export const file_junction_events_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch9qdW5jdGlvbi9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJqdW5jdGlvbi5ldmVudHMudjEigAEKEUNvbm5lY3Rpb25DcmVhdGVkEhYKDmVudmlyb25tZW50X2lkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRIQCghwcm92aWRlchgEIAEoCRINCgVhdF9tcxgFIAEoAyKFAQoWQ29ubmVjdGlvblJlYXV0aG9yaXplZBIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkSEAoIcHJvdmlkZXIYBCABKAkSDQoFYXRfbXMYBSABKAMirAEKEkNvbm5lY3Rpb25EZWxldGluZxIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkSEAoIcHJvdmlkZXIYBCABKAkSKQoIbWV0YWRhdGEYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg0KBWF0X21zGAYgASgDIrMCChROb3RpZmljYXRpb25SZWNlaXZlZBIKCgJpZBgBIAEoCRIWCg5lbnZpcm9ubWVudF9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEkYKB2hlYWRlcnMYBCADKAsyNS5qdW5jdGlvbi5ldmVudHMudjEuTm90aWZpY2F0aW9uUmVjZWl2ZWQuSGVhZGVyc0VudHJ5EhYKDnJlY2VpdmVkX2F0X21zGAUgASgDEhcKD2NoYW5uZWxfY2hlY2tlZBgGIAEoCBIMCgRib2R5GAcgASgMEhQKDGNvbnRlbnRfdHlwZRgIIAEoCRINCgVxdWVyeRgJIAEoCRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASKQAgoPQ2hhbm5lbE9ic2VydmVkEi0KBGNhbGwYASABKA4yHy5qdW5jdGlvbi5ldmVudHMudjEuQ2hhbm5lbENhbGwSFgoOZW52aXJvbm1lbnRfaWQYAiABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgDIAEoCRIVCg1jb25uZWN0aW9uX2lkGAQgASgJEhIKCmNoYW5uZWxfaWQYBSABKAkSEwoLcmVzb3VyY2VfaWQYBiABKAkSFAoMcmVzb3VyY2VfdXJpGAcgASgJEhUKDWV4cGlyYXRpb25fbXMYCCABKAMSDgoGc3RhdHVzGAkgASgFEg0KBXRva2VuGAogASgJEg0KBWF0X21zGAsgASgDIssBChFEZWxpdmVyeVJlcXVlc3RlZBISCgptZXNzYWdlX2lkGAEgASgJEhYKDmVudmlyb25tZW50X2lkGAIgASgJEgwKBHR5cGUYAyABKAkSDAoEYm9keRgEIAEoDBIbChNwcm92aWRlcl9jb25maWdfa2V5GAUgASgJEhUKDWNvbm5lY3Rpb25faWQYBiABKAkSDQoFYXRfbXMYByABKAMSFwoPbm90aWZpY2F0aW9uX2lkGAggASgJEhIKCnRhcmdldF91cmwYCSABKAkqWgoLQ2hhbm5lbENhbGwSHAoYQ0hBTk5FTF9DQUxMX1VOU1BFQ0lGSUVEEAASFgoSQ0hBTk5FTF9DQUxMX1dBVENIEAESFQoRQ0hBTk5FTF9DQUxMX1NUT1AQAmIGcHJvdG8z", [file_google_protobuf_struct]);
+  fileDesc("Ch9qdW5jdGlvbi9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJqdW5jdGlvbi5ldmVudHMudjEigAEKEUNvbm5lY3Rpb25DcmVhdGVkEhYKDmVudmlyb25tZW50X2lkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRIQCghwcm92aWRlchgEIAEoCRINCgVhdF9tcxgFIAEoAyKFAQoWQ29ubmVjdGlvblJlYXV0aG9yaXplZBIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkSEAoIcHJvdmlkZXIYBCABKAkSDQoFYXRfbXMYBSABKAMirAEKEkNvbm5lY3Rpb25EZWxldGluZxIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkSEAoIcHJvdmlkZXIYBCABKAkSKQoIbWV0YWRhdGEYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg0KBWF0X21zGAYgASgDIroDChROb3RpZmljYXRpb25SZWNlaXZlZBIKCgJpZBgBIAEoCRIWCg5lbnZpcm9ubWVudF9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEkYKB2hlYWRlcnMYBCADKAsyNS5qdW5jdGlvbi5ldmVudHMudjEuTm90aWZpY2F0aW9uUmVjZWl2ZWQuSGVhZGVyc0VudHJ5EhYKDnJlY2VpdmVkX2F0X21zGAUgASgDEhcKD2NoYW5uZWxfY2hlY2tlZBgGIAEoCBIMCgRib2R5GAcgASgMEhQKDGNvbnRlbnRfdHlwZRgIIAEoCRINCgVxdWVyeRgJIAEoCRISCgpjaGFubmVsX2lkGAogASgJEhsKDm1lc3NhZ2VfbnVtYmVyGAsgASgDSACIAQESFAoMcmVzb3VyY2VfdXJpGAwgASgJEhUKDWNoYW5uZWxfdG9rZW4YDSABKAkSFAoMaGVhZGVyc19yZWFkGA4gASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhEKD19tZXNzYWdlX251bWJlciKQAgoPQ2hhbm5lbE9ic2VydmVkEi0KBGNhbGwYASABKA4yHy5qdW5jdGlvbi5ldmVudHMudjEuQ2hhbm5lbENhbGwSFgoOZW52aXJvbm1lbnRfaWQYAiABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgDIAEoCRIVCg1jb25uZWN0aW9uX2lkGAQgASgJEhIKCmNoYW5uZWxfaWQYBSABKAkSEwoLcmVzb3VyY2VfaWQYBiABKAkSFAoMcmVzb3VyY2VfdXJpGAcgASgJEhUKDWV4cGlyYXRpb25fbXMYCCABKAMSDgoGc3RhdHVzGAkgASgFEg0KBXRva2VuGAogASgJEg0KBWF0X21zGAsgASgDIssBChFEZWxpdmVyeVJlcXVlc3RlZBISCgptZXNzYWdlX2lkGAEgASgJEhYKDmVudmlyb25tZW50X2lkGAIgASgJEgwKBHR5cGUYAyABKAkSDAoEYm9keRgEIAEoDBIbChNwcm92aWRlcl9jb25maWdfa2V5GAUgASgJEhUKDWNvbm5lY3Rpb25faWQYBiABKAkSDQoFYXRfbXMYByABKAMSFwoPbm90aWZpY2F0aW9uX2lkGAggASgJEhIKCnRhcmdldF91cmwYCSABKAkqWgoLQ2hhbm5lbENhbGwSHAoYQ0hBTk5FTF9DQUxMX1VOU1BFQ0lGSUVEEAASFgoSQ0hBTk5FTF9DQUxMX1dBVENIEAESFQoRQ0hBTk5FTF9DQUxMX1NUT1AQAmIGcHJvdG8z", [file_google_protobuf_struct]);
 
 /**
  * A new connection was created (spec: Events 3, post-connection-creation).
@@ -236,6 +236,43 @@ export type NotificationReceived = Message<"junction.events.v1.NotificationRecei
    * @generated from field: string query = 9;
    */
   query: string;
+
+  /**
+   * What receipt read from the headers (by the provider adapter's header roles), so that the worker
+   * reads no header again: the channel id, empty when none.
+   *
+   * @generated from field: string channel_id = 10;
+   */
+  channelId: string;
+
+  /**
+   * The message number, when the header held a plain non-negative integer.
+   *
+   * @generated from field: optional int64 message_number = 11;
+   */
+  messageNumber?: bigint | undefined;
+
+  /**
+   * The resource URI (or key) the notification is about; empty when none.
+   *
+   * @generated from field: string resource_uri = 12;
+   */
+  resourceUri: string;
+
+  /**
+   * The channel token sent, only when channel_checked is false (the worker checks it then).
+   *
+   * @generated from field: string channel_token = 13;
+   */
+  channelToken: string;
+
+  /**
+   * True when fields 10 to 13 hold what receipt read; false in a notification recorded before they
+   * existed, whose headers the worker reads itself.
+   *
+   * @generated from field: bool headers_read = 14;
+   */
+  headersRead: boolean;
 };
 
 /**
