@@ -14,6 +14,7 @@ import {
   systemClock,
 } from "@junction/platform";
 import { h2cTransport, serveH2c } from "@junction/platform/h2c";
+import { loadProcessSettings } from "./process-settings.ts";
 import { bootstrapSecretKey, printGeneratedKey } from "./secret-key-bootstrap.ts";
 import type { ServiceName } from "./service-names.ts";
 import { urlVariable } from "./wiring/addresses.ts";
@@ -69,7 +70,7 @@ export async function serveService(
     // Serve only once the key exists: a healthy gateway must accept the configured key.
     const generated = await bootstrapSecretKey(clients.connection, env.JUNCTION_SECRET_KEY, { waitMs: 60_000 });
     if (generated) printGeneratedKey(generated);
-    const server = serveGateway(gateway, { port, hostname: env.JUNCTION_HOST ?? "0.0.0.0" });
+    const server = serveGateway(gateway, { port, hostname: loadProcessSettings(env).host });
     return { name, url: server.url, stop: () => server.stop() };
   }
 

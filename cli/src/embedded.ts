@@ -14,7 +14,7 @@ import {
   systemClock,
 } from "@junction/platform";
 import { bootstrapSecretKey } from "./secret-key-bootstrap.ts";
-import { boolEnv } from "./env.ts";
+import { loadProcessSettings } from "./process-settings.ts";
 import type { WiredService } from "./wiring/service-spec.ts";
 import { SERVICE_TABLE } from "./wiring/service-table.ts";
 import { buildService, lateClients } from "./wiring/wire.ts";
@@ -54,19 +54,20 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const db = openDatabase(join(common.dataDir, "junction.sqlite"));
   const bus = new MemoryBus(db, { clock });
 
+  const settings = loadProcessSettings(env);
   // Bind the port first: the base URL (webhook URLs, OAuth redirect) depends on it.
   let fetchImpl: (req: Request) => Promise<Response> = async () => new Response("starting", { status: 503 });
   const server = serveGateway({ fetch: (req) => fetchImpl(req) } as Parameters<typeof serveGateway>[0], {
     port: options.port ?? loadPort(env, "", 3003),
-    hostname: options.hostname ?? env.JUNCTION_HOST ?? "0.0.0.0",
+    hostname: options.hostname ?? settings.host,
   });
   const baseUrl = (common.baseUrl ?? `http://localhost:${server.port}`).replace(/\/+$/, "");
 
   // spec: Authentication 4: the built-in sandbox upstream offers test credentials for trying Junction
   // with no upstream account; credentials the operator configured win.
-  const sandbox = boolEnv(env.JUNCTION_SANDBOX_UPSTREAM)
+  const sandbox = settings.sandboxUpstream
     ? await (await import("@junction/sandbox-upstream")).startSandboxUpstream({
-        port: Number(env.JUNCTION_SANDBOX_UPSTREAM_PORT ?? 0),
+        port: settings.sandboxUpstreamPort,
         now: () => clock.now(),
       })
     : undefined;

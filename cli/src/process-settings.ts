@@ -1,0 +1,18 @@
+import { flagSetting, loadConfig } from "@junction/platform";
+import { z } from "zod";
+
+/** The process's own settings (JUNCTION_*), read through one schema: a bad value stops start-up naming it. */
+export const processSettingsSchema = z.object({
+  /** The address the gateway listens on (JUNCTION_HOST). */
+  host: z.string().trim().min(1).default("0.0.0.0"),
+  /** Starts the built-in sandbox upstream in the embedded process (JUNCTION_SANDBOX_UPSTREAM). */
+  sandboxUpstream: flagSetting,
+  /** Its port; 0 picks a free one (JUNCTION_SANDBOX_UPSTREAM_PORT). */
+  sandboxUpstreamPort: z.coerce.number().int().min(0).max(65_535).default(0),
+});
+
+export type ProcessSettings = z.infer<typeof processSettingsSchema>;
+
+export function loadProcessSettings(env: Record<string, string | undefined>): ProcessSettings {
+  return loadConfig(processSettingsSchema, { prefix: "JUNCTION_", env });
+}
