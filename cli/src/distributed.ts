@@ -14,6 +14,7 @@ import {
   systemClock,
 } from "@junction/platform";
 import { h2cTransport, serveH2c } from "@junction/platform/h2c";
+import { loadProxySettings } from "@junction/upstream-proxy";
 import { loadProcessSettings } from "./process-settings.ts";
 import { bootstrapSecretKey, printGeneratedKey } from "./secret-key-bootstrap.ts";
 import type { ServiceName } from "./service-names.ts";
@@ -66,7 +67,12 @@ export async function serveService(
   const clients = lateClients((other) => h2cTransport(serviceUrl(env, other)));
   if (name === "gateway") {
     const baseUrl = requireBaseUrl(common);
-    const gateway = createGateway({ clients, baseUrl, logger: log.child({ component: name }) });
+    const gateway = createGateway({
+      clients,
+      baseUrl,
+      logger: log.child({ component: name }),
+      proxySettings: loadProxySettings(env),
+    });
     // Serve only once the key exists: a healthy gateway must accept the configured key.
     const generated = await bootstrapSecretKey(clients.connection, env.JUNCTION_SECRET_KEY, { waitMs: 60_000 });
     if (generated) printGeneratedKey(generated);

@@ -14,6 +14,7 @@ import {
   systemClock,
 } from "@junction/platform";
 import { bootstrapSecretKey } from "./secret-key-bootstrap.ts";
+import { loadProxySettings } from "@junction/upstream-proxy";
 import { loadProcessSettings } from "./process-settings.ts";
 import type { WiredService } from "./wiring/service-spec.ts";
 import { SERVICE_TABLE } from "./wiring/service-table.ts";
@@ -98,7 +99,13 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     for (const service of services) service.routes(r);
   };
   router = createRouterTransport(routes, { router: { interceptors: [errorBoundary(logger)] } });
-  const gateway = createGateway({ clients, baseUrl, logger: logger.child({ component: "gateway" }), clock });
+  const gateway = createGateway({
+    clients,
+    baseUrl,
+    logger: logger.child({ component: "gateway" }),
+    clock,
+    proxySettings: loadProxySettings(env),
+  });
   fetchImpl = gateway.fetch;
 
   const generatedSecretKey = await bootstrapSecretKey(clients.connection, env.JUNCTION_SECRET_KEY);

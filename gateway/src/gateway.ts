@@ -1,4 +1,5 @@
 import { type Clock, createLogger, type Logger, newId, systemClock } from "@junction/platform";
+import type { ProxySettings } from "@junction/upstream-proxy";
 import type { GatewayClients } from "./clients.ts";
 import { errorResponse, toErrorResponse } from "./http/error-response.ts";
 import { Authenticator } from "./middleware/authenticate.ts";
@@ -29,6 +30,8 @@ export interface GatewayDeps {
   logger?: Logger;
   /** Time: token expiry, cache ages, the proxy's waits between retries (a manual clock in tests). */
   clock?: Clock;
+  /** The proxy engine's timeouts and retries (JUNCTION_PROXY_*, loadProxySettings); defaults when absent. */
+  proxySettings?: ProxySettings;
   /** Extra routes (later capabilities register theirs here). */
   routes?: Route[];
 }
@@ -59,7 +62,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...secretKeyRoutes(authenticator),
     ...webhookSettingsRoutes(),
     ...oauthRoutes(),
-    ...proxyRoutes({ clock }),
+    ...proxyRoutes({ clock, settings: deps.proxySettings }),
     ...inboundWebhookRoutes(),
     ...deliveryRoutes(),
     ...scriptRoutes(),

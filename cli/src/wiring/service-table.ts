@@ -30,6 +30,7 @@ import {
   openScriptsStores,
   scriptsNotificationSink,
 } from "@junction/scripts-runtime";
+import { loadProxySettings } from "@junction/upstream-proxy";
 import type { ServiceKey, ServiceSpec } from "./service-spec.ts";
 
 /** How long a connection's deletion waits for its channels to be stopped upstream. */
@@ -178,7 +179,7 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
     defaultPort: 4105,
     // The proxy logic of /proxy runs in this process: scripts' calls stream to the upstream from here.
     needs: { clients: ["connection", "proxy", "channel", "webhook", "scripts"], bus: true, database: true },
-    config: (env) => loadScriptsConfig(env),
+    config: (env) => ({ scripts: loadScriptsConfig(env), proxySettings: loadProxySettings(env) }),
     async build(ctx, config) {
       const stores = await openScriptsStores(ctx.common, ctx.db);
       const clients = {
@@ -197,7 +198,8 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
         clock: ctx.clock,
         logger: ctx.logger,
         environment: ctx.environment,
-        config,
+        config: config.scripts,
+        proxySettings: config.proxySettings,
       });
       return {
         routes: (r) => r.service(ScriptsService, scripts.service),
@@ -207,7 +209,10 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
         close: () => stores.close(),
       };
     },
-  } satisfies ServiceSpec<ReturnType<typeof loadScriptsConfig>>,
+  } satisfies ServiceSpec<{
+    scripts: ReturnType<typeof loadScriptsConfig>;
+    proxySettings: ReturnType<typeof loadProxySettings>;
+  }>,
 ];
 
 /** The table's entry for `name`. */

@@ -6,6 +6,12 @@ export {
   readUpstreamRequest,
   type UpstreamRequest,
 } from "./proxy-controls.ts";
+export {
+  DEFAULT_PROXY_SETTINGS,
+  loadProxySettings,
+  type ProxySettings,
+  proxySettingsSchema,
+} from "./proxy-settings.ts";
 export { type ProxyServiceClient, proxyServiceCalls } from "./proxy-service.ts";
 export { bodyOfBytes, hasNoBody, NO_BODY, type OutgoingBody, takeOutgoingBody } from "./request-body.ts";
 export { plainRequestTarget, type RequestTarget } from "./request-target.ts";

@@ -44,7 +44,6 @@ function answer(token: string, cacheUntil: number): ResolvedUpstream {
     cacheUntil,
     allowedOverrideHosts: [],
     observeChannelCalls: false,
-    policy: {} as ResolvedUpstream["policy"],
   };
 }
 

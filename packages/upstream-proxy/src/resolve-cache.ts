@@ -1,4 +1,4 @@
-import type { CallPolicy, ResolveUpstreamResponse } from "@junction/contracts/proxy/v1/proxy_service_pb";
+import type { ResolveUpstreamResponse } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { type CacheEntry, ExpiringCache, SharedLoads } from "@junction/platform/expiring-cache";
 import { parseBase, type UpstreamBase } from "./upstream-url.ts";
 
@@ -11,7 +11,6 @@ export interface ResolvedUpstream {
   /** Reusable until then (the proxy service's clock, Unix ms). */
   cacheUntil: number;
   allowedOverrideHosts: readonly string[];
-  policy: CallPolicy;
   observeChannelCalls: boolean;
 }
 
@@ -165,14 +164,12 @@ function sameHeaders(a: ResolvedUpstream, b: ResolvedUpstream): boolean {
 
 /** Converts the RPC answer. */
 export function toResolved(res: ResolveUpstreamResponse): ResolvedUpstream {
-  if (!res.policy) throw new Error("ResolveUpstream answered without a call policy");
   return {
     baseUrl: res.baseUrl,
     base: parseBase(res.baseUrl),
     headers: res.headers,
     cacheUntil: Number(res.cacheUntilMs),
     allowedOverrideHosts: res.allowedOverrideHosts,
-    policy: res.policy,
     observeChannelCalls: res.observeChannelCalls,
   };
 }

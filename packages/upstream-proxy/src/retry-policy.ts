@@ -1,4 +1,4 @@
-import type { CallPolicy } from "@junction/contracts/proxy/v1/proxy_service_pb";
+import type { ProxySettings } from "./proxy-settings.ts";
 import { fullJitterDelay, parseRetryAfter } from "@junction/platform/retry";
 import type { ProxyControls } from "./proxy-controls.ts";
 
@@ -7,7 +7,7 @@ const IDEMPOTENT = new Set(["GET", "HEAD", "OPTIONS", "PUT", "DELETE"]);
 
 /** The policy fields the retry rules use. */
 export type RetryPolicy = Pick<
-  CallPolicy,
+  ProxySettings,
   "defaultRetries" | "maxRetries" | "retryBaseDelayMs" | "retryMaxDelayMs" | "maxRetryAfterMs"
 >;
 

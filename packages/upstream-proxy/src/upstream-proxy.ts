@@ -7,6 +7,7 @@ import { stripResponseHeaders, upstreamRequestHeaders } from "./forward-headers.
 import type { HeaderRecord } from "./header-record.ts";
 import { dnsLookup, type HostLookup } from "@junction/platform/address-policy";
 import type { UpstreamRequest } from "./proxy-controls.ts";
+import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from "./proxy-settings.ts";
 import { readAhead, readsAhead } from "./read-ahead.ts";
 import { isReplayable, type OutgoingBody } from "./request-body.ts";
 import { ResolveCache, type ResolvedUpstream, type ResolveKey } from "./resolve-cache.ts";
@@ -24,12 +25,14 @@ export interface UpstreamProxyOptions {
   lookup?: HostLookup;
   /** Jitter source. */
   random?: () => number;
+  /** Timeouts and retries (JUNCTION_PROXY_*, loadProxySettings); the defaults when absent. */
+  settings?: ProxySettings;
 }
 
 /** What the engine calls out to: the credential resolver and the channel registry's reporter. */
 export interface UpstreamProxyDeps extends UpstreamProxyOptions {
   /**
-   * A connection's upstream: base URL, headers to inject (its token), call policy, for how long it may be
+   * A connection's upstream: base URL, headers to inject (its token), for how long it may be
    * reused. `forceRefresh` after the upstream refused the token with 401. Answers are cached by the engine.
    */
   resolve: (key: ResolveKey, forceRefresh: boolean) => Promise<ResolvedUpstream>;
@@ -67,6 +70,7 @@ export function createUpstreamProxy(
   const now = () => clock.now();
   const lookup = deps.lookup ?? dnsLookup;
   const random = deps.random ?? Math.random;
+  const policy = deps.settings ?? DEFAULT_PROXY_SETTINGS;
   const deadlines = new DeadlineWatch();
   const resolver = new ResolveCache(deps.resolve, now);
 
@@ -102,14 +106,14 @@ export function createUpstreamProxy(
     const sent = body.kind === "none" ? null : body.kind === "bytes" ? body.bytes : body.stream;
     const mayReadAhead = !request.decompress && channelCall === undefined;
 
-    const budget = retryBudget(method, request, resolved.policy);
+    const budget = retryBudget(method, request, policy);
     let attempt = 0;
     let refreshed = false;
     for (;;) {
       let res: Response | undefined;
       // The answer's status, read once (each read of a Response's property is a call into Bun's native code).
       let status = 0;
-      const timeoutMs = resolved.policy.upstreamTimeoutMs;
+      const timeoutMs = policy.upstreamTimeoutMs;
       // Before the attempt: a header that cannot be sent is the caller's 400, not an upstream failure.
       const headers = outgoingHeaders(incoming, resolved, body);
       const controller = new AbortController();
@@ -125,7 +129,7 @@ export function createUpstreamProxy(
         const key = keyOf(request, caller);
         if (isUpstreamFailure(failure)) resolver.forget(key);
         if (!isUpstreamFailure(failure) || attempt >= budget || !isReplayable(body)) throw failure;
-        await pause(clock, backoffDelay(attempt, resolved.policy, random), req.signal);
+        await pause(clock, backoffDelay(attempt, policy, random), req.signal);
         attempt++;
         continue;
       } finally {
@@ -145,8 +149,7 @@ export function createUpstreamProxy(
       }
       if (attempt < budget && isReplayable(body) && isRetryableStatus(status, request.retryOn)) {
         const wait =
-          retryAfterDelay(res.headers.get("retry-after"), now(), resolved.policy) ??
-          backoffDelay(attempt, resolved.policy, random);
+          retryAfterDelay(res.headers.get("retry-after"), now(), policy) ?? backoffDelay(attempt, policy, random);
         logger.info("retrying upstream", { requestId: caller.requestId, status, attempt, waitMs: wait });
         await discard(res);
         await pause(clock, wait, req.signal);

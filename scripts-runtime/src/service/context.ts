@@ -4,6 +4,7 @@ import type { Clock, Logger } from "@junction/platform";
 import type { RunLimits } from "../runtime/run-types.ts";
 import type { ScriptRuntime } from "../runtime/script-runtime.ts";
 import type { ScriptRunStore, ScriptStore } from "../store/stores.ts";
+import type { ProxySettings } from "@junction/upstream-proxy";
 import type { ScriptsConfig } from "./config.ts";
 import type { ProxyScope } from "./host/proxy-call.ts";
 import type { ProxyConfiguration, ProxyResponse } from "../runtime/script-host.ts";
@@ -31,6 +32,8 @@ export interface ScriptsServiceDeps {
   /** The environment the service works for (one for now); asked of the connection service. */
   environment: () => Promise<string>;
   config: ScriptsConfig;
+  /** The proxy engine's timeouts and retries (JUNCTION_PROXY_*, loadProxySettings); defaults when absent. */
+  proxySettings?: ProxySettings;
   /**
    * The sandbox runtime. By default one is started on first use (the first script validated or run)
    * with the config's pool size and limits, and closed by `stop`.

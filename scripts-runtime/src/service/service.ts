@@ -65,7 +65,7 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
     runtime,
     instanceId: deps.instanceId ?? `${hostname()}-${process.pid}-${randomToken(6)}`,
     limits,
-    proxy: createScriptProxy({ clock: deps.clock }),
+    proxy: createScriptProxy({ clock: deps.clock, settings: deps.proxySettings }),
   };
   const runner = new ScriptRunner(ctx);
   const syncs = new SyncRuns(ctx, runner);

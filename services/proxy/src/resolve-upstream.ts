@@ -19,7 +19,7 @@ export interface ResolveDeps {
 
 /**
  * ResolveUpstream: the connection's fresh credentials (GetCredentials applies the refresh rule and
- * throws `connection_refresh_failed` when it cannot), the integration's base URL and the call policy.
+ * throws `connection_refresh_failed` when it cannot), the integration's base URL and for how long the answer may be reused.
  */
 export async function resolveUpstream(
   deps: ResolveDeps,
@@ -52,21 +52,12 @@ export async function resolveUpstream(
   const expiresAt = Number(creds.expiresAtMs);
   const reuseUntil = now + deps.config.resolveCacheMs;
   const cacheUntil = expiresAt > 0 ? Math.min(reuseUntil, expiresAt - EXPIRY_MARGIN_MS) : reuseUntil;
-  const c = deps.config;
   return {
     baseUrl,
     headers: { authorization: `Bearer ${creds.accessToken}` },
     cacheUntilMs: BigInt(Math.max(now, cacheUntil)),
     allowedOverrideHosts: res.provider?.allowedOverrideHosts ?? [],
     provider: res.integration?.provider ?? "",
-    policy: {
-      upstreamTimeoutMs: c.upstreamTimeoutMs,
-      defaultRetries: c.defaultRetries,
-      maxRetries: c.maxRetries,
-      retryBaseDelayMs: c.retryBaseDelayMs,
-      retryMaxDelayMs: c.retryMaxDelayMs,
-      maxRetryAfterMs: c.maxRetryAfterMs,
-    },
     observeChannelCalls: Object.keys(res.provider?.webhookHeaders ?? {}).length > 0,
   };
 }

@@ -47,7 +47,7 @@ beforeEach(async () => {
     ConnectionService,
     createRouterTransport((r) => r.service(ConnectionService, connectionImpl), { router: { interceptors } }),
   );
-  const config = loadProxyConfig({ JUNCTION_PROXY_UPSTREAM_TIMEOUT_MS: "1234", JUNCTION_PROXY_DEFAULT_RETRIES: "1" });
+  const config = loadProxyConfig({ JUNCTION_PROXY_RESOLVE_CACHE_MS: "4000" });
   const impl = createProxyService({ connections, bus, clock, logger, config });
   proxy = createClient(
     ProxyService,
@@ -86,12 +86,12 @@ async function codeOf(call: Promise<unknown>): Promise<string | undefined> {
 }
 
 describe("ResolveUpstream", () => {
-  test("answers the base URL, the token to inject, the call policy and whether channels are observed", async () => {
+  test("answers the base URL, the token to inject, its reuse and whether channels are observed", async () => {
     await connect("cal", "alice", BigInt(clock.now() + 3_600_000));
     const res = await proxy.resolveUpstream({ providerConfigKey: "cal", connectionId: "alice" });
     expect(res.baseUrl).toBe("https://www.googleapis.com");
     expect(res.headers).toEqual({ authorization: "Bearer access-alice" });
-    expect(res.policy).toMatchObject({ upstreamTimeoutMs: 1234, defaultRetries: 1, maxRetries: 10 });
+    expect(Number(res.cacheUntilMs) - clock.now()).toBe(4_000);
     expect(res.observeChannelCalls).toBe(true);
     expect(res.allowedOverrideHosts).toContain("www.googleapis.com");
     expect(res.provider).toBe("google-calendar");
@@ -110,9 +110,9 @@ describe("ResolveUpstream", () => {
     await connect("cal", "unknown", 0n);
     const until = async (id: string) =>
       Number((await proxy.resolveUpstream({ providerConfigKey: "cal", connectionId: id })).cacheUntilMs) - clock.now();
-    expect(await until("long")).toBe(5_000);
+    expect(await until("long")).toBe(4_000);
     expect(await until("short")).toBe(2_000);
-    expect(await until("unknown")).toBe(5_000);
+    expect(await until("unknown")).toBe(4_000);
   });
 
   test("keeps the connection service's stable codes across the hop", async () => {
@@ -201,9 +201,8 @@ describe("ReportChannelCall", () => {
 
 describe("proxy config", () => {
   test("fails fast naming the variable", () => {
-    expect(() => loadProxyConfig({ JUNCTION_PROXY_UPSTREAM_TIMEOUT_MS: "soon" })).toThrow(
-      "JUNCTION_PROXY_UPSTREAM_TIMEOUT_MS",
+    expect(() => loadProxyConfig({ JUNCTION_PROXY_RESOLVE_CACHE_MS: "soon" })).toThrow(
+      "JUNCTION_PROXY_RESOLVE_CACHE_MS",
     );
-    expect(() => loadProxyConfig({ JUNCTION_PROXY_MAX_RETRIES: "99" })).toThrow("JUNCTION_PROXY_MAX_RETRIES");
   });
 });

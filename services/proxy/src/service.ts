@@ -13,7 +13,7 @@ export interface ProxyServiceDeps {
   bus: Bus;
   clock: Clock;
   logger: Logger;
-  /** The call policy (JUNCTION_PROXY_*); defaults when absent. */
+  /** Its settings (JUNCTION_PROXY_RESOLVE_CACHE_MS); defaults when absent. */
   config?: ProxyConfig;
 }
 

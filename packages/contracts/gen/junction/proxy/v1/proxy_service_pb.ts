@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file junction/proxy/v1/proxy_service.proto.
  */
 export const file_junction_proxy_v1_proxy_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVqdW5jdGlvbi9wcm94eS92MS9wcm94eV9zZXJ2aWNlLnByb3RvEhFqdW5jdGlvbi5wcm94eS52MSJjChZSZXNvbHZlVXBzdHJlYW1SZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIVCg1mb3JjZV9yZWZyZXNoGAMgASgIIqwBCgpDYWxsUG9saWN5EhsKE3Vwc3RyZWFtX3RpbWVvdXRfbXMYASABKAUSFwoPZGVmYXVsdF9yZXRyaWVzGAIgASgFEhMKC21heF9yZXRyaWVzGAMgASgFEhsKE3JldHJ5X2Jhc2VfZGVsYXlfbXMYBCABKAUSGgoScmV0cnlfbWF4X2RlbGF5X21zGAUgASgFEhoKEm1heF9yZXRyeV9hZnRlcl9tcxgGIAEoBSK9AgoXUmVzb2x2ZVVwc3RyZWFtUmVzcG9uc2USEAoIYmFzZV91cmwYASABKAkSSAoHaGVhZGVycxgCIAMoCzI3Lmp1bmN0aW9uLnByb3h5LnYxLlJlc29sdmVVcHN0cmVhbVJlc3BvbnNlLkhlYWRlcnNFbnRyeRIWCg5jYWNoZV91bnRpbF9tcxgDIAEoAxIeChZhbGxvd2VkX292ZXJyaWRlX2hvc3RzGAQgAygJEhAKCHByb3ZpZGVyGAUgASgJEi0KBnBvbGljeRgGIAEoCzIdLmp1bmN0aW9uLnByb3h5LnYxLkNhbGxQb2xpY3kSHQoVb2JzZXJ2ZV9jaGFubmVsX2NhbGxzGAcgASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBItIBChhSZXBvcnRDaGFubmVsQ2FsbFJlcXVlc3QSLQoEY2FsbBgBIAEoDjIfLmp1bmN0aW9uLmV2ZW50cy52MS5DaGFubmVsQ2FsbBIWCg5lbnZpcm9ubWVudF9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSDgoGc3RhdHVzGAUgASgFEhQKDHJlcXVlc3RfYm9keRgGIAEoDBIVCg1yZXNwb25zZV9ib2R5GAcgASgMIi4KGVJlcG9ydENoYW5uZWxDYWxsUmVzcG9uc2USEQoJcHVibGlzaGVkGAEgASgIMugBCgxQcm94eVNlcnZpY2USaAoPUmVzb2x2ZVVwc3RyZWFtEikuanVuY3Rpb24ucHJveHkudjEuUmVzb2x2ZVVwc3RyZWFtUmVxdWVzdBoqLmp1bmN0aW9uLnByb3h5LnYxLlJlc29sdmVVcHN0cmVhbVJlc3BvbnNlEm4KEVJlcG9ydENoYW5uZWxDYWxsEisuanVuY3Rpb24ucHJveHkudjEuUmVwb3J0Q2hhbm5lbENhbGxSZXF1ZXN0GiwuanVuY3Rpb24ucHJveHkudjEuUmVwb3J0Q2hhbm5lbENhbGxSZXNwb25zZWIGcHJvdG8z", [file_junction_events_v1_events]);
+  fileDesc("CiVqdW5jdGlvbi9wcm94eS92MS9wcm94eV9zZXJ2aWNlLnByb3RvEhFqdW5jdGlvbi5wcm94eS52MSJjChZSZXNvbHZlVXBzdHJlYW1SZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIVCg1mb3JjZV9yZWZyZXNoGAMgASgIIpwCChdSZXNvbHZlVXBzdHJlYW1SZXNwb25zZRIQCghiYXNlX3VybBgBIAEoCRJICgdoZWFkZXJzGAIgAygLMjcuanVuY3Rpb24ucHJveHkudjEuUmVzb2x2ZVVwc3RyZWFtUmVzcG9uc2UuSGVhZGVyc0VudHJ5EhYKDmNhY2hlX3VudGlsX21zGAMgASgDEh4KFmFsbG93ZWRfb3ZlcnJpZGVfaG9zdHMYBCADKAkSEAoIcHJvdmlkZXIYBSABKAkSHQoVb2JzZXJ2ZV9jaGFubmVsX2NhbGxzGAcgASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBSgQIBhAHUgZwb2xpY3ki0gEKGFJlcG9ydENoYW5uZWxDYWxsUmVxdWVzdBItCgRjYWxsGAEgASgOMh8uanVuY3Rpb24uZXZlbnRzLnYxLkNoYW5uZWxDYWxsEhYKDmVudmlyb25tZW50X2lkGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRIOCgZzdGF0dXMYBSABKAUSFAoMcmVxdWVzdF9ib2R5GAYgASgMEhUKDXJlc3BvbnNlX2JvZHkYByABKAwiLgoZUmVwb3J0Q2hhbm5lbENhbGxSZXNwb25zZRIRCglwdWJsaXNoZWQYASABKAgy6AEKDFByb3h5U2VydmljZRJoCg9SZXNvbHZlVXBzdHJlYW0SKS5qdW5jdGlvbi5wcm94eS52MS5SZXNvbHZlVXBzdHJlYW1SZXF1ZXN0GiouanVuY3Rpb24ucHJveHkudjEuUmVzb2x2ZVVwc3RyZWFtUmVzcG9uc2USbgoRUmVwb3J0Q2hhbm5lbENhbGwSKy5qdW5jdGlvbi5wcm94eS52MS5SZXBvcnRDaGFubmVsQ2FsbFJlcXVlc3QaLC5qdW5jdGlvbi5wcm94eS52MS5SZXBvcnRDaGFubmVsQ2FsbFJlc3BvbnNlYgZwcm90bzM", [file_junction_events_v1_events]);
 
 /**
  * Request for ResolveUpstream.
@@ -48,63 +48,6 @@ export type ResolveUpstreamRequest = Message<"junction.proxy.v1.ResolveUpstreamR
  */
 export const ResolveUpstreamRequestSchema: GenMessage<ResolveUpstreamRequest> = /*@__PURE__*/
   messageDesc(file_junction_proxy_v1_proxy_service, 0);
-
-/**
- * How the gateway calls the upstream. Operator configuration (JUNCTION_PROXY_*), sent with every answer
- * so that the gateway needs no configuration of its own.
- *
- * @generated from message junction.proxy.v1.CallPolicy
- */
-export type CallPolicy = Message<"junction.proxy.v1.CallPolicy"> & {
-  /**
-   * Time allowed for one attempt until the upstream's response headers arrive.
-   *
-   * @generated from field: int32 upstream_timeout_ms = 1;
-   */
-  upstreamTimeoutMs: number;
-
-  /**
-   * Retries of an idempotent method when the caller sends no `Retries` header.
-   *
-   * @generated from field: int32 default_retries = 2;
-   */
-  defaultRetries: number;
-
-  /**
-   * Upper bound of the caller's `Retries`.
-   *
-   * @generated from field: int32 max_retries = 3;
-   */
-  maxRetries: number;
-
-  /**
-   * First backoff delay; each retry doubles it, with full jitter.
-   *
-   * @generated from field: int32 retry_base_delay_ms = 4;
-   */
-  retryBaseDelayMs: number;
-
-  /**
-   * Upper bound of one backoff delay.
-   *
-   * @generated from field: int32 retry_max_delay_ms = 5;
-   */
-  retryMaxDelayMs: number;
-
-  /**
-   * Upper bound of a wait asked by the upstream's `Retry-After`.
-   *
-   * @generated from field: int32 max_retry_after_ms = 6;
-   */
-  maxRetryAfterMs: number;
-};
-
-/**
- * Describes the message junction.proxy.v1.CallPolicy.
- * Use `create(CallPolicySchema)` to create a new message.
- */
-export const CallPolicySchema: GenMessage<CallPolicy> = /*@__PURE__*/
-  messageDesc(file_junction_proxy_v1_proxy_service, 1);
 
 /**
  * Response for ResolveUpstream.
@@ -148,13 +91,6 @@ export type ResolveUpstreamResponse = Message<"junction.proxy.v1.ResolveUpstream
   provider: string;
 
   /**
-   * How to call the upstream.
-   *
-   * @generated from field: junction.proxy.v1.CallPolicy policy = 6;
-   */
-  policy?: CallPolicy | undefined;
-
-  /**
    * Whether the provider has notification channels: watch and stop calls are then reported with
    * ReportChannelCall.
    *
@@ -168,7 +104,7 @@ export type ResolveUpstreamResponse = Message<"junction.proxy.v1.ResolveUpstream
  * Use `create(ResolveUpstreamResponseSchema)` to create a new message.
  */
 export const ResolveUpstreamResponseSchema: GenMessage<ResolveUpstreamResponse> = /*@__PURE__*/
-  messageDesc(file_junction_proxy_v1_proxy_service, 2);
+  messageDesc(file_junction_proxy_v1_proxy_service, 1);
 
 /**
  * Request for ReportChannelCall: the call as the gateway saw it; the service reads the provider's bodies.
@@ -231,7 +167,7 @@ export type ReportChannelCallRequest = Message<"junction.proxy.v1.ReportChannelC
  * Use `create(ReportChannelCallRequestSchema)` to create a new message.
  */
 export const ReportChannelCallRequestSchema: GenMessage<ReportChannelCallRequest> = /*@__PURE__*/
-  messageDesc(file_junction_proxy_v1_proxy_service, 3);
+  messageDesc(file_junction_proxy_v1_proxy_service, 2);
 
 /**
  * Response for ReportChannelCall.
@@ -252,18 +188,18 @@ export type ReportChannelCallResponse = Message<"junction.proxy.v1.ReportChannel
  * Use `create(ReportChannelCallResponseSchema)` to create a new message.
  */
 export const ReportChannelCallResponseSchema: GenMessage<ReportChannelCallResponse> = /*@__PURE__*/
-  messageDesc(file_junction_proxy_v1_proxy_service, 4);
+  messageDesc(file_junction_proxy_v1_proxy_service, 3);
 
 /**
- * ProxyService resolves (integration, connection) into the upstream target, fresh credentials and the
- * policy for calling it. The gateway streams the request and response bytes itself; only this small
+ * ProxyService resolves (integration, connection) into the upstream target and fresh credentials (the
+ * processes that call the upstream read their timeouts and retries from JUNCTION_PROXY_*). The gateway streams the request and response bytes itself; only this small
  * answer crosses RPC, and the gateway may cache it until `cache_until_ms`.
  *
  * @generated from service junction.proxy.v1.ProxyService
  */
 export const ProxyService: GenService<{
   /**
-   * Resolves the upstream base URL, the headers to inject and the call policy for a connection.
+   * Resolves the upstream base URL and the headers to inject for a connection.
    *
    * @generated from rpc junction.proxy.v1.ProxyService.ResolveUpstream
    */
