@@ -7,6 +7,7 @@ import type {
 } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { newId } from "@junction/platform";
 import { MAX_NOTIFICATION_BODY_BYTES, providerAdapter } from "@junction/providers";
+import type { NotificationItem, NotificationReading } from "@junction/providers";
 import type { WebhookServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { CREDENTIAL_HEADERS, headerProblem } from "./notification-headers.ts";
@@ -40,13 +41,9 @@ export async function receiveNotification(
 
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (!CREDENTIAL_HEADERS.has(name)) headers[name] = value;
-  const reading = found.read({ headers, body: req.body, query: req.query, contentType: req.contentType });
-  if (reading.kind === "refused") throw errors.notificationRefused(reading.status, reading.code, reading.message);
-  if (reading.kind === "handshake") throw errors.invalidNotification("is a provider handshake, not answered here");
-  const [item, ...more] = reading.items;
-  if (!item || more.length > 0) {
-    throw errors.invalidNotification(`carries ${reading.items.length} notifications; exactly one is accepted`);
-  }
+  const item = singleNotification(
+    found.read({ headers, body: req.body, query: req.query, contentType: req.contentType }),
+  );
   const read = { channelId: item.channelId, messageNumber: item.messageNumber, channelToken: item.token };
   const { channelId, messageNumber } = read;
   // Made only when a line is written: the usual notification logs nothing here.
@@ -105,4 +102,18 @@ export async function receiveNotification(
     bodyLength: req.body.byteLength,
   });
   return { notificationId: id };
+}
+
+/**
+ * The one notification an adapter read; its refusal, a handshake (not answered here yet: no provider
+ * needs one) or a batch of other than one notification is thrown as the error to answer.
+ */
+export function singleNotification(reading: NotificationReading): NotificationItem {
+  if (reading.kind === "refused") throw errors.notificationRefused(reading.status, reading.code, reading.message);
+  if (reading.kind === "handshake") throw errors.invalidNotification("is a provider handshake, not answered here");
+  const [item, ...more] = reading.items;
+  if (!item || more.length > 0) {
+    throw errors.invalidNotification(`carries ${reading.items.length} notifications; exactly one is accepted`);
+  }
+  return item;
 }
