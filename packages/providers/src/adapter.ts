@@ -14,11 +14,47 @@ export type AccountEmailReader = (
   timeoutMs: number,
 ) => Promise<AccountEmailResult>;
 
+/** An inbound notification as the webhook URL received it; header names lower-case, credentials removed. */
+export interface InboundNotification {
+  headers: Readonly<Record<string, string>>;
+  body: Uint8Array;
+  /** The webhook URL's query string, without the "?"; "" when none. */
+  query: string;
+  contentType: string;
+}
+
+/** One notification an inbound request carries, as its provider says it. */
+export interface NotificationItem {
+  /** Undefined when the request names no channel. */
+  channelId: string | undefined;
+  /** Null when absent or not a plain non-negative integer. */
+  messageNumber: number | null;
+  /** The resource URI ("" when none); matching rule 1's key, and rule 2's through `emailKeyOf`. */
+  resourceUri: string;
+  /** The provider's id of the watched resource; "" when none. */
+  resourceId: string;
+  /** The provider's resource state ("sync", "exists", ...); "" when none. */
+  state: string;
+  /** The channel's verification token as sent; "" when none (checked against the channel's, at receipt). */
+  token: string;
+}
+
 /**
- * How a provider's push notifications are read and matched (spec: Inbound webhook endpoint); the header
- * names by role are the template's `webhookHeaders`.
+ * What an inbound request is: a handshake to answer as is, without recording anything (Microsoft
+ * Graph's `?validationToken=` check answers 200 text/plain with the token; no provider here needs one
+ * yet, and receipt refuses it as an invalid notification until the gateway sends the answer back);
+ * notifications to record (an array, for providers that send batches; receipt takes exactly one);
+ * or a refusal in the API's error shape.
  */
+export type NotificationReading =
+  | { kind: "handshake"; status: number; contentType: string; body: Uint8Array }
+  | { kind: "notifications"; items: NotificationItem[] }
+  | { kind: "refused"; status: number; code: string; message: string };
+
+/** How a provider's push notifications are read and matched (spec: Inbound webhook endpoint). */
 export interface NotificationAdapter {
+  /** What an inbound request says: a handshake answer, its notifications, or a refusal. */
+  read(notification: InboundNotification): NotificationReading;
   /** The largest notification body accepted, in bytes; a larger one is refused (413 `notification_too_large`). */
   bodyLimitBytes: number;
   /**

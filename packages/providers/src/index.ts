@@ -11,11 +11,22 @@ export type {
   ChannelCallFacts,
   ConsentGuidance,
   GuidanceSensitivity,
+  InboundNotification,
   NotificationAdapter,
+  NotificationItem,
+  NotificationReading,
   ProviderAdapter,
   ScriptTemplates,
 } from "./adapter.ts";
 export type { ProviderTemplate, ScopeSensitivity, ScopeTemplate, WebhookHeaderNames } from "./provider-template.ts";
+export {
+  type HeaderNames,
+  type HeaderRole,
+  headerNames,
+  headerNotificationReader,
+  headerValue,
+  messageNumberOf,
+} from "./notification-reading.ts";
 export { calendarIdFromUri } from "./spec-matching.ts";
 
 /** Every provider Junction knows, one folder each under packages/providers/src. */

@@ -54,6 +54,13 @@ export const errors = {
       `A notification's body may hold at most ${limit} bytes for this integration's provider; it was not recorded.`,
       Code.ResourceExhausted,
     ),
+  /** A notification its provider's adapter refused: 401 and 403 keep their meaning, any other status is a 400. */
+  notificationRefused: (status: number, code: string, message: string) =>
+    new JunctionError(
+      code,
+      message,
+      status === 401 ? Code.Unauthenticated : status === 403 ? Code.PermissionDenied : Code.InvalidArgument,
+    ),
   unknownMessage: (id: string) => notFound("unknown_message", `No webhook message with id "${id}".`),
   unknownEndpoint: (id: string) => notFound("unknown_endpoint", `No webhook endpoint with id "${id}".`),
   invalidField: (path: string, message: string) =>

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import type { ProviderAdapter } from "../adapter.ts";
 import { googleConsentGuidance } from "../google/consent-guidance.ts";
 import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH, GOOGLE_WEBHOOK_HEADERS } from "../google/google-oauth.ts";
+import { headerNotificationReader } from "../notification-reading.ts";
 import { calendarIdFromUri } from "../spec-matching.ts";
 import { channelCallOf, readChannelCall } from "./channel-calls.ts";
 import { readPrimaryCalendarId } from "./primary-calendar.ts";
@@ -44,6 +45,8 @@ export const googleCalendar: ProviderAdapter = {
     // The upstream's notifications carry no body; one sent anyway is bounded by this.
     bodyLimitBytes: NOTIFICATION_BODY_LIMIT,
     emailKeyOf: calendarIdFromUri,
+    // Everything is in headers: the x-goog-* names, then the spec's x-provider-* ones; no handshake.
+    read: headerNotificationReader(GOOGLE_WEBHOOK_HEADERS),
   },
   channels: {
     callOf: channelCallOf,

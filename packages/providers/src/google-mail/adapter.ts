@@ -1,6 +1,7 @@
 import type { ProviderAdapter } from "../adapter.ts";
 import { googleConsentGuidance } from "../google/consent-guidance.ts";
 import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH } from "../google/google-oauth.ts";
+import { headerNotificationReader } from "../notification-reading.ts";
 import { calendarIdFromUri } from "../spec-matching.ts";
 
 const GMAIL = "https://www.googleapis.com/auth";
@@ -35,5 +36,9 @@ export const googleMail: ProviderAdapter = {
   storesEmailHash: false,
   proxyPathExample: "gmail/v1/users/me/profile",
   // Notifications sent with the spec's x-provider-* headers are matched by the spec's rules, as for any provider.
-  notifications: { bodyLimitBytes: 64 * 1024, emailKeyOf: calendarIdFromUri },
+  notifications: {
+    bodyLimitBytes: 64 * 1024,
+    emailKeyOf: calendarIdFromUri,
+    read: headerNotificationReader(null),
+  },
 };

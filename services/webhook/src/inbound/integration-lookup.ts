@@ -1,5 +1,6 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Integration, Provider } from "@junction/contracts/connection/v1/connection_service_pb";
+import { headerNotificationReader, type NotificationAdapter, providerAdapter } from "@junction/providers";
 import type { WebhookServiceDeps } from "../context.ts";
 import { type HeaderNames, headerNames } from "./notification-headers.ts";
 
@@ -10,6 +11,11 @@ export interface IntegrationView {
   provider: Provider | undefined;
   /** Where each header role is looked up for it (worked out once per lookup, not per notification). */
   headerNames: HeaderNames;
+  /**
+   * How an inbound notification is read: the provider adapter's `read`, or, for a provider without
+   * one, the template's webhook header names and the spec's.
+   */
+  read: NotificationAdapter["read"];
 }
 
 /**
@@ -28,6 +34,9 @@ export async function findIntegration(
       integration: res.integration,
       provider: res.provider,
       headerNames: headerNames(res.provider?.webhookHeaders),
+      read:
+        providerAdapter(res.integration.provider)?.notifications?.read ??
+        headerNotificationReader(res.provider?.webhookHeaders),
     };
   } catch (err) {
     const code = ConnectError.from(err).code;

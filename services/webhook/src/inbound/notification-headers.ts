@@ -1,26 +1,10 @@
 /**
- * Reading an upstream notification's headers by role. The provider template names the headers the
- * upstream really sends (the provider adapter's `webhookHeaders`); the spec names them `x-provider-*`
- * (spec: Inbound webhook endpoint). Both are accepted, the template's first.
+ * An upstream notification's headers: the limits on them, and (for notifications recorded before
+ * receipt read them) the header roles, read as the provider adapters' `read` does (`@junction/providers`).
  */
+import { type HeaderNames, headerValue, messageNumberOf } from "@junction/providers";
 
-/** The roles Junction reads; keys of the template's webhook_headers map. */
-export type HeaderRole =
-  | "channelId"
-  | "resourceUri"
-  | "messageNumber"
-  | "channelToken"
-  | "resourceState"
-  | "resourceId";
-
-const SPEC_NAMES: Record<HeaderRole, string> = {
-  channelId: "x-provider-channel-id",
-  resourceUri: "x-provider-resource-uri",
-  messageNumber: "x-provider-message-number",
-  channelToken: "x-provider-channel-token",
-  resourceState: "x-provider-resource-state",
-  resourceId: "x-provider-resource-id",
-};
+export { type HeaderNames, type HeaderRole, headerNames, headerValue, messageNumberOf } from "@junction/providers";
 
 /** The most headers a notification may carry; more is refused (real ones carry about ten). */
 export const MAX_HEADERS = 100;
@@ -33,39 +17,6 @@ export const MAX_HEADER_BYTES = 32 * 1024;
  * public webhook URL, say) and must not end up in the customer's delivery log.
  */
 export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set(["authorization", "proxy-authorization", "cookie"]);
-
-/** Where each role is looked up, in order, for one integration. */
-export type HeaderNames = Record<HeaderRole, string[]>;
-
-/** The names to look each role up by: the template's (lower-cased), then the spec's. */
-export function headerNames(templateHeaders: Readonly<Record<string, string>> | undefined): HeaderNames {
-  const out = {} as HeaderNames;
-  for (const role of Object.keys(SPEC_NAMES) as HeaderRole[]) {
-    const fromTemplate = templateHeaders?.[role]?.trim().toLowerCase();
-    out[role] = [...new Set([fromTemplate, SPEC_NAMES[role]].filter((n): n is string => Boolean(n)))];
-  }
-  return out;
-}
-
-/** The first non-empty value of a role, trimmed, or undefined. */
-export function headerValue(
-  headers: Readonly<Record<string, string>>,
-  names: HeaderNames,
-  role: HeaderRole,
-): string | undefined {
-  for (const name of names[role]) {
-    const value = headers[name];
-    if (value !== undefined && value.trim() !== "") return role === "resourceUri" ? value : value.trim();
-  }
-  return undefined;
-}
-
-/** The message number, when the header holds a plain non-negative integer; null otherwise. */
-export function messageNumberOf(headers: Readonly<Record<string, string>>, names: HeaderNames): number | null {
-  const raw = headerValue(headers, names, "messageNumber");
-  if (raw === undefined || !/^\d{1,15}$/.test(raw)) return null;
-  return Number(raw);
-}
 
 /** Why a header set is refused, or null when it is acceptable. Names must already be lower-case. */
 export function headerProblem(headers: Readonly<Record<string, string>>): string | null {

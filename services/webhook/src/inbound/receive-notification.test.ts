@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { Code, ConnectError } from "@connectrpc/connect";
+import { JunctionError } from "@junction/platform";
 import { providerAdapter } from "@junction/providers";
 import { startWebhookKit, type WebhookKit } from "../testing/webhook-test-kit.ts";
 import type { MatchedNotification, NotificationSink } from "./notification-sink.ts";
+import { singleNotification } from "./receive-notification.ts";
 
 // Issue 21, item 2: the inbound contract carries a bounded body, the content type and the query string.
 
@@ -82,5 +84,41 @@ describe("receiving a notification with a body", () => {
     await until("the notification at the limit", () => seen.length === 1);
     expect(seen[0]?.headers["x-provider-channel-id"]).toBe("ch-at-limit");
     expect(await k.store.findNotificationKey(k.environmentId, "ch-large", 1)).toBeFalsy();
+  });
+});
+
+describe("singleNotification (issue 21, item 1: what receipt accepts of an adapter's reading)", () => {
+  const item = { channelId: "ch", messageNumber: 1, resourceUri: "u", resourceId: "r", state: "exists", token: "t" };
+  const codeOf = (run: () => unknown) => {
+    try {
+      run();
+    } catch (err) {
+      if (!(err instanceof JunctionError)) throw err;
+      return { status: err.status, code: err.code, message: err.message };
+    }
+    throw new Error("expected a refusal");
+  };
+
+  test("one notification is accepted as read", () => {
+    expect(singleNotification({ kind: "notifications", items: [item] })).toEqual(item);
+  });
+
+  test("none, or a batch, is refused as invalid", () => {
+    const none = codeOf(() => singleNotification({ kind: "notifications", items: [] }));
+    expect(none).toMatchObject({ status: Code.InvalidArgument, code: "invalid_notification" });
+    const batch = codeOf(() => singleNotification({ kind: "notifications", items: [item, item] }));
+    expect(batch).toMatchObject({ status: Code.InvalidArgument, message: expect.stringContaining("carries 2") });
+  });
+
+  test("a handshake is refused, not recorded; an adapter's refusal keeps its code and meaning", () => {
+    const handshake = { kind: "handshake" as const, status: 200, contentType: "text/plain", body: new Uint8Array() };
+    expect(codeOf(() => singleNotification(handshake))).toMatchObject({
+      status: Code.InvalidArgument,
+      code: "invalid_notification",
+    });
+    const refused = (status: number) => singleNotification({ kind: "refused", status, code: "bad_sig", message: "m" });
+    expect(codeOf(() => refused(401))).toEqual({ status: Code.Unauthenticated, code: "bad_sig", message: "m" });
+    expect(codeOf(() => refused(403))?.status).toBe(Code.PermissionDenied);
+    expect(codeOf(() => refused(422))?.status).toBe(Code.InvalidArgument);
   });
 });

@@ -7,9 +7,10 @@ import type {
 } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { newId } from "@junction/platform";
 import { MAX_NOTIFICATION_BODY_BYTES, providerAdapter } from "@junction/providers";
+import type { NotificationItem, NotificationReading } from "@junction/providers";
 import type { WebhookServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import { CREDENTIAL_HEADERS, headerProblem, readNotification } from "./notification-headers.ts";
+import { CREDENTIAL_HEADERS, headerProblem } from "./notification-headers.ts";
 import { channelTokenMatches } from "./notification-lookups.ts";
 
 type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
@@ -19,8 +20,10 @@ type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
  * integration, answers a notification already recorded (same channel id and message number) as a
  * duplicate, drops one whose channel token does not match, refuses a body above the provider's limit
  * (its adapter's), and otherwise records it durably on the inbound queue, body, content type and query
- * included, with what it read from the headers (so the worker reads none again). Matching and
- * forwarding happen after the answer, in the inbound worker.
+ * included, with what the provider adapter's `read` found in it (so the worker reads none again).
+ * Matching and forwarding happen after the answer, in the inbound worker. A handshake the adapter
+ * answers is refused as an invalid notification (no provider here needs one yet; the gateway does not
+ * send such answers back), and so is a batch of other than one notification.
  */
 export async function receiveNotification(
   ctx: WebhookServiceContext,
@@ -38,7 +41,10 @@ export async function receiveNotification(
 
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (!CREDENTIAL_HEADERS.has(name)) headers[name] = value;
-  const read = readNotification(headers, found.headerNames);
+  const item = singleNotification(
+    found.read({ headers, body: req.body, query: req.query, contentType: req.contentType }),
+  );
+  const read = { channelId: item.channelId, messageNumber: item.messageNumber, channelToken: item.token };
   const { channelId, messageNumber } = read;
   // Made only when a line is written: the usual notification logs nothing here.
   const log = () => ctx.logger.child({ providerConfigKey: req.providerConfigKey, channelId, messageNumber });
@@ -80,7 +86,7 @@ export async function receiveNotification(
     headersRead: true,
     channelId: channelId ?? "",
     messageNumber: messageNumber === null ? undefined : BigInt(messageNumber),
-    resourceUri: read.resourceUri,
+    resourceUri: item.resourceUri,
     // Kept only for the worker's check: a checked token is not recorded twice.
     channelToken: channelChecked ? "" : read.channelToken,
   });
@@ -96,4 +102,18 @@ export async function receiveNotification(
     bodyLength: req.body.byteLength,
   });
   return { notificationId: id };
+}
+
+/**
+ * The one notification an adapter read; its refusal, a handshake (not answered here yet: no provider
+ * needs one) or a batch of other than one notification is thrown as the error to answer.
+ */
+export function singleNotification(reading: NotificationReading): NotificationItem {
+  if (reading.kind === "refused") throw errors.notificationRefused(reading.status, reading.code, reading.message);
+  if (reading.kind === "handshake") throw errors.invalidNotification("is a provider handshake, not answered here");
+  const [item, ...more] = reading.items;
+  if (!item || more.length > 0) {
+    throw errors.invalidNotification(`carries ${reading.items.length} notifications; exactly one is accepted`);
+  }
+  return item;
 }
