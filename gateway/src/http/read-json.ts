@@ -42,7 +42,7 @@ const LOCATION_NAMES: Record<InputLocation, string> = {
   path: "path parameters",
 };
 
-/** Where the input checked under each code comes from: for callers that pass no location (older ones). */
+/** Where the input checked under each code comes from, when a caller names no location (every route names it). */
 const LOCATION_OF_CODE: Record<string, InputLocation> = {
   invalid_query_params: "query",
   invalid_body: "body",

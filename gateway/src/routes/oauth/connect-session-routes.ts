@@ -224,7 +224,7 @@ export function connectSessionRoutes(): Route[] {
       method: "POST",
       pattern: "/connect/sessions",
       handler: async ({ clients, req, baseUrl }) => {
-        const body = parseWith(createBody, await readJson(req, BODY_LIMIT), "invalid_body");
+        const body = parseWith(createBody, await readJson(req, BODY_LIMIT), "invalid_body", "body");
         const res = await clients.connection.createConnectSession({
           endUser: body.end_user as JsonObject | undefined,
           organization: body.organization as JsonObject | undefined,
@@ -249,7 +249,7 @@ export function connectSessionRoutes(): Route[] {
       method: "POST",
       pattern: "/connect/sessions/reconnect",
       handler: async ({ clients, req, baseUrl }) => {
-        const body = parseWith(reconnectBody, await readJson(req, BODY_LIMIT), "invalid_body");
+        const body = parseWith(reconnectBody, await readJson(req, BODY_LIMIT), "invalid_body", "body");
         const res = await clients.connection.createConnectSession({
           endUser: body.end_user as JsonObject | undefined,
           organization: body.organization as JsonObject | undefined,

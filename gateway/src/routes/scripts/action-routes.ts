@@ -47,7 +47,7 @@ export function actionRoutes(): Route[] {
         if (!connectionId) throw invalidArgument("missing_connection_id", "Missing the Connection-Id header.");
         const async = asyncHeader(req.headers.get("x-async"));
         const maxRetries = maxRetriesHeader(req.headers.get("x-max-retries"));
-        const body = parseWith(triggerBody, await readJson(req, MAX_INPUT_BYTES), "invalid_body");
+        const body = parseWith(triggerBody, await readJson(req, MAX_INPUT_BYTES), "invalid_body", "body");
         const { run } = await clients.scripts.runAction({
           providerConfigKey,
           connectionId,

@@ -63,7 +63,7 @@ export function syncControlRoutes(): Route[] {
     method: "POST",
     pattern: path,
     handler: async ({ req, clients }) => {
-      const body = parseWith(controlBody, await readJson(req, 64 * 1024), "invalid_body");
+      const body = parseWith(controlBody, await readJson(req, 64 * 1024), "invalid_body", "body");
       await clients.scripts.setSyncsPaused({
         providerConfigKey: body.provider_config_key,
         syncs: syncNames(body.syncs),
@@ -88,7 +88,7 @@ export function syncControlRoutes(): Route[] {
       method: "GET",
       pattern: "/sync/status",
       handler: async ({ url, clients }) => {
-        const q = parseWith(statusQuery, queryObject(url), "invalid_query_params");
+        const q = parseWith(statusQuery, queryObject(url), "invalid_query_params", "query");
         const names = q.syncs.trim() === "*" ? [] : q.syncs.split(",").map((s) => s.trim().replace(/::base$/, ""));
         const res = await clients.scripts.getSyncStatus({
           providerConfigKey: q.provider_config_key,
@@ -128,7 +128,7 @@ export function syncControlRoutes(): Route[] {
       method: "PUT",
       pattern: "/sync/update-connection-frequency",
       handler: async ({ req, clients }) => {
-        const body = parseWith(frequencyBody, await readJson(req, 64 * 1024), "invalid_body");
+        const body = parseWith(frequencyBody, await readJson(req, 64 * 1024), "invalid_body", "body");
         const res = await clients.scripts.setSyncFrequency({
           providerConfigKey: body.provider_config_key,
           connectionId: body.connection_id,

@@ -47,7 +47,7 @@ export function syncTriggerRoute(): Route {
     method: "POST",
     pattern: "/sync/trigger",
     handler: async ({ req, clients }) => {
-      const body = parseWith(triggerBody, await readJson(req, 64 * 1024), "invalid_body");
+      const body = parseWith(triggerBody, await readJson(req, 64 * 1024), "invalid_body", "body");
       const providerConfigKey = body.provider_config_key ?? req.headers.get("provider-config-key")?.trim();
       if (!providerConfigKey) {
         throw invalidArgument(
