@@ -37,6 +37,35 @@ export interface NotificationItem {
   state: string;
   /** The channel's verification token as sent; "" when none (checked against the channel's, at receipt). */
   token: string;
+  /**
+   * What de-duplicates this notification within its integration when the provider numbers none (a
+   * Pub/Sub `messageId`, a hash of a batch item); absent: the channel id and message number do.
+   */
+  dedupeKey?: string;
+  /**
+   * How connections are found: by the resource URI (rules 1–2, the default), by an email the
+   * notification names itself (rule 2's tiers), or by its channel (the registry's connection that
+   * created it: exact, for providers whose notifications name a subscription).
+   */
+  match?: { by: "resource" } | { by: "email"; email: string } | { by: "channel" };
+  /** The forwarded message's `payload`; the headers as received when absent (spec: Forwarded webhook message). */
+  payload?: Record<string, unknown>;
+  /**
+   * A notification about the channel itself rather than a change: the upstream asks for it to be
+   * reauthorized (renewed), says it removed it, or says notifications were missed (forwarded, so the
+   * app resyncs).
+   */
+  lifecycle?: "reauthorizationRequired" | "subscriptionRemoved" | "missed";
+}
+
+/** What a reader knows besides the request: the integration's provider settings, the time, a fetch. */
+export interface ReadContext {
+  /** The integration's provider settings (`integrationSettings` keys; defaults applied). */
+  settings: Readonly<Record<string, string>>;
+  /** Now, Unix ms, from the injected clock. */
+  now: number;
+  /** For what a check must fetch (a JWKS); the adapter caches what it fetched. */
+  fetch: AdapterFetch;
 }
 
 /**
@@ -48,13 +77,16 @@ export interface NotificationItem {
  */
 export type NotificationReading =
   | { kind: "handshake"; status: number; contentType: string; body: Uint8Array }
-  | { kind: "notifications"; items: NotificationItem[] }
+  /** `acceptStatus`: the 2xx the provider expects once every item is stored (default 200; Graph wants 202). */
+  | { kind: "notifications"; items: NotificationItem[]; acceptStatus?: number }
   | { kind: "refused"; status: number; code: string; message: string };
 
 /** How a provider's push notifications are read and matched (spec: Inbound webhook endpoint). */
 export interface NotificationAdapter {
   /** What an inbound request says: a handshake answer, its notifications, or a refusal. */
-  read(notification: InboundNotification): NotificationReading;
+  read(notification: InboundNotification, context: ReadContext): NotificationReading | Promise<NotificationReading>;
+  /** The most items one request may carry (a batch provider's); larger batches are refused. Default 1. */
+  maxItems?: number;
   /** The largest notification body accepted, in bytes; a larger one is refused (413 `notification_too_large`). */
   bodyLimitBytes: number;
   /**
@@ -80,16 +112,83 @@ export interface ChannelCallFacts {
   token: string;
 }
 
-/** How a provider's notification channels are seen in proxied traffic, and stopped. */
+/** An upstream call a channel adapter asks for, under the integration's base URL, with the connection's credentials. */
+export interface UpstreamCall {
+  method: "GET" | "POST" | "PATCH" | "PUT" | "DELETE";
+  /** Path (and query) under the base URL, starting with "/". */
+  path: string;
+  /** JSON body; none when absent. */
+  body?: string;
+}
+
+/** A channel as the registry holds it, for the calls that stop or renew it. */
+export interface ChannelRef {
+  id: string;
+  resourceId: string;
+  resourceUri: string;
+  connectionId: string;
+  /** Unix ms; 0 when unknown. */
+  expirationMs: number;
+  token: string;
+}
+
+/** What Junction needs to create a channel itself (managed channels). */
+export interface ChannelCreation {
+  /** A fresh channel id (Junction's; the provider may replace it with its own, read from the answer). */
+  channelId: string;
+  /** A fresh per-channel secret (the channel token or `clientState`). */
+  token: string;
+  /** The integration's webhook URL, where the upstream sends notifications. */
+  webhookUrl: string;
+  /** The integration's provider settings (defaults applied). */
+  settings: Readonly<Record<string, string>>;
+  /** Now, Unix ms. */
+  now: number;
+}
+
+/**
+ * How a provider's notification channels are seen in proxied traffic, stopped and, when the
+ * integration has `managed_channels`, created and renewed by Junction itself.
+ */
 export interface ChannelAdapter {
-  /** Whether a proxied call (method, upstream path) creates or stops a channel. */
+  /** Whether a proxied call (method, upstream path) creates, renews or stops a channel. */
   callOf(method: string, path: string): ChannelCall | undefined;
-  /** The channel a recognised call names, read from its request and response bodies; null when none. */
-  readCall(call: ChannelCall, requestBody: Uint8Array, responseBody: Uint8Array): ChannelCallFacts | null;
-  /** The stop call's path under the integration's base URL. */
-  stopPath: string;
-  /** The stop call's JSON body for one channel. */
-  stopBody(channel: { id: string; resourceId: string }): string;
+  /**
+   * The channel a recognised call names, read from its path, request and response bodies; null
+   * when none. `call.connectionId` is the connection that made it (a provider with one watch per
+   * connection and no channel id of its own derives the id from it).
+   */
+  readCall(
+    call: ChannelCall,
+    requestBody: Uint8Array,
+    responseBody: Uint8Array,
+    context: { path: string; connectionId: string },
+  ): ChannelCallFacts | null;
+  /** The call that stops one channel. */
+  stopCall(channel: ChannelRef): UpstreamCall;
+  /** The channel limits: how long the provider lets one live at most, in ms (its documentation). */
+  maxLifetimeMs: number;
+  /** Renew this long before expiry (managed channels). */
+  renewMarginMs: number;
+  /** Managed channels: the call that creates one, and how its answer is read. Absent: not manageable. */
+  create?(input: ChannelCreation): UpstreamCall;
+  readCreated?(input: ChannelCreation, responseBody: Uint8Array): ChannelCallFacts | null;
+  /**
+   * Managed channels: how one is renewed. "recreate": create a new one, then stop the old (only one
+   * stays active); otherwise the call that extends it in place (its answer read by `readCreated`).
+   */
+  renew?: "recreate" | ((channel: ChannelRef, input: ChannelCreation) => UpstreamCall);
+}
+
+/** A provider setting an integration may hold (`provider_settings`), shown and asked for by the dashboard. */
+export interface IntegrationSetting {
+  key: string;
+  label: string;
+  description: string;
+  /** Used when the integration holds none; "" when there is no default. */
+  defaultValue: string;
+  /** Where the operator finds the value (a documentation URL). */
+  docsUrl?: string;
 }
 
 export type GuidanceSensitivity = ScopeSensitivity | "unknown";
@@ -122,4 +221,6 @@ export interface ProviderAdapter extends ProviderTemplate {
   readAccountEmail?: AccountEmailReader;
   notifications?: NotificationAdapter;
   channels?: ChannelAdapter;
+  /** The provider's own integration settings (a push audience, a tenant), with their defaults. */
+  integrationSettings?: readonly IntegrationSetting[];
 }

@@ -11,12 +11,17 @@ export type {
   ChannelCallFacts,
   ConsentGuidance,
   GuidanceSensitivity,
+  ChannelCreation,
+  ChannelRef,
   InboundNotification,
+  IntegrationSetting,
   NotificationAdapter,
   NotificationItem,
   NotificationReading,
   ProviderAdapter,
+  ReadContext,
   ScriptTemplates,
+  UpstreamCall,
 } from "./adapter.ts";
 export type { ProviderTemplate, ScopeSensitivity, ScopeTemplate, WebhookHeaderNames } from "./provider-template.ts";
 export {
@@ -71,4 +76,15 @@ export const MAX_NOTIFICATION_BODY_BYTES = Math.max(0, ...ADAPTERS.map((a) => a.
 /** Every adapter, in catalogue order. */
 export function providerAdapters(): readonly ProviderAdapter[] {
   return ADAPTERS;
+}
+
+/** An integration's provider settings with the adapter's defaults for the keys it does not hold. */
+export function providerSettings(
+  adapter: ProviderAdapter | undefined,
+  stored: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const setting of adapter?.integrationSettings ?? []) out[setting.key] = setting.defaultValue;
+  for (const [key, value] of Object.entries(stored)) if (value !== "") out[key] = value;
+  return out;
 }

@@ -1,6 +1,7 @@
 import type { Client } from "@connectrpc/connect";
 import type { ProxyService, ResolveUpstreamResponse } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { type Clock, fromConnectError, type Logger } from "@junction/platform";
+import type { UpstreamCall } from "@junction/providers";
 import { channelProvider } from "./channel-providers.ts";
 import type { HttpFetch } from "./context.ts";
 import type { ChannelRecord } from "./store/records.ts";
@@ -68,9 +69,16 @@ async function callStop(deps: UpstreamStopDeps, channel: ChannelRecord): Promise
       message: `Provider "${resolved.provider}" has no notification channels to stop.`,
     };
   }
-  const body = provider.stopBody(channel);
+  const stop = provider.stopCall({
+    id: channel.id,
+    resourceId: channel.resourceId,
+    resourceUri: channel.resourceUri,
+    connectionId: channel.connectionId,
+    expirationMs: channel.expiration ?? 0,
+    token: channel.token ?? "",
+  });
   for (let refreshed = false; ; refreshed = true) {
-    const res = await post(deps, resolved, provider.stopPath, body);
+    const res = await send(deps, resolved, stop);
     if ("failure" in res) return res.failure;
     if (res.status === 401 && !refreshed) {
       resolved = await resolve(true);
@@ -87,19 +95,18 @@ async function callStop(deps: UpstreamStopDeps, channel: ChannelRecord): Promise
   }
 }
 
-async function post(
+async function send(
   deps: UpstreamStopDeps,
   resolved: ResolveUpstreamResponse,
-  path: string,
-  body: string,
+  call: UpstreamCall,
 ): Promise<{ status: number; text: string } | { failure: StopResult }> {
-  const url = `${resolved.baseUrl.replace(/\/+$/, "")}${path}`;
+  const url = `${resolved.baseUrl.replace(/\/+$/, "")}${call.path}`;
   const host = URL.canParse(url) ? new URL(url).host : "the upstream";
   try {
     const res = await deps.fetch(url, {
-      method: "POST",
-      headers: { ...resolved.headers, "content-type": "application/json" },
-      body,
+      method: call.method,
+      headers: call.body === undefined ? resolved.headers : { ...resolved.headers, "content-type": "application/json" },
+      body: call.body,
       redirect: "manual",
       signal: AbortSignal.timeout(deps.timeoutMs),
     });

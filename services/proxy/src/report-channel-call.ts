@@ -21,9 +21,10 @@ function readChannelCall(
   call: ChannelCall,
   requestBody: Uint8Array,
   responseBody: Uint8Array,
+  connectionId: string,
 ): ChannelCallFacts | null {
   for (const channels of channelAdapters()) {
-    const facts = channels.readCall(call, requestBody, responseBody);
+    const facts = channels.readCall(call, requestBody, responseBody, { path: "", connectionId });
     if (facts) return facts;
   }
   return null;
@@ -38,7 +39,7 @@ export async function reportChannelCall(deps: ReportDeps, req: ReportChannelCall
   if (!req.environmentId || !req.providerConfigKey) {
     throw invalidArgument("invalid_channel_call", "environment_id and provider_config_key are required.");
   }
-  const facts = readChannelCall(req.call, req.requestBody, req.responseBody);
+  const facts = readChannelCall(req.call, req.requestBody, req.responseBody, req.connectionId);
   if (!facts) {
     deps.logger.info("channel call without a channel id not reported", {
       call: ChannelCall[req.call],

@@ -52,7 +52,14 @@ export const googleCalendar: ProviderAdapter = {
     callOf: channelCallOf,
     readCall: readChannelCall,
     // spec: Upstream calendar API calls: POST {calendar_api_base}/v3/channels/stop; paths start at /calendar.
-    stopPath: "/calendar/v3/channels/stop",
-    stopBody: (channel) => JSON.stringify({ id: channel.id, resourceId: channel.resourceId }),
+    stopCall: (channel) => ({
+      method: "POST",
+      path: "/calendar/v3/channels/stop",
+      body: JSON.stringify({ id: channel.id, resourceId: channel.resourceId }),
+    }),
+    // https://developers.google.com/workspace/calendar/api/guides/push: events channels live at most
+    // one week (604,800 s) unless a shorter ttl is asked for.
+    maxLifetimeMs: 7 * 24 * 3600 * 1000,
+    renewMarginMs: 24 * 3600 * 1000,
   },
 };

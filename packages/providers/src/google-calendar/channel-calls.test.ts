@@ -15,15 +15,22 @@ describe("the calendar adapter's channel calls (spec: Upstream calendar API call
   });
 
   test("reads a watch's channel from both bodies, a stop's from its request", () => {
+    const at = { path: "/calendar/v3/calendars/a/events/watch", connectionId: "c" };
     const watch = channels.readCall(
       ChannelCall.WATCH,
       bytes({ id: "ch", type: "web_hook", address: "https://x", token: "t", expiration: 5 }),
       bytes({ id: "ch", resourceId: "r", resourceUri: "https://u", expiration: "7" }),
+      at,
     );
     expect(watch).toEqual({ channelId: "ch", resourceId: "r", resourceUri: "https://u", expirationMs: 7, token: "t" });
-    const stop = channels.readCall(ChannelCall.STOP, bytes({ id: "ch", resourceId: "r" }), new Uint8Array(0));
+    const stop = channels.readCall(ChannelCall.STOP, bytes({ id: "ch", resourceId: "r" }), new Uint8Array(0), at);
     expect(stop).toEqual({ channelId: "ch", resourceId: "r", resourceUri: "", expirationMs: 0, token: "" });
-    expect(channels.readCall(ChannelCall.STOP, bytes({ resourceId: "r" }), new Uint8Array(0))).toBeNull();
-    expect(channels.stopBody({ id: "ch", resourceId: "r" })).toBe('{"id":"ch","resourceId":"r"}');
+    expect(channels.readCall(ChannelCall.STOP, bytes({ resourceId: "r" }), new Uint8Array(0), at)).toBeNull();
+    const ref = { id: "ch", resourceId: "r", resourceUri: "", connectionId: "c", expirationMs: 0, token: "" };
+    expect(channels.stopCall(ref)).toEqual({
+      method: "POST",
+      path: "/calendar/v3/channels/stop",
+      body: '{"id":"ch","resourceId":"r"}',
+    });
   });
 });

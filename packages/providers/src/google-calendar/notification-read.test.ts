@@ -5,7 +5,10 @@ import { googleCalendar } from "./adapter.ts";
 const read = (headers: Record<string, string>, extra: Partial<InboundNotification> = {}): NotificationReading => {
   const reader = googleCalendar.notifications?.read;
   if (!reader) throw new Error("the calendar adapter reads no notifications");
-  return reader({ headers, body: new Uint8Array(), query: "", contentType: "", ...extra });
+  const context = { settings: {}, now: 0, fetch: () => Promise.reject(new Error("no fetch")) };
+  const reading = reader({ headers, body: new Uint8Array(), query: "", contentType: "", ...extra }, context);
+  if (reading instanceof Promise) throw new Error("the calendar adapter reads synchronously");
+  return reading;
 };
 
 const GOOGLE = {

@@ -1,6 +1,11 @@
 import { Code, ConnectError } from "@connectrpc/connect";
 import type { Integration, Provider } from "@junction/contracts/connection/v1/connection_service_pb";
-import { headerNotificationReader, type NotificationAdapter, providerAdapter } from "@junction/providers";
+import {
+  headerNotificationReader,
+  type NotificationAdapter,
+  providerAdapter,
+  providerSettings,
+} from "@junction/providers";
 import type { WebhookServiceDeps } from "../context.ts";
 import { type HeaderNames, headerNames } from "./notification-headers.ts";
 
@@ -16,6 +21,8 @@ export interface IntegrationView {
    * one, the template's webhook header names and the spec's.
    */
   read: NotificationAdapter["read"];
+  /** The integration's provider settings, the adapter's defaults applied. */
+  settings: Readonly<Record<string, string>>;
 }
 
 /**
@@ -30,13 +37,13 @@ export async function findIntegration(
   try {
     const res = await connections.getIntegration({ uniqueKey: providerConfigKey });
     if (!res.integration) return null;
+    const adapter = providerAdapter(res.integration.provider);
     return {
       integration: res.integration,
+      settings: providerSettings(adapter, res.integration.providerSettings),
       provider: res.provider,
       headerNames: headerNames(res.provider?.webhookHeaders),
-      read:
-        providerAdapter(res.integration.provider)?.notifications?.read ??
-        headerNotificationReader(res.provider?.webhookHeaders),
+      read: adapter?.notifications?.read ?? headerNotificationReader(res.provider?.webhookHeaders),
     };
   } catch (err) {
     const code = ConnectError.from(err).code;

@@ -41,9 +41,12 @@ export async function receiveNotification(
 
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (!CREDENTIAL_HEADERS.has(name)) headers[name] = value;
-  const item = singleNotification(
-    found.read({ headers, body: req.body, query: req.query, contentType: req.contentType }),
+  const reading = found.read(
+    { headers, body: req.body, query: req.query, contentType: req.contentType },
+    { settings: found.settings, now: ctx.clock.now(), fetch: globalThis.fetch },
   );
+  // Most readers answer at once: no await (and no microtask) for them.
+  const item = singleNotification(reading instanceof Promise ? await reading : reading);
   const read = { channelId: item.channelId, messageNumber: item.messageNumber, channelToken: item.token };
   const { channelId, messageNumber } = read;
   // Made only when a line is written: the usual notification logs nothing here.
