@@ -1,4 +1,4 @@
-import type { ServiceImpl } from "@connectrpc/connect";
+import { Code, ConnectError, type ServiceImpl } from "@connectrpc/connect";
 import type { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
 import type { ChannelServiceDeps } from "./context.ts";
 import { channelHandlers } from "./handlers/channels.ts";
@@ -10,5 +10,13 @@ import { stopChannelsHandler } from "./handlers/stop-channels.ts";
  * Junction makes itself (rollback, deleted connections). The observer records the calls it sees.
  */
 export function createChannelService(deps: ChannelServiceDeps): ServiceImpl<typeof ChannelService> {
-  return { ...channelHandlers(deps), ...checkNotificationHandler(deps), ...stopChannelsHandler(deps) };
+  return {
+    ...channelHandlers(deps),
+    ...checkNotificationHandler(deps),
+    ...stopChannelsHandler(deps),
+    // Built with managed channels (issue 22); until then it says so rather than pretend.
+    handleChannelLifecycle: () => {
+      throw new ConnectError("channel lifecycle handling is not built yet", Code.Unimplemented);
+    },
+  };
 }

@@ -10,7 +10,77 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file junction/channel/v1/channel_service.proto.
  */
 export const file_junction_channel_v1_channel_service: GenFile = /*@__PURE__*/
-  fileDesc("CilqdW5jdGlvbi9jaGFubmVsL3YxL2NoYW5uZWxfc2VydmljZS5wcm90bxITanVuY3Rpb24uY2hhbm5lbC52MSKlAgoHQ2hhbm5lbBIKCgJpZBgBIAEoCRITCgtyZXNvdXJjZV9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSFAoMcmVzb3VyY2VfdXJpGAUgASgJEhUKDWV4cGlyYXRpb25fbXMYBiABKAMSMAoFc3RhdGUYByABKA4yIS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdGF0ZRIVCg1jcmVhdGVkX2F0X21zGAggASgDEhsKE2xhc3RfbWVzc2FnZV9udW1iZXIYCSABKAMSFQoNc3RvcHBlZF9hdF9tcxgKIAEoAxIbChNleHBpcnlfd2FybmVkX2F0X21zGAsgASgDIpcBChNMaXN0Q2hhbm5lbHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIwCgVzdGF0ZRgDIAEoDjIhLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbFN0YXRlEhoKEmV4cGlyaW5nX3dpdGhpbl9tcxgEIAEoAyJGChRMaXN0Q2hhbm5lbHNSZXNwb25zZRIuCghjaGFubmVscxgBIAMoCzIcLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbCIfChFHZXRDaGFubmVsUmVxdWVzdBIKCgJpZBgBIAEoCSJDChJHZXRDaGFubmVsUmVzcG9uc2USLQoHY2hhbm5lbBgBIAEoCzIcLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hhbm5lbCJtChhDaGVja05vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSEgoKY2hhbm5lbF9pZBgCIAEoCRINCgV0b2tlbhgDIAEoCRIWCg5tZXNzYWdlX251bWJlchgEIAEoAyJBChlDaGVja05vdGlmaWNhdGlvblJlc3BvbnNlEg0KBWtub3duGAEgASgIEhUKDXRva2VuX21hdGNoZXMYAiABKAgiXAoZQ2hlY2tOb3RpZmljYXRpb25zUmVxdWVzdBI/CghyZXF1ZXN0cxgBIAMoCzItLmp1bmN0aW9uLmNoYW5uZWwudjEuQ2hlY2tOb3RpZmljYXRpb25SZXF1ZXN0Il0KGkNoZWNrTm90aWZpY2F0aW9uc1Jlc3BvbnNlEj8KB3Jlc3VsdHMYASADKAsyLi5qdW5jdGlvbi5jaGFubmVsLnYxLkNoZWNrTm90aWZpY2F0aW9uUmVzcG9uc2UiYQoTU3RvcENoYW5uZWxzUmVxdWVzdBIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkioAEKEUNoYW5uZWxTdG9wUmVzdWx0EhIKCmNoYW5uZWxfaWQYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIxCgdvdXRjb21lGAMgASgOMiAuanVuY3Rpb24uY2hhbm5lbC52MS5TdG9wT3V0Y29tZRIOCgZzdGF0dXMYBCABKAUSDAoEY29kZRgFIAEoCRIPCgdtZXNzYWdlGAYgASgJIk8KFFN0b3BDaGFubmVsc1Jlc3BvbnNlEjcKB3Jlc3VsdHMYASADKAsyJi5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdG9wUmVzdWx0Kn0KDENoYW5uZWxTdGF0ZRIdChlDSEFOTkVMX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUQ0hBTk5FTF9TVEFURV9BQ1RJVkUQARIZChVDSEFOTkVMX1NUQVRFX1NUT1BQRUQQAhIZChVDSEFOTkVMX1NUQVRFX0VYUElSRUQQAyp1CgtTdG9wT3V0Y29tZRIcChhTVE9QX09VVENPTUVfVU5TUEVDSUZJRUQQABIYChRTVE9QX09VVENPTUVfU1RPUFBFRBABEhUKEVNUT1BfT1VUQ09NRV9HT05FEAISFwoTU1RPUF9PVVRDT01FX0ZBSUxFRBADMrADCg5DaGFubmVsU2VydmljZRJjCgxMaXN0Q2hhbm5lbHMSKC5qdW5jdGlvbi5jaGFubmVsLnYxLkxpc3RDaGFubmVsc1JlcXVlc3QaKS5qdW5jdGlvbi5jaGFubmVsLnYxLkxpc3RDaGFubmVsc1Jlc3BvbnNlEl0KCkdldENoYW5uZWwSJi5qdW5jdGlvbi5jaGFubmVsLnYxLkdldENoYW5uZWxSZXF1ZXN0GicuanVuY3Rpb24uY2hhbm5lbC52MS5HZXRDaGFubmVsUmVzcG9uc2USdQoSQ2hlY2tOb3RpZmljYXRpb25zEi4uanVuY3Rpb24uY2hhbm5lbC52MS5DaGVja05vdGlmaWNhdGlvbnNSZXF1ZXN0Gi8uanVuY3Rpb24uY2hhbm5lbC52MS5DaGVja05vdGlmaWNhdGlvbnNSZXNwb25zZRJjCgxTdG9wQ2hhbm5lbHMSKC5qdW5jdGlvbi5jaGFubmVsLnYxLlN0b3BDaGFubmVsc1JlcXVlc3QaKS5qdW5jdGlvbi5jaGFubmVsLnYxLlN0b3BDaGFubmVsc1Jlc3BvbnNlYgZwcm90bzM");
+  fileDesc("CilqdW5jdGlvbi9jaGFubmVsL3YxL2NoYW5uZWxfc2VydmljZS5wcm90bxITanVuY3Rpb24uY2hhbm5lbC52MSK8AQodSGFuZGxlQ2hhbm5lbExpZmVjeWNsZVJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRISCgpjaGFubmVsX2lkGAMgASgJEjkKBWV2ZW50GAQgASgOMiouanVuY3Rpb24uY2hhbm5lbC52MS5DaGFubmVsTGlmZWN5Y2xlRXZlbnQSFwoPbm90aWZpY2F0aW9uX2lkGAUgASgJIjAKHkhhbmRsZUNoYW5uZWxMaWZlY3ljbGVSZXNwb25zZRIOCgZhY3Rpb24YASABKAkipQIKB0NoYW5uZWwSCgoCaWQYASABKAkSEwoLcmVzb3VyY2VfaWQYAiABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgDIAEoCRIVCg1jb25uZWN0aW9uX2lkGAQgASgJEhQKDHJlc291cmNlX3VyaRgFIAEoCRIVCg1leHBpcmF0aW9uX21zGAYgASgDEjAKBXN0YXRlGAcgASgOMiEuanVuY3Rpb24uY2hhbm5lbC52MS5DaGFubmVsU3RhdGUSFQoNY3JlYXRlZF9hdF9tcxgIIAEoAxIbChNsYXN0X21lc3NhZ2VfbnVtYmVyGAkgASgDEhUKDXN0b3BwZWRfYXRfbXMYCiABKAMSGwoTZXhwaXJ5X3dhcm5lZF9hdF9tcxgLIAEoAyKXAQoTTGlzdENoYW5uZWxzUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSMAoFc3RhdGUYAyABKA4yIS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWxTdGF0ZRIaChJleHBpcmluZ193aXRoaW5fbXMYBCABKAMiRgoUTGlzdENoYW5uZWxzUmVzcG9uc2USLgoIY2hhbm5lbHMYASADKAsyHC5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWwiHwoRR2V0Q2hhbm5lbFJlcXVlc3QSCgoCaWQYASABKAkiQwoSR2V0Q2hhbm5lbFJlc3BvbnNlEi0KB2NoYW5uZWwYASABKAsyHC5qdW5jdGlvbi5jaGFubmVsLnYxLkNoYW5uZWwibQoYQ2hlY2tOb3RpZmljYXRpb25SZXF1ZXN0EhYKDmVudmlyb25tZW50X2lkGAEgASgJEhIKCmNoYW5uZWxfaWQYAiABKAkSDQoFdG9rZW4YAyABKAkSFgoObWVzc2FnZV9udW1iZXIYBCABKAMiQQoZQ2hlY2tOb3RpZmljYXRpb25SZXNwb25zZRINCgVrbm93bhgBIAEoCBIVCg10b2tlbl9tYXRjaGVzGAIgASgIIlwKGUNoZWNrTm90aWZpY2F0aW9uc1JlcXVlc3QSPwoIcmVxdWVzdHMYASADKAsyLS5qdW5jdGlvbi5jaGFubmVsLnYxLkNoZWNrTm90aWZpY2F0aW9uUmVxdWVzdCJdChpDaGVja05vdGlmaWNhdGlvbnNSZXNwb25zZRI/CgdyZXN1bHRzGAEgAygLMi4uanVuY3Rpb24uY2hhbm5lbC52MS5DaGVja05vdGlmaWNhdGlvblJlc3BvbnNlImEKE1N0b3BDaGFubmVsc1JlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRIVCg1jb25uZWN0aW9uX2lkGAMgASgJIqABChFDaGFubmVsU3RvcFJlc3VsdBISCgpjaGFubmVsX2lkGAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSMQoHb3V0Y29tZRgDIAEoDjIgLmp1bmN0aW9uLmNoYW5uZWwudjEuU3RvcE91dGNvbWUSDgoGc3RhdHVzGAQgASgFEgwKBGNvZGUYBSABKAkSDwoHbWVzc2FnZRgGIAEoCSJPChRTdG9wQ2hhbm5lbHNSZXNwb25zZRI3CgdyZXN1bHRzGAEgAygLMiYuanVuY3Rpb24uY2hhbm5lbC52MS5DaGFubmVsU3RvcFJlc3VsdCqbAQoVQ2hhbm5lbExpZmVjeWNsZUV2ZW50EicKI0NIQU5ORUxfTElGRUNZQ0xFX0VWRU5UX1VOU1BFQ0lGSUVEEAASNAowQ0hBTk5FTF9MSUZFQ1lDTEVfRVZFTlRfUkVBVVRIT1JJWkFUSU9OX1JFUVVJUkVEEAESIwofQ0hBTk5FTF9MSUZFQ1lDTEVfRVZFTlRfUkVNT1ZFRBACKn0KDENoYW5uZWxTdGF0ZRIdChlDSEFOTkVMX1NUQVRFX1VOU1BFQ0lGSUVEEAASGAoUQ0hBTk5FTF9TVEFURV9BQ1RJVkUQARIZChVDSEFOTkVMX1NUQVRFX1NUT1BQRUQQAhIZChVDSEFOTkVMX1NUQVRFX0VYUElSRUQQAyp1CgtTdG9wT3V0Y29tZRIcChhTVE9QX09VVENPTUVfVU5TUEVDSUZJRUQQABIYChRTVE9QX09VVENPTUVfU1RPUFBFRBABEhUKEVNUT1BfT1VUQ09NRV9HT05FEAISFwoTU1RPUF9PVVRDT01FX0ZBSUxFRBADMrQECg5DaGFubmVsU2VydmljZRJjCgxMaXN0Q2hhbm5lbHMSKC5qdW5jdGlvbi5jaGFubmVsLnYxLkxpc3RDaGFubmVsc1JlcXVlc3QaKS5qdW5jdGlvbi5jaGFubmVsLnYxLkxpc3RDaGFubmVsc1Jlc3BvbnNlEl0KCkdldENoYW5uZWwSJi5qdW5jdGlvbi5jaGFubmVsLnYxLkdldENoYW5uZWxSZXF1ZXN0GicuanVuY3Rpb24uY2hhbm5lbC52MS5HZXRDaGFubmVsUmVzcG9uc2USdQoSQ2hlY2tOb3RpZmljYXRpb25zEi4uanVuY3Rpb24uY2hhbm5lbC52MS5DaGVja05vdGlmaWNhdGlvbnNSZXF1ZXN0Gi8uanVuY3Rpb24uY2hhbm5lbC52MS5DaGVja05vdGlmaWNhdGlvbnNSZXNwb25zZRJjCgxTdG9wQ2hhbm5lbHMSKC5qdW5jdGlvbi5jaGFubmVsLnYxLlN0b3BDaGFubmVsc1JlcXVlc3QaKS5qdW5jdGlvbi5jaGFubmVsLnYxLlN0b3BDaGFubmVsc1Jlc3BvbnNlEoEBChZIYW5kbGVDaGFubmVsTGlmZWN5Y2xlEjIuanVuY3Rpb24uY2hhbm5lbC52MS5IYW5kbGVDaGFubmVsTGlmZWN5Y2xlUmVxdWVzdBozLmp1bmN0aW9uLmNoYW5uZWwudjEuSGFuZGxlQ2hhbm5lbExpZmVjeWNsZVJlc3BvbnNlYgZwcm90bzM");
+
+/**
+ * Request for HandleChannelLifecycle.
+ *
+ * @generated from message junction.channel.v1.HandleChannelLifecycleRequest
+ */
+export type HandleChannelLifecycleRequest = Message<"junction.channel.v1.HandleChannelLifecycleRequest"> & {
+  /**
+   * Environment id.
+   *
+   * @generated from field: string environment_id = 1;
+   */
+  environmentId: string;
+
+  /**
+   * Integration id the notification came to.
+   *
+   * @generated from field: string provider_config_key = 2;
+   */
+  providerConfigKey: string;
+
+  /**
+   * The channel (subscription) id the upstream named.
+   *
+   * @generated from field: string channel_id = 3;
+   */
+  channelId: string;
+
+  /**
+   * What it said.
+   *
+   * @generated from field: junction.channel.v1.ChannelLifecycleEvent event = 4;
+   */
+  event: ChannelLifecycleEvent;
+
+  /**
+   * The notification it came in (ntf_...), for the log.
+   *
+   * @generated from field: string notification_id = 5;
+   */
+  notificationId: string;
+};
+
+/**
+ * Describes the message junction.channel.v1.HandleChannelLifecycleRequest.
+ * Use `create(HandleChannelLifecycleRequestSchema)` to create a new message.
+ */
+export const HandleChannelLifecycleRequestSchema: GenMessage<HandleChannelLifecycleRequest> = /*@__PURE__*/
+  messageDesc(file_junction_channel_v1_channel_service, 0);
+
+/**
+ * Response for HandleChannelLifecycle.
+ *
+ * @generated from message junction.channel.v1.HandleChannelLifecycleResponse
+ */
+export type HandleChannelLifecycleResponse = Message<"junction.channel.v1.HandleChannelLifecycleResponse"> & {
+  /**
+   * What was done: "renewed", "recreated", "stopped", "customer_told", "ignored".
+   *
+   * @generated from field: string action = 1;
+   */
+  action: string;
+};
+
+/**
+ * Describes the message junction.channel.v1.HandleChannelLifecycleResponse.
+ * Use `create(HandleChannelLifecycleResponseSchema)` to create a new message.
+ */
+export const HandleChannelLifecycleResponseSchema: GenMessage<HandleChannelLifecycleResponse> = /*@__PURE__*/
+  messageDesc(file_junction_channel_v1_channel_service, 1);
 
 /**
  * A notification channel.
@@ -101,7 +171,7 @@ export type Channel = Message<"junction.channel.v1.Channel"> & {
  * Use `create(ChannelSchema)` to create a new message.
  */
 export const ChannelSchema: GenMessage<Channel> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 0);
+  messageDesc(file_junction_channel_v1_channel_service, 2);
 
 /**
  * Request for ListChannels.
@@ -144,7 +214,7 @@ export type ListChannelsRequest = Message<"junction.channel.v1.ListChannelsReque
  * Use `create(ListChannelsRequestSchema)` to create a new message.
  */
 export const ListChannelsRequestSchema: GenMessage<ListChannelsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 1);
+  messageDesc(file_junction_channel_v1_channel_service, 3);
 
 /**
  * Response for ListChannels.
@@ -165,7 +235,7 @@ export type ListChannelsResponse = Message<"junction.channel.v1.ListChannelsResp
  * Use `create(ListChannelsResponseSchema)` to create a new message.
  */
 export const ListChannelsResponseSchema: GenMessage<ListChannelsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 2);
+  messageDesc(file_junction_channel_v1_channel_service, 4);
 
 /**
  * Request for GetChannel.
@@ -186,7 +256,7 @@ export type GetChannelRequest = Message<"junction.channel.v1.GetChannelRequest">
  * Use `create(GetChannelRequestSchema)` to create a new message.
  */
 export const GetChannelRequestSchema: GenMessage<GetChannelRequest> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 3);
+  messageDesc(file_junction_channel_v1_channel_service, 5);
 
 /**
  * Response for GetChannel.
@@ -207,7 +277,7 @@ export type GetChannelResponse = Message<"junction.channel.v1.GetChannelResponse
  * Use `create(GetChannelResponseSchema)` to create a new message.
  */
 export const GetChannelResponseSchema: GenMessage<GetChannelResponse> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 4);
+  messageDesc(file_junction_channel_v1_channel_service, 6);
 
 /**
  * One notification in CheckNotifications.
@@ -249,7 +319,7 @@ export type CheckNotificationRequest = Message<"junction.channel.v1.CheckNotific
  * Use `create(CheckNotificationRequestSchema)` to create a new message.
  */
 export const CheckNotificationRequestSchema: GenMessage<CheckNotificationRequest> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 5);
+  messageDesc(file_junction_channel_v1_channel_service, 7);
 
 /**
  * One result of CheckNotifications.
@@ -278,7 +348,7 @@ export type CheckNotificationResponse = Message<"junction.channel.v1.CheckNotifi
  * Use `create(CheckNotificationResponseSchema)` to create a new message.
  */
 export const CheckNotificationResponseSchema: GenMessage<CheckNotificationResponse> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 6);
+  messageDesc(file_junction_channel_v1_channel_service, 8);
 
 /**
  * Request for CheckNotifications.
@@ -299,7 +369,7 @@ export type CheckNotificationsRequest = Message<"junction.channel.v1.CheckNotifi
  * Use `create(CheckNotificationsRequestSchema)` to create a new message.
  */
 export const CheckNotificationsRequestSchema: GenMessage<CheckNotificationsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 7);
+  messageDesc(file_junction_channel_v1_channel_service, 9);
 
 /**
  * Response for CheckNotifications.
@@ -320,7 +390,7 @@ export type CheckNotificationsResponse = Message<"junction.channel.v1.CheckNotif
  * Use `create(CheckNotificationsResponseSchema)` to create a new message.
  */
 export const CheckNotificationsResponseSchema: GenMessage<CheckNotificationsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 8);
+  messageDesc(file_junction_channel_v1_channel_service, 10);
 
 /**
  * Request for StopChannels.
@@ -355,7 +425,7 @@ export type StopChannelsRequest = Message<"junction.channel.v1.StopChannelsReque
  * Use `create(StopChannelsRequestSchema)` to create a new message.
  */
 export const StopChannelsRequestSchema: GenMessage<StopChannelsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 9);
+  messageDesc(file_junction_channel_v1_channel_service, 11);
 
 /**
  * One channel's result in StopChannels.
@@ -412,7 +482,7 @@ export type ChannelStopResult = Message<"junction.channel.v1.ChannelStopResult">
  * Use `create(ChannelStopResultSchema)` to create a new message.
  */
 export const ChannelStopResultSchema: GenMessage<ChannelStopResult> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 10);
+  messageDesc(file_junction_channel_v1_channel_service, 12);
 
 /**
  * Response for StopChannels.
@@ -433,7 +503,39 @@ export type StopChannelsResponse = Message<"junction.channel.v1.StopChannelsResp
  * Use `create(StopChannelsResponseSchema)` to create a new message.
  */
 export const StopChannelsResponseSchema: GenMessage<StopChannelsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_channel_v1_channel_service, 11);
+  messageDesc(file_junction_channel_v1_channel_service, 13);
+
+/**
+ * What an upstream said about a channel.
+ *
+ * @generated from enum junction.channel.v1.ChannelLifecycleEvent
+ */
+export enum ChannelLifecycleEvent {
+  /**
+   * @generated from enum value: CHANNEL_LIFECYCLE_EVENT_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The upstream needs the channel reauthorized (renewed) to keep sending.
+   *
+   * @generated from enum value: CHANNEL_LIFECYCLE_EVENT_REAUTHORIZATION_REQUIRED = 1;
+   */
+  REAUTHORIZATION_REQUIRED = 1,
+
+  /**
+   * The upstream removed the channel: it sends nothing more.
+   *
+   * @generated from enum value: CHANNEL_LIFECYCLE_EVENT_REMOVED = 2;
+   */
+  REMOVED = 2,
+}
+
+/**
+ * Describes the enum junction.channel.v1.ChannelLifecycleEvent.
+ */
+export const ChannelLifecycleEventSchema: GenEnum<ChannelLifecycleEvent> = /*@__PURE__*/
+  enumDesc(file_junction_channel_v1_channel_service, 0);
 
 /**
  * Lifecycle state of a channel (spec: Notification channel lifecycle).
@@ -472,7 +574,7 @@ export enum ChannelState {
  * Describes the enum junction.channel.v1.ChannelState.
  */
 export const ChannelStateSchema: GenEnum<ChannelState> = /*@__PURE__*/
-  enumDesc(file_junction_channel_v1_channel_service, 0);
+  enumDesc(file_junction_channel_v1_channel_service, 1);
 
 /**
  * What happened to one channel in StopChannels.
@@ -512,7 +614,7 @@ export enum StopOutcome {
  * Describes the enum junction.channel.v1.StopOutcome.
  */
 export const StopOutcomeSchema: GenEnum<StopOutcome> = /*@__PURE__*/
-  enumDesc(file_junction_channel_v1_channel_service, 1);
+  enumDesc(file_junction_channel_v1_channel_service, 2);
 
 /**
  * ChannelService keeps a registry of upstream notification channels, fed by the watch and stop
@@ -566,6 +668,19 @@ export const ChannelService: GenService<{
     methodKind: "unary";
     input: typeof StopChannelsRequestSchema;
     output: typeof StopChannelsResponseSchema;
+  },
+  /**
+   * Acts on what an upstream said about a channel itself (a lifecycle notification, after receipt):
+   * reauthorization required renews it (managed channels) or warns the customer; removed marks it
+   * stopped, tells the customer, and recreates it for managed channels. NotFound `unknown_channel`
+   * for a channel the registry does not hold.
+   *
+   * @generated from rpc junction.channel.v1.ChannelService.HandleChannelLifecycle
+   */
+  handleChannelLifecycle: {
+    methodKind: "unary";
+    input: typeof HandleChannelLifecycleRequestSchema;
+    output: typeof HandleChannelLifecycleResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_junction_channel_v1_channel_service, 0);
