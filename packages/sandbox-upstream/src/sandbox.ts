@@ -21,7 +21,8 @@ export interface SandboxUpstream {
 /**
  * The built-in sandbox upstream for `npm start` with JUNCTION_SANDBOX_UPSTREAM=true: the test fake with
  * its interactive consent page, one OAuth client whose secret is made up at start, and test credentials
- * for every provider whose fake offers one (`sandboxCredentials`), pointing at it. For trying Junction with no upstream account.
+ * for every provider whose fake offers one (`sandboxCredentials`), pointing at it. For trying Junction with
+ * no upstream account.
  */
 export async function startSandboxUpstream(
   options: { port?: number; now?: () => number } = {},

@@ -9,7 +9,7 @@ export interface SentMessage {
   raw: string;
 }
 
-/** The mail fake's world, handed to its routes; `google` holds the shared accounts (tokens, users, mailbox counters). */
+/** The mail fake's world, handed to its routes; `google` holds the shared accounts (tokens, users, mailboxes). */
 export interface MailFakeState {
   google: GoogleFakeState;
   changes: StateChanges;

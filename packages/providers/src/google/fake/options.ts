@@ -1,6 +1,6 @@
 import type { ClientRegistration } from "./oauth-store.ts";
 
-/** Options of the Google accounts fake (OAuth, identity, proxy test helpers); every field has a test-friendly default. */
+/** Options of the Google accounts fake (OAuth, identity, proxy test helpers), each with a test-friendly default. */
 export interface GoogleFakeOptions {
   /** Render a consent page with Allow/Deny instead of auto-approving. Default false. */
   interactive?: boolean;
