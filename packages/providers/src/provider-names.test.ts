@@ -29,8 +29,6 @@ const EXEMPT: { pattern: RegExp; why: string }[] = [
   { pattern: /\.md$|^docs\//, why: "documentation for users, and the generated OpenAPI document" },
   { pattern: /^packages\/contracts\/gen\//, why: "generated code" },
   { pattern: /^bun\.lock$/, why: "the lockfile" },
-  // Not moved yet (issue 21, item 1, left for a follow-up; see the report of the branch):
-  { pattern: /^packages\/sandbox-upstream\//, why: "the fake upstream's provider routes, still to move here" },
 ];
 
 function sourceFiles(): string[] {

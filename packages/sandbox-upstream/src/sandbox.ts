@@ -1,5 +1,5 @@
 import { randomBytes } from "node:crypto";
-import { type FakeUpstream, startFakeUpstream } from "./index.ts";
+import { type FakeUpstream, serveFakes } from "./fake-upstream.ts";
 
 /** The operator test credentials the sandbox offers, by provider template name. */
 export interface SandboxCredential {
@@ -21,32 +21,27 @@ export interface SandboxUpstream {
 /**
  * The built-in sandbox upstream for `npm start` with JUNCTION_SANDBOX_UPSTREAM=true: the test fake with
  * its interactive consent page, one OAuth client whose secret is made up at start, and test credentials
- * for the calendar and mail templates pointing at it. For trying Junction with no upstream account.
+ * for every provider whose fake offers one (`sandboxCredentials`), pointing at it. For trying Junction with
+ * no upstream account.
  */
 export async function startSandboxUpstream(
   options: { port?: number; now?: () => number } = {},
 ): Promise<SandboxUpstream> {
   const client = { clientId: "junction-sandbox.apps.local", clientSecret: randomBytes(24).toString("base64url") };
-  const fake = await startFakeUpstream({
+  const { fake, sandboxCredentials } = await serveFakes({
     port: options.port ?? 0,
     now: options.now,
     interactive: true,
     clients: [client],
   });
-  const credential = (baseUrl: string): SandboxCredential => ({
-    ...client,
-    authorizationUrl: fake.endpoints.authorizationUrl,
-    tokenUrl: fake.endpoints.tokenUrl,
-    baseUrl,
-    sandbox: true,
-  });
+  const testCredentials: Record<string, SandboxCredential> = {};
+  for (const [provider, urls] of Object.entries(sandboxCredentials)) {
+    testCredentials[provider] = { ...client, ...urls, sandbox: true };
+  }
   return {
     url: fake.url,
     fake,
-    testCredentials: {
-      "google-calendar": credential(fake.endpoints.calendarBaseUrl),
-      "google-mail": credential(fake.endpoints.mailBaseUrl),
-    },
+    testCredentials,
     stop: () => fake.stop(),
   };
 }

@@ -1,6 +1,4 @@
-import { notFound } from "./google-errors.ts";
 import type { RawRequest } from "./start-raw-http-server.ts";
-import type { Upstream } from "./upstream.ts";
 
 export interface RequestContext extends RawRequest {
   /** Path exactly as sent, still percent-encoded, without the query. */
@@ -12,48 +10,50 @@ export interface RequestContext extends RawRequest {
   params: string[];
 }
 
-export type RouteHandler = (ctx: RequestContext, up: Upstream) => Response | Promise<Response>;
+/** A route's handler gets the request and the state of the fake that registered it. */
+export type RouteHandler<S> = (ctx: RequestContext, state: S) => Response | Promise<Response>;
 
-export interface Route {
+export interface Route<S> {
   method: string;
   pattern: RegExp;
-  handler: RouteHandler;
+  handler: RouteHandler<S>;
 }
 
+/** A route bound to its fake's state, as the server runs it. */
+export type MountedRoute = Route<undefined>;
+
 /** `method` "*" matches any method; patterns are matched against the raw path. */
-export function route(method: string, pattern: RegExp, handler: RouteHandler): Route {
+export function route<S>(method: string, pattern: RegExp, handler: RouteHandler<S>): Route<S> {
   return { method, pattern, handler };
 }
 
-/** Logs the request, then runs the first route whose method and raw path match. */
-export async function dispatch(routes: Route[], raw: RawRequest, up: Upstream): Promise<Response> {
+/** Binds a fake's routes to its state. */
+export function mountRoutes<S>(state: S, routes: Route<S>[]): MountedRoute[] {
+  return routes.map((r) => ({ method: r.method, pattern: r.pattern, handler: (ctx) => r.handler(ctx, state) }));
+}
+
+export interface DispatchHooks {
+  /** Called for every request before routing (the request log). */
+  arrived(ctx: RequestContext): void;
+  /** The answer when no route matches. */
+  notFound(ctx: RequestContext): Response;
+}
+
+/** Reports the request, then runs the first route whose method and raw path match. */
+export async function dispatch(routes: MountedRoute[], raw: RawRequest, hooks: DispatchHooks): Promise<Response> {
   const queryAt = raw.rawTarget.indexOf("?");
   const rawPath = queryAt === -1 ? raw.rawTarget : raw.rawTarget.slice(0, queryAt);
   const rawQuery = queryAt === -1 ? "" : raw.rawTarget.slice(queryAt + 1);
-  up.requests.push({
-    method: raw.method,
-    path: rawPath,
-    query: rawQuery,
-    headers: headersObject(raw.request.headers),
-    at: up.now(),
-  });
-  up.requestCounts.set(rawPath, (up.requestCounts.get(rawPath) ?? 0) + 1);
-  up.changes.changed();
+  const base: RequestContext = { ...raw, rawPath, rawQuery, query: new URLSearchParams(rawQuery), params: [] };
+  hooks.arrived(base);
 
   for (const candidate of routes) {
     if (candidate.method !== "*" && candidate.method !== raw.method) continue;
     const match = candidate.pattern.exec(rawPath);
     if (!match) continue;
-    const ctx: RequestContext = {
-      ...raw,
-      rawPath,
-      rawQuery,
-      query: new URLSearchParams(rawQuery),
-      params: match.slice(1).map((p) => p ?? ""),
-    };
-    return candidate.handler(ctx, up);
+    return candidate.handler({ ...base, params: match.slice(1).map((p) => p ?? "") }, undefined);
   }
-  return notFound(`Not Found: ${raw.method} ${rawPath}`);
+  return hooks.notFound(base);
 }
 
 /** Decodes a captured path segment; undefined when its percent-encoding is malformed. */

@@ -1,6 +1,6 @@
 import type { ClientRegistration } from "./oauth-store.ts";
-import type { RequestContext } from "./router.ts";
-import type { Upstream } from "./upstream.ts";
+import type { RequestContext } from "../../fake-kit/router.ts";
+import type { GoogleFakeState } from "./state.ts";
 
 /** One-shot control over the next consent decision (`setNextAuthorization`). */
 export interface AuthorizationOverride {
@@ -30,7 +30,7 @@ interface AuthorizationRequest {
 }
 
 /** GET /o/oauth2/v2/auth: auto-approves, or renders a consent page when `interactive`. */
-export function authorizeRoute(ctx: RequestContext, up: Upstream): Response {
+export function authorizeRoute(ctx: RequestContext, up: GoogleFakeState): Response {
   const parsed = parseAuthorizationRequest(ctx.query, up);
   if (parsed instanceof Response) return parsed;
   const email = parsed.loginHint ?? up.options.defaultUser;
@@ -47,7 +47,7 @@ export function authorizeRoute(ctx: RequestContext, up: Upstream): Response {
 }
 
 /** POST /o/oauth2/v2/auth/approve: the consent page's form, carrying the original parameters. */
-export async function approveRoute(ctx: RequestContext, up: Upstream): Promise<Response> {
+export async function approveRoute(ctx: RequestContext, up: GoogleFakeState): Promise<Response> {
   const form = new URLSearchParams(await ctx.request.text());
   const parsed = parseAuthorizationRequest(form, up);
   if (parsed instanceof Response) return parsed;
@@ -59,7 +59,7 @@ export async function approveRoute(ctx: RequestContext, up: Upstream): Promise<R
  * Mirrors Google: problems with the client or redirect URI are shown to the user as an error page,
  * never redirected, because the redirect target cannot be trusted yet.
  */
-function parseAuthorizationRequest(params: URLSearchParams, up: Upstream): AuthorizationRequest | Response {
+function parseAuthorizationRequest(params: URLSearchParams, up: GoogleFakeState): AuthorizationRequest | Response {
   const client = up.oauth.clients.get(params.get("client_id") ?? "");
   if (!client) return errorPage(401, "invalid_client", "The OAuth client was not found.");
   const redirectUri = params.get("redirect_uri");
@@ -99,7 +99,7 @@ function parseAuthorizationRequest(params: URLSearchParams, up: Upstream): Autho
   };
 }
 
-function decide(req: AuthorizationRequest, up: Upstream, email: string, decision: "allow" | "deny"): Response {
+function decide(req: AuthorizationRequest, up: GoogleFakeState, email: string, decision: "allow" | "deny"): Response {
   const override = up.nextAuthorization;
   up.nextAuthorization = undefined;
   if (override?.deny || decision === "deny")
@@ -136,7 +136,7 @@ function consentPage(req: AuthorizationRequest, email: string): Response {
     .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
     .join("\n      ");
   const html = `<!doctype html>
-<html><head><meta charset="utf-8"><title>Sign in - Fake Upstream Accounts</title></head>
+<html><head><meta charset="utf-8"><title>Sign in - Fake GoogleFakeState Accounts</title></head>
 <body>
   <h1>${escapeHtml(req.client.clientId)} wants to access your account</h1>
   <ul>${req.scopes.map((s) => `<li>${escapeHtml(s)}</li>`).join("")}</ul>

@@ -1,10 +1,10 @@
 import { authenticate } from "./bearer-auth.ts";
 import { oauthError } from "./google-errors.ts";
-import type { RequestContext } from "./router.ts";
-import type { Upstream } from "./upstream.ts";
+import type { RequestContext } from "../../fake-kit/router.ts";
+import type { GoogleFakeState } from "./state.ts";
 
 /** GET /oauth2/v3/userinfo: who the access token belongs to. */
-export function userinfoRoute(ctx: RequestContext, up: Upstream): Response {
+export function userinfoRoute(ctx: RequestContext, up: GoogleFakeState): Response {
   const token = authenticate(ctx.request, up);
   if (token instanceof Response) return token;
   const user = up.oauth.ensureUser(token.email);
@@ -12,12 +12,12 @@ export function userinfoRoute(ctx: RequestContext, up: Upstream): Response {
 }
 
 /** GET /oauth2/v3/certs: the key that verifies the fake's ID tokens. */
-export async function certsRoute(_ctx: RequestContext, up: Upstream): Promise<Response> {
+export async function certsRoute(_ctx: RequestContext, up: GoogleFakeState): Promise<Response> {
   return Response.json(await up.idTokens.jwks());
 }
 
 /** POST /revoke?token=: revoking a refresh token also kills the access tokens of that grant, as Google does. */
-export async function revokeRoute(ctx: RequestContext, up: Upstream): Promise<Response> {
+export async function revokeRoute(ctx: RequestContext, up: GoogleFakeState): Promise<Response> {
   const token = ctx.query.get("token") ?? new URLSearchParams(await ctx.request.text()).get("token") ?? "";
   const refresh = up.oauth.refreshTokens.get(token);
   const access = up.oauth.accessTokens.get(token);

@@ -1,5 +1,5 @@
 import type { ChannelRecord } from "./channel-registry.ts";
-import type { NotificationHeaderStyle } from "./fake-upstream-options.ts";
+import type { NotificationHeaderStyle } from "./options.ts";
 
 /** What Google sends as User-Agent on push notifications. */
 const GOOGLE_PUSH_USER_AGENT = "APIs-Google; (+https://developers.google.com/webmasters/APIs-Google.html)";

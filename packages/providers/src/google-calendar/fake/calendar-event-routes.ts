@@ -1,15 +1,16 @@
-import { authorize, CALENDAR_SCOPES } from "./bearer-auth.ts";
+import { authorize } from "../../google/fake/bearer-auth.ts";
+import { CALENDAR_SCOPES } from "./options.ts";
 import { resolveCalendar } from "./calendar-access.ts";
-import { googleApiError, invalidArgument, notFound } from "./google-errors.ts";
-import { decodeSegment, type RequestContext, readJsonObject } from "./router.ts";
-import { notifyCalendarChanged, type Upstream } from "./upstream.ts";
+import { googleApiError, invalidArgument, notFound } from "../../google/fake/google-errors.ts";
+import { decodeSegment, type RequestContext, readJsonObject } from "../../fake-kit/router.ts";
+import { type CalendarFakeState, notifyCalendarChanged } from "./state.ts";
 
-type CalendarHandler = (ctx: RequestContext, up: Upstream, calendarId: string) => Response | Promise<Response>;
+type CalendarHandler = (ctx: RequestContext, up: CalendarFakeState, calendarId: string) => Response | Promise<Response>;
 
 /** Authenticates and resolves `{calendarId}` (the first capture) before running `handler`. */
 function onCalendar(handler: CalendarHandler) {
-  return (ctx: RequestContext, up: Upstream): Response | Promise<Response> => {
-    const token = authorize(ctx.request, up, CALENDAR_SCOPES);
+  return (ctx: RequestContext, up: CalendarFakeState): Response | Promise<Response> => {
+    const token = authorize(ctx.request, up.google, CALENDAR_SCOPES);
     if (token instanceof Response) return token;
     const calendarId = resolveCalendar(ctx.params[0] ?? "", token.email, up);
     if (calendarId instanceof Response) return calendarId;

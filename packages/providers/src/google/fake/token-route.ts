@@ -1,15 +1,15 @@
-import { delay } from "./delay.ts";
+import { delay } from "../../fake-kit/delay.ts";
 import { oauthError } from "./google-errors.ts";
 import { CODE_TTL_MS, type ClientRegistration, type FakeUser } from "./oauth-store.ts";
-import { pkceMatches } from "./pkce.ts";
-import type { RequestContext } from "./router.ts";
+import { pkceMatches } from "../../fake-kit/pkce.ts";
+import type { RequestContext } from "../../fake-kit/router.ts";
 import type { TokenEndpointBehavior } from "./token-endpoint-control.ts";
-import type { Upstream } from "./upstream.ts";
+import type { GoogleFakeState } from "./state.ts";
 
 const NO_STORE = { "cache-control": "no-store", pragma: "no-cache" };
 
 /** POST /token: authorization_code and refresh_token grants, with the failure switch applied first. */
-export async function tokenRoute(ctx: RequestContext, up: Upstream): Promise<Response> {
+export async function tokenRoute(ctx: RequestContext, up: GoogleFakeState): Promise<Response> {
   const control = up.tokenEndpoint;
   control.concurrency.inFlight += 1;
   control.concurrency.peak = Math.max(control.concurrency.peak, control.concurrency.inFlight);
@@ -31,7 +31,7 @@ export async function tokenRoute(ctx: RequestContext, up: Upstream): Promise<Res
 async function answer(
   params: URLSearchParams,
   ctx: RequestContext,
-  up: Upstream,
+  up: GoogleFakeState,
   behavior: TokenEndpointBehavior,
 ): Promise<Response> {
   // Canned failures short-circuit before any grant is processed, so a code survives a failed exchange.
@@ -84,7 +84,7 @@ interface TokenResponse {
 async function exchangeCode(
   params: URLSearchParams,
   client: ClientRegistration,
-  up: Upstream,
+  up: GoogleFakeState,
 ): Promise<TokenResponse | Response> {
   if (!params.get("code")) return oauthError(400, "invalid_request", "Missing required parameter: code");
   const code = up.oauth.codes.get(params.get("code") ?? "");
@@ -111,7 +111,7 @@ async function exchangeCode(
 async function refresh(
   params: URLSearchParams,
   client: ClientRegistration,
-  up: Upstream,
+  up: GoogleFakeState,
 ): Promise<TokenResponse | Response> {
   if (!params.get("refresh_token"))
     return oauthError(400, "invalid_request", "Missing required parameter: refresh_token");
@@ -137,7 +137,7 @@ async function refresh(
 }
 
 async function tokens(
-  up: Upstream,
+  up: GoogleFakeState,
   user: FakeUser,
   client: ClientRegistration,
   scopes: string[],
@@ -158,7 +158,11 @@ async function tokens(
 }
 
 /** Client credentials from HTTP Basic (RFC 6749 section 2.3.1, form-encoded parts) or the body. */
-function authenticateClient(request: Request, params: URLSearchParams, up: Upstream): ClientRegistration | Response {
+function authenticateClient(
+  request: Request,
+  params: URLSearchParams,
+  up: GoogleFakeState,
+): ClientRegistration | Response {
   let clientId = params.get("client_id") ?? "";
   let clientSecret = params.get("client_secret") ?? "";
   const basic = /^Basic\s+(.+)$/i.exec(request.headers.get("authorization") ?? "");

@@ -1,4 +1,4 @@
-import { randomEventId } from "./random-id.ts";
+import { randomBytes } from "node:crypto";
 
 export type CalendarEvent = Record<string, unknown> & { id: string; status: string };
 
@@ -134,4 +134,10 @@ function parseToken(token: string, kind: "sync" | "page"): { epoch: number; valu
   const match = new RegExp(`^${kind}\\.(\\d+)\\.(\\d+)$`).exec(token);
   if (!match) return undefined;
   return { epoch: Number(match[1]), value: Number(match[2]) };
+}
+
+/** Lowercase base32hex, the alphabet Google Calendar allows in event ids. */
+function randomEventId(): string {
+  const alphabet = "0123456789abcdefghijklmnopqrstuv";
+  return Array.from(randomBytes(26), (b) => alphabet[b % 32]).join("");
 }

@@ -1,12 +1,13 @@
 import { createHash } from "node:crypto";
 import { authenticate } from "./bearer-auth.ts";
-import { blobStream } from "./blob-pattern.ts";
-import { delay } from "./delay.ts";
+import { blobStream } from "../../fake-kit/blob-pattern.ts";
+import { delay } from "../../fake-kit/delay.ts";
 import { googleApiError } from "./google-errors.ts";
-import { headersObject, type RequestContext, type RouteHandler } from "./router.ts";
+import { headersObject, type RequestContext, type RouteHandler } from "../../fake-kit/router.ts";
+import type { GoogleFakeState } from "./state.ts";
 
 /** Open by default: these exist to observe the proxy, not to test auth (unless `requireAuthOnEcho`). */
-function guarded(handler: RouteHandler): RouteHandler {
+function guarded(handler: RouteHandler<GoogleFakeState>): RouteHandler<GoogleFakeState> {
   return (ctx, up) => {
     if (up.options.requireAuthOnEcho) {
       const token = authenticate(ctx.request, up);

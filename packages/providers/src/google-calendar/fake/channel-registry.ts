@@ -1,4 +1,4 @@
-import { randomId } from "./random-id.ts";
+import { randomId } from "../../fake-kit/random-id.ts";
 
 export type ChannelState = "active" | "stopped" | "expired";
 

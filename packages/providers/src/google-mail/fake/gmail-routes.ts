@@ -1,23 +1,23 @@
 import { randomBytes } from "node:crypto";
-import { authorize, GMAIL_READ_SCOPES, GMAIL_SEND_SCOPES } from "./bearer-auth.ts";
-import { googleApiError, invalidArgument } from "./google-errors.ts";
-import type { AccessTokenRecord, FakeUser } from "./oauth-store.ts";
-import { decodeSegment, type RequestContext, readJsonObject } from "./router.ts";
-import type { Upstream } from "./upstream.ts";
+import { authorize } from "../../google/fake/bearer-auth.ts";
+import { googleApiError, invalidArgument } from "../../google/fake/google-errors.ts";
+import type { AccessTokenRecord, FakeUser } from "../../google/fake/oauth-store.ts";
+import { decodeSegment, type RequestContext, readJsonObject } from "../../fake-kit/router.ts";
+import { GMAIL_READ_SCOPES, GMAIL_SEND_SCOPES, type MailFakeState } from "./state.ts";
 
 /** Gmail's `{userId}` is "me" or the token owner's own address; anything else is delegation. */
-function mailbox(ctx: RequestContext, up: Upstream, token: AccessTokenRecord): FakeUser | Response {
+function mailbox(ctx: RequestContext, up: MailFakeState, token: AccessTokenRecord): FakeUser | Response {
   const userId = decodeSegment(ctx.params[0] ?? "") ?? "";
   if (userId !== "me" && userId.toLowerCase() !== token.email) {
     const message = `Delegation denied for ${token.email}`;
     return googleApiError(403, message, { reason: "forbidden", message });
   }
-  return up.oauth.ensureUser(token.email);
+  return up.google.oauth.ensureUser(token.email);
 }
 
 /** GET /gmail/v1/users/{userId}/profile. */
-export function profileRoute(ctx: RequestContext, up: Upstream): Response {
-  const token = authorize(ctx.request, up, GMAIL_READ_SCOPES);
+export function profileRoute(ctx: RequestContext, up: MailFakeState): Response {
+  const token = authorize(ctx.request, up.google, GMAIL_READ_SCOPES);
   if (token instanceof Response) return token;
   const user = mailbox(ctx, up, token);
   if (user instanceof Response) return user;
@@ -33,8 +33,8 @@ export function profileRoute(ctx: RequestContext, up: Upstream): Response {
  * POST /gmail/v1/users/{userId}/messages/send with JSON `{ raw }` (base64url RFC 822), or
  * POST /upload/gmail/v1/... with the message itself as the body.
  */
-export async function sendMessageRoute(ctx: RequestContext, up: Upstream): Promise<Response> {
-  const token = authorize(ctx.request, up, GMAIL_SEND_SCOPES);
+export async function sendMessageRoute(ctx: RequestContext, up: MailFakeState): Promise<Response> {
+  const token = authorize(ctx.request, up.google, GMAIL_SEND_SCOPES);
   if (token instanceof Response) return token;
   const user = mailbox(ctx, up, token);
   if (user instanceof Response) return user;

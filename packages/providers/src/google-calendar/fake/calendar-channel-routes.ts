@@ -1,9 +1,10 @@
-import { authorize, CALENDAR_SCOPES } from "./bearer-auth.ts";
+import { authorize } from "../../google/fake/bearer-auth.ts";
+import { CALENDAR_SCOPES } from "./options.ts";
 import { resolveCalendar } from "./calendar-access.ts";
 import type { ChannelRecord } from "./channel-registry.ts";
-import { googleApiError, invalidArgument } from "./google-errors.ts";
-import { type RequestContext, readJsonObject } from "./router.ts";
-import type { Upstream } from "./upstream.ts";
+import { googleApiError, invalidArgument } from "../../google/fake/google-errors.ts";
+import { type RequestContext, readJsonObject } from "../../fake-kit/router.ts";
+import type { CalendarFakeState } from "./state.ts";
 
 /** Google's documented channel id alphabet (spec: Notification channel, id; Limits). */
 const CHANNEL_ID_PATTERN = /^[A-Za-z0-9\-_+/=]+$/;
@@ -11,8 +12,8 @@ const MAX_CHANNEL_ID_LENGTH = 64;
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /** GET /calendar/v3/users/me/calendarList/{calendarId}: the entry whose id is the primary calendar. */
-export function calendarListEntryRoute(ctx: RequestContext, up: Upstream): Response {
-  const token = authorize(ctx.request, up, CALENDAR_SCOPES);
+export function calendarListEntryRoute(ctx: RequestContext, up: CalendarFakeState): Response {
+  const token = authorize(ctx.request, up.google, CALENDAR_SCOPES);
   if (token instanceof Response) return token;
   const calendarId = resolveCalendar(ctx.params[0] ?? "", token.email, up);
   if (calendarId instanceof Response) return calendarId;
@@ -28,8 +29,8 @@ export function calendarListEntryRoute(ctx: RequestContext, up: Upstream): Respo
 }
 
 /** POST /calendar/v3/calendars/{calendarId}/events/watch: creates a channel, then sends "sync". */
-export async function watchRoute(ctx: RequestContext, up: Upstream): Promise<Response> {
-  const token = authorize(ctx.request, up, CALENDAR_SCOPES);
+export async function watchRoute(ctx: RequestContext, up: CalendarFakeState): Promise<Response> {
+  const token = authorize(ctx.request, up.google, CALENDAR_SCOPES);
   if (token instanceof Response) return token;
   const rawCalendarId = ctx.params[0] ?? "";
   const calendarId = resolveCalendar(rawCalendarId, token.email, up);
@@ -65,7 +66,7 @@ export async function watchRoute(ctx: RequestContext, up: Upstream): Promise<Res
 
 type WatchFields = Pick<ChannelRecord, "id" | "type" | "address" | "expiration" | "token" | "params">;
 
-function validateWatch(body: Record<string, unknown>, up: Upstream): WatchFields | Response {
+function validateWatch(body: Record<string, unknown>, up: CalendarFakeState): WatchFields | Response {
   const { id, type, address, token, params } = body;
   if (typeof id !== "string" || id === "") return invalidArgument("Required channel id", "required");
   if (id.length > MAX_CHANNEL_ID_LENGTH) {
@@ -102,7 +103,7 @@ function validateWatch(body: Record<string, unknown>, up: Upstream): WatchFields
  * Omitted → now + `defaultChannelTtlMs` (7 days); beyond now + `maxChannelTtlMs` (30 days) → clamped.
  * A time in the past is refused: it is almost always seconds sent where milliseconds were meant.
  */
-function channelExpiration(value: unknown, up: Upstream): number | Response {
+function channelExpiration(value: unknown, up: CalendarFakeState): number | Response {
   const now = up.now();
   if (value === undefined || value === null) return now + up.options.defaultChannelTtlMs;
   const ms = typeof value === "string" && /^\d+$/.test(value) ? Number(value) : value;
@@ -120,8 +121,8 @@ function acceptableAddress(address: string, allowInsecure: boolean): boolean {
 }
 
 /** POST /calendar/v3/channels/stop: 204 for a live channel of this client; Google's 404 otherwise. */
-export async function stopChannelRoute(ctx: RequestContext, up: Upstream): Promise<Response> {
-  const token = authorize(ctx.request, up, CALENDAR_SCOPES);
+export async function stopChannelRoute(ctx: RequestContext, up: CalendarFakeState): Promise<Response> {
+  const token = authorize(ctx.request, up.google, CALENDAR_SCOPES);
   if (token instanceof Response) return token;
   const body = await readJsonObject(ctx.request);
   if (!body) return invalidArgument("Parse Error", "parseError");

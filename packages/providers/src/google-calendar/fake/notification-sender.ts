@@ -1,7 +1,7 @@
 import type { ChannelRecord } from "./channel-registry.ts";
-import type { NotificationHeaderStyle } from "./fake-upstream-options.ts";
+import type { NotificationHeaderStyle } from "./options.ts";
 import { notificationHeaders } from "./notification-headers.ts";
-import type { StateChanges } from "./state-changes.ts";
+import type { StateChanges } from "../../fake-kit/state-changes.ts";
 
 /** One delivery attempt, recorded when it finishes (successfully or not). */
 export interface NotificationAttempt {
