@@ -1,4 +1,5 @@
 import { ChannelCall } from "@junction/contracts/events/v1/events_pb";
+import { parseObject, text } from "../json-fields.ts";
 import type { ChannelCallFacts, ChannelCreation, ChannelRef, UpstreamCall } from "../adapter.ts";
 
 /** https://learn.microsoft.com/en-us/graph/api/resources/subscription: Outlook event subscriptions (without resource data) live at most 10,080 minutes. */
@@ -98,22 +99,6 @@ export function renewSubscription(channel: ChannelRef, input: ChannelCreation): 
     path: `/v1.0/subscriptions/${encodeURIComponent(channel.id)}`,
     body: JSON.stringify({ expirationDateTime: expiryOf(input.now) }),
   };
-}
-
-function parseObject(bytes: Uint8Array): Record<string, unknown> {
-  if (bytes.byteLength === 0) return {};
-  try {
-    const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
-    return value !== null && typeof value === "object" && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
-}
-
-function text(value: unknown): string {
-  return typeof value === "string" ? value : "";
 }
 
 function decodeSegment(segment: string | undefined): string {

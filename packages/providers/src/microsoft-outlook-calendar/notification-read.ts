@@ -4,12 +4,15 @@ import type { InboundNotification, NotificationItem, NotificationReading } from 
 export const MAX_VALIDATION_TOKEN_BYTES = 1024;
 /**
  * Graph documents no batch size; a batch holds the changes of one delivery, a few items in practice.
- * 1000 items without resource data stay under the 1 MiB body limit and far above what Graph sends;
- * a larger batch is refused rather than recorded item by item (issue 22, Bad input).
+ * 1000 items is far above what Graph sends; a larger batch is refused rather than recorded item by
+ * item (issue 22, Bad input).
  */
 export const MAX_BATCH_ITEMS = 1000;
-/** The largest batch body accepted: 1000 items of under 1 KiB each (no resource data is asked for). */
-export const NOTIFICATION_BODY_LIMIT = 1024 * 1024;
+/**
+ * The largest batch body accepted. Items without resource data are about half a KiB, so 1000 fit; the
+ * whole body is recorded on the inbound queue, whose messages must stay under NATS's default 1 MB.
+ */
+export const NOTIFICATION_BODY_LIMIT = 512 * 1024;
 
 const LIFECYCLE = new Set(["reauthorizationRequired", "subscriptionRemoved", "missed"]);
 const encoder = new TextEncoder();
