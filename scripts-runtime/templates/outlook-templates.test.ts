@@ -152,8 +152,8 @@ describe("post-connection-creation", () => {
     expect(sub?.expirationMs).toBeGreaterThan(before + MAX_LIFETIME_MS - 2 * 3_600_000);
     expect(host.metadata).toEqual({
       team: "blue",
-      outlookSubscriptionId: sub?.id,
-      outlookClientState: sub?.clientState,
+      outlookSubscriptionId: sub?.id ?? "",
+      outlookClientState: sub?.clientState ?? "",
     });
   });
 
