@@ -111,7 +111,10 @@ describe("microsoft-outlook-calendar notifications.read", () => {
 
   test("drops an item without a subscription id, keeping the rest of the batch", () => {
     const reading = read(json({ value: [{ ...CHANGE, subscriptionId: undefined }, "not an object", CHANGE] }));
-    expect(reading.kind === "notifications" && reading.items.map((i) => i.channelId)).toEqual(["sub-1"]);
+    if (reading.kind !== "notifications") throw new Error("expected notifications");
+    expect(reading.items.map((i) => i.channelId)).toEqual(["sub-1"]);
+    expect(reading.dropped).toEqual(["item 0 has no subscriptionId", "item 1 is not an object"]);
+    expect(read(json({ value: [CHANGE] }))).not.toHaveProperty("dropped");
   });
 
   test("refuses a body that is not JSON, has no value array, or holds too many items", () => {

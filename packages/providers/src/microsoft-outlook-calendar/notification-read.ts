@@ -32,7 +32,8 @@ const refused = (message: string): NotificationReading => ({
  * (https://learn.microsoft.com/en-us/graph/change-notifications-lifecycle-events), answered 202 once
  * stored. Each item names its subscription (the registry's channel) and carries the subscription's
  * `clientState` (the channel token, checked at receipt and never forwarded). An item without a
- * subscription id is dropped, not the batch: Graph would retry the whole batch on a refusal.
+ * subscription id is dropped (and said in `dropped`), not the batch: Graph would resend the whole batch
+ * on a refusal.
  */
 export function readGraphNotification(notification: InboundNotification): NotificationReading {
   const query = new URLSearchParams(notification.query);
@@ -55,11 +56,13 @@ export function readGraphNotification(notification: InboundNotification): Notifi
   if (!Array.isArray(value)) return refused('has no "value" array: expected {"value":[...]}.');
   if (value.length > MAX_BATCH_ITEMS) return refused(`holds ${value.length} items; at most ${MAX_BATCH_ITEMS}.`);
   const items: NotificationItem[] = [];
-  for (const raw of value) {
+  const dropped: string[] = [];
+  value.forEach((raw, index) => {
     const item = isObject(raw) ? readItem(raw) : null;
     if (item) items.push(item);
-  }
-  return { kind: "notifications", items, acceptStatus: 202 };
+    else dropped.push(`item ${index} ${isObject(raw) ? "has no subscriptionId" : "is not an object"}`);
+  });
+  return { kind: "notifications", items, acceptStatus: 202, ...(dropped.length > 0 ? { dropped } : {}) };
 }
 
 /** One change or lifecycle notification; null without a subscription id. */
