@@ -123,6 +123,8 @@ describe("the outlook adapter's subscription calls (Graph subscriptions API)", (
       expirationMs: Date.parse("2026-12-02T11:55:00Z"),
       token: "state-1",
     });
+    const echoed = bytes({ id: "graph-sub", clientState: "kept", expirationDateTime: "2026-12-02T11:55:00Z" });
+    expect(readCreated(creation, echoed)?.token).toBe("kept");
     expect(readCreated(creation, bytes({ error: { code: "ValidationError" } }))).toBeNull();
     expect(readCreated(creation, bytes("x"))).toBeNull();
   });

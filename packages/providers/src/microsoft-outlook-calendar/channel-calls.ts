@@ -78,7 +78,11 @@ export function createSubscription(input: ChannelCreation): UpstreamCall {
   };
 }
 
-/** Managed channels: Graph's answer to a creation or renewal; the channel id is Graph's subscription id. */
+/**
+ * Managed channels: Graph's answer to a creation or renewal; the channel id is Graph's subscription id.
+ * A renewal never changes `clientState`: the token is the answer's when Graph echoes it, else the
+ * input's (for a renewal, the caller passes the channel's own token).
+ */
 export function readCreatedSubscription(input: ChannelCreation, responseBody: Uint8Array): ChannelCallFacts | null {
   const got = parseObject(responseBody);
   const id = text(got.id);
@@ -88,7 +92,7 @@ export function readCreatedSubscription(input: ChannelCreation, responseBody: Ui
     resourceId: "",
     resourceUri: text(got.resource) || RESOURCE,
     expirationMs: millis(got.expirationDateTime),
-    token: input.token,
+    token: text(got.clientState) || input.token,
   };
 }
 

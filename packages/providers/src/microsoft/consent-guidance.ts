@@ -29,7 +29,7 @@ export function microsoftConsentGuidance(template: ProviderTemplate, scopes: str
   ];
   if (userData.length > 0) {
     notes.push(
-      `User data (${userData.join(", ")}): users may grant these themselves unless their organization's consent policy allows user consent only for apps from verified publishers (Microsoft's recommended setting) or not at all; then an admin grants them for the tenant. Publisher verification (a Microsoft AI Cloud Partner Program account tied to the app registration) avoids the "unverified" warning and lets users of such tenants consent: https://learn.microsoft.com/en-us/entra/identity-platform/publisher-verification-overview.`,
+      `User data (${userData.join(", ")}): users may grant these themselves unless their organization's consent policy allows user consent only for apps from verified publishers (Microsoft's recommended setting) or not at all; then an admin grants them for the tenant. Publisher verification (a Microsoft AI Cloud Partner Program account tied to the app registration) removes the "unverified" mark, avoids risk-based step-up consent sending users of multi-tenant apps to their admin, and lets users of tenants with that policy consent to the permissions their admin classified as low impact: https://learn.microsoft.com/en-us/entra/identity-platform/publisher-verification-overview.`,
     );
   }
   if (adminOnly.length > 0) {
