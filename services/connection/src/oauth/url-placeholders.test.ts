@@ -95,4 +95,41 @@ describe("the connection service fills the placeholders", () => {
       .catch(fromConnectError);
     expect(update).toMatchObject({ code: "invalid_request", errors: [{ path: "provider_settings.tenant" }] });
   });
+
+  test("the code exchange and the refresh post to the token URL with the tenant filled", async () => {
+    const h = await harness.start();
+    // A directory-shaped front for the fake upstream: /{tenant}/authorize and /{tenant}/token, paths recorded.
+    const seen: string[] = [];
+    const front = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      async fetch(req) {
+        const url = new URL(req.url);
+        seen.push(`${req.method} ${url.pathname}`);
+        const target = url.pathname.endsWith("/token") ? h.fake.endpoints.tokenUrl : h.fake.endpoints.authorizationUrl;
+        const body = req.method === "POST" ? await req.text() : undefined;
+        return fetch(`${target}${url.search}`, { method: req.method, headers: req.headers, body, redirect: "manual" });
+      },
+    });
+    try {
+      const base = `http://127.0.0.1:${front.port}`;
+      await create(h, {
+        scopes: ["offline_access", "Calendars.Read"],
+        overrides: {
+          baseUrl: h.fake.url,
+          // The fake issues refresh tokens as Google does (access_type=offline), not for offline_access.
+          authorizationUrl: `${base}/{tenant}/authorize?access_type=offline`,
+          tokenUrl: `${base}/{tenant}/token`,
+        },
+      });
+      const done = await h.connect({ key: "outlook" });
+      const ref = { providerConfigKey: "outlook", connectionId: done.connectionId };
+      await h.clock.advance(3600_000);
+      await h.client.getCredentials(ref);
+      expect(h.fake.state.tokenRequests.refresh_token).toBe(1);
+      expect(seen).toEqual(["GET /common/authorize", "POST /common/token", "POST /common/token"]);
+    } finally {
+      front.stop(true);
+    }
+  });
 });
