@@ -77,8 +77,13 @@ export interface ReadContext {
  */
 export type NotificationReading =
   | { kind: "handshake"; status: number; contentType: string; body: Uint8Array }
-  /** `acceptStatus`: the 2xx the provider expects once every item is stored (default 200; Graph wants 202). */
-  | { kind: "notifications"; items: NotificationItem[]; acceptStatus?: number }
+  /**
+   * `acceptStatus`: the 2xx the provider expects once every item is stored (default 200; Graph wants 202).
+   * `dropped`: why each item the reader skipped was skipped (one reason per item, no secrets), for receipt
+   * to log; the rest of the batch is recorded and the provider still gets its 2xx (refusing would make it
+   * resend the whole batch).
+   */
+  | { kind: "notifications"; items: NotificationItem[]; acceptStatus?: number; dropped?: string[] }
   | { kind: "refused"; status: number; code: string; message: string };
 
 /** How a provider's push notifications are read and matched (spec: Inbound webhook endpoint). */

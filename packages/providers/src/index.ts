@@ -2,6 +2,7 @@ import type { ChannelAdapter, ProviderAdapter } from "./adapter.ts";
 import type { WebhookHeaderNames } from "./provider-template.ts";
 import { googleCalendar } from "./google-calendar/adapter.ts";
 import { googleMail } from "./google-mail/adapter.ts";
+import { microsoftOutlookCalendar } from "./microsoft-outlook-calendar/adapter.ts";
 
 export type {
   AccountEmailReader,
@@ -35,7 +36,7 @@ export {
 export { calendarIdFromUri } from "./spec-matching.ts";
 
 /** Every provider Junction knows, one folder each under packages/providers/src. */
-const ADAPTERS: readonly ProviderAdapter[] = [googleCalendar, googleMail];
+const ADAPTERS: readonly ProviderAdapter[] = [googleCalendar, googleMail, microsoftOutlookCalendar];
 
 const BY_NAME: ReadonlyMap<string, ProviderAdapter> = new Map(ADAPTERS.map((a) => [a.name, a]));
 

@@ -14,6 +14,9 @@ const PROVIDER_STRINGS = [
   "calendar/v3",
   "x-goog-",
   "apis-google",
+  "microsoft-outlook-calendar",
+  "graph.microsoft.com",
+  "login.microsoftonline.com",
 ];
 
 const ROOT = join(import.meta.dir, "../../..");

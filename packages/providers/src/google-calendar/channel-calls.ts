@@ -1,4 +1,5 @@
 import { ChannelCall } from "@junction/contracts/events/v1/events_pb";
+import { parseObject, text } from "../json-fields.ts";
 import type { ChannelCallFacts } from "../adapter.ts";
 
 const WATCH_PATH = /\/calendars\/[^/]+\/events\/watch$/;
@@ -36,22 +37,6 @@ export function readChannelCall(
     expirationMs: millis(got.expiration) || millis(sent.expiration),
     token: text(sent.token) || text(got.token),
   };
-}
-
-function parseObject(bytes: Uint8Array): Record<string, unknown> {
-  if (bytes.byteLength === 0) return {};
-  try {
-    const value: unknown = JSON.parse(new TextDecoder().decode(bytes));
-    return value !== null && typeof value === "object" && !Array.isArray(value)
-      ? (value as Record<string, unknown>)
-      : {};
-  } catch {
-    return {};
-  }
-}
-
-function text(value: unknown): string {
-  return typeof value === "string" ? value : "";
 }
 
 /** The upstream writes expiration as a string of Unix milliseconds; callers may send a number. */

@@ -3,6 +3,7 @@ import type { ConnectionService, UpstreamOverrides } from "@junction/contracts/c
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { toIntegration, toProvider } from "../mappers.ts";
+import { checkOAuthUrls } from "../oauth/url-placeholders.ts";
 import type { IntegrationRecord, UpstreamOverridesRecord } from "../store/records.ts";
 import { DuplicateKeyError } from "../store/store.ts";
 
@@ -71,6 +72,7 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
         createdAt: now,
         updatedAt: now,
       };
+      checkOAuthUrls(template, rec.overrides, req.providerSettings);
       try {
         await ctx.store.insertIntegration(rec);
       } catch (err) {
@@ -109,6 +111,8 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
       if (req.replaceScopes) next.scopes = [...new Set(req.scopes)];
       if (req.overrides) next.overrides = checkOverrides(req.overrides);
       if (req.forwardWebhooks !== undefined) next.forwardWebhooks = req.forwardWebhooks;
+      const adapter = ctx.providers.get(next.provider);
+      if (adapter) checkOAuthUrls(adapter, next.overrides, req.providerSettings?.values ?? next.providerSettings ?? {});
       try {
         const found = await ctx.store.replaceIntegration(env.id, current.uniqueKey, next);
         if (!found) throw errors.unknownProviderConfig(req.uniqueKey);

@@ -1,7 +1,8 @@
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import type { ProviderTemplate } from "@junction/providers";
+import type { ProviderAdapter } from "@junction/providers";
 import type { IntegrationRecord, UpstreamOverridesRecord } from "../store/records.ts";
+import { fillUrlPlaceholders } from "./url-placeholders.ts";
 
 /** The OAuth client and upstream URLs an authorization or refresh talks to. */
 export interface OAuthClient {
@@ -21,7 +22,7 @@ export interface OAuthClient {
 export function resolveOAuthClient(
   ctx: ConnectionServiceContext,
   integ: IntegrationRecord,
-  template: ProviderTemplate,
+  template: ProviderAdapter,
   testCredentials: boolean,
 ): OAuthClient {
   const urls = effectiveUrls(ctx, integ, template, testCredentials);
@@ -43,7 +44,7 @@ export function resolveOAuthClient(
 export function effectiveOverrides(
   ctx: ConnectionServiceContext,
   integ: IntegrationRecord,
-  template: ProviderTemplate | undefined,
+  template: ProviderAdapter | undefined,
   testCredentials: boolean,
 ): UpstreamOverridesRecord {
   if (!testCredentials || !template) return integ.overrides;
@@ -51,17 +52,24 @@ export function effectiveOverrides(
   return { baseUrl: urls.baseUrl, authorizationUrl: urls.authorizationUrl, tokenUrl: urls.tokenUrl };
 }
 
+/** The URLs in force: test credentials', then the operator's overrides, then the template's; `{key}` filled from the provider settings. */
 function effectiveUrls(
   ctx: ConnectionServiceContext,
   integ: IntegrationRecord,
-  template: ProviderTemplate,
+  template: ProviderAdapter,
   testCredentials: boolean,
 ) {
   const test = testCredentials ? ctx.oauth.testCredentials[integ.provider] : undefined;
   const o = integ.overrides;
+  const settings = integ.providerSettings ?? {};
   return {
-    authorizationUrl: test?.authorizationUrl || o.authorizationUrl || template.authorizationUrl,
-    tokenUrl: test?.tokenUrl || o.tokenUrl || template.tokenUrl,
+    authorizationUrl: fillUrlPlaceholders(
+      test?.authorizationUrl || o.authorizationUrl || template.authorizationUrl,
+      template,
+      settings,
+      "authorization_url",
+    ),
+    tokenUrl: fillUrlPlaceholders(test?.tokenUrl || o.tokenUrl || template.tokenUrl, template, settings, "token_url"),
     baseUrl: test?.baseUrl || o.baseUrl || template.baseUrl,
   };
 }

@@ -38,6 +38,8 @@ export interface IntegrationRecord {
   forwardWebhooks: boolean;
   /** New authorizations use the operator's test credentials (spec: Authentication 4). */
   useTestCredentials: boolean;
+  /** The provider's own settings (its adapter's `integrationSettings` keys), as the operator set them. */
+  providerSettings?: Record<string, string>;
   /**
    * Set (for good) once a connection was imported with its own connection_config.emailAddressHash,
    * which may be Nango's formula: only then does matching also look Nango's formula up.
