@@ -23,7 +23,7 @@ import { sessionTags } from "../oauth/session-tags.ts";
 import { saveConnection } from "../save-connection.ts";
 import { errors } from "../errors.ts";
 import { toConnection, toIntegration, toProvider } from "../mappers.ts";
-import { matchNotification } from "../match-notification.ts";
+import { matchByEmail, matchNotification } from "../match-notification.ts";
 import type { NotificationAdapter } from "@junction/providers";
 import { validateMetadata } from "../metadata-rules.ts";
 import { UnknownConnectionsError } from "../store/store.ts";
@@ -259,14 +259,11 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
           found.set(r.providerConfigKey, scope);
         }
         const { envId, nangoEmailHashes, emailKeyOf } = await scope;
-        const match = await matchNotification(
-          ctx.store,
-          envId,
-          r.providerConfigKey,
-          r.resourceUri,
-          { nangoEmailHashes },
-          emailKeyOf,
-        );
+        // An email the notification names itself goes straight to rule 2's tiers.
+        const match =
+          r.email !== ""
+            ? await matchByEmail(ctx.store, envId, r.providerConfigKey, r.email, { nangoEmailHashes })
+            : await matchNotification(ctx.store, envId, r.providerConfigKey, r.resourceUri, { nangoEmailHashes }, emailKeyOf);
         results.push(await withOverrides(envId, r.providerConfigKey, match));
       }
       return { results };
