@@ -10,6 +10,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import {
   type ConnectionService,
   CredentialsSchema,
+  MatchRule,
   MetadataWriteMode,
 } from "@junction/contracts/connection/v1/connection_service_pb";
 import { ConnectionDeletingSchema } from "@junction/contracts/events/v1/events_pb";
@@ -259,11 +260,22 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
           found.set(r.providerConfigKey, scope);
         }
         const { envId, nangoEmailHashes, emailKeyOf } = await scope;
-        // An email the notification names itself goes straight to rule 2's tiers.
+        // A channel's connection is matched exactly; an email the notification names goes to rule 2's tiers.
         const match =
-          r.email !== ""
-            ? await matchByEmail(ctx.store, envId, r.providerConfigKey, r.email, { nangoEmailHashes })
-            : await matchNotification(ctx.store, envId, r.providerConfigKey, r.resourceUri, { nangoEmailHashes }, emailKeyOf);
+          r.connectionId !== ""
+            ? (await ctx.store.getConnection(envId, r.providerConfigKey, r.connectionId))
+              ? { connectionIds: [r.connectionId], rule: MatchRule.CHANNEL }
+              : { connectionIds: [], rule: MatchRule.NONE }
+            : r.email !== ""
+              ? await matchByEmail(ctx.store, envId, r.providerConfigKey, r.email, { nangoEmailHashes })
+              : await matchNotification(
+                  ctx.store,
+                  envId,
+                  r.providerConfigKey,
+                  r.resourceUri,
+                  { nangoEmailHashes },
+                  emailKeyOf,
+                );
         results.push(await withOverrides(envId, r.providerConfigKey, match));
       }
       return { results };

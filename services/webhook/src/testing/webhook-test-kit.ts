@@ -24,6 +24,7 @@ import {
   openDatabase,
 } from "@junction/platform";
 import { type DeliveryConfig, loadDeliveryConfig } from "../config.ts";
+import type { NotificationAdapterOf } from "../inbound/integration-lookup.ts";
 import type { NotificationSink } from "../inbound/notification-sink.ts";
 import { createWebhookRuntime, type WebhookRuntime } from "../runtime.ts";
 import { SqliteWebhookStore } from "../store/sqlite-store.ts";
@@ -55,7 +56,13 @@ export interface WebhookKit {
  * down" to exercise what happens when it is unreachable.
  */
 export async function startWebhookKit(
-  options: { env?: Record<string, string>; sinks?: NotificationSink[]; delivery?: Partial<DeliveryConfig> } = {},
+  options: {
+    env?: Record<string, string>;
+    sinks?: NotificationSink[];
+    delivery?: Partial<DeliveryConfig>;
+    /** Reads notifications instead of the providers' adapters (a test reader). */
+    notificationAdapterOf?: NotificationAdapterOf;
+  } = {},
 ): Promise<WebhookKit> {
   const dir = mkdtempSync(join(tmpdir(), "junction-webhook-kit-"));
   const common = loadCommonConfig({ JUNCTION_DATA_DIR: dir });
@@ -122,6 +129,7 @@ export async function startWebhookKit(
       ...options.delivery,
     },
     sinks: options.sinks,
+    notificationAdapterOf: options.notificationAdapterOf,
   });
   const client = createClient(
     WebhookService,
