@@ -47,6 +47,8 @@ export interface WebhookKit {
   environmentId: string;
   /** While true, every call to the channel service fails as if it were down. */
   channelDown: boolean;
+  /** Every call made to the channel service: its method name and request. */
+  channelCalls: { method: string; message: unknown }[];
   close(): Promise<void>;
 }
 
@@ -91,7 +93,7 @@ export async function startWebhookKit(
   const environment = async () => environmentId;
 
   const channelStore = await openChannelStore(common, db);
-  const kit = { channelDown: false } as WebhookKit;
+  const kit = { channelDown: false, channelCalls: [] as WebhookKit["channelCalls"] } as WebhookKit;
   const channelImpl = createChannelService({ store: channelStore, clock, logger, environment });
   const channels = createClient(
     ChannelService,
@@ -99,6 +101,7 @@ export async function startWebhookKit(
       router: {
         interceptors: [
           (next) => async (req) => {
+            kit.channelCalls.push({ method: req.method.name, message: req.message });
             if (kit.channelDown) throw new ConnectError("channel service unreachable", Code.Unavailable);
             return next(req);
           },
