@@ -113,7 +113,12 @@ describe("a batch", () => {
     // Each item forwarded on its own, its payload the reader's; the unmatched one once without connectionId.
     expect(byConnection.pat).toMatchObject({ connectionId: "pat", payload: { n: 1 }, type: "forward" });
     expect(byConnection.sam).toMatchObject({ connectionId: "sam", payload: { n: 2 } });
-    expect(byConnection[""]).toEqual({ from: "google-calendar", providerConfigKey: "mail", payload: { n: 3 }, type: "forward" });
+    expect(byConnection[""]).toEqual({
+      from: "google-calendar",
+      providerConfigKey: "mail",
+      payload: { n: 3 },
+      type: "forward",
+    });
     expect(new Set(seen.map((n) => n.notificationId))).toEqual(new Set(res.notificationIds));
     expect(seen.find((n) => n.connectionIds[0] === "pat")?.rule).toBe(MatchRule.METADATA_EMAIL_ADDRESS);
   });
@@ -203,7 +208,13 @@ describe("lifecycle notifications", () => {
     await registerChannel(k, "sub-1", "pat", "");
     await send({
       items: [
-        { channelId: "sub-1", dedupeKey: "m", match: { by: "channel" }, lifecycle: "missed", payload: { missed: true } },
+        {
+          channelId: "sub-1",
+          dedupeKey: "m",
+          match: { by: "channel" },
+          lifecycle: "missed",
+          payload: { missed: true },
+        },
         { channelId: "sub-1", dedupeKey: "r", match: { by: "channel" }, lifecycle: "reauthorizationRequired" },
         { channelId: "sub-1", dedupeKey: "s", match: { by: "channel" }, lifecycle: "subscriptionRemoved" },
       ],
@@ -213,7 +224,9 @@ describe("lifecycle notifications", () => {
       return list.length >= 2 ? list : null;
     });
     const events = calls.map((c) => (c.message as { event: ChannelLifecycleEvent }).event);
-    expect(new Set(events)).toEqual(new Set([ChannelLifecycleEvent.REAUTHORIZATION_REQUIRED, ChannelLifecycleEvent.REMOVED]));
+    expect(new Set(events)).toEqual(
+      new Set([ChannelLifecycleEvent.REAUTHORIZATION_REQUIRED, ChannelLifecycleEvent.REMOVED]),
+    );
     expect(calls[0]?.message).toMatchObject({ providerConfigKey: "mail", channelId: "sub-1" });
     const [missed] = await forwarded(k, 1);
     expect(bodyOf(missed as { body: Uint8Array })).toMatchObject({ connectionId: "pat", payload: { missed: true } });
@@ -232,8 +245,9 @@ describe("lifecycle notifications", () => {
     k.channelDown = false;
     const before = k.channelCalls.filter((c) => c.method === "HandleChannelLifecycle").length;
     await k.clock.advance(60_000);
-    await eventually("the lifecycle call made again", async () =>
-      k.channelCalls.filter((c) => c.method === "HandleChannelLifecycle").length > before,
+    await eventually(
+      "the lifecycle call made again",
+      async () => k.channelCalls.filter((c) => c.method === "HandleChannelLifecycle").length > before,
     );
   });
 });
