@@ -112,12 +112,16 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
   }
 
   const lifecycle = CHANNEL_EVENT[n.lifecycle];
+  if (lifecycle !== undefined && channelId === undefined) {
+    log().warn("lifecycle notification dropped: it names no channel", { lifecycle: n.lifecycle });
+    return;
+  }
   if (lifecycle !== undefined) {
     // Not a change: the channel service acts (renews, recreates, tells the customer). A failure naks the job.
     const res = await ctx.channels.handleChannelLifecycle({
       environmentId: n.environmentId,
       providerConfigKey: n.providerConfigKey,
-      channelId: channelId ?? "",
+      channelId,
       event: lifecycle,
       notificationId: n.id,
     });
@@ -127,6 +131,8 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
 
   const match = await matchOf(ctx, n, read.resourceUri, log);
   const provider = found.integration.provider;
+  // The adapter's payload when it gave one (spec: Forwarded webhook message), else the headers.
+  const payload = n.payload === undefined ? headers : (JSON.parse(new TextDecoder().decode(n.payload)) as Payload);
   const handled = new Set<string>();
   for (const sink of ctx.sinks ?? []) {
     const result = await sink.onNotification({
@@ -141,6 +147,7 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
       body: n.body,
       contentType: n.contentType,
       query: n.query,
+      payload: n.payload === undefined ? undefined : payload,
     });
     for (const id of result?.handledConnectionIds ?? []) handled.add(id);
   }
@@ -150,8 +157,6 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
     log().info("notification matched; forwarding is off for this integration", fields);
     return;
   }
-  // The adapter's payload when it gave one (spec: Forwarded webhook message), else the headers.
-  const payload = n.payload === undefined ? headers : (JSON.parse(new TextDecoder().decode(n.payload)) as Payload);
   // spec: matching rules 3–4: once per matching connection, once without connectionId when none.
   const targets = match.connectionIds.length > 0 ? match.connectionIds.filter((id) => !handled.has(id)) : [""];
   // Stored here, not sent through the delivery queue: this service owns the message store, and the

@@ -120,7 +120,10 @@ describe("a batch", () => {
       type: "forward",
     });
     expect(new Set(seen.map((n) => n.notificationId))).toEqual(new Set(res.notificationIds));
-    expect(seen.find((n) => n.connectionIds[0] === "pat")?.rule).toBe(MatchRule.METADATA_EMAIL_ADDRESS);
+    expect(seen.find((n) => n.connectionIds[0] === "pat")).toMatchObject({
+      rule: MatchRule.METADATA_EMAIL_ADDRESS,
+      payload: { n: 1 },
+    });
   });
 
   test("over the reader's maxItems is refused with invalid_notification naming the limit, nothing recorded", async () => {
@@ -233,6 +236,16 @@ describe("lifecycle notifications", () => {
     // The lifecycle items are not forwarded as changes, whatever the channel service answered.
     await k.clock.advance(120_000);
     expect(await messages(k)).toHaveLength(1);
+  });
+
+  test("one naming no channel is dropped and logged, not sent to the channel service", async () => {
+    const { k, send } = await setup();
+    const res = await send({ items: [{ dedupeKey: "l", lifecycle: "subscriptionRemoved" }] });
+    await eventually("the drop logged", async () =>
+      k.logs.some((l) => l.includes("names no channel") && l.includes(res.notificationId)),
+    );
+    expect(k.channelCalls.some((c) => c.method === "HandleChannelLifecycle")).toBe(false);
+    expect(await messages(k)).toHaveLength(0);
   });
 
   test("a failing lifecycle call naks the job: it is tried again", async () => {
