@@ -154,6 +154,17 @@ describe("a batch", () => {
     expect(new Set(list.map((m) => m.notificationId))).toEqual(new Set(first.notificationIds));
   });
 
+  test("fails (a 5xx, so the upstream retries) when its items cannot be stored", async () => {
+    const { k, send } = await setup();
+    await k.bus.close();
+    const err = await send({ items: [{ dedupeKey: "1" }, { dedupeKey: "2" }] }).catch((e: unknown) =>
+      ConnectError.from(e),
+    );
+    expect(err).toBeInstanceOf(ConnectError);
+    // Not a 4xx the upstream would not retry: the gateway answers 500 for Internal, 503 for Unavailable.
+    expect([Code.Internal, Code.Unavailable]).toContain((err as ConnectError).code);
+  });
+
   test("drops only the item whose channel token does not match, and still answers the accept status", async () => {
     const { k, send } = await setup();
     await registerChannel(k, "sub-1", "pat", "secret");
