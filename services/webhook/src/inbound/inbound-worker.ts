@@ -39,12 +39,15 @@ const RETRY_MAX_MS = 60_000;
 const ACK_WAIT_MS = 15_000;
 
 /**
- * The inbound worker: takes recorded notifications from the inbound queue and, for each, drops a
- * duplicate (same channel id and message number, remembered in the store), checks the channel
- * token when receipt could not, matches it (all from what receipt read from the headers) to connections (spec: Webhook-to-connection matching),
- * lets the sinks see it, and stores one forward message per matched connection, or one without
- * `connectionId` when nothing matched. A job is acked only once every message is stored; the
- * message ids derive from the notification, so processing it again stores the same messages.
+ * The inbound worker: takes recorded notifications from the inbound queue and, for each, checks the
+ * channel token when receipt could not, drops a duplicate (the one de-duplication decision: the
+ * store's claim of its channel id and message number, or of its provider's dedupe key), hands a
+ * channel lifecycle notification (reauthorization required, removed) to the channel service instead
+ * of forwarding it, matches it (from what receipt read; by resource URI, by the email it names or by
+ * its channel) to connections (spec: Webhook-to-connection matching), lets the sinks see it, and
+ * stores one forward message per matched connection, or one without `connectionId` when nothing
+ * matched, its payload the adapter's when it gave one. A job is acked only once every message is
+ * stored; the message ids derive from the notification, so processing it again stores the same messages.
  */
 export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscription> {
   const log = ctx.logger.child({ worker: "inbound" });
