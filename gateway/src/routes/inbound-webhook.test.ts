@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { createLogger } from "@junction/platform";
 import { MAX_NOTIFICATION_BODY_BYTES } from "@junction/providers";
 import type { MatchedNotification } from "@junction/webhook-service/inbound/notification-sink";
+import { readAllWith, testNotificationAdapter } from "@junction/webhook-service/testing/test-reader";
 import { startWebhookKit, type WebhookKit } from "@junction/webhook-service/testing/webhook-test-kit";
 import type { GatewayClients } from "../clients.ts";
 import { createGateway } from "../gateway.ts";
@@ -14,9 +15,10 @@ afterEach(async () => {
   await kit?.close();
 });
 
-async function start(seen: MatchedNotification[]) {
+async function start(seen: MatchedNotification[], options: { testReader?: boolean } = {}) {
   kit = await startWebhookKit({
     sinks: [{ name: "recorder", onNotification: async (n) => void seen.push(n) }],
+    ...(options.testReader ? { notificationAdapterOf: readAllWith(testNotificationAdapter({ maxItems: 5 })) } : {}),
   });
   await kit.connections.createIntegration({ uniqueKey: "cal", provider: "google-calendar" });
   const gateway = createGateway({
@@ -58,5 +60,44 @@ describe("POST /webhook/{environment}/{integration}", () => {
     const res = await post("", "x".repeat(MAX_NOTIFICATION_BODY_BYTES + 1), { "x-provider-channel-id": "ch-2" });
     expect(res.status).toBe(413);
     expect((await res.json()).error.code).toBe("request_too_large");
+  });
+
+  test("answers a provider's handshake exactly as its reader says (status, type, body, nosniff), recording nothing", async () => {
+    const seen: MatchedNotification[] = [];
+    const { post } = await start(seen, { testReader: true });
+    const res = await post("?validationToken=t", JSON.stringify({ handshake: "token-123", status: 200 }), {
+      "content-type": "application/json",
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get("content-type")).toBe("text/plain");
+    expect(res.headers.get("x-content-type-options")).toBe("nosniff");
+    expect(await res.text()).toBe("token-123");
+    const huge = await post("", JSON.stringify({ handshake: "x", repeat: 70_000 }), {});
+    expect(huge.status).toBe(400);
+    expect((await huge.json()).error.code).toBe("invalid_notification");
+    expect(seen).toHaveLength(0);
+  });
+
+  test("answers a batch with the reader's accept status once every item is recorded", async () => {
+    const seen: MatchedNotification[] = [];
+    const { post } = await start(seen, { testReader: true });
+    const batch = { acceptStatus: 202, items: [{ dedupeKey: "a" }, { dedupeKey: "b" }] };
+    const res = await post("", JSON.stringify(batch), { "content-type": "application/json" });
+    expect(res.status).toBe(202);
+    const { data } = await res.json();
+    expect(data.ids).toHaveLength(2);
+    const tooMany = await post(
+      "",
+      JSON.stringify({ items: Array.from({ length: 6 }, (_, i) => ({ dedupeKey: `${i}` })) }),
+      {},
+    );
+    expect(tooMany.status).toBe(400);
+    expect((await tooMany.json()).error).toMatchObject({
+      code: "invalid_notification",
+      message: expect.stringContaining("at most 5"),
+    });
+    const deadline = Date.now() + 5000;
+    while (seen.length < 2 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 10));
+    expect(seen.map((n) => n.notificationId).sort()).toEqual([...data.ids].sort());
   });
 });

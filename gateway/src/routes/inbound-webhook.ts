@@ -26,9 +26,10 @@ type ReceiveRequest = MessageInitShape<typeof ReceiveNotificationRequestSchema>;
 
 /**
  * POST /webhook/{environment}/{integration}: upstream notifications (spec: Inbound webhook
- * endpoint). No secret key: the upstream cannot send one. Answers 200 once the webhook service
- * has recorded the notification durably; matching and forwarding happen after. Other methods get
- * 405 (the upstream only POSTs).
+ * endpoint). No secret key: the upstream cannot send one. Answers 200 (or the provider's own 2xx)
+ * once the webhook service has recorded the notification, or each of a batch's, durably; matching
+ * and forwarding happen after. A provider's handshake is answered as its adapter says, nothing
+ * recorded. Other methods get 405 (the upstream only POSTs).
  */
 export function inboundWebhookRoutes(): Route[] {
   let receipts: Batcher<ReceiveRequest, ReceiveNotificationResult> | undefined;
@@ -79,6 +80,14 @@ export function inboundWebhookRoutes(): Route[] {
           contentType: headers["content-type"] ?? "",
           query: search === "" ? "" : search.slice(1),
         });
+        if (res.handshake) {
+          // The provider's handshake (a subscription validation), answered exactly as its adapter said.
+          const { status, contentType, body: answer } = res.handshake;
+          return new Response(answer.byteLength === 0 ? null : (answer as Uint8Array<ArrayBuffer>), {
+            status,
+            headers: { "content-type": contentType, "x-content-type-options": "nosniff" },
+          });
+        }
         if (res.dropped) {
           // 4xx: the upstream retries only 5xx, so a forged or stale notification is not resent forever.
           return errorResponse(
@@ -87,18 +96,28 @@ export function inboundWebhookRoutes(): Route[] {
             "The notification's channel token does not match its channel's; it was dropped.",
           );
         }
-        return json({ data: { id: res.notificationId, duplicate: res.duplicate } });
+        // The provider's accept status (a batch provider's 202), 200 by default.
+        const status = res.acceptStatus === 0 ? 200 : res.acceptStatus;
+        if (status === 204) return new Response(null, { status });
+        const ids = res.notificationIds.length > 0 ? { ids: res.notificationIds } : {};
+        return json({ data: { id: res.notificationId, duplicate: res.duplicate, ...ids } }, status);
       },
       doc: {
         summary: "Receive an upstream notification",
         description:
           `Where the upstream (e.g. ${documentationExample.displayName}) sends notifications; no secret key (the upstream cannot send one). ` +
-          "Answers 200 once recorded durably; matching and forwarding happen after. A body is recorded up to the provider's limit.",
+          "Answers 200 once recorded durably (a provider that sends batches: its own 2xx, e.g. 202, once every item is recorded); " +
+          "matching and forwarding happen after. A body is recorded up to the provider's limit. " +
+          "A provider's handshake (a subscription validation request) is answered as the provider expects, nothing recorded.",
         tags: ["Webhooks"],
         params: { environment: "The environment's id.", integration: "The integration's id." },
         responses: {
           200: dataOf(
-            z.object({ id: z.string(), duplicate: z.boolean().describe("Already received (the same message).") }),
+            z.object({
+              id: z.string(),
+              duplicate: z.boolean().describe("Already received (the same message)."),
+              ids: z.array(z.string()).optional().describe("A batch's recorded notifications, one per item kept."),
+            }),
           ),
         },
         errors: [

@@ -70,10 +70,10 @@ export interface ReadContext {
 
 /**
  * What an inbound request is: a handshake to answer as is, without recording anything (Microsoft
- * Graph's `?validationToken=` check answers 200 text/plain with the token; no provider here needs one
- * yet, and receipt refuses it as an invalid notification until the gateway sends the answer back);
- * notifications to record (an array, for providers that send batches; receipt takes exactly one);
- * or a refusal in the API's error shape.
+ * Graph's `?validationToken=` check answers 200 text/plain with the token; the gateway sends it back
+ * with `nosniff`, a body of at most 64 KiB, status 200–499); notifications to record (an array, for
+ * providers that send batches: at most `maxItems`, each recorded as its own notification); or a
+ * refusal in the API's error shape.
  */
 export type NotificationReading =
   | { kind: "handshake"; status: number; contentType: string; body: Uint8Array }

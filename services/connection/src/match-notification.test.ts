@@ -188,6 +188,28 @@ describe("MatchNotifications (the batch form)", () => {
     expect(results.map((r) => r.connectionIds)).toEqual([["ann"], ["bob"], ["cat"], []]);
   });
 
+  test("an email the notification names goes to rule 2's tiers; a connection id is matched exactly when it exists", async () => {
+    await connection("bob", { metadata: { emailAddress: "bob@example.com" } });
+    await connection("cat", { key: "cal-2", metadata: { email: "cat@example.com" } });
+    const { results } = await client.matchNotifications({
+      requests: [
+        { providerConfigKey: "cal", email: " Bob@Example.com " },
+        { providerConfigKey: "cal", email: "nobody@example.com" },
+        { providerConfigKey: "cal", connectionId: "bob" },
+        // Another integration's connection, or none: rule 4.
+        { providerConfigKey: "cal", connectionId: "cat" },
+        { providerConfigKey: "cal", connectionId: "gone" },
+      ],
+    });
+    expect(results.map((r) => [r.connectionIds, r.rule])).toEqual([
+      [["bob"], MatchRule.METADATA_EMAIL_ADDRESS],
+      [[], MatchRule.NONE],
+      [["bob"], MatchRule.CHANNEL],
+      [[], MatchRule.NONE],
+      [[], MatchRule.NONE],
+    ]);
+  });
+
   test("an unknown integration in the batch fails it with that notification's error", async () => {
     const err = await client
       .matchNotifications({

@@ -29,9 +29,22 @@ export async function matchNotification(
     const byUri = await store.findByWatchUri(environmentId, providerConfigKey, resourceUri);
     if (byUri.length > 0) return { connectionIds: byUri, rule: MatchRule.WATCH_URI };
   }
-  const calendarId = emailKeyOf(resourceUri);
-  if (calendarId !== null && calendarId.trim() !== "") {
-    const byEmail = await store.findByEmail(environmentId, providerConfigKey, calendarId, options);
+  return matchByEmail(store, environmentId, providerConfigKey, emailKeyOf(resourceUri), options);
+}
+
+/**
+ * Rule 2's tiers for an email (then rule 4): what a resource URI names, or what a notification
+ * names itself (a mail provider's notification carries its account's email).
+ */
+export async function matchByEmail(
+  store: ConnectionStore,
+  environmentId: string,
+  providerConfigKey: string,
+  email: string | null,
+  options: EmailLookup = {},
+): Promise<{ connectionIds: string[]; rule: MatchRule }> {
+  if (email !== null && email.trim() !== "") {
+    const byEmail = await store.findByEmail(environmentId, providerConfigKey, email, options);
     if (byEmail !== null) return { connectionIds: byEmail.connectionIds, rule: RULE_OF_TIER[byEmail.tier] };
   }
   return { connectionIds: [], rule: MatchRule.NONE };

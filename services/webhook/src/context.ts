@@ -5,6 +5,7 @@ import type { ConnectionService } from "@junction/contracts/connection/v1/connec
 import type { Clock, Encryptor, Logger } from "@junction/platform";
 import type { DeliveryConfig } from "./config.ts";
 import type { IntegrationCache } from "./inbound/integration-cache.ts";
+import type { NotificationAdapterOf } from "./inbound/integration-lookup.ts";
 import type { NotificationLookups } from "./inbound/notification-lookups.ts";
 import type { NotificationSink } from "./inbound/notification-sink.ts";
 import type { SendRequest, SendResult } from "./delivery/http-sender.ts";
@@ -41,6 +42,11 @@ export interface WebhookServiceDeps {
    * subscriptions): see notification-sink.ts.
    */
   sinks?: NotificationSink[];
+  /**
+   * How a provider's notifications are read; default its adapter's (`providerAdapter(name).notifications`).
+   * Tests give a reader of their own here.
+   */
+  notificationAdapterOf?: NotificationAdapterOf;
   /** Posts one attempt; the default is the address-checking HTTP client (tests may resolve names their way). */
   send?: (request: SendRequest) => Promise<SendResult>;
 }

@@ -47,6 +47,9 @@ export const errors = {
     notFound("unknown_webhook_url", "No integration receives notifications at this webhook URL."),
   invalidNotification: (problem: string) =>
     invalidArgument("invalid_notification", `The notification ${problem}.`, [{ path: "headers", message: problem }]),
+  /** What a notification's body holds is refused (a batch over the provider's limit, a handshake too large). */
+  invalidNotificationBody: (problem: string) =>
+    invalidArgument("invalid_notification", `The notification ${problem}.`, [{ path: "body", message: problem }]),
   /** A body above the provider's limit (the gateway answers 413). */
   notificationTooLarge: (limit: number) =>
     new JunctionError(

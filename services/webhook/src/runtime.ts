@@ -53,7 +53,12 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
     concurrency: deps.delivery.concurrency,
     runRound: (id, claimed) => deliverRound({ ctx, keys, send }, id, claimed),
   });
-  const integrations = new IntegrationCache(deps.connections, deps.delivery.integrationCacheMs);
+  const integrations = new IntegrationCache(
+    deps.connections,
+    deps.delivery.integrationCacheMs,
+    undefined,
+    deps.notificationAdapterOf,
+  );
   const lookups = batchedLookups(deps.connections, deps.channels);
   ctx = { ...deps, environment, deliveries: scheduler, integrations, lookups };
   const service = createWebhookService(ctx);

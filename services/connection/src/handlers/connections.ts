@@ -10,6 +10,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import {
   type ConnectionService,
   CredentialsSchema,
+  MatchRule,
   MetadataWriteMode,
 } from "@junction/contracts/connection/v1/connection_service_pb";
 import { ConnectionDeletingSchema } from "@junction/contracts/events/v1/events_pb";
@@ -23,7 +24,7 @@ import { sessionTags } from "../oauth/session-tags.ts";
 import { saveConnection } from "../save-connection.ts";
 import { errors } from "../errors.ts";
 import { toConnection, toIntegration, toProvider } from "../mappers.ts";
-import { matchNotification } from "../match-notification.ts";
+import { matchByEmail, matchNotification } from "../match-notification.ts";
 import type { NotificationAdapter } from "@junction/providers";
 import { validateMetadata } from "../metadata-rules.ts";
 import { UnknownConnectionsError } from "../store/store.ts";
@@ -259,14 +260,22 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
           found.set(r.providerConfigKey, scope);
         }
         const { envId, nangoEmailHashes, emailKeyOf } = await scope;
-        const match = await matchNotification(
-          ctx.store,
-          envId,
-          r.providerConfigKey,
-          r.resourceUri,
-          { nangoEmailHashes },
-          emailKeyOf,
-        );
+        // A channel's connection is matched exactly; an email the notification names goes to rule 2's tiers.
+        const match =
+          r.connectionId !== ""
+            ? (await ctx.store.getConnection(envId, r.providerConfigKey, r.connectionId))
+              ? { connectionIds: [r.connectionId], rule: MatchRule.CHANNEL }
+              : { connectionIds: [], rule: MatchRule.NONE }
+            : r.email !== ""
+              ? await matchByEmail(ctx.store, envId, r.providerConfigKey, r.email, { nangoEmailHashes })
+              : await matchNotification(
+                  ctx.store,
+                  envId,
+                  r.providerConfigKey,
+                  r.resourceUri,
+                  { nangoEmailHashes },
+                  emailKeyOf,
+                );
         results.push(await withOverrides(envId, r.providerConfigKey, match));
       }
       return { results };

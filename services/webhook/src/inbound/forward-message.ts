@@ -2,7 +2,8 @@ import { createHash } from "node:crypto";
 
 /**
  * The forwarded message (spec: Forwarded webhook message): `{from, providerConfigKey, type:
- * "forward", payload, connectionId?}`, `payload` being the notification's headers as received.
+ * "forward", payload, connectionId?}`, `payload` being the notification's headers as received, or
+ * what its provider's adapter made of it (a mail provider's decoded message).
  *
  * The body's bytes are what `webhook-signature` and `x-nango-hmac-sha256` sign, so they are fixed
  * here: JSON with no whitespace and every object's keys in code-point order (Nango's
@@ -15,8 +16,8 @@ export interface ForwardMessage {
   /** Provider name of the integration (the template's name). */
   from: string;
   providerConfigKey: string;
-  /** Headers as received, names lower-cased. */
-  payload: Record<string, string>;
+  /** Headers as received, names lower-cased; or the adapter's payload. */
+  payload: Readonly<Record<string, unknown>>;
   /** Omitted when no connection matched (spec: matching rule 4). */
   connectionId?: string;
 }

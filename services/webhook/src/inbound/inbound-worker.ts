@@ -1,7 +1,15 @@
 import { fromBinary } from "@bufbuild/protobuf";
 import { type Job, queues, type Subscription } from "@junction/bus";
-import { type NotificationReceived, NotificationReceivedSchema } from "@junction/contracts/events/v1/events_pb";
-import { MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
+import {
+  NotificationLifecycle,
+  NotificationMatch,
+  type NotificationReceived,
+  NotificationReceivedSchema,
+} from "@junction/contracts/events/v1/events_pb";
+import { Code, ConnectError } from "@connectrpc/connect";
+import { ChannelLifecycleEvent } from "@junction/contracts/channel/v1/channel_service_pb";
+import { MatchRule, type MatchNotificationResponse } from "@junction/contracts/connection/v1/connection_service_pb";
+import type { Logger } from "@junction/platform";
 import { exponentialDelay } from "@junction/platform/retry";
 import type { WebhookServiceContext } from "../context.ts";
 import { acceptMessage } from "../delivery/accept-message.ts";
@@ -9,6 +17,14 @@ import { derivedMessageId, forwardBody } from "./forward-message.ts";
 import { type NotificationFields, readNotification } from "./notification-headers.ts";
 import type { IntegrationView } from "./integration-lookup.ts";
 import { channelTokenMatches } from "./notification-lookups.ts";
+
+/** The lifecycle notifications the channel service handles; "missed" is forwarded like a change. */
+const CHANNEL_EVENT: Partial<Record<NotificationLifecycle, ChannelLifecycleEvent>> = {
+  [NotificationLifecycle.REAUTHORIZATION_REQUIRED]: ChannelLifecycleEvent.REAUTHORIZATION_REQUIRED,
+  [NotificationLifecycle.SUBSCRIPTION_REMOVED]: ChannelLifecycleEvent.REMOVED,
+};
+
+type Payload = Record<string, unknown>;
 
 /** A job that failed (a service unreachable) is tried again after this, doubling up to a minute. */
 const RETRY_BASE_MS = 1000;
@@ -23,12 +39,15 @@ const RETRY_MAX_MS = 60_000;
 const ACK_WAIT_MS = 15_000;
 
 /**
- * The inbound worker: takes recorded notifications from the inbound queue and, for each, drops a
- * duplicate (same channel id and message number, remembered in the store), checks the channel
- * token when receipt could not, matches it (all from what receipt read from the headers) to connections (spec: Webhook-to-connection matching),
- * lets the sinks see it, and stores one forward message per matched connection, or one without
- * `connectionId` when nothing matched. A job is acked only once every message is stored; the
- * message ids derive from the notification, so processing it again stores the same messages.
+ * The inbound worker: takes recorded notifications from the inbound queue and, for each, checks the
+ * channel token when receipt could not, drops a duplicate (the one de-duplication decision: the
+ * store's claim of its channel id and message number, or of its provider's dedupe key), hands a
+ * channel lifecycle notification (reauthorization required, removed) to the channel service instead
+ * of forwarding it, matches it (from what receipt read; by resource URI, by the email it names or by
+ * its channel) to connections (spec: Webhook-to-connection matching), lets the sinks see it, and
+ * stores one forward message per matched connection, or one without `connectionId` when nothing
+ * matched, its payload the adapter's when it gave one. A job is acked only once every message is
+ * stored; the message ids derive from the notification, so processing it again stores the same messages.
  */
 export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscription> {
   const log = ctx.logger.child({ worker: "inbound" });
@@ -65,6 +84,8 @@ export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscrip
 export async function processNotification(ctx: WebhookServiceContext, n: NotificationReceived): Promise<void> {
   // Made only when a line is written: the usual notification logs at debug level only.
   const log = () => ctx.logger.child({ notificationId: n.id, providerConfigKey: n.providerConfigKey });
+  // Not receipt's question again ("is the webhook URL known?"): does the integration still exist, with
+  // forwarding on, now that the notification is forwarded (it may have changed since receipt).
   const found = await ctx.integrations.get(n.providerConfigKey);
   if (!found) {
     log().warn("notification dropped: its integration no longer exists");
@@ -81,17 +102,40 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
     }
   }
 
-  if (channelId !== undefined && messageNumber !== null) {
-    const now = ctx.clock.now();
-    const owner = await ctx.store.claimNotificationKey(n.environmentId, channelId, messageNumber, n.id, now);
-    if (owner !== n.id) {
-      log().info("duplicate notification not forwarded", { channelId, messageNumber, firstNotificationId: owner });
-      return;
-    }
+  // The one de-duplication decision (receipt only looks the key up for its answer).
+  const owner = await claimKey(ctx, n, read);
+  if (owner !== n.id) {
+    log().info("duplicate notification not forwarded", {
+      channelId,
+      messageNumber,
+      dedupeKey: n.dedupeKey,
+      firstNotificationId: owner,
+    });
+    return;
   }
 
-  const match = await ctx.lookups.match({ providerConfigKey: n.providerConfigKey, resourceUri: read.resourceUri });
+  const lifecycle = CHANNEL_EVENT[n.lifecycle];
+  if (lifecycle !== undefined && channelId === undefined) {
+    log().warn("lifecycle notification dropped: it names no channel", { lifecycle: n.lifecycle });
+    return;
+  }
+  if (lifecycle !== undefined) {
+    // Not a change: the channel service acts (renews, recreates, tells the customer). A failure naks the job.
+    const res = await ctx.channels.handleChannelLifecycle({
+      environmentId: n.environmentId,
+      providerConfigKey: n.providerConfigKey,
+      channelId,
+      event: lifecycle,
+      notificationId: n.id,
+    });
+    log().info("channel lifecycle notification handled", { channelId, lifecycle: n.lifecycle, action: res.action });
+    return;
+  }
+
+  const match = await matchOf(ctx, n, read.resourceUri, log);
   const provider = found.integration.provider;
+  // The adapter's payload when it gave one (spec: Forwarded webhook message), else the headers.
+  const payload = n.payload === undefined ? headers : (JSON.parse(new TextDecoder().decode(n.payload)) as Payload);
   const handled = new Set<string>();
   for (const sink of ctx.sinks ?? []) {
     const result = await sink.onNotification({
@@ -106,6 +150,7 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
       body: n.body,
       contentType: n.contentType,
       query: n.query,
+      payload: n.payload === undefined ? undefined : payload,
     });
     for (const id of result?.handledConnectionIds ?? []) handled.add(id);
   }
@@ -130,7 +175,7 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
         notificationId: n.id,
         // Known from the match: "" is none (no lookup per message).
         targetUrl: match.webhookUrlOverrides[connectionId] ?? "",
-        body: forwardBody({ from: provider, providerConfigKey: n.providerConfigKey, payload: headers, connectionId }),
+        body: forwardBody({ from: provider, providerConfigKey: n.providerConfigKey, payload, connectionId }),
         createdAt: Number(n.receivedAtMs),
       }),
     ),
@@ -141,6 +186,54 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
     ...fields,
     messages: targets.length,
   });
+}
+
+/** The de-duplication claim: by the provider's key, else by channel id and message number; its owner, or n.id. */
+async function claimKey(
+  ctx: WebhookServiceContext,
+  n: NotificationReceived,
+  read: NotificationFields,
+): Promise<string> {
+  const now = ctx.clock.now();
+  if (n.dedupeKey !== "") return ctx.store.claimDedupeKey(n.environmentId, n.providerConfigKey, n.dedupeKey, n.id, now);
+  if (read.channelId === undefined || read.messageNumber === null) return n.id;
+  return ctx.store.claimNotificationKey(n.environmentId, read.channelId, read.messageNumber, n.id, now);
+}
+
+/**
+ * The connections a notification is for, by its match mode: its resource URI (rules 1–2), an email
+ * it names (rule 2's tiers), or its channel (the registry's connection that created it, of the same
+ * integration; an unknown channel matches nothing, rule 4, and is logged).
+ */
+async function matchOf(
+  ctx: WebhookServiceContext,
+  n: NotificationReceived,
+  resourceUri: string,
+  log: () => Logger,
+): Promise<Pick<MatchNotificationResponse, "connectionIds" | "rule" | "webhookUrlOverrides">> {
+  const providerConfigKey = n.providerConfigKey;
+  if (n.match === NotificationMatch.EMAIL) return ctx.lookups.match({ providerConfigKey, email: n.matchEmail });
+  if (n.match !== NotificationMatch.CHANNEL) return ctx.lookups.match({ providerConfigKey, resourceUri });
+  const channel = await channelOf(ctx, n.channelId);
+  if (!channel || channel.providerConfigKey !== providerConfigKey || channel.connectionId === "") {
+    log().warn("notification's channel unknown to the registry (or of another integration): forwarded unmatched", {
+      channelId: n.channelId,
+    });
+    return { connectionIds: [], rule: MatchRule.NONE, webhookUrlOverrides: {} };
+  }
+  // Asked of the connection service still: does the connection exist, and its webhook URL override.
+  return ctx.lookups.match({ providerConfigKey, connectionId: channel.connectionId });
+}
+
+/** The registry's channel, or null when unknown (any other failure is thrown: the job is retried). */
+async function channelOf(ctx: WebhookServiceContext, id: string) {
+  if (id === "") return null;
+  try {
+    return (await ctx.channels.getChannel({ id })).channel ?? null;
+  } catch (err) {
+    if (ConnectError.from(err).code === Code.NotFound) return null;
+    throw err;
+  }
 }
 
 /** What receipt read from the headers; read here only for a notification recorded before receipt carried it. */

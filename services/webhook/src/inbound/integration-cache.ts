@@ -1,6 +1,6 @@
 import { ExpiringCache } from "@junction/platform";
 import type { WebhookServiceDeps } from "../context.ts";
-import { findIntegration, type IntegrationView } from "./integration-lookup.ts";
+import { findIntegration, type IntegrationView, type NotificationAdapterOf } from "./integration-lookup.ts";
 
 /**
  * Integrations as notification handling sees them, remembered for `ttlMs` of monotonic time: every
@@ -18,6 +18,7 @@ export class IntegrationCache {
     private readonly connections: WebhookServiceDeps["connections"],
     private readonly ttlMs: number,
     private readonly now: () => number = () => performance.now(),
+    private readonly notificationsOf?: NotificationAdapterOf,
   ) {
     this.entries = new ExpiringCache({ maxEntries: 10_000, now });
   }
@@ -27,7 +28,7 @@ export class IntegrationCache {
     const now = this.now();
     const hit = this.entries.get(providerConfigKey, now);
     if (hit !== undefined) return hit;
-    const view = await findIntegration(this.connections, providerConfigKey);
+    const view = await findIntegration(this.connections, providerConfigKey, this.notificationsOf);
     if (view === null) this.entries.delete(providerConfigKey);
     else if (this.ttlMs > 0) this.entries.set(providerConfigKey, view, now + this.ttlMs);
     return view;

@@ -20,6 +20,8 @@ export interface MatchedNotification {
   contentType: string;
   /** The webhook URL's query string, without the "?"; empty when none. */
   query: string;
+  /** What the provider's adapter made of it (the forwarded payload), when it gave one. */
+  payload?: Readonly<Record<string, unknown>>;
 }
 
 /** What a sink did with a notification. */

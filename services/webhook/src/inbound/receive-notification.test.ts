@@ -4,7 +4,7 @@ import { JunctionError } from "@junction/platform";
 import { providerAdapter } from "@junction/providers";
 import { startWebhookKit, type WebhookKit } from "../testing/webhook-test-kit.ts";
 import type { MatchedNotification, NotificationSink } from "./notification-sink.ts";
-import { singleNotification } from "./receive-notification.ts";
+import { checkedReading, MAX_HANDSHAKE_BODY_BYTES } from "./notification-event.ts";
 
 // Issue 21, item 2: the inbound contract carries a bounded body, the content type and the query string.
 
@@ -87,7 +87,7 @@ describe("receiving a notification with a body", () => {
   });
 });
 
-describe("singleNotification (issue 21, item 1: what receipt accepts of an adapter's reading)", () => {
+describe("checkedReading (what receipt accepts of an adapter's reading)", () => {
   const item = { channelId: "ch", messageNumber: 1, resourceUri: "u", resourceId: "r", state: "exists", token: "t" };
   const codeOf = (run: () => unknown) => {
     try {
@@ -99,24 +99,39 @@ describe("singleNotification (issue 21, item 1: what receipt accepts of an adapt
     throw new Error("expected a refusal");
   };
 
-  test("one notification is accepted as read", () => {
-    expect(singleNotification({ kind: "notifications", items: [item] })).toEqual(item);
+  test("one notification is accepted as read, answered 200 unless the adapter says another 2xx", () => {
+    expect(checkedReading({ kind: "notifications", items: [item] }, 1)).toEqual({
+      kind: "notifications",
+      items: [item],
+      acceptStatus: 200,
+    });
+    const batch = checkedReading({ kind: "notifications", items: [item, item], acceptStatus: 202 }, 2);
+    expect(batch).toMatchObject({ acceptStatus: 202 });
+    expect(checkedReading({ kind: "notifications", items: [item], acceptStatus: 500 }, 1)).toMatchObject({
+      acceptStatus: 200,
+    });
   });
 
-  test("none, or a batch, is refused as invalid", () => {
-    const none = codeOf(() => singleNotification({ kind: "notifications", items: [] }));
+  test("none, or more than the adapter's maxItems, is refused as invalid, naming the limit", () => {
+    const none = codeOf(() => checkedReading({ kind: "notifications", items: [] }, 1));
     expect(none).toMatchObject({ status: Code.InvalidArgument, code: "invalid_notification" });
-    const batch = codeOf(() => singleNotification({ kind: "notifications", items: [item, item] }));
+    const batch = codeOf(() => checkedReading({ kind: "notifications", items: [item, item] }, 1));
     expect(batch).toMatchObject({ status: Code.InvalidArgument, message: expect.stringContaining("carries 2") });
+    const over = codeOf(() => checkedReading({ kind: "notifications", items: [item, item, item] }, 2));
+    expect(over).toMatchObject({ code: "invalid_notification", message: expect.stringContaining("at most 2") });
   });
 
-  test("a handshake is refused, not recorded; an adapter's refusal keeps its code and meaning", () => {
-    const handshake = { kind: "handshake" as const, status: 200, contentType: "text/plain", body: new Uint8Array() };
-    expect(codeOf(() => singleNotification(handshake))).toMatchObject({
+  test("a handshake is answered as read, within a size cap; an adapter's refusal keeps its code and meaning", () => {
+    const handshake = { kind: "handshake" as const, status: 200, contentType: "text/plain", body: new Uint8Array(3) };
+    expect(checkedReading(handshake, 1)).toEqual(handshake);
+    const huge = { ...handshake, body: new Uint8Array(MAX_HANDSHAKE_BODY_BYTES + 1) };
+    expect(codeOf(() => checkedReading(huge, 1))).toMatchObject({
       status: Code.InvalidArgument,
       code: "invalid_notification",
+      message: expect.stringContaining(`${MAX_HANDSHAKE_BODY_BYTES} bytes`),
     });
-    const refused = (status: number) => singleNotification({ kind: "refused", status, code: "bad_sig", message: "m" });
+    expect(codeOf(() => checkedReading({ ...handshake, status: 700 }, 1))?.code).toBe("invalid_notification");
+    const refused = (status: number) => checkedReading({ kind: "refused", status, code: "bad_sig", message: "m" }, 1);
     expect(codeOf(() => refused(401))).toEqual({ status: Code.Unauthenticated, code: "bad_sig", message: "m" });
     expect(codeOf(() => refused(403))?.status).toBe(Code.PermissionDenied);
     expect(codeOf(() => refused(422))?.status).toBe(Code.InvalidArgument);

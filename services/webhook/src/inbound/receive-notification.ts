@@ -1,4 +1,4 @@
-import { create, type MessageInitShape, toBinary } from "@bufbuild/protobuf";
+import { type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { queues } from "@junction/bus";
 import { NotificationReceivedSchema } from "@junction/contracts/events/v1/events_pb";
 import type {
@@ -6,24 +6,38 @@ import type {
   ReceiveNotificationResponseSchema,
 } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { newId } from "@junction/platform";
-import { MAX_NOTIFICATION_BODY_BYTES, providerAdapter } from "@junction/providers";
-import type { NotificationItem, NotificationReading } from "@junction/providers";
+import type { NotificationItem } from "@junction/providers";
 import type { WebhookServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { CREDENTIAL_HEADERS, headerProblem } from "./notification-headers.ts";
 import { channelTokenMatches } from "./notification-lookups.ts";
+import {
+  batchItemKey,
+  bodyDigest,
+  checkedReading,
+  notificationEvent,
+  type ReceivedRequest,
+} from "./notification-event.ts";
 
 type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
 
 /**
- * One notification of ReceiveNotifications (spec: Inbound webhook endpoint): checks that the webhook URL names a known
- * integration, answers a notification already recorded (same channel id and message number) as a
- * duplicate, drops one whose channel token does not match, refuses a body above the provider's limit
- * (its adapter's), and otherwise records it durably on the inbound queue, body, content type and query
- * included, with what the provider adapter's `read` found in it (so the worker reads none again).
- * Matching and forwarding happen after the answer, in the inbound worker. A handshake the adapter
- * answers is refused as an invalid notification (no provider here needs one yet; the gateway does not
- * send such answers back), and so is a batch of other than one notification.
+ * One request of ReceiveNotifications (spec: Inbound webhook endpoint): checks that the webhook URL
+ * names a known integration, refuses a body above the provider's limit (its adapter's), and lets the
+ * adapter's `read` say what the request is. A handshake is answered as the adapter says, nothing
+ * recorded. Notifications (one, or a batch of at most the adapter's `maxItems`) are each recorded
+ * durably on the inbound queue, body, content type and query included, with what the adapter read
+ * of them (so the worker reads none again), before the answer. Matching and forwarding happen after
+ * the answer, in the inbound worker.
+ *
+ * Each check is made in one place (issue 21, item 6): the integration lookup here answers "is this
+ * webhook URL known, and how is it read"; the worker's asks "does it still exist, and is forwarding on"
+ * when it forwards (a different moment: it may have changed meanwhile). The headers and body are read
+ * here only. The channel token is checked here, and by the worker only when the registry could not
+ * answer here. De-duplication is decided by the worker's claim alone (atomic in the store; a
+ * duplicate recorded twice, say a resend arriving before the first is processed, is dropped there).
+ * Receipt only looks the key up for its answer to a single-notification provider: the API says
+ * `duplicate: true` with the first notification's id, and records nothing again.
  */
 export async function receiveNotification(
   ctx: WebhookServiceContext,
@@ -35,70 +49,79 @@ export async function receiveNotification(
   if (problem) throw errors.invalidNotification(problem);
   const found = await ctx.integrations.get(req.providerConfigKey);
   if (!found) throw errors.unknownWebhookUrl();
-  const bodyLimit =
-    providerAdapter(found.integration.provider)?.notifications?.bodyLimitBytes ?? MAX_NOTIFICATION_BODY_BYTES;
-  if (req.body.byteLength > bodyLimit) throw errors.notificationTooLarge(bodyLimit);
+  if (req.body.byteLength > found.bodyLimitBytes) throw errors.notificationTooLarge(found.bodyLimitBytes);
 
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (!CREDENTIAL_HEADERS.has(name)) headers[name] = value;
+  const now = ctx.clock.now();
   const reading = found.read(
     { headers, body: req.body, query: req.query, contentType: req.contentType },
-    { settings: found.settings, now: ctx.clock.now(), fetch: globalThis.fetch },
+    { settings: found.settings, now, fetch: globalThis.fetch },
   );
   // Most readers answer at once: no await (and no microtask) for them.
-  const item = singleNotification(reading instanceof Promise ? await reading : reading);
-  const read = { channelId: item.channelId, messageNumber: item.messageNumber, channelToken: item.token };
-  const { channelId, messageNumber } = read;
-  // Made only when a line is written: the usual notification logs nothing here.
-  const log = () => ctx.logger.child({ providerConfigKey: req.providerConfigKey, channelId, messageNumber });
-
-  if (channelId !== undefined && messageNumber !== null) {
-    const owner = await ctx.store.findNotificationKey(environmentId, channelId, messageNumber);
-    if (owner) {
-      log().info("duplicate notification not recorded again", { notificationId: owner });
-      return { notificationId: owner, duplicate: true };
-    }
+  const checked = checkedReading(reading instanceof Promise ? await reading : reading, found.maxItems);
+  if (checked.kind === "handshake") {
+    ctx.logger.debug("provider handshake answered", {
+      providerConfigKey: req.providerConfigKey,
+      status: checked.status,
+    });
+    const { status, contentType, body } = checked;
+    return { handshake: { status, contentType, body } };
   }
-
-  let channelChecked = channelId === undefined;
-  if (channelId !== undefined) {
-    try {
-      if (!(await channelTokenMatches(ctx.lookups, environmentId, { ...read, channelId }))) {
-        log().warn("notification dropped: its channel token does not match the channel's");
-        return { dropped: true };
-      }
-      channelChecked = true;
-    } catch (err) {
-      // Receipt must not depend on the registry: record it, and the worker checks the token later.
-      log().warn("channel registry unavailable at receipt; the token is checked before forwarding", { error: err });
-    }
-  }
-
-  const now = ctx.clock.now();
-  const id = newId("ntf", now);
-  const event = create(NotificationReceivedSchema, {
-    id,
+  const received: ReceivedRequest = {
     environmentId,
     providerConfigKey: req.providerConfigKey,
     headers,
-    receivedAtMs: BigInt(now),
-    channelChecked,
     body: req.body,
     contentType: req.contentType,
     query: req.query,
-    headersRead: true,
-    channelId: channelId ?? "",
-    messageNumber: messageNumber === null ? undefined : BigInt(messageNumber),
-    resourceUri: item.resourceUri,
-    // Kept only for the worker's check: a checked token is not recorded twice.
-    channelToken: channelChecked ? "" : read.channelToken,
-  });
+    now,
+  };
+  const accept = checked.acceptStatus === 200 ? {} : { acceptStatus: checked.acceptStatus };
+  if (found.maxItems > 1) return { ...(await receiveBatch(ctx, received, checked.items)), ...accept };
+  const [item] = checked.items as [NotificationItem];
+  return { ...(await receiveOne(ctx, received, item)), ...accept };
+}
+
+/**
+ * The one notification of a single-notification provider: a duplicate already recorded is answered
+ * as such (the first one's id), and one whose channel token does not match is dropped (the gateway
+ * answers 403).
+ */
+async function receiveOne(
+  ctx: WebhookServiceContext,
+  req: ReceivedRequest,
+  item: NotificationItem,
+): Promise<ReceiveResult> {
+  const { environmentId, providerConfigKey } = req;
+  const { channelId, messageNumber } = item;
+  const dedupeKey = item.dedupeKey ?? "";
+  // Made only when a line is written: the usual notification logs nothing here.
+  const log = () => ctx.logger.child({ providerConfigKey, channelId, messageNumber });
+
+  const owner =
+    dedupeKey !== ""
+      ? await ctx.store.findDedupeKey(environmentId, providerConfigKey, dedupeKey)
+      : channelId !== undefined && messageNumber !== null
+        ? await ctx.store.findNotificationKey(environmentId, channelId, messageNumber)
+        : null;
+  if (owner) {
+    log().info("duplicate notification not recorded again", { notificationId: owner });
+    return { notificationId: owner, duplicate: true };
+  }
+
+  const channelChecked = await checkToken(ctx, req, item);
+  if (channelChecked === "mismatch") {
+    log().warn("notification dropped: its channel token does not match the channel's");
+    return { dropped: true };
+  }
+  const id = newId("ntf", req.now);
   // No msgId: the id is new, so the bus's msgId de-duplication could never apply (and it costs a
-  // write per notification); an upstream's resend is a new receipt, de-duplicated by channel id and
-  // message number.
+  // write per notification); an upstream's resend is a new receipt, de-duplicated by its key.
+  const event = notificationEvent(id, req, item, channelChecked, dedupeKey);
   await ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event));
   ctx.logger.debug("notification recorded", {
-    providerConfigKey: req.providerConfigKey,
+    providerConfigKey,
     channelId,
     messageNumber,
     notificationId: id,
@@ -108,15 +131,70 @@ export async function receiveNotification(
 }
 
 /**
- * The one notification an adapter read; its refusal, a handshake (not answered here yet: no provider
- * needs one) or a batch of other than one notification is thrown as the error to answer.
+ * A batch provider's notifications: each item recorded as its own notification, every one enqueued
+ * before the answer (one failing fails the request, so the upstream retries; the items' keys make
+ * the retry forward nothing twice). An item whose channel token does not match is dropped alone, and
+ * logged: the request still answers the provider's accept status, so that the upstream does not
+ * resend the others.
  */
-export function singleNotification(reading: NotificationReading): NotificationItem {
-  if (reading.kind === "refused") throw errors.notificationRefused(reading.status, reading.code, reading.message);
-  if (reading.kind === "handshake") throw errors.invalidNotification("is a provider handshake, not answered here");
-  const [item, ...more] = reading.items;
-  if (!item || more.length > 0) {
-    throw errors.invalidNotification(`carries ${reading.items.length} notifications; exactly one is accepted`);
+async function receiveBatch(
+  ctx: WebhookServiceContext,
+  req: ReceivedRequest,
+  items: NotificationItem[],
+): Promise<ReceiveResult> {
+  let digest: string | undefined;
+  const checks = await Promise.all(items.map((item) => checkToken(ctx, req, item)));
+  const events = [];
+  for (const [index, item] of items.entries()) {
+    const channelChecked = checks[index] as boolean | "mismatch";
+    if (channelChecked === "mismatch") {
+      ctx.logger.warn("batch item dropped: its channel token does not match the channel's", {
+        providerConfigKey: req.providerConfigKey,
+        channelId: item.channelId,
+        item: index,
+      });
+      continue;
+    }
+    let dedupeKey = item.dedupeKey ?? "";
+    if (dedupeKey === "" && (item.channelId === undefined || item.messageNumber === null)) {
+      digest ??= bodyDigest(req.body);
+      dedupeKey = batchItemKey(digest, index);
+    }
+    events.push(notificationEvent(newId("ntf", req.now), req, item, channelChecked, dedupeKey));
   }
-  return item;
+  await Promise.all(
+    events.map((event) => ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event))),
+  );
+  const ids = events.map((e) => e.id);
+  ctx.logger.debug("notifications recorded", {
+    providerConfigKey: req.providerConfigKey,
+    items: items.length,
+    recorded: ids.length,
+    bodyLength: req.body.byteLength,
+  });
+  return { notificationId: ids[0] ?? "", notificationIds: ids };
+}
+
+/**
+ * The channel token check of an item naming a channel: true when it passed, "mismatch" when it must
+ * be dropped, false when the registry could not answer (receipt must not depend on it: the item is
+ * recorded, and the worker checks the token before forwarding).
+ */
+async function checkToken(
+  ctx: WebhookServiceContext,
+  req: ReceivedRequest,
+  item: NotificationItem,
+): Promise<boolean | "mismatch"> {
+  if (item.channelId === undefined) return true;
+  try {
+    const n = { channelId: item.channelId, channelToken: item.token, messageNumber: item.messageNumber };
+    return (await channelTokenMatches(ctx.lookups, req.environmentId, n)) ? true : "mismatch";
+  } catch (err) {
+    ctx.logger.warn("channel registry unavailable at receipt; the token is checked before forwarding", {
+      providerConfigKey: req.providerConfigKey,
+      channelId: item.channelId,
+      error: err,
+    });
+    return false;
+  }
 }

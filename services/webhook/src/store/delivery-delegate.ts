@@ -68,6 +68,20 @@ export abstract class DeliveryDelegate implements WebhookDeliveryStore {
     return this.delivery.findNotificationKey(environmentId, channelId, messageNumber);
   }
 
+  claimDedupeKey(
+    environmentId: string,
+    providerConfigKey: string,
+    key: string,
+    notificationId: string,
+    now: number,
+  ): Promise<string> {
+    return this.delivery.claimDedupeKey(environmentId, providerConfigKey, key, notificationId, now);
+  }
+
+  findDedupeKey(environmentId: string, providerConfigKey: string, key: string): Promise<string | null> {
+    return this.delivery.findDedupeKey(environmentId, providerConfigKey, key);
+  }
+
   pruneNotificationKeys(before: number): Promise<number> {
     return this.delivery.pruneNotificationKeys(before);
   }

@@ -246,6 +246,34 @@ export function deliveryStoreConformance(name: string, factory: DeliveryStoreFac
       expect(await store.findNotificationKey(ENV, "ch-1", 2)).toBe("ntf_new");
     });
 
+    test("the first notification to claim a provider's dedupe key within an integration owns it", async () => {
+      expect(await store.findDedupeKey(ENV, "mail", "m-1")).toBeNull();
+      expect(await store.claimDedupeKey(ENV, "mail", "m-1", "ntf_first", T0)).toBe("ntf_first");
+      expect(await store.claimDedupeKey(ENV, "mail", "m-1", "ntf_second", T0 + 1)).toBe("ntf_first");
+      expect(await store.claimDedupeKey(ENV, "mail", "m-1", "ntf_first", T0 + 2)).toBe("ntf_first");
+      // Scoped per integration and environment; apart from the (channel id, message number) keys.
+      expect(await store.claimDedupeKey(ENV, "other", "m-1", "ntf_third", T0)).toBe("ntf_third");
+      expect(await store.claimDedupeKey(OTHER_ENV, "mail", "m-1", "ntf_other", T0)).toBe("ntf_other");
+      expect(await store.claimNotificationKey(ENV, "m-1", 0, "ntf_numbered", T0)).toBe("ntf_numbered");
+      expect(await store.findDedupeKey(ENV, "mail", "m-1")).toBe("ntf_first");
+      // Any characters: a key with separators does not collide with another integration's.
+      expect(await store.claimDedupeKey(ENV, "a\nb", "c", "ntf_x", T0)).toBe("ntf_x");
+      expect(await store.claimDedupeKey(ENV, "a", "b\nc", "ntf_y", T0)).toBe("ntf_y");
+      const owners = await Promise.all(
+        ["a", "b", "c"].map((s) => store.claimDedupeKey(ENV, "mail", "race", `ntf_${s}`, T0)),
+      );
+      expect(new Set(owners).size).toBe(1);
+    });
+
+    test("prunes dedupe keys with the notification keys", async () => {
+      await store.claimDedupeKey(ENV, "mail", "old", "ntf_old", T0);
+      await store.claimDedupeKey(ENV, "mail", "new", "ntf_new", T0 + 100);
+      await store.claimNotificationKey(ENV, "ch-1", 1, "ntf_old_numbered", T0);
+      expect(await store.pruneNotificationKeys(T0 + 50)).toBe(2);
+      expect(await store.findDedupeKey(ENV, "mail", "old")).toBeNull();
+      expect(await store.findDedupeKey(ENV, "mail", "new")).toBe("ntf_new");
+    });
+
     test("prunes final messages created before a time, with their attempts, oldest first; never pending or failed ones", async () => {
       // Ids made here, not by newId (monotonic within the process: an earlier, later id would win).
       const at = (n: number) => `${idTimeBound("msg", T0 + n)}${"a".repeat(16)}`;

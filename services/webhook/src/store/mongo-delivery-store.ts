@@ -21,7 +21,10 @@ interface AttemptDoc extends Omit<AttemptRecord, "id"> {
 }
 
 interface NotificationKeyDoc {
-  /** environment id, channel id and message number, joined by newlines (none occur in them). */
+  /**
+   * environment id, channel id and message number, joined by newlines (none occur in them); or, for a
+   * provider's de-duplication key, see dedupeKeyId.
+   */
   _id: string;
   environmentId: string;
   notificationId: string;
@@ -191,18 +194,37 @@ export class MongoDeliveryStore implements WebhookDeliveryStore {
     notificationId: string,
     now: number,
   ): Promise<string> {
-    const _id = keyId(environmentId, channelId, messageNumber);
+    return this.claimKey(keyId(environmentId, channelId, messageNumber), environmentId, notificationId, now);
+  }
+
+  /** Inserts the key's document unless one exists; returns the owner. */
+  private async claimKey(_id: string, environmentId: string, notificationId: string, now: number): Promise<string> {
     try {
       await this.keys.insertOne({ _id, environmentId, notificationId, receivedAt: now });
       return notificationId;
     } catch (err) {
       if (!(err instanceof MongoServerError && err.code === DUPLICATE_KEY)) throw err;
     }
-    return (await this.findNotificationKey(environmentId, channelId, messageNumber)) ?? notificationId;
+    return (await this.keys.findOne({ _id }))?.notificationId ?? notificationId;
   }
 
   async findNotificationKey(environmentId: string, channelId: string, messageNumber: number): Promise<string | null> {
     const doc = await this.keys.findOne({ _id: keyId(environmentId, channelId, messageNumber) });
+    return doc?.notificationId ?? null;
+  }
+
+  async claimDedupeKey(
+    environmentId: string,
+    providerConfigKey: string,
+    key: string,
+    notificationId: string,
+    now: number,
+  ): Promise<string> {
+    return this.claimKey(dedupeKeyId(environmentId, providerConfigKey, key), environmentId, notificationId, now);
+  }
+
+  async findDedupeKey(environmentId: string, providerConfigKey: string, key: string): Promise<string | null> {
+    const doc = await this.keys.findOne({ _id: dedupeKeyId(environmentId, providerConfigKey, key) });
     return doc?.notificationId ?? null;
   }
 
@@ -234,6 +256,14 @@ export class MongoDeliveryStore implements WebhookDeliveryStore {
 
 function keyId(environmentId: string, channelId: string, messageNumber: number): string {
   return `${environmentId}\n${channelId}\n${messageNumber}`;
+}
+
+/**
+ * A provider key's document id, in the same collection (pruned with the others): a JSON array, which
+ * no (channel id, message number) id is (those start with the environment id), whatever the key holds.
+ */
+function dedupeKeyId(environmentId: string, providerConfigKey: string, key: string): string {
+  return JSON.stringify(["dedupe", environmentId, providerConfigKey, key]);
 }
 
 function replaySet(now: number) {

@@ -266,8 +266,40 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
     return row?.notification_id ?? null;
   }
 
+  claimDedupeKey(
+    environmentId: string,
+    providerConfigKey: string,
+    key: string,
+    notificationId: string,
+    now: number,
+  ): Promise<string> {
+    return this.writes.add(() => {
+      const added = this.db
+        .query<{ notification_id: string }, [string, string, string, string, number]>(
+          `INSERT INTO webhook_dedupe_keys (environment_id, provider_config_key, dedupe_key, notification_id, received_at)
+           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING notification_id`,
+        )
+        .get(environmentId, providerConfigKey, key, notificationId, now);
+      return added ? notificationId : (this.dedupeKeyOwner(environmentId, providerConfigKey, key) ?? notificationId);
+    });
+  }
+
+  async findDedupeKey(environmentId: string, providerConfigKey: string, key: string): Promise<string | null> {
+    return this.dedupeKeyOwner(environmentId, providerConfigKey, key);
+  }
+
+  private dedupeKeyOwner(environmentId: string, providerConfigKey: string, key: string): string | null {
+    const row = this.db
+      .query<{ notification_id: string }, [string, string, string]>(
+        "SELECT notification_id FROM webhook_dedupe_keys WHERE environment_id = ? AND provider_config_key = ? AND dedupe_key = ?",
+      )
+      .get(environmentId, providerConfigKey, key);
+    return row?.notification_id ?? null;
+  }
+
   async pruneNotificationKeys(before: number): Promise<number> {
-    return this.db.query("DELETE FROM webhook_notification_keys WHERE received_at < ?").run(before).changes;
+    const numbered = this.db.query("DELETE FROM webhook_notification_keys WHERE received_at < ?").run(before).changes;
+    return numbered + this.db.query("DELETE FROM webhook_dedupe_keys WHERE received_at < ?").run(before).changes;
   }
 
   // Message ids sort by creation time: a range of the primary key, oldest first, no scan of the rest.

@@ -127,4 +127,17 @@ export const MIGRATIONS: readonly string[] = [
   -- A message for a connection with a webhook URL override goes to that URL ('' : the endpoints).
   ALTER TABLE webhook_messages ADD COLUMN target_url TEXT NOT NULL DEFAULT '';
   `,
+  `
+  -- De-duplication by a provider's own key (a Pub/Sub messageId, a batch item's hash), within an
+  -- integration, for notifications that carry no channel id and message number.
+  CREATE TABLE webhook_dedupe_keys (
+    environment_id TEXT NOT NULL,
+    provider_config_key TEXT NOT NULL,
+    dedupe_key TEXT NOT NULL,
+    notification_id TEXT NOT NULL,
+    received_at INTEGER NOT NULL,
+    PRIMARY KEY (environment_id, provider_config_key, dedupe_key)
+  ) WITHOUT ROWID;
+  CREATE INDEX webhook_dedupe_keys_by_time ON webhook_dedupe_keys (received_at);
+  `,
 ];

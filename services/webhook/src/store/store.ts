@@ -73,7 +73,21 @@ export interface WebhookDeliveryStore {
   ): Promise<string>;
   /** The notification id that owns (channel id, message number), or null. */
   findNotificationKey(environmentId: string, channelId: string, messageNumber: number): Promise<string | null>;
-  /** Forgets de-duplication records received before `before`; returns how many. */
+  /**
+   * Records that notification `notificationId` carries the provider's de-duplication key `key`
+   * within integration `providerConfigKey`, unless another notification recorded it first. Returns
+   * the notification id that owns it. Kept apart from the (channel id, message number) keys.
+   */
+  claimDedupeKey(
+    environmentId: string,
+    providerConfigKey: string,
+    key: string,
+    notificationId: string,
+    now: number,
+  ): Promise<string>;
+  /** The notification id that owns `key` within the integration, or null. */
+  findDedupeKey(environmentId: string, providerConfigKey: string, key: string): Promise<string | null>;
+  /** Forgets de-duplication records (both kinds) received before `before`; returns how many. */
   pruneNotificationKeys(before: number): Promise<number>;
   /**
    * Deletes up to `limit` messages created before `before` that are final (succeeded or exhausted),

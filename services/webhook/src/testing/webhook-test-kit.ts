@@ -24,6 +24,7 @@ import {
   openDatabase,
 } from "@junction/platform";
 import { type DeliveryConfig, loadDeliveryConfig } from "../config.ts";
+import type { NotificationAdapterOf } from "../inbound/integration-lookup.ts";
 import type { NotificationSink } from "../inbound/notification-sink.ts";
 import { createWebhookRuntime, type WebhookRuntime } from "../runtime.ts";
 import { SqliteWebhookStore } from "../store/sqlite-store.ts";
@@ -46,6 +47,8 @@ export interface WebhookKit {
   environmentId: string;
   /** While true, every call to the channel service fails as if it were down. */
   channelDown: boolean;
+  /** Every call made to the channel service: its method name and request. */
+  channelCalls: { method: string; message: unknown }[];
   close(): Promise<void>;
 }
 
@@ -55,7 +58,13 @@ export interface WebhookKit {
  * down" to exercise what happens when it is unreachable.
  */
 export async function startWebhookKit(
-  options: { env?: Record<string, string>; sinks?: NotificationSink[]; delivery?: Partial<DeliveryConfig> } = {},
+  options: {
+    env?: Record<string, string>;
+    sinks?: NotificationSink[];
+    delivery?: Partial<DeliveryConfig>;
+    /** Reads notifications instead of the providers' adapters (a test reader). */
+    notificationAdapterOf?: NotificationAdapterOf;
+  } = {},
 ): Promise<WebhookKit> {
   const dir = mkdtempSync(join(tmpdir(), "junction-webhook-kit-"));
   const common = loadCommonConfig({ JUNCTION_DATA_DIR: dir });
@@ -84,7 +93,7 @@ export async function startWebhookKit(
   const environment = async () => environmentId;
 
   const channelStore = await openChannelStore(common, db);
-  const kit = { channelDown: false } as WebhookKit;
+  const kit = { channelDown: false, channelCalls: [] as WebhookKit["channelCalls"] } as WebhookKit;
   const channelImpl = createChannelService({ store: channelStore, clock, logger, environment });
   const channels = createClient(
     ChannelService,
@@ -92,6 +101,7 @@ export async function startWebhookKit(
       router: {
         interceptors: [
           (next) => async (req) => {
+            kit.channelCalls.push({ method: req.method.name, message: req.message });
             if (kit.channelDown) throw new ConnectError("channel service unreachable", Code.Unavailable);
             return next(req);
           },
@@ -122,6 +132,7 @@ export async function startWebhookKit(
       ...options.delivery,
     },
     sinks: options.sinks,
+    notificationAdapterOf: options.notificationAdapterOf,
   });
   const client = createClient(
     WebhookService,

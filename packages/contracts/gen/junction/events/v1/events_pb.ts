@@ -11,7 +11,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file junction/events/v1/events.proto.
  */
 export const file_junction_events_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch9qdW5jdGlvbi9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJqdW5jdGlvbi5ldmVudHMudjEigAEKEUNvbm5lY3Rpb25DcmVhdGVkEhYKDmVudmlyb25tZW50X2lkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRIQCghwcm92aWRlchgEIAEoCRINCgVhdF9tcxgFIAEoAyKFAQoWQ29ubmVjdGlvblJlYXV0aG9yaXplZBIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkSEAoIcHJvdmlkZXIYBCABKAkSDQoFYXRfbXMYBSABKAMirAEKEkNvbm5lY3Rpb25EZWxldGluZxIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkSEAoIcHJvdmlkZXIYBCABKAkSKQoIbWV0YWRhdGEYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg0KBWF0X21zGAYgASgDIroDChROb3RpZmljYXRpb25SZWNlaXZlZBIKCgJpZBgBIAEoCRIWCg5lbnZpcm9ubWVudF9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEkYKB2hlYWRlcnMYBCADKAsyNS5qdW5jdGlvbi5ldmVudHMudjEuTm90aWZpY2F0aW9uUmVjZWl2ZWQuSGVhZGVyc0VudHJ5EhYKDnJlY2VpdmVkX2F0X21zGAUgASgDEhcKD2NoYW5uZWxfY2hlY2tlZBgGIAEoCBIMCgRib2R5GAcgASgMEhQKDGNvbnRlbnRfdHlwZRgIIAEoCRINCgVxdWVyeRgJIAEoCRISCgpjaGFubmVsX2lkGAogASgJEhsKDm1lc3NhZ2VfbnVtYmVyGAsgASgDSACIAQESFAoMcmVzb3VyY2VfdXJpGAwgASgJEhUKDWNoYW5uZWxfdG9rZW4YDSABKAkSFAoMaGVhZGVyc19yZWFkGA4gASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBQhEKD19tZXNzYWdlX251bWJlciKQAgoPQ2hhbm5lbE9ic2VydmVkEi0KBGNhbGwYASABKA4yHy5qdW5jdGlvbi5ldmVudHMudjEuQ2hhbm5lbENhbGwSFgoOZW52aXJvbm1lbnRfaWQYAiABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgDIAEoCRIVCg1jb25uZWN0aW9uX2lkGAQgASgJEhIKCmNoYW5uZWxfaWQYBSABKAkSEwoLcmVzb3VyY2VfaWQYBiABKAkSFAoMcmVzb3VyY2VfdXJpGAcgASgJEhUKDWV4cGlyYXRpb25fbXMYCCABKAMSDgoGc3RhdHVzGAkgASgFEg0KBXRva2VuGAogASgJEg0KBWF0X21zGAsgASgDIssBChFEZWxpdmVyeVJlcXVlc3RlZBISCgptZXNzYWdlX2lkGAEgASgJEhYKDmVudmlyb25tZW50X2lkGAIgASgJEgwKBHR5cGUYAyABKAkSDAoEYm9keRgEIAEoDBIbChNwcm92aWRlcl9jb25maWdfa2V5GAUgASgJEhUKDWNvbm5lY3Rpb25faWQYBiABKAkSDQoFYXRfbXMYByABKAMSFwoPbm90aWZpY2F0aW9uX2lkGAggASgJEhIKCnRhcmdldF91cmwYCSABKAkqcgoLQ2hhbm5lbENhbGwSHAoYQ0hBTk5FTF9DQUxMX1VOU1BFQ0lGSUVEEAASFgoSQ0hBTk5FTF9DQUxMX1dBVENIEAESFQoRQ0hBTk5FTF9DQUxMX1NUT1AQAhIWChJDSEFOTkVMX0NBTExfUkVORVcQA2IGcHJvdG8z", [file_google_protobuf_struct]);
+  fileDesc("Ch9qdW5jdGlvbi9ldmVudHMvdjEvZXZlbnRzLnByb3RvEhJqdW5jdGlvbi5ldmVudHMudjEigAEKEUNvbm5lY3Rpb25DcmVhdGVkEhYKDmVudmlyb25tZW50X2lkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRIQCghwcm92aWRlchgEIAEoCRINCgVhdF9tcxgFIAEoAyKFAQoWQ29ubmVjdGlvblJlYXV0aG9yaXplZBIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkSEAoIcHJvdmlkZXIYBCABKAkSDQoFYXRfbXMYBSABKAMirAEKEkNvbm5lY3Rpb25EZWxldGluZxIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkSEAoIcHJvdmlkZXIYBCABKAkSKQoIbWV0YWRhdGEYBSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0Eg0KBWF0X21zGAYgASgDIvkEChROb3RpZmljYXRpb25SZWNlaXZlZBIKCgJpZBgBIAEoCRIWCg5lbnZpcm9ubWVudF9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEkYKB2hlYWRlcnMYBCADKAsyNS5qdW5jdGlvbi5ldmVudHMudjEuTm90aWZpY2F0aW9uUmVjZWl2ZWQuSGVhZGVyc0VudHJ5EhYKDnJlY2VpdmVkX2F0X21zGAUgASgDEhcKD2NoYW5uZWxfY2hlY2tlZBgGIAEoCBIMCgRib2R5GAcgASgMEhQKDGNvbnRlbnRfdHlwZRgIIAEoCRINCgVxdWVyeRgJIAEoCRISCgpjaGFubmVsX2lkGAogASgJEhsKDm1lc3NhZ2VfbnVtYmVyGAsgASgDSACIAQESFAoMcmVzb3VyY2VfdXJpGAwgASgJEhUKDWNoYW5uZWxfdG9rZW4YDSABKAkSFAoMaGVhZGVyc19yZWFkGA4gASgIEhIKCmRlZHVwZV9rZXkYDyABKAkSNAoFbWF0Y2gYECABKA4yJS5qdW5jdGlvbi5ldmVudHMudjEuTm90aWZpY2F0aW9uTWF0Y2gSEwoLbWF0Y2hfZW1haWwYESABKAkSFAoHcGF5bG9hZBgSIAEoDEgBiAEBEjwKCWxpZmVjeWNsZRgTIAEoDjIpLmp1bmN0aW9uLmV2ZW50cy52MS5Ob3RpZmljYXRpb25MaWZlY3ljbGUaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFCEQoPX21lc3NhZ2VfbnVtYmVyQgoKCF9wYXlsb2FkIpACCg9DaGFubmVsT2JzZXJ2ZWQSLQoEY2FsbBgBIAEoDjIfLmp1bmN0aW9uLmV2ZW50cy52MS5DaGFubmVsQ2FsbBIWCg5lbnZpcm9ubWVudF9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSEgoKY2hhbm5lbF9pZBgFIAEoCRITCgtyZXNvdXJjZV9pZBgGIAEoCRIUCgxyZXNvdXJjZV91cmkYByABKAkSFQoNZXhwaXJhdGlvbl9tcxgIIAEoAxIOCgZzdGF0dXMYCSABKAUSDQoFdG9rZW4YCiABKAkSDQoFYXRfbXMYCyABKAMiywEKEURlbGl2ZXJ5UmVxdWVzdGVkEhIKCm1lc3NhZ2VfaWQYASABKAkSFgoOZW52aXJvbm1lbnRfaWQYAiABKAkSDAoEdHlwZRgDIAEoCRIMCgRib2R5GAQgASgMEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYBSABKAkSFQoNY29ubmVjdGlvbl9pZBgGIAEoCRINCgVhdF9tcxgHIAEoAxIXCg9ub3RpZmljYXRpb25faWQYCCABKAkSEgoKdGFyZ2V0X3VybBgJIAEoCSp1ChFOb3RpZmljYXRpb25NYXRjaBIiCh5OT1RJRklDQVRJT05fTUFUQ0hfVU5TUEVDSUZJRUQQABIcChhOT1RJRklDQVRJT05fTUFUQ0hfRU1BSUwQARIeChpOT1RJRklDQVRJT05fTUFUQ0hfQ0hBTk5FTBACKsgBChVOb3RpZmljYXRpb25MaWZlY3ljbGUSJgoiTk9USUZJQ0FUSU9OX0xJRkVDWUNMRV9VTlNQRUNJRklFRBAAEjMKL05PVElGSUNBVElPTl9MSUZFQ1lDTEVfUkVBVVRIT1JJWkFUSU9OX1JFUVVJUkVEEAESLworTk9USUZJQ0FUSU9OX0xJRkVDWUNMRV9TVUJTQ1JJUFRJT05fUkVNT1ZFRBACEiEKHU5PVElGSUNBVElPTl9MSUZFQ1lDTEVfTUlTU0VEEAMqcgoLQ2hhbm5lbENhbGwSHAoYQ0hBTk5FTF9DQUxMX1VOU1BFQ0lGSUVEEAASFgoSQ0hBTk5FTF9DQUxMX1dBVENIEAESFQoRQ0hBTk5FTF9DQUxMX1NUT1AQAhIWChJDSEFOTkVMX0NBTExfUkVORVcQA2IGcHJvdG8z", [file_google_protobuf_struct]);
 
 /**
  * A new connection was created (spec: Events 3, post-connection-creation).
@@ -273,6 +273,43 @@ export type NotificationReceived = Message<"junction.events.v1.NotificationRecei
    * @generated from field: bool headers_read = 14;
    */
   headersRead: boolean;
+
+  /**
+   * What de-duplicates it within its integration when the provider numbers none (a Pub/Sub
+   * messageId, a batch item's hash); empty: the channel id and message number do.
+   *
+   * @generated from field: string dedupe_key = 15;
+   */
+  dedupeKey: string;
+
+  /**
+   * How connections are found (the adapter's item `match`).
+   *
+   * @generated from field: junction.events.v1.NotificationMatch match = 16;
+   */
+  match: NotificationMatch;
+
+  /**
+   * The email to match by, when match is NOTIFICATION_MATCH_EMAIL (rule 2's tiers).
+   *
+   * @generated from field: string match_email = 17;
+   */
+  matchEmail: string;
+
+  /**
+   * The forwarded message's payload, JSON (an object), when the provider's adapter gives one; absent:
+   * the headers as received are the payload.
+   *
+   * @generated from field: optional bytes payload = 18;
+   */
+  payload?: Uint8Array | undefined;
+
+  /**
+   * Set when the notification is about its channel rather than a change.
+   *
+   * @generated from field: junction.events.v1.NotificationLifecycle lifecycle = 19;
+   */
+  lifecycle: NotificationLifecycle;
 };
 
 /**
@@ -452,6 +489,81 @@ export const DeliveryRequestedSchema: GenMessage<DeliveryRequested> = /*@__PURE_
   messageDesc(file_junction_events_v1_events, 5);
 
 /**
+ * How an inbound notification is matched to connections (spec: Webhook-to-connection matching).
+ *
+ * @generated from enum junction.events.v1.NotificationMatch
+ */
+export enum NotificationMatch {
+  /**
+   * By the resource URI (rules 1 and 2): the default.
+   *
+   * @generated from enum value: NOTIFICATION_MATCH_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * By an email the notification names itself, through rule 2's tiers.
+   *
+   * @generated from enum value: NOTIFICATION_MATCH_EMAIL = 1;
+   */
+  EMAIL = 1,
+
+  /**
+   * By its channel: the connection that created it, in the channel registry.
+   *
+   * @generated from enum value: NOTIFICATION_MATCH_CHANNEL = 2;
+   */
+  CHANNEL = 2,
+}
+
+/**
+ * Describes the enum junction.events.v1.NotificationMatch.
+ */
+export const NotificationMatchSchema: GenEnum<NotificationMatch> = /*@__PURE__*/
+  enumDesc(file_junction_events_v1_events, 0);
+
+/**
+ * A notification about the channel itself.
+ *
+ * @generated from enum junction.events.v1.NotificationLifecycle
+ */
+export enum NotificationLifecycle {
+  /**
+   * A change notification.
+   *
+   * @generated from enum value: NOTIFICATION_LIFECYCLE_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * The upstream asks for the channel to be reauthorized (renewed).
+   *
+   * @generated from enum value: NOTIFICATION_LIFECYCLE_REAUTHORIZATION_REQUIRED = 1;
+   */
+  REAUTHORIZATION_REQUIRED = 1,
+
+  /**
+   * The upstream removed the channel.
+   *
+   * @generated from enum value: NOTIFICATION_LIFECYCLE_SUBSCRIPTION_REMOVED = 2;
+   */
+  SUBSCRIPTION_REMOVED = 2,
+
+  /**
+   * Notifications were missed: forwarded like a change, so the app resyncs.
+   *
+   * @generated from enum value: NOTIFICATION_LIFECYCLE_MISSED = 3;
+   */
+  MISSED = 3,
+}
+
+/**
+ * Describes the enum junction.events.v1.NotificationLifecycle.
+ */
+export const NotificationLifecycleSchema: GenEnum<NotificationLifecycle> = /*@__PURE__*/
+  enumDesc(file_junction_events_v1_events, 1);
+
+/**
  * Which channel call was observed.
  *
  * @generated from enum junction.events.v1.ChannelCall
@@ -488,5 +600,5 @@ export enum ChannelCall {
  * Describes the enum junction.events.v1.ChannelCall.
  */
 export const ChannelCallSchema: GenEnum<ChannelCall> = /*@__PURE__*/
-  enumDesc(file_junction_events_v1_events, 0);
+  enumDesc(file_junction_events_v1_events, 2);
 

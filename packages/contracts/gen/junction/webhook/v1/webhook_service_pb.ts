@@ -10,7 +10,7 @@ import type { Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file junction/webhook/v1/webhook_service.proto.
  */
 export const file_junction_webhook_v1_webhook_service: GenFile = /*@__PURE__*/
-  fileDesc("CilqdW5jdGlvbi93ZWJob29rL3YxL3dlYmhvb2tfc2VydmljZS5wcm90bxITanVuY3Rpb24ud2ViaG9vay52MSKoAQoHQXR0ZW1wdBIKCgJpZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRILCgN1cmwYAyABKAkSEwoLc3RhdHVzX2NvZGUYBCABKAUSEgoKbGF0ZW5jeV9tcxgFIAEoAxIYChByZXNwb25zZV9zbmlwcGV0GAYgASgJEg0KBWVycm9yGAcgASgJEg0KBWF0X21zGAggASgDEg4KBm51bWJlchgJIAEoBSLBAgoHTWVzc2FnZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRIMCgRib2R5GAUgASgJEjMKBnN0YXR1cxgGIAEoDjIjLmp1bmN0aW9uLndlYmhvb2sudjEuRGVsaXZlcnlTdGF0dXMSFQoNYXR0ZW1wdF9jb3VudBgHIAEoBRIaChJuZXh0X2F0dGVtcHRfYXRfbXMYCCABKAMSEgoKbGFzdF9lcnJvchgJIAEoCRIVCg1jcmVhdGVkX2F0X21zGAogASgDEhcKD25vdGlmaWNhdGlvbl9pZBgLIAEoCRIuCghhdHRlbXB0cxgMIAMoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuQXR0ZW1wdCKYAgoaUmVjZWl2ZU5vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRJNCgdoZWFkZXJzGAMgAygLMjwuanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdC5IZWFkZXJzRW50cnkSEwoLYm9keV9sZW5ndGgYBCABKAMSDAoEYm9keRgFIAEoDBIUCgxjb250ZW50X3R5cGUYBiABKAkSDQoFcXVlcnkYByABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiYAobUmVjZWl2ZU5vdGlmaWNhdGlvbnNSZXF1ZXN0EkEKCHJlcXVlc3RzGAEgAygLMi8uanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdCJfChxSZWNlaXZlTm90aWZpY2F0aW9uc1Jlc3BvbnNlEj8KB3Jlc3VsdHMYASADKAsyLi5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXN1bHQinQEKGVJlY2VpdmVOb3RpZmljYXRpb25SZXN1bHQSRAoIcmVzcG9uc2UYASABKAsyMC5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXNwb25zZUgAEi8KBWVycm9yGAIgASgLMh4uanVuY3Rpb24ud2ViaG9vay52MS5JdGVtRXJyb3JIAEIJCgdvdXRjb21lIjoKCUl0ZW1FcnJvchIOCgZzdGF0dXMYASABKAUSDAoEY29kZRgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIloKG1JlY2VpdmVOb3RpZmljYXRpb25SZXNwb25zZRIXCg9ub3RpZmljYXRpb25faWQYASABKAkSEQoJZHVwbGljYXRlGAIgASgIEg8KB2Ryb3BwZWQYAyABKAgixgEKE0xpc3RNZXNzYWdlc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEjMKBnN0YXR1cxgDIAEoDjIjLmp1bmN0aW9uLndlYmhvb2sudjEuRGVsaXZlcnlTdGF0dXMSDAoEdHlwZRgEIAEoCRIWCg51bm1hdGNoZWRfb25seRgFIAEoCBINCgVsaW1pdBgGIAEoBRIRCgliZWZvcmVfaWQYByABKAkiXgoUTGlzdE1lc3NhZ2VzUmVzcG9uc2USLgoIbWVzc2FnZXMYASADKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2USFgoObmV4dF9iZWZvcmVfaWQYAiABKAkiHwoRR2V0TWVzc2FnZVJlcXVlc3QSCgoCaWQYASABKAkiQwoSR2V0TWVzc2FnZVJlc3BvbnNlEi0KB21lc3NhZ2UYASABKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2UiIgoUUmVwbGF5TWVzc2FnZVJlcXVlc3QSCgoCaWQYASABKAkiRgoVUmVwbGF5TWVzc2FnZVJlc3BvbnNlEi0KB21lc3NhZ2UYASABKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2UiJwoTUmVwbGF5RmFpbGVkUmVxdWVzdBIQCghzaW5jZV9tcxgBIAEoAyIoChRSZXBsYXlGYWlsZWRSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoBSIjChVFbmFibGVFbmRwb2ludFJlcXVlc3QSCgoCaWQYASABKAkiSQoWRW5hYmxlRW5kcG9pbnRSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MiNQoXQ2hlY2tFbmRwb2ludFVybFJlcXVlc3QSCwoDdXJsGAEgASgJEg0KBWZpZWxkGAIgASgJIicKGENoZWNrRW5kcG9pbnRVcmxSZXNwb25zZRILCgN1cmwYASABKAkiZwoIRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEg8KB2VuYWJsZWQYAyABKAgSFwoPZGlzYWJsZWRfcmVhc29uGAQgASgJEhgKEGZhaWxpbmdfc2luY2VfbXMYBSABKAMigwEKCFNldHRpbmdzEjAKCWVuZHBvaW50cxgBIAMoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuRW5kcG9pbnQSHQoVc2lnbmluZ19zZWNyZXRfcHJlZml4GAIgASgJEiYKHnByZXZpb3VzX3NlY3JldF92YWxpZF91bnRpbF9tcxgDIAEoAyIUChJHZXRTZXR0aW5nc1JlcXVlc3QiRgoTR2V0U2V0dGluZ3NSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MiLgoVVXBkYXRlU2V0dGluZ3NSZXF1ZXN0EhUKDWVuZHBvaW50X3VybHMYASADKAkiSQoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MiLgoaUm90YXRlU2lnbmluZ1NlY3JldFJlcXVlc3QSEAoIZ3JhY2VfbXMYASABKAMiZgobUm90YXRlU2lnbmluZ1NlY3JldFJlc3BvbnNlEhYKDnNpZ25pbmdfc2VjcmV0GAEgASgJEi8KCHNldHRpbmdzGAIgASgLMh0uanVuY3Rpb24ud2ViaG9vay52MS5TZXR0aW5ncyqoAQoORGVsaXZlcnlTdGF0dXMSHwobREVMSVZFUllfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGwoXREVMSVZFUllfU1RBVFVTX1BFTkRJTkcQARIdChlERUxJVkVSWV9TVEFUVVNfU1VDQ0VFREVEEAISGgoWREVMSVZFUllfU1RBVFVTX0ZBSUxFRBADEh0KGURFTElWRVJZX1NUQVRVU19FWEhBVVNURUQQBDLBCAoOV2ViaG9va1NlcnZpY2USYAoLR2V0U2V0dGluZ3MSJy5qdW5jdGlvbi53ZWJob29rLnYxLkdldFNldHRpbmdzUmVxdWVzdBooLmp1bmN0aW9uLndlYmhvb2sudjEuR2V0U2V0dGluZ3NSZXNwb25zZRJpCg5VcGRhdGVTZXR0aW5ncxIqLmp1bmN0aW9uLndlYmhvb2sudjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0GisuanVuY3Rpb24ud2ViaG9vay52MS5VcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEngKE1JvdGF0ZVNpZ25pbmdTZWNyZXQSLy5qdW5jdGlvbi53ZWJob29rLnYxLlJvdGF0ZVNpZ25pbmdTZWNyZXRSZXF1ZXN0GjAuanVuY3Rpb24ud2ViaG9vay52MS5Sb3RhdGVTaWduaW5nU2VjcmV0UmVzcG9uc2USewoUUmVjZWl2ZU5vdGlmaWNhdGlvbnMSMC5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25zUmVxdWVzdBoxLmp1bmN0aW9uLndlYmhvb2sudjEuUmVjZWl2ZU5vdGlmaWNhdGlvbnNSZXNwb25zZRJjCgxMaXN0TWVzc2FnZXMSKC5qdW5jdGlvbi53ZWJob29rLnYxLkxpc3RNZXNzYWdlc1JlcXVlc3QaKS5qdW5jdGlvbi53ZWJob29rLnYxLkxpc3RNZXNzYWdlc1Jlc3BvbnNlEl0KCkdldE1lc3NhZ2USJi5qdW5jdGlvbi53ZWJob29rLnYxLkdldE1lc3NhZ2VSZXF1ZXN0GicuanVuY3Rpb24ud2ViaG9vay52MS5HZXRNZXNzYWdlUmVzcG9uc2USZgoNUmVwbGF5TWVzc2FnZRIpLmp1bmN0aW9uLndlYmhvb2sudjEuUmVwbGF5TWVzc2FnZVJlcXVlc3QaKi5qdW5jdGlvbi53ZWJob29rLnYxLlJlcGxheU1lc3NhZ2VSZXNwb25zZRJjCgxSZXBsYXlGYWlsZWQSKC5qdW5jdGlvbi53ZWJob29rLnYxLlJlcGxheUZhaWxlZFJlcXVlc3QaKS5qdW5jdGlvbi53ZWJob29rLnYxLlJlcGxheUZhaWxlZFJlc3BvbnNlEmkKDkVuYWJsZUVuZHBvaW50EiouanVuY3Rpb24ud2ViaG9vay52MS5FbmFibGVFbmRwb2ludFJlcXVlc3QaKy5qdW5jdGlvbi53ZWJob29rLnYxLkVuYWJsZUVuZHBvaW50UmVzcG9uc2USbwoQQ2hlY2tFbmRwb2ludFVybBIsLmp1bmN0aW9uLndlYmhvb2sudjEuQ2hlY2tFbmRwb2ludFVybFJlcXVlc3QaLS5qdW5jdGlvbi53ZWJob29rLnYxLkNoZWNrRW5kcG9pbnRVcmxSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("CilqdW5jdGlvbi93ZWJob29rL3YxL3dlYmhvb2tfc2VydmljZS5wcm90bxITanVuY3Rpb24ud2ViaG9vay52MSKoAQoHQXR0ZW1wdBIKCgJpZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRILCgN1cmwYAyABKAkSEwoLc3RhdHVzX2NvZGUYBCABKAUSEgoKbGF0ZW5jeV9tcxgFIAEoAxIYChByZXNwb25zZV9zbmlwcGV0GAYgASgJEg0KBWVycm9yGAcgASgJEg0KBWF0X21zGAggASgDEg4KBm51bWJlchgJIAEoBSLBAgoHTWVzc2FnZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRIMCgRib2R5GAUgASgJEjMKBnN0YXR1cxgGIAEoDjIjLmp1bmN0aW9uLndlYmhvb2sudjEuRGVsaXZlcnlTdGF0dXMSFQoNYXR0ZW1wdF9jb3VudBgHIAEoBRIaChJuZXh0X2F0dGVtcHRfYXRfbXMYCCABKAMSEgoKbGFzdF9lcnJvchgJIAEoCRIVCg1jcmVhdGVkX2F0X21zGAogASgDEhcKD25vdGlmaWNhdGlvbl9pZBgLIAEoCRIuCghhdHRlbXB0cxgMIAMoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuQXR0ZW1wdCKYAgoaUmVjZWl2ZU5vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRJNCgdoZWFkZXJzGAMgAygLMjwuanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdC5IZWFkZXJzRW50cnkSEwoLYm9keV9sZW5ndGgYBCABKAMSDAoEYm9keRgFIAEoDBIUCgxjb250ZW50X3R5cGUYBiABKAkSDQoFcXVlcnkYByABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiYAobUmVjZWl2ZU5vdGlmaWNhdGlvbnNSZXF1ZXN0EkEKCHJlcXVlc3RzGAEgAygLMi8uanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdCJfChxSZWNlaXZlTm90aWZpY2F0aW9uc1Jlc3BvbnNlEj8KB3Jlc3VsdHMYASADKAsyLi5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXN1bHQinQEKGVJlY2VpdmVOb3RpZmljYXRpb25SZXN1bHQSRAoIcmVzcG9uc2UYASABKAsyMC5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXNwb25zZUgAEi8KBWVycm9yGAIgASgLMh4uanVuY3Rpb24ud2ViaG9vay52MS5JdGVtRXJyb3JIAEIJCgdvdXRjb21lIjoKCUl0ZW1FcnJvchIOCgZzdGF0dXMYASABKAUSDAoEY29kZRgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIr4BChtSZWNlaXZlTm90aWZpY2F0aW9uUmVzcG9uc2USFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJEhEKCWR1cGxpY2F0ZRgCIAEoCBIPCgdkcm9wcGVkGAMgASgIEjEKCWhhbmRzaGFrZRgEIAEoCzIeLmp1bmN0aW9uLndlYmhvb2sudjEuSGFuZHNoYWtlEhUKDWFjY2VwdF9zdGF0dXMYBSABKAUSGAoQbm90aWZpY2F0aW9uX2lkcxgGIAMoCSI/CglIYW5kc2hha2USDgoGc3RhdHVzGAEgASgFEhQKDGNvbnRlbnRfdHlwZRgCIAEoCRIMCgRib2R5GAMgASgMIsYBChNMaXN0TWVzc2FnZXNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIzCgZzdGF0dXMYAyABKA4yIy5qdW5jdGlvbi53ZWJob29rLnYxLkRlbGl2ZXJ5U3RhdHVzEgwKBHR5cGUYBCABKAkSFgoOdW5tYXRjaGVkX29ubHkYBSABKAgSDQoFbGltaXQYBiABKAUSEQoJYmVmb3JlX2lkGAcgASgJIl4KFExpc3RNZXNzYWdlc1Jlc3BvbnNlEi4KCG1lc3NhZ2VzGAEgAygLMhwuanVuY3Rpb24ud2ViaG9vay52MS5NZXNzYWdlEhYKDm5leHRfYmVmb3JlX2lkGAIgASgJIh8KEUdldE1lc3NhZ2VSZXF1ZXN0EgoKAmlkGAEgASgJIkMKEkdldE1lc3NhZ2VSZXNwb25zZRItCgdtZXNzYWdlGAEgASgLMhwuanVuY3Rpb24ud2ViaG9vay52MS5NZXNzYWdlIiIKFFJlcGxheU1lc3NhZ2VSZXF1ZXN0EgoKAmlkGAEgASgJIkYKFVJlcGxheU1lc3NhZ2VSZXNwb25zZRItCgdtZXNzYWdlGAEgASgLMhwuanVuY3Rpb24ud2ViaG9vay52MS5NZXNzYWdlIicKE1JlcGxheUZhaWxlZFJlcXVlc3QSEAoIc2luY2VfbXMYASABKAMiKAoUUmVwbGF5RmFpbGVkUmVzcG9uc2USEAoIcmVwbGF5ZWQYASABKAUiIwoVRW5hYmxlRW5kcG9pbnRSZXF1ZXN0EgoKAmlkGAEgASgJIkkKFkVuYWJsZUVuZHBvaW50UmVzcG9uc2USLwoIc2V0dGluZ3MYASABKAsyHS5qdW5jdGlvbi53ZWJob29rLnYxLlNldHRpbmdzIjUKF0NoZWNrRW5kcG9pbnRVcmxSZXF1ZXN0EgsKA3VybBgBIAEoCRINCgVmaWVsZBgCIAEoCSInChhDaGVja0VuZHBvaW50VXJsUmVzcG9uc2USCwoDdXJsGAEgASgJImcKCEVuZHBvaW50EgoKAmlkGAEgASgJEgsKA3VybBgCIAEoCRIPCgdlbmFibGVkGAMgASgIEhcKD2Rpc2FibGVkX3JlYXNvbhgEIAEoCRIYChBmYWlsaW5nX3NpbmNlX21zGAUgASgDIoMBCghTZXR0aW5ncxIwCgllbmRwb2ludHMYASADKAsyHS5qdW5jdGlvbi53ZWJob29rLnYxLkVuZHBvaW50Eh0KFXNpZ25pbmdfc2VjcmV0X3ByZWZpeBgCIAEoCRImCh5wcmV2aW91c19zZWNyZXRfdmFsaWRfdW50aWxfbXMYAyABKAMiFAoSR2V0U2V0dGluZ3NSZXF1ZXN0IkYKE0dldFNldHRpbmdzUmVzcG9uc2USLwoIc2V0dGluZ3MYASABKAsyHS5qdW5jdGlvbi53ZWJob29rLnYxLlNldHRpbmdzIi4KFVVwZGF0ZVNldHRpbmdzUmVxdWVzdBIVCg1lbmRwb2ludF91cmxzGAEgAygJIkkKFlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USLwoIc2V0dGluZ3MYASABKAsyHS5qdW5jdGlvbi53ZWJob29rLnYxLlNldHRpbmdzIi4KGlJvdGF0ZVNpZ25pbmdTZWNyZXRSZXF1ZXN0EhAKCGdyYWNlX21zGAEgASgDImYKG1JvdGF0ZVNpZ25pbmdTZWNyZXRSZXNwb25zZRIWCg5zaWduaW5nX3NlY3JldBgBIAEoCRIvCghzZXR0aW5ncxgCIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MqqAEKDkRlbGl2ZXJ5U3RhdHVzEh8KG0RFTElWRVJZX1NUQVRVU19VTlNQRUNJRklFRBAAEhsKF0RFTElWRVJZX1NUQVRVU19QRU5ESU5HEAESHQoZREVMSVZFUllfU1RBVFVTX1NVQ0NFRURFRBACEhoKFkRFTElWRVJZX1NUQVRVU19GQUlMRUQQAxIdChlERUxJVkVSWV9TVEFUVVNfRVhIQVVTVEVEEAQywQgKDldlYmhvb2tTZXJ2aWNlEmAKC0dldFNldHRpbmdzEicuanVuY3Rpb24ud2ViaG9vay52MS5HZXRTZXR0aW5nc1JlcXVlc3QaKC5qdW5jdGlvbi53ZWJob29rLnYxLkdldFNldHRpbmdzUmVzcG9uc2USaQoOVXBkYXRlU2V0dGluZ3MSKi5qdW5jdGlvbi53ZWJob29rLnYxLlVwZGF0ZVNldHRpbmdzUmVxdWVzdBorLmp1bmN0aW9uLndlYmhvb2sudjEuVXBkYXRlU2V0dGluZ3NSZXNwb25zZRJ4ChNSb3RhdGVTaWduaW5nU2VjcmV0Ei8uanVuY3Rpb24ud2ViaG9vay52MS5Sb3RhdGVTaWduaW5nU2VjcmV0UmVxdWVzdBowLmp1bmN0aW9uLndlYmhvb2sudjEuUm90YXRlU2lnbmluZ1NlY3JldFJlc3BvbnNlEnsKFFJlY2VpdmVOb3RpZmljYXRpb25zEjAuanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uc1JlcXVlc3QaMS5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25zUmVzcG9uc2USYwoMTGlzdE1lc3NhZ2VzEiguanVuY3Rpb24ud2ViaG9vay52MS5MaXN0TWVzc2FnZXNSZXF1ZXN0GikuanVuY3Rpb24ud2ViaG9vay52MS5MaXN0TWVzc2FnZXNSZXNwb25zZRJdCgpHZXRNZXNzYWdlEiYuanVuY3Rpb24ud2ViaG9vay52MS5HZXRNZXNzYWdlUmVxdWVzdBonLmp1bmN0aW9uLndlYmhvb2sudjEuR2V0TWVzc2FnZVJlc3BvbnNlEmYKDVJlcGxheU1lc3NhZ2USKS5qdW5jdGlvbi53ZWJob29rLnYxLlJlcGxheU1lc3NhZ2VSZXF1ZXN0GiouanVuY3Rpb24ud2ViaG9vay52MS5SZXBsYXlNZXNzYWdlUmVzcG9uc2USYwoMUmVwbGF5RmFpbGVkEiguanVuY3Rpb24ud2ViaG9vay52MS5SZXBsYXlGYWlsZWRSZXF1ZXN0GikuanVuY3Rpb24ud2ViaG9vay52MS5SZXBsYXlGYWlsZWRSZXNwb25zZRJpCg5FbmFibGVFbmRwb2ludBIqLmp1bmN0aW9uLndlYmhvb2sudjEuRW5hYmxlRW5kcG9pbnRSZXF1ZXN0GisuanVuY3Rpb24ud2ViaG9vay52MS5FbmFibGVFbmRwb2ludFJlc3BvbnNlEm8KEENoZWNrRW5kcG9pbnRVcmwSLC5qdW5jdGlvbi53ZWJob29rLnYxLkNoZWNrRW5kcG9pbnRVcmxSZXF1ZXN0Gi0uanVuY3Rpb24ud2ViaG9vay52MS5DaGVja0VuZHBvaW50VXJsUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * One delivery attempt of a message to an endpoint.
@@ -370,7 +370,7 @@ export const ItemErrorSchema: GenMessage<ItemError> = /*@__PURE__*/
  */
 export type ReceiveNotificationResponse = Message$1<"junction.webhook.v1.ReceiveNotificationResponse"> & {
   /**
-   * The recorded notification's id (ntf_...).
+   * The recorded notification's id (ntf_...); of a batch, its first recorded item's.
    *
    * @generated from field: string notification_id = 1;
    */
@@ -385,11 +385,33 @@ export type ReceiveNotificationResponse = Message$1<"junction.webhook.v1.Receive
 
   /**
    * True when it was dropped and not recorded (channel token mismatch): the gateway answers 403,
-   * which the upstream does not retry (it retries 5xx only).
+   * which the upstream does not retry (it retries 5xx only). A batch provider's items are dropped
+   * one by one instead, and the request still answers accept_status.
    *
    * @generated from field: bool dropped = 3;
    */
   dropped: boolean;
+
+  /**
+   * Set when the request was a provider handshake: answered exactly so, nothing recorded.
+   *
+   * @generated from field: junction.webhook.v1.Handshake handshake = 4;
+   */
+  handshake?: Handshake | undefined;
+
+  /**
+   * The 2xx to answer once recorded (the provider's); 0 means 200.
+   *
+   * @generated from field: int32 accept_status = 5;
+   */
+  acceptStatus: number;
+
+  /**
+   * Every recorded item's id, in the request's order, when the request carried a batch.
+   *
+   * @generated from field: repeated string notification_ids = 6;
+   */
+  notificationIds: string[];
 };
 
 /**
@@ -398,6 +420,41 @@ export type ReceiveNotificationResponse = Message$1<"junction.webhook.v1.Receive
  */
 export const ReceiveNotificationResponseSchema: GenMessage<ReceiveNotificationResponse> = /*@__PURE__*/
   messageDesc(file_junction_webhook_v1_webhook_service, 7);
+
+/**
+ * A provider's handshake answer (e.g. a subscription validation request), sent back as is.
+ *
+ * @generated from message junction.webhook.v1.Handshake
+ */
+export type Handshake = Message$1<"junction.webhook.v1.Handshake"> & {
+  /**
+   * The HTTP status.
+   *
+   * @generated from field: int32 status = 1;
+   */
+  status: number;
+
+  /**
+   * The Content-Type.
+   *
+   * @generated from field: string content_type = 2;
+   */
+  contentType: string;
+
+  /**
+   * The body (at most 64 KiB).
+   *
+   * @generated from field: bytes body = 3;
+   */
+  body: Uint8Array;
+};
+
+/**
+ * Describes the message junction.webhook.v1.Handshake.
+ * Use `create(HandshakeSchema)` to create a new message.
+ */
+export const HandshakeSchema: GenMessage<Handshake> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 8);
 
 /**
  * Request for ListMessages.
@@ -460,7 +517,7 @@ export type ListMessagesRequest = Message$1<"junction.webhook.v1.ListMessagesReq
  * Use `create(ListMessagesRequestSchema)` to create a new message.
  */
 export const ListMessagesRequestSchema: GenMessage<ListMessagesRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 8);
+  messageDesc(file_junction_webhook_v1_webhook_service, 9);
 
 /**
  * Response for ListMessages.
@@ -488,7 +545,7 @@ export type ListMessagesResponse = Message$1<"junction.webhook.v1.ListMessagesRe
  * Use `create(ListMessagesResponseSchema)` to create a new message.
  */
 export const ListMessagesResponseSchema: GenMessage<ListMessagesResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 9);
+  messageDesc(file_junction_webhook_v1_webhook_service, 10);
 
 /**
  * Request for GetMessage.
@@ -509,7 +566,7 @@ export type GetMessageRequest = Message$1<"junction.webhook.v1.GetMessageRequest
  * Use `create(GetMessageRequestSchema)` to create a new message.
  */
 export const GetMessageRequestSchema: GenMessage<GetMessageRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 10);
+  messageDesc(file_junction_webhook_v1_webhook_service, 11);
 
 /**
  * Response for GetMessage.
@@ -530,7 +587,7 @@ export type GetMessageResponse = Message$1<"junction.webhook.v1.GetMessageRespon
  * Use `create(GetMessageResponseSchema)` to create a new message.
  */
 export const GetMessageResponseSchema: GenMessage<GetMessageResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 11);
+  messageDesc(file_junction_webhook_v1_webhook_service, 12);
 
 /**
  * Request for ReplayMessage.
@@ -551,7 +608,7 @@ export type ReplayMessageRequest = Message$1<"junction.webhook.v1.ReplayMessageR
  * Use `create(ReplayMessageRequestSchema)` to create a new message.
  */
 export const ReplayMessageRequestSchema: GenMessage<ReplayMessageRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 12);
+  messageDesc(file_junction_webhook_v1_webhook_service, 13);
 
 /**
  * Response for ReplayMessage.
@@ -572,7 +629,7 @@ export type ReplayMessageResponse = Message$1<"junction.webhook.v1.ReplayMessage
  * Use `create(ReplayMessageResponseSchema)` to create a new message.
  */
 export const ReplayMessageResponseSchema: GenMessage<ReplayMessageResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 13);
+  messageDesc(file_junction_webhook_v1_webhook_service, 14);
 
 /**
  * Request for ReplayFailed.
@@ -593,7 +650,7 @@ export type ReplayFailedRequest = Message$1<"junction.webhook.v1.ReplayFailedReq
  * Use `create(ReplayFailedRequestSchema)` to create a new message.
  */
 export const ReplayFailedRequestSchema: GenMessage<ReplayFailedRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 14);
+  messageDesc(file_junction_webhook_v1_webhook_service, 15);
 
 /**
  * Response for ReplayFailed.
@@ -614,7 +671,7 @@ export type ReplayFailedResponse = Message$1<"junction.webhook.v1.ReplayFailedRe
  * Use `create(ReplayFailedResponseSchema)` to create a new message.
  */
 export const ReplayFailedResponseSchema: GenMessage<ReplayFailedResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 15);
+  messageDesc(file_junction_webhook_v1_webhook_service, 16);
 
 /**
  * Request for EnableEndpoint.
@@ -635,7 +692,7 @@ export type EnableEndpointRequest = Message$1<"junction.webhook.v1.EnableEndpoin
  * Use `create(EnableEndpointRequestSchema)` to create a new message.
  */
 export const EnableEndpointRequestSchema: GenMessage<EnableEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 16);
+  messageDesc(file_junction_webhook_v1_webhook_service, 17);
 
 /**
  * Response for EnableEndpoint.
@@ -656,7 +713,7 @@ export type EnableEndpointResponse = Message$1<"junction.webhook.v1.EnableEndpoi
  * Use `create(EnableEndpointResponseSchema)` to create a new message.
  */
 export const EnableEndpointResponseSchema: GenMessage<EnableEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 17);
+  messageDesc(file_junction_webhook_v1_webhook_service, 18);
 
 /**
  * Request for CheckEndpointUrl.
@@ -684,7 +741,7 @@ export type CheckEndpointUrlRequest = Message$1<"junction.webhook.v1.CheckEndpoi
  * Use `create(CheckEndpointUrlRequestSchema)` to create a new message.
  */
 export const CheckEndpointUrlRequestSchema: GenMessage<CheckEndpointUrlRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 18);
+  messageDesc(file_junction_webhook_v1_webhook_service, 19);
 
 /**
  * Response for CheckEndpointUrl.
@@ -705,7 +762,7 @@ export type CheckEndpointUrlResponse = Message$1<"junction.webhook.v1.CheckEndpo
  * Use `create(CheckEndpointUrlResponseSchema)` to create a new message.
  */
 export const CheckEndpointUrlResponseSchema: GenMessage<CheckEndpointUrlResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 19);
+  messageDesc(file_junction_webhook_v1_webhook_service, 20);
 
 /**
  * A customer webhook endpoint.
@@ -754,7 +811,7 @@ export type Endpoint = Message$1<"junction.webhook.v1.Endpoint"> & {
  * Use `create(EndpointSchema)` to create a new message.
  */
 export const EndpointSchema: GenMessage<Endpoint> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 20);
+  messageDesc(file_junction_webhook_v1_webhook_service, 21);
 
 /**
  * The environment's webhook settings.
@@ -789,7 +846,7 @@ export type Settings = Message$1<"junction.webhook.v1.Settings"> & {
  * Use `create(SettingsSchema)` to create a new message.
  */
 export const SettingsSchema: GenMessage<Settings> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 21);
+  messageDesc(file_junction_webhook_v1_webhook_service, 22);
 
 /**
  * Request for GetSettings.
@@ -804,7 +861,7 @@ export type GetSettingsRequest = Message$1<"junction.webhook.v1.GetSettingsReque
  * Use `create(GetSettingsRequestSchema)` to create a new message.
  */
 export const GetSettingsRequestSchema: GenMessage<GetSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 22);
+  messageDesc(file_junction_webhook_v1_webhook_service, 23);
 
 /**
  * Response for GetSettings.
@@ -825,7 +882,7 @@ export type GetSettingsResponse = Message$1<"junction.webhook.v1.GetSettingsResp
  * Use `create(GetSettingsResponseSchema)` to create a new message.
  */
 export const GetSettingsResponseSchema: GenMessage<GetSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 23);
+  messageDesc(file_junction_webhook_v1_webhook_service, 24);
 
 /**
  * Request for UpdateSettings.
@@ -846,7 +903,7 @@ export type UpdateSettingsRequest = Message$1<"junction.webhook.v1.UpdateSetting
  * Use `create(UpdateSettingsRequestSchema)` to create a new message.
  */
 export const UpdateSettingsRequestSchema: GenMessage<UpdateSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 24);
+  messageDesc(file_junction_webhook_v1_webhook_service, 25);
 
 /**
  * Response for UpdateSettings.
@@ -867,7 +924,7 @@ export type UpdateSettingsResponse = Message$1<"junction.webhook.v1.UpdateSettin
  * Use `create(UpdateSettingsResponseSchema)` to create a new message.
  */
 export const UpdateSettingsResponseSchema: GenMessage<UpdateSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 25);
+  messageDesc(file_junction_webhook_v1_webhook_service, 26);
 
 /**
  * Request for RotateSigningSecret.
@@ -888,7 +945,7 @@ export type RotateSigningSecretRequest = Message$1<"junction.webhook.v1.RotateSi
  * Use `create(RotateSigningSecretRequestSchema)` to create a new message.
  */
 export const RotateSigningSecretRequestSchema: GenMessage<RotateSigningSecretRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 26);
+  messageDesc(file_junction_webhook_v1_webhook_service, 27);
 
 /**
  * Response for RotateSigningSecret.
@@ -916,7 +973,7 @@ export type RotateSigningSecretResponse = Message$1<"junction.webhook.v1.RotateS
  * Use `create(RotateSigningSecretResponseSchema)` to create a new message.
  */
 export const RotateSigningSecretResponseSchema: GenMessage<RotateSigningSecretResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 27);
+  messageDesc(file_junction_webhook_v1_webhook_service, 28);
 
 /**
  * Where a message stands (Svix-style explicit states).
