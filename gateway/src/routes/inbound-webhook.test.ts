@@ -101,3 +101,43 @@ describe("POST /webhook/{environment}/{integration}", () => {
     expect(seen.map((n) => n.notificationId).sort()).toEqual([...data.ids].sort());
   });
 });
+
+describe("credentials at the webhook URL (issue 22, item 1)", () => {
+  test("Authorization reaches the webhook service for the provider's reader; Cookie and Proxy-Authorization do not", async () => {
+    kit = await startWebhookKit();
+    await kit.connections.createIntegration({ uniqueKey: "mail", provider: "google-mail" });
+    const sent: Record<string, string>[] = [];
+    const webhook: GatewayClients["webhook"] = {
+      ...kit.client,
+      receiveNotifications: (req, options) => {
+        for (const r of req.requests ?? []) sent.push({ ...r.headers });
+        return kit.client.receiveNotifications(req, options);
+      },
+    };
+    const gateway = createGateway({
+      clients: { webhook } as GatewayClients,
+      baseUrl: "http://j.test",
+      logger: createLogger({ sink: () => {} }),
+    });
+    const body = "not json";
+    const res = await gateway.fetch(
+      new Request(`http://j.test/webhook/${kit.environmentId}/mail`, {
+        method: "POST",
+        body,
+        headers: {
+          authorization: "Bearer push-token",
+          cookie: "s=1",
+          "proxy-authorization": "Basic eA==",
+          "content-length": String(body.length),
+        },
+      }),
+    );
+    // The Pub/Sub reader refused the body: its answer reaches the upstream as is.
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.code).toBe("pubsub_body_invalid");
+    expect(sent).toHaveLength(1);
+    expect(sent[0]?.authorization).toBe("Bearer push-token");
+    expect(sent[0]?.cookie).toBeUndefined();
+    expect(sent[0]?.["proxy-authorization"]).toBeUndefined();
+  });
+});

@@ -19,8 +19,12 @@ const MAX_HEADERS = 100;
 const MAX_HEADER_BYTES = 32 * 1024;
 /** An empty body, shared: the usual notification carries none. */
 const NO_BODY = new Uint8Array(0);
-/** Credentials are never recorded or forwarded (see the webhook service's notification-headers.ts). */
-const CREDENTIAL_HEADERS = new Set(["authorization", "proxy-authorization", "cookie"]);
+/**
+ * Credentials are never recorded or forwarded (see the webhook service's notification-headers.ts).
+ * `authorization` goes on to the webhook service, whose provider reader may check it (a signed push
+ * token) and which drops it before recording anything.
+ */
+const CREDENTIAL_HEADERS = new Set(["proxy-authorization", "cookie"]);
 
 type ReceiveRequest = MessageInitShape<typeof ReceiveNotificationRequestSchema>;
 

@@ -14,7 +14,10 @@ export type AccountEmailReader = (
   timeoutMs: number,
 ) => Promise<AccountEmailResult>;
 
-/** An inbound notification as the webhook URL received it; header names lower-case, credentials removed. */
+/**
+ * An inbound notification as the webhook URL received it; header names lower-case. `authorization` is
+ * there for the reader's checks only: receipt never records, forwards or logs it.
+ */
 export interface InboundNotification {
   headers: Readonly<Record<string, string>>;
   body: Uint8Array;

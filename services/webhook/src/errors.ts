@@ -14,6 +14,13 @@ const SHOWN_IN_MESSAGE = 5;
 const quote = (url: string) => `"${url.length > 120 ? `${url.slice(0, 120)}…` : url}"`;
 
 /** The webhook service's domain errors; the error boundary maps them to Connect codes. */
+/** The Connect code of an adapter's refusal, by the HTTP status it asked for. */
+const REFUSAL_CODES: Readonly<Record<number, Code>> = {
+  401: Code.Unauthenticated,
+  403: Code.PermissionDenied,
+  503: Code.Unavailable,
+};
+
 export const errors = {
   invalidEndpointUrls: (refused: RefusedUrl[]) => {
     const fieldErrors: FieldError[] = refused.map((r) => ({
@@ -57,13 +64,12 @@ export const errors = {
       `A notification's body may hold at most ${limit} bytes for this integration's provider; it was not recorded.`,
       Code.ResourceExhausted,
     ),
-  /** A notification its provider's adapter refused: 401 and 403 keep their meaning, any other status is a 400. */
+  /**
+   * A notification its provider's adapter refused: 401 and 403 keep their meaning, 503 (a check the
+   * reader could not make now, e.g. a push token's keys unreachable) is retried by the upstream, any other status is a 400.
+   */
   notificationRefused: (status: number, code: string, message: string) =>
-    new JunctionError(
-      code,
-      message,
-      status === 401 ? Code.Unauthenticated : status === 403 ? Code.PermissionDenied : Code.InvalidArgument,
-    ),
+    new JunctionError(code, message, REFUSAL_CODES[status] ?? Code.InvalidArgument),
   unknownMessage: (id: string) => notFound("unknown_message", `No webhook message with id "${id}".`),
   unknownEndpoint: (id: string) => notFound("unknown_endpoint", `No webhook endpoint with id "${id}".`),
   invalidField: (path: string, message: string) =>

@@ -1,6 +1,6 @@
 import { ChannelCall } from "@junction/contracts/events/v1/events_pb";
-import { parseObject, text } from "../json-fields.ts";
 import type { ChannelCallFacts } from "../adapter.ts";
+import { millis, parseObject, text } from "../google/json-fields.ts";
 
 const WATCH_PATH = /\/calendars\/[^/]+\/events\/watch$/;
 const STOP_PATH = /\/channels\/stop$/;
@@ -37,10 +37,4 @@ export function readChannelCall(
     expirationMs: millis(got.expiration) || millis(sent.expiration),
     token: text(sent.token) || text(got.token),
   };
-}
-
-/** The upstream writes expiration as a string of Unix milliseconds; callers may send a number. */
-function millis(value: unknown): number {
-  const n = typeof value === "string" && /^\d{1,16}$/.test(value) ? Number(value) : value;
-  return typeof n === "number" && Number.isSafeInteger(n) && n > 0 ? n : 0;
 }

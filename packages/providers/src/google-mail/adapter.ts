@@ -1,8 +1,11 @@
+import { join } from "node:path";
 import type { ProviderAdapter } from "../adapter.ts";
 import { googleConsentGuidance } from "../google/consent-guidance.ts";
 import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH } from "../google/google-oauth.ts";
-import { headerNotificationReader } from "../notification-reading.ts";
 import { calendarIdFromUri } from "../spec-matching.ts";
+import { pubsubPushReader } from "./pubsub-push.ts";
+import { GMAIL_SETTINGS } from "./settings.ts";
+import { gmailWatches } from "./watch-calls.ts";
 
 const GMAIL = "https://www.googleapis.com/auth";
 
@@ -29,16 +32,24 @@ export const googleMail: ProviderAdapter = {
     },
   ],
   defaultScopes: ["email", "profile", `${GMAIL}/gmail.readonly`],
-  // Mail notifications use a publish/subscribe topic upstream, not channels (spec: Events 5).
+  // Mail notifications come through a Pub/Sub topic, not channels with headers (spec: Events 5).
   webhookHeaders: null,
   consentGuidance: (scopes) => googleConsentGuidance(googleMail, scopes),
   allowedOverrideHosts: ["gmail.googleapis.com", "www.googleapis.com"],
   storesEmailHash: false,
   proxyPathExample: "gmail/v1/users/me/profile",
-  // Notifications sent with the spec's x-provider-* headers are matched by the spec's rules, as for any provider.
+  // The mailbox watch's lifecycle: scripts/README.md.
+  scriptTemplates: {
+    directory: join(import.meta.dir, "scripts"),
+    names: ["post-connection-creation", "watch-renewal", "pre-connection-deletion"],
+  },
+  // Pub/Sub push requests (pubsub-push.ts), matched by the mailbox's email (rule 2's tiers).
   notifications: {
+    // A push carries one message; Pub/Sub's own limit on a message is far larger, Gmail's is tiny.
     bodyLimitBytes: 64 * 1024,
     emailKeyOf: calendarIdFromUri,
-    read: headerNotificationReader(null),
+    read: pubsubPushReader(),
   },
+  channels: gmailWatches,
+  integrationSettings: GMAIL_SETTINGS,
 };

@@ -135,5 +135,35 @@ describe("checkedReading (what receipt accepts of an adapter's reading)", () => 
     expect(codeOf(() => refused(401))).toEqual({ status: Code.Unauthenticated, code: "bad_sig", message: "m" });
     expect(codeOf(() => refused(403))?.status).toBe(Code.PermissionDenied);
     expect(codeOf(() => refused(422))?.status).toBe(Code.InvalidArgument);
+    expect(codeOf(() => refused(503))?.status).toBe(Code.Unavailable);
+  });
+});
+
+describe("credential headers at receipt (issue 22, item 1)", () => {
+  test("the reader sees the request's bearer token; what is recorded never holds it", async () => {
+    const seen: MatchedNotification[] = [];
+    const k = await setup(seen);
+    await k.connections.createIntegration({ uniqueKey: "mail", provider: "google-mail" });
+    const push = (data: string) =>
+      new TextEncoder().encode(JSON.stringify({ message: { data, messageId: "m-1" }, subscription: "s" }));
+    const send = (body: Uint8Array) =>
+      k.receive({
+        environmentId: k.environmentId,
+        providerConfigKey: "mail",
+        headers: { authorization: "Bearer tok-secret-123", "content-type": "application/json" },
+        body,
+        bodyLength: BigInt(body.byteLength),
+        contentType: "application/json",
+      });
+    // The provider's reader runs at receipt: a malformed push is refused there.
+    const refused = await send(push("%%%")).catch((err: unknown) => ConnectError.from(err));
+    expect((refused as ConnectError).rawMessage).toContain("base64");
+    expect(k.logs.some((l) => l.includes("notification refused") && l.includes("pubsub_data_invalid"))).toBe(true);
+    const data = Buffer.from(JSON.stringify({ emailAddress: "a@example.com", historyId: "7" })).toString("base64");
+    await send(push(data));
+    await until("the push", () => seen.length === 1);
+    expect(seen[0]?.headers.authorization).toBeUndefined();
+    expect(seen[0]?.headers["content-type"]).toBe("application/json");
+    expect(JSON.stringify(seen[0], (_, v) => (typeof v === "bigint" ? String(v) : v))).not.toContain("tok-secret-123");
   });
 });

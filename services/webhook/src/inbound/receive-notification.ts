@@ -54,12 +54,22 @@ export async function receiveNotification(
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (!CREDENTIAL_HEADERS.has(name)) headers[name] = value;
   const now = ctx.clock.now();
+  // The reader sees the credential headers (a push's signed bearer token); nothing past it does.
   const reading = found.read(
-    { headers, body: req.body, query: req.query, contentType: req.contentType },
+    { headers: req.headers, body: req.body, query: req.query, contentType: req.contentType },
     { settings: found.settings, now, fetch: globalThis.fetch },
   );
   // Most readers answer at once: no await (and no microtask) for them.
-  const checked = checkedReading(reading instanceof Promise ? await reading : reading, found.maxItems);
+  const settled = reading instanceof Promise ? await reading : reading;
+  if (settled.kind === "refused") {
+    ctx.logger.warn("notification refused by its provider's reader", {
+      providerConfigKey: req.providerConfigKey,
+      status: settled.status,
+      // Not `code`: the logger redacts that key (an OAuth code).
+      refusal: settled.code,
+    });
+  }
+  const checked = checkedReading(settled, found.maxItems);
   if (checked.kind === "handshake") {
     ctx.logger.debug("provider handshake answered", {
       providerConfigKey: req.providerConfigKey,
