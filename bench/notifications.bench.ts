@@ -51,6 +51,7 @@
  * Junction only, e.g. a setting's old value: BENCH_COMPARE_ROOT=. compares two settings of the same code),
  * JUNCTION_WEBHOOK_* (passed to Junction).
  */
+import { rmSync } from "node:fs";
 import { loadavg } from "node:os";
 import { join } from "node:path";
 import { newId } from "@junction/platform";
@@ -337,6 +338,10 @@ async function throughput(): Promise<void> {
     }
   } finally {
     for (const c of [...contenders, ...others]) await stopJunction(c.junction);
+    // Only the first Junction's SQLite profile is printed; the others' files go.
+    for (const c of [...contenders.slice(1), ...others]) {
+      if (c.junction.sqlProfile) rmSync(join(c.junction.sqlProfile, ".."), { recursive: true, force: true });
+    }
     for (const stop of stops) stop();
     receiver.stop();
   }
