@@ -71,7 +71,7 @@ describe("integration settings and channel kinds in a real browser", () => {
         },
         managed_channels: true,
       });
-      await screenshot(page, "integration-settings");
+      await screenshot(page, "integration-provider-settings");
       // Reloaded, the page shows what was saved.
       await go("#/integrations/kinds-mail?t=1", "integrations");
       await page.waitForSelector("#provider-settings-form");
