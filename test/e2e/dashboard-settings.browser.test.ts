@@ -138,4 +138,24 @@ describe("integration settings and channel kinds in a real browser", () => {
     },
     STEP_MS,
   );
+  test(
+    "the new-integration form asks for the chosen provider's settings and the managed channels switch",
+    async () => {
+      await go("#/integrations/new", "integrations");
+      await page.waitForSelector("#new-integration-form");
+      await page.selectOption("#provider", "microsoft-outlook-calendar");
+      await page.waitForSelector("#setting-tenant");
+      expect(await page.isDisabled("#new-managed-channels")).toBe(false);
+      await page.fill("#unique_key", "outlook-form");
+      await page.fill("#setting-tenant", "organizations");
+      await page.check("#new-managed-channels");
+      await page.click("#create");
+      await page.waitForSelector('section[data-integration="outlook-form"]');
+      expect((await j.api("GET", "/integrations/outlook-form")).body.data).toMatchObject({
+        provider_settings: { tenant: "organizations" },
+        managed_channels: true,
+      });
+    },
+    STEP_MS,
+  );
 });
