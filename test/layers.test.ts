@@ -27,6 +27,15 @@ describe("the layers", () => {
     expect(offenders).toEqual([]);
   });
 
+  test("the wiring package (below the services) imports no service, scripts runtime, gateway or cli", () => {
+    const ABOVE = /["']@junction\/(?:[a-z-]+-service|service-specs|scripts-runtime|gateway|cli)(?:\/[^"']*)?["']/;
+    const files = filesUnder(join(ROOT, "packages/wiring"));
+    expect(files.length).toBeGreaterThan(3);
+    const offenders = files.filter((file) => ABOVE.test(readFileSync(file, "utf8"))).map((f) => relative(ROOT, f));
+    expect(offenders).toEqual([]);
+    expect(ABOVE.test('import { connectionSpec } from "@junction/service-specs";')).toBe(true);
+  });
+
   test("the check sees an import of the gateway, by name or by path", () => {
     expect(GATEWAY.test('import type { GatewayClients } from "@junction/gateway";')).toBe(true);
     expect(GATEWAY.test('import { x } from "@junction/gateway/http/error-response";')).toBe(true);
