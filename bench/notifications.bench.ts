@@ -81,10 +81,10 @@ import {
   selectProviders,
   setUpGmail,
   setUpGmailOidc,
-  setUpOutlook,
   startFakeGraph,
   startPushKeys,
 } from "./support/notification-providers.ts";
+import { setUpOutlook } from "./support/outlook-setup.ts";
 
 const env = process.env;
 const N = Number(env.BENCH_NOTIFICATIONS ?? 3000);
