@@ -44,3 +44,20 @@ describe("the layers", () => {
     expect(GATEWAY.test('import { x } from "@junction/public-api/service-clients";')).toBe(false);
   });
 });
+
+describe("file sizes (issue 21: no file over 400 lines outside tests and generated code)", () => {
+  /** Test code: tests, conformance suites, test kits and fakes' test helpers; generated code. */
+  const EXEMPT = /(\.test\.ts|\.conformance\.ts|-kit\.ts)$|\/(gen|testing)\//;
+
+  test("every other .ts file has at most 400 lines", () => {
+    const files = ["packages", "services", "gateway", "scripts-runtime", "cli", "bench", "scripts"].flatMap((dir) =>
+      filesUnder(join(ROOT, dir)).filter((f) => f.endsWith(".ts")),
+    );
+    expect(files.length).toBeGreaterThan(300);
+    const long = files
+      .filter((file) => !EXEMPT.test(relative(ROOT, file)))
+      .map((file) => [relative(ROOT, file), readFileSync(file, "utf8").split("\n").length - 1] as const)
+      .filter(([, lines]) => lines > 400);
+    expect(long).toEqual([]);
+  });
+});
