@@ -40,6 +40,12 @@ export const errors = {
       `Invalid metadata: ${fieldErrors.map((e) => `${e.path} ${e.message}`).join("; ")}.`,
       fieldErrors,
     ),
+  managedChannelsUnsupported: (provider: string) =>
+    invalidArgument(
+      "managed_channels_unsupported",
+      `Provider "${provider}" has no notification channels Junction can create itself; managed_channels must stay off.`,
+      [{ path: "managed_channels", message: "is not supported by the integration's provider" }],
+    ),
   invalidField: (path: string, message: string) =>
     invalidArgument("invalid_request", `${path} ${message}.`, [{ path, message }]),
   unknownSecretKey: (id: string) => notFound("unknown_secret_key", `No secret key with id "${id}".`),

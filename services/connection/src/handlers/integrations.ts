@@ -1,5 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { ConnectionService, UpstreamOverrides } from "@junction/contracts/connection/v1/connection_service_pb";
+import type { ProviderAdapter } from "@junction/providers";
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { toIntegration, toProvider } from "../mappers.ts";
@@ -39,6 +40,15 @@ function checkOverrides(o: UpstreamOverrides | undefined): UpstreamOverridesReco
   return out;
 }
 
+/**
+ * Managed channels need a provider whose adapter can create a channel itself: refused at create and
+ * update otherwise, rather than accepted and never acted on.
+ */
+function checkManagedChannels(adapter: ProviderAdapter | undefined, managed: boolean): void {
+  if (!managed || adapter?.channels?.create) return;
+  throw errors.managedChannelsUnsupported(adapter?.name ?? "unknown");
+}
+
 export function integrationHandlers(ctx: ConnectionServiceContext): Partial<ServiceImpl<typeof ConnectionService>> {
   const load = async (key: string) => {
     const env = await ctx.environment();
@@ -69,10 +79,13 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
         overrides: checkOverrides(req.overrides),
         forwardWebhooks: true,
         useTestCredentials: false,
+        providerSettings: { ...req.providerSettings },
+        managedChannels: req.managedChannels,
         createdAt: now,
         updatedAt: now,
       };
       checkOAuthUrls(template, rec.overrides, req.providerSettings);
+      checkManagedChannels(template, rec.managedChannels === true);
       try {
         await ctx.store.insertIntegration(rec);
       } catch (err) {
@@ -111,8 +124,11 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
       if (req.replaceScopes) next.scopes = [...new Set(req.scopes)];
       if (req.overrides) next.overrides = checkOverrides(req.overrides);
       if (req.forwardWebhooks !== undefined) next.forwardWebhooks = req.forwardWebhooks;
+      if (req.providerSettings) next.providerSettings = { ...req.providerSettings.values };
+      if (req.managedChannels !== undefined) next.managedChannels = req.managedChannels;
       const adapter = ctx.providers.get(next.provider);
-      if (adapter) checkOAuthUrls(adapter, next.overrides, req.providerSettings?.values ?? next.providerSettings ?? {});
+      if (adapter) checkOAuthUrls(adapter, next.overrides, next.providerSettings ?? {});
+      checkManagedChannels(adapter, next.managedChannels === true);
       try {
         const found = await ctx.store.replaceIntegration(env.id, current.uniqueKey, next);
         if (!found) throw errors.unknownProviderConfig(req.uniqueKey);

@@ -202,6 +202,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE connections ADD COLUMN webhook_url_override TEXT NOT NULL DEFAULT '';
   ALTER TABLE connect_sessions ADD COLUMN webhook_url_override TEXT NOT NULL DEFAULT '';
   `,
+  // The provider's own settings (JSON object) and whether Junction manages the notification channels.
+  `
+  ALTER TABLE integrations ADD COLUMN provider_settings TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE integrations ADD COLUMN managed_channels INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /**

@@ -43,6 +43,8 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         overrides: { baseUrl: "http://127.0.0.1:9/upstream" },
         forwardWebhooks: true,
         useTestCredentials: false,
+        providerSettings: {},
+        managedChannels: false,
         createdAt: at,
         updatedAt: at,
         ...over,
@@ -132,6 +134,8 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
           overrides: {},
           forwardWebhooks: false,
           useTestCredentials: true,
+          providerSettings: { topic: "projects/p/topics/t" },
+          managedChannels: true,
         });
         await store.insertIntegration(a);
         await store.insertIntegration(b);
