@@ -5,6 +5,7 @@ import { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_p
 import { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import {
   createChannelService,
+  createManagedChannels,
   loadChannelConfig,
   observeChannels,
   openChannelStore,
@@ -106,14 +107,30 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
       const { bus, clock, logger } = ctx;
       const store = await openChannelStore(ctx.common, ctx.db);
       const observer = await observeChannels(bus, store, clock, logger);
+      const proxy = ctx.client("proxy");
+      const connections = ctx.client("connection");
+      // Channels of integrations with managed_channels: created, renewed and recreated by Junction.
+      const managed = createManagedChannels({
+        store,
+        clock,
+        logger,
+        bus,
+        environment: ctx.environment,
+        proxy,
+        connections,
+        timeoutMs: config.stopTimeoutMs,
+        pollIntervalMs: config.managedPollIntervalMs,
+      });
       const impl = createChannelService({
         store,
         clock,
         logger,
         environment: ctx.environment,
-        proxy: ctx.client("proxy"),
-        connections: ctx.client("connection"),
+        proxy,
+        connections,
         stopTimeoutMs: config.stopTimeoutMs,
+        bus,
+        managed,
       });
       let sweeps: ReturnType<typeof startExpirySweeps> | undefined;
       return {
@@ -121,8 +138,10 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
         async start() {
           const environment = ctx.environment;
           sweeps = startExpirySweeps({ store, clock, logger, bus, environment, intervalMs: config.sweepIntervalMs });
+          await managed.start();
         },
         async stop() {
+          await managed.stop();
           await sweeps?.stop();
           await observer.stop();
         },
