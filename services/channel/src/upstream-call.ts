@@ -67,13 +67,17 @@ export async function callUpstream(
 /** Bytes of an upstream refusal kept in a failure's message. */
 const REFUSAL_SNIPPET = 300;
 
-/** The failure of an answer that is not a 2xx. */
-export function refusal(answer: UpstreamAnswer): UpstreamFailure {
-  const text = new TextDecoder().decode(answer.body.subarray(0, REFUSAL_SNIPPET));
+/**
+ * The failure of an answer that is not a 2xx, with the start of its body. `secret` (a channel's token,
+ * which an upstream may echo) is cut out before the snippet is taken, so no part of it is kept.
+ */
+export function refusal(answer: UpstreamAnswer, secret = ""): UpstreamFailure {
+  let text = new TextDecoder().decode(answer.body);
+  if (secret) text = text.split(secret).join("[redacted]");
   return {
     status: answer.status,
     code: "upstream_refused",
-    message: `The upstream answered ${answer.status}: ${text}`,
+    message: `The upstream answered ${answer.status}: ${text.slice(0, REFUSAL_SNIPPET)}`,
   };
 }
 

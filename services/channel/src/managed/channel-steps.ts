@@ -103,7 +103,7 @@ async function record(
   adapter: ChannelAdapter | undefined,
 ): Promise<StepResult> {
   if ("code" in res) return { failure: redact(res, input.token) };
-  if (res.status < 200 || res.status > 299) return { failure: redact(refusal(res), input.token) };
+  if (res.status < 200 || res.status > 299) return { failure: refusal(res, input.token) };
   const facts = adapter?.readCreated?.(input, res.body) ?? null;
   if (!facts) {
     return {

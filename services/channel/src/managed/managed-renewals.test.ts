@@ -6,7 +6,7 @@ import { DAY, HOUR, type ManagedHarness, managedHarness, TOPIC } from "./managed
 
 const CONNECTIONS = ["conn-a", "conn-b", "conn-c"];
 
-const PROVIDERS = [
+const PROVIDERS: { provider: string; settings: Record<string, string>; minRenewals: number; inPlace: boolean }[] = [
   // Calendar channels live a week and cannot be extended: renewed by create-then-stop a day before.
   { provider: "google-calendar", settings: {}, minRenewals: 4, inPlace: false },
   // A mailbox watch is renewed by watching again, once a day (6 days' margin on 7).

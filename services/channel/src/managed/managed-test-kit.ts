@@ -40,7 +40,9 @@ interface UpstreamChannel {
 export class StandInUpstream {
   readonly channels = new Map<string, UpstreamChannel>();
   readonly calls: string[] = [];
-  /** The next N creations are refused with a 503 whose body echoes the request (to prove redaction). */
+  /** Every channel token or clientState a creation sent, refused or not. */
+  readonly sentTokens: string[] = [];
+  /** The next N creations are refused with a 503 whose body echoes the token (to prove redaction). */
   failCreates = 0;
   private seq = 0;
 
@@ -66,9 +68,12 @@ export class StandInUpstream {
       url.pathname.endsWith("/events/watch") ||
       url.pathname.endsWith("/watch") ||
       (method === "POST" && url.pathname === "/v1.0/subscriptions");
+    if (isCreate && typeof (body.token ?? body.clientState) === "string") {
+      this.sentTokens.push(String(body.token ?? body.clientState));
+    }
     if (isCreate && this.failCreates > 0) {
       this.failCreates--;
-      return new Response(`busy, try later: ${raw}`, { status: 503 });
+      return new Response(`busy, try later (channel ${String(body.token ?? body.clientState)})`, { status: 503 });
     }
     const json = (status: number, value: unknown) => Response.json(value, { status });
     const stop = (c: UpstreamChannel | undefined) => {
