@@ -35,6 +35,10 @@ export const ERROR_CODES = {
   unknown_provider: e(Code.InvalidArgument, "No provider template with this name (see GET /providers)."),
   unknown_provider_config: e(Code.NotFound, "No integration with this id."),
   integration_already_exists: e(Code.AlreadyExists, "An integration with this id already exists."),
+  managed_channels_unsupported: e(
+    Code.InvalidArgument,
+    "managed_channels is on for a provider whose channels Junction cannot create itself.",
+  ),
   integration_has_connections: e(Code.FailedPrecondition, "The integration has connections; pass `force=true`."),
   unknown_connection: e(Code.NotFound, "No connection with this id for the integration."),
   connection_already_exists: e(Code.AlreadyExists, "A connection with this id already exists for the integration."),

@@ -32,6 +32,18 @@ const ignoredNangoSettings = {
 };
 
 const url = z.string().url().max(2048);
+/** The provider's own settings (its adapter's `integrationSettings`: a push audience, a topic, a tenant). */
+const providerSettingsSchema = z
+  .record(z.string().min(1).max(64), z.string().max(2048))
+  .refine((v) => Object.keys(v).length <= 32, "at most 32 settings")
+  .describe(
+    "The provider's own settings by key (GET /providers lists each provider's); absent keys take their defaults.",
+  );
+const managedChannelsSchema = z
+  .boolean()
+  .describe(
+    "Junction itself creates, renews and recreates the connections' notification channels (default false: your scripts do).",
+  );
 const overridesSchema = z
   .object({ base_url: url.optional(), authorization_url: url.optional(), token_url: url.optional() })
   .strict();
@@ -44,6 +56,8 @@ const createSchema = z
     credentials: credentialsSchema.optional(),
     forward_webhooks: z.boolean().optional(),
     upstream_overrides: overridesSchema.optional(),
+    provider_settings: providerSettingsSchema.optional(),
+    managed_channels: managedChannelsSchema.optional(),
     ...ignoredNangoSettings,
   })
   .strict();
@@ -55,6 +69,8 @@ const updateSchema = z
     credentials: credentialsSchema.partial({ client_secret: true }).optional(),
     forward_webhooks: z.boolean().optional(),
     upstream_overrides: overridesSchema.optional(),
+    provider_settings: providerSettingsSchema.optional(),
+    managed_channels: managedChannelsSchema.optional(),
     ...ignoredNangoSettings,
   })
   .strict();
@@ -109,6 +125,8 @@ export function integrationRoutes(): Route[] {
           clientSecret: body.credentials?.client_secret ?? "",
           scopes: body.credentials?.scopes ?? [],
           overrides: toOverrides(body.upstream_overrides),
+          providerSettings: body.provider_settings ?? {},
+          managedChannels: body.managed_channels ?? false,
         });
         if (!integration) throw new Error("createIntegration returned no integration");
         let out = integration;
@@ -126,7 +144,7 @@ export function integrationRoutes(): Route[] {
         tags: ["Integrations"],
         body: createSchema,
         responses: { 200: dataOf(integrationAnswer) },
-        errors: ["unknown_provider", "integration_already_exists", "invalid_request"],
+        errors: ["unknown_provider", "integration_already_exists", "invalid_request", "managed_channels_unsupported"],
       },
     },
     {
@@ -167,6 +185,8 @@ export function integrationRoutes(): Route[] {
           scopes: body.credentials?.scopes ?? [],
           overrides: toOverrides(body.upstream_overrides),
           forwardWebhooks: body.forward_webhooks,
+          providerSettings: body.provider_settings ? { values: body.provider_settings } : undefined,
+          managedChannels: body.managed_channels,
         });
         if (!integration) throw new Error("updateIntegration returned no integration");
         return json({ data: presentIntegration(integration, { webhook: true }) });
@@ -177,7 +197,12 @@ export function integrationRoutes(): Route[] {
         params: { key: "The integration's id (unique_key)." },
         body: updateSchema,
         responses: { 200: dataOf(integrationAnswer) },
-        errors: ["unknown_provider_config", "integration_already_exists", "invalid_request"],
+        errors: [
+          "unknown_provider_config",
+          "integration_already_exists",
+          "invalid_request",
+          "managed_channels_unsupported",
+        ],
       },
     },
     {

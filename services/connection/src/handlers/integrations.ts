@@ -44,7 +44,7 @@ function checkOverrides(o: UpstreamOverrides | undefined): UpstreamOverridesReco
  * Managed channels need a provider whose adapter can create a channel itself: refused at create and
  * update otherwise, rather than accepted and never acted on.
  */
-function checkManagedChannels(adapter: ProviderAdapter | undefined, managed: boolean): void {
+export function checkManagedChannels(adapter: ProviderAdapter | undefined, managed: boolean): void {
   if (!managed || adapter?.channels?.create) return;
   throw errors.managedChannelsUnsupported(adapter?.name ?? "unknown");
 }
