@@ -8,9 +8,11 @@ import { type Clock, type Logger, randomToken, type TimerHandle } from "@junctio
 import type { HttpFetch } from "../context.ts";
 import type { ManagedSlot, ManagedSlotKey } from "../store/managed-records.ts";
 import type { ChannelStore } from "../store/store.ts";
+import { reconcileManaged } from "./reconcile.ts";
 import { runSlot } from "./run-slot.ts";
 
 export const DEFAULT_MANAGED_POLL_MS = 5 * 60_000;
+const DEFAULT_RECONCILE_MS = 3_600_000;
 const DEFAULT_CLAIM_MS = 5 * 60_000;
 /** Slots claimed at once by one process. */
 const CLAIM_BATCH = 16;
@@ -30,6 +32,8 @@ export interface ManagedChannelsDeps {
   pollIntervalMs?: number;
   /** How long a claim on a slot holds before another process may take it over (default 5 minutes). */
   claimMs?: number;
+  /** Time between two looks for managed connections without a slot (default one hour; at start too). */
+  reconcileIntervalMs?: number;
   /** Retry backoff of a failed step: first delay and cap (defaults one minute and one hour). */
   retryBaseMs?: number;
   retryMaxMs?: number;
@@ -70,10 +74,19 @@ export function createManagedChannels(deps: ManagedChannelsDeps): ManagedChannel
   let started = false;
   let stopped = false;
   let running: Promise<number> | undefined;
+  let reconcileAt = Number.NEGATIVE_INFINITY;
   const subscriptions: Subscription[] = [];
 
   const pass = async (): Promise<number> => {
     const env = await deps.environment();
+    if (started && deps.clock.now() >= reconcileAt) {
+      reconcileAt = deps.clock.now() + (deps.reconcileIntervalMs ?? DEFAULT_RECONCILE_MS);
+      const found = await reconcileManaged(deps, env).catch((err: unknown) => {
+        log.warn("managed connections not reconciled; the next look retries", { error: err });
+        return 0;
+      });
+      if (found > 0) log.info("managed connections without a channel scheduled", { count: found });
+    }
     let ran = 0;
     for (;;) {
       const now = deps.clock.now();
@@ -93,7 +106,9 @@ export function createManagedChannels(deps: ManagedChannelsDeps): ManagedChannel
   const arm = async () => {
     if (stopped || !started) return;
     const next = await deps.store.managed.nextManagedDue(await deps.environment());
-    const delay = next === null ? poll : Math.min(poll, Math.max(0, next - deps.clock.now()));
+    const now = deps.clock.now();
+    const soonest = Math.min(next ?? Number.POSITIVE_INFINITY, reconcileAt);
+    const delay = Math.min(poll, Math.max(0, soonest - now));
     timer?.cancel();
     timer = deps.clock.setTimer(tick, delay);
   };

@@ -103,6 +103,20 @@ describe("managed channels: failures, restarts, several processes, deletion", ()
     expect(h.upstream.activeFor("conn-a")).toHaveLength(1);
   });
 
+  test("a connection whose event was missed, or made before the switch, gets its channel from the hourly look", async () => {
+    h = await managedHarness("microsoft-outlook-calendar", { managedChannels: false });
+    h.known.add("conn-early");
+    await h.connect("conn-a");
+    expect(h.upstream.calls).toEqual([]);
+    // Switched on: no event says so; the next look finds both connections.
+    h.integration.managedChannels = true;
+    await h.clock.advance(HOUR);
+    await h.managed.idle();
+    expect(await h.active("conn-early")).toHaveLength(1);
+    expect(await h.active("conn-a")).toHaveLength(1);
+    expect(h.webhooks.map((w) => w.reason)).toEqual(["connection_found", "connection_found"]);
+  });
+
   test("of several processes, one runs each due slot", async () => {
     h = await managedHarness("google-calendar");
     for (const c of ["conn-a", "conn-b", "conn-c", "conn-d"]) {

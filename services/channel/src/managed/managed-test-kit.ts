@@ -137,7 +137,9 @@ export interface ManagedHarness {
   webhooks: Record<string, unknown>[];
   /** A fresh runner on the same store (another process, or this one restarted). */
   runner(): ManagedChannels;
-  /** Publishes ConnectionCreated for the connection and waits for the runner. */
+  /** The connections the stand-in connection service lists. */
+  known: Set<string>;
+  /** Adds the connection and publishes ConnectionCreated for it, then waits for the runner. */
   connect(connectionId: string): Promise<void>;
   /** Active channels of the connection in the registry now. */
   active(connectionId: string): Promise<string[]>;
@@ -162,6 +164,8 @@ export async function managedHarness(
     providerSettings: over.providerSettings ?? {},
   });
   const router = { router: { interceptors: [errorBoundary(logger)] } };
+  /** The connections the connection service holds. */
+  const known = new Set<string>();
   const proxy = createClient(
     ProxyService,
     createRouterTransport(
@@ -184,6 +188,12 @@ export async function managedHarness(
           getIntegration: (req) => {
             if (req.uniqueKey !== integration.uniqueKey) throw notFound("unknown_provider_config", "no integration");
             return { integration };
+          },
+          listIntegrations: () => ({ integrations: [integration] }),
+          listConnections: (req) => {
+            const ids = req.providerConfigKey === integration.uniqueKey ? [...known] : [];
+            const page = ids.slice(req.page * req.limit, (req.page + 1) * req.limit);
+            return { connections: page.map((connectionId) => ({ connectionId })), total: ids.length };
           },
         }),
       router,
@@ -240,7 +250,9 @@ export async function managedHarness(
     channels,
     webhooks,
     runner,
+    known,
     async connect(connectionId) {
+      known.add(connectionId);
       const event = create(ConnectionCreatedSchema, {
         environmentId: ENV,
         providerConfigKey: "int",

@@ -8,6 +8,7 @@ import type { ChannelRecord } from "../store/records.ts";
 import { stopUpstream } from "../upstream-stop.ts";
 import { createChannel, renewInPlace, type StepDeps, type StepResult } from "./channel-steps.ts";
 import { type ChannelEvent, enqueueChannelEvent } from "./managed-webhook.ts";
+import { NOT_MANAGED_REASON } from "./reconcile.ts";
 
 export interface RunDeps extends StepDeps {
   connections: Client<typeof ConnectionService>;
@@ -24,7 +25,11 @@ export interface RunDeps extends StepDeps {
 const MIN_RENEW_GAP_MS = 60_000;
 
 /** Why a slot is left with nothing due, when its run finds there is nothing to keep. */
-const GONE = { integration: "integration_gone", connection: "connection_gone", notManaged: "not_managed" } as const;
+const GONE = {
+  integration: "integration_gone",
+  connection: "connection_gone",
+  notManaged: NOT_MANAGED_REASON,
+} as const;
 
 /**
  * Runs one claimed slot: creates the connection's channel when none is active, else renews it (in
