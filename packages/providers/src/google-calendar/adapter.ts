@@ -68,6 +68,7 @@ export const googleCalendar: ProviderAdapter = {
     maxLifetimeMs: CHANNEL_MAX_LIFETIME_MS,
     renewMarginMs: 24 * 3600 * 1000,
     create: createCalendarChannel,
+    createWatchesAccount: true,
     readCreated: readCreatedCalendarChannel,
     // A channel cannot be extended: a new one is watched, then the old one stopped (spec: lifecycle, "Renewal").
     renew: "recreate",

@@ -34,7 +34,7 @@ describe("the calendar adapter's channel calls (spec: Upstream calendar API call
     });
   });
 
-  test("managed channels: a watch on the primary calendar with Junction's id and token, its answer read", () => {
+  test("managed channels: a watch on the account's calendar with Junction's id and token, its answer read", () => {
     const input = {
       channelId: "mch_1",
       token: "tok",

@@ -39,19 +39,20 @@ export function readChannelCall(
   };
 }
 
-/** Managed channels watch the account's primary calendar (its id is the account's email). */
-const MANAGED_WATCH_PATH = "/calendar/v3/calendars/primary/events/watch";
 /** https://developers.google.com/workspace/calendar/api/guides/push: events channels live at most one week. */
 export const CHANNEL_MAX_LIFETIME_MS = 7 * 24 * 3600 * 1000;
 
 /**
  * Managed channels: the watch Junction makes itself, a web_hook channel on the primary calendar's
- * events with Junction's id and token, asking for the longest life the upstream allows.
+ * events with Junction's id and token, asking for the longest life the upstream allows. The calendar
+ * is named by its id, the account's email (as the script template does), so that the resource URI
+ * of every notification carries it and matches by rule 2; "primary" only when the email is unknown.
  */
 export function createCalendarChannel(input: ChannelCreation): UpstreamCall {
+  const calendarId = encodeURIComponent(input.accountEmail || "primary");
   return {
     method: "POST",
-    path: MANAGED_WATCH_PATH,
+    path: `/calendar/v3/calendars/${calendarId}/events/watch`,
     body: JSON.stringify({
       id: input.channelId,
       type: "web_hook",

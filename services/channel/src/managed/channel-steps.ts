@@ -7,6 +7,7 @@ import {
   providerSettings,
   type UpstreamCall,
 } from "@junction/providers";
+import { channelProvider } from "../channel-providers.ts";
 import type { ManagedSlotKey } from "../store/managed-records.ts";
 import type { ChannelRecord } from "../store/records.ts";
 import type { ChannelStore } from "../store/store.ts";
@@ -55,12 +56,35 @@ export async function createChannel(
   now: number,
 ): Promise<StepResult> {
   const input = creationInput(integration, newId("chn", now), randomToken(TOKEN_BYTES), now);
+  if (channelProvider(integration.provider)?.createWatchesAccount) {
+    const email = await accountEmail(deps, key, integration.provider);
+    if (typeof email !== "string") return { failure: email };
+    input.accountEmail = email;
+  }
   let adapter: ChannelAdapter | undefined;
   const res = await callUpstream(deps, key, (provider) => {
     adapter = provider;
     return provider.create ? built(() => provider.create?.(input)) : notManageable();
   });
   return record(deps, key, res, input, now, adapter);
+}
+
+/**
+ * The account's email, read with the provider's reader and the connection's credentials (for an
+ * adapter whose channels watch a resource named by it).
+ */
+async function accountEmail(deps: StepDeps, key: ManagedSlotKey, provider: string): Promise<string | UpstreamFailure> {
+  const read = providerAdapter(provider)?.readAccountEmail;
+  if (!read) return "";
+  const resolved = await deps.proxy.resolveUpstream({ ...key, forceRefresh: false });
+  const bearer = Object.entries(resolved.headers).find(([name]) => name.toLowerCase() === "authorization")?.[1] ?? "";
+  const got = await read(deps.fetch, resolved.baseUrl, bearer.replace(/^Bearer\s+/i, ""), deps.timeoutMs);
+  if (got.ok) return got.email;
+  return {
+    status: 0,
+    code: "account_email_unavailable",
+    message: `The account's email could not be read: ${got.reason}.`,
+  };
 }
 
 /**

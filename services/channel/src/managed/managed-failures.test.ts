@@ -129,7 +129,7 @@ describe("managed channels: failures, restarts, several processes, deletion", ()
     }
     const others = [h.runner(), h.runner(), h.runner()];
     await Promise.all([h.managed.runDue(), ...others.map((o) => o.runDue())]);
-    const creates = h.upstream.calls.filter((c) => c.startsWith("POST /calendar/v3/calendars/primary/events/watch"));
+    const creates = h.upstream.calls.filter((c) => /^POST \/calendar\/v3\/calendars\/[^/]+\/events\/watch/.test(c));
     expect(creates.map((c) => c.split(" ")[2]).sort()).toEqual(["conn-a", "conn-b", "conn-c", "conn-d"]);
   });
 
@@ -166,6 +166,7 @@ describe("managed channels: failures, restarts, several processes, deletion", ()
     await h.clock.advance(7 * DAY);
     await h.managed.idle();
     expect(await h.store.managed.getManaged(SLOT)).toMatchObject({ dueAt: null, reason: "not_managed" });
-    expect(h.upstream.calls).toHaveLength(1);
+    // The account's calendar read and one watch: nothing after the switch was turned off.
+    expect(h.upstream.calls).toHaveLength(2);
   });
 });

@@ -61,6 +61,15 @@ describe("managed channels: 30 days of renewals", () => {
     });
   }
 
+  test("a calendar channel watches the account's calendar by its email, so notifications match by rule 2", async () => {
+    h = await managedHarness("google-calendar");
+    await h.connect("conn-a");
+    const [id] = await h.active("conn-a");
+    const channel = await h.store.get("env_managed_test", id as string, h.clock.now());
+    expect(channel?.resourceUri).toContain("/calendars/conn-a%40example.com/events");
+    expect(h.upstream.calls[0]).toBe("GET /calendar/v3/users/me/calendarList/primary conn-a");
+  });
+
   test("renewals fall the provider's margin before the expiry", async () => {
     h = await managedHarness("microsoft-outlook-calendar");
     await h.connect("conn-a");

@@ -82,13 +82,18 @@ export class StandInUpstream {
       return new Response(null, { status: 204 });
     };
     const path = url.pathname;
-    if (method === "POST" && path === "/calendar/v3/calendars/primary/events/watch") {
+    if (method === "GET" && path === "/calendar/v3/users/me/calendarList/primary") {
+      return json(200, { id: `${conn}@example.com`, primary: true });
+    }
+    const calendar = /^\/calendar\/v3\/calendars\/([^/]+)\/events\/watch$/.exec(path)?.[1];
+    if (method === "POST" && calendar) {
+      if (decodeURIComponent(calendar) !== `${conn}@example.com`) return json(404, { error: "not your calendar" });
       const params = body.params as { ttl: string };
       const channel = this.add(String(body.id), conn, String(body.token), now + Number(params.ttl) * 1000);
       return json(200, {
         id: channel.id,
         resourceId: `res-${conn}`,
-        resourceUri: "https://calendar.stand-in/calendars/primary/events",
+        resourceUri: `https://calendar.stand-in/calendar/v3/calendars/${calendar}/events?alt=json`,
         expiration: String(channel.expiration),
       });
     }
