@@ -39,7 +39,8 @@ export function channelLifecycleHandler(
       if (req.event === ChannelLifecycleEvent.REAUTHORIZATION_REQUIRED) {
         if (managed && deps.managed) {
           const slot = await deps.managed.schedule(channel, "reauthorization_required");
-          const done = slot !== null && slot.lastError === null;
+          // A success leaves the slot waiting for the next renewal; anything else is still to be done.
+          const done = slot !== null && slot.lastError === null && slot.reason === "renewal";
           log.info("managed channel reauthorization handled", { renewed: done });
           return { action: done ? "renewed" : "renewal_scheduled" };
         }
@@ -54,7 +55,8 @@ export function channelLifecycleHandler(
       if (stopped && deps.bus) await tell({ operation: "removed", reason: "removed" });
       if (managed && deps.managed) {
         const slot = await deps.managed.schedule(channel, "removed");
-        const done = slot !== null && slot.lastError === null && slot.channelId !== channel.id;
+        const done =
+          slot !== null && slot.lastError === null && slot.reason === "renewal" && slot.channelId !== channel.id;
         return { action: done ? "recreated" : "recreation_scheduled" };
       }
       return { action: stopped ? "stopped" : "ignored" };

@@ -57,6 +57,23 @@ describe("HandleChannelLifecycle", () => {
     expect(h.webhooks.at(-1)).toMatchObject({ operation: "created", reason: "removed", channel: { id: active[0] } });
   });
 
+  test("a recreation that fails is retried: the answer says it is scheduled", async () => {
+    h = await managedHarness("microsoft-outlook-calendar");
+    await h.connect("conn-a");
+    const [id] = await h.active("conn-a");
+    for (const c of h.upstream.channels.values()) c.stopped = true;
+    h.upstream.failCreates = 1;
+    expect(await lifecycle(id as string, ChannelLifecycleEvent.REMOVED)).toMatchObject({
+      action: "recreation_scheduled",
+    });
+    expect(await h.active("conn-a")).toEqual([]);
+    expect((await h.store.managed.getManaged(SLOT))?.attempts).toBe(1);
+    await h.clock.advance(60_000);
+    await h.managed.idle();
+    expect(await h.active("conn-a")).toHaveLength(1);
+    expect(h.upstream.activeFor("conn-a")).toHaveLength(1);
+  });
+
   test("for a channel Junction does not manage, the customer is told and nothing is created", async () => {
     h = await managedHarness("microsoft-outlook-calendar", { managedChannels: false });
     await h.store.recordWatch({
