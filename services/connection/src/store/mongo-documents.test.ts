@@ -86,6 +86,8 @@ describe("Mongo connection documents", () => {
       overrides: {},
       forwardWebhooks: true,
       useTestCredentials: false,
+      providerSettings: { tenant: "contoso" },
+      managedChannels: true,
       createdAt: 1,
       updatedAt: 1,
     };
@@ -94,6 +96,12 @@ describe("Mongo connection documents", () => {
     // Documents written before test mode existed read as "not in test mode".
     const { useTestCredentials: _, ...older } = integration;
     expect(integrationFromDocument(older as IntegrationRecord).useTestCredentials).toBe(false);
+    // And before provider settings and managed channels: none, and off.
+    const { providerSettings: __, managedChannels: ___, ...oldest } = integration;
+    expect(integrationFromDocument(oldest as IntegrationRecord)).toMatchObject({
+      providerSettings: {},
+      managedChannels: false,
+    });
   });
 });
 
