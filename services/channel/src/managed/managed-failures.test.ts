@@ -50,6 +50,30 @@ describe("managed channels: failures, restarts, several processes, deletion", ()
     }
   });
 
+  test("a replaced channel whose stop failed is stopped by a retry soon after, not left to expire", async () => {
+    h = await managedHarness("google-calendar");
+    await h.connect("conn-a");
+    const [first] = await h.active("conn-a");
+    h.upstream.failStops = 2;
+    await h.clock.advance(6 * DAY);
+    await h.managed.idle();
+    // Renewed, but the old channel could not be stopped: both send for now.
+    expect(await h.active("conn-a")).toHaveLength(2);
+    expect(await h.store.managed.getManaged(SLOT)).toMatchObject({ staleChannelId: first, reason: "stop_replaced" });
+    await h.clock.advance(MIN);
+    await h.managed.idle();
+    expect(await h.store.managed.getManaged(SLOT)).toMatchObject({ attempts: 1, reason: "stop_replaced" });
+    await h.clock.advance(MIN);
+    await h.managed.idle();
+    const [second] = await h.active("conn-a");
+    expect(await h.active("conn-a")).toEqual([second as string]);
+    expect(h.upstream.activeFor("conn-a").map((c) => c.id)).toEqual([second as string]);
+    const slot = await h.store.managed.getManaged(SLOT);
+    expect(slot).toMatchObject({ staleChannelId: null, reason: "renewal", attempts: 0, channelId: second });
+    const channel = await h.store.get(ENV, second as string, h.clock.now());
+    expect(slot?.dueAt).toBe((channel?.expiration as number) - DAY);
+  });
+
   test("a mail integration without its topic setting fails clearly and keeps running", async () => {
     h = await managedHarness("google-mail");
     await h.connect("conn-a");

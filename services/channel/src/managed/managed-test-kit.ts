@@ -44,6 +44,8 @@ export class StandInUpstream {
   readonly sentTokens: string[] = [];
   /** The next N creations are refused with a 503 whose body echoes the token (to prove redaction). */
   failCreates = 0;
+  /** The next N stops are refused with a 503. */
+  failStops = 0;
   private seq = 0;
 
   constructor(private readonly clock: ManualClock) {}
@@ -77,6 +79,10 @@ export class StandInUpstream {
     }
     const json = (status: number, value: unknown) => Response.json(value, { status });
     const stop = (c: UpstreamChannel | undefined) => {
+      if (this.failStops > 0) {
+        this.failStops--;
+        return new Response("busy", { status: 503 });
+      }
       if (!c || c.stopped || c.expiration <= now) return new Response(null, { status: 404 });
       c.stopped = true;
       return new Response(null, { status: 204 });

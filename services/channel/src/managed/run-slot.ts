@@ -3,7 +3,12 @@ import type { Bus } from "@junction/bus";
 import type { ConnectionService, Integration } from "@junction/contracts/connection/v1/connection_service_pb";
 import { type Clock, exponentialDelay, fromConnectError, type Logger } from "@junction/platform";
 import { channelProvider } from "../channel-providers.ts";
-import { type ManagedOutcome, type ManagedSlot, STOPPED_REASON } from "../store/managed-records.ts";
+import {
+  type ManagedOutcome,
+  type ManagedSlot,
+  STOP_REPLACED_REASON,
+  STOPPED_REASON,
+} from "../store/managed-records.ts";
 import type { ChannelRecord } from "../store/records.ts";
 import { stopUpstream } from "../upstream-stop.ts";
 import { createChannel, renewInPlace, type StepDeps, type StepResult } from "./channel-steps.ts";
@@ -58,8 +63,19 @@ export async function runSlot(deps: RunDeps, slot: ManagedSlot, owner: string): 
     return finish({ dueAt: null, reason });
   }
   const current = slot.channelId ? await deps.store.get(slot.environmentId, slot.channelId, now) : null;
-  const active = current?.state === "active" ? current : null;
   const provider = channelProvider(integration.provider);
+  // A channel an earlier renewal replaced but could not stop goes first: only one may stay active.
+  const staleStopped = slot.staleChannelId ? await stopStale(deps, slot, slot.staleChannelId, now) : true;
+  if (slot.reason === STOP_REPLACED_REASON) {
+    if (!staleStopped) {
+      const message = "The replaced channel could not be stopped upstream.";
+      return failed(deps, slot, log, finish, { status: 0, code: "replaced_channel_not_stopped", message });
+    }
+    log.info("replaced managed channel stopped", { channelId: slot.staleChannelId });
+    const next = current?.state === "active" ? renewAt(provider, current, now) : now;
+    return finish({ staleChannelId: null, dueAt: next, reason: "renewal" });
+  }
+  const active = current?.state === "active" ? current : null;
   let result: StepResult;
   let previous: ChannelRecord | null = null;
   try {
@@ -87,7 +103,23 @@ export async function runSlot(deps: RunDeps, slot: ManagedSlot, owner: string): 
 
   const channel = result.channel;
   const renewed = active !== null;
-  const written = await finish({ channelId: channel.id, dueAt: renewAt(provider, channel, now), reason: "renewal" });
+  let stale: string | null = staleStopped ? null : slot.staleChannelId;
+  if (previous && previous.id !== channel.id) {
+    // Create-then-stop: the new channel is active before the old one goes, so no change is missed.
+    const stopped = await stopUpstream(deps, previous);
+    if (stopped.outcome === "failed") {
+      log.warn("replaced managed channel not stopped; retried with backoff", { channelId: previous.id });
+      stale = previous.id;
+    }
+  }
+  const renewal = renewAt(provider, channel, now);
+  const written = await finish({
+    channelId: channel.id,
+    staleChannelId: stale,
+    // With a replaced channel still to stop, the slot is due again soon, for that alone.
+    dueAt: stale ? Math.min(renewal, deps.clock.now() + deps.retryBaseMs) : renewal,
+    reason: stale ? STOP_REPLACED_REASON : "renewal",
+  });
   if (written && written.dueAt === null && written.reason === STOPPED_REASON) {
     // The connection's channels were stopped while this run created one: it must not outlive them.
     log.info("managed channel stopped: the connection's channels were stopped during its creation", {
@@ -95,13 +127,6 @@ export async function runSlot(deps: RunDeps, slot: ManagedSlot, owner: string): 
     });
     await stopUpstream(deps, channel);
     return written;
-  }
-  if (previous && previous.id !== channel.id) {
-    // Create-then-stop: the new channel is active before the old one goes, so no change is missed.
-    const stopped = await stopUpstream(deps, previous);
-    if (stopped.outcome === "failed") {
-      log.warn("replaced managed channel not stopped; it ends at its expiry", { channelId: previous.id });
-    }
   }
   log.info(renewed ? "managed channel renewed" : "managed channel created", {
     channelId: channel.id,
@@ -117,6 +142,13 @@ export async function runSlot(deps: RunDeps, slot: ManagedSlot, owner: string): 
     ...(previous && previous.id !== channel.id ? { previousChannelId: previous.id } : {}),
   });
   return written;
+}
+
+/** Stops a replaced channel still active; true when it is stopped (or no longer active, or unknown). */
+async function stopStale(deps: RunDeps, slot: ManagedSlot, channelId: string, now: number): Promise<boolean> {
+  const stale = await deps.store.get(slot.environmentId, channelId, now);
+  if (stale?.state !== "active") return true;
+  return (await stopUpstream(deps, stale)).outcome !== "failed";
 }
 
 /** The next renewal: `renewMarginMs` before the expiry (or before the longest life, when the answer gave none). */

@@ -93,6 +93,25 @@ export function managedSlotConformance(name: string, factory: ChannelStoreFactor
         T0 + MIN,
       );
       expect(done).toMatchObject({ channelId: "chn_1", dueAt: T0 + 6 * MIN, reason: "renewal", attempts: 0 });
+      expect(done?.staleChannelId).toBeNull();
+      await store.managed.claimDueManaged(ENV, T0 + 6 * MIN, "p1", T0 + 7 * MIN, 10);
+      const stale = await store.managed.finishManaged(
+        key("a"),
+        "p1",
+        slot.generation,
+        { channelId: "chn_2", staleChannelId: "chn_1", dueAt: T0 + 7 * MIN, reason: "stop_replaced" },
+        T0 + 6 * MIN,
+      );
+      expect(stale).toMatchObject({ channelId: "chn_2", staleChannelId: "chn_1" });
+      await store.managed.claimDueManaged(ENV, T0 + 7 * MIN, "p1", T0 + 8 * MIN, 10);
+      const kept = await store.managed.finishManaged(
+        key("a"),
+        "p1",
+        slot.generation,
+        { dueAt: 1, reason: "x", error: "e" },
+        T0,
+      );
+      expect(kept).toMatchObject({ channelId: "chn_2", staleChannelId: "chn_1" });
       expect(done?.lastError).toBeNull();
     });
 

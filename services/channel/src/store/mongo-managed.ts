@@ -29,7 +29,7 @@ export class MongoManagedSlots implements ManagedSlotStore {
             $set: { dueAt, reason, attempts: 0, lastError: null },
             $inc: { generation: 1 },
             $max: { updatedAt: at },
-            $setOnInsert: { channelId: null, claimedBy: null, claimedUntil: null },
+            $setOnInsert: { channelId: null, staleChannelId: null, claimedBy: null, claimedUntil: null },
           },
           { upsert: true, returnDocument: "after", projection: NOT_STORED },
         );
@@ -98,6 +98,8 @@ export class MongoManagedSlots implements ManagedSlotStore {
         {
           $set: {
             channelId: outcome.channelId === undefined ? "$channelId" : { $literal: outcome.channelId },
+            staleChannelId:
+              outcome.staleChannelId === undefined ? "$staleChannelId" : { $literal: outcome.staleChannelId },
             dueAt: { $cond: [current, { $literal: outcome.dueAt }, "$dueAt"] },
             reason: { $cond: [current, { $literal: outcome.reason }, "$reason"] },
             attempts: outcome.error === undefined ? 0 : { $add: ["$attempts", 1] },
@@ -138,6 +140,7 @@ function fromDoc(d: ManagedSlot): ManagedSlot {
     providerConfigKey: d.providerConfigKey,
     connectionId: d.connectionId,
     channelId: d.channelId ?? null,
+    staleChannelId: d.staleChannelId ?? null,
     dueAt: d.dueAt ?? null,
     reason: d.reason,
     attempts: d.attempts ?? 0,

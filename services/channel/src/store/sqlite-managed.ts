@@ -11,6 +11,7 @@ interface SlotRow {
   provider_config_key: string;
   connection_id: string;
   channel_id: string | null;
+  stale_channel_id: string | null;
   due_at: number | null;
   reason: string;
   attempts: number;
@@ -77,6 +78,8 @@ export class SqliteManagedSlots implements ManagedSlotStore {
       generation,
       keep_channel: outcome.channelId === undefined ? 1 : 0,
       channel_id: outcome.channelId ?? null,
+      keep_stale: outcome.staleChannelId === undefined ? 1 : 0,
+      stale_channel_id: outcome.staleChannelId ?? null,
       due_at: outcome.dueAt,
       reason: outcome.reason,
       error: outcome.error ?? null,
@@ -127,6 +130,7 @@ function prepare(db: Database) {
     finish: p<SlotRow>(
       `UPDATE managed_slots SET
          channel_id = CASE WHEN $keep_channel = 1 THEN channel_id ELSE $channel_id END,
+         stale_channel_id = CASE WHEN $keep_stale = 1 THEN stale_channel_id ELSE $stale_channel_id END,
          due_at = CASE WHEN generation = $generation THEN $due_at ELSE due_at END,
          reason = CASE WHEN generation = $generation THEN $reason ELSE reason END,
          attempts = CASE WHEN $error IS NULL THEN 0 ELSE attempts + 1 END,
@@ -155,6 +159,7 @@ function fromRow(r: SlotRow): ManagedSlot {
     providerConfigKey: r.provider_config_key,
     connectionId: r.connection_id,
     channelId: r.channel_id,
+    staleChannelId: r.stale_channel_id,
     dueAt: r.due_at,
     reason: r.reason,
     attempts: r.attempts,

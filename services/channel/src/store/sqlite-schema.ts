@@ -37,6 +37,7 @@ export const MIGRATIONS: readonly string[] = [
     provider_config_key TEXT NOT NULL,
     connection_id TEXT NOT NULL,
     channel_id TEXT,
+    stale_channel_id TEXT,
     due_at INTEGER,
     reason TEXT NOT NULL,
     attempts INTEGER NOT NULL DEFAULT 0,
