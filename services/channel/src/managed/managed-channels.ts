@@ -80,12 +80,15 @@ export function createManagedChannels(deps: ManagedChannelsDeps): ManagedChannel
   const pass = async (): Promise<number> => {
     const env = await deps.environment();
     if (started && deps.clock.now() >= reconcileAt) {
-      reconcileAt = deps.clock.now() + (deps.reconcileIntervalMs ?? DEFAULT_RECONCILE_MS);
-      const found = await reconcileManaged(deps, env).catch((err: unknown) => {
-        log.warn("managed connections not reconciled; the next look retries", { error: err });
-        return 0;
-      });
-      if (found > 0) log.info("managed connections without a channel scheduled", { count: found });
+      try {
+        const found = await reconcileManaged(deps, env);
+        reconcileAt = deps.clock.now() + (deps.reconcileIntervalMs ?? DEFAULT_RECONCILE_MS);
+        if (found > 0) log.info("managed connections without a channel scheduled", { count: found });
+      } catch (err) {
+        // The connection service may not answer yet (starting): looked at again after the poll interval.
+        reconcileAt = deps.clock.now() + poll;
+        log.warn("managed connections not reconciled; retried after the poll interval", { error: err });
+      }
     }
     let ran = 0;
     for (;;) {

@@ -141,6 +141,21 @@ describe("managed channels: failures, restarts, several processes, deletion", ()
     expect(h.webhooks.map((w) => w.reason)).toEqual(["connection_found", "connection_found"]);
   });
 
+  test("a look that fails (the connection service not answering yet) is retried after the poll interval", async () => {
+    h = await managedHarness("google-calendar");
+    await h.managed.idle();
+    h.known.add("conn-a");
+    h.listFails = true;
+    const restarted = h.runner();
+    await restarted.start();
+    await restarted.idle();
+    expect(h.logger.lines.filter((l) => l.includes("managed connections not reconciled"))).toHaveLength(1);
+    h.listFails = false;
+    await h.clock.advance(HOUR);
+    await restarted.idle();
+    expect(await h.active("conn-a")).toHaveLength(1);
+  });
+
   test("of several processes, one runs each due slot", async () => {
     h = await managedHarness("google-calendar");
     for (const c of ["conn-a", "conn-b", "conn-c", "conn-d"]) {

@@ -1,5 +1,5 @@
 import { create, fromBinary, toBinary } from "@bufbuild/protobuf";
-import { createClient, createRouterTransport } from "@connectrpc/connect";
+import { Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
 import { MemoryBus, queues, type Subscription, subjects } from "@junction/bus";
 import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
 import {
@@ -150,6 +150,8 @@ export interface ManagedHarness {
   runner(): ManagedChannels;
   /** The connections the stand-in connection service lists. */
   known: Set<string>;
+  /** While true, listing integrations fails as a starting connection service would. */
+  listFails: boolean;
   /** Adds the connection and publishes ConnectionCreated for it, then waits for the runner. */
   connect(connectionId: string): Promise<void>;
   /** Active channels of the connection in the registry now. */
@@ -177,6 +179,7 @@ export async function managedHarness(
   const router = { router: { interceptors: [errorBoundary(logger)] } };
   /** The connections the connection service holds. */
   const known = new Set<string>();
+  const harness = { listFails: false };
   const proxy = createClient(
     ProxyService,
     createRouterTransport(
@@ -200,7 +203,10 @@ export async function managedHarness(
             if (req.uniqueKey !== integration.uniqueKey) throw notFound("unknown_provider_config", "no integration");
             return { integration };
           },
-          listIntegrations: () => ({ integrations: [integration] }),
+          listIntegrations: () => {
+            if (harness.listFails) throw new ConnectError("connection service starting", Code.Unavailable);
+            return { integrations: [integration] };
+          },
           listConnections: (req) => {
             const ids = req.providerConfigKey === integration.uniqueKey ? [...known] : [];
             const page = ids.slice(req.page * req.limit, (req.page + 1) * req.limit);
@@ -251,6 +257,12 @@ export async function managedHarness(
   });
   await managed.start();
   return {
+    get listFails() {
+      return harness.listFails;
+    },
+    set listFails(fails: boolean) {
+      harness.listFails = fails;
+    },
     clock,
     logger,
     bus,
