@@ -6,6 +6,7 @@
 export { type RawHttpResponse, rawHttpRequest } from "./raw-http-request.ts";
 export { blobChunks, blobSha256, blobStream } from "./blob-pattern.ts";
 export { delay } from "./delay.ts";
+export { JsonDeliveries, type JsonDelivery } from "./json-deliveries.ts";
 export { pkceChallenge, pkceMatches } from "./pkce.ts";
 export type { FakeHost, FakeInstance, ProviderFake, SandboxCredentialUrls } from "./provider-fake.ts";
 export { randomId } from "./random-id.ts";
