@@ -1,0 +1,106 @@
+import { expect } from "bun:test";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { providerAdapter } from "@junction/providers";
+import type { WebhookReceiver } from "../fake-upstream/index.ts";
+import type { TestJunction } from "../support/embedded-junction.ts";
+import { waitFor } from "../support/wait-for.ts";
+
+// Shared by the Gmail and Outlook stories (issue 22, items 3 and 5): what the calendar story does inline,
+// for an integration of any provider with settings, its templates deployed through the Scripts API.
+
+export interface ForwardedWebhook {
+  type: string;
+  from: string;
+  providerConfigKey: string;
+  connectionId?: string;
+  payload: Record<string, unknown>;
+}
+
+/**
+ * Creates an integration through the API and sets its provider settings through the connection
+ * service (the public `provider_settings` field is another change's), then returns its webhook URL.
+ */
+export async function createIntegration(
+  j: TestJunction,
+  body: Record<string, unknown> & { unique_key: string },
+  providerSettings: Record<string, string>,
+): Promise<string> {
+  const created = await j.api("POST", "/integrations", body);
+  if (created.status !== 200) throw new Error(`integration: ${created.status} ${created.text}`);
+  await j.clients.connection.updateIntegration({
+    uniqueKey: body.unique_key,
+    providerSettings: { values: providerSettings },
+  });
+  return (await j.api("GET", `/integrations/${body.unique_key}?include=webhook`)).body.data.webhook_url as string;
+}
+
+/** Deploys a provider's script templates as a customer does, each source edited by `edit` first. */
+export async function deployTemplates(
+  j: TestJunction,
+  provider: string,
+  key: string,
+  edit: (source: string) => string = (s) => s,
+): Promise<void> {
+  const templates = providerAdapter(provider)?.scriptTemplates;
+  if (!templates) throw new Error(`${provider} has no script templates`);
+  for (const name of templates.names) {
+    const source = edit(readFileSync(join(templates.directory, `${name}.ts`), "utf8"));
+    const deployed = await j.api("POST", "/scripts", {
+      provider_config_key: key,
+      name,
+      filename: `${name}.ts`,
+      source,
+    });
+    expect(deployed.status).toBe(201);
+  }
+}
+
+export interface ScriptRun {
+  id: string;
+  script_name: string;
+  status: string;
+  trigger: string;
+}
+
+/** Script runs of an integration matching `query`, and one run's log lines as "level: message". */
+export function scriptRuns(j: TestJunction, key: string) {
+  return {
+    async list(query: string): Promise<ScriptRun[]> {
+      return (await j.api("GET", `/scripts/runs?provider_config_key=${key}&${query}`)).body.data as ScriptRun[];
+    },
+    async logs(id: string): Promise<string[]> {
+      const run = (await j.api("GET", `/scripts/runs/${id}`)).body.data;
+      return (run.logs as { level: string; message: string }[]).map((l) => `${l.level}: ${l.message}`);
+    },
+    /** The first finished run of `script` (after `skip` earlier ones). */
+    finished(script: string, skip = 0): Promise<ScriptRun> {
+      return waitFor(`a finished run of ${script}`, async () => {
+        const done = (await this.list(`script=${script}`)).filter((r) => r.status !== "running");
+        return done.length > skip ? done[done.length - 1 - skip] : null;
+      });
+    },
+  };
+}
+
+/** The connection's metadata once `ready` holds for it. */
+export function metadataOf(j: TestJunction, key: string, connectionId: string) {
+  return (what: string, ready: (m: Record<string, unknown>) => boolean) =>
+    waitFor(what, async () => {
+      const m = (await j.api("GET", `/connection/${connectionId}?provider_config_key=${key}`)).body.metadata ?? {};
+      return ready(m) ? (m as Record<string, unknown>) : null;
+    });
+}
+
+/** The `forward` webhooks the customer received for an integration, in arrival order. */
+export function forwardsOf(receiver: WebhookReceiver, key: string): ForwardedWebhook[] {
+  return receiver.received
+    .map((r) => JSON.parse(r.body) as ForwardedWebhook)
+    .filter((b) => b.type === "forward" && b.providerConfigKey === key);
+}
+
+/** Fails when a secret shows in Junction's logs. */
+export function expectNoSecretsLogged(j: TestJunction, secrets: Iterable<string>): void {
+  const logs = j.logLines.join("\n");
+  for (const secret of secrets) expect(logs).not.toContain(secret);
+}
