@@ -38,7 +38,7 @@ describe("Nango SDK: providers", () => {
   test("listProviders and getProvider answer the templates in Nango's shape", async () => {
     const list = await h.nango.listProviders({});
     expect(list.data.map((p) => p.name)).toContain("google-calendar");
-    const found = await h.nango.listProviders({ search: "CALENDAR" });
+    const found = await h.nango.listProviders({ search: "GOOGLE-CAL" });
     expect(found.data.map((p) => p.name)).toEqual(["google-calendar"]);
     const one = await h.nango.getProvider({ provider: "google-calendar" });
     expect(one.data).toMatchObject({

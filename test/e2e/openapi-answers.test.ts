@@ -68,7 +68,7 @@ describe("real answers match the OpenAPI document", () => {
   test("meta, providers and integrations", async () => {
     await call("GET", "/health");
     expect((await call("GET", "/providers")).body.data.length).toBeGreaterThan(0);
-    expect((await call("GET", "/providers?search=CALENDAR")).body.data.length).toBe(1);
+    expect((await call("GET", "/providers?search=GOOGLE-CAL")).body.data.length).toBe(1);
     expect((await call("GET", "/providers/google-calendar")).body.data.name).toBe("google-calendar");
     expect((await call("GET", "/providers/nope")).body.error.code).toBe("unknown_provider");
     await call("POST", "/integrations", {

@@ -11,13 +11,13 @@ import ipaddr from "ipaddr.js";
  * documentation, benchmarking, multicast, reserved, broadcast; IPv6 unspecified, loopback, unique-local,
  * link-local, multicast, discard, documentation, ORCHID, Teredo) is refused. An IPv4 address carried
  * inside an IPv6 one (mapped, translated, IPv4-compatible, NAT64 64:ff9b::/96, 6to4) is judged as that
- * IPv4 address. The deprecated site-local fec0::/10 stays allowed, as it always was here.
+ * IPv4 address. The deprecated site-local fec0::/10 (RFC 3879) is refused too: it was never public.
  */
 
 /** IPv6 ranges that carry an IPv4 address in their last 32 bits. */
 const CARRIES_IPV4_LAST = new Set(["ipv4Mapped", "rfc6145"]);
 /** Ranges judged as public unicast. */
-const PUBLIC_RANGES = new Set(["unicast", "deprecatedSiteLocal"]);
+const PUBLIC_RANGES = new Set(["unicast"]);
 
 /** Resolves a host name to its addresses (injected in tests). */
 export type HostLookup = (hostname: string) => Promise<string[]>;

@@ -34,6 +34,11 @@ export {
   messageNumberOf,
 } from "./notification-reading.ts";
 export { calendarIdFromUri } from "./spec-matching.ts";
+export {
+  type IntegrationSettingsProblem,
+  integrationSettingsProblems,
+  MAX_SETTING_VALUE_CHARS,
+} from "./integration-settings.ts";
 
 /** Every provider Junction knows, one folder each under packages/providers/src. */
 const ADAPTERS: readonly ProviderAdapter[] = [googleCalendar, googleMail, microsoftOutlookCalendar];

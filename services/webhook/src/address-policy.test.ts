@@ -25,6 +25,7 @@ describe("isPrivateOrLoopbackHost", () => {
     "[fc00::1]",
     "[fd12:3456::1]",
     "[fe80::1]",
+    "[fec0::1]",
     "[febf::1]",
     "[ff02::1]",
     "[::ffff:127.0.0.1]",
@@ -48,7 +49,6 @@ describe("isPrivateOrLoopbackHost", () => {
     "169.253.1.1",
     "[2001:4860:4860::8888]",
     "[::ffff:8.8.8.8]",
-    "[fec0::1]",
     "example.com",
     "localhost.example.com",
   ])("allows %s", (host) => {

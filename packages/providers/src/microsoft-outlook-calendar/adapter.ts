@@ -62,6 +62,7 @@ export const microsoftOutlookCalendar: ProviderAdapter = {
     read: readGraphNotification,
   },
   channels: {
+    label: "subscription",
     callOf: subscriptionCallOf,
     readCall: readSubscriptionCall,
     stopCall: deleteSubscription,

@@ -51,6 +51,22 @@ export interface Harness {
   complete(callback: URL): ReturnType<Client<typeof ConnectionService>["completeAuthorization"]>;
 }
 
+/** Creates integration `uniqueKey` of `provider` with the fake's OAuth client; `over` adds or replaces fields. */
+export function createIntegrationOf(
+  h: Harness,
+  uniqueKey: string,
+  provider: string,
+  over: Record<string, unknown> = {},
+) {
+  return h.client.createIntegration({
+    uniqueKey,
+    provider,
+    clientId: CLIENT.clientId,
+    clientSecret: CLIENT.clientSecret,
+    ...over,
+  });
+}
+
 /** Registers cleanup after each test; call `start()` inside tests. */
 export function useOAuthHarness() {
   const running: Array<() => Promise<void>> = [];
@@ -59,7 +75,12 @@ export function useOAuthHarness() {
   });
   return {
     async start(
-      options: { fake?: FakeUpstreamOptions; oauth?: Partial<OAuthSettings>; path?: string } = {},
+      options: {
+        fake?: FakeUpstreamOptions;
+        oauth?: Partial<OAuthSettings>;
+        path?: string;
+        providers?: ProviderCatalog;
+      } = {},
     ): Promise<Harness> {
       const clock = new ManualClock();
       const fake = await startFakeUpstream({ clients: [CLIENT], now: () => clock.now(), ...options.fake });
@@ -74,7 +95,7 @@ export function useOAuthHarness() {
         clock,
         logger,
         bus,
-        providers: new ProviderCatalog(),
+        providers: options.providers ?? new ProviderCatalog(),
         baseUrl: BASE_URL,
         oauth: { tokenRequestTimeoutMs: 2000, ...options.oauth },
       });
