@@ -54,8 +54,8 @@ export function providerAdapter(name: string): ProviderAdapter | undefined {
 const CHANNEL_ADAPTERS: readonly ChannelAdapter[] = ADAPTERS.flatMap((a) => (a.channels ? [a.channels] : []));
 
 /**
- * The channel adapters, for a caller that knows a provider has channels but not which one (the proxy's
- * channel tap, whose resolve answer carries only `observeChannelCalls`): each is asked in turn.
+ * The channel adapters, for a caller that knows a call concerns channels but not of which provider (a
+ * ReportChannelCall that names none): each is asked in turn.
  */
 export function channelAdapters(): readonly ChannelAdapter[] {
   return CHANNEL_ADAPTERS;

@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file junction/proxy/v1/proxy_service.proto.
  */
 export const file_junction_proxy_v1_proxy_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVqdW5jdGlvbi9wcm94eS92MS9wcm94eV9zZXJ2aWNlLnByb3RvEhFqdW5jdGlvbi5wcm94eS52MSJjChZSZXNvbHZlVXBzdHJlYW1SZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIVCg1mb3JjZV9yZWZyZXNoGAMgASgIIpwCChdSZXNvbHZlVXBzdHJlYW1SZXNwb25zZRIQCghiYXNlX3VybBgBIAEoCRJICgdoZWFkZXJzGAIgAygLMjcuanVuY3Rpb24ucHJveHkudjEuUmVzb2x2ZVVwc3RyZWFtUmVzcG9uc2UuSGVhZGVyc0VudHJ5EhYKDmNhY2hlX3VudGlsX21zGAMgASgDEh4KFmFsbG93ZWRfb3ZlcnJpZGVfaG9zdHMYBCADKAkSEAoIcHJvdmlkZXIYBSABKAkSHQoVb2JzZXJ2ZV9jaGFubmVsX2NhbGxzGAcgASgIGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBSgQIBhAHUgZwb2xpY3ki0gEKGFJlcG9ydENoYW5uZWxDYWxsUmVxdWVzdBItCgRjYWxsGAEgASgOMh8uanVuY3Rpb24uZXZlbnRzLnYxLkNoYW5uZWxDYWxsEhYKDmVudmlyb25tZW50X2lkGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRIOCgZzdGF0dXMYBSABKAUSFAoMcmVxdWVzdF9ib2R5GAYgASgMEhUKDXJlc3BvbnNlX2JvZHkYByABKAwiLgoZUmVwb3J0Q2hhbm5lbENhbGxSZXNwb25zZRIRCglwdWJsaXNoZWQYASABKAgy6AEKDFByb3h5U2VydmljZRJoCg9SZXNvbHZlVXBzdHJlYW0SKS5qdW5jdGlvbi5wcm94eS52MS5SZXNvbHZlVXBzdHJlYW1SZXF1ZXN0GiouanVuY3Rpb24ucHJveHkudjEuUmVzb2x2ZVVwc3RyZWFtUmVzcG9uc2USbgoRUmVwb3J0Q2hhbm5lbENhbGwSKy5qdW5jdGlvbi5wcm94eS52MS5SZXBvcnRDaGFubmVsQ2FsbFJlcXVlc3QaLC5qdW5jdGlvbi5wcm94eS52MS5SZXBvcnRDaGFubmVsQ2FsbFJlc3BvbnNlYgZwcm90bzM", [file_junction_events_v1_events]);
+  fileDesc("CiVqdW5jdGlvbi9wcm94eS92MS9wcm94eV9zZXJ2aWNlLnByb3RvEhFqdW5jdGlvbi5wcm94eS52MSJjChZSZXNvbHZlVXBzdHJlYW1SZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIVCg1mb3JjZV9yZWZyZXNoGAMgASgIIqACChdSZXNvbHZlVXBzdHJlYW1SZXNwb25zZRIQCghiYXNlX3VybBgBIAEoCRJICgdoZWFkZXJzGAIgAygLMjcuanVuY3Rpb24ucHJveHkudjEuUmVzb2x2ZVVwc3RyZWFtUmVzcG9uc2UuSGVhZGVyc0VudHJ5EhYKDmNhY2hlX3VudGlsX21zGAMgASgDEh4KFmFsbG93ZWRfb3ZlcnJpZGVfaG9zdHMYBCADKAkSEAoIcHJvdmlkZXIYBSABKAkSIQoVb2JzZXJ2ZV9jaGFubmVsX2NhbGxzGAcgASgIQgIYARouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4AUoECAYQB1IGcG9saWN5IvIBChhSZXBvcnRDaGFubmVsQ2FsbFJlcXVlc3QSLQoEY2FsbBgBIAEoDjIfLmp1bmN0aW9uLmV2ZW50cy52MS5DaGFubmVsQ2FsbBIWCg5lbnZpcm9ubWVudF9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSDgoGc3RhdHVzGAUgASgFEhQKDHJlcXVlc3RfYm9keRgGIAEoDBIVCg1yZXNwb25zZV9ib2R5GAcgASgMEhAKCHByb3ZpZGVyGAggASgJEgwKBHBhdGgYCSABKAkiLgoZUmVwb3J0Q2hhbm5lbENhbGxSZXNwb25zZRIRCglwdWJsaXNoZWQYASABKAgy6AEKDFByb3h5U2VydmljZRJoCg9SZXNvbHZlVXBzdHJlYW0SKS5qdW5jdGlvbi5wcm94eS52MS5SZXNvbHZlVXBzdHJlYW1SZXF1ZXN0GiouanVuY3Rpb24ucHJveHkudjEuUmVzb2x2ZVVwc3RyZWFtUmVzcG9uc2USbgoRUmVwb3J0Q2hhbm5lbENhbGwSKy5qdW5jdGlvbi5wcm94eS52MS5SZXBvcnRDaGFubmVsQ2FsbFJlcXVlc3QaLC5qdW5jdGlvbi5wcm94eS52MS5SZXBvcnRDaGFubmVsQ2FsbFJlc3BvbnNlYgZwcm90bzM", [file_junction_events_v1_events]);
 
 /**
  * Request for ResolveUpstream.
@@ -84,17 +84,20 @@ export type ResolveUpstreamResponse = Message<"junction.proxy.v1.ResolveUpstream
   allowedOverrideHosts: string[];
 
   /**
-   * Provider template name.
+   * The integration's provider (its adapter's name): the engine asks only this provider's channel
+   * adapter whether a proxied call creates or stops a notification channel.
    *
    * @generated from field: string provider = 5;
    */
   provider: string;
 
   /**
-   * Whether the provider has notification channels: watch and stop calls are then reported with
-   * ReportChannelCall.
+   * Whether the provider's notifications name their channel in headers. No longer read: the engine asks
+   * the adapter of `provider`, which knows whether the provider has channels (also those whose
+   * notifications come in a body).
    *
-   * @generated from field: bool observe_channel_calls = 7;
+   * @generated from field: bool observe_channel_calls = 7 [deprecated = true];
+   * @deprecated
    */
   observeChannelCalls: boolean;
 };
@@ -160,6 +163,21 @@ export type ReportChannelCallRequest = Message<"junction.proxy.v1.ReportChannelC
    * @generated from field: bytes response_body = 7;
    */
   responseBody: Uint8Array;
+
+  /**
+   * The integration's provider, from the resolve answer: only its channel adapter reads the bodies.
+   * Empty: every channel adapter is asked in turn (callers that do not know it).
+   *
+   * @generated from field: string provider = 8;
+   */
+  provider: string;
+
+  /**
+   * The upstream path of the call, without its query (a provider may name the channel in it).
+   *
+   * @generated from field: string path = 9;
+   */
+  path: string;
 };
 
 /**
