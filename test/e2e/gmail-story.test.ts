@@ -9,6 +9,7 @@ import {
   forwardsOf,
   metadataOf,
   scriptRuns,
+  testClient,
 } from "./push-stories-kit.ts";
 
 // The Gmail story (issue 22, items 1, 3 and 5), as the calendar story: the three Gmail templates deployed,
@@ -34,12 +35,7 @@ async function connectMailbox(w: OAuthWorld, receiver: WebhookReceiver) {
     {
       unique_key: "mail",
       provider: "google-mail",
-      credentials: {
-        type: "OAUTH2",
-        client_id: CLIENT.clientId,
-        client_secret: CLIENT.clientSecret,
-        scopes: ["openid", "email", "https://www.googleapis.com/auth/gmail.readonly"],
-      },
+      credentials: testClient(["openid", "email", "https://www.googleapis.com/auth/gmail.readonly"]),
       upstream_overrides: {
         base_url: fake.url,
         authorization_url: fake.endpoints.authorizationUrl,

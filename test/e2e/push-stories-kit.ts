@@ -5,6 +5,7 @@ import { providerAdapter } from "@junction/providers";
 import type { WebhookReceiver } from "../fake-upstream/index.ts";
 import type { TestJunction } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { CLIENT } from "./oauth-e2e-kit.ts";
 
 // Shared by the Gmail and Outlook stories (issue 22, items 3 and 5): what the calendar story does inline,
 // for an integration of any provider with settings, its templates deployed through the Scripts API.
@@ -17,22 +18,21 @@ export interface ForwardedWebhook {
   payload: Record<string, unknown>;
 }
 
-/**
- * Creates an integration through the API and sets its provider settings through the connection
- * service (the public `provider_settings` field is another change's), then returns its webhook URL.
- */
+/** The integration body's OAuth client (the fakes' registered one) and scopes. */
+export function testClient(scopes: string[]) {
+  return { type: "OAUTH2", client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret, scopes };
+}
+
+/** Creates an integration with its provider settings through the API; its webhook URL. */
 export async function createIntegration(
   j: TestJunction,
   body: Record<string, unknown> & { unique_key: string },
   providerSettings: Record<string, string>,
 ): Promise<string> {
-  const created = await j.api("POST", "/integrations", body);
+  const created = await j.api("POST", "/integrations", { ...body, provider_settings: providerSettings });
   if (created.status !== 200) throw new Error(`integration: ${created.status} ${created.text}`);
-  await j.clients.connection.updateIntegration({
-    uniqueKey: body.unique_key,
-    providerSettings: { values: providerSettings },
-  });
-  return (await j.api("GET", `/integrations/${body.unique_key}?include=webhook`)).body.data.webhook_url as string;
+  expect(created.body.data.provider_settings).toMatchObject(providerSettings);
+  return created.body.data.webhook_url as string;
 }
 
 /** Deploys a provider's script templates as a customer does, each source edited by `edit` first. */

@@ -136,6 +136,7 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
   const provider = found.integration.provider;
   // The adapter's payload when it gave one (spec: Forwarded webhook message), else the headers.
   const payload = n.payload === undefined ? headers : (JSON.parse(new TextDecoder().decode(n.payload)) as Payload);
+  if (match.dropped) return;
   const handled = new Set<string>();
   for (const sink of ctx.sinks ?? []) {
     const result = await sink.onNotification({
@@ -203,23 +204,25 @@ async function claimKey(
 /**
  * The connections a notification is for, by its match mode: its resource URI (rules 1–2), an email
  * it names (rule 2's tiers), or its channel (the registry's connection that created it, of the same
- * integration; an unknown channel matches nothing, rule 4, and is logged).
+ * integration). An item matched by channel whose channel the registry does not know (or of another
+ * integration) is `dropped` and logged: nothing vouches for it, its token could not be checked
+ * (issue 22, Bad input: unknown subscription ids).
  */
 async function matchOf(
   ctx: WebhookServiceContext,
   n: NotificationReceived,
   resourceUri: string,
   log: () => Logger,
-): Promise<Pick<MatchNotificationResponse, "connectionIds" | "rule" | "webhookUrlOverrides">> {
+): Promise<Pick<MatchNotificationResponse, "connectionIds" | "rule" | "webhookUrlOverrides"> & { dropped?: true }> {
   const providerConfigKey = n.providerConfigKey;
   if (n.match === NotificationMatch.EMAIL) return ctx.lookups.match({ providerConfigKey, email: n.matchEmail });
   if (n.match !== NotificationMatch.CHANNEL) return ctx.lookups.match({ providerConfigKey, resourceUri });
   const channel = await channelOf(ctx, n.channelId);
   if (!channel || channel.providerConfigKey !== providerConfigKey || channel.connectionId === "") {
-    log().warn("notification's channel unknown to the registry (or of another integration): forwarded unmatched", {
+    log().warn("notification dropped: its channel is unknown to the registry (or of another integration)", {
       channelId: n.channelId,
     });
-    return { connectionIds: [], rule: MatchRule.NONE, webhookUrlOverrides: {} };
+    return { connectionIds: [], rule: MatchRule.NONE, webhookUrlOverrides: {}, dropped: true };
   }
   // Asked of the connection service still: does the connection exist, and its webhook URL override.
   return ctx.lookups.match({ providerConfigKey, connectionId: channel.connectionId });
