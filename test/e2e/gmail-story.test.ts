@@ -8,6 +8,7 @@ import {
   expectNoSecretsLogged,
   forwardsOf,
   metadataOf,
+  registryOf,
   scriptRuns,
   testClient,
 } from "./push-stories-kit.ts";
@@ -88,6 +89,10 @@ describe("the Gmail story", () => {
         gmailWatchExpiration: String(watch?.expiration),
         gmailWatchHistoryId: String(watch?.historyId),
       });
+      // The proxied watch call is recorded in the channel registry: one watch per connection.
+      const channel = `gmail-watch-${connectionId}`;
+      await waitFor("the watch in the registry", async () => (await registryOf(j, connectionId)).length > 0);
+      expect(await registryOf(j, connectionId)).toEqual([[channel, "active"]]);
 
       // 2. A mail arrives: a signed push, answered 200 once stored, forwarded with the documented payload.
       const mail = fake.receiveMail(ALICE);
@@ -138,6 +143,9 @@ describe("the Gmail story", () => {
       const preDeletion = await runs.finished("pre-connection-deletion");
       expect(preDeletion).toMatchObject({ status: "succeeded", trigger: "event" });
       expect(await runs.logs(preDeletion.id)).toEqual(["info: stopped the mailbox watch"]);
+      await waitFor("the registry's watch stopped", async () =>
+        (await registryOf(j, connectionId)).every(([, state]) => state === "stopped"),
+      );
       await fake.settlePushes();
       const pushed = fake.state.pushesSent.length;
       expect(fake.receiveMail(ALICE).messageId).toBe("");

@@ -9,6 +9,7 @@ import {
   expectNoSecretsLogged,
   forwardsOf,
   metadataOf,
+  registryOf,
   scriptRuns,
   testClient,
 } from "./push-stories-kit.ts";
@@ -94,6 +95,9 @@ describe("the Outlook story", () => {
         lifecycleNotificationUrl: webhookUrl,
         clientState: created.outlookClientState,
       });
+      // Recorded in the channel registry from the proxied creation (how its notifications find the connection).
+      await waitFor("the subscription in the registry", async () => (await registryOf(j, connectionId)).length > 0);
+      expect(await registryOf(j, connectionId)).toEqual([[subscriptionId, "active"]]);
       // Made by the script's real-time clock, which started with the manual one (seconds apart at most).
       expect(Math.abs((subscription?.expiration ?? 0) - (clock.now() + LIFETIME))).toBeLessThan(60_000);
 
@@ -165,6 +169,9 @@ describe("the Outlook story", () => {
       const preDeletion = await runs.finished("pre-connection-deletion");
       expect(await runs.logs(preDeletion.id)).toEqual([`info: deleted Outlook subscription ${subscriptionId}`]);
       expect(fake.state.graphSubscriptions.map((s) => s.state)).toEqual(["deleted"]);
+      await waitFor("the registry's subscription stopped", async () =>
+        (await registryOf(j, connectionId)).every(([, state]) => state === "stopped"),
+      );
       await fake.settleGraphNotifications();
       const sent = fake.state.graphNotificationsSent.length;
       fake.createGraphEvent(ADELE, { subject: "After deletion" });

@@ -99,6 +99,12 @@ export function forwardsOf(receiver: WebhookReceiver, key: string): ForwardedWeb
     .filter((b) => b.type === "forward" && b.providerConfigKey === key);
 }
 
+/** The channel registry's channels of a connection, as `[id, state]`. */
+export async function registryOf(j: TestJunction, connectionId: string): Promise<[string, string][]> {
+  const res = await j.api("GET", `/channels?connection=${encodeURIComponent(connectionId)}`);
+  return (res.body.data as { id: string; state: string }[]).map((c) => [c.id, c.state]);
+}
+
 /** Fails when a secret shows in Junction's logs. */
 export function expectNoSecretsLogged(j: TestJunction, secrets: Iterable<string>): void {
   const logs = j.logLines.join("\n");
