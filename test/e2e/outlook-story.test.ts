@@ -189,6 +189,49 @@ describe("the Outlook story", () => {
     }
   }, 60_000);
 
+  test("a renewal Graph refuses (the subscription lapsed) creates a new subscription, then deletes the old", async () => {
+    const w = await world(REAL_START);
+    const { j, fake, clock } = w;
+    const receiver = startWebhookReceiver();
+    try {
+      const { connectionId, subscriptionId, metadata } = await connectCalendar(w, receiver);
+      await waitFor("the subscription in the registry", async () => (await registryOf(j, connectionId)).length > 0);
+      fake.expireGraphSubscription(subscriptionId);
+      await clock.advance(DAY);
+      const replaced = await metadata("the new subscription", (m) => m.outlookSubscriptionId !== subscriptionId);
+      const newId = String(replaced.outlookSubscriptionId);
+      const runs = scriptRuns(j, "outlook");
+      const renewal = await runs.finished("subscription-renewal");
+      expect(renewal).toMatchObject({ status: "succeeded", trigger: "schedule" });
+      const logs = await runs.logs(renewal.id);
+      expect(logs[0]).toStartWith(`warn: could not renew Outlook subscription ${subscriptionId} (status 404)`);
+      expect(logs[1]).toBe(`info: replaced Outlook subscription: ${subscriptionId} → ${newId}`);
+      // The old one is gone upstream already: its deletion fails, logged at error level.
+      expect(logs[2]).toStartWith(`error: could not delete Outlook subscription ${subscriptionId} (status 404)`);
+      expect(fake.state.graphSubscriptions.map((s) => [s.id, s.state])).toEqual([
+        [subscriptionId, "expired"],
+        [newId, "active"],
+      ]);
+      await waitFor("the registry to hold the new subscription only", async () => {
+        const channels = await registryOf(j, connectionId);
+        return (
+          channels
+            .filter(([, state]) => state === "active")
+            .map(([id]) => id)
+            .join() === newId
+        );
+      });
+      fake.createGraphEvent(ADELE);
+      await waitFor("a change on the new subscription forwarded", () =>
+        forwardsOf(receiver, "outlook").some(
+          (f) => f.payload.subscriptionId === newId && f.connectionId === connectionId,
+        ),
+      );
+    } finally {
+      await receiver.stop();
+    }
+  }, 60_000);
+
   test("a batch over the item limit or the body limit is refused with a clear 4xx, nothing forwarded", async () => {
     const w = await world(REAL_START);
     const { fake } = w;

@@ -28,6 +28,8 @@ export interface GraphFakeControls {
   createGraphEvent(email: string, fields?: Record<string, unknown>): GraphEvent;
   /** Changes an event; "updated" goes to the subscriptions. */
   updateGraphEvent(email: string, id: string, fields: Record<string, unknown>): GraphEvent;
+  /** Ends a subscription's life now, as when its renewals were missed (Graph then answers 404 for it). */
+  expireGraphSubscription(subscriptionId: string): void;
   /** Sends a lifecycle notification on a subscription (`subscriptionRemoved` also removes it). */
   sendGraphLifecycle(subscriptionId: string, event: LifecycleEvent): void;
   /**
@@ -141,6 +143,10 @@ function controls(up: GraphFakeState): GraphFakeControls {
       if (!event) throw new Error(`fake-upstream: no event ${id} of ${email}`);
       notifyEventChange(up, email.toLowerCase(), "updated", event);
       return event;
+    },
+    expireGraphSubscription(id) {
+      subscription(id).expiration = up.now();
+      up.changes.changed();
     },
     sendGraphLifecycle: (id, event) => sendLifecycle(up, subscription(id), event),
     sendGraphNotification(id, overrides = {}) {
