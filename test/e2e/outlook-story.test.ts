@@ -130,7 +130,9 @@ describe("the Outlook story", () => {
         { ...item, changeType: "deleted" },
       ]);
       await waitFor("both items forwarded", () => forwards().length >= 3);
-      expect(forwards().map((f) => f.payload.changeType)).toEqual(["created", "updated", "deleted"]);
+      // The items of one batch are forwarded each on its own, in no promised order.
+      const changeTypes = () => forwards().map((f) => String(f.payload.changeType));
+      expect(changeTypes().slice(1).sort()).toEqual(["deleted", "updated"]);
 
       // 4. A forged clientState and an unknown subscription: acknowledged (Graph must not resend), dropped, logged.
       fake.sendGraphNotification(subscriptionId, { clientState: "forged-client-state" });
@@ -141,7 +143,7 @@ describe("the Outlook story", () => {
       await waitFor("the next change forwarded", () => forwards().length >= 4);
       await fake.settleGraphNotifications();
       expect(forwards().map((f) => f.payload.subscriptionId)).toEqual(Array(4).fill(subscriptionId));
-      expect(forwards().map((f) => f.payload.changeType)).toEqual(["created", "updated", "deleted", "updated"]);
+      expect(changeTypes().sort()).toEqual(["created", "deleted", "updated", "updated"]);
       const logs = j.logLines.join("\n");
       expect(logs).toContain("does not match the channel's");
       expect(logs).toContain("unknown to the registry");
@@ -150,7 +152,9 @@ describe("the Outlook story", () => {
       // 5. `missed`: Graph could not deliver some notifications; forwarded so the app resyncs.
       fake.sendGraphLifecycle(subscriptionId, "missed");
       await waitFor("missed forwarded", () => forwards().some((f) => f.payload.lifecycleEvent === "missed"));
-      expect(forwards().at(-1)).toMatchObject({ connectionId, payload: { subscriptionId, lifecycleEvent: "missed" } });
+      expect(forwards().filter((f) => f.payload.lifecycleEvent === "missed")).toMatchObject([
+        { connectionId, payload: { subscriptionId, lifecycleEvent: "missed" } },
+      ]);
 
       // 6. A day later the renewal sync extends the subscription in place.
       await clock.advance(DAY);
