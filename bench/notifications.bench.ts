@@ -31,8 +31,9 @@
  * the OIDC token verified (gmail, gmail-oidc), and Outlook calendar's Graph batches matched by their
  * subscription through the channel registry, 1 and 10 items per request (outlook, outlook-batch10); a
  * table gives each one's notifications per second and CPU per notification against Google Calendar's.
- * gmail-oidc runs on a second Junction started alike, whose Gmail settings name the bench's audience and
- * key set (bench/support/provider-settings-preload.ts: settings cannot be stored through the API yet).
+ * gmail-oidc's integration is created with provider_settings naming the bench's audience and key set;
+ * Outlook's subscriptions are created through Junction's proxy and recorded by its channel tap (the
+ * bench fails unless GET /channels lists them all and the registry holds their clientState).
  * Every run checks that the receiver got one message naming a connection per notification, for the
  * run's integration, and none without.
  *
@@ -76,15 +77,14 @@ import {
 } from "./support/notification-contenders.ts";
 import { matchTimes } from "./support/notification-match-times.ts";
 import {
-  PUSH_AUDIENCE,
   type ProviderTraffic,
   selectProviders,
   setUpGmail,
   setUpGmailOidc,
-  setUpOutlook,
   startFakeGraph,
   startPushKeys,
 } from "./support/notification-providers.ts";
+import { setUpOutlook } from "./support/outlook-setup.ts";
 
 const env = process.env;
 const N = Number(env.BENCH_NOTIFICATIONS ?? 3000);
@@ -110,8 +110,7 @@ if (env.BENCH_SKIP_MATCH !== "1") await matchTimes();
 async function throughput(): Promise<void> {
   const receiver = startReceiver();
   const contenders: Contender[] = [];
-  // Junctions that take only some providers' notifications (gmail-oidc), and local upstreams.
-  const others: Contender[] = [];
+  // Local upstreams: the push keys' server, the fake Graph.
   const stops: Array<() => void> = [];
   // Notifications each Junction took (for BENCH_SQL_PROFILE's figures per notification).
   const through = new Map<string, number>();
@@ -141,23 +140,13 @@ async function throughput(): Promise<void> {
       acceptStatus: 200,
       request: (run, i) => ({ headers: headersOf(run, i) }),
     });
-    // The other providers' traffic, each on the Junction that takes it (issue 22).
+    // The other providers' traffic, each an integration of the same Junction (issue 22).
     const providerRuns: { c: Contender; traffic: ProviderTraffic }[] = [];
     if (PROVIDERS.includes("gmail")) providerRuns.push({ c: main, traffic: await setUpGmail(main.junction) });
     if (PROVIDERS.includes("gmail-oidc")) {
       const keys = await startPushKeys(CONNECTIONS);
       stops.push(keys.stop);
-      // Settings of the Gmail integrations of this Junction only (provider-settings-preload.ts says why).
-      const settings = { "google-mail": { pubsub_audience: PUSH_AUDIENCE, pubsub_jwks_url: keys.jwksUrl } };
-      const oidc = await setUp(
-        ROOT,
-        "junction-oidc",
-        receiver.url,
-        { JUNCTION_BENCH_PROVIDER_DEFAULTS: JSON.stringify(settings) },
-        { preloads: [join(ROOT, "bench/support/provider-settings-preload.ts")], calendar: false },
-      );
-      others.push(oidc);
-      providerRuns.push({ c: oidc, traffic: await setUpGmailOidc(oidc.junction, keys) });
+      providerRuns.push({ c: main, traffic: await setUpGmailOidc(main.junction, keys) });
     }
     const batches = [
       ...(PROVIDERS.includes("outlook") ? [{ provider: "outlook" as const, perRequest: 1 }] : []),
@@ -166,9 +155,12 @@ async function throughput(): Promise<void> {
     if (batches.length > 0) {
       const graph = startFakeGraph();
       stops.push(graph.stop);
-      const outlook = await setUpOutlook(main.junction, graph.url, batches);
-      log(`(outlook: ${CONNECTIONS} subscriptions in the channel registry, through ${outlook.registeredBy})`);
-      for (const traffic of outlook.traffic) providerRuns.push({ c: main, traffic });
+      for (const traffic of await setUpOutlook(main.junction, graph.url, batches, receiver)) {
+        providerRuns.push({ c: main, traffic });
+      }
+      log(
+        `(outlook: ${CONNECTIONS} subscriptions created through the proxy, listed by GET /channels; a wrong clientState dropped)`,
+      );
     }
     // The bodies Junction forwards, built the same way, for the bare loop.
     const bodies = Array.from({ length: N }, (_, i) =>
@@ -337,9 +329,9 @@ async function throughput(): Promise<void> {
       }
     }
   } finally {
-    for (const c of [...contenders, ...others]) await stopJunction(c.junction);
+    for (const c of contenders) await stopJunction(c.junction);
     // Only the first Junction's SQLite profile is printed; the others' files go.
-    for (const c of [...contenders.slice(1), ...others]) {
+    for (const c of contenders.slice(1)) {
       if (c.junction.sqlProfile) rmSync(join(c.junction.sqlProfile, ".."), { recursive: true, force: true });
     }
     for (const stop of stops) stop();

@@ -104,7 +104,6 @@ export async function startJunction(
   root: string,
   label: string,
   extraEnv: Record<string, string> = {},
-  preloads: string[] = [],
 ): Promise<RunningJunction> {
   const dataDir = mkdtempSync(join(tmpdir(), `junction-bench-notifications-${label}-`));
   const port = await freePort();
@@ -113,10 +112,7 @@ export async function startJunction(
   // BENCH_SQL_PROFILE=1: Junction times its SQLite statements and writes them to sqlProfile on exit.
   const sqlProfile =
     env.BENCH_SQL_PROFILE === "1" ? join(mkdtempSync(join(tmpdir(), "junction-sql-")), "sql.json") : undefined;
-  const preload = [...preloads, ...(sqlProfile ? [join(ROOT, "bench/support/sql-profile.ts")] : [])].flatMap((p) => [
-    "--preload",
-    p,
-  ]);
+  const preload = sqlProfile ? ["--preload", join(ROOT, "bench/support/sql-profile.ts")] : [];
   const proc = spawn(["bun", ...profile, ...preload, join(root, "cli/junction.ts"), "start"], {
     cwd: root,
     env: {
@@ -191,29 +187,21 @@ export async function setUp(
   label: string,
   receiverUrl: string,
   extraEnv: Record<string, string> = {},
-  options: { preloads?: string[]; calendar?: boolean } = {},
 ): Promise<Contender> {
-  const junction = await startJunction(root, label, extraEnv, options.preloads);
+  const junction = await startJunction(root, label, extraEnv);
   try {
-    return await configure(junction, label, receiverUrl, options.calendar ?? true);
+    return await configure(junction, label, receiverUrl);
   } catch (err) {
     await stopJunction(junction);
     throw err;
   }
 }
 
-/** The receiver as endpoint, two signing secrets, and (unless `calendar` is false) the calendar integration. */
-export async function configure(
-  junction: RunningJunction,
-  label: string,
-  receiverUrl: string,
-  calendar = true,
-): Promise<Contender> {
-  const webhookUrl = calendar
-    ? await addIntegration(junction, "cal", "google-calendar", (i) => ({
-        metadata: { calendarWatchResourceUris: [uriOf(i)] },
-      }))
-    : "";
+/** The calendar integration, the receiver as endpoint, two signing secrets. */
+export async function configure(junction: RunningJunction, label: string, receiverUrl: string): Promise<Contender> {
+  const webhookUrl = await addIntegration(junction, "cal", "google-calendar", (i) => ({
+    metadata: { calendarWatchResourceUris: [uriOf(i)] },
+  }));
   await api(junction.url, "PUT", "/webhook-settings", { endpoints: [receiverUrl] });
   // Two rotations: the first secret stays valid for the grace period, so Junction signs with both.
   const first = (await api(junction.url, "POST", "/webhook-settings/signing-secret", {})).data.signing_secret;

@@ -6,16 +6,16 @@
  * - calendar: Google Calendar's header-only notifications, matched by watch URI (rule 1).
  * - gmail: Pub/Sub push requests (JSON envelope, base64 data {emailAddress, historyId}, a new
  *   messageId each), matched by email (connections with metadata.emailAddress); no push authentication.
- * - gmail-oidc: the same with the OIDC bearer token verified (audience and JWKS URL set for the
- *   integration; the JWKS is served by the bench, the tokens signed before the rounds).
+ * - gmail-oidc: the same with the OIDC bearer token verified (the integration's provider_settings,
+ *   set through the REST API, name the audience and the JWKS URL; the JWKS is served by the bench, the
+ *   tokens signed before the rounds).
  * - outlook: Microsoft Graph change notification batches {value:[...]}, one item per request, each
- *   naming a subscription the channel registry learnt through the proxy (POST /v1.0/subscriptions answered
- *   by a local fake Graph) and carrying its clientState; matched by channel.
+ *   naming a subscription created through Junction's proxy (POST /v1.0/subscriptions answered by a local
+ *   fake Graph), which the proxy's channel tap recorded in the channel registry with its clientState;
+ *   carrying that clientState; matched by channel.
  * - outlook-batch10: the same, 10 items per request (figures per notification, i.e. per item).
  */
-import { Database } from "bun:sqlite";
 import { randomUUID } from "node:crypto";
-import { join } from "node:path";
 import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import { addIntegration, api, CONNECTIONS, type RunningJunction } from "./notification-contenders.ts";
 
@@ -214,17 +214,29 @@ export async function setUpGmail(junction: RunningJunction): Promise<ProviderTra
 }
 
 /**
- * Gmail with push authentication on `junction`, a Junction whose google-mail settings already name
- * PUSH_AUDIENCE and the bench's key set (provider-settings-preload.ts). Checks that verification is in
- * force: a push without a token, and one signed by a key not in the set, are refused.
+ * Gmail with push authentication on `junction`: integration "gmail-oidc" whose provider settings, set
+ * through POST /integrations, name PUSH_AUDIENCE and the bench's key set. Checks that Junction returns
+ * them, and that verification is in force: a push without a token, and one signed by a key not in the
+ * set, are refused.
  */
 export async function setUpGmailOidc(
   junction: RunningJunction,
   keys: Awaited<ReturnType<typeof startPushKeys>>,
 ): Promise<ProviderTraffic> {
-  const url = await addIntegration(junction, "gmail-oidc", "google-mail", (i) => ({
-    metadata: { emailAddress: mailboxOf(i) },
-  }));
+  const settings = { pubsub_audience: PUSH_AUDIENCE, pubsub_jwks_url: keys.jwksUrl };
+  const url = await addIntegration(
+    junction,
+    "gmail-oidc",
+    "google-mail",
+    (i) => ({ metadata: { emailAddress: mailboxOf(i) } }),
+    { provider_settings: settings },
+  );
+  const stored = (await api(junction.url, "GET", "/integrations/gmail-oidc")).data.provider_settings ?? {};
+  for (const [key, value] of Object.entries(settings)) {
+    if (stored[key] !== value) {
+      throw new Error(`gmail-oidc: the integration's ${key} reads ${JSON.stringify(stored[key])}, not ${value}`);
+    }
+  }
   const traffic = gmailTraffic("gmail-oidc", "gmail-oidc", url, CONNECTIONS, keys.tokens);
   for (const [authorization, status] of [
     [undefined, 401],
@@ -245,84 +257,4 @@ export async function setUpGmailOidc(
     }
   }
   return traffic;
-}
-
-/**
- * Outlook calendar on `junction`: integration "outlook" whose base URL is the fake Graph, a connection
- * per user, and one subscription per connection created through Junction's proxy, which should record
- * it in the channel registry with its clientState (the channel tap). Returns the traffic of each batch
- * size asked for, on that integration, once the registry lists every subscription, and how they got there.
- *
- * The tap does not record Graph's subscriptions in this code: the proxy observes channel calls only
- * for providers with webhook headers (`observeChannelCalls` in services/proxy/src/resolve-upstream.ts),
- * and the registry records a watch only on a 200 (Graph answers a creation 201). Until it does, the
- * bench writes the rows the tap would have written (services/channel/src/store/sqlite-schema.ts) into
- * the embedded SQLite file, and says so; receipt, the token check and matching then run as in
- * production.
- */
-export async function setUpOutlook(
-  junction: RunningJunction,
-  graphUrl: string,
-  batches: { provider: "outlook" | "outlook-batch10"; perRequest: number }[],
-): Promise<{ traffic: ProviderTraffic[]; registeredBy: string }> {
-  const url = await addIntegration(junction, "outlook", "microsoft-outlook-calendar", () => ({}), {
-    upstream_overrides: { base_url: graphUrl },
-  });
-  const subscriptions: (Subscription & { connectionId: string; expiration: number })[] = [];
-  for (let i = 0; i < CONNECTIONS; i++) {
-    const clientState = `bench-client-state-${i}-${randomUUID()}`;
-    const expiration = Date.now() + 3 * 24 * 3600_000;
-    const connectionId = `user${i}`;
-    const created = await api(
-      junction.url,
-      "POST",
-      "/proxy/v1.0/subscriptions",
-      {
-        changeType: "created,updated,deleted",
-        notificationUrl: url,
-        lifecycleNotificationUrl: url,
-        resource: "/me/events",
-        expirationDateTime: new Date(expiration).toISOString(),
-        clientState,
-      },
-      { "provider-config-key": "outlook", "connection-id": connectionId },
-    );
-    subscriptions.push({ id: created.id, clientState, connectionId, expiration });
-  }
-  const listed = async (waitMs: number) => {
-    const deadline = Date.now() + waitMs;
-    for (;;) {
-      const channels = (await api(junction.url, "GET", "/channels?integration=outlook")).data as { id: string }[];
-      const ids = new Set(channels.map((c) => c.id));
-      if (subscriptions.every((s) => ids.has(s.id))) return true;
-      if (Date.now() > deadline) return false;
-      await Bun.sleep(100);
-    }
-  };
-  let registeredBy = "the proxy's channel tap";
-  if (!(await listed(3_000))) {
-    registeredBy = "registry rows written by the bench (the tap recorded none)";
-    const environmentId = decodeURIComponent(new URL(url).pathname.split("/")[2] ?? "");
-    const db = new Database(join(junction.dataDir, "junction.sqlite"));
-    try {
-      db.exec("PRAGMA busy_timeout = 5000");
-      const insert = db.query(
-        `INSERT INTO channels (environment_id, id, resource_id, provider_config_key, connection_id, resource_uri,
-           expiration, state, created_at, updated_at, stopped_at, last_message_number, token, expiry_warned_at)
-         VALUES (?, ?, '', 'outlook', ?, '/me/events', ?, 'active', ?, ?, NULL, 0, ?, NULL)`,
-      );
-      const now = Date.now();
-      db.transaction(() => {
-        for (const s of subscriptions)
-          insert.run(environmentId, s.id, s.connectionId, s.expiration, now, now, s.clientState);
-      })();
-    } finally {
-      db.close();
-    }
-    if (!(await listed(10_000))) throw new Error("outlook: the channel registry does not list the subscriptions");
-  }
-  return {
-    traffic: batches.map((b) => outlookTraffic(b.provider, "outlook", url, subscriptions, b.perRequest)),
-    registeredBy,
-  };
 }
