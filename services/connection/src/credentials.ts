@@ -9,6 +9,8 @@ export interface StoredCredentials {
   /** Unix ms; null when the upstream gave no expiry. */
   expiresAt: number | null;
   raw: JsonObject;
+  /** The scopes granted (the token answer's `scope`, else those asked for), as the provider writes them. */
+  scope?: string;
   /**
    * Obtained with the operator's test credentials (spec: Authentication 4): refreshes must use the same
    * OAuth client, whatever the integration's switch says later.

@@ -18,7 +18,7 @@ import { LifecycleEvent, RunStatus } from "@junction/contracts/scripts/v1/script
 import { subjects } from "@junction/bus";
 import type { ConnectionServiceContext } from "../context.ts";
 import type { StoredCredentials } from "../credentials.ts";
-import { effectiveOverrides } from "../oauth/oauth-client.ts";
+import { connectionBaseUrl, effectiveOverrides } from "../oauth/oauth-client.ts";
 import { CredentialRefresher } from "../refresh/credential-refresher.ts";
 import { sessionTags } from "../oauth/session-tags.ts";
 import { saveConnection } from "../save-connection.ts";
@@ -233,7 +233,18 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       const template = ctx.providers.get(loaded.integ.provider);
       const { rec, creds } = await refresher.fresh(loaded, req.forceRefresh);
       // The proxy reads the upstream base URL here: the one of the client the token belongs to.
-      const overrides = effectiveOverrides(ctx, loaded.integ, template, creds?.testCredentials === true);
+      let overrides = effectiveOverrides(
+        ctx,
+        loaded.integ,
+        template,
+        creds?.testCredentials === true,
+        rec.connectionConfig,
+      );
+      // A base URL with a connection's placeholders ({instance_url}, {subdomain}) is answered filled.
+      const baseUrl = overrides.baseUrl || template?.baseUrl || "";
+      if (baseUrl.includes("{")) {
+        overrides = { ...overrides, baseUrl: connectionBaseUrl(loaded.integ, template, baseUrl, rec.connectionConfig) };
+      }
       return {
         connection: toConnection(rec),
         credentials: creds ? toCredentials(creds) : undefined,

@@ -3,6 +3,7 @@ import type { ConnectionServiceContext } from "../context.ts";
 import { openCredentials, type StoredCredentials, sealCredentials } from "../credentials.ts";
 import { errors } from "../errors.ts";
 import { enqueueAuthWebhook } from "../oauth/auth-webhook.ts";
+import { SCOPE_SEPARATORS } from "../oauth/authorization-start.ts";
 import { resolveOAuthClient } from "../oauth/oauth-client.ts";
 import { failureCode, isTransient, requestToken, type TokenFailure } from "../oauth/token-client.ts";
 import type { ConnectionRecord, EnvironmentRecord, IntegrationRecord } from "../store/records.ts";
@@ -126,15 +127,20 @@ export class CredentialRefresher {
         integ.provider,
         ctx.providers.list().map((p) => p.name),
       );
-    const client = resolveOAuthClient(ctx, integ, template, creds.testCredentials === true);
+    const client = resolveOAuthClient(ctx, integ, template, creds.testCredentials === true, rec.connectionConfig);
+    const scope = creds.scope ?? integ.scopes.join(SCOPE_SEPARATORS[template.scopeSeparator]);
     const result = await requestToken(
       ctx.fetch,
-      client.tokenUrl,
       {
-        grant_type: "refresh_token",
-        refresh_token: creds.refreshToken,
-        client_id: client.clientId,
-        client_secret: client.clientSecret,
+        tokenUrl: client.tokenUrl,
+        params: {
+          grant_type: "refresh_token",
+          refresh_token: creds.refreshToken,
+          ...(template.refreshNeedsScopes && scope !== "" ? { scope } : {}),
+        },
+        clientId: client.clientId,
+        clientSecret: client.clientSecret,
+        definition: template,
       },
       ctx.oauth.tokenRequestTimeoutMs,
     );
@@ -144,10 +150,12 @@ export class CredentialRefresher {
       const next: StoredCredentials = {
         ...creds,
         accessToken: t.accessToken,
-        // Google keeps the refresh token and returns none on refresh; a rotating upstream returns a new one.
+        // Google keeps the refresh token and returns none on refresh; a rotating upstream returns a new one,
+        // stored with the access token in one write: until it is, the old one stays (a lost answer keeps it).
         refreshToken: t.refreshToken ?? creds.refreshToken,
         expiresAt: t.expiresIn ? now + t.expiresIn * 1000 : null,
         raw: t.raw,
+        ...(t.scope ? { scope: t.scope } : {}),
       };
       const saved = await ctx.store.patchConnection(
         env.id,
