@@ -62,7 +62,8 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
         clock: ctx.clock,
         logger: ctx.logger,
         bus: ctx.bus,
-        providers: new ProviderCatalog(),
+        // The built-in providers, and those defined as data in {data dir}/providers/*.json.
+        providers: ProviderCatalog.fromDataDir(ctx.common.dataDir),
         baseUrl: ctx.baseUrl(),
         oauth,
         settings,

@@ -37,6 +37,7 @@ export {
   type ProviderDefinitionInput,
   providerDefinitionSchema,
 } from "./definition/provider-definition.ts";
+export { adapterFromDefinition } from "./definition/defined-provider.ts";
 export {
   describePlaceholderProblem,
   fillPlaceholders,
