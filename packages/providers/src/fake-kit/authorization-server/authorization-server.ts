@@ -7,6 +7,8 @@ export interface SeenTokenRequest {
   grantType: string;
   clientAuthenticatedBy: "post" | "basic" | "none";
   params: Record<string, string>;
+  /** The refresh token presented ("" when none): which token the client held. */
+  refreshToken: string;
   path: string;
 }
 
@@ -157,7 +159,13 @@ export function startFakeAuthorizationServer(
     }
     const grantType = params.grant_type ?? "";
     const seen = Object.fromEntries(Object.entries(params).filter(([k]) => !SECRET_PARAMS.has(k)));
-    tokenRequests.push({ grantType, clientAuthenticatedBy: by, params: seen, path });
+    tokenRequests.push({
+      grantType,
+      clientAuthenticatedBy: by,
+      params: seen,
+      refreshToken: params.refresh_token ?? "",
+      path,
+    });
     const wanted = behaviour.clientAuthentication === "client_secret_basic" ? "basic" : "post";
     if (by !== wanted || id !== behaviour.clientId || secret !== behaviour.clientSecret) {
       return oauthError(
