@@ -30,6 +30,7 @@ import {
   openScriptsStores,
   scriptsNotificationSink,
 } from "@junction/scripts-runtime";
+import { loadCommonConfig } from "@junction/platform";
 import { loadProxySettings } from "@junction/upstream-proxy";
 import type { ServiceKey, ServiceSpec } from "./service-spec.ts";
 
@@ -50,8 +51,14 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
       database: true,
       baseUrl: true,
     },
-    config: (env) => ({ oauth: loadOAuthSettings(env), settings: loadConnectionSettings(env) }),
-    async build(ctx, { oauth, settings }) {
+    config: (env) => ({
+      oauth: loadOAuthSettings(env),
+      settings: loadConnectionSettings(env),
+      // The built-in providers, and those defined as data in {data dir}/providers/*.json: read with the
+      // settings, so a wrong definition stops the start before anything listens.
+      providers: ProviderCatalog.fromDataDir(loadCommonConfig(env).dataDir),
+    }),
+    async build(ctx, { oauth, settings, providers }) {
       // spec: Authentication 4: credentials the operator configured win over the sandbox upstream's.
       if (ctx.testCredentials) oauth.testCredentials = { ...ctx.testCredentials, ...oauth.testCredentials };
       const store = await openConnectionStore(ctx.common, ctx.db);
@@ -62,8 +69,7 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
         clock: ctx.clock,
         logger: ctx.logger,
         bus: ctx.bus,
-        // The built-in providers, and those defined as data in {data dir}/providers/*.json.
-        providers: ProviderCatalog.fromDataDir(ctx.common.dataDir),
+        providers,
         baseUrl: ctx.baseUrl(),
         oauth,
         settings,
@@ -79,6 +85,7 @@ export const SERVICE_TABLE: readonly ServiceSpec[] = [
   } satisfies ServiceSpec<{
     oauth: ReturnType<typeof loadOAuthSettings>;
     settings: ReturnType<typeof loadConnectionSettings>;
+    providers: ProviderCatalog;
   }>,
   {
     name: "proxy",
