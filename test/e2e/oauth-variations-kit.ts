@@ -65,6 +65,8 @@ export function useVariationWorld() {
       /** Fields of the definition over the plain one (URLs may use the fake's `url`). */
       definition?: (auth: FakeAuthorizationServer) => Record<string, unknown>;
       env?: Record<string, string>;
+      /** The integration's credentials in POST /integrations; null for none (an API_KEY or BASIC provider). */
+      integrationCredentials?: Record<string, unknown> | null;
     } = {},
   ): Promise<VariationWorld> => {
     const clock = new ManualClock();
@@ -77,15 +79,19 @@ export function useVariationWorld() {
     writeFileSync(join(dir.path, "providers", `${PROVIDER}.json`), JSON.stringify(definition));
     const j = await startTestJunction({ clock, dataDir: dir.path, env: options.env });
     running.push(() => j.close());
+    const credentials =
+      options.integrationCredentials === undefined
+        ? {
+            type: "OAUTH2",
+            client_id: auth.behaviour.clientId,
+            client_secret: auth.behaviour.clientSecret,
+            scopes: SCOPES,
+          }
+        : options.integrationCredentials;
     const created = await j.api("POST", "/integrations", {
       unique_key: KEY,
       provider: PROVIDER,
-      credentials: {
-        type: "OAUTH2",
-        client_id: auth.behaviour.clientId,
-        client_secret: auth.behaviour.clientSecret,
-        scopes: SCOPES,
-      },
+      ...(credentials ? { credentials } : {}),
     });
     if (created.status !== 200) throw new Error(`integration: ${created.status} ${created.text}`);
     const world: VariationWorld = {

@@ -87,8 +87,12 @@ const credentialsAnswer = z
   })
   .meta({ id: "ConnectionCredentials" });
 /** GET /connection/{id}: the connection with its tokens (only the summary when it has none). */
+const apiKeyAnswer = z.object({ type: z.literal("API_KEY"), apiKey: z.string() }).meta({ id: "ApiKeyCredentials" });
+const basicAnswer = z
+  .object({ type: z.literal("BASIC"), username: z.string(), password: z.string() })
+  .meta({ id: "BasicCredentials" });
 export const connectionWithCredentialsAnswer = connectionAnswer
-  .extend({ credentials: z.union([credentialsAnswer, credentialsSummary]) })
+  .extend({ credentials: z.union([credentialsAnswer, apiKeyAnswer, basicAnswer, credentialsSummary]) })
   .meta({ id: "ConnectionWithCredentials" });
 
 /** An integration in Nango's public shape, plus Junction's `upstream_overrides` when set. */

@@ -45,6 +45,9 @@ export function presentConnection(c: Connection, read?: CredentialsRead) {
 }
 
 function presentCredentials(k: Credentials, withRefreshToken: boolean) {
+  // Nango's shapes for an API key and basic credentials.
+  if (k.type === "API_KEY") return { type: k.type, apiKey: k.apiKey };
+  if (k.type === "BASIC") return { type: k.type, username: k.username, password: k.password };
   const raw = (k.raw ?? {}) as JsonValue;
   return {
     type: k.type || "OAUTH2",

@@ -12,6 +12,8 @@ export interface ResolvedUpstream {
   cacheUntil: number;
   allowedOverrideHosts: readonly string[];
   observeChannelCalls: boolean;
+  /** Query parameters the credentials add upstream (an API key in the query), encoded; "" when none. */
+  authQuery?: string;
 }
 
 export interface ResolveKey {
@@ -171,6 +173,7 @@ export function toResolved(res: ResolveUpstreamResponse): ResolvedUpstream {
     cacheUntil: Number(res.cacheUntilMs),
     allowedOverrideHosts: res.allowedOverrideHosts,
     observeChannelCalls: res.observeChannelCalls,
+    authQuery: new URLSearchParams(res.query).toString(),
   };
 }
 

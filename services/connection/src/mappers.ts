@@ -77,6 +77,14 @@ export function toProvider(t: ProviderTemplate): Provider {
     webhookHeaders: t.webhookHeaders ? { ...t.webhookHeaders } : {},
     allowedOverrideHosts: t.allowedOverrideHosts,
     storesEmailHash: t.storesEmailHash,
+    authMode: t.authMode,
+    docsUrl: t.docsUrl,
+    connectFields: t.connectFields.map((f) => ({
+      key: f.key,
+      label: f.label,
+      docsUrl: f.docsUrl ?? "",
+      secret: f.secret,
+    })),
   });
 }
 

@@ -19,13 +19,15 @@ import { subjects } from "@junction/bus";
 import type { ConnectionServiceContext } from "../context.ts";
 import type { StoredCredentials } from "../credentials.ts";
 import { connectionBaseUrl, effectiveOverrides } from "../oauth/oauth-client.ts";
+import { upstreamAuth } from "../upstream-auth.ts";
 import { CredentialRefresher } from "../refresh/credential-refresher.ts";
 import { sessionTags } from "../oauth/session-tags.ts";
 import { saveConnection } from "../save-connection.ts";
 import { errors } from "../errors.ts";
 import { toConnection, toIntegration, toProvider } from "../mappers.ts";
 import { matchByEmail, matchNotification } from "../match-notification.ts";
-import type { NotificationAdapter } from "@junction/providers";
+import type { NotificationAdapter, ProviderAdapter } from "@junction/providers";
+import { enteredCredentials } from "../entered-credentials.ts";
 import { validateMetadata } from "../metadata-rules.ts";
 import { UnknownConnectionsError } from "../store/store.ts";
 
@@ -94,19 +96,32 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       }
       const creds = req.credentials;
       const expiresAt = creds && creds.expiresAtMs > 0n ? Number(creds.expiresAtMs) : null;
+      const template = ctx.providers.get(integ.provider);
+      const oauth = !creds || creds.type === "" || creds.type === "OAUTH2";
+      // An API key or a password is checked against the provider's mode (nothing is written otherwise).
+      if (creds && !oauth && !template)
+        throw errors.unknownProvider(
+          integ.provider,
+          ctx.providers.list().map((p) => p.name),
+        );
+      if (oauth && creds && template && template.authMode !== "OAUTH2") {
+        enteredCredentials(template, { type: "OAUTH2", apiKey: "", username: "", password: "" }, "credentials.");
+      }
       const result = await saveConnection(ctx, {
         env,
         integ,
         connectionId,
-        credentials: creds
-          ? {
-              type: "OAUTH2",
-              accessToken: creds.accessToken,
-              refreshToken: creds.refreshToken,
-              expiresAt,
-              raw: (creds.raw ?? {}) as JsonObject,
-            }
-          : null,
+        credentials: !creds
+          ? null
+          : oauth
+            ? {
+                type: "OAUTH2",
+                accessToken: creds.accessToken,
+                refreshToken: creds.refreshToken,
+                expiresAt,
+                raw: (creds.raw ?? {}) as JsonObject,
+              }
+            : enteredCredentials(template as ProviderAdapter, creds, "credentials."),
         connectionConfig: (req.connectionConfig ?? {}) as Record<string, unknown>,
         metadata,
         endUser,
@@ -250,6 +265,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         credentials: creds ? toCredentials(creds) : undefined,
         integration: toIntegration({ ...loaded.integ, overrides }, ctx.baseUrl),
         provider: template ? toProvider(template) : undefined,
+        upstreamAuth: creds ? upstreamAuth(template, creds) : undefined,
       };
     },
 
@@ -301,6 +317,9 @@ function toCredentials(creds: StoredCredentials) {
     refreshToken: creds.refreshToken,
     expiresAtMs: BigInt(creds.expiresAt ?? 0),
     raw: creds.raw,
+    apiKey: creds.apiKey ?? "",
+    username: creds.username ?? "",
+    password: creds.password ?? "",
   });
 }
 

@@ -1,6 +1,6 @@
 import { randomToken } from "@junction/platform";
 import type { ConnectionServiceContext } from "../context.ts";
-import { openCredentials, type StoredCredentials, sealCredentials } from "../credentials.ts";
+import { isRefreshable, openCredentials, type StoredCredentials, sealCredentials } from "../credentials.ts";
 import { errors } from "../errors.ts";
 import { enqueueAuthWebhook } from "../oauth/auth-webhook.ts";
 import { SCOPE_SEPARATORS } from "../oauth/authorization-start.ts";
@@ -50,6 +50,8 @@ export class CredentialRefresher {
   async fresh(loaded: LoadedConnection, force: boolean): Promise<FreshCredentials> {
     const creds = open(this.ctx, loaded.rec);
     if (!creds) return { rec: loaded.rec, creds: null };
+    // An API key or a password is served as it is: there is nothing to refresh it with.
+    if (!isRefreshable(creds)) return { rec: loaded.rec, creds };
     if (!force && !this.expiresSoon(creds)) return { rec: loaded.rec, creds };
     const key = loaded.rec.id;
     const running = this.inFlight.get(key);
@@ -102,7 +104,8 @@ export class CredentialRefresher {
     const now = this.ctx.clock.now();
     const cooling = rec.errors.find((e) => isRefreshError(e.type) && (e.retryAfter ?? 0) > now);
     if (cooling) return this.serveOrFail(rec, creds, stale, cooling.message);
-    if (!creds.refreshToken) {
+    // Client credentials need no refresh token: a new token is asked for with the client's own.
+    if (!creds.refreshToken && creds.type !== "OAUTH2_CC") {
       return this.serveOrFail(
         rec,
         creds,
@@ -133,11 +136,14 @@ export class CredentialRefresher {
       ctx.fetch,
       {
         tokenUrl: client.tokenUrl,
-        params: {
-          grant_type: "refresh_token",
-          refresh_token: creds.refreshToken,
-          ...(template.refreshNeedsScopes && scope !== "" ? { scope } : {}),
-        },
+        params:
+          creds.type === "OAUTH2_CC"
+            ? { grant_type: "client_credentials", ...(scope !== "" ? { scope } : {}) }
+            : {
+                grant_type: "refresh_token",
+                refresh_token: creds.refreshToken,
+                ...(template.refreshNeedsScopes && scope !== "" ? { scope } : {}),
+              },
         clientId: client.clientId,
         clientSecret: client.clientSecret,
         definition: template,
