@@ -220,7 +220,7 @@ export async function completeAuthorization(
 }
 
 /** The end user stored on the connection: the session's, with its organization; null for a tags-only session. */
-function endUserOf(session: ConnectSessionRecord): Record<string, unknown> | null {
+export function endUserOf(session: ConnectSessionRecord): Record<string, unknown> | null {
   if (!session.endUser) return null;
   return session.organization ? { ...session.endUser, organization: session.organization } : { ...session.endUser };
 }

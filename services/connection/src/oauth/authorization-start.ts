@@ -5,8 +5,8 @@ import { errors } from "../errors.ts";
 import {
   passedAuthorizationParams,
   resolveConnectSession,
-  sessionAllows,
   sessionConfigFor,
+  sessionTarget,
 } from "./connect-sessions.ts";
 import { resolveOAuthClient } from "./oauth-client.ts";
 import { newPkce } from "./pkce.ts";
@@ -30,26 +30,8 @@ export async function startAuthorization(
 ): Promise<{ authorizationUrl: string }> {
   const session = await resolveConnectSession(ctx, req.connectSessionToken);
   const key = req.providerConfigKey;
-  if (!key) throw errors.invalidField("provider_config_key", "is required");
-  if (!sessionAllows(session, key)) throw errors.integrationNotAllowed(key, session.allowedIntegrations);
-  const integ = await ctx.store.getIntegration(session.environmentId, key);
-  if (!integ) throw errors.unknownProviderConfig(key);
-  const template = ctx.providers.get(integ.provider);
-  if (!template)
-    throw errors.unknownProvider(
-      integ.provider,
-      ctx.providers.list().map((p) => p.name),
-    );
+  const { integ, template, connectionId, existingConfig } = await sessionTarget(ctx, session, key);
   if (template.authMode !== "OAUTH2") throw errors.notAnAuthorizationFlow(key, template.name, template.authMode);
-
-  let connectionId: string = crypto.randomUUID();
-  let existingConfig: Record<string, unknown> = {};
-  if (session.reconnect) {
-    const existing = await ctx.store.getConnection(session.environmentId, key, session.reconnect.connectionId);
-    if (!existing) throw errors.unknownConnection(key, [session.reconnect.connectionId]);
-    connectionId = existing.connectionId;
-    existingConfig = existing.connectionConfig;
-  }
   const defaults = sessionConfigFor(session, key);
   // A connection's placeholders ({subdomain}, {shop}) come from the session's connection config, else the connection's.
   const client = resolveOAuthClient(ctx, integ, template, integ.useTestCredentials, {
