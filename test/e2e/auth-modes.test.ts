@@ -30,6 +30,12 @@ describe("API_KEY connections, imported", () => {
     expect(echo.body.headers.authorization).toBeUndefined();
     const read = await w.j.api("GET", `/connection/c1?provider_config_key=${KEY}`);
     expect(read.body.credentials).toEqual({ type: "API_KEY", apiKey: "sk_live_secret_key_1" });
+    const listed = await w.j.api("GET", "/providers/acme-variant");
+    expect(listed.body.data).toMatchObject({
+      auth_mode: "API_KEY",
+      docs: "https://docs.acme.test/oauth",
+      connect_fields: [{ key: "apiKey", label: "API key", docs_url: "https://docs.acme.test/keys", secret: true }],
+    });
     expect(w.j.logLines.join("\n")).not.toContain("sk_live_secret_key_1");
   });
 
