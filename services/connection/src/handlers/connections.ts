@@ -255,16 +255,17 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         creds?.testCredentials === true,
         rec.connectionConfig,
       );
-      // A base URL with a connection's placeholders ({instance_url}, {subdomain}) is answered filled.
-      const baseUrl = overrides.baseUrl || template?.baseUrl || "";
-      if (baseUrl.includes("{")) {
-        overrides = { ...overrides, baseUrl: connectionBaseUrl(loaded.integ, template, baseUrl, rec.connectionConfig) };
-      }
+      // A base URL with a connection's placeholders ({instance_url}, {subdomain}) is answered filled,
+      // where it came from: the operator's override stays one, the template's stays the provider's.
+      const fill = (url: string) =>
+        url.includes("{") ? connectionBaseUrl(loaded.integ, template, url, rec.connectionConfig) : url;
+      if (overrides.baseUrl) overrides = { ...overrides, baseUrl: fill(overrides.baseUrl) };
+      const provider = template ? toProvider({ ...template, baseUrl: fill(template.baseUrl) }) : undefined;
       return {
         connection: toConnection(rec),
         credentials: creds ? toCredentials(creds) : undefined,
         integration: toIntegration({ ...loaded.integ, overrides }, ctx.baseUrl),
-        provider: template ? toProvider(template) : undefined,
+        provider,
         upstreamAuth: creds ? upstreamAuth(template, creds) : undefined,
       };
     },
