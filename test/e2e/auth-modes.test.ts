@@ -30,6 +30,10 @@ describe("API_KEY connections, imported", () => {
     expect(echo.body.headers.authorization).toBeUndefined();
     const read = await w.j.api("GET", `/connection/c1?provider_config_key=${KEY}`);
     expect(read.body.credentials).toEqual({ type: "API_KEY", apiKey: "sk_live_secret_key_1" });
+    const [summary] = (await w.j.api("GET", `/connections?connectionId=c1`)).body.connections;
+    expect(summary.connection_id).toBe("c1");
+    const plain = await w.j.clients.connection.getConnection({ providerConfigKey: KEY, connectionId: "c1" });
+    expect(plain.connection?.credentialsType).toBe("API_KEY");
     const listed = await w.j.api("GET", "/providers/acme-variant");
     expect(listed.body.data).toMatchObject({
       auth_mode: "API_KEY",

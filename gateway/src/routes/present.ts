@@ -40,7 +40,7 @@ const connectionError = z
   .object({ type: z.string(), message: z.string(), created_at: isoOrNull })
   .meta({ id: "ConnectionError" });
 const credentialsSummary = z
-  .object({ type: z.literal("OAUTH2"), expires_at: isoOrNull })
+  .object({ type: z.enum(["OAUTH2", "OAUTH2_CC", "API_KEY", "BASIC"]), expires_at: isoOrNull })
   .describe("The type and expiry only, no token.");
 const endUserAnswer = z.record(z.string(), z.unknown()).nullable();
 const tagsAnswer = z.record(z.string(), z.string()).describe("The connection's tags (keys lower-case).");

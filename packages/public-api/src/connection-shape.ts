@@ -40,7 +40,7 @@ export function presentConnection(c: Connection, read?: CredentialsRead) {
     webhook_url_override: c.webhookUrlOverride || null,
     credentials: read?.credentials
       ? presentCredentials(read.credentials, read.refreshToken)
-      : { type: "OAUTH2", expires_at: iso(c.credentialsExpiresAtMs) },
+      : { type: c.credentialsType || "OAUTH2", expires_at: iso(c.credentialsExpiresAtMs) },
   };
 }
 

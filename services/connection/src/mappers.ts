@@ -39,7 +39,8 @@ export function toIntegration(rec: IntegrationRecord, baseUrl: string): Integrat
   });
 }
 
-export function toConnection(rec: ConnectionRecord): Connection {
+/** `credentialsType`: the provider's auth mode (what its credentials are). */
+export function toConnection(rec: ConnectionRecord, credentialsType = "OAUTH2"): Connection {
   return create(ConnectionSchema, {
     id: rec.id,
     connectionId: rec.connectionId,
@@ -61,6 +62,7 @@ export function toConnection(rec: ConnectionRecord): Connection {
     endUser: (rec.endUser ?? undefined) as JsonObject | undefined,
     tags: rec.tags,
     webhookUrlOverride: rec.webhookUrlOverride ?? "",
+    credentialsType,
   });
 }
 

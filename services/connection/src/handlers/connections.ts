@@ -29,6 +29,7 @@ import { matchByEmail, matchNotification } from "../match-notification.ts";
 import type { NotificationAdapter, ProviderAdapter } from "@junction/providers";
 import { enteredCredentials } from "../entered-credentials.ts";
 import { validateMetadata } from "../metadata-rules.ts";
+import type { ConnectionRecord } from "../store/records.ts";
 import { UnknownConnectionsError } from "../store/store.ts";
 
 type EmailKeyOf = NotificationAdapter["emailKeyOf"];
@@ -47,6 +48,8 @@ const CONNECTION_ID_RE = /^[!-~](?:[ -~]{0,253}[!-~])?$/;
 const MAX_MATCH_BATCH = 1000;
 
 export function connectionHandlers(ctx: ConnectionServiceContext): Partial<ServiceImpl<typeof ConnectionService>> {
+  // A connection's credentials are of its provider's auth mode.
+  const present = (rec: ConnectionRecord) => toConnection(rec, ctx.providers.get(rec.provider)?.authMode);
   const integration = async (key: string) => {
     const env = await ctx.environment();
     if (!key) throw errors.invalidField("provider_config_key", "is required");
@@ -128,16 +131,16 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         tags,
         webhookUrlOverride: req.webhookUrlOverride,
       });
-      return { connection: toConnection(result.connection), created: result.created };
+      return { connection: present(result.connection), created: result.created };
     },
 
     async getConnection(req) {
       const loaded = await connection(req.providerConfigKey, req.connectionId);
-      if (!req.includeCredentials) return { connection: toConnection(loaded.rec) };
+      if (!req.includeCredentials) return { connection: present(loaded.rec) };
       if (!ctx.settings.credentialReads) throw errors.credentialReadsDisabled();
       // Refreshed as for the proxy (a token expiring within the margin first), as Nango does on this read.
       const { rec, creds } = await refresher.fresh(loaded, req.forceRefresh);
-      return { connection: toConnection(rec), credentials: creds ? toCredentials(creds) : undefined };
+      return { connection: present(rec), credentials: creds ? toCredentials(creds) : undefined };
     },
 
     async listConnections(req) {
@@ -161,7 +164,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         limit,
         offset: req.page * limit,
       });
-      return { connections: connections.map(toConnection), total };
+      return { connections: connections.map(present), total };
     },
 
     // Nango's PATCH /connections/{id}: tags derive from the end user as on import; the webhook URL
@@ -184,7 +187,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       );
       if (!updated) throw errors.unknownConnection(rec.providerConfigKey, [rec.connectionId]);
       ctx.logger.info("connection updated", { integration: rec.providerConfigKey, connectionId: rec.connectionId });
-      return { connection: toConnection(updated) };
+      return { connection: present(updated) };
     },
 
     async deleteConnection(req) {
@@ -235,7 +238,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
           req.mode === MetadataWriteMode.SET ? "set" : "update",
           ctx.clock.now(),
         );
-        return { connections: recs.map(toConnection) };
+        return { connections: recs.map(present) };
       } catch (err) {
         if (err instanceof UnknownConnectionsError)
           throw errors.unknownConnection(req.providerConfigKey, err.connectionIds);
@@ -262,7 +265,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       if (overrides.baseUrl) overrides = { ...overrides, baseUrl: fill(overrides.baseUrl) };
       const provider = template ? toProvider({ ...template, baseUrl: fill(template.baseUrl) }) : undefined;
       return {
-        connection: toConnection(rec),
+        connection: present(rec),
         credentials: creds ? toCredentials(creds) : undefined,
         integration: toIntegration({ ...loaded.integ, overrides }, ctx.baseUrl),
         provider,
