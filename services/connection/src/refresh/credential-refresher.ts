@@ -223,6 +223,7 @@ export class CredentialRefresher {
         connectionId: rec.connectionId,
         operation: "refresh",
         success: false,
+        authMode: ctx.providers.get(integ.provider)?.authMode,
         endUser: rec.endUser,
         tags: rec.tags,
         error: { type: error.upstreamError, description: message },
