@@ -26,11 +26,23 @@
  * sizes are measured in interleaved rounds (one batch of each case at each size per round, after an
  * untimed round), so that they see the same machine load; medians of 5 rounds.
  *
+ * Providers (issue 22): in the same rounds, the same Junction takes each provider's notifications
+ * (bench/support/notification-providers.ts): Gmail's Pub/Sub pushes matched by email, without and with
+ * the OIDC token verified (gmail, gmail-oidc), and Outlook calendar's Graph batches matched by their
+ * subscription through the channel registry, 1 and 10 items per request (outlook, outlook-batch10); a
+ * table gives each one's notifications per second and CPU per notification against Google Calendar's.
+ * gmail-oidc's integration is created with provider_settings naming the bench's audience and key set;
+ * Outlook's subscriptions are created through Junction's proxy and recorded by its channel tap (the
+ * bench fails unless GET /channels lists them all and the registry holds their clientState).
+ * Every run checks that the receiver got one message naming a connection per notification, for the
+ * run's integration, and none without.
+ *
  * Also measured like Junction, as a reference: the floor, the smallest durable forwarder on Bun
  * (bench/support/minimal-forwarder.ts: record in SQLite, answer, sign, post; nothing else), which
  * shows what share of the bare loop's rate any durable forwarder reaches on this machine.
  *
- * Environment: BENCH_NOTIFICATIONS (3000), BENCH_SKIP_FLOOR=1, BENCH_ROUNDS (3), BENCH_NOTIFY_CONCURRENCY (16),
+ * Environment: BENCH_NOTIFICATIONS (3000), BENCH_PROVIDERS (calendar,gmail,gmail-oidc,outlook,outlook-batch10: all;
+ * calendar always runs), BENCH_SKIP_FLOOR=1, BENCH_ROUNDS (3), BENCH_NOTIFY_CONCURRENCY (16),
  * BENCH_DELIVERY_CONCURRENCY (= BENCH_NOTIFY_CONCURRENCY), BENCH_MATCH_SIZES (1000,100000,1000000),
  * BENCH_MATCH_QUERIES (20000), BENCH_MATCH_NANGO=1 (match as for an integration with imported connections,
  * which also looks Nango's emailAddressHash formula up), BENCH_SKIP_MATCH=1, BENCH_SKIP_THROUGHPUT=1, BENCH_PROFILE=<dir> (CPU
@@ -40,7 +52,9 @@
  * Junction only, e.g. a setting's old value: BENCH_COMPARE_ROOT=. compares two settings of the same code),
  * JUNCTION_WEBHOOK_* (passed to Junction).
  */
+import { rmSync } from "node:fs";
 import { loadavg } from "node:os";
+import { join } from "node:path";
 import { newId } from "@junction/platform";
 import { forwardBody, signatureHeaders } from "@junction/webhook-service";
 import {
@@ -62,11 +76,21 @@ import {
   uriOf,
 } from "./support/notification-contenders.ts";
 import { matchTimes } from "./support/notification-match-times.ts";
+import {
+  type ProviderTraffic,
+  selectProviders,
+  setUpGmail,
+  setUpGmailOidc,
+  startFakeGraph,
+  startPushKeys,
+} from "./support/notification-providers.ts";
+import { setUpOutlook } from "./support/outlook-setup.ts";
 
 const env = process.env;
 const N = Number(env.BENCH_NOTIFICATIONS ?? 3000);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
 const COMPARE_ROOT = env.BENCH_COMPARE_ROOT;
+const PROVIDERS = selectProviders(env.BENCH_PROVIDERS);
 const COMPARE_ENV = Object.fromEntries(
   (env.BENCH_COMPARE_ENV ?? "")
     .split(",")
@@ -86,12 +110,17 @@ if (env.BENCH_SKIP_MATCH !== "1") await matchTimes();
 async function throughput(): Promise<void> {
   const receiver = startReceiver();
   const contenders: Contender[] = [];
+  // Local upstreams: the push keys' server, the fake Graph.
+  const stops: Array<() => void> = [];
+  // Notifications each Junction took (for BENCH_SQL_PROFILE's figures per notification).
+  const through = new Map<string, number>();
   try {
     contenders.push(await setUp(ROOT, "junction", receiver.url));
     // BENCH_COMPARE_ROOT=<checkout>: another Junction (say, before a change) measured in the same rounds.
     // BENCH_COMPARE_ENV=K=V,...: settings for that Junction only (say, a setting's old value on the same code).
     if (COMPARE_ROOT) contenders.push(await setUp(COMPARE_ROOT, "compared", receiver.url, COMPARE_ENV));
-    const secrets = (contenders[0] as Contender).secrets;
+    const main = contenders[0] as Contender;
+    const secrets = main.secrets;
     // The floor: the smallest durable forwarder on Bun (bench/support/minimal-forwarder.ts), measured
     // like Junction. BENCH_SKIP_FLOOR=1 leaves it out.
     if (env.BENCH_SKIP_FLOOR !== "1") contenders.push(await startFloor(receiver.url, secrets));
@@ -103,6 +132,36 @@ async function throughput(): Promise<void> {
       "X-Goog-Resource-State": "exists",
       "X-Goog-Resource-URI": uriOf(i % CONNECTIONS),
     });
+    const calendarOf = (c: Contender): ProviderTraffic => ({
+      provider: "calendar",
+      integration: "cal",
+      webhookUrl: c.webhookUrl,
+      perRequest: 1,
+      acceptStatus: 200,
+      request: (run, i) => ({ headers: headersOf(run, i) }),
+    });
+    // The other providers' traffic, each an integration of the same Junction (issue 22).
+    const providerRuns: { c: Contender; traffic: ProviderTraffic }[] = [];
+    if (PROVIDERS.includes("gmail")) providerRuns.push({ c: main, traffic: await setUpGmail(main.junction) });
+    if (PROVIDERS.includes("gmail-oidc")) {
+      const keys = await startPushKeys(CONNECTIONS);
+      stops.push(keys.stop);
+      providerRuns.push({ c: main, traffic: await setUpGmailOidc(main.junction, keys) });
+    }
+    const batches = [
+      ...(PROVIDERS.includes("outlook") ? [{ provider: "outlook" as const, perRequest: 1 }] : []),
+      ...(PROVIDERS.includes("outlook-batch10") ? [{ provider: "outlook-batch10" as const, perRequest: 10 }] : []),
+    ];
+    if (batches.length > 0) {
+      const graph = startFakeGraph();
+      stops.push(graph.stop);
+      for (const traffic of await setUpOutlook(main.junction, graph.url, batches, receiver)) {
+        providerRuns.push({ c: main, traffic });
+      }
+      log(
+        `(outlook: ${CONNECTIONS} subscriptions created through the proxy, listed by GET /channels; a wrong clientState dropped)`,
+      );
+    }
     // The bodies Junction forwards, built the same way, for the bare loop.
     const bodies = Array.from({ length: N }, (_, i) =>
       forwardBody({
@@ -113,23 +172,47 @@ async function throughput(): Promise<void> {
       }),
     );
 
-    /** Notifications per second through `c`, and Junction's and this process's CPU per notification. */
-    const viaJunction = async (c: Contender, round: string) => {
-      const target = receiver.count + N;
+    /**
+     * Notifications per second through `c` (N, in requests of `traffic.perRequest`), and Junction's and
+     * this process's CPU per notification. Junction's runs must bring the receiver one message naming a
+     * connection per notification, for the traffic's integration (the floor's are only counted).
+     */
+    const viaJunction = async (c: Contender, traffic: ProviderTraffic, round: string) => {
+      const requests = Math.ceil(N / traffic.perRequest);
+      const notifications = requests * traffic.perRequest;
+      const target = receiver.count + notifications;
+      const before = receiver.received(traffic.integration);
       const cpuBefore = [cpuMsOf(c.junction.proc.pid), ownCpuMs()] as const;
       const started = performance.now();
-      await pool(N, CONCURRENCY, async (i) => {
-        const res = await fetch(c.webhookUrl, { method: "POST", headers: headersOf(`${c.label}-${round}`, i) });
-        if (res.status !== 200) throw new Error(`notification answered ${res.status}`);
+      await pool(requests, CONCURRENCY, async (i) => {
+        const { headers, body } = traffic.request(`${c.label}-${traffic.provider}-${round}`, i);
+        const res = await fetch(traffic.webhookUrl, { method: "POST", headers, body });
+        if (res.status !== traffic.acceptStatus) {
+          throw new Error(`${traffic.provider} notification answered ${res.status}: ${await res.text()}`);
+        }
         await res.arrayBuffer();
       });
       await receiver.until(target);
-      const rate = N / ((performance.now() - started) / 1000);
-      return {
+      const rate = notifications / ((performance.now() - started) / 1000);
+      through.set(c.label, (through.get(c.label) ?? 0) + notifications);
+      const measured = {
         rate,
-        junctionCpuUs: ((cpuMsOf(c.junction.proc.pid) - cpuBefore[0]) * 1000) / N,
-        benchCpuUs: ((ownCpuMs() - cpuBefore[1]) * 1000) / N,
+        junctionCpuUs: ((cpuMsOf(c.junction.proc.pid) - cpuBefore[0]) * 1000) / notifications,
+        benchCpuUs: ((ownCpuMs() - cpuBefore[1]) * 1000) / notifications,
       };
+      const after = receiver.received(traffic.integration);
+      const matched = after.matched - before.matched;
+      const unmatched = after.unmatched - before.unmatched;
+      if (c.label !== "floor" && (matched < notifications || unmatched > 0)) {
+        throw new Error(
+          `${c.label} ${traffic.provider}: ${notifications} notifications, the receiver got ${matched} messages for ` +
+            `${traffic.integration} naming a connection and ${unmatched} naming none`,
+        );
+      }
+      if (c.label !== "floor" && matched > notifications) {
+        log(`(${c.label} ${traffic.provider}: ${matched - notifications} messages more than notifications)`);
+      }
+      return measured;
     };
     /** The bare loop: signs each body as Junction does and posts it, `concurrency` at a time. */
     const bare = async (concurrency: number) => {
@@ -153,9 +236,10 @@ async function throughput(): Promise<void> {
 
     log(
       `\n## Throughput: ${N} notifications per run, ${ROUNDS} interleaved rounds; driver ${CONCURRENCY} in flight, ` +
-        `Junction ${DELIVERY} deliveries in flight, bare loop 1 and ${DELIVERY} in flight`,
+        `Junction ${DELIVERY} deliveries in flight, bare loop 1 and ${DELIVERY} in flight; providers ${PROVIDERS.join(", ")}`,
     );
-    for (const c of contenders) await viaJunction(c, "warmup");
+    for (const c of contenders) await viaJunction(c, calendarOf(c), "warmup");
+    for (const { c, traffic } of providerRuns) await viaJunction(c, traffic, "warmup");
     await bare(1);
     await bare(DELIVERY);
     const rates = new Map<string, number[]>();
@@ -168,9 +252,14 @@ async function throughput(): Promise<void> {
     const bareOne = "bare Bun loop, one at a time";
     const runs: Array<(r: number) => Promise<string>> = [
       ...contenders.map((c) => async (r: number) => {
-        const m = await viaJunction(c, `r${r}`);
+        const m = await viaJunction(c, calendarOf(c), `r${r}`);
         note(c.label, m.rate, m.junctionCpuUs);
         return `${c.label} ${m.rate.toFixed(0)}/s (CPU/notification: its process ${m.junctionCpuUs.toFixed(0)} µs, driver + receiver ${m.benchCpuUs.toFixed(0)} µs)`;
+      }),
+      ...providerRuns.map(({ c, traffic }) => async (r: number) => {
+        const m = await viaJunction(c, traffic, `r${r}`);
+        note(traffic.provider, m.rate, m.junctionCpuUs);
+        return `${traffic.provider} ${m.rate.toFixed(0)}/s (${m.junctionCpuUs.toFixed(0)} µs, driver ${m.benchCpuUs.toFixed(0)} µs)`;
       }),
       async () => {
         const m = await bare(DELIVERY);
@@ -196,6 +285,7 @@ async function throughput(): Promise<void> {
       log(`round ${r + 1}: ${parts.join(", ")} (load ${load()})`);
     }
     const med = (key: string) => median(rates.get(key) ?? [0]);
+    const medCpu = (key: string) => median(cpu.get(key) ?? [0]);
     const b = med(bareMatched);
     const b1 = med(DELIVERY === 1 ? bareMatched : bareOne);
     log("");
@@ -212,18 +302,42 @@ async function throughput(): Promise<void> {
             ? "floor: minimal durable forwarder on Bun (reference, not Junction)"
             : `Junction at ${COMPARE_ROOT}`;
       log(
-        `| ${name} | ${j.toFixed(0)} | ${median(cpu.get(c.label) ?? [0]).toFixed(0)} (its process) | **${(j / b).toFixed(2)}×** | ${(j / b1).toFixed(2)}× |`,
+        `| ${name} | ${j.toFixed(0)} | ${medCpu(c.label).toFixed(0)} (its process) | **${(j / b).toFixed(2)}×** | ${(j / b1).toFixed(2)}× |`,
       );
     }
-    log(`| ${bareMatched} | ${b.toFixed(0)} | ${median(cpu.get(bareMatched) ?? [0]).toFixed(0)} (bench) | 1× | |`);
+    log(`| ${bareMatched} | ${b.toFixed(0)} | ${medCpu(bareMatched).toFixed(0)} (bench) | 1× | |`);
     if (DELIVERY !== 1) {
-      log(`| ${bareOne} | ${b1.toFixed(0)} | ${median(cpu.get(bareOne) ?? [0]).toFixed(0)} (bench) | | 1× |`);
+      log(`| ${bareOne} | ${b1.toFixed(0)} | ${medCpu(bareOne).toFixed(0)} (bench) | | 1× |`);
+    }
+    if (providerRuns.length > 0) {
+      const cal = med(main.label);
+      const calCpu = medCpu(main.label);
+      log(
+        "\n### Per provider (Junction, receipt → receiver; medians; ratios to Google Calendar's in the same rounds)\n",
+      );
+      log(
+        "| provider | notifications per request | notifications/s | CPU µs per notification | rate ÷ calendar | CPU ÷ calendar |",
+      );
+      log("|---|---:|---:|---:|---:|---:|");
+      log(`| calendar | 1 | ${cal.toFixed(0)} | ${calCpu.toFixed(0)} | 1× | 1× |`);
+      for (const { traffic } of providerRuns) {
+        const rate = med(traffic.provider);
+        const cpuUs = medCpu(traffic.provider);
+        log(
+          `| ${traffic.provider} | ${traffic.perRequest} | ${rate.toFixed(0)} | ${cpuUs.toFixed(0)} | ${(rate / cal).toFixed(2)}× | ${(cpuUs / calCpu).toFixed(2)}× |`,
+        );
+      }
     }
   } finally {
     for (const c of contenders) await stopJunction(c.junction);
+    // Only the first Junction's SQLite profile is printed; the others' files go.
+    for (const c of contenders.slice(1)) {
+      if (c.junction.sqlProfile) rmSync(join(c.junction.sqlProfile, ".."), { recursive: true, force: true });
+    }
+    for (const stop of stops) stop();
     receiver.stop();
   }
   const junction = contenders.find((c) => c.label === "junction");
-  // The warm-up run and one run per round went through it.
-  if (junction?.junction.sqlProfile) printSqlProfile(junction.junction.sqlProfile, N * (ROUNDS + 1));
+  // Every notification of its runs (warm-up included, every provider it took) went through it.
+  if (junction?.junction.sqlProfile) printSqlProfile(junction.junction.sqlProfile, through.get("junction") ?? 0);
 }

@@ -27,11 +27,37 @@ describe("the layers", () => {
     expect(offenders).toEqual([]);
   });
 
+  test("the wiring package (below the services) imports no service, scripts runtime, gateway or cli", () => {
+    const ABOVE = /["']@junction\/(?:[a-z-]+-service|service-specs|scripts-runtime|gateway|cli)(?:\/[^"']*)?["']/;
+    const files = filesUnder(join(ROOT, "packages/wiring"));
+    expect(files.length).toBeGreaterThan(3);
+    const offenders = files.filter((file) => ABOVE.test(readFileSync(file, "utf8"))).map((f) => relative(ROOT, f));
+    expect(offenders).toEqual([]);
+    expect(ABOVE.test('import { connectionSpec } from "@junction/service-specs";')).toBe(true);
+  });
+
   test("the check sees an import of the gateway, by name or by path", () => {
     expect(GATEWAY.test('import type { GatewayClients } from "@junction/gateway";')).toBe(true);
     expect(GATEWAY.test('import { x } from "@junction/gateway/http/error-response";')).toBe(true);
     expect(GATEWAY.test('"@junction/gateway": "workspace:*"')).toBe(true);
     expect(GATEWAY.test('import { x } from "../../../gateway/src/routes/present.ts";')).toBe(true);
     expect(GATEWAY.test('import { x } from "@junction/public-api/service-clients";')).toBe(false);
+  });
+});
+
+describe("file sizes (issue 21: no file over 400 lines outside tests and generated code)", () => {
+  /** Test code: tests, conformance suites, test kits and fakes' test helpers; generated code. */
+  const EXEMPT = /(\.test\.ts|\.conformance\.ts|-kit\.ts)$|\/(gen|testing)\//;
+
+  test("every other .ts file has at most 400 lines", () => {
+    const files = ["packages", "services", "gateway", "scripts-runtime", "cli", "bench", "scripts"].flatMap((dir) =>
+      filesUnder(join(ROOT, dir)).filter((f) => f.endsWith(".ts")),
+    );
+    expect(files.length).toBeGreaterThan(300);
+    const long = files
+      .filter((file) => !EXEMPT.test(relative(ROOT, file)))
+      .map((file) => [relative(ROOT, file), readFileSync(file, "utf8").split("\n").length - 1] as const)
+      .filter(([, lines]) => lines > 400);
+    expect(long).toEqual([]);
   });
 });

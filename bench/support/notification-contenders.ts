@@ -21,15 +21,29 @@ export const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor
 export const uriOf = (i: number) =>
   `https://www.googleapis.com/calendar/v3/calendars/user${i}%40example.com/events?alt=json`;
 
-/** A local customer receiver that counts what it gets and answers 200. */
+/**
+ * A local customer receiver that counts what it gets and answers 200; it also counts the forwarded
+ * messages of each integration (`providerConfigKey`), apart those naming a connection (matched).
+ */
 export function startReceiver() {
   let count = 0;
   let waiter: { n: number; resolve: () => void } | undefined;
+  const matched = new Map<string, number>();
+  const unmatched = new Map<string, number>();
+  const tally = (text: string) => {
+    let message: { providerConfigKey?: unknown; connectionId?: unknown } = {};
+    try {
+      message = JSON.parse(text);
+    } catch {}
+    const key = typeof message.providerConfigKey === "string" ? message.providerConfigKey : "";
+    const counts = typeof message.connectionId === "string" && message.connectionId !== "" ? matched : unmatched;
+    counts.set(key, (counts.get(key) ?? 0) + 1);
+  };
   const server = Bun.serve({
     port: 0,
     hostname: "127.0.0.1",
     async fetch(req) {
-      await req.arrayBuffer();
+      tally(await req.text());
       count++;
       if (waiter && count >= waiter.n) {
         waiter.resolve();
@@ -42,6 +56,10 @@ export function startReceiver() {
     url: `http://127.0.0.1:${server.port}/hooks`,
     get count() {
       return count;
+    },
+    /** Messages received so far for integration `key`: naming a connection, and not. */
+    received(key: string) {
+      return { matched: matched.get(key) ?? 0, unmatched: unmatched.get(key) ?? 0 };
     },
     /** Resolves once `n` requests arrived in total. */
     until(n: number, timeoutMs = 300_000): Promise<void> {
@@ -128,10 +146,16 @@ export async function startJunction(
   }
 }
 
-export async function api(base: string, method: string, path: string, body?: unknown): Promise<any> {
+export async function api(
+  base: string,
+  method: string,
+  path: string,
+  body?: unknown,
+  headers: Record<string, string> = {},
+): Promise<any> {
   const res = await fetch(`${base}${path}`, {
     method,
-    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+    headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json", ...headers },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = await res.json();
@@ -173,25 +197,40 @@ export async function setUp(
   }
 }
 
+/** The calendar integration, the receiver as endpoint, two signing secrets. */
 export async function configure(junction: RunningJunction, label: string, receiverUrl: string): Promise<Contender> {
-  await api(junction.url, "POST", "/integrations", { unique_key: "cal", provider: "google-calendar" });
-  for (let i = 0; i < CONNECTIONS; i++) {
-    await api(junction.url, "POST", "/connections", {
-      provider_config_key: "cal",
-      connection_id: `user${i}`,
-      metadata: { calendarWatchResourceUris: [uriOf(i)] },
-      credentials: { type: "OAUTH2", access_token: `access-${i}` },
-    });
-  }
+  const webhookUrl = await addIntegration(junction, "cal", "google-calendar", (i) => ({
+    metadata: { calendarWatchResourceUris: [uriOf(i)] },
+  }));
   await api(junction.url, "PUT", "/webhook-settings", { endpoints: [receiverUrl] });
   // Two rotations: the first secret stays valid for the grace period, so Junction signs with both.
   const first = (await api(junction.url, "POST", "/webhook-settings/signing-secret", {})).data.signing_secret;
   const second = (await api(junction.url, "POST", "/webhook-settings/signing-secret", {})).data.signing_secret;
-  const webhookUrl = (await api(junction.url, "GET", "/integrations/cal?include=webhook")).data.webhook_url.replace(
-    "localhost",
-    "127.0.0.1",
-  );
   return { label, junction, webhookUrl, secrets: [second, first] };
+}
+
+/**
+ * Integration `key` of `provider` with CONNECTIONS connections `user{i}` (`extra(i)` merged into each
+ * one's body: metadata...); its webhook URL.
+ */
+export async function addIntegration(
+  junction: RunningJunction,
+  key: string,
+  provider: string,
+  extra: (i: number) => Record<string, unknown>,
+  integration: Record<string, unknown> = {},
+): Promise<string> {
+  await api(junction.url, "POST", "/integrations", { unique_key: key, provider, ...integration });
+  for (let i = 0; i < CONNECTIONS; i++) {
+    await api(junction.url, "POST", "/connections", {
+      provider_config_key: key,
+      connection_id: `user${i}`,
+      credentials: { type: "OAUTH2", access_token: `access-${i}` },
+      ...extra(i),
+    });
+  }
+  const answer = await api(junction.url, "GET", `/integrations/${encodeURIComponent(key)}?include=webhook`);
+  return answer.data.webhook_url.replace("localhost", "127.0.0.1");
 }
 
 /** The minimal durable forwarder, as a contender: same driver, same receiver, same secrets. */

@@ -19,9 +19,8 @@ import { loadProcessSettings } from "./process-settings.ts";
 import { bootstrapSecretKey, printGeneratedKey } from "./secret-key-bootstrap.ts";
 import type { ServiceName } from "./service-names.ts";
 import { urlVariable } from "./wiring/addresses.ts";
-import type { Env, ServiceKey } from "./wiring/service-spec.ts";
+import { buildService, type Env, lateClients, type ServiceKey } from "@junction/wiring";
 import { serviceSpec } from "./wiring/service-table.ts";
-import { buildService, lateClients } from "./wiring/wire.ts";
 
 export { SERVICES, type ServiceName } from "./service-names.ts";
 

@@ -1,12 +1,10 @@
 import { join } from "node:path";
-import { type ConnectRouter, createRouterTransport, type Transport } from "@connectrpc/connect";
 import { type Bus, MemoryBus } from "@junction/bus";
 import { createGateway, type GatewayClients, serveGateway } from "@junction/gateway";
 import {
   type Clock,
   createLogger,
   encryptorFromConfig,
-  errorBoundary,
   loadCommonConfig,
   loadPort,
   type Logger,
@@ -16,9 +14,8 @@ import {
 import { bootstrapSecretKey } from "./secret-key-bootstrap.ts";
 import { loadProxySettings } from "@junction/upstream-proxy";
 import { loadProcessSettings } from "./process-settings.ts";
-import type { WiredService } from "./wiring/service-spec.ts";
+import { InMemoryWiring } from "@junction/wiring";
 import { SERVICE_TABLE } from "./wiring/service-table.ts";
-import { buildService, lateClients } from "./wiring/wire.ts";
 
 export interface EmbeddedOptions {
   env?: Record<string, string | undefined>;
@@ -74,31 +71,21 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     : undefined;
   if (sandbox) logger.info("sandbox upstream listening", { url: sandbox.url });
 
-  // One in-memory router serves every service, once every service is built (clients reach it on their first call).
-  const services: WiredService[] = [];
-  let router: Transport | undefined;
-  const clients = lateClients(() => {
-    if (!router) throw new Error("a service called another one before every service was built");
-    return router;
-  });
-  const wiring = {
+  // Every service in this process, each over an in-memory router (clients reach it on their first call).
+  const wiring = new InMemoryWiring({
     env,
     common,
     clock,
     logger,
-    embedded: true,
-    clients,
-    runs: () => true,
+    services: SERVICE_TABLE.map((spec) => spec.name),
+    bus,
+    db,
+    encryptor,
     baseUrl: () => baseUrl,
     testCredentials: sandbox?.testCredentials,
-  };
-  for (const [i, spec] of SERVICE_TABLE.entries()) {
-    services.push(await buildService(spec, configs[i], wiring, { bus, db, encryptor }));
-  }
-  const routes = (r: ConnectRouter) => {
-    for (const service of services) service.routes(r);
-  };
-  router = createRouterTransport(routes, { router: { interceptors: [errorBoundary(logger)] } });
+  });
+  for (const [i, spec] of SERVICE_TABLE.entries()) await wiring.build(spec, { config: configs[i] });
+  const clients = wiring.clients;
   const gateway = createGateway({
     clients,
     baseUrl,
@@ -109,7 +96,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   fetchImpl = gateway.fetch;
 
   const generatedSecretKey = await bootstrapSecretKey(clients.connection, env.JUNCTION_SECRET_KEY);
-  for (const service of services) await service.start?.();
+  await wiring.start();
   logger.info("junction started", { topology: "embedded", port: server.port, baseUrl, dataDir: common.dataDir });
 
   return {
@@ -122,9 +109,9 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     async stop() {
       await server.stop();
       await sandbox?.stop();
-      for (const service of services.toReversed()) await service.stop?.();
+      await wiring.stop();
       await bus.close();
-      await Promise.all(services.map((s) => s.close?.()));
+      await wiring.close();
       db.close();
     },
   };

@@ -1,4 +1,4 @@
-import type { ServiceKey } from "./wiring/service-spec.ts";
+import type { ServiceKey } from "@junction/wiring";
 import { SERVICE_TABLE } from "./wiring/service-table.ts";
 
 export type ServiceName = ServiceKey | "gateway";

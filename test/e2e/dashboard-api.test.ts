@@ -3,6 +3,7 @@ import { ChannelCall } from "@junction/contracts/events/v1/events_pb";
 import { ManualClock, newId } from "@junction/platform";
 import { startTestJunction, TEST_SECRET_KEY, type TestJunction } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { KINDS, seedChannelKinds } from "./channel-kinds-kit.ts";
 
 // The dashboard's server side over HTTP: its login, what answers without a session (nothing but the
 // login page and the stylesheet), the CSRF rule on writes, /dashboard/api/*, and the /channels REST
@@ -330,5 +331,59 @@ describe("credentials and the dashboard", () => {
     expect(await (await dash(j, s, "GET", "/dashboard/api/session")).json()).toMatchObject({
       data: { credential_reads: true },
     });
+  });
+});
+
+describe("integration settings and the three channel kinds through the dashboard API", () => {
+  const csrf = () => ({ "x-junction-csrf": s.csrf });
+  test("a session edits provider settings and managed channels; bad ones answer their code", async () => {
+    await seedChannelKinds(j);
+    const providers = (await (await dash(j, s, "GET", "/dashboard/api/providers")).json()).data;
+    const outlook = providers.find((p: { name: string }) => p.name === KINDS["kinds-outlook"].provider);
+    expect(outlook.integration_settings[0]).toMatchObject({ key: "tenant", default_value: "common" });
+    const path = "/dashboard/api/integrations/kinds-outlook";
+    const saved = await dash(
+      j,
+      s,
+      "PATCH",
+      path,
+      { provider_settings: { tenant: "organizations" }, managed_channels: true },
+      csrf(),
+    );
+    expect(saved.status).toBe(200);
+    expect((await saved.json()).data).toMatchObject({
+      provider_settings: { tenant: "organizations" },
+      managed_channels: true,
+    });
+    const bad = await dash(j, s, "PATCH", path, { provider_settings: { region: "eu" } }, csrf());
+    expect(bad.status).toBe(400);
+    expect((await bad.json()).error).toMatchObject({
+      code: "unknown_provider_setting",
+      errors: [
+        { location: "body", path: "provider_settings.region", message: expect.stringContaining("it takes tenant") },
+      ],
+    });
+  });
+
+  test("channels name their kind, and the delivery log holds a forward message of each provider", async () => {
+    const channels = (await (await dash(j, s, "GET", "/dashboard/api/channels")).json()).data;
+    for (const [key, k] of Object.entries(KINDS)) {
+      expect(channels.find((c: { provider_config_key: string }) => c.provider_config_key === key)?.kind).toBe(k.kind);
+    }
+    const forwards = await waitFor("a forward message per provider", async () => {
+      const res = await dash(j, s, "GET", "/dashboard/api/webhook-messages?type=forward&limit=50");
+      const data = (await res.json()).data as { provider_config_key: string; body: string }[];
+      const mine = data.filter((m) => m.provider_config_key in KINDS);
+      return mine.length >= 3 ? mine : null;
+    });
+    const payloadOf = (key: string) =>
+      JSON.parse(forwards.find((m) => m.provider_config_key === key)?.body ?? "{}").payload;
+    expect(payloadOf("kinds-mail")).toMatchObject({ emailAddress: "nobody@example.com", messageId: "kinds-msg-1" });
+    expect(payloadOf("kinds-outlook")).toMatchObject({
+      subscriptionId: KINDS["kinds-outlook"].channel,
+      changeType: "updated",
+    });
+    expect(JSON.stringify(payloadOf("kinds-outlook"))).not.toContain("kinds-state");
+    expect(payloadOf("kinds-cal")["x-goog-channel-id"]).toBeString();
   });
 });

@@ -249,6 +249,8 @@ describe("real answers match the OpenAPI document", () => {
     await call("POST", "/sync/pause", control);
     expect((await status()).status).toBe("PAUSED");
     await call("POST", "/sync/start", control);
+    // Start runs it at once; a trigger during that run would be queued (no `runs`), so let it end.
+    await waitFor("the resumed run's end", async () => ((await status()).status !== "RUNNING" ? true : null));
     expect((await call("GET", "/sync/status?provider_config_key=cal&syncs=nope")).body.error.code).toBe("unknown_sync");
     const frequency = { sync_name: "events", provider_config_key: "cal", connection_id: "carol" };
     const set = await call("PUT", "/sync/update-connection-frequency", { ...frequency, frequency: "every hour" });

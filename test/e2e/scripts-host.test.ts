@@ -67,6 +67,10 @@ describe("scripts: the script API through the host", () => {
        nango.log(res.data.method, res.data.path, res.data.query, res.data.headers["x-custom"], res.data.headers["content-type"], res.data.bodyLength);
        nango.log(res.data.headers.authorization.startsWith("Bearer ") ? "bearer" : "none");
        try { await nango.get({ endpoint: "/echo/../../integrations" }); }
+       catch (err) { nango.log(err.status, err.code); }
+       try { await nango.get({ endpoint: "/echo/h", headers: { "X-Injected": "a\\r\\nX-Evil: sk-header-secret" } }); }
+       catch (err) { nango.log(err.status, err.code, err.message); }
+       try { await nango.get({ endpoint: "/echo/h", headers: { "Bad Name": "v" } }); }
        catch (err) { nango.log(err.status, err.code); }`,
     );
     expect(run.status).toBe("succeeded");
@@ -74,7 +78,10 @@ describe("scripts: the script API through the host", () => {
       "POST /echo/a%40b x=1&y=2&z=a&z=b yes application/json 18",
       "bearer",
       "400 invalid_proxy_path",
+      expect.stringMatching(/^400 invalid_header .*"X-Injected" is not a valid HTTP header/),
+      "400 invalid_header",
     ]);
+    expect(JSON.stringify(run)).not.toContain("sk-header-secret");
     expectNoSecrets(w, JSON.stringify(run));
   });
 

@@ -185,6 +185,8 @@ describe("scripts: sync status and control", () => {
       new Date(clock.now() + HOUR).toISOString(),
     ]);
     await clock.advance(HOUR);
+    // A due time that finds the previous run still going is skipped: let the first end before the next hour.
+    await w.finishedRuns({ script: "daily" }, 1);
     await clock.advance(HOUR);
     const runs = await w.finishedRuns({ script: "daily" }, 2);
     expect(runs.map((r) => r.connection_id)).toEqual(["alice", "alice"]);

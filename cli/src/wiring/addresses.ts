@@ -1,4 +1,4 @@
-import type { ServiceKey } from "./service-spec.ts";
+import type { ServiceKey } from "@junction/wiring";
 
 /** The variable naming the port a service process listens on (the gateway's is PORT). */
 export const portVariable = (name: ServiceKey | "gateway"): string =>

@@ -34,6 +34,14 @@ export const ERROR_CODES = {
   // Integrations, connections, secret keys.
   unknown_provider: e(Code.InvalidArgument, "No provider template with this name (see GET /providers)."),
   unknown_provider_config: e(Code.NotFound, "No integration with this id."),
+  unknown_provider_setting: e(
+    Code.InvalidArgument,
+    "`provider_settings` names a key the provider does not take; `errors` names it and the keys it takes.",
+  ),
+  managed_channels_unsupported: e(
+    Code.InvalidArgument,
+    "`managed_channels` is on, but Junction cannot create this provider's channels itself (see GET /providers).",
+  ),
   integration_already_exists: e(Code.AlreadyExists, "An integration with this id already exists."),
   integration_has_connections: e(Code.FailedPrecondition, "The integration has connections; pass `force=true`."),
   unknown_connection: e(Code.NotFound, "No connection with this id for the integration."),

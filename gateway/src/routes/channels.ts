@@ -1,9 +1,10 @@
 import { type Channel, ChannelState, StopOutcome } from "@junction/contracts/channel/v1/channel_service_pb";
+import { providerAdapter } from "@junction/providers";
 import { z } from "zod";
 import { iso, json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import { dataOf, isoOrNull } from "../openapi/route-doc.ts";
-import type { Route } from "../router.ts";
+import type { Route, RouteContext } from "../router.ts";
 
 const STATES = {
   active: ChannelState.ACTIVE,
@@ -32,9 +33,10 @@ const listQuery = z
   .strict();
 const stopAllBody = z.object({ integration: str }).strict();
 
-function present(c: Channel) {
+function present(c: Channel, kind: string) {
   return {
     id: c.id,
+    kind,
     resource_id: c.resourceId,
     provider_config_key: c.providerConfigKey,
     connection_id: c.connectionId,
@@ -51,6 +53,9 @@ function present(c: Channel) {
 const channelAnswer = z
   .object({
     id: z.string(),
+    kind: z
+      .string()
+      .describe('What its provider calls it ("watch channel", "mailbox watch", "subscription"); "" when unknown.'),
     resource_id: z.string(),
     provider_config_key: z.string(),
     connection_id: z.string(),
@@ -77,6 +82,15 @@ const stopAllAnswer = z.object({
     }),
   ),
 });
+
+/** Each listed integration's channel kind, as its provider's adapter names it. */
+async function channelKinds(clients: RouteContext["clients"], channels: Channel[]): Promise<Map<string, string>> {
+  const kinds = new Map<string, string>();
+  if (channels.length === 0) return kinds;
+  const { integrations } = await clients.connection.listIntegrations({});
+  for (const i of integrations) kinds.set(i.uniqueKey, providerAdapter(i.provider)?.channels?.label ?? "");
+  return kinds;
+}
 
 interface StopFailure {
   channel_id: string;
@@ -105,7 +119,8 @@ export function channelRoutes(): Route[] {
           state: q.state ? STATES[q.state] : ChannelState.UNSPECIFIED,
           expiringWithinMs: BigInt(q.expiring_within ?? 0),
         });
-        return json({ data: channels.map(present) });
+        const kinds = await channelKinds(clients, channels);
+        return json({ data: channels.map((c) => present(c, kinds.get(c.providerConfigKey) ?? "")) });
       },
       doc: {
         summary: "List notification channels",

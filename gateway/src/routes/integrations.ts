@@ -3,6 +3,11 @@ import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import { dataOf } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
+import {
+  checkIntegrationSettings,
+  managedChannelsSchema,
+  providerSettingsSchema,
+} from "./integration-settings-input.ts";
 import { integrationAnswer, presentIntegration } from "./present.ts";
 
 const BODY_LIMIT = 64 * 1024;
@@ -23,8 +28,8 @@ const credentialsSchema = z
   .strict();
 
 /**
- * Nango's provider-specific settings. Junction's provider templates declare none, so these are
- * accepted (as Nango's shape: string values) and ignored.
+ * Nango's own provider-specific settings: accepted (as Nango's shape: string values) and ignored.
+ * Junction's are `provider_settings`, checked against the provider's adapter.
  */
 const ignoredNangoSettings = {
   integration_config: z.record(z.string(), z.string().max(8192)).optional(),
@@ -44,6 +49,8 @@ const createSchema = z
     credentials: credentialsSchema.optional(),
     forward_webhooks: z.boolean().optional(),
     upstream_overrides: overridesSchema.optional(),
+    provider_settings: providerSettingsSchema.optional(),
+    managed_channels: managedChannelsSchema.optional(),
     ...ignoredNangoSettings,
   })
   .strict();
@@ -55,6 +62,8 @@ const updateSchema = z
     credentials: credentialsSchema.partial({ client_secret: true }).optional(),
     forward_webhooks: z.boolean().optional(),
     upstream_overrides: overridesSchema.optional(),
+    provider_settings: providerSettingsSchema.optional(),
+    managed_channels: managedChannelsSchema.optional(),
     ...ignoredNangoSettings,
   })
   .strict();
@@ -101,6 +110,7 @@ export function integrationRoutes(): Route[] {
       pattern: "/integrations",
       handler: async ({ clients, req }) => {
         const body = parseWith(createSchema, await readJson(req, BODY_LIMIT), "invalid_body", "body");
+        checkIntegrationSettings(body.provider, body);
         const { integration } = await clients.connection.createIntegration({
           uniqueKey: body.unique_key,
           provider: body.provider,
@@ -109,6 +119,8 @@ export function integrationRoutes(): Route[] {
           clientSecret: body.credentials?.client_secret ?? "",
           scopes: body.credentials?.scopes ?? [],
           overrides: toOverrides(body.upstream_overrides),
+          providerSettings: body.provider_settings ?? {},
+          managedChannels: body.managed_channels ?? false,
         });
         if (!integration) throw new Error("createIntegration returned no integration");
         let out = integration;
@@ -126,7 +138,13 @@ export function integrationRoutes(): Route[] {
         tags: ["Integrations"],
         body: createSchema,
         responses: { 200: dataOf(integrationAnswer) },
-        errors: ["unknown_provider", "integration_already_exists", "invalid_request"],
+        errors: [
+          "unknown_provider",
+          "integration_already_exists",
+          "unknown_provider_setting",
+          "managed_channels_unsupported",
+          "invalid_request",
+        ],
       },
     },
     {
@@ -157,6 +175,10 @@ export function integrationRoutes(): Route[] {
       pattern: "/integrations/:key",
       handler: async ({ clients, params, req }) => {
         const body = parseWith(updateSchema, await readJson(req, BODY_LIMIT), "invalid_body", "body");
+        if (body.provider_settings !== undefined || body.managed_channels !== undefined) {
+          const current = await clients.connection.getIntegration({ uniqueKey: params.key as string });
+          checkIntegrationSettings(current.integration?.provider ?? "", body);
+        }
         const { integration } = await clients.connection.updateIntegration({
           uniqueKey: params.key as string,
           newUniqueKey: body.unique_key,
@@ -167,6 +189,8 @@ export function integrationRoutes(): Route[] {
           scopes: body.credentials?.scopes ?? [],
           overrides: toOverrides(body.upstream_overrides),
           forwardWebhooks: body.forward_webhooks,
+          providerSettings: body.provider_settings ? { values: body.provider_settings } : undefined,
+          managedChannels: body.managed_channels,
         });
         if (!integration) throw new Error("updateIntegration returned no integration");
         return json({ data: presentIntegration(integration, { webhook: true }) });
@@ -177,7 +201,13 @@ export function integrationRoutes(): Route[] {
         params: { key: "The integration's id (unique_key)." },
         body: updateSchema,
         responses: { 200: dataOf(integrationAnswer) },
-        errors: ["unknown_provider_config", "integration_already_exists", "invalid_request"],
+        errors: [
+          "unknown_provider_config",
+          "integration_already_exists",
+          "unknown_provider_setting",
+          "managed_channels_unsupported",
+          "invalid_request",
+        ],
       },
     },
     {

@@ -13,6 +13,10 @@ export const integrationAnswer = z
     provider: z.string(),
     logo: z.null(),
     forward_webhooks: z.boolean(),
+    provider_settings: z
+      .record(z.string(), z.string())
+      .describe("The provider's own settings as set (none is a secret); absent keys take their defaults."),
+    managed_channels: z.boolean().describe("Junction itself creates, renews and stops the channels."),
     created_at: isoOrNull,
     updated_at: isoOrNull,
     upstream_overrides: z
@@ -103,6 +107,8 @@ export function presentIntegration(i: Integration, include: { webhook?: boolean;
     provider: i.provider,
     logo: null,
     forward_webhooks: i.forwardWebhooks,
+    provider_settings: { ...i.providerSettings },
+    managed_channels: i.managedChannels,
     created_at: iso(i.createdAtMs),
     updated_at: iso(i.updatedAtMs),
   };

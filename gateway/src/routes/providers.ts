@@ -1,4 +1,4 @@
-import { documentationExample } from "@junction/providers";
+import { documentationExample, providerAdapter } from "@junction/providers";
 import type { Provider } from "@junction/contracts/connection/v1/connection_service_pb";
 import { z } from "zod";
 import { errorResponse } from "../http/error-response.ts";
@@ -28,6 +28,24 @@ const providerAnswer = z
     default_scopes: z.array(z.string()),
     scopes: z.array(scopeAnswer),
     webhooks: z.object({ headers: z.record(z.string(), z.string()) }).nullable(),
+    integration_settings: z
+      .array(
+        z.object({
+          key: z.string(),
+          label: z.string(),
+          description: z.string(),
+          default_value: z.string().describe('"" when there is none.'),
+          docs_url: z.string().nullable(),
+        }),
+      )
+      .describe("What an integration of this provider may hold in `provider_settings`."),
+    channels: z
+      .object({
+        kind: z.string().describe('What one channel is called ("watch channel", "subscription").'),
+        manageable: z.boolean().describe("Whether an integration may set `managed_channels`."),
+      })
+      .nullable()
+      .describe("The provider's notification channels; null when it has none."),
   })
   .meta({ id: "Provider" });
 
@@ -46,6 +64,22 @@ function presentProvider(p: Provider) {
     default_scopes: p.defaultScopes,
     scopes: p.scopes.map((s) => ({ name: s.name, description: s.description, sensitivity: s.sensitivity })),
     webhooks: p.webhookHeaders && Object.keys(p.webhookHeaders).length > 0 ? { headers: p.webhookHeaders } : null,
+    ...providerExtras(p.name),
+  };
+}
+
+/** What the provider's adapter says of its integration settings and channels (none for one it does not know). */
+function providerExtras(name: string) {
+  const adapter = providerAdapter(name);
+  return {
+    integration_settings: (adapter?.integrationSettings ?? []).map((s) => ({
+      key: s.key,
+      label: s.label,
+      description: s.description,
+      default_value: s.defaultValue,
+      docs_url: s.docsUrl ?? null,
+    })),
+    channels: adapter?.channels ? { kind: adapter.channels.label, manageable: !!adapter.channels.create } : null,
   };
 }
 

@@ -159,6 +159,8 @@ export interface ChannelCreation {
  * integration has `managed_channels`, created and renewed by Junction itself.
  */
 export interface ChannelAdapter {
+  /** What one channel is called for this provider ("watch channel", "subscription"), for people reading lists. */
+  label: string;
   /** Whether a proxied call (method, upstream path) creates, renews or stops a channel. */
   callOf(method: string, path: string): ChannelCall | undefined;
   /**

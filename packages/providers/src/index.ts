@@ -53,6 +53,11 @@ export {
   messageNumberOf,
 } from "./notification-reading.ts";
 export { calendarIdFromUri } from "./spec-matching.ts";
+export {
+  type IntegrationSettingsProblem,
+  integrationSettingsProblems,
+  MAX_SETTING_VALUE_CHARS,
+} from "./integration-settings.ts";
 
 /** Every provider Junction knows, one folder each under packages/providers/src. */
 const ADAPTERS: readonly ProviderAdapter[] = [googleCalendar, googleMail, microsoftOutlookCalendar];
@@ -68,8 +73,8 @@ export function providerAdapter(name: string): ProviderAdapter | undefined {
 const CHANNEL_ADAPTERS: readonly ChannelAdapter[] = ADAPTERS.flatMap((a) => (a.channels ? [a.channels] : []));
 
 /**
- * The channel adapters, for a caller that knows a provider has channels but not which one (the proxy's
- * channel tap, whose resolve answer carries only `observeChannelCalls`): each is asked in turn.
+ * The channel adapters, for a caller that knows a call concerns channels but not of which provider (a
+ * ReportChannelCall that names none): each is asked in turn.
  */
 export function channelAdapters(): readonly ChannelAdapter[] {
   return CHANNEL_ADAPTERS;

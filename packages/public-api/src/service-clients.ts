@@ -5,30 +5,32 @@ import { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
 
+/**
+ * The Connect service each of Junction's services serves, by name: the one list the clients, the
+ * service table (cli/src/wiring/service-table.ts) and the wiring of tests are derived from. A new
+ * service is one line here; the compiler then asks for its entry in the service table.
+ */
+export const SERVICE_DEFINITIONS = {
+  connection: ConnectionService,
+  proxy: ProxyService,
+  channel: ChannelService,
+  webhook: WebhookService,
+  scripts: ScriptsService,
+} as const;
+
+/** A service reached over Connect. */
+export type ServiceKey = keyof typeof SERVICE_DEFINITIONS;
+
+/** Every service's name, in the order of SERVICE_DEFINITIONS. */
+export const SERVICE_KEYS = Object.keys(SERVICE_DEFINITIONS) as readonly ServiceKey[];
+
 /** Typed clients of every Connect service, as the gateway and the scripts runtime call them. */
-export interface ServiceClients {
-  connection: Client<typeof ConnectionService>;
-  proxy: Client<typeof ProxyService>;
-  channel: Client<typeof ChannelService>;
-  webhook: Client<typeof WebhookService>;
-  scripts: Client<typeof ScriptsService>;
-}
+export type ServiceClients = { [K in ServiceKey]: Client<(typeof SERVICE_DEFINITIONS)[K]> };
 
 /** Clients over one transport (embedded) or one per service (distributed). */
-export function createServiceClients(
-  transports:
-    | Transport
-    | { connection: Transport; proxy: Transport; channel: Transport; webhook: Transport; scripts: Transport },
-): ServiceClients {
-  const t =
-    "unary" in transports
-      ? { connection: transports, proxy: transports, channel: transports, webhook: transports, scripts: transports }
-      : transports;
-  return {
-    connection: createClient(ConnectionService, t.connection),
-    proxy: createClient(ProxyService, t.proxy),
-    channel: createClient(ChannelService, t.channel),
-    webhook: createClient(WebhookService, t.webhook),
-    scripts: createClient(ScriptsService, t.scripts),
-  };
+export function createServiceClients(transports: Transport | Readonly<Record<ServiceKey, Transport>>): ServiceClients {
+  const transportOf = (name: ServiceKey) => ("unary" in transports ? (transports as Transport) : transports[name]);
+  const clients: Partial<Record<ServiceKey, unknown>> = {};
+  for (const name of SERVICE_KEYS) clients[name] = createClient(SERVICE_DEFINITIONS[name], transportOf(name));
+  return clients as ServiceClients;
 }

@@ -6,6 +6,10 @@ const EMPTY = Promise.resolve(new Uint8Array(0));
 
 /** A proxied watch or stop call, as the proxy service's ReportChannelCall takes it. */
 export interface ChannelCallReport extends ResolveKey {
+  /** The integration's provider, from the resolve answer. */
+  provider: string;
+  /** The upstream path of the call. */
+  path: string;
   call: ChannelCall;
   status: number;
   requestBody: Uint8Array;
@@ -21,7 +25,7 @@ export async function reportChannelCall(
   report: (report: ChannelCallReport) => Promise<unknown>,
   ctx: { logger: Logger; requestId: string },
   key: ResolveKey,
-  call: ChannelCall,
+  call: { provider: string; path: string; kind: ChannelCall },
   status: number,
   sent: Promise<Uint8Array> | undefined,
   received: Promise<Uint8Array> | undefined,
@@ -29,7 +33,9 @@ export async function reportChannelCall(
   try {
     const [requestBody, responseBody] = await Promise.all([sent ?? EMPTY, received ?? EMPTY]);
     await report({
-      call,
+      call: call.kind,
+      provider: call.provider,
+      path: call.path,
       environmentId: key.environmentId,
       providerConfigKey: key.providerConfigKey,
       connectionId: key.connectionId,

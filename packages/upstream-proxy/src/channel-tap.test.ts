@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { ChannelCall } from "@junction/contracts/events/v1/events_pb";
+import { providerAdapter } from "@junction/providers";
 import { CHANNEL_BODY_LIMIT, channelCallOf, readBounded, teeBounded } from "./channel-tap.ts";
 
 const streamOf = (...chunks: Uint8Array[]) =>
@@ -10,13 +11,31 @@ const streamOf = (...chunks: Uint8Array[]) =>
     },
   });
 
+const channelsOf = (provider: string) => providerAdapter(provider)?.channels;
+
 describe("channel calls", () => {
   test("recognises watch and stop on a provider with channels", () => {
-    expect(channelCallOf("POST", "/calendar/v3/calendars/a%40b.c/events/watch", true)).toBe(ChannelCall.WATCH);
-    expect(channelCallOf("POST", "/calendar/v3/channels/stop", true)).toBe(ChannelCall.STOP);
-    expect(channelCallOf("GET", "/calendar/v3/calendars/a/events/watch", true)).toBeUndefined();
-    expect(channelCallOf("POST", "/calendar/v3/calendars/a/events", true)).toBeUndefined();
-    expect(channelCallOf("POST", "/calendar/v3/channels/stop", false)).toBeUndefined();
+    const calendar = channelsOf("google-calendar");
+    expect(channelCallOf("POST", "/calendar/v3/calendars/a%40b.c/events/watch", calendar)).toBe(ChannelCall.WATCH);
+    expect(channelCallOf("POST", "/calendar/v3/channels/stop", calendar)).toBe(ChannelCall.STOP);
+    expect(channelCallOf("GET", "/calendar/v3/calendars/a/events/watch", calendar)).toBeUndefined();
+    expect(channelCallOf("POST", "/calendar/v3/calendars/a/events", calendar)).toBeUndefined();
+    expect(channelCallOf("POST", "/calendar/v3/channels/stop", undefined)).toBeUndefined();
+  });
+
+  test("asks only the integration's provider: another provider's channel call is plain traffic", () => {
+    const mail = channelsOf("google-mail");
+    expect(channelCallOf("POST", "/gmail/v1/users/me/watch", mail)).toBe(ChannelCall.WATCH);
+    expect(channelCallOf("POST", "/calendar/v3/channels/stop", mail)).toBeUndefined();
+    expect(channelCallOf("POST", "/gmail/v1/users/me/watch", channelsOf("google-calendar"))).toBeUndefined();
+  });
+
+  test("a renewal is not tapped (the registry follows watches and stops)", () => {
+    const outlook = channelsOf("microsoft-outlook-calendar");
+    expect(channelCallOf("POST", "/v1.0/subscriptions", outlook)).toBe(ChannelCall.WATCH);
+    expect(channelCallOf("DELETE", "/v1.0/subscriptions/sub-1", outlook)).toBe(ChannelCall.STOP);
+    expect(outlook?.callOf("PATCH", "/v1.0/subscriptions/sub-1")).toBe(ChannelCall.RENEW);
+    expect(channelCallOf("PATCH", "/v1.0/subscriptions/sub-1", outlook)).toBeUndefined();
   });
 
   test("the tee passes every byte on and keeps a copy of a small body", async () => {

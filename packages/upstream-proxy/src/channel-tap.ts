@@ -1,22 +1,22 @@
-import type { ChannelCall } from "@junction/contracts/events/v1/events_pb";
+import { ChannelCall } from "@junction/contracts/events/v1/events_pb";
 import { readBytesLimited } from "@junction/platform";
-import { channelAdapters } from "@junction/providers";
+import type { ChannelAdapter } from "@junction/providers";
 
 /** Channel bodies are small JSON objects; a larger one is not read (and the call is reported without it). */
 export const CHANNEL_BODY_LIMIT = 64 * 1024;
 
 /**
- * Whether a proxied call creates or stops a notification channel, on a provider that has channels: the
- * provider adapters' channel parts recognise their own calls (no allocation; one adapter today).
+ * Whether a proxied call creates or stops a notification channel, as the channel adapter of the
+ * integration's provider recognises it (none: the provider has no channels). Renewals are not
+ * tapped: the channel registry follows watches and stops (ReportChannelCall takes those only).
  */
-export function channelCallOf(method: string, path: string, providerHasChannels: boolean): ChannelCall | undefined {
-  if (!providerHasChannels) return undefined;
-  const adapters = channelAdapters();
-  for (let i = 0; i < adapters.length; i++) {
-    const call = adapters[i]?.callOf(method, path);
-    if (call !== undefined) return call;
-  }
-  return undefined;
+export function channelCallOf(
+  method: string,
+  path: string,
+  channels: ChannelAdapter | undefined,
+): ChannelCall | undefined {
+  const call = channels?.callOf(method, path);
+  return call === ChannelCall.WATCH || call === ChannelCall.STOP ? call : undefined;
 }
 
 /**

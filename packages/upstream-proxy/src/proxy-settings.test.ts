@@ -22,7 +22,8 @@ function engineFor(handler: (req: Request) => Response | Promise<Response>, sett
       headers: { authorization: "Bearer t" },
       cacheUntil: Date.now() + 60_000,
       allowedOverrideHosts: [],
-      observeChannelCalls: false,
+      provider: "",
+      channels: undefined,
     }),
     reportChannelCall: async () => undefined,
   });

@@ -43,7 +43,8 @@ function answer(token: string, cacheUntil: number): ResolvedUpstream {
     headers: { authorization: `Bearer ${token}` },
     cacheUntil,
     allowedOverrideHosts: [],
-    observeChannelCalls: false,
+    provider: "",
+    channels: undefined,
   };
 }
 

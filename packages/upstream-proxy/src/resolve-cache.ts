@@ -1,5 +1,6 @@
 import type { ResolveUpstreamResponse } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { type CacheEntry, ExpiringCache, SharedLoads } from "@junction/platform/expiring-cache";
+import { type ChannelAdapter, providerAdapter } from "@junction/providers";
 import { parseBase, type UpstreamBase } from "./upstream-url.ts";
 
 /** A ResolveUpstream answer as the gateway uses it. */
@@ -11,7 +12,10 @@ export interface ResolvedUpstream {
   /** Reusable until then (the proxy service's clock, Unix ms). */
   cacheUntil: number;
   allowedOverrideHosts: readonly string[];
-  observeChannelCalls: boolean;
+  /** The integration's provider. */
+  provider: string;
+  /** Its channel adapter, looked up once per answer (none: the provider has no channels). */
+  channels: ChannelAdapter | undefined;
   /** Query parameters the credentials add upstream (an API key in the query), encoded; "" when none. */
   authQuery?: string;
 }
@@ -172,7 +176,8 @@ export function toResolved(res: ResolveUpstreamResponse): ResolvedUpstream {
     headers: res.headers,
     cacheUntil: Number(res.cacheUntilMs),
     allowedOverrideHosts: res.allowedOverrideHosts,
-    observeChannelCalls: res.observeChannelCalls,
+    provider: res.provider,
+    channels: providerAdapter(res.provider)?.channels,
     authQuery: new URLSearchParams(res.query).toString(),
   };
 }

@@ -99,7 +99,7 @@ export function createUpstreamProxy(
         )
       : resolved.base;
     const url = upstreamUrl(base, path, withAuthQuery(request.query, resolved.authQuery), request.plain);
-    const channelCall = channelCallOf(method, path, resolved.observeChannelCalls);
+    const channelCall = channelCallOf(method, path, resolved.channels);
     let body = typeof request.body === "function" ? await request.body() : request.body;
     let sentBody: Promise<Uint8Array> | undefined;
     if (channelCall !== undefined) [body, sentBody] = tapRequestBody(body);
@@ -162,7 +162,7 @@ export function createUpstreamProxy(
         deps.reportChannelCall,
         caller,
         keyOf(request, caller),
-        channelCall,
+        { provider: resolved.provider, path, kind: channelCall },
         status,
         sentBody,
         received,

@@ -6,3 +6,4 @@ export { type NotificationDispatcher, scriptsNotificationSink } from "./triggers
 export { connectionCreatedMsgId } from "./triggers/script-jobs.ts";
 export type { ScriptsServiceStore } from "./store/service-store.ts";
 export { SqliteScriptsServiceStore } from "./store/sqlite-service-store.ts";
+export { type ScriptsExtras, type ScriptsSpecConfig, scriptsSpec } from "./scripts-spec.ts";

@@ -95,6 +95,11 @@ describe("observeChannels", () => {
     });
   });
 
+  test("records a watch answered 201 Created (a subscription), as any 2xx", async () => {
+    await publish(watched("ch-created", { status: 201 }));
+    expect(await eventually(() => get("ch-created"), exists)).toMatchObject({ state: "active" });
+  });
+
   test("ignores a watch that failed upstream", async () => {
     await publish(watched("ch-failed", { status: 400 }));
     await publish(watched("ch-marker"));

@@ -13,7 +13,7 @@ const CHANNEL_ID_HEADERS = ["x-provider-channel-id", ...webhookHeaderNames("chan
 const MESSAGE_NUMBER_HEADERS = ["x-provider-message-number", ...webhookHeaderNames("messageNumber")];
 
 /**
- * Feeds the registry from the watch and stop calls the proxy observed: a watch that returned 200
+ * Feeds the registry from the watch and stop calls the proxy observed: a watch that returned a 2xx
  * records the channel, a stop that returned 2xx or 404 stops it (spec: Notification channel lifecycle).
  */
 export function observeChannels(bus: Bus, store: ChannelStore, clock: Clock, logger: Logger): Promise<Subscription> {
@@ -56,8 +56,8 @@ export async function applyChannelObserved(
     return;
   }
   if (event.call === ChannelCall.WATCH) {
-    // spec: Upstream calendar API calls, watch: "status 200 on success".
-    if (event.status !== 200) return;
+    // Any 2xx: the spec's calendar watch answers 200, a Graph subscription 201 Created.
+    if (event.status < 200 || event.status > 299) return;
     const { applied } = await store.recordWatch({
       environmentId: event.environmentId,
       channelId: event.channelId,

@@ -36,6 +36,8 @@ export function toIntegration(rec: IntegrationRecord, baseUrl: string): Integrat
     updatedAtMs: BigInt(rec.updatedAt),
     forwardWebhooks: rec.forwardWebhooks,
     useTestCredentials: rec.useTestCredentials,
+    providerSettings: rec.providerSettings ?? {},
+    managedChannels: rec.managedChannels ?? false,
   });
 }
 

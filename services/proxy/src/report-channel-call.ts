@@ -3,7 +3,7 @@ import { type Bus, subjects } from "@junction/bus";
 import { ChannelCall, ChannelObservedSchema } from "@junction/contracts/events/v1/events_pb";
 import type { ReportChannelCallRequest } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { type Clock, invalidArgument, type Logger } from "@junction/platform";
-import { type ChannelCallFacts, channelAdapters } from "@junction/providers";
+import { type ChannelCallFacts, channelAdapters, providerAdapter } from "@junction/providers";
 
 export interface ReportDeps {
   bus: Bus;
@@ -12,24 +12,27 @@ export interface ReportDeps {
 }
 
 /**
- * ReportChannelCall: turns a proxied watch or stop call into a ChannelObserved event for the channel
- * registry (services/channel observeChannels). Failed calls are published too, with their status:
- * the registry decides what a status means.
+ * The channel a reported call names, as the channel adapter of the call's provider reads it; a report
+ * that names no provider is read by the first channel adapter that reads one. Null when none does.
  */
-/** The channel a reported call names, as the first channel adapter that reads one says; null when none does. */
-function readChannelCall(
-  call: ChannelCall,
-  requestBody: Uint8Array,
-  responseBody: Uint8Array,
-  connectionId: string,
-): ChannelCallFacts | null {
+function readChannelCall(req: ReportChannelCallRequest): ChannelCallFacts | null {
+  const context = { path: req.path, connectionId: req.connectionId };
+  if (req.provider !== "") {
+    const channels = providerAdapter(req.provider)?.channels;
+    return channels?.readCall(req.call, req.requestBody, req.responseBody, context) ?? null;
+  }
   for (const channels of channelAdapters()) {
-    const facts = channels.readCall(call, requestBody, responseBody, { path: "", connectionId });
+    const facts = channels.readCall(req.call, req.requestBody, req.responseBody, context);
     if (facts) return facts;
   }
   return null;
 }
 
+/**
+ * ReportChannelCall: turns a proxied watch or stop call into a ChannelObserved event for the channel
+ * registry (services/channel observeChannels). Failed calls are published too, with their status:
+ * the registry decides what a status means.
+ */
 export async function reportChannelCall(deps: ReportDeps, req: ReportChannelCallRequest): Promise<boolean> {
   if (req.call !== ChannelCall.WATCH && req.call !== ChannelCall.STOP) {
     throw invalidArgument("invalid_channel_call", "call must be WATCH or STOP.", [
@@ -39,7 +42,7 @@ export async function reportChannelCall(deps: ReportDeps, req: ReportChannelCall
   if (!req.environmentId || !req.providerConfigKey) {
     throw invalidArgument("invalid_channel_call", "environment_id and provider_config_key are required.");
   }
-  const facts = readChannelCall(req.call, req.requestBody, req.responseBody, req.connectionId);
+  const facts = readChannelCall(req);
   if (!facts) {
     deps.logger.info("channel call without a channel id not reported", {
       call: ChannelCall[req.call],

@@ -183,6 +183,33 @@ describe("ReportChannelCall", () => {
     expect(event).toMatchObject({ call: ChannelCall.STOP, channelId: "ch-1", resourceId: "res-1", status: 404 });
   });
 
+  test("a report naming its provider is read by that provider's adapter only, with the call's path", async () => {
+    // Graph's answer has an `id`, which another provider's reader would take for a channel of its own.
+    await proxy.reportChannelCall({
+      call: ChannelCall.WATCH,
+      environmentId: "env_1",
+      providerConfigKey: "outlook",
+      connectionId: "alice",
+      provider: "microsoft-outlook-calendar",
+      path: "/v1.0/subscriptions",
+      status: 201,
+      requestBody: enc({ resource: "me/events", clientState: "secret" }),
+      responseBody: enc({ id: "sub-1", resource: "me/events", expirationDateTime: "2027-01-01T00:00:00Z" }),
+    });
+    await proxy.reportChannelCall({
+      call: ChannelCall.STOP,
+      environmentId: "env_1",
+      providerConfigKey: "outlook",
+      connectionId: "alice",
+      provider: "microsoft-outlook-calendar",
+      path: "/v1.0/subscriptions/sub-1",
+      status: 204,
+    });
+    const [watch, stop] = await waitPublished(2);
+    expect(watch).toMatchObject({ channelId: "sub-1", resourceUri: "me/events", token: "secret" });
+    expect(stop).toMatchObject({ call: ChannelCall.STOP, channelId: "sub-1" });
+  });
+
   test("bodies that name no channel publish nothing; a call of no kind is refused", async () => {
     const res = await proxy.reportChannelCall({
       call: ChannelCall.WATCH,

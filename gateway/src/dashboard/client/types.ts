@@ -6,11 +6,23 @@ export interface ScopeInfo {
   sensitivity: string;
 }
 
+export interface IntegrationSettingInfo {
+  key: string;
+  label: string;
+  description: string;
+  default_value: string;
+  docs_url: string | null;
+}
+
 export interface Provider {
   name: string;
   display_name: string;
   default_scopes: string[];
   scopes: ScopeInfo[];
+  /** What `provider_settings` may hold (absent from Junctions older than provider settings). */
+  integration_settings?: IntegrationSettingInfo[];
+  /** Its notification channels: what one is called, and whether Junction can manage them; null when none. */
+  channels?: { kind: string; manageable: boolean } | null;
 }
 
 export interface Integration {
@@ -18,6 +30,8 @@ export interface Integration {
   display_name: string;
   provider: string;
   forward_webhooks: boolean;
+  provider_settings?: Record<string, string>;
+  managed_channels?: boolean;
   created_at: string | null;
   webhook_url?: string;
   credentials?: { client_id: string | null; client_secret_set: boolean; scopes: string | null };
@@ -108,6 +122,8 @@ export interface WatchUriHint {
 
 export interface Channel {
   id: string;
+  /** What its provider calls it ("watch channel", "subscription"); "" when unknown. */
+  kind?: string;
   resource_id: string;
   provider_config_key: string;
   connection_id: string;

@@ -58,6 +58,7 @@ export const googleCalendar: ProviderAdapter = {
     read: headerNotificationReader(GOOGLE_WEBHOOK_HEADERS),
   },
   channels: {
+    label: "watch channel",
     callOf: channelCallOf,
     readCall: readChannelCall,
     // spec: Upstream calendar API calls: POST {calendar_api_base}/v3/channels/stop; paths start at /calendar.

@@ -69,6 +69,7 @@ function createWatch(input: ChannelCreation): UpstreamCall {
 
 /** The channel adapter of Gmail's mailbox watches. */
 export const gmailWatches: ChannelAdapter = {
+  label: "mailbox watch",
   callOf: watchCallOf,
   readCall: readWatchCall,
   stopCall: () => ({ method: "POST", path: STOP }),

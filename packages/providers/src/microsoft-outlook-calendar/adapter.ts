@@ -67,6 +67,7 @@ export const microsoftOutlookCalendar: ProviderAdapter = {
     read: readGraphNotification,
   },
   channels: {
+    label: "subscription",
     callOf: subscriptionCallOf,
     readCall: readSubscriptionCall,
     stopCall: deleteSubscription,

@@ -50,7 +50,7 @@ export function createScriptProxy(options: UpstreamProxyOptions = {}) {
     }
     // The path and query as a /proxy request's URL would carry them (the URL parser's encoding).
     const url = new URL(`http://scripts.junction.internal/proxy${endpointPath}${withParams(query, config.params)}`);
-    const headers = new Headers(config.headers ?? {});
+    const headers = scriptHeaders(config.headers);
     headers.set("provider-config-key", config.providerConfigKey ?? scope.providerConfigKey);
     headers.set("connection-id", config.connectionId ?? scope.connectionId);
     if (config.retries !== undefined) headers.set("retries", String(config.retries));
@@ -140,4 +140,30 @@ function parseLenient(text: string): JsonValue {
   } catch {
     return text;
   }
+}
+
+/** RFC 9110 field names; values may not hold CR, LF or NUL (header injection). */
+const FIELD_NAME = /^[!#$%&'*+.^_`|~0-9A-Za-z-]+$/;
+const BAD_VALUE = /[\r\n\0]/;
+
+/**
+ * A script's headers, checked: a bad name or a value with CR, LF or NUL is the script's catchable 400
+ * `invalid_header`, naming the header but never repeating its value (it may hold a secret).
+ */
+function scriptHeaders(given: Record<string, string> | undefined): Headers {
+  const headers = new Headers();
+  for (const [name, value] of Object.entries(given ?? {})) {
+    const text = String(value);
+    if (!FIELD_NAME.test(name) || BAD_VALUE.test(text)) {
+      const shown = FIELD_NAME.test(name) ? `"${name}"` : "a header whose name";
+      throw new ScriptHostError(
+        `nango.proxy: ${shown} is not a valid HTTP header (names are tokens; values may not hold CR, LF or NUL)`,
+        400,
+        null,
+        "invalid_header",
+      );
+    }
+    headers.set(name, text);
+  }
+  return headers;
 }

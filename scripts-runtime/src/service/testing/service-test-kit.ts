@@ -4,24 +4,19 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
+import type { Client } from "@connectrpc/connect";
 import { MemoryBus } from "@junction/bus";
-import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
-import { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
-import { createConnectionService, openConnectionStore, ProviderCatalog } from "@junction/connection-service";
-import { createServiceClients, type ServiceClients } from "@junction/public-api/service-clients";
-import {
-  Encryptor,
-  errorBoundary,
-  loadCommonConfig,
-  ManualClock,
-  memoryLogger,
-  openDatabase,
-} from "@junction/platform";
+import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
+import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { Encryptor, loadCommonConfig, ManualClock, memoryLogger, openDatabase } from "@junction/platform";
+import { connectionSpec } from "@junction/service-specs";
+import { DEFAULT_PROXY_SETTINGS } from "@junction/upstream-proxy";
+import { InMemoryWiring, partsOf, type ServiceClients } from "@junction/wiring";
 import { ScriptRuntime } from "../../runtime/script-runtime.ts";
 import { DEFAULT_SCRIPTS_CONFIG, type ScriptsConfig } from "../config.ts";
-import { openScriptsStores, type ScriptsStores } from "../open-stores.ts";
-import { createScriptsService, type ScriptsServiceInstance } from "../service.ts";
+import type { ScriptsStores } from "../open-stores.ts";
+import { scriptsSpec } from "../scripts-spec.ts";
+import type { ScriptsServiceInstance } from "../service.ts";
 
 /** How far the kit's clocks move together in one step; also the instances' scheduler poll. */
 const STEP_MS = 3_600_000;
@@ -72,29 +67,27 @@ export async function startServiceKit(runtime: () => Promise<ScriptRuntime>): Pr
   const logger = memoryLogger();
   const common = loadCommonConfig({ JUNCTION_DATA_DIR: dir });
   const connectionDb = openDatabase(join(dir, "connection.sqlite"));
-  const connectionStore = await openConnectionStore(common, connectionDb);
-  const impl = createConnectionService({
-    store: connectionStore,
-    encryptor: Encryptor.fromBase64(randomBytes(32).toString("base64")),
+  const peers = new InMemoryWiring({
+    common,
     clock,
     logger,
+    services: ["connection"],
     bus: new MemoryBus(undefined, { clock }),
-    providers: new ProviderCatalog(),
-    baseUrl: "https://junction.example.test",
+    db: connectionDb,
+    encryptor: Encryptor.fromBase64(randomBytes(32).toString("base64")),
+    baseUrl: () => "https://junction.example.test",
   });
-  const transport = createRouterTransport((r) => r.service(ConnectionService, impl), {
-    router: { interceptors: [errorBoundary(logger)] },
-  });
-  const clients = createServiceClients(transport);
-  const connections = createClient(ConnectionService, transport);
+  await peers.build(connectionSpec);
+  // The other services are not run: their clients answer Unimplemented.
+  const clients = peers.clients;
+  const connections = clients.connection;
   await connections.createIntegration({
     uniqueKey: "cal",
     provider: "google-calendar",
     clientId: "c",
     clientSecret: "s",
   });
-  const environment = async () => (await connections.getEnvironment({})).environment?.id ?? "";
-  const started: { instance: KitInstance; bus: MemoryBus; db: Database; busDb?: Database }[] = [];
+  const started: { instance: KitInstance; wiring: InMemoryWiring; db: Database; busDb?: Database }[] = [];
 
   return {
     async advance(ms) {
@@ -108,45 +101,44 @@ export async function startServiceKit(runtime: () => Promise<ScriptRuntime>): Pr
     clients,
     async instance(config = {}, options = {}) {
       const db = openDatabase(join(dir, "scripts.sqlite"));
-      const stores = await openScriptsStores(common, db);
       const own = new ManualClock(clock.now());
       const busDb = options.sharedQueues ? openDatabase(join(dir, "queues.sqlite")) : undefined;
       const bus = new MemoryBus(busDb, { clock: own });
-      const scripts = createScriptsService({
-        scripts: stores.scripts,
-        runs: stores.runs,
-        store: stores.service,
-        clients: () => clients,
-        bus,
+      const wiring = new InMemoryWiring({
+        common,
         clock: own,
         logger: logger.child({ instance: started.length }),
-        environment,
-        config: { ...DEFAULT_SCRIPTS_CONFIG, schedulerPollMs: STEP_MS, ...config },
-        runtime,
+        services: ["scripts"],
+        bus,
+        db,
+        peers: { connection: peers.transport("connection") },
       });
-      await scripts.start();
-      const client = createClient(
-        ScriptsService,
-        createRouterTransport((r) => r.service(ScriptsService, scripts.service), {
-          router: { interceptors: [errorBoundary(logger)] },
-        }),
-      );
+      const built = await wiring.build(scriptsSpec, {
+        config: {
+          scripts: { ...DEFAULT_SCRIPTS_CONFIG, schedulerPollMs: STEP_MS, ...config },
+          proxySettings: DEFAULT_PROXY_SETTINGS,
+        },
+        extras: { runtime },
+      });
+      await wiring.start();
+      const { scripts, stores } = partsOf(built);
+      const client = wiring.clients.scripts;
       const instance = { scripts, client, stores, clock: own, bus };
-      started.push({ instance, bus, db, ...(busDb ? { busDb } : {}) });
+      started.push({ instance, wiring, db, ...(busDb ? { busDb } : {}) });
       return instance;
     },
     async connect(connectionId) {
       await connections.createConnection({ providerConfigKey: "cal", connectionId });
     },
     async close() {
-      for (const { instance, bus, db, busDb } of started.reverse()) {
-        await instance.scripts.stop();
-        await bus.close();
+      for (const { instance, wiring, db, busDb } of started.reverse()) {
+        await wiring.stop();
+        await instance.bus.close();
         busDb?.close();
-        await instance.stores.close();
+        await wiring.close();
         db.close();
       }
-      await connectionStore.close();
+      await peers.close();
       connectionDb.close();
       rmSync(dir, { recursive: true, force: true });
     },

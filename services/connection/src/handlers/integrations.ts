@@ -1,4 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
+import { invalidArgument } from "@junction/platform";
+import { integrationSettingsProblems, MAX_SETTING_VALUE_CHARS, type ProviderAdapter } from "@junction/providers";
 import type { ConnectionService, UpstreamOverrides } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
@@ -39,6 +41,28 @@ function checkOverrides(o: UpstreamOverrides | undefined): UpstreamOverridesReco
   return out;
 }
 
+/**
+ * Refuses provider settings its adapter does not declare, values over the bound, and managed channels
+ * its adapter cannot create (the gateway checks the same at the edge; this holds for every caller).
+ */
+function checkProviderSettings(
+  adapter: ProviderAdapter | undefined,
+  settings: Readonly<Record<string, string>>,
+  managedChannels: boolean,
+): void {
+  const [problem] = integrationSettingsProblems(adapter, { settings, managedChannels });
+  if (problem) throw invalidArgument(problem.code, `${problem.path} ${problem.message}.`, [problem]);
+  for (const [key, value] of Object.entries(settings)) {
+    if (value.length > MAX_SETTING_VALUE_CHARS) {
+      throw errors.invalidField(`provider_settings.${key}`, `must be at most ${MAX_SETTING_VALUE_CHARS} characters`);
+    }
+  }
+}
+
+/** Settings as stored: empty values left out (they mean "the adapter's default"). */
+const nonEmpty = (settings: Readonly<Record<string, string>>) =>
+  Object.fromEntries(Object.entries(settings).filter(([, v]) => v !== ""));
+
 export function integrationHandlers(ctx: ConnectionServiceContext): Partial<ServiceImpl<typeof ConnectionService>> {
   const load = async (key: string) => {
     const env = await ctx.environment();
@@ -69,9 +93,12 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
         overrides: checkOverrides(req.overrides),
         forwardWebhooks: true,
         useTestCredentials: false,
+        providerSettings: nonEmpty(req.providerSettings),
+        managedChannels: req.managedChannels,
         createdAt: now,
         updatedAt: now,
       };
+      checkProviderSettings(template, req.providerSettings, req.managedChannels);
       checkOAuthUrls(template, rec.overrides, req.providerSettings);
       try {
         await ctx.store.insertIntegration(rec);
@@ -111,8 +138,11 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
       if (req.replaceScopes) next.scopes = [...new Set(req.scopes)];
       if (req.overrides) next.overrides = checkOverrides(req.overrides);
       if (req.forwardWebhooks !== undefined) next.forwardWebhooks = req.forwardWebhooks;
+      if (req.providerSettings) next.providerSettings = nonEmpty(req.providerSettings.values);
+      if (req.managedChannels !== undefined) next.managedChannels = req.managedChannels;
       const adapter = ctx.providers.get(next.provider);
-      if (adapter) checkOAuthUrls(adapter, next.overrides, req.providerSettings?.values ?? next.providerSettings ?? {});
+      checkProviderSettings(adapter, req.providerSettings?.values ?? {}, req.managedChannels ?? false);
+      if (adapter) checkOAuthUrls(adapter, next.overrides, next.providerSettings ?? {});
       try {
         const found = await ctx.store.replaceIntegration(env.id, current.uniqueKey, next);
         if (!found) throw errors.unknownProviderConfig(req.uniqueKey);

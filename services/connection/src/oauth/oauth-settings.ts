@@ -1,18 +1,9 @@
 import { existsSync, readFileSync } from "node:fs";
 import { ConfigError, loadConfig } from "@junction/platform";
+import type { TestCredential } from "@junction/wiring";
 import { z } from "zod";
 
-/** Operator-provided OAuth client for one provider, used by integrations in test mode (spec: Authentication 4). */
-export interface TestCredential {
-  clientId: string;
-  clientSecret: string;
-  /** Upstream URLs of this client, when they differ from the template's (the sandbox upstream). */
-  authorizationUrl?: string;
-  tokenUrl?: string;
-  baseUrl?: string;
-  /** Whether it points at the built-in sandbox upstream. */
-  sandbox?: boolean;
-}
+export type { TestCredential };
 
 /** The connection service's OAuth settings; every duration is on the injected clock except the timeout. */
 export interface OAuthSettings {

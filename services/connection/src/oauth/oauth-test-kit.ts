@@ -3,22 +3,24 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fromBinary, type JsonObject } from "@bufbuild/protobuf";
-import { type Client, createClient, createRouterTransport } from "@connectrpc/connect";
+import type { Client } from "@connectrpc/connect";
 import { type BusMessage, MemoryBus, queues, subjects } from "@junction/bus";
-import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
+import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import {
   ConnectionCreatedSchema,
   type DeliveryRequested,
   DeliveryRequestedSchema,
 } from "@junction/contracts/events/v1/events_pb";
-import { Encryptor, errorBoundary, ManualClock, memoryLogger } from "@junction/platform";
+import { Encryptor, loadCommonConfig, ManualClock, memoryLogger, openDatabase } from "@junction/platform";
 import { type FakeUpstream, type FakeUpstreamOptions, startFakeUpstream } from "@junction/sandbox-upstream";
-import { ProviderCatalog } from "../providers/catalog.ts";
-import { createConnectionService } from "../service.ts";
-import { SqliteConnectionStore } from "../store/sqlite-store.ts";
+import { connectionSpec } from "@junction/service-specs";
+import { InMemoryWiring, partsOf } from "@junction/wiring";
+import type { ProviderCatalog } from "../providers/catalog.ts";
+import type { SqliteConnectionStore } from "../store/sqlite-store.ts";
 import type { OAuthSettings } from "./oauth-settings.ts";
 
-// Shared by the OAuth tests of this service: the connection service on a SQLite file and a MemoryBus,
+// Shared by the OAuth tests of this service: the connection service as the service table builds it
+// (InMemoryWiring), on a SQLite file and a MemoryBus,
 // the fake upstream on the same manual clock, and the calls the gateway would make.
 
 export const CLIENT = { clientId: "junction-test.apps.fake", clientSecret: "fake-client-secret" };
@@ -51,6 +53,22 @@ export interface Harness {
   complete(callback: URL): ReturnType<Client<typeof ConnectionService>["completeAuthorization"]>;
 }
 
+/** Creates integration `uniqueKey` of `provider` with the fake's OAuth client; `over` adds or replaces fields. */
+export function createIntegrationOf(
+  h: Harness,
+  uniqueKey: string,
+  provider: string,
+  over: Record<string, unknown> = {},
+) {
+  return h.client.createIntegration({
+    uniqueKey,
+    provider,
+    clientId: CLIENT.clientId,
+    clientSecret: CLIENT.clientSecret,
+    ...over,
+  });
+}
+
 /** Registers cleanup after each test; call `start()` inside tests. */
 export function useOAuthHarness() {
   const running: Array<() => Promise<void>> = [];
@@ -59,29 +77,40 @@ export function useOAuthHarness() {
   });
   return {
     async start(
-      options: { fake?: FakeUpstreamOptions; oauth?: Partial<OAuthSettings>; path?: string } = {},
+      options: {
+        fake?: FakeUpstreamOptions;
+        oauth?: Partial<OAuthSettings>;
+        path?: string;
+        providers?: ProviderCatalog;
+      } = {},
     ): Promise<Harness> {
       const clock = new ManualClock();
       const fake = await startFakeUpstream({ clients: [CLIENT], now: () => clock.now(), ...options.fake });
       const dir = options.path ? undefined : mkdtempSync(join(tmpdir(), "junction-oauth-"));
       const path = options.path ?? join(dir as string, "connection.sqlite");
-      const store = SqliteConnectionStore.open(path);
       const bus = new MemoryBus(undefined, { clock });
       const logger = memoryLogger();
-      const impl = createConnectionService({
-        store,
-        encryptor: Encryptor.fromBase64(KEY),
+      const wiring = new InMemoryWiring({
+        common: loadCommonConfig({}),
         clock,
         logger,
+        services: ["connection"],
         bus,
-        providers: new ProviderCatalog(),
-        baseUrl: BASE_URL,
-        oauth: { tokenRequestTimeoutMs: 2000, ...options.oauth },
+        db: openDatabase(path),
+        encryptor: Encryptor.fromBase64(KEY),
+        baseUrl: () => BASE_URL,
       });
-      const transport = createRouterTransport((r) => r.service(ConnectionService, impl), {
-        router: { interceptors: [errorBoundary(logger)] },
+      const defaults = connectionSpec.config({});
+      const connection = await wiring.build(connectionSpec, {
+        config: {
+          ...defaults,
+          oauth: { ...defaults.oauth, tokenRequestTimeoutMs: 2000, ...options.oauth },
+          ...(options.providers ? { providers: options.providers } : {}),
+        },
       });
-      const client = createClient(ConnectionService, transport);
+      // The kit's store is SQLite (a file at `path`).
+      const store = partsOf(connection).store as SqliteConnectionStore;
+      const client = wiring.clients.connection;
       const deliveries: DeliveryRequested[] = [];
       const events: string[] = [];
       const waiters = new Set<() => void>();
@@ -98,8 +127,9 @@ export function useOAuthHarness() {
       await bus.subscribe(subjects.connectionReauthorized(), record("reauthorized"));
       running.push(async () => {
         await fake.stop();
+        await wiring.stop();
         await bus.close();
-        await store.close();
+        await wiring.close();
         if (dir) rmSync(dir, { recursive: true, force: true });
       });
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { fromConnectError, type JunctionError } from "@junction/platform";
 import { type ProviderAdapter, providerAdapter } from "@junction/providers";
-import { CLIENT, useOAuthHarness } from "./oauth-test-kit.ts";
+import { createIntegrationOf, useOAuthHarness } from "./oauth-test-kit.ts";
 import { checkOAuthUrls, fillUrlPlaceholders } from "./url-placeholders.ts";
 
 const PROVIDER = "microsoft-outlook-calendar";
@@ -58,13 +58,7 @@ describe("the connection service fills the placeholders", () => {
   const harness = useOAuthHarness();
 
   const create = (h: Awaited<ReturnType<typeof harness.start>>, over: Record<string, unknown> = {}) =>
-    h.client.createIntegration({
-      uniqueKey: "outlook",
-      provider: PROVIDER,
-      clientId: CLIENT.clientId,
-      clientSecret: CLIENT.clientSecret,
-      ...over,
-    });
+    createIntegrationOf(h, "outlook", PROVIDER, over);
 
   test("an authorization starts on the template's URL with the default tenant", async () => {
     const h = await harness.start();

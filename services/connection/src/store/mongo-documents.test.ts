@@ -86,6 +86,8 @@ describe("Mongo connection documents", () => {
       overrides: {},
       forwardWebhooks: true,
       useTestCredentials: false,
+      providerSettings: { tenant: "contoso" },
+      managedChannels: true,
       createdAt: 1,
       updatedAt: 1,
     };
@@ -94,6 +96,12 @@ describe("Mongo connection documents", () => {
     // Documents written before test mode existed read as "not in test mode".
     const { useTestCredentials: _, ...older } = integration;
     expect(integrationFromDocument(older as IntegrationRecord).useTestCredentials).toBe(false);
+    // ...and before provider settings existed, as holding none, with managed channels off.
+    const { providerSettings: _s, managedChannels: _m, ...oldest } = integration;
+    expect(integrationFromDocument(oldest as IntegrationRecord)).toMatchObject({
+      providerSettings: {},
+      managedChannels: false,
+    });
   });
 });
 

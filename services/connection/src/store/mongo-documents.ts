@@ -98,6 +98,9 @@ export const integrationFromDocument = (d: IntegrationDocument): IntegrationReco
   forwardWebhooks: d.forwardWebhooks,
   // Absent on documents written before test mode existed.
   useTestCredentials: d.useTestCredentials ?? false,
+  // Both absent on documents written before provider settings existed.
+  providerSettings: d.providerSettings ?? {},
+  managedChannels: d.managedChannels ?? false,
   ...(d.importedEmailHashes ? { importedEmailHashes: true as const } : {}),
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,

@@ -40,6 +40,8 @@ export interface IntegrationRecord {
   useTestCredentials: boolean;
   /** The provider's own settings (its adapter's `integrationSettings` keys), as the operator set them. */
   providerSettings?: Record<string, string>;
+  /** Junction creates, renews and stops this integration's channels itself; absent is off. */
+  managedChannels?: boolean;
   /**
    * Set (for good) once a connection was imported with its own connection_config.emailAddressHash,
    * which may be Nango's formula: only then does matching also look Nango's formula up.

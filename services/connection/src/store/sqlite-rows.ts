@@ -37,6 +37,9 @@ export interface IntegrationRow {
   overrides: string;
   forward_webhooks: number;
   use_test_credentials: number;
+  /** JSON object of strings. */
+  provider_settings: string;
+  managed_channels: number;
   /** Read only: set by markImportedEmailHashes, kept by every other write. */
   imported_email_hashes?: number;
   created_at: number;
@@ -108,6 +111,8 @@ export const integrationFromRow = (r: IntegrationRow): IntegrationRecord => ({
   overrides: JSON.parse(r.overrides) as UpstreamOverridesRecord,
   forwardWebhooks: r.forward_webhooks !== 0,
   useTestCredentials: r.use_test_credentials !== 0,
+  providerSettings: JSON.parse(r.provider_settings) as Record<string, string>,
+  managedChannels: r.managed_channels !== 0,
   ...(r.imported_email_hashes ? { importedEmailHashes: true as const } : {}),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -124,6 +129,8 @@ export const integrationToRow = (i: IntegrationRecord): IntegrationRow => ({
   overrides: JSON.stringify(i.overrides),
   forward_webhooks: i.forwardWebhooks ? 1 : 0,
   use_test_credentials: i.useTestCredentials ? 1 : 0,
+  provider_settings: JSON.stringify(i.providerSettings ?? {}),
+  managed_channels: i.managedChannels ? 1 : 0,
   created_at: i.createdAt,
   updated_at: i.updatedAt,
 });

@@ -202,6 +202,11 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE connections ADD COLUMN webhook_url_override TEXT NOT NULL DEFAULT '';
   ALTER TABLE connect_sessions ADD COLUMN webhook_url_override TEXT NOT NULL DEFAULT '';
   `,
+  // The provider's own settings of an integration (JSON object of strings) and its managed channels switch.
+  `
+  ALTER TABLE integrations ADD COLUMN provider_settings TEXT NOT NULL DEFAULT '{}';
+  ALTER TABLE integrations ADD COLUMN managed_channels INTEGER NOT NULL DEFAULT 0;
+  `,
 ];
 
 /**

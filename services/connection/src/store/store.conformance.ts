@@ -43,6 +43,8 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         overrides: { baseUrl: "http://127.0.0.1:9/upstream" },
         forwardWebhooks: true,
         useTestCredentials: false,
+        providerSettings: {},
+        managedChannels: false,
         createdAt: at,
         updatedAt: at,
         ...over,
@@ -132,6 +134,8 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
           overrides: {},
           forwardWebhooks: false,
           useTestCredentials: true,
+          providerSettings: { tenant: "contoso.onmicrosoft.com" },
+          managedChannels: true,
         });
         await store.insertIntegration(a);
         await store.insertIntegration(b);
@@ -149,7 +153,14 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
       test("are replaced under the same key", async () => {
         const a = integration("cal");
         await store.insertIntegration(a);
-        const next = { ...a, displayName: "Renamed", scopes: ["email"], updatedAt: tick() };
+        const next = {
+          ...a,
+          displayName: "Renamed",
+          scopes: ["email"],
+          providerSettings: { tenant: "organizations" },
+          managedChannels: true,
+          updatedAt: tick(),
+        };
         expect(await store.replaceIntegration(ENV, "cal", next)).toBe(true);
         expect(await store.getIntegration(ENV, "cal")).toEqual(next);
         expect(await store.replaceIntegration(ENV, "missing", { ...next, uniqueKey: "missing" })).toBe(false);

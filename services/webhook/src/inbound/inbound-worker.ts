@@ -15,7 +15,7 @@ import type { WebhookServiceContext } from "../context.ts";
 import { acceptMessage } from "../delivery/accept-message.ts";
 import { derivedMessageId, forwardBody } from "./forward-message.ts";
 import { type NotificationFields, readNotification } from "./notification-headers.ts";
-import type { IntegrationView } from "./integration-lookup.ts";
+import type { CurrentIntegration } from "./integration-cache.ts";
 import { channelTokenMatches } from "./notification-lookups.ts";
 
 /** The lifecycle notifications the channel service handles; "missed" is forwarded like a change. */
@@ -84,9 +84,9 @@ export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscrip
 export async function processNotification(ctx: WebhookServiceContext, n: NotificationReceived): Promise<void> {
   // Made only when a line is written: the usual notification logs at debug level only.
   const log = () => ctx.logger.child({ notificationId: n.id, providerConfigKey: n.providerConfigKey });
-  // Not receipt's question again ("is the webhook URL known?"): does the integration still exist, with
-  // forwarding on, now that the notification is forwarded (it may have changed since receipt).
-  const found = await ctx.integrations.get(n.providerConfigKey);
+  // Not receipt's check again ("is the webhook URL known?"): does the integration still exist now that
+  // the notification is forwarded (it may have been deleted, or forwarding turned off, since receipt).
+  const found = await ctx.integrations.stillExists(n.providerConfigKey);
   if (!found) {
     log().warn("notification dropped: its integration no longer exists");
     return;
@@ -102,7 +102,9 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
     }
   }
 
-  // The one de-duplication decision (receipt only looks the key up for its answer).
+  // The one de-duplication decision. Receipt only reads whether the key was recorded, for its answer
+  // (`recordedAlready`): claiming there, before the 2xx, would leave a claim behind when recording fails,
+  // and the upstream's resend would then be taken for a duplicate and lost.
   const owner = await claimKey(ctx, n, read);
   if (owner !== n.id) {
     log().info("duplicate notification not forwarded", {
@@ -133,7 +135,8 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
   }
 
   const match = await matchOf(ctx, n, read.resourceUri, log);
-  const provider = found.integration.provider;
+  if (!match) return;
+  const provider = found.provider;
   // The adapter's payload when it gave one (spec: Forwarded webhook message), else the headers.
   const payload = n.payload === undefined ? headers : (JSON.parse(new TextDecoder().decode(n.payload)) as Payload);
   const handled = new Set<string>();
@@ -156,7 +159,7 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
   }
 
   const fields = { rule: MatchRule[match.rule], connections: match.connectionIds.length, channelId, messageNumber };
-  if (!found.integration.forwardWebhooks) {
+  if (!found.forwardWebhooks) {
     log().info("notification matched; forwarding is off for this integration", fields);
     return;
   }
@@ -203,23 +206,25 @@ async function claimKey(
 /**
  * The connections a notification is for, by its match mode: its resource URI (rules 1–2), an email
  * it names (rule 2's tiers), or its channel (the registry's connection that created it, of the same
- * integration; an unknown channel matches nothing, rule 4, and is logged).
+ * integration). Null when it must not be forwarded at all: a notification matched by channel whose
+ * channel the registry does not hold for this integration could not have its channel's secret
+ * (`clientState`) checked, so it is dropped and logged, never forwarded unmatched.
  */
 async function matchOf(
   ctx: WebhookServiceContext,
   n: NotificationReceived,
   resourceUri: string,
   log: () => Logger,
-): Promise<Pick<MatchNotificationResponse, "connectionIds" | "rule" | "webhookUrlOverrides">> {
+): Promise<Pick<MatchNotificationResponse, "connectionIds" | "rule" | "webhookUrlOverrides"> | null> {
   const providerConfigKey = n.providerConfigKey;
   if (n.match === NotificationMatch.EMAIL) return ctx.lookups.match({ providerConfigKey, email: n.matchEmail });
   if (n.match !== NotificationMatch.CHANNEL) return ctx.lookups.match({ providerConfigKey, resourceUri });
   const channel = await channelOf(ctx, n.channelId);
   if (!channel || channel.providerConfigKey !== providerConfigKey || channel.connectionId === "") {
-    log().warn("notification's channel unknown to the registry (or of another integration): forwarded unmatched", {
+    log().warn("notification dropped: its channel is unknown to the registry (or of another integration)", {
       channelId: n.channelId,
     });
-    return { connectionIds: [], rule: MatchRule.NONE, webhookUrlOverrides: {} };
+    return null;
   }
   // Asked of the connection service still: does the connection exist, and its webhook URL override.
   return ctx.lookups.match({ providerConfigKey, connectionId: channel.connectionId });
@@ -237,7 +242,7 @@ async function channelOf(ctx: WebhookServiceContext, id: string) {
 }
 
 /** What receipt read from the headers; read here only for a notification recorded before receipt carried it. */
-function fieldsOf(n: NotificationReceived, found: IntegrationView): NotificationFields {
+function fieldsOf(n: NotificationReceived, found: CurrentIntegration): NotificationFields {
   if (!n.headersRead) return readNotification(n.headers, found.headerNames);
   return {
     channelId: n.channelId === "" ? undefined : n.channelId,

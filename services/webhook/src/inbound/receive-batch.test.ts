@@ -197,7 +197,7 @@ describe("the one notification of a single-item reader with a dedupe key", () =>
 });
 
 describe("matching by channel", () => {
-  test("forwards to the connection that created the channel; an unknown channel once without connectionId", async () => {
+  test("forwards to the connection that created the channel; an unknown channel's or another integration's is dropped and logged", async () => {
     const { k, seen, send } = await setup();
     await registerChannel(k, "sub-sam", "sam", "");
     await registerChannel(k, "sub-other", "pat", "", "other-integration");
@@ -208,9 +208,13 @@ describe("matching by channel", () => {
         { channelId: "sub-other", dedupeKey: "3", match: { by: "channel" } },
       ],
     });
-    const list = await forwarded(k, 3);
-    expect(list.map((m) => m.connectionId).sort()).toEqual(["", "", "sam"]);
-    expect(seen.find((n) => n.connectionIds[0] === "sam")?.rule).toBe(MatchRule.CHANNEL);
+    await eventually("the unknown channels' items processed", async () =>
+      k.logs.filter((l) => l.includes("unknown to the registry")).length === 2 ? true : null,
+    );
+    const list = await forwarded(k, 1);
+    expect(list.map((m) => m.connectionId)).toEqual(["sam"]);
+    expect(seen.map((n) => n.connectionIds)).toEqual([["sam"]]);
+    expect(seen[0]?.rule).toBe(MatchRule.CHANNEL);
     expect(k.logs.some((l) => l.includes("unknown to the registry") && l.includes("sub-unknown"))).toBe(true);
     expect(k.logs.some((l) => l.includes("unknown to the registry") && l.includes("sub-other"))).toBe(true);
   });

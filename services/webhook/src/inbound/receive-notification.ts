@@ -30,14 +30,18 @@ type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
  * of them (so the worker reads none again), before the answer. Matching and forwarding happen after
  * the answer, in the inbound worker.
  *
- * Each check is made in one place (issue 21, item 6): the integration lookup here answers "is this
- * webhook URL known, and how is it read"; the worker's asks "does it still exist, and is forwarding on"
- * when it forwards (a different moment: it may have changed meanwhile). The headers and body are read
- * here only. The channel token is checked here, and by the worker only when the registry could not
- * answer here. De-duplication is decided by the worker's claim alone (atomic in the store; a
- * duplicate recorded twice, say a resend arriving before the first is processed, is dropped there).
- * Receipt only looks the key up for its answer to a single-notification provider: the API says
- * `duplicate: true` with the first notification's id, and records nothing again.
+ * Each check is made in one place (issue 21, item 6). Two stay on both sides for a reason, each a
+ * different, named check:
+ * - the integration: here `webhookUrl` ("is this webhook URL known, and how is it read?", before the
+ *   2xx); the worker's `stillExists` ("does it still exist, is forwarding on?", when it forwards: it
+ *   may have been deleted meanwhile). One cache answers both.
+ * - duplicates: here `recordedAlready`, a read for the answer to a single-notification provider (the
+ *   API says `duplicate: true` with the first notification's id, and records nothing again); the
+ *   worker's claim is the one decision (atomic in the store; a duplicate recorded twice, say a resend
+ *   arriving before the first is processed, is dropped there). Claiming here instead would leave a
+ *   claim behind whenever recording failed, and the resend would be lost as a duplicate.
+ * The headers and body are read here only. The channel token is checked here, and by the worker only
+ * when the registry could not answer here.
  */
 export async function receiveNotification(
   ctx: WebhookServiceContext,
@@ -47,7 +51,7 @@ export async function receiveNotification(
   if (req.environmentId !== environmentId) throw errors.unknownWebhookUrl();
   const problem = headerProblem(req.headers);
   if (problem) throw errors.invalidNotification(problem);
-  const found = await ctx.integrations.get(req.providerConfigKey);
+  const found = await ctx.integrations.webhookUrl(req.providerConfigKey);
   if (!found) throw errors.unknownWebhookUrl();
   if (req.body.byteLength > found.bodyLimitBytes) throw errors.notificationTooLarge(found.bodyLimitBytes);
 
@@ -109,12 +113,7 @@ async function receiveOne(
   // Made only when a line is written: the usual notification logs nothing here.
   const log = () => ctx.logger.child({ providerConfigKey, channelId, messageNumber });
 
-  const owner =
-    dedupeKey !== ""
-      ? await ctx.store.findDedupeKey(environmentId, providerConfigKey, dedupeKey)
-      : channelId !== undefined && messageNumber !== null
-        ? await ctx.store.findNotificationKey(environmentId, channelId, messageNumber)
-        : null;
+  const owner = await recordedAlready(ctx, environmentId, providerConfigKey, item);
   if (owner) {
     log().info("duplicate notification not recorded again", { notificationId: owner });
     return { notificationId: owner, duplicate: true };
@@ -138,6 +137,22 @@ async function receiveOne(
     bodyLength: req.body.byteLength,
   });
   return { notificationId: id };
+}
+
+/**
+ * Whether a notification with the item's key was recorded before: its id, or null. Not the
+ * de-duplication decision (the worker's claim): a read, for receipt's answer only.
+ */
+function recordedAlready(
+  ctx: WebhookServiceContext,
+  environmentId: string,
+  providerConfigKey: string,
+  item: NotificationItem,
+): Promise<string | null> | null {
+  const { channelId, messageNumber } = item;
+  if (item.dedupeKey) return ctx.store.findDedupeKey(environmentId, providerConfigKey, item.dedupeKey);
+  if (channelId === undefined || messageNumber === null) return null;
+  return ctx.store.findNotificationKey(environmentId, channelId, messageNumber);
 }
 
 /**

@@ -3,31 +3,30 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import { type Client, Code, ConnectError, createClient, createRouterTransport } from "@connectrpc/connect";
+import { type Client, Code, ConnectError } from "@connectrpc/connect";
 import { MemoryBus } from "@junction/bus";
-import { type ChannelStore, createChannelService, openChannelStore } from "@junction/channel-service";
-import { createConnectionService, openConnectionStore, ProviderCatalog } from "@junction/connection-service";
-import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
-import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
-import {
-  type ReceiveNotificationRequestSchema,
-  type ReceiveNotificationResponse,
+import type { ChannelStore } from "@junction/channel-service";
+import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
+import type {
+  ReceiveNotificationRequestSchema,
+  ReceiveNotificationResponse,
   WebhookService,
 } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import {
   Encryptor,
-  errorBoundary,
   fromItemError,
   loadCommonConfig,
   ManualClock,
   memoryLogger,
   openDatabase,
 } from "@junction/platform";
-import { type DeliveryConfig, loadDeliveryConfig } from "../config.ts";
+import { channelSpec, connectionSpec, webhookSpec } from "@junction/service-specs";
+import { InMemoryWiring, partsOf } from "@junction/wiring";
+import type { DeliveryConfig } from "../config.ts";
 import type { NotificationAdapterOf } from "../inbound/integration-lookup.ts";
 import type { NotificationSink } from "../inbound/notification-sink.ts";
-import { createWebhookRuntime, type WebhookRuntime } from "../runtime.ts";
-import { SqliteWebhookStore } from "../store/sqlite-store.ts";
+import type { WebhookRuntime } from "../runtime.ts";
+import type { SqliteWebhookStore } from "../store/sqlite-store.ts";
 
 type ReceiveRequest = MessageInitShape<typeof ReceiveNotificationRequestSchema>;
 
@@ -53,8 +52,8 @@ export interface WebhookKit {
 }
 
 /**
- * Starts the webhook runtime over one in-memory SQLite file with the real connection and channel
- * services behind in-memory transports, on a manual clock. The channel service can be "taken
+ * Starts the webhook service over one SQLite file with the real connection and channel services, as
+ * the service table builds them (InMemoryWiring), on a manual clock. The channel service can be "taken
  * down" to exercise what happens when it is unreachable.
  */
 export async function startWebhookKit(
@@ -71,74 +70,42 @@ export async function startWebhookKit(
   const db = openDatabase(join(dir, "junction.sqlite"));
   const clock = new ManualClock();
   const logger = memoryLogger();
-  const encryptor = new Encryptor(randomBytes(32));
   const bus = new MemoryBus(db, { clock, logger });
-  const interceptors = [errorBoundary(logger)];
-
-  const connectionStore = await openConnectionStore(common, db);
-  const connectionImpl = createConnectionService({
-    store: connectionStore,
-    encryptor,
-    clock,
-    logger,
-    bus,
-    providers: new ProviderCatalog(),
-    baseUrl: "https://junction.example.test",
-  });
-  const connections = createClient(
-    ConnectionService,
-    createRouterTransport((r) => r.service(ConnectionService, connectionImpl), { router: { interceptors } }),
-  );
-  const environmentId = (await connections.getEnvironment({})).environment?.id ?? "";
-  const environment = async () => environmentId;
-
-  const channelStore = await openChannelStore(common, db);
   const kit = { channelDown: false, channelCalls: [] as WebhookKit["channelCalls"] } as WebhookKit;
-  const channelImpl = createChannelService({ store: channelStore, clock, logger, environment });
-  const channels = createClient(
-    ChannelService,
-    createRouterTransport((r) => r.service(ChannelService, channelImpl), {
-      router: {
-        interceptors: [
-          (next) => async (req) => {
-            kit.channelCalls.push({ method: req.method.name, message: req.message });
-            if (kit.channelDown) throw new ConnectError("channel service unreachable", Code.Unavailable);
-            return next(req);
-          },
-          ...interceptors,
-        ],
-      },
-    }),
-  );
-
-  const store = new SqliteWebhookStore(db);
-  const runtime = createWebhookRuntime({
-    store,
-    encryptor,
+  const wiring = new InMemoryWiring({
+    common,
     clock,
     logger,
-    allowPrivateEndpoints: true,
-    environment,
+    services: ["connection", "channel", "webhook"],
     bus,
-    connections,
-    channels,
-    delivery: {
-      ...loadDeliveryConfig({
-        JUNCTION_WEBHOOK_RETRY_JITTER: "0",
-        // Fresh lookups: the tests change integrations between receipt and processing.
-        JUNCTION_WEBHOOK_INTEGRATION_CACHE: "0",
-        ...options.env,
-      }),
-      ...options.delivery,
-    },
-    sinks: options.sinks,
-    notificationAdapterOf: options.notificationAdapterOf,
+    db,
+    encryptor: new Encryptor(randomBytes(32)),
+    baseUrl: () => "https://junction.example.test",
   });
-  const client = createClient(
-    WebhookService,
-    createRouterTransport((r) => r.service(WebhookService, runtime.service), { router: { interceptors } }),
-  );
-  await runtime.start();
+  await wiring.build(connectionSpec);
+  const channel = await wiring.build(channelSpec, {
+    interceptors: [
+      (next) => async (req) => {
+        kit.channelCalls.push({ method: req.method.name, message: req.message });
+        if (kit.channelDown) throw new ConnectError("channel service unreachable", Code.Unavailable);
+        return next(req);
+      },
+    ],
+  });
+  const config = webhookSpec.config({
+    JUNCTION_WEBHOOK_RETRY_JITTER: "0",
+    // Fresh lookups: the tests change integrations between receipt and processing.
+    JUNCTION_WEBHOOK_INTEGRATION_CACHE: "0",
+    ...options.env,
+  });
+  const webhook = await wiring.build(webhookSpec, {
+    config: { allowPrivateEndpoints: true, delivery: { ...config.delivery, ...options.delivery } },
+    extras: { sinks: options.sinks, notificationAdapterOf: options.notificationAdapterOf },
+  });
+  const { connection: connections, webhook: client } = wiring.clients;
+  const environmentId = (await connections.getEnvironment({})).environment?.id ?? "";
+  const { runtime } = partsOf(webhook);
+  await wiring.start();
   return Object.assign(kit, {
     client,
     async receive(req: ReceiveRequest) {
@@ -149,16 +116,17 @@ export async function startWebhookKit(
     },
     connections,
     runtime,
-    store,
-    channelStore,
+    // The kit's store is SQLite (its common config names no other).
+    store: partsOf(webhook).store as SqliteWebhookStore,
+    channelStore: partsOf(channel).store,
     bus,
     clock,
     logs: logger.lines,
     environmentId,
     async close() {
-      await runtime.stop();
+      await wiring.stop();
       await bus.close();
-      await Promise.all([connectionStore.close(), channelStore.close()]);
+      await wiring.close();
       db.close();
       rmSync(dir, { recursive: true, force: true });
     },

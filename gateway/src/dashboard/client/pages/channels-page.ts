@@ -28,7 +28,9 @@ export function channelsTable(channels: Channel[], id = "channels-table"): Node 
       h(
         "tr",
         null,
-        ["Channel id", "State", "Connection", "Resource", "Expires", "Last message"].map((t) => h("th", null, t)),
+        ["Channel id", "Kind", "State", "Connection", "Resource", "Expires", "Last message"].map((t) =>
+          h("th", null, t),
+        ),
       ),
     ),
     h(
@@ -38,8 +40,9 @@ export function channelsTable(channels: Channel[], id = "channels-table"): Node 
         const group = channelGroup(c);
         return h(
           "tr",
-          { "data-channel-id": c.id, "data-state": c.state },
+          { "data-channel-id": c.id, "data-state": c.state, "data-kind": c.kind ?? "" },
           h("td", { class: "mono" }, c.id),
+          h("td", { class: "channel-kind" }, c.kind || "—"),
           h(
             "td",
             null,

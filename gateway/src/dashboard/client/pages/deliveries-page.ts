@@ -1,9 +1,9 @@
 import { api, errorBox, qs } from "../api.ts";
 import { badge, h, hashLink, hashQuery, replace, when } from "../dom.ts";
-import type { Integration, Message } from "../types.ts";
+import type { Integration, Message, Provider } from "../types.ts";
+import { channelKinds, MESSAGE_TYPES, messageSummary } from "./message-summary.ts";
 
 const STATUSES = ["pending", "succeeded", "failed", "exhausted"];
-const TYPES = ["forward", "auth", "sync"];
 
 function options(values: string[], current: string, all: string) {
   return [h("option", { value: "" }, all), values.map((v) => h("option", { value: v, selected: v === current }, v))];
@@ -48,13 +48,15 @@ export async function deliveriesPage(): Promise<Node> {
     unmatched: q.get("unmatched") === "true",
     cursor: q.get("cursor") ?? "",
   };
-  const [{ data: integrations }, res] = await Promise.all([
+  const [{ data: integrations }, { data: providers }, res] = await Promise.all([
     api<{ data: Integration[] }>("GET", "/integrations"),
+    api<{ data: Provider[] }>("GET", "/providers"),
     api<{ data: Message[]; next_cursor: string | null }>(
       "GET",
       `/webhook-messages${qs({ provider_config_key: f.integration, connection_id: f.connection, status: f.status, type: f.type, unmatched: f.unmatched ? "true" : undefined, cursor: f.cursor, limit: 50 })}`,
     ),
   ]);
+  const kinds = channelKinds(integrations, providers);
   const integration = h(
     "select",
     { id: "filter-integration" },
@@ -71,7 +73,7 @@ export async function deliveriesPage(): Promise<Node> {
     placeholder: "Connection id",
   });
   const status = h("select", { id: "filter-status" }, options(STATUSES, f.status, "Any status"));
-  const type = h("select", { id: "filter-type" }, options(TYPES, f.type, "Any type"));
+  const type = h("select", { id: "filter-type" }, options(MESSAGE_TYPES, f.type, "Any type"));
   const unmatched = h("input", { type: "checkbox", id: "filter-unmatched", checked: f.unmatched });
   const link = (cursor?: string) =>
     hashLink("/deliveries", {
@@ -113,7 +115,7 @@ export async function deliveriesPage(): Promise<Node> {
             h(
               "tr",
               null,
-              ["Created", "Type", "Integration", "Connection", "Status", "Attempts", "Last error"].map((t) =>
+              ["Created", "Type", "What", "Integration", "Connection", "Status", "Attempts", "Last error"].map((t) =>
                 h("th", null, t),
               ),
             ),
@@ -127,6 +129,7 @@ export async function deliveriesPage(): Promise<Node> {
                 { "data-message-id": m.id, "data-status": m.status },
                 h("td", null, h("a", { href: `#/deliveries/${encodeURIComponent(m.id)}` }, when(m.created_at))),
                 h("td", null, m.type),
+                h("td", { class: "message-summary" }, messageSummary(m, kinds)),
                 h("td", null, m.provider_config_key ?? "—"),
                 h(
                   "td",

@@ -1,6 +1,7 @@
 import { api, errorBox } from "../api.ts";
-import { badge, fields, h, hashLink, replace, when } from "../dom.ts";
-import type { Message, WatchUriHint } from "../types.ts";
+import { badge, fields, h, hashLink, jsonBlock, replace, when } from "../dom.ts";
+import type { Message, Provider, WatchUriHint } from "../types.ts";
+import { bodyOf, messageSummary } from "./message-summary.ts";
 
 const REFRESH_MS = 1000;
 const REFRESH_FOR_MS = 30_000;
@@ -97,7 +98,26 @@ function attemptsTable(m: Message): Node {
   );
 }
 
-function render(m: Message): Node {
+/** A forwarded notification's payload: the headers as received, or what its provider's reader made of it. */
+function payloadCard(m: Message, provider: Provider | undefined): Node | null {
+  const body = bodyOf(m);
+  if (m.type !== "forward" || !body || body.payload === undefined) return null;
+  return h(
+    "div",
+    { class: "card" },
+    h("h2", null, "Notification payload"),
+    h(
+      "p",
+      { class: "muted" },
+      `What ${provider?.display_name ?? String(body.from ?? "the provider")}'s notification said, as Junction read it (its headers, or the fields its reader decoded).`,
+    ),
+    jsonBlock(body.payload, "message-payload"),
+  );
+}
+
+function render(m: Message, providers: Provider[]): Node {
+  const provider = providers.find((p) => p.name === bodyOf(m)?.from);
+  const kinds = new Map([[m.provider_config_key ?? "", provider?.channels?.kind ?? ""]]);
   return h(
     "div",
     { id: "message", "data-status": m.status, "data-attempts": String(m.attempt_count) },
@@ -107,6 +127,7 @@ function render(m: Message): Node {
       fields([
         ["Status", badge(m.status)],
         ["Type", m.type],
+        ["What", h("span", { id: "message-summary" }, messageSummary(m, kinds))],
         ["Integration", m.provider_config_key ?? "—"],
         [
           "Connection",
@@ -132,6 +153,7 @@ function render(m: Message): Node {
       h("h2", null, "Body (exactly as signed and sent)"),
       h("pre", { id: "message-body" }, pretty(m.body)),
     ),
+    payloadCard(m, provider),
     h("div", { class: "card" }, h("h2", null, "Attempts"), attemptsTable(m)),
   );
 }
@@ -139,8 +161,12 @@ function render(m: Message): Node {
 /** #/deliveries/{id}: one message, its attempts, a replay button, and the unmatched hint. */
 export async function deliveryPage(id: string): Promise<Node> {
   const path = `/webhook-messages/${encodeURIComponent(id)}`;
-  let { data: m } = await api<{ data: Message }>("GET", path);
-  const view = h("div", null, render(m));
+  const [first, { data: providers }] = await Promise.all([
+    api<{ data: Message }>("GET", path),
+    api<{ data: Provider[] }>("GET", "/providers"),
+  ]);
+  let m = first.data;
+  const view = h("div", null, render(m, providers));
   const out = h("span", { id: "replay-result" });
   const replay = h("button", { type: "button", id: "replay" }, "Replay");
   replay.addEventListener("click", async () => {
@@ -154,7 +180,7 @@ export async function deliveryPage(id: string): Promise<Node> {
       const until = Date.now() + REFRESH_FOR_MS;
       const tick = async () => {
         m = (await api<{ data: Message }>("GET", path)).data;
-        replace(view, render(m));
+        replace(view, render(m, providers));
         if (m.attempt_count === before && Date.now() < until && document.body.contains(view))
           setTimeout(tick, REFRESH_MS);
       };

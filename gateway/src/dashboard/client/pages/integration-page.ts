@@ -3,6 +3,7 @@ import { badge, fields, h, hashLink, replace } from "../dom.ts";
 import type { Consent, Integration, Provider, TestMode } from "../types.ts";
 import { authorizeInPopup } from "./authorize-popup.ts";
 import { copyField } from "./copy-field.ts";
+import { providerSettingsCard } from "./provider-settings-card.ts";
 import { checkedScopes, scopeChecklist } from "./new-integration-page.ts";
 
 const path = (key: string) => `/integrations/${encodeURIComponent(key)}`;
@@ -32,7 +33,13 @@ export async function integrationPage(key: string): Promise<Node> {
       "div",
       { class: "card" },
       h("h2", null, "Webhook URL"),
-      h("p", { class: "muted" }, "Use it as the address of calendar notification channels."),
+      h(
+        "p",
+        { class: "muted" },
+        provider?.channels
+          ? `Use it as the address of this provider's notifications (each ${provider.channels.kind}).`
+          : "Where this provider's notifications are received.",
+      ),
       copyField("webhook-url", integration.webhook_url ?? ""),
       h("h2", null, "Redirect URI"),
       h("p", { class: "muted" }, "Register it upstream as an authorized redirect URI of your OAuth client."),
@@ -68,6 +75,7 @@ export async function integrationPage(key: string): Promise<Node> {
       })(),
     ),
     credentialsCard(key, integration, provider),
+    providerSettingsCard(key, integration, provider),
     consentCard(consent),
     h("div", { class: "card" }, h("h2", null, "Danger zone"), deleteButton(enc, key)),
   );

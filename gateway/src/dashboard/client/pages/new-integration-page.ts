@@ -1,6 +1,7 @@
 import { api, errorBox } from "../api.ts";
 import { badge, h, replace } from "../dom.ts";
 import type { Integration, Provider, ScopeInfo } from "../types.ts";
+import { settingInputs, settingValues } from "./provider-settings-card.ts";
 
 /** One checkbox per scope of the template's catalogue, with its sensitivity and what it grants. */
 export function scopeChecklist(scopes: ScopeInfo[], checked: Set<string>): HTMLElement {
@@ -40,9 +41,20 @@ export async function newIntegrationPage(): Promise<Node> {
   const clientId = h("input", { type: "text", id: "client_id", autocomplete: "off" });
   const clientSecret = h("input", { type: "password", id: "client_secret", autocomplete: "new-password" });
   const scopesBox = h("div");
+  const settingsBox = h("div");
+  const managed = h("input", { type: "checkbox", id: "new-managed-channels" });
   const result = h("div", { id: "create-result" });
   const selected = () => providers.find((p) => p.name === provider.value) ?? first;
-  const showScopes = () => replace(scopesBox, scopeChecklist(selected().scopes, new Set(selected().default_scopes)));
+  const showScopes = () => {
+    replace(scopesBox, scopeChecklist(selected().scopes, new Set(selected().default_scopes)));
+    const settings = selected().integration_settings ?? [];
+    replace(
+      settingsBox,
+      settings.length > 0 ? [h("label", null, "Provider settings"), settingInputs(settings, {})] : null,
+    );
+    managed.checked = false;
+    managed.disabled = !selected().channels?.manageable;
+  };
   provider.addEventListener("change", () => {
     key.value = selected().name;
     name.placeholder = selected().display_name;
@@ -68,6 +80,7 @@ export async function newIntegrationPage(): Promise<Node> {
       );
       return;
     }
+    const settings = Object.fromEntries(Object.entries(settingValues(settingsBox)).filter(([, v]) => v !== ""));
     try {
       const { data } = await api<{ data: Integration }>("POST", "/integrations", {
         unique_key: key.value.trim(),
@@ -83,6 +96,8 @@ export async function newIntegrationPage(): Promise<Node> {
               },
             }
           : {}),
+        ...(Object.keys(settings).length > 0 ? { provider_settings: settings } : {}),
+        ...(managed.checked ? { managed_channels: true } : {}),
       });
       location.hash = `#/integrations/${encodeURIComponent(data.unique_key)}`;
     } catch (err) {
@@ -114,6 +129,8 @@ export async function newIntegrationPage(): Promise<Node> {
       ),
       h("label", null, "Scopes"),
       scopesBox,
+      settingsBox,
+      h("label", { class: "switch" }, managed, "Junction manages notification channels (no script needed)"),
       h("div", { class: "row" }, h("button", { type: "submit", id: "create" }, "Create integration")),
       result,
     ),

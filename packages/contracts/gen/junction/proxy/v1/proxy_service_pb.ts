@@ -12,7 +12,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file junction/proxy/v1/proxy_service.proto.
  */
 export const file_junction_proxy_v1_proxy_service: GenFile = /*@__PURE__*/
-  fileDesc("CiVqdW5jdGlvbi9wcm94eS92MS9wcm94eV9zZXJ2aWNlLnByb3RvEhFqdW5jdGlvbi5wcm94eS52MSJjChZSZXNvbHZlVXBzdHJlYW1SZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIVCg1mb3JjZV9yZWZyZXNoGAMgASgIIpADChdSZXNvbHZlVXBzdHJlYW1SZXNwb25zZRIQCghiYXNlX3VybBgBIAEoCRJICgdoZWFkZXJzGAIgAygLMjcuanVuY3Rpb24ucHJveHkudjEuUmVzb2x2ZVVwc3RyZWFtUmVzcG9uc2UuSGVhZGVyc0VudHJ5EhYKDmNhY2hlX3VudGlsX21zGAMgASgDEh4KFmFsbG93ZWRfb3ZlcnJpZGVfaG9zdHMYBCADKAkSEAoIcHJvdmlkZXIYBSABKAkSHQoVb2JzZXJ2ZV9jaGFubmVsX2NhbGxzGAcgASgIEkQKBXF1ZXJ5GAggAygLMjUuanVuY3Rpb24ucHJveHkudjEuUmVzb2x2ZVVwc3RyZWFtUmVzcG9uc2UuUXVlcnlFbnRyeRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ARosCgpRdWVyeUVudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAFKBAgGEAdSBnBvbGljeSLSAQoYUmVwb3J0Q2hhbm5lbENhbGxSZXF1ZXN0Ei0KBGNhbGwYASABKA4yHy5qdW5jdGlvbi5ldmVudHMudjEuQ2hhbm5lbENhbGwSFgoOZW52aXJvbm1lbnRfaWQYAiABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgDIAEoCRIVCg1jb25uZWN0aW9uX2lkGAQgASgJEg4KBnN0YXR1cxgFIAEoBRIUCgxyZXF1ZXN0X2JvZHkYBiABKAwSFQoNcmVzcG9uc2VfYm9keRgHIAEoDCIuChlSZXBvcnRDaGFubmVsQ2FsbFJlc3BvbnNlEhEKCXB1Ymxpc2hlZBgBIAEoCDLoAQoMUHJveHlTZXJ2aWNlEmgKD1Jlc29sdmVVcHN0cmVhbRIpLmp1bmN0aW9uLnByb3h5LnYxLlJlc29sdmVVcHN0cmVhbVJlcXVlc3QaKi5qdW5jdGlvbi5wcm94eS52MS5SZXNvbHZlVXBzdHJlYW1SZXNwb25zZRJuChFSZXBvcnRDaGFubmVsQ2FsbBIrLmp1bmN0aW9uLnByb3h5LnYxLlJlcG9ydENoYW5uZWxDYWxsUmVxdWVzdBosLmp1bmN0aW9uLnByb3h5LnYxLlJlcG9ydENoYW5uZWxDYWxsUmVzcG9uc2ViBnByb3RvMw", [file_junction_events_v1_events]);
+  fileDesc("CiVqdW5jdGlvbi9wcm94eS92MS9wcm94eV9zZXJ2aWNlLnByb3RvEhFqdW5jdGlvbi5wcm94eS52MSJjChZSZXNvbHZlVXBzdHJlYW1SZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIVCg1mb3JjZV9yZWZyZXNoGAMgASgIIpQDChdSZXNvbHZlVXBzdHJlYW1SZXNwb25zZRIQCghiYXNlX3VybBgBIAEoCRJICgdoZWFkZXJzGAIgAygLMjcuanVuY3Rpb24ucHJveHkudjEuUmVzb2x2ZVVwc3RyZWFtUmVzcG9uc2UuSGVhZGVyc0VudHJ5EhYKDmNhY2hlX3VudGlsX21zGAMgASgDEh4KFmFsbG93ZWRfb3ZlcnJpZGVfaG9zdHMYBCADKAkSEAoIcHJvdmlkZXIYBSABKAkSIQoVb2JzZXJ2ZV9jaGFubmVsX2NhbGxzGAcgASgIQgIYARJECgVxdWVyeRgIIAMoCzI1Lmp1bmN0aW9uLnByb3h5LnYxLlJlc29sdmVVcHN0cmVhbVJlc3BvbnNlLlF1ZXJ5RW50cnkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEaLAoKUXVlcnlFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBSgQIBhAHUgZwb2xpY3ki8gEKGFJlcG9ydENoYW5uZWxDYWxsUmVxdWVzdBItCgRjYWxsGAEgASgOMh8uanVuY3Rpb24uZXZlbnRzLnYxLkNoYW5uZWxDYWxsEhYKDmVudmlyb25tZW50X2lkGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRIOCgZzdGF0dXMYBSABKAUSFAoMcmVxdWVzdF9ib2R5GAYgASgMEhUKDXJlc3BvbnNlX2JvZHkYByABKAwSEAoIcHJvdmlkZXIYCCABKAkSDAoEcGF0aBgJIAEoCSIuChlSZXBvcnRDaGFubmVsQ2FsbFJlc3BvbnNlEhEKCXB1Ymxpc2hlZBgBIAEoCDLoAQoMUHJveHlTZXJ2aWNlEmgKD1Jlc29sdmVVcHN0cmVhbRIpLmp1bmN0aW9uLnByb3h5LnYxLlJlc29sdmVVcHN0cmVhbVJlcXVlc3QaKi5qdW5jdGlvbi5wcm94eS52MS5SZXNvbHZlVXBzdHJlYW1SZXNwb25zZRJuChFSZXBvcnRDaGFubmVsQ2FsbBIrLmp1bmN0aW9uLnByb3h5LnYxLlJlcG9ydENoYW5uZWxDYWxsUmVxdWVzdBosLmp1bmN0aW9uLnByb3h5LnYxLlJlcG9ydENoYW5uZWxDYWxsUmVzcG9uc2ViBnByb3RvMw", [file_junction_events_v1_events]);
 
 /**
  * Request for ResolveUpstream.
@@ -84,17 +84,20 @@ export type ResolveUpstreamResponse = Message<"junction.proxy.v1.ResolveUpstream
   allowedOverrideHosts: string[];
 
   /**
-   * Provider template name.
+   * The integration's provider (its adapter's name): the engine asks only this provider's channel
+   * adapter whether a proxied call creates or stops a notification channel.
    *
    * @generated from field: string provider = 5;
    */
   provider: string;
 
   /**
-   * Whether the provider has notification channels: watch and stop calls are then reported with
-   * ReportChannelCall.
+   * Whether the provider's notifications name their channel in headers. No longer read: the engine asks
+   * the adapter of `provider`, which knows whether the provider has channels (also those whose
+   * notifications come in a body).
    *
-   * @generated from field: bool observe_channel_calls = 7;
+   * @generated from field: bool observe_channel_calls = 7 [deprecated = true];
+   * @deprecated
    */
   observeChannelCalls: boolean;
 
@@ -167,6 +170,21 @@ export type ReportChannelCallRequest = Message<"junction.proxy.v1.ReportChannelC
    * @generated from field: bytes response_body = 7;
    */
   responseBody: Uint8Array;
+
+  /**
+   * The integration's provider, from the resolve answer: only its channel adapter reads the bodies.
+   * Empty: every channel adapter is asked in turn (callers that do not know it).
+   *
+   * @generated from field: string provider = 8;
+   */
+  provider: string;
+
+  /**
+   * The upstream path of the call, without its query (a provider may name the channel in it).
+   *
+   * @generated from field: string path = 9;
+   */
+  path: string;
 };
 
 /**

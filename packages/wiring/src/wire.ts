@@ -1,9 +1,9 @@
 import type { Database } from "bun:sqlite";
 import type { Transport } from "@connectrpc/connect";
 import type { Bus } from "@junction/bus";
-import { createGatewayClients, type GatewayClients } from "@junction/gateway";
 import type { Clock, CommonConfig, Encryptor, Logger } from "@junction/platform";
-import type { Env, ServiceKey, ServiceSpec, WiredService, WiringContext } from "./service-spec.ts";
+import { createServiceClients, SERVICE_KEYS } from "@junction/public-api/service-clients";
+import type { Env, ServiceClients, ServiceKey, ServiceSpec, WiredService, WiringContext } from "./service-spec.ts";
 
 /** What the process running some services of the table offers them. */
 export interface ProcessWiring {
@@ -13,7 +13,7 @@ export interface ProcessWiring {
   logger: Logger;
   embedded: boolean;
   /** Clients of every service, as this process reaches them. */
-  clients: GatewayClients;
+  clients: ServiceClients;
   /** Whether this topology runs `name` (optional clients are given only then). */
   runs(name: ServiceKey): boolean;
   baseUrl(): string;
@@ -34,29 +34,26 @@ export function lateTransport(make: () => Transport): Transport {
 }
 
 /** Clients of every service, each over the transport `transportFor` makes on its first call. */
-export function lateClients(transportFor: (name: ServiceKey) => Transport): GatewayClients {
-  return createGatewayClients({
-    connection: lateTransport(() => transportFor("connection")),
-    proxy: lateTransport(() => transportFor("proxy")),
-    channel: lateTransport(() => transportFor("channel")),
-    webhook: lateTransport(() => transportFor("webhook")),
-    scripts: lateTransport(() => transportFor("scripts")),
-  });
+export function lateClients(transportFor: (name: ServiceKey) => Transport): ServiceClients {
+  const transports = {} as Record<ServiceKey, Transport>;
+  for (const name of SERVICE_KEYS) transports[name] = lateTransport(() => transportFor(name));
+  return createServiceClients(transports);
 }
 
 /** Builds one service of the table with what the process offers, its bus and its database. */
-export async function buildService(
-  spec: ServiceSpec,
-  config: unknown,
+export async function buildService<C, P, X>(
+  spec: ServiceSpec<C, P, X>,
+  config: C,
   wiring: ProcessWiring,
   resources: { bus?: Bus; db?: Database; encryptor?: Encryptor },
-): Promise<WiredService> {
+  extras?: X,
+): Promise<WiredService<P>> {
   const { clients } = wiring;
   const declared = <T>(given: T | false | undefined, what: string): T => {
     if (!given) throw new Error(`the ${spec.name} service does not declare ${what}`);
     return given;
   };
-  const client = <K extends ServiceKey>(name: K): GatewayClients[K] => {
+  const client = <K extends ServiceKey>(name: K): ServiceClients[K] => {
     return declared(spec.needs.clients.includes(name) && clients[name], name);
   };
   const ctx: WiringContext = {
@@ -79,5 +76,5 @@ export async function buildService(
     baseUrl: () => declared(spec.needs.baseUrl && wiring.baseUrl(), "the base URL"),
     testCredentials: wiring.testCredentials,
   };
-  return spec.build(ctx, config);
+  return spec.build(ctx, config, extras);
 }

@@ -3,7 +3,6 @@ import { createRouterTransport, type Transport } from "@connectrpc/connect";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import { createLogger, loadCommonConfig, systemClock } from "@junction/platform";
 import type { ServiceKey, ServiceSpec } from "./service-spec.ts";
-import { SERVICE_TABLE } from "./service-table.ts";
 import { buildService, lateClients, lateTransport, type ProcessWiring } from "./wire.ts";
 
 /** A connection service answering only getEnvironment, in memory. */
@@ -31,7 +30,6 @@ function probeSpec(needs: ServiceSpec["needs"], ask: (ctx: Parameters<ServiceSpe
   const got: unknown[] = [];
   const spec: ServiceSpec = {
     name: "proxy",
-    definition: ConnectionService,
     defaultPort: 0,
     needs,
     config: () => undefined,
@@ -42,23 +40,6 @@ function probeSpec(needs: ServiceSpec["needs"], ask: (ctx: Parameters<ServiceSpe
   };
   return { spec, got };
 }
-
-describe("the service table", () => {
-  test("names each service once, with its own default port, and every client it needs is a service of the table", () => {
-    const names = SERVICE_TABLE.map((s) => s.name);
-    expect(new Set(names).size).toBe(names.length);
-    expect(new Set(SERVICE_TABLE.map((s) => s.defaultPort)).size).toBe(names.length);
-    for (const spec of SERVICE_TABLE) {
-      for (const needed of [...spec.needs.clients, ...(spec.needs.optionalClients ?? [])]) {
-        expect({ service: spec.name, needs: needed, known: names.includes(needed) }).toEqual({
-          service: spec.name,
-          needs: needed,
-          known: true,
-        });
-      }
-    }
-  });
-});
 
 describe("building a service", () => {
   test("gives the clients it declares and refuses one it does not", async () => {

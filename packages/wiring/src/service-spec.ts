@@ -1,16 +1,29 @@
 import type { Database } from "bun:sqlite";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { Bus } from "@junction/bus";
-import type { loadOAuthSettings } from "@junction/connection-service";
-import type { GatewayClients } from "@junction/gateway";
 import type { Clock, CommonConfig, Encryptor, Logger } from "@junction/platform";
+import type { ServiceClients, ServiceKey } from "@junction/public-api/service-clients";
+
+export type { ServiceClients, ServiceKey };
 
 export type Env = Record<string, string | undefined>;
 
-/** A service reached over Connect: the gateway has a client for each. */
-export type ServiceKey = keyof GatewayClients;
+/** Operator-provided OAuth client for one provider, used by integrations in test mode (spec: Authentication 4). */
+export interface TestCredential {
+  clientId: string;
+  clientSecret: string;
+  /** Upstream URLs of this client, when they differ from the template's (the sandbox upstream). */
+  authorizationUrl?: string;
+  tokenUrl?: string;
+  baseUrl?: string;
+  /** Whether it points at the built-in sandbox upstream. */
+  sandbox?: boolean;
+}
 
-/** What a service's `build` is given by the process that runs it (embedded or distributed). */
+/** Test credentials by provider name (the built-in sandbox upstream's, or the operator's). */
+export type TestCredentials = Record<string, TestCredential>;
+
+/** What a service's `build` is given by the process that runs it (embedded, distributed, a test kit). */
 export interface WiringContext {
   env: Env;
   common: CommonConfig;
@@ -26,19 +39,19 @@ export interface WiringContext {
   /** Embedded: the one SQLite file; distributed: `<name>.sqlite`, or none when the store is MongoDB. */
   db: Database | undefined;
   /** A client of a service listed in `needs.clients`; asking for one not listed throws. */
-  client<K extends ServiceKey>(name: K): GatewayClients[K];
+  client<K extends ServiceKey>(name: K): ServiceClients[K];
   /** A client of a service in `needs.optionalClients`, if this topology runs that service. */
-  optionalClient<K extends ServiceKey>(name: K): GatewayClients[K] | undefined;
+  optionalClient<K extends ServiceKey>(name: K): ServiceClients[K] | undefined;
   /** The environment id (asks the connection service, so needs its client). */
   environment(): Promise<string>;
   /** {base_url}, without a trailing slash. */
   baseUrl(): string;
   /** OAuth test credentials offered by the built-in sandbox upstream, when it runs. */
-  testCredentials?: ReturnType<typeof loadOAuthSettings>["testCredentials"];
+  testCredentials?: TestCredentials;
 }
 
 /** A built service: what it serves, and its workers' and stores' lifecycles. */
-export interface WiredService {
+export interface WiredService<P = unknown> {
   routes(r: ConnectRouter): void;
   /** Starts its workers (queue consumers, schedules), once every service of the process is built. */
   start?(): Promise<void>;
@@ -46,13 +59,21 @@ export interface WiredService {
   stop?(): Promise<void>;
   /** Closes its stores, after every worker stopped and the bus closed. */
   close?(): Promise<void>;
+  /** What a test kit may reach inside it (its stores, its runtime); the processes do not use it. */
+  parts?: P;
 }
 
-/** One service of the table: the one description both topologies and the test kits are built from. */
-export interface ServiceSpec<C = unknown> {
+/**
+ * One service: what it needs, how its settings are read and how it is built. Each service's package
+ * exports its own; the service table (cli/src/wiring/service-table.ts) lists them for both topologies,
+ * and the test kits build the ones they need with an in-memory wiring (`InMemoryWiring`).
+ *
+ * `C` is its settings, `P` what it exposes to test kits, `X` what the process adds that is no setting:
+ * a part of a higher layer (the scripts service's notification sink for the webhook service) or a
+ * test's hook.
+ */
+export interface ServiceSpec<C = unknown, P = unknown, X = unknown> {
   name: ServiceKey;
-  /** The Connect service it serves. */
-  definition: Parameters<ConnectRouter["service"]>[0];
   /** Its port in the distributed topology, unless JUNCTION_<NAME>_PORT says otherwise. */
   defaultPort: number;
   needs: {
@@ -70,5 +91,5 @@ export interface ServiceSpec<C = unknown> {
   };
   /** Reads its settings; runs before anything starts, so that a bad setting stops the process at once. */
   config(env: Env): C;
-  build(ctx: WiringContext, config: C): Promise<WiredService>;
+  build(ctx: WiringContext, config: C, extras?: X): Promise<WiredService<P>>;
 }

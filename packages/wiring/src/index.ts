@@ -1,0 +1,13 @@
+export { type BuildOptions, InMemoryWiring, type InMemoryWiringOptions, partsOf } from "./in-memory-wiring.ts";
+export type {
+  Env,
+  ServiceClients,
+  ServiceKey,
+  ServiceSpec,
+  TestCredential,
+  TestCredentials,
+  WiredService,
+  WiringContext,
+} from "./service-spec.ts";
+export { buildService, lateClients, lateTransport, type ProcessWiring } from "./wire.ts";
+export { SERVICE_DEFINITIONS, SERVICE_KEYS } from "@junction/public-api/service-clients";

@@ -1,0 +1,73 @@
+import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
+import { loadCommonConfig } from "@junction/platform";
+import type { ServiceSpec } from "@junction/wiring";
+import {
+  type ConnectionSettings,
+  createConnectionService,
+  loadConnectionSettings,
+  loadOAuthSettings,
+  type OAuthSettings,
+  openConnectionStore,
+  ProviderCatalog,
+} from "@junction/connection-service";
+import type { ConnectionServiceStore } from "@junction/connection-service/store/store";
+
+/** How long a connection's deletion waits for its channels to be stopped upstream. */
+const CHANNEL_CLEANUP_TIMEOUT_MS = 30_000;
+
+/** The connection service's settings. */
+export interface ConnectionServiceConfig {
+  oauth: OAuthSettings;
+  settings: ConnectionSettings;
+  /** The providers it knows; the built-in catalogue unless a test gives its own. */
+  providers?: ProviderCatalog;
+}
+
+/** The connection service in the service table: integrations, connections, OAuth, matching, refresh. */
+export const connectionSpec: ServiceSpec<ConnectionServiceConfig, { store: ConnectionServiceStore }> = {
+  name: "connection",
+  defaultPort: 4101,
+  needs: {
+    clients: ["channel"],
+    optionalClients: ["scripts"],
+    bus: true,
+    encryptor: true,
+    database: true,
+    baseUrl: true,
+  },
+  config: (env) => ({
+    oauth: loadOAuthSettings(env),
+    settings: loadConnectionSettings(env),
+    // The built-in providers, and those defined as data in {data dir}/providers/*.json: read with the
+    // settings, so a wrong definition stops the start before anything listens.
+    providers: ProviderCatalog.fromDataDir(loadCommonConfig(env).dataDir),
+  }),
+  async build(ctx, { oauth, settings, providers }) {
+    // spec: Authentication 4: credentials the operator configured win over the sandbox upstream's.
+    if (ctx.testCredentials) oauth.testCredentials = { ...ctx.testCredentials, ...oauth.testCredentials };
+    const store = await openConnectionStore(ctx.common, ctx.db);
+    const channels = ctx.client("channel");
+    const impl = createConnectionService({
+      store,
+      encryptor: ctx.encryptor,
+      clock: ctx.clock,
+      logger: ctx.logger,
+      bus: ctx.bus,
+      providers: providers ?? new ProviderCatalog(),
+      baseUrl: ctx.baseUrl(),
+      oauth,
+      settings,
+      // Before a connection goes, the channel service stops the channels still active for it.
+      stopChannels: async (c) => {
+        await channels.stopChannels(c, { timeoutMs: CHANNEL_CLEANUP_TIMEOUT_MS });
+      },
+      // Lifecycle scripts, when the scripts service runs.
+      scripts: ctx.optionalClient("scripts"),
+    });
+    return {
+      routes: (r) => r.service(ConnectionService, impl),
+      close: () => store.close(),
+      parts: { store },
+    };
+  },
+};
