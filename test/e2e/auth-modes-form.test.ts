@@ -108,4 +108,20 @@ describe("the connect page's form", () => {
     expect(w.auth.tokenRequests.map((r) => r.grantType)).toEqual(["client_credentials", "client_credentials"]);
     expect(all[0]?.body.headers.authorization).toBe(`Bearer ${w.auth.issuedAccessTokens[1]}`);
   });
+
+  test("OAUTH2_CC refused by the provider, or an API_KEY integration sent to the consent flow: a clear 4xx, nothing saved", async () => {
+    const w = await world({ definition: () => ({ authMode: "OAUTH2_CC", authorizationUrl: undefined }) });
+    w.auth.behave({ clientSecret: "rotated-upstream" });
+    const refused = await submit(w, await w.session(), {});
+    expect(refused.status).toBe(409);
+    const html = await refused.text();
+    expect(html).toContain('<span id="code">client_credentials_refused</span>');
+    expect(html).toContain("invalid_client");
+    expect(await w.connectionIds()).toEqual([]);
+
+    const k = await world({ definition: keyed, integrationCredentials: null });
+    const start = await k.start(await k.session());
+    expect(start.status).toBe(409);
+    expect(((await start.json()) as any).error.code).toBe("not_an_authorization_flow");
+  });
 });

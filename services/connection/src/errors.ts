@@ -71,6 +71,11 @@ export const errors = {
       "not_an_authorization_flow",
       `Integration "${key}" (provider "${provider}") authenticates with ${mode}, not an OAuth authorization: create its connections with POST /connections (credentials of type ${mode}) or the connect page's form.`,
     ),
+  clientCredentialsRefused: (provider: string, why: string) =>
+    failedPrecondition(
+      "client_credentials_refused",
+      `Provider "${provider}": ${why}. Nothing was saved. Check the integration's client id and secret, then submit the form again.`,
+    ),
   testCredentialsUnavailable: (key: string, provider: string) =>
     failedPrecondition(
       "test_credentials_unavailable",

@@ -60,9 +60,7 @@ export async function submitConnectForm(
       ctx.oauth.tokenRequestTimeoutMs,
     );
     if (!result.ok) {
-      throw errors.connectionRefreshFailed(
-        `Provider "${template.name}": ${describeTokenFailure(result.failure)}. Nothing was saved. Check the integration's client id and secret.`,
-      );
+      throw errors.clientCredentialsRefused(template.name, describeTokenFailure(result.failure));
     }
     const at = ctx.clock.now();
     credentials = {
