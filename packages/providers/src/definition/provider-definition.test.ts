@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { providerAdapters } from "../index.ts";
 import { fillPlaceholders, placeholderKeys } from "./placeholders.ts";
-import { parseProviderDefinition, ProviderDefinitionError } from "./provider-definition.ts";
+import { parseProviderDefinition, ProviderDefinitionError, providerDefinitionSchema } from "./provider-definition.ts";
 
 const minimal = {
   name: "acme",
@@ -39,9 +39,10 @@ describe("provider definitions", () => {
   });
 
   test("every built-in adapter's definition validates", () => {
+    const keys = Object.keys(providerDefinitionSchema.shape);
     for (const adapter of providerAdapters()) {
-      const { consentGuidance: _c, ...data } = adapter;
-      expect(() => parseProviderDefinition(data)).not.toThrow();
+      const data = Object.fromEntries(Object.entries(adapter).filter(([k]) => keys.includes(k)));
+      expect(parseProviderDefinition(data)).toEqual(data as never);
       expect(adapter.authMode).toBe("OAUTH2");
     }
   });
@@ -74,6 +75,12 @@ describe("provider definitions", () => {
     expect(() =>
       parseProviderDefinition({ name: "basic", displayName: "B", authMode: "BASIC", baseUrl: "https://b.test" }),
     ).not.toThrow();
+  });
+
+  test("an unknown field (a typo) is refused, naming it", () => {
+    const err = refusal({ ...minimal, tokenurl: "https://x.test/token" });
+    expect(err.issues[0]?.message).toContain("tokenurl");
+    expect(refusal({ ...minimal, tokenResponse: { fromat: "form" } }).issues[0]?.path).toBe("tokenResponse");
   });
 
   test("default scopes must be listed scopes when the definition lists any", () => {

@@ -15,7 +15,7 @@ export type AuthMode = (typeof AUTH_MODES)[number];
 export const scopeSensitivitySchema = z.enum(["basic", "sensitive", "restricted"]);
 export type ScopeSensitivity = z.output<typeof scopeSensitivitySchema>;
 
-const scopeSchema = z.object({
+const scopeSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string(),
   sensitivity: scopeSensitivitySchema,
@@ -23,7 +23,7 @@ const scopeSchema = z.object({
 export type ScopeTemplate = z.output<typeof scopeSchema>;
 
 /** Roles of the notification headers an upstream sends; values are lower-case header names. */
-const webhookHeadersSchema = z.object({
+const webhookHeadersSchema = z.strictObject({
   channelId: z.string(),
   resourceId: z.string(),
   resourceUri: z.string(),
@@ -56,7 +56,7 @@ const jsonPathSchema = z.string().regex(/^$|^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*
 });
 
 /** How the token endpoint's answer is read. */
-const tokenResponseSchema = z.object({
+const tokenResponseSchema = z.strictObject({
   /** What the endpoint answers with (asked for with Accept); a `content-type` saying otherwise wins. */
   format: z.enum(["json", "form"]).default("json"),
   /** Where access_token, refresh_token, expires_in, scope and token_type sit: "" the top level, "authed_user" Slack's user token. */
@@ -67,8 +67,8 @@ const tokenResponseSchema = z.object({
 
 /** A connection-config field written at authorization: read from the token answer or a request after it. */
 const connectionConfigFieldSchema = z.discriminatedUnion("from", [
-  z.object({ key: z.string().min(1), from: z.literal("token_response"), path: jsonPathSchema }),
-  z.object({
+  z.strictObject({ key: z.string().min(1), from: z.literal("token_response"), path: jsonPathSchema }),
+  z.strictObject({
     key: z.string().min(1),
     from: z.literal("request"),
     /** GET with the new access token: a path under the base URL ("/v1/me"), or a full URL with placeholders. */
@@ -79,7 +79,7 @@ const connectionConfigFieldSchema = z.discriminatedUnion("from", [
 export type ConnectionConfigField = z.output<typeof connectionConfigFieldSchema>;
 
 /** A field the connect page asks the user for (API key, username, subdomain...). */
-const connectFieldSchema = z.object({
+const connectFieldSchema = z.strictObject({
   /** "apiKey", "username", "password", or a connection-config key (e.g. "subdomain"). */
   key: z.string().min(1),
   label: z.string().min(1),
@@ -91,7 +91,7 @@ const connectFieldSchema = z.object({
 export type ConnectField = z.output<typeof connectFieldSchema>;
 
 /** Where an API key goes on proxied calls: header `Authorization: Bearer <key>` by default. */
-const apiKeySchema = z.object({
+const apiKeySchema = z.strictObject({
   in: z.enum(["header", "query"]).default("header"),
   name: z.string().min(1).default("authorization"),
   /** Put before the key ("Bearer ", "Token "); "" for none. */
@@ -99,7 +99,7 @@ const apiKeySchema = z.object({
 });
 
 export const providerDefinitionSchema = z
-  .object({
+  .strictObject({
     /** Catalogue name: lower-case letters, digits and dashes. */
     name: z.string().regex(/^[a-z0-9][a-z0-9-]{0,62}$/, { message: "must be lower-case letters, digits and -" }),
     displayName: z.string().min(1),
