@@ -6,16 +6,17 @@ import { type RunResult, ScriptRuntime } from "../src/index.ts";
 import { UpstreamHost } from "./testing/upstream-host.ts";
 
 // Issue 22, item 3: the Gmail watch templates run in the real sandbox against a minimal local Gmail
-// (watch and stop only). End-to-end runs against the shared fake upstream come once its Gmail routes exist.
+// (profile, watch and stop). End-to-end against the shared fake upstream: test/e2e/gmail-story.test.ts.
 
 const WEEK = 7 * 24 * 3_600_000;
 const TOPIC = "projects/acme/topics/gmail-push";
+const MAILBOX = "kim@example.com";
 const TEMPLATE_DIR = providerAdapter("google-mail")?.scriptTemplates?.directory ?? "";
 const TEMPLATES = ["post-connection-creation.ts", "watch-renewal.ts", "pre-connection-deletion.ts"] as const;
 type Template = (typeof TEMPLATES)[number];
 const source = (name: Template) => readFileSync(join(TEMPLATE_DIR, name), "utf8");
 
-/** A Gmail of one mailbox: watch answers {historyId, expiration} (a week on), stop ends the watch. */
+/** A Gmail of one mailbox: its profile, watch answers {historyId, expiration} (a week on), stop ends the watch. */
 class MiniGmail {
   watch: { topicName: string; labelIds: string[]; expiration: number } | null = null;
   refuse = 0;
@@ -26,6 +27,9 @@ class MiniGmail {
       const path = new URL(req.url).pathname;
       if (this.refuse)
         return Response.json({ error: { code: this.refuse, message: "refused" } }, { status: this.refuse });
+      if (req.method === "GET" && path === "/gmail/v1/users/me/profile") {
+        return Response.json({ emailAddress: MAILBOX, historyId: String(this.historyId) });
+      }
       if (req.method === "POST" && path === "/gmail/v1/users/me/watch") {
         const body = (await req.json()) as { topicName?: string; labelIds?: string[] };
         if (!body.topicName) return Response.json({ error: { code: 400, message: "no topic" } }, { status: 400 });
@@ -94,15 +98,16 @@ describe("the Gmail templates as uploaded", () => {
 });
 
 describe("post-connection-creation", () => {
-  test("watches the inbox on the connection's topic and stores the watch, keeping other metadata", async () => {
+  test("watches the inbox on the connection's topic and stores the watch and the address, keeping other metadata", async () => {
     host.metadata = { team: "blue", gmailTopicName: TOPIC };
     const result = await succeeded("post-connection-creation.ts");
-    expect(host.requests).toEqual(["POST /gmail/v1/users/me/watch"]);
+    expect(host.requests).toEqual(["GET /gmail/v1/users/me/profile", "POST /gmail/v1/users/me/watch"]);
     expect(gmail.watch).toMatchObject({ topicName: TOPIC, labelIds: ["INBOX"] });
     const stored = {
       gmailTopicName: TOPIC,
       gmailWatchHistoryId: "101",
       gmailWatchExpiration: String(gmail.watch?.expiration),
+      emailAddress: MAILBOX,
     };
     expect(host.metadata).toEqual({ team: "blue", ...stored });
     expect(result.output).toEqual(stored);
@@ -131,8 +136,9 @@ describe("watch-renewal", () => {
     host.metadata = { gmailTopicName: TOPIC };
     await succeeded("post-connection-creation.ts");
     await succeeded("watch-renewal.ts");
-    expect(host.requests).toEqual(["POST /gmail/v1/users/me/watch", "POST /gmail/v1/users/me/watch"]);
+    expect(host.requests.slice(1)).toEqual(["POST /gmail/v1/users/me/watch", "POST /gmail/v1/users/me/watch"]);
     expect(host.metadata.gmailWatchHistoryId).toBe("102");
+    expect(host.metadata.emailAddress).toBe(MAILBOX);
     expect(host.metadata.gmailWatchExpiration).toBe(String(gmail.watch?.expiration));
   });
 

@@ -51,6 +51,7 @@ export function useChannelsWorld(): () => Promise<ChannelsWorld> {
       clock,
       env: {
         JUNCTION_CHANNEL_SWEEP_INTERVAL_MS: "3600000",
+        JUNCTION_CHANNEL_MANAGED_POLL_INTERVAL_MS: "3600000",
         JUNCTION_WEBHOOK_SWEEP_INTERVAL: "1h",
         JUNCTION_SCRIPTS_SCHEDULER_POLL_MS: "3600000",
       },

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { providerAdapters } from "@junction/providers";
 import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
 
 let j: TestJunction;
@@ -12,7 +11,6 @@ afterAll(async () => {
 
 const GMAIL_KEYS = ["pubsub_audience", "pubsub_service_account_email", "pubsub_jwks_url", "pubsub_topic"];
 /** A provider with channels Junction cannot create itself (scripts only), when the catalogue has one. */
-const scriptedOnly = providerAdapters().find((a) => a.channels && !a.channels.create);
 
 describe("integration settings on the REST API", () => {
   test("create stores provider_settings and managed_channels; GET, list and PATCH show them", async () => {
@@ -109,23 +107,6 @@ describe("integration settings on the REST API", () => {
     const flag = await j.api("PATCH", "/integrations/mail", { managed_channels: "yes" });
     expect(flag.body.error).toMatchObject({ code: "invalid_body", errors: [{ path: "managed_channels" }] });
   });
-
-  test.if(scriptedOnly !== undefined)(
-    "managed channels for a provider that cannot create its channels: 400 managed_channels_unsupported",
-    async () => {
-      const provider = scriptedOnly?.name ?? "";
-      const res = await j.api("POST", "/integrations", { unique_key: "scripted", provider, managed_channels: true });
-      expect(res.status).toBe(400);
-      expect(res.body.error).toMatchObject({
-        code: "managed_channels_unsupported",
-        errors: [{ location: "body", path: "managed_channels" }],
-      });
-      await j.api("POST", "/integrations", { unique_key: "scripted", provider });
-      const patched = await j.api("PATCH", "/integrations/scripted", { managed_channels: true });
-      expect(patched.body.error.code).toBe("managed_channels_unsupported");
-      expect((await j.api("PATCH", "/integrations/scripted", { managed_channels: false })).status).toBe(200);
-    },
-  );
 
   test("GET /providers says what each provider takes and what its channels are", async () => {
     const res = await j.api("GET", "/providers/google-mail");

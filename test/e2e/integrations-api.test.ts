@@ -190,6 +190,29 @@ describe("integrations API", () => {
     expect((await j.api("GET", "/integrations/cal-del")).status).toBe(404);
   });
 
+  test("keeps provider_settings and managed_channels (off unless asked for)", async () => {
+    expect((await j.api("GET", "/integrations/cal-1")).body.data).toMatchObject({
+      managed_channels: false,
+      provider_settings: {},
+    });
+    const mail = await j.api("POST", "/integrations", {
+      unique_key: "mail-managed",
+      provider: "google-mail",
+      provider_settings: { pubsub_topic: "projects/p/topics/t" },
+      managed_channels: true,
+    });
+    expect(mail.status).toBe(200);
+    expect(mail.body.data).toMatchObject({
+      managed_channels: true,
+      provider_settings: { pubsub_topic: "projects/p/topics/t" },
+    });
+    const off = await j.api("PATCH", "/integrations/mail-managed", { managed_channels: false });
+    expect(off.body.data.managed_channels).toBe(false);
+    expect(off.body.data.provider_settings).toEqual({ pubsub_topic: "projects/p/topics/t" });
+    const bad = await j.api("PATCH", "/integrations/mail-managed", { managed_channels: "yes" });
+    expect(bad.status).toBe(400);
+  });
+
   test("lists provider templates with their scope catalogue and sensitivity", async () => {
     const res = await j.api("GET", "/providers");
     expect(res.status).toBe(200);

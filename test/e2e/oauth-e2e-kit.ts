@@ -38,9 +38,11 @@ export function useOAuthWorld() {
       /** Junction's environment; a function gets the running fake (to point test credentials at it). */
       env?: Record<string, string> | ((fake: FakeUpstream) => Record<string, string>);
       fake?: FakeUpstreamOptions;
+      /** Where the manual clock starts (default: ManualClock's fixed date). Scripts' `Date` is real time. */
+      clockStartMs?: number;
     } = {},
   ): Promise<OAuthWorld> => {
-    const clock = new ManualClock();
+    const clock = new ManualClock(options.clockStartMs);
     const fake = await startFakeUpstream({ clients: [CLIENT], now: () => clock.now(), ...options.fake });
     running.push(() => fake.stop());
     const env = typeof options.env === "function" ? options.env(fake) : options.env;

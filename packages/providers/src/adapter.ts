@@ -152,6 +152,11 @@ export interface ChannelCreation {
   settings: Readonly<Record<string, string>>;
   /** Now, Unix ms. */
   now: number;
+  /**
+   * The account's email, read with the provider's `readAccountEmail` when the adapter says
+   * `createWatchesAccount`; absent otherwise.
+   */
+  accountEmail?: string;
 }
 
 /**
@@ -182,6 +187,11 @@ export interface ChannelAdapter {
   renewMarginMs: number;
   /** Managed channels: the call that creates one, and how its answer is read. Absent: not manageable. */
   create?(input: ChannelCreation): UpstreamCall;
+  /**
+   * Managed channels: `create` watches a resource named by the account's email (a calendar id), so
+   * that notifications carry it and match by the email tiers; Junction reads it first.
+   */
+  createWatchesAccount?: boolean;
   readCreated?(input: ChannelCreation, responseBody: Uint8Array): ChannelCallFacts | null;
   /**
    * Managed channels: how one is renewed. "recreate": create a new one, then stop the old (only one

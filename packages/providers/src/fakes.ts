@@ -7,8 +7,10 @@
 import { fake as googleCalendarFake } from "./google-calendar/fake/index.ts";
 import { fake as googleMailFake } from "./google-mail/fake/index.ts";
 import { fake as googleFake } from "./google/fake/index.ts";
+import { fake as microsoftFake } from "./microsoft/fake/index.ts";
+import { fake as outlookCalendarFake } from "./microsoft-outlook-calendar/fake/index.ts";
 
-export const FAKES = [googleFake, googleCalendarFake, googleMailFake] as const;
+export const FAKES = [googleFake, googleCalendarFake, googleMailFake, microsoftFake, outlookCalendarFake] as const;
 
 type Fake = (typeof FAKES)[number];
 type Instance = ReturnType<Fake["start"]>;
@@ -29,7 +31,21 @@ export type {
   ChannelView,
   NotificationAttempt,
 } from "./google-calendar/fake/index.ts";
-export type { SentMessage } from "./google-mail/fake/index.ts";
+export type {
+  MailboxWatchView,
+  PushDelivery,
+  PushSubscription,
+  PushTokenFault,
+  SentMessage,
+} from "./google-mail/fake/index.ts";
+export type {
+  GraphEvent,
+  GraphNotificationAttempt,
+  GraphSubscriptionView,
+  GraphValidation,
+  LifecycleEvent,
+} from "./microsoft-outlook-calendar/fake/index.ts";
+export type { MicrosoftClient, MicrosoftToken, MicrosoftUser } from "./microsoft/fake/index.ts";
 export type {
   AccessTokenRecord,
   AuthorizationOverride,

@@ -10,8 +10,18 @@ export const channelConfigSchema = z.object({
     .min(1000)
     .max(86_400_000)
     .default(15 * 60_000),
-  /** Deadline of one upstream stop call (rollback, deleted connections). */
+  /** Deadline of one upstream stop call (rollback, deleted connections) and of a managed channel's calls. */
   stopTimeoutMs: z.coerce.number().int().min(100).max(600_000).default(15_000),
+  /**
+   * Longest time between two looks at the managed channels' schedule (each due renewal sets its own
+   * timer; this picks up what other processes scheduled).
+   */
+  managedPollIntervalMs: z.coerce
+    .number()
+    .int()
+    .min(1000)
+    .max(3_600_000)
+    .default(5 * 60_000),
 });
 
 export type ChannelConfig = z.infer<typeof channelConfigSchema>;

@@ -1,7 +1,9 @@
 import type { Client } from "@connectrpc/connect";
 import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
+import type { Bus } from "@junction/bus";
 import type { Clock, Logger } from "@junction/platform";
+import type { ManagedChannels } from "./managed/managed-channels.ts";
 import type { ChannelStore } from "./store/store.ts";
 
 /** The part of fetch the service uses to call the upstream (injectable). */
@@ -26,4 +28,8 @@ export interface ChannelServiceDeps {
   fetch?: HttpFetch;
   /** Deadline of one upstream stop call (default 15 s). */
   stopTimeoutMs?: number;
+  /** Where channel webhooks are queued (lifecycle: removed, reauthorization required). */
+  bus?: Bus;
+  /** Junction's own channels (integrations with managed_channels); lifecycle handling acts on them. */
+  managed?: ManagedChannels;
 }

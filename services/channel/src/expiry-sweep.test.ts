@@ -139,6 +139,26 @@ describe("channel expiry sweeps", () => {
     expect((await store.get(ENV, "ch-1", clock.now()))?.expiryWarnedAt).toBe(clock.now());
   });
 
+  test("a managed channel with its renewal scheduled is Junction's to renew: not warned about", async () => {
+    await watch("ch-managed");
+    const slot = { environmentId: ENV, providerConfigKey: "cal", connectionId: "conn-a" };
+    const { generation } = await store.managed.scheduleManaged(slot, "connection_created", clock.now(), clock.now());
+    await store.managed.claimDueManaged(ENV, clock.now(), "p", clock.now() + HOUR, 1);
+    await store.managed.finishManaged(
+      slot,
+      "p",
+      generation,
+      { channelId: "ch-managed", dueAt: clock.now() + 8 * DAY, reason: "renewal" },
+      clock.now(),
+    );
+    const sweeps = start();
+    await clock.advance(6 * DAY + HOUR);
+    expect((await sweeps.sweepNow()).warned).toEqual([]);
+    // Its schedule ended (managed channels turned off): warned as any other.
+    await store.managed.cancelManaged(ENV, "cal", "conn-a", clock.now());
+    expect((await sweeps.sweepNow()).warned).toEqual(["ch-managed"]);
+  });
+
   test("stopped channels and channels of unknown expiration are never warned about", async () => {
     await watch("ch-stopped");
     await store.recordStop(ENV, "ch-stopped", "res-primary", clock.now());

@@ -38,7 +38,8 @@ export interface ExpirySweeps {
  * One sweep of the registry: writes `expired` on the channels past their expiration (spec: lifecycle,
  * "Time reaches expiration"), then warns, once per channel, about each active channel that expires
  * within a day and has no successor. Channels are never renewed by the upstream (spec: Limits), so
- * such a channel means the renewal sync is not running, and notifications are about to stop.
+ * such a channel means the renewal sync is not running, and notifications are about to stop. A
+ * managed channel whose renewal Junction has scheduled is left out.
  */
 export async function sweepChannels(deps: ExpirySweepDeps): Promise<SweepReport> {
   const log = deps.logger.child({ component: "channel-expiry" });
@@ -58,6 +59,9 @@ export async function sweepChannels(deps: ExpirySweepDeps): Promise<SweepReport>
     if (channel.expiryWarnedAt !== null) continue;
     const successors = await deps.store.list(env, { connectionId: channel.connectionId, state: "active" }, now);
     if (successors.some((s) => isSuccessor(s, channel))) continue;
+    // A managed channel with a renewal scheduled is Junction's to renew; a failure there is told as "failed".
+    const slot = await deps.store.managed.getManaged(channel);
+    if (slot?.channelId === channel.id && slot.dueAt !== null) continue;
     // The claim makes one warning per channel, however many sweepers run.
     if (!(await deps.store.claimExpiryWarning(env, channel.id, now))) continue;
     try {

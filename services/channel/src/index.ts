@@ -18,3 +18,11 @@ export {
 } from "./expiry-sweep.ts";
 export { expiryWarningBody } from "./expiry-webhook.ts";
 export { type ChannelConfig, loadChannelConfig } from "./config.ts";
+export {
+  createManagedChannels,
+  DEFAULT_MANAGED_POLL_MS,
+  type ManagedChannels,
+  type ManagedChannelsDeps,
+} from "./managed/managed-channels.ts";
+export type { ManagedSlot, ManagedSlotKey } from "./store/managed-records.ts";
+export { channelEventBody, type ChannelOperation } from "./managed/managed-webhook.ts";

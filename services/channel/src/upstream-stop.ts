@@ -1,11 +1,10 @@
 import type { Client } from "@connectrpc/connect";
-import type { ProxyService, ResolveUpstreamResponse } from "@junction/contracts/proxy/v1/proxy_service_pb";
+import type { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { type Clock, fromConnectError, type Logger } from "@junction/platform";
-import type { UpstreamCall } from "@junction/providers";
-import { channelProvider } from "./channel-providers.ts";
 import type { HttpFetch } from "./context.ts";
 import type { ChannelRecord } from "./store/records.ts";
 import type { ChannelStore } from "./store/store.ts";
+import { callUpstream, refusal } from "./upstream-call.ts";
 
 export type StopResult =
   | { outcome: "stopped" | "gone"; status: number }
@@ -20,9 +19,6 @@ export interface UpstreamStopDeps {
   /** Deadline of one upstream call, response body included. */
   timeoutMs: number;
 }
-
-/** Bytes of an upstream refusal kept in the result. */
-const REFUSAL_SNIPPET = 300;
 
 /**
  * Stops one channel upstream with its connection's credentials (resolved by the proxy service, so the
@@ -53,70 +49,18 @@ export async function stopUpstream(deps: UpstreamStopDeps, channel: ChannelRecor
 }
 
 async function callStop(deps: UpstreamStopDeps, channel: ChannelRecord): Promise<StopResult> {
-  const resolve = (forceRefresh: boolean) =>
-    deps.proxy.resolveUpstream({
-      providerConfigKey: channel.providerConfigKey,
+  const res = await callUpstream(deps, channel, (provider) =>
+    provider.stopCall({
+      id: channel.id,
+      resourceId: channel.resourceId,
+      resourceUri: channel.resourceUri,
       connectionId: channel.connectionId,
-      forceRefresh,
-    });
-  let resolved = await resolve(false);
-  const provider = channelProvider(resolved.provider);
-  if (!provider) {
-    return {
-      outcome: "failed",
-      status: 0,
-      code: "provider_has_no_channels",
-      message: `Provider "${resolved.provider}" has no notification channels to stop.`,
-    };
-  }
-  const stop = provider.stopCall({
-    id: channel.id,
-    resourceId: channel.resourceId,
-    resourceUri: channel.resourceUri,
-    connectionId: channel.connectionId,
-    expirationMs: channel.expiration ?? 0,
-    token: channel.token ?? "",
-  });
-  for (let refreshed = false; ; refreshed = true) {
-    const res = await send(deps, resolved, stop);
-    if ("failure" in res) return res.failure;
-    if (res.status === 401 && !refreshed) {
-      resolved = await resolve(true);
-      continue;
-    }
-    if (res.status >= 200 && res.status <= 299) return { outcome: "stopped", status: res.status };
-    if (res.status === 404) return { outcome: "gone", status: 404 };
-    return {
-      outcome: "failed",
-      status: res.status,
-      code: "upstream_refused",
-      message: `The upstream answered ${res.status}: ${res.text.slice(0, REFUSAL_SNIPPET)}`,
-    };
-  }
-}
-
-async function send(
-  deps: UpstreamStopDeps,
-  resolved: ResolveUpstreamResponse,
-  call: UpstreamCall,
-): Promise<{ status: number; text: string } | { failure: StopResult }> {
-  const url = `${resolved.baseUrl.replace(/\/+$/, "")}${call.path}`;
-  const host = URL.canParse(url) ? new URL(url).host : "the upstream";
-  try {
-    const res = await deps.fetch(url, {
-      method: call.method,
-      headers: call.body === undefined ? resolved.headers : { ...resolved.headers, "content-type": "application/json" },
-      body: call.body,
-      redirect: "manual",
-      signal: AbortSignal.timeout(deps.timeoutMs),
-    });
-    return { status: res.status, text: await res.text() };
-  } catch (err) {
-    // Name the host only: the path and the headers are not the caller's business here.
-    const timedOut = err instanceof Error && (err.name === "TimeoutError" || err.name === "AbortError");
-    const failure: StopResult = timedOut
-      ? { outcome: "failed", status: 0, code: "upstream_timeout", message: `No answer from ${host} in time.` }
-      : { outcome: "failed", status: 0, code: "upstream_unreachable", message: `Could not reach ${host}.` };
-    return { failure };
-  }
+      expirationMs: channel.expiration ?? 0,
+      token: channel.token ?? "",
+    }),
+  );
+  if ("code" in res) return { outcome: "failed", ...res };
+  if (res.status >= 200 && res.status <= 299) return { outcome: "stopped", status: res.status };
+  if (res.status === 404) return { outcome: "gone", status: 404 };
+  return { outcome: "failed", ...refusal(res) };
 }

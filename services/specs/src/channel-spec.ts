@@ -2,6 +2,7 @@ import {
   type ChannelConfig,
   type ChannelStore,
   createChannelService,
+  createManagedChannels,
   loadChannelConfig,
   observeChannels,
   openChannelStore,
@@ -10,7 +11,10 @@ import {
 import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
 import type { ServiceSpec } from "@junction/wiring";
 
-/** The channel service in the service table: the channel registry, its observer and expiry sweeps. */
+/**
+ * The channel service in the service table: the channel registry, its observer and expiry sweeps, and
+ * the managed channels of integrations with managed_channels (created, renewed, recreated by Junction).
+ */
 export const channelSpec: ServiceSpec<ChannelConfig, { store: ChannelStore }> = {
   name: "channel",
   defaultPort: 4103,
@@ -20,14 +24,29 @@ export const channelSpec: ServiceSpec<ChannelConfig, { store: ChannelStore }> = 
     const { bus, clock, logger } = ctx;
     const store = await openChannelStore(ctx.common, ctx.db);
     const observer = await observeChannels(bus, store, clock, logger);
+    const proxy = ctx.client("proxy");
+    const connections = ctx.client("connection");
+    const managed = createManagedChannels({
+      store,
+      clock,
+      logger,
+      bus,
+      environment: ctx.environment,
+      proxy,
+      connections,
+      timeoutMs: config.stopTimeoutMs,
+      pollIntervalMs: config.managedPollIntervalMs,
+    });
     const impl = createChannelService({
       store,
       clock,
       logger,
       environment: ctx.environment,
-      proxy: ctx.client("proxy"),
-      connections: ctx.client("connection"),
+      proxy,
+      connections,
       stopTimeoutMs: config.stopTimeoutMs,
+      bus,
+      managed,
     });
     let sweeps: ReturnType<typeof startExpirySweeps> | undefined;
     return {
@@ -35,8 +54,10 @@ export const channelSpec: ServiceSpec<ChannelConfig, { store: ChannelStore }> = 
       async start() {
         const environment = ctx.environment;
         sweeps = startExpirySweeps({ store, clock, logger, bus, environment, intervalMs: config.sweepIntervalMs });
+        await managed.start();
       },
       async stop() {
+        await managed.stop();
         await sweeps?.stop();
         await observer.stop();
       },

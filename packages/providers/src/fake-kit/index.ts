@@ -4,8 +4,10 @@
  * code (`@junction/providers/fake-kit`). How a provider adds its fake: README.md here.
  */
 export { type RawHttpResponse, rawHttpRequest } from "./raw-http-request.ts";
+export { consentPage, escapeHtml, redirectWith } from "./browser-answers.ts";
 export { blobChunks, blobSha256, blobStream } from "./blob-pattern.ts";
 export { delay } from "./delay.ts";
+export { JsonDeliveries, type JsonDelivery } from "./json-deliveries.ts";
 export { pkceChallenge, pkceMatches } from "./pkce.ts";
 export type { FakeHost, FakeInstance, ProviderFake, SandboxCredentialUrls } from "./provider-fake.ts";
 export { randomId } from "./random-id.ts";

@@ -5,7 +5,13 @@ import { googleConsentGuidance } from "../google/consent-guidance.ts";
 import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH, GOOGLE_WEBHOOK_HEADERS } from "../google/google-oauth.ts";
 import { headerNotificationReader } from "../notification-reading.ts";
 import { calendarIdFromUri } from "../spec-matching.ts";
-import { channelCallOf, readChannelCall } from "./channel-calls.ts";
+import {
+  CHANNEL_MAX_LIFETIME_MS,
+  channelCallOf,
+  createCalendarChannel,
+  readChannelCall,
+  readCreatedCalendarChannel,
+} from "./channel-calls.ts";
 import { readPrimaryCalendarId } from "./primary-calendar.ts";
 
 const CAL = "https://www.googleapis.com/auth";
@@ -69,7 +75,12 @@ export const googleCalendar: ProviderAdapter = {
     }),
     // https://developers.google.com/workspace/calendar/api/guides/push: events channels live at most
     // one week (604,800 s) unless a shorter ttl is asked for.
-    maxLifetimeMs: 7 * 24 * 3600 * 1000,
+    maxLifetimeMs: CHANNEL_MAX_LIFETIME_MS,
     renewMarginMs: 24 * 3600 * 1000,
+    create: createCalendarChannel,
+    createWatchesAccount: true,
+    readCreated: readCreatedCalendarChannel,
+    // A channel cannot be extended: a new one is watched, then the old one stopped (spec: lifecycle, "Renewal").
+    renew: "recreate",
   },
 };

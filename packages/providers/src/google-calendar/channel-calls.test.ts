@@ -33,4 +33,34 @@ describe("the calendar adapter's channel calls (spec: Upstream calendar API call
       body: '{"id":"ch","resourceId":"r"}',
     });
   });
+
+  test("managed channels: a watch on the account's calendar with Junction's id and token, its answer read", () => {
+    const input = {
+      channelId: "mch_1",
+      token: "tok",
+      webhookUrl: "https://j.example/webhook/e/i",
+      settings: {},
+      now: 0,
+    };
+    const call = channels.create?.(input);
+    expect(call?.method).toBe("POST");
+    expect(call?.path).toBe("/calendar/v3/calendars/primary/events/watch");
+    expect(JSON.parse(call?.body ?? "{}")).toMatchObject({
+      id: "mch_1",
+      type: "web_hook",
+      address: "https://j.example/webhook/e/i",
+      token: "tok",
+      params: { ttl: "604800" },
+    });
+    const answer = bytes({ id: "mch_1", resourceId: "r1", resourceUri: "https://u/primary", expiration: "604800000" });
+    expect(channels.readCreated?.(input, answer)).toEqual({
+      channelId: "mch_1",
+      resourceId: "r1",
+      resourceUri: "https://u/primary",
+      expirationMs: 604_800_000,
+      token: "tok",
+    });
+    expect(channels.readCreated?.(input, bytes({ id: "mch_1" }))).toBeNull();
+    expect(channels.renew).toBe("recreate");
+  });
 });

@@ -1,5 +1,5 @@
 import { ChannelCall } from "@junction/contracts/events/v1/events_pb";
-import type { ChannelCallFacts } from "../adapter.ts";
+import type { ChannelCallFacts, ChannelCreation, UpstreamCall } from "../adapter.ts";
 import { millis, parseObject, text } from "../google/json-fields.ts";
 
 const WATCH_PATH = /\/calendars\/[^/]+\/events\/watch$/;
@@ -36,5 +36,43 @@ export function readChannelCall(
     resourceUri: text(got.resourceUri),
     expirationMs: millis(got.expiration) || millis(sent.expiration),
     token: text(sent.token) || text(got.token),
+  };
+}
+
+/** https://developers.google.com/workspace/calendar/api/guides/push: events channels live at most one week. */
+export const CHANNEL_MAX_LIFETIME_MS = 7 * 24 * 3600 * 1000;
+
+/**
+ * Managed channels: the watch Junction makes itself, a web_hook channel on the primary calendar's
+ * events with Junction's id and token, asking for the longest life the upstream allows. The calendar
+ * is named by its id, the account's email (as the script template does), so that the resource URI
+ * of every notification carries it and matches by rule 2; "primary" only when the email is unknown.
+ */
+export function createCalendarChannel(input: ChannelCreation): UpstreamCall {
+  const calendarId = encodeURIComponent(input.accountEmail || "primary");
+  return {
+    method: "POST",
+    path: `/calendar/v3/calendars/${calendarId}/events/watch`,
+    body: JSON.stringify({
+      id: input.channelId,
+      type: "web_hook",
+      address: input.webhookUrl,
+      token: input.token,
+      params: { ttl: String(CHANNEL_MAX_LIFETIME_MS / 1000) },
+    }),
+  };
+}
+
+/** Managed channels: the watch's answer `{id, resourceId, resourceUri, expiration}`; null without a resource id. */
+export function readCreatedCalendarChannel(input: ChannelCreation, responseBody: Uint8Array): ChannelCallFacts | null {
+  const got = parseObject(responseBody);
+  const resourceId = text(got.resourceId);
+  if (!resourceId) return null;
+  return {
+    channelId: text(got.id) || input.channelId,
+    resourceId,
+    resourceUri: text(got.resourceUri),
+    expirationMs: millis(got.expiration),
+    token: input.token,
   };
 }

@@ -32,6 +32,13 @@ export function stopChannelsHandler(
       // A rollback names an integration: it must exist and have channels. A connection's cleanup
       // does not need the check: it stops what the registry holds, if anything.
       if (!req.connectionId && deps.connections) await checkIntegration(deps, req.providerConfigKey);
+      // Managed channels are not renewed or recreated any more: a run in progress stops what it creates.
+      await deps.store.managed.cancelManaged(
+        env,
+        req.providerConfigKey,
+        req.connectionId || undefined,
+        deps.clock.now(),
+      );
       const channels = await deps.store.list(
         env,
         { providerConfigKey: req.providerConfigKey, connectionId: req.connectionId || undefined, state: "active" },

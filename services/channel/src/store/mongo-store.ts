@@ -1,5 +1,6 @@
 import { type Collection, type Db, type Filter, MongoClient, MongoServerError } from "mongodb";
 import { applyWatch, asOf, newestFirst } from "./lifecycle.ts";
+import { MongoManagedSlots } from "./mongo-managed.ts";
 import type { ChannelFilter, ChannelRecord, ChannelState, ChannelWatch } from "./records.ts";
 import type { ChannelStore } from "./store.ts";
 
@@ -19,6 +20,8 @@ export class MongoChannelStore implements ChannelStore {
   private constructor(
     private readonly channels: Collection<ChannelDoc>,
     private readonly client: MongoClient | undefined,
+    /** The managed channels' schedule, in the same database. */
+    readonly managed: MongoManagedSlots,
   ) {}
 
   /** Connects to `url`, uses database `dbName`, and ensures the indexes. Closing closes the client. */
@@ -42,7 +45,7 @@ export class MongoChannelStore implements ChannelStore {
       { key: { environmentId: 1, connectionId: 1, createdAt: -1, id: -1 }, name: "by_connection" },
       { key: { environmentId: 1, state: 1, expiration: 1 }, name: "by_state_expiration" },
     ]);
-    return new MongoChannelStore(channels, client);
+    return new MongoChannelStore(channels, client, await MongoManagedSlots.open(db));
   }
 
   async recordWatch(watch: ChannelWatch): Promise<{ applied: boolean; channel: ChannelRecord }> {

@@ -30,6 +30,26 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE channels ADD COLUMN expiry_warned_at INTEGER;
   `,
+  // Managed channels (issue 22, item 4): one schedule slot per connection.
+  `
+  CREATE TABLE managed_slots (
+    environment_id TEXT NOT NULL,
+    provider_config_key TEXT NOT NULL,
+    connection_id TEXT NOT NULL,
+    channel_id TEXT,
+    stale_channel_id TEXT,
+    due_at INTEGER,
+    reason TEXT NOT NULL,
+    attempts INTEGER NOT NULL DEFAULT 0,
+    last_error TEXT,
+    generation INTEGER NOT NULL DEFAULT 0,
+    claimed_by TEXT,
+    claimed_until INTEGER,
+    updated_at INTEGER NOT NULL,
+    PRIMARY KEY (environment_id, provider_config_key, connection_id)
+  ) STRICT;
+  CREATE INDEX managed_slots_due ON managed_slots (environment_id, due_at);
+  `,
 ];
 
 /** A row of `channels`. */

@@ -2,6 +2,7 @@ import type { Database, Statement } from "bun:sqlite";
 import { migrate, openDatabase } from "@junction/platform";
 import { applyWatch, asOf, newestFirst } from "./lifecycle.ts";
 import type { ChannelFilter, ChannelRecord, ChannelState, ChannelWatch } from "./records.ts";
+import { SqliteManagedSlots } from "./sqlite-managed.ts";
 import { type ChannelRow, EXPIRE_SQL, listSql, MIGRATIONS } from "./sqlite-schema.ts";
 import type { ChannelStore } from "./store.ts";
 
@@ -20,6 +21,8 @@ export class SqliteChannelStore implements ChannelStore {
   private readonly q: ReturnType<typeof prepareStatements>;
   /** Listing statements, one per combination of filters, prepared on first use. */
   private readonly listQueries = new Map<string, Query<ChannelRow>>();
+  /** The managed channels' schedule, in the same file. */
+  readonly managed: SqliteManagedSlots;
 
   /** Applies the channel registry's migrations to `db` (opened with `openDatabase`). */
   constructor(private readonly db: Database) {
@@ -27,6 +30,7 @@ export class SqliteChannelStore implements ChannelStore {
     const tx = db.transaction((fn: () => unknown) => fn());
     this.write = <T>(fn: () => T) => tx.immediate(fn) as T;
     this.q = prepareStatements(db);
+    this.managed = new SqliteManagedSlots(db);
   }
 
   /** Opens (creating and migrating) the SQLite file at `path`. */

@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { ChannelRecord, ChannelWatch } from "./records.ts";
+import { managedSlotConformance } from "./managed-store.conformance.ts";
 import type { ChannelStore } from "./store.ts";
 
 /** A fresh, empty store and how to dispose of it. */
@@ -343,4 +344,5 @@ export function channelStoreConformance(name: string, factory: ChannelStoreFacto
       expect(ids(await store.list(ENV, { connectionId: "conn-a" }, T0 + DAY + 1000))).toEqual(["ch-new", "ch-old"]);
     });
   });
+  managedSlotConformance(name, factory);
 }

@@ -1,3 +1,4 @@
+import type { ManagedSlotStore } from "./managed-store.ts";
 import type { ChannelFilter, ChannelRecord, ChannelWatch } from "./records.ts";
 
 /**
@@ -5,6 +6,8 @@ import type { ChannelFilter, ChannelRecord, ChannelWatch } from "./records.ts";
  * that the rules of the lifecycle are the caller's clock's, never the database's.
  */
 export interface ChannelStore {
+  /** The managed channels' schedule, kept with the registry (issue 22, item 4). */
+  readonly managed: ManagedSlotStore;
   /**
    * Records a successful watch: inserts the channel, or updates the one under the same id (see
    * `applyWatch`). `applied` is false when the watch was a late replay and nothing changed.

@@ -1,13 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { GroupCommit } from "@junction/bus/group-commit";
 import { idTimeBound } from "@junction/platform";
-import type {
-  AttemptRecord,
-  DeliverableMessage,
-  MessageFilter,
-  MessageRecord,
-  RoundOutcome,
-} from "./records.ts";
+import type { AttemptRecord, DeliverableMessage, MessageFilter, MessageRecord, RoundOutcome } from "./records.ts";
 import {
   type AttemptRow,
   attemptToRow,

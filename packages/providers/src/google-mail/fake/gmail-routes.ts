@@ -3,10 +3,11 @@ import { authorize } from "../../google/fake/bearer-auth.ts";
 import { googleApiError, invalidArgument } from "../../google/fake/google-errors.ts";
 import type { AccessTokenRecord, FakeUser } from "../../google/fake/oauth-store.ts";
 import { decodeSegment, type RequestContext, readJsonObject } from "../../fake-kit/router.ts";
+import { publishMailboxChange } from "./mailbox-watches.ts";
 import { GMAIL_READ_SCOPES, GMAIL_SEND_SCOPES, type MailFakeState } from "./state.ts";
 
 /** Gmail's `{userId}` is "me" or the token owner's own address; anything else is delegation. */
-function mailbox(ctx: RequestContext, up: MailFakeState, token: AccessTokenRecord): FakeUser | Response {
+export function mailbox(ctx: RequestContext, up: MailFakeState, token: AccessTokenRecord): FakeUser | Response {
   const userId = decodeSegment(ctx.params[0] ?? "") ?? "";
   if (userId !== "me" && userId.toLowerCase() !== token.email) {
     const message = `Delegation denied for ${token.email}`;
@@ -59,6 +60,7 @@ export async function sendMessageRoute(ctx: RequestContext, up: MailFakeState): 
   if (!threadId) user.threadsTotal += 1;
   user.historyId += 1;
   up.sentMessages.push({ id, threadId: threadId ?? id, from: user.email, raw });
+  publishMailboxChange(up.watches, up.pubsub, user, ["SENT"]);
   up.changes.changed();
   return Response.json({ id, threadId: threadId ?? id, labelIds: ["SENT"] });
 }

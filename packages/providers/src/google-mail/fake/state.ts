@@ -1,5 +1,7 @@
 import type { StateChanges } from "../../fake-kit/state-changes.ts";
 import type { GoogleFakeState } from "../../google/fake/state.ts";
+import type { MailboxWatches } from "./mailbox-watches.ts";
+import type { PubSub } from "./pubsub.ts";
 
 export interface SentMessage {
   id: string;
@@ -14,6 +16,8 @@ export interface MailFakeState {
   google: GoogleFakeState;
   changes: StateChanges;
   sentMessages: SentMessage[];
+  watches: MailboxWatches;
+  pubsub: PubSub;
 }
 
 /** With `enforceScopes`, reading demands a scope starting with one of these. */

@@ -2,7 +2,9 @@ import { createOnEvent, type Nango } from "nango";
 
 // Gmail push (https://developers.google.com/workspace/gmail/api/guides/push): after a connection is
 // created, watch its mailbox so that Gmail publishes the inbox's changes to the Pub/Sub topic whose
-// push subscription points at the integration's webhook URL; store the watch's facts in metadata.
+// push subscription points at the integration's webhook URL; store the watch's facts in metadata, and the
+// mailbox's address as `emailAddress`, which Junction matches each push's `emailAddress` against (a Gmail
+// connection has no emailAddressHash).
 // Scripts cannot import each other: the watch helpers are repeated in watch-renewal.ts on purpose.
 
 /** Your topic, projects/{project}/topics/{topic}; a connection's `gmailTopicName` metadata overrides it. */
@@ -32,12 +34,23 @@ async function watchMailbox(nango: Nango, topicName: string): Promise<Record<str
   return { gmailTopicName: topicName, gmailWatchHistoryId: historyId, gmailWatchExpiration: expiration };
 }
 
+/** The mailbox's address (GET /gmail/v1/users/me/profile); throws when Gmail names none. */
+async function mailboxAddress(nango: Nango): Promise<string> {
+  const res = await nango.get<{ emailAddress?: unknown }>({ endpoint: "/gmail/v1/users/me/profile" });
+  const address = typeof res.data?.emailAddress === "string" ? res.data.emailAddress : "";
+  if (!address) throw new Error(`the profile call answered ${res.status} without an emailAddress`);
+  return address;
+}
+
 export default createOnEvent({
   event: "post-connection-creation",
-  description: "Watches the Gmail inbox (Pub/Sub push) and stores the watch in the connection's metadata",
+  description:
+    "Watches the Gmail inbox (Pub/Sub push) and stores the watch and the mailbox address in the connection's metadata",
   version: "1.0.0",
   exec: async (nango) => {
-    const watch = await watchMailbox(nango, topicOf(await nango.getMetadata()));
+    const topic = topicOf(await nango.getMetadata());
+    const emailAddress = await mailboxAddress(nango);
+    const watch: Record<string, string> = { ...(await watchMailbox(nango, topic)), emailAddress };
     await nango.updateMetadata(watch);
     nango.log(`watching the mailbox on ${watch.gmailTopicName} until ${watch.gmailWatchExpiration}`);
     return watch;

@@ -1,3 +1,4 @@
+import { consentPage, escapeHtml, redirectWith } from "../../fake-kit/browser-answers.ts";
 import type { ClientRegistration } from "./oauth-store.ts";
 import type { RequestContext } from "../../fake-kit/router.ts";
 import type { GoogleFakeState } from "./state.ts";
@@ -38,11 +39,11 @@ export function authorizeRoute(ctx: RequestContext, up: GoogleFakeState): Respon
     // prompt=none may not show UI: it succeeds only if everything asked for was granted before.
     const granted = up.oauth.granted(parsed.client.clientId, email.toLowerCase());
     if (!parsed.scopes.every((s) => granted.includes(s))) {
-      return redirect(parsed.redirectUri, { error: "consent_required", state: parsed.state });
+      return redirectWith(parsed.redirectUri, { error: "consent_required", state: parsed.state });
     }
     return decide(parsed, up, email, "allow");
   }
-  if (up.options.interactive) return consentPage(parsed, email);
+  if (up.options.interactive) return consentPageOf(parsed, email);
   return decide(parsed, up, email, "allow");
 }
 
@@ -103,8 +104,8 @@ function decide(req: AuthorizationRequest, up: GoogleFakeState, email: string, d
   const override = up.nextAuthorization;
   up.nextAuthorization = undefined;
   if (override?.deny || decision === "deny")
-    return redirect(req.redirectUri, { error: "access_denied", state: req.state });
-  if (override?.error) return redirect(req.redirectUri, { error: override.error, state: req.state });
+    return redirectWith(req.redirectUri, { error: "access_denied", state: req.state });
+  if (override?.error) return redirectWith(req.redirectUri, { error: override.error, state: req.state });
 
   const user = up.oauth.ensureUser(override?.user ?? email);
   const consented = override?.grantedScopes ?? req.scopes;
@@ -120,34 +121,19 @@ function decide(req: AuthorizationRequest, up: GoogleFakeState, email: string, d
     offline: req.offline,
     nonce: req.nonce,
   });
-  return redirect(req.redirectUri, { state: req.state, code: code.code, scope: scopes.join(" ") });
+  return redirectWith(req.redirectUri, { state: req.state, code: code.code, scope: scopes.join(" ") });
 }
 
-function redirect(redirectUri: string, query: Record<string, string | undefined>): Response {
-  const location = new URL(redirectUri);
-  for (const [name, value] of Object.entries(query)) {
-    if (value !== undefined) location.searchParams.set(name, value);
-  }
-  return new Response(null, { status: 302, headers: { location: location.toString() } });
-}
-
-function consentPage(req: AuthorizationRequest, email: string): Response {
-  const hidden = [...req.params]
-    .map(([name, value]) => `<input type="hidden" name="${escapeHtml(name)}" value="${escapeHtml(value)}">`)
-    .join("\n      ");
-  const html = `<!doctype html>
-<html><head><meta charset="utf-8"><title>Sign in - Fake GoogleFakeState Accounts</title></head>
-<body>
-  <h1>${escapeHtml(req.client.clientId)} wants to access your account</h1>
-  <ul>${req.scopes.map((s) => `<li>${escapeHtml(s)}</li>`).join("")}</ul>
-  <form id="consent" method="post" action="/o/oauth2/v2/auth/approve">
-      ${hidden}
-      <label>Account <input id="login_email" name="login_email" value="${escapeHtml(email)}"></label>
-      <button id="deny" type="submit" name="decision" value="deny">Cancel</button>
-      <button id="allow" type="submit" name="decision" value="allow">Allow</button>
-  </form>
-</body></html>`;
-  return new Response(html, { headers: { "content-type": "text/html; charset=utf-8" } });
+function consentPageOf(req: AuthorizationRequest, email: string): Response {
+  return consentPage({
+    title: "Sign in - Fake Google Accounts",
+    heading: `${req.client.clientId} wants to access your account`,
+    scopes: req.scopes,
+    action: "/o/oauth2/v2/auth/approve",
+    params: req.params,
+    email,
+    decisions: { deny: "deny", allow: "allow", allowLabel: "Allow" },
+  });
 }
 
 function errorPage(status: number, error: string, description: string): Response {
@@ -155,8 +141,4 @@ function errorPage(status: number, error: string, description: string): Response
 <body><h1>Access blocked: authorization error</h1><p id="error">Error ${status}: ${escapeHtml(error)}</p>
 <p id="error-description">${escapeHtml(description)}</p></body></html>`;
   return new Response(html, { status, headers: { "content-type": "text/html; charset=utf-8" } });
-}
-
-function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
 }

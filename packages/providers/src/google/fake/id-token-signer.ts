@@ -3,6 +3,9 @@ import type { FakeUser } from "./oauth-store.ts";
 export const ISSUER = "https://accounts.google.com";
 const KEY_ID = "fake-upstream-key-1";
 
+/** How a token is spoiled on purpose, for tests of the receiver's checks. */
+export type TokenFault = "bad-signature" | "unsigned";
+
 /**
  * One key per process, shared by every fake: 2048-bit RSA generation costs around 100 ms, which would
  * otherwise land on each test that asks for `openid`. Tests verify through the JWKS, never the key itself.
@@ -18,13 +21,16 @@ function keyPair(): Promise<CryptoKeyPair> {
   return sharedKeys;
 }
 
-/** Signs RS256 ID tokens and publishes the key, like Google's /oauth2/v3/certs. */
+/**
+ * Signs RS256 JWTs (ID tokens, and the OIDC tokens of Pub/Sub pushes) and publishes the key, like
+ * Google's /oauth2/v3/certs.
+ */
 export class IdTokenSigner {
   constructor(private readonly now: () => number) {}
 
-  async sign(user: FakeUser, clientId: string, nonce: string | undefined): Promise<string> {
+  sign(user: FakeUser, clientId: string, nonce: string | undefined): Promise<string> {
     const iat = Math.floor(this.now() / 1000);
-    const claims = {
+    return this.signClaims({
       iss: ISSUER,
       azp: clientId,
       aud: clientId,
@@ -35,11 +41,19 @@ export class IdTokenSigner {
       ...(nonce ? { nonce } : {}),
       iat,
       exp: iat + 3600,
-    };
-    const header = { alg: "RS256", kid: KEY_ID, typ: "JWT" };
+    });
+  }
+
+  /** Any claims, signed with the published key; `fault` spoils the signature or drops it (alg "none"). */
+  async signClaims(claims: Record<string, unknown>, fault?: TokenFault): Promise<string> {
+    const header = fault === "unsigned" ? { alg: "none", typ: "JWT" } : { alg: "RS256", kid: KEY_ID, typ: "JWT" };
     const signingInput = `${base64url(JSON.stringify(header))}.${base64url(JSON.stringify(claims))}`;
+    if (fault === "unsigned") return `${signingInput}.`;
     const { privateKey } = await keyPair();
-    const signature = await crypto.subtle.sign("RSASSA-PKCS1-v1_5", privateKey, new TextEncoder().encode(signingInput));
+    const signature = new Uint8Array(
+      await crypto.subtle.sign("RSASSA-PKCS1-v1_5", privateKey, new TextEncoder().encode(signingInput)),
+    );
+    if (fault === "bad-signature") signature[0] = (signature[0] ?? 0) ^ 0xff;
     return `${signingInput}.${Buffer.from(signature).toString("base64url")}`;
   }
 

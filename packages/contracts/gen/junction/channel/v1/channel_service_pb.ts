@@ -68,7 +68,10 @@ export const HandleChannelLifecycleRequestSchema: GenMessage<HandleChannelLifecy
  */
 export type HandleChannelLifecycleResponse = Message<"junction.channel.v1.HandleChannelLifecycleResponse"> & {
   /**
-   * What was done: "renewed", "recreated", "stopped", "customer_told", "ignored".
+   * What was done: "renewed" or "recreated" (a managed channel, done now); "renewal_scheduled" or
+   * "recreation_scheduled" (a managed channel whose step failed: retried with backoff); "customer_told"
+   * (reauthorization required for a channel Junction does not manage: a "channel" webhook);
+   * "stopped" (removed, not managed: marked stopped, the customer told); "ignored" (already stopped).
    *
    * @generated from field: string action = 1;
    */

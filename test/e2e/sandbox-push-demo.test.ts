@@ -1,0 +1,168 @@
+import { afterEach, describe, expect, test } from "bun:test";
+import { startWebhookReceiver, type WebhookReceiver } from "../fake-upstream/index.ts";
+import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
+import { waitFor } from "../support/wait-for.ts";
+import { forwardsOf } from "./push-stories-kit.ts";
+
+// The README's no-account demo for Gmail and Outlook (issue 22, item 5), step by step as written there:
+// `npm start` with the sandbox upstream, test mode, the sandbox's consent pages in the browser, then a
+// watch or a subscription made through the proxy, and a change on the sandbox forwarded to the endpoint.
+
+let j: TestJunction | undefined;
+let receiver: WebhookReceiver | undefined;
+afterEach(async () => {
+  await j?.close();
+  await receiver?.stop();
+  j = undefined;
+  receiver = undefined;
+});
+
+/** Junction with the sandbox upstream, a receiver as the customer's endpoint; the sandbox's URL from the log. */
+async function startDemo() {
+  receiver = startWebhookReceiver();
+  j = await startTestJunction({ env: { JUNCTION_SANDBOX_UPSTREAM: "true" } });
+  const line = j.logLines.find((l) => l.includes("sandbox upstream listening")) ?? "";
+  const sandbox = (JSON.parse(line) as { url: string }).url;
+  expect((await j.api("PUT", "/webhook-settings", { endpoints: [receiver.url] })).status).toBe(200);
+  return { j, receiver, sandbox };
+}
+
+/** Creates the integration, turns test mode on; its webhook URL. */
+async function integration(junction: TestJunction, body: Record<string, unknown> & { unique_key: string }) {
+  const created = await junction.api("POST", "/integrations", body);
+  expect(created.status).toBe(200);
+  const mode = await junction.api("PUT", `/integrations/${body.unique_key}/test-mode`, { enabled: true });
+  expect(mode.body.data).toMatchObject({ enabled: true, available: true, sandbox: true });
+  return created.body.data.webhook_url as string;
+}
+
+/** Plays the browser: connect link → the sandbox's consent page → its Allow/Accept button → callback. */
+async function connectInBrowser(junction: TestJunction, key: string, email: string): Promise<string> {
+  const token = (await junction.api("POST", "/connect/sessions", { end_user: { id: "me" } })).body.data.token;
+  const redirect = await fetch(`${junction.url}/oauth/connect/${key}?connect_session_token=${token}`, {
+    redirect: "manual",
+  });
+  expect(redirect.status).toBe(302);
+  const consentUrl = new URL(redirect.headers.get("location") as string);
+  const form = await (await fetch(consentUrl)).text();
+  const decode = (text: string) => text.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
+  const fields = new URLSearchParams();
+  for (const m of form.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
+    fields.set(decode(m[1] as string), decode(m[2] as string));
+  }
+  fields.set("login_email", email);
+  fields.set(
+    "decision",
+    decode(/<button id="allow" type="submit" name="decision" value="([^"]*)"/.exec(form)?.[1] ?? ""),
+  );
+  const action = decode(/<form id="consent" method="post" action="([^"]*)"/.exec(form)?.[1] ?? "");
+  const approved = await fetch(new URL(action, consentUrl), {
+    method: "POST",
+    headers: { "content-type": "application/x-www-form-urlencoded" },
+    body: fields.toString(),
+    redirect: "manual",
+  });
+  expect(approved.status).toBe(302);
+  const callback = new URL(approved.headers.get("location") as string);
+  const page = await fetch(`${junction.url}/oauth/callback${callback.search}`);
+  expect(await page.text()).toContain('<span id="code">connected</span>');
+  const list = await junction.api("GET", `/connections?integrationId=${key}`);
+  return list.body.connections[0].connection_id as string;
+}
+
+describe("the no-account demo (README: sandbox upstream)", () => {
+  test("Gmail: a push subscription on the sandbox's Pub/Sub, a watch and a sent mail: a signed push forwarded", async () => {
+    const { j, receiver, sandbox } = await startDemo();
+    const webhookUrl = await integration(j, {
+      unique_key: "mail",
+      provider: "google-mail",
+      provider_settings: {
+        pubsub_audience: "junction-sandbox",
+        pubsub_service_account_email: "push@sandbox.iam.gserviceaccount.com",
+        pubsub_jwks_url: `${sandbox}/oauth2/v3/certs`,
+      },
+    });
+    const put = (path: string, body: unknown) =>
+      fetch(`${sandbox}${path}`, {
+        method: "PUT",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify(body),
+      });
+    expect((await put("/v1/projects/sandbox/topics/gmail", {})).status).toBe(200);
+    const subscription = await put("/v1/projects/sandbox/subscriptions/junction", {
+      topic: "projects/sandbox/topics/gmail",
+      pushConfig: {
+        pushEndpoint: webhookUrl,
+        oidcToken: { serviceAccountEmail: "push@sandbox.iam.gserviceaccount.com", audience: "junction-sandbox" },
+      },
+    });
+    expect(subscription.status).toBe(200);
+    const id = await connectInBrowser(j, "mail", "me@example.org");
+    const patched = await j.api("PATCH", "/connection/metadata", {
+      connection_id: id,
+      provider_config_key: "mail",
+      metadata: { emailAddress: "me@example.org" },
+    });
+    expect(patched.status).toBe(200);
+    const proxy = { "provider-config-key": "mail", "connection-id": id };
+    const watch = await j.api(
+      "POST",
+      "/proxy/gmail/v1/users/me/watch",
+      { topicName: "projects/sandbox/topics/gmail" },
+      proxy,
+    );
+    expect(watch.status).toBe(200);
+    expect(watch.body.historyId).toMatch(/^\d+$/);
+    expect(watch.body.expiration).toMatch(/^\d+$/);
+    const raw = Buffer.from("To: me@example.org\r\nSubject: Try Junction\r\n\r\nHello").toString("base64url");
+    expect((await j.api("POST", "/proxy/gmail/v1/users/me/messages/send", { raw }, proxy)).status).toBe(200);
+    const forward = await waitFor("the push forwarded", () => forwardsOf(receiver, "mail")[0]);
+    expect(forward).toMatchObject({
+      connectionId: id,
+      payload: { emailAddress: "me@example.org", subscription: "projects/sandbox/subscriptions/junction" },
+    });
+    expect(Number(forward.payload.historyId)).toBeGreaterThan(Number(watch.body.historyId));
+  });
+
+  test("Outlook: the sandbox's Microsoft sign-in on a tenant, a subscription validated by Junction, an event forwarded", async () => {
+    const { j, receiver, sandbox } = await startDemo();
+    const webhookUrl = await integration(j, {
+      unique_key: "outlook",
+      provider: "microsoft-outlook-calendar",
+      provider_settings: { tenant: "contoso.example" },
+    });
+    const id = await connectInBrowser(j, "outlook", "adele@contoso.example");
+    const proxy = { "provider-config-key": "outlook", "connection-id": id };
+    const subscription = await j.api(
+      "POST",
+      "/proxy/v1.0/subscriptions",
+      {
+        changeType: "created,updated,deleted",
+        notificationUrl: webhookUrl,
+        lifecycleNotificationUrl: webhookUrl,
+        resource: "/me/events",
+        expirationDateTime: new Date(Date.now() + 3 * 24 * 3_600_000).toISOString(),
+        clientState: "a-secret-of-yours",
+      },
+      proxy,
+    );
+    expect(subscription.status).toBe(201);
+    const event = await j.api(
+      "POST",
+      "/proxy/v1.0/me/events",
+      {
+        subject: "Try Junction",
+        start: { dateTime: "2026-12-01T10:00:00", timeZone: "UTC" },
+        end: { dateTime: "2026-12-01T11:00:00", timeZone: "UTC" },
+      },
+      proxy,
+    );
+    expect(event.status).toBe(201);
+    const forward = await waitFor("the change forwarded", () => forwardsOf(receiver, "outlook")[0]);
+    expect(forward).toMatchObject({
+      connectionId: id,
+      payload: { subscriptionId: subscription.body.id, changeType: "created", resourceData: { id: event.body.id } },
+    });
+    expect(new URL(sandbox).origin).not.toBe(new URL(j.url).origin);
+  });
+});
