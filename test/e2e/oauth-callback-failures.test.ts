@@ -75,7 +75,7 @@ describe("the callback page", () => {
     w.fake.setTokenEndpointBehavior("html", { times: 1 });
     const html = await w.callback(await w.authorize());
     expect([html.status, html.code]).toEqual([502, "token_endpoint_invalid_response"]);
-    expect(html.html).toContain("text/html");
+    expect(html.html).toContain("an HTML page, not a token answer");
     expect(await w.connectionIds()).toEqual([]);
   });
 

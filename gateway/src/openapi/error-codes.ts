@@ -75,6 +75,15 @@ export const ERROR_CODES = {
   connection_has_no_credentials: e(Code.FailedPrecondition, "The connection has no upstream credentials."),
   connection_refresh_failed: e(Code.FailedPrecondition, "The connection's token could not be refreshed."),
   connection_refresh_busy: e(Code.Unavailable, "Another process is refreshing the token; retry."),
+  // Auth modes other than the authorization-code flow.
+  not_an_authorization_flow: e(
+    Code.FailedPrecondition,
+    "The integration's provider uses an API key, basic auth or client credentials: import the connection or use the connect page's form.",
+  ),
+  client_credentials_refused: e(
+    Code.FailedPrecondition,
+    "The provider's token endpoint gave no client-credentials token; the message says why (check the integration's client id and secret).",
+  ),
   upstream_unreachable: e(Code.Unavailable, "The upstream could not be reached."),
   upstream_timeout: e(Code.DeadlineExceeded, "The upstream did not answer in time."),
   // Webhooks: settings, delivery log, inbound notifications.

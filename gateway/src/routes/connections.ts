@@ -50,29 +50,34 @@ const importBody = z
     connection_id: str.optional(),
     metadata: jsonObject.optional(),
     connection_config: jsonObject.optional(),
-    credentials: z
-      .object({
-        type: z.literal("OAUTH2"),
-        access_token: z.string().min(1),
-        refresh_token: z.string().min(1).optional(),
-        // Any date Nango's z.coerce.date() reads: a date string, or Unix milliseconds.
-        expires_at: z
-          .union([
-            z.string().refine((v) => !Number.isNaN(Date.parse(v)), "must be a date"),
-            z.number().int().positive(),
-          ])
-          .optional(),
-        raw: jsonObject.optional(),
-        // Nango's per-connection OAuth client; ignored: refreshes use the integration's client.
-        config_override: z
-          .object({
-            client_id: z.string().min(1).max(255).optional(),
-            client_secret: z.string().min(1).max(2048).optional(),
-          })
-          .strict()
-          .optional(),
-      })
-      .strict(),
+    credentials: z.discriminatedUnion("type", [
+      z
+        .object({
+          type: z.literal("OAUTH2"),
+          access_token: z.string().min(1),
+          refresh_token: z.string().min(1).optional(),
+          // Any date Nango's z.coerce.date() reads: a date string, or Unix milliseconds.
+          expires_at: z
+            .union([
+              z.string().refine((v) => !Number.isNaN(Date.parse(v)), "must be a date"),
+              z.number().int().positive(),
+            ])
+            .optional(),
+          raw: jsonObject.optional(),
+          // Nango's per-connection OAuth client; ignored: refreshes use the integration's client.
+          config_override: z
+            .object({
+              client_id: z.string().min(1).max(255).optional(),
+              client_secret: z.string().min(1).max(2048).optional(),
+            })
+            .strict()
+            .optional(),
+        })
+        .strict(),
+      // Nango's API key and basic credentials; the connection service checks them against the provider.
+      z.object({ type: z.literal("API_KEY"), apiKey: z.string().max(4096) }).strict(),
+      z.object({ type: z.literal("BASIC"), username: z.string().max(1024), password: z.string().max(4096) }).strict(),
+    ]),
     end_user: endUserBody.optional(),
     // Nango's connection tags (stored, see README, API).
     tags: z.record(z.string(), z.string()).optional(),
@@ -80,6 +85,21 @@ const importBody = z
     webhook_url_override: z.string().max(2048).optional(),
   })
   .strict();
+
+/** The import's credentials as the service takes them. */
+function importedCredentials(c: z.output<typeof importBody>["credentials"]) {
+  if (c.type === "API_KEY") return { type: c.type, apiKey: c.apiKey };
+  if (c.type === "BASIC") return { type: c.type, username: c.username, password: c.password };
+  const expiresAt =
+    c.expires_at === undefined ? 0 : typeof c.expires_at === "number" ? c.expires_at : Date.parse(c.expires_at);
+  return {
+    type: "OAUTH2",
+    accessToken: c.access_token,
+    refreshToken: c.refresh_token ?? "",
+    expiresAtMs: BigInt(expiresAt),
+    raw: (c.raw ?? {}) as JsonObject,
+  };
+}
 
 const listAnswer = z.object({
   connections: z.array(connectionListItemAnswer),
@@ -101,8 +121,6 @@ export function connectionRoutes(): Route[] {
     handler: async ({ clients, req }) => {
       const body = parseWith(importBody, await readJson(req, 256 * 1024), "invalid_body", "body");
       const c = body.credentials;
-      const expiresAt =
-        c.expires_at === undefined ? 0 : typeof c.expires_at === "number" ? c.expires_at : Date.parse(c.expires_at);
       const { connection } = await clients.connection.createConnection({
         providerConfigKey: body.provider_config_key,
         connectionId: body.connection_id ?? "",
@@ -111,20 +129,15 @@ export function connectionRoutes(): Route[] {
         endUser: body.end_user as JsonObject | undefined,
         tags: body.tags ?? {},
         webhookUrlOverride: await checkWebhookUrlOverride(clients, body.webhook_url_override),
-        credentials: {
-          type: "OAUTH2",
-          accessToken: c.access_token,
-          refreshToken: c.refresh_token ?? "",
-          expiresAtMs: BigInt(expiresAt),
-          raw: (c.raw ?? {}) as JsonObject,
-        },
+        credentials: importedCredentials(c),
       });
       if (!connection) throw new Error("createConnection returned no connection");
       return json(presentConnection(connection));
     },
     doc: {
       summary: "Import a connection",
-      description: "A connection whose OAuth credentials were obtained elsewhere (Nango's import).",
+      description:
+        "A connection whose credentials were obtained elsewhere (Nango's import): OAuth tokens, an API key ({type: API_KEY, apiKey}) or a user name and password ({type: BASIC, username, password}), as the integration's provider authenticates.",
       tags: ["Connections"],
       body: importBody,
       responses: { 200: connectionAnswer },

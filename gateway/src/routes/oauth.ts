@@ -1,5 +1,6 @@
 import type { Route } from "../router.ts";
 import { authorizationRoutes } from "./oauth/authorization-routes.ts";
+import { connectFormRoutes } from "./oauth/connect-form-routes.ts";
 import { connectSessionRoutes } from "./oauth/connect-session-routes.ts";
 import { testModeRoutes } from "./oauth/test-mode-routes.ts";
 
@@ -9,5 +10,5 @@ import { testModeRoutes } from "./oauth/test-mode-routes.ts";
  * consent guidance.
  */
 export function oauthRoutes(): Route[] {
-  return [...connectSessionRoutes(), ...authorizationRoutes(), ...testModeRoutes()];
+  return [...connectSessionRoutes(), ...connectFormRoutes(), ...authorizationRoutes(), ...testModeRoutes()];
 }

@@ -44,7 +44,7 @@ const connectionError = z
   .object({ type: z.string(), message: z.string(), created_at: isoOrNull })
   .meta({ id: "ConnectionError" });
 const credentialsSummary = z
-  .object({ type: z.literal("OAUTH2"), expires_at: isoOrNull })
+  .object({ type: z.enum(["OAUTH2", "OAUTH2_CC", "API_KEY", "BASIC"]), expires_at: isoOrNull })
   .describe("The type and expiry only, no token.");
 const endUserAnswer = z.record(z.string(), z.unknown()).nullable();
 const tagsAnswer = z.record(z.string(), z.string()).describe("The connection's tags (keys lower-case).");
@@ -91,8 +91,12 @@ const credentialsAnswer = z
   })
   .meta({ id: "ConnectionCredentials" });
 /** GET /connection/{id}: the connection with its tokens (only the summary when it has none). */
+const apiKeyAnswer = z.object({ type: z.literal("API_KEY"), apiKey: z.string() }).meta({ id: "ApiKeyCredentials" });
+const basicAnswer = z
+  .object({ type: z.literal("BASIC"), username: z.string(), password: z.string() })
+  .meta({ id: "BasicCredentials" });
 export const connectionWithCredentialsAnswer = connectionAnswer
-  .extend({ credentials: z.union([credentialsAnswer, credentialsSummary]) })
+  .extend({ credentials: z.union([credentialsAnswer, apiKeyAnswer, basicAnswer, credentialsSummary]) })
   .meta({ id: "ConnectionWithCredentials" });
 
 /** An integration in Nango's public shape, plus Junction's `upstream_overrides` when set. */

@@ -6,6 +6,7 @@ import { json } from "../http/json.ts";
 import { parseWith, queryObject } from "../http/read-json.ts";
 import { dataOf } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
+import { formFields } from "./oauth/connect-form-routes.ts";
 
 // Nango's `search` (listProviders({ search })): a case-insensitive part of the provider's name.
 const listQuery = z.object({ search: z.string().min(1).max(255).optional() }).strict();
@@ -15,7 +16,11 @@ const providerAnswer = z
   .object({
     name: z.string(),
     display_name: z.string(),
-    auth_mode: z.literal("OAUTH2"),
+    auth_mode: z.enum(["OAUTH2", "OAUTH2_CC", "API_KEY", "BASIC"]),
+    docs: z.string().describe('The provider\'s documentation; "" when none.'),
+    connect_fields: z
+      .array(z.object({ key: z.string(), label: z.string(), docs_url: z.string(), secret: z.boolean() }))
+      .describe("What the connect page asks the user for (an API key, a user name and password, a subdomain)."),
     proxy: z.object({ base_url: z.string() }),
     authorization_url: z.string(),
     token_url: z.string(),
@@ -49,7 +54,9 @@ function presentProvider(p: Provider) {
   return {
     name: p.name,
     display_name: p.displayName,
-    auth_mode: "OAUTH2",
+    auth_mode: p.authMode || "OAUTH2",
+    docs: p.docsUrl,
+    connect_fields: formFields(p).map((f) => ({ key: f.key, label: f.label, docs_url: f.docsUrl, secret: f.secret })),
     proxy: { base_url: p.baseUrl },
     authorization_url: p.authorizationUrl,
     token_url: p.tokenUrl,

@@ -26,6 +26,25 @@ export type {
 } from "./adapter.ts";
 export type { ProviderTemplate, ScopeSensitivity, ScopeTemplate, WebhookHeaderNames } from "./provider-template.ts";
 export {
+  AUTH_MODES,
+  type AuthMode,
+  type ConnectField,
+  type ConnectionConfigField,
+  defineProvider,
+  parseProviderDefinition,
+  type ProviderDefinition,
+  ProviderDefinitionError,
+  type ProviderDefinitionInput,
+  providerDefinitionSchema,
+} from "./definition/provider-definition.ts";
+export { adapterFromDefinition } from "./definition/defined-provider.ts";
+export {
+  describePlaceholderProblem,
+  fillPlaceholders,
+  type PlaceholderFill,
+  placeholderKeys,
+} from "./definition/placeholders.ts";
+export {
   type HeaderNames,
   type HeaderRole,
   headerNames,

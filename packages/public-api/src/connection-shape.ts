@@ -40,11 +40,14 @@ export function presentConnection(c: Connection, read?: CredentialsRead) {
     webhook_url_override: c.webhookUrlOverride || null,
     credentials: read?.credentials
       ? presentCredentials(read.credentials, read.refreshToken)
-      : { type: "OAUTH2", expires_at: iso(c.credentialsExpiresAtMs) },
+      : { type: c.credentialsType || "OAUTH2", expires_at: iso(c.credentialsExpiresAtMs) },
   };
 }
 
 function presentCredentials(k: Credentials, withRefreshToken: boolean) {
+  // Nango's shapes for an API key and basic credentials.
+  if (k.type === "API_KEY") return { type: k.type, apiKey: k.apiKey };
+  if (k.type === "BASIC") return { type: k.type, username: k.username, password: k.password };
   const raw = (k.raw ?? {}) as JsonValue;
   return {
     type: k.type || "OAUTH2",

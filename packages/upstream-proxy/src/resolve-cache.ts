@@ -16,6 +16,8 @@ export interface ResolvedUpstream {
   provider: string;
   /** Its channel adapter, looked up once per answer (none: the provider has no channels). */
   channels: ChannelAdapter | undefined;
+  /** Query parameters the credentials add upstream (an API key in the query), encoded; "" when none. */
+  authQuery?: string;
 }
 
 export interface ResolveKey {
@@ -176,6 +178,7 @@ export function toResolved(res: ResolveUpstreamResponse): ResolvedUpstream {
     allowedOverrideHosts: res.allowedOverrideHosts,
     provider: res.provider,
     channels: providerAdapter(res.provider)?.channels,
+    authQuery: new URLSearchParams(res.query).toString(),
   };
 }
 

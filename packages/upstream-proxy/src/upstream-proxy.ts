@@ -13,7 +13,7 @@ import { isReplayable, type OutgoingBody } from "./request-body.ts";
 import { ResolveCache, type ResolvedUpstream, type ResolveKey } from "./resolve-cache.ts";
 import { backoffDelay, isRetryableStatus, retryAfterDelay, retryBudget } from "./retry-policy.ts";
 import { attemptFailure, clientGone, fetchUpstream, isUpstreamFailure } from "./upstream-call.ts";
-import { parseBase, upstreamUrl } from "./upstream-url.ts";
+import { parseBase, upstreamUrl, withAuthQuery } from "./upstream-url.ts";
 
 export interface UpstreamProxyOptions {
   /**
@@ -98,7 +98,7 @@ export function createUpstreamProxy(
           ),
         )
       : resolved.base;
-    const url = upstreamUrl(base, path, request.query, request.plain);
+    const url = upstreamUrl(base, path, withAuthQuery(request.query, resolved.authQuery), request.plain);
     const channelCall = channelCallOf(method, path, resolved.channels);
     let body = typeof request.body === "function" ? await request.body() : request.body;
     let sentBody: Promise<Uint8Array> | undefined;

@@ -45,3 +45,9 @@ export function upstreamUrl(base: UpstreamBase, path: string, query: string, pla
   if (parsed.origin !== base.origin || !parsed.pathname.startsWith(base.pathPrefix)) throw proxyErrors.escaped();
   return target;
 }
+
+/** The caller's query (as it arrived: "" or "?...") with the credentials' encoded parameters appended. */
+export function withAuthQuery(query: string, authQuery: string | undefined): string {
+  if (!authQuery) return query;
+  return query === "" || query === "?" ? `?${authQuery}` : `${query}&${authQuery}`;
+}

@@ -1,19 +1,39 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Encryptor } from "@junction/platform";
 
-/** Upstream OAuth credentials as stored (encrypted as one JSON document). */
+/** How a connection's credentials authenticate upstream (its provider's auth mode). */
+export type CredentialsType = "OAUTH2" | "OAUTH2_CC" | "API_KEY" | "BASIC";
+
+/**
+ * Upstream credentials as stored (encrypted as one JSON document): OAuth tokens, or an API key, or a
+ * user name and password (the token fields then empty).
+ */
 export interface StoredCredentials {
-  type: "OAUTH2";
+  type: CredentialsType;
+  /** "" for API_KEY and BASIC. */
   accessToken: string;
+  /** "" when none (OAUTH2_CC, API_KEY, BASIC, or an upstream that issued none). */
   refreshToken: string;
   /** Unix ms; null when the upstream gave no expiry. */
   expiresAt: number | null;
   raw: JsonObject;
+  /** The scopes granted (the token answer's `scope`, else those asked for), as the provider writes them. */
+  scope?: string;
   /**
    * Obtained with the operator's test credentials (spec: Authentication 4): refreshes must use the same
    * OAuth client, whatever the integration's switch says later.
    */
   testCredentials?: boolean;
+  /** API_KEY: the key. */
+  apiKey?: string;
+  /** BASIC: the user name and password. */
+  username?: string;
+  password?: string;
+}
+
+/** Whether the credentials are refreshed by a token endpoint (OAuth) rather than fixed (API key, basic). */
+export function isRefreshable(creds: StoredCredentials): boolean {
+  return creds.type === "OAUTH2" || creds.type === "OAUTH2_CC";
 }
 
 export function sealCredentials(encryptor: Encryptor, creds: StoredCredentials): string {

@@ -66,6 +66,16 @@ export const errors = {
       "integration_missing_credentials",
       `Integration "${key}" has no OAuth client id and secret: set them (PATCH /integrations/${key}) or switch it to test credentials (PUT /integrations/${key}/test-mode).`,
     ),
+  notAnAuthorizationFlow: (key: string, provider: string, mode: string) =>
+    failedPrecondition(
+      "not_an_authorization_flow",
+      `Integration "${key}" (provider "${provider}") authenticates with ${mode}, not an OAuth authorization: create its connections with POST /connections (credentials of type ${mode}) or the connect page's form.`,
+    ),
+  clientCredentialsRefused: (provider: string, why: string) =>
+    failedPrecondition(
+      "client_credentials_refused",
+      `Provider "${provider}": ${why}. Nothing was saved. Check the integration's client id and secret, then submit the form again.`,
+    ),
   testCredentialsUnavailable: (key: string, provider: string) =>
     failedPrecondition(
       "test_credentials_unavailable",

@@ -41,7 +41,8 @@ export function toIntegration(rec: IntegrationRecord, baseUrl: string): Integrat
   });
 }
 
-export function toConnection(rec: ConnectionRecord): Connection {
+/** `credentialsType`: the provider's auth mode (what its credentials are). */
+export function toConnection(rec: ConnectionRecord, credentialsType = "OAUTH2"): Connection {
   return create(ConnectionSchema, {
     id: rec.id,
     connectionId: rec.connectionId,
@@ -63,6 +64,7 @@ export function toConnection(rec: ConnectionRecord): Connection {
     endUser: (rec.endUser ?? undefined) as JsonObject | undefined,
     tags: rec.tags,
     webhookUrlOverride: rec.webhookUrlOverride ?? "",
+    credentialsType,
   });
 }
 
@@ -79,6 +81,14 @@ export function toProvider(t: ProviderTemplate): Provider {
     webhookHeaders: t.webhookHeaders ? { ...t.webhookHeaders } : {},
     allowedOverrideHosts: t.allowedOverrideHosts,
     storesEmailHash: t.storesEmailHash,
+    authMode: t.authMode,
+    docsUrl: t.docsUrl,
+    connectFields: t.connectFields.map((f) => ({
+      key: f.key,
+      label: f.label,
+      docsUrl: f.docsUrl ?? "",
+      secret: f.secret,
+    })),
   });
 }
 

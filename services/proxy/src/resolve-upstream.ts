@@ -37,7 +37,7 @@ export async function resolveUpstream(
       throw fromConnectError(err);
     });
   const creds = res.credentials;
-  if (!creds || creds.accessToken === "") {
+  if (!creds || (creds.accessToken === "" && creds.apiKey === "" && creds.username === "")) {
     throw failedPrecondition(
       "connection_has_no_credentials",
       `Connection "${req.connectionId}" has no upstream credentials; authorize it again.`,
@@ -54,7 +54,9 @@ export async function resolveUpstream(
   const cacheUntil = expiresAt > 0 ? Math.min(reuseUntil, expiresAt - EXPIRY_MARGIN_MS) : reuseUntil;
   return {
     baseUrl,
-    headers: { authorization: `Bearer ${creds.accessToken}` },
+    // As the provider's definition places the credentials (a Bearer token, an API key, Basic).
+    headers: res.upstreamAuth?.headers ?? { authorization: `Bearer ${creds.accessToken}` },
+    query: res.upstreamAuth?.query ?? {},
     cacheUntilMs: BigInt(Math.max(now, cacheUntil)),
     allowedOverrideHosts: res.provider?.allowedOverrideHosts ?? [],
     provider: res.integration?.provider ?? "",

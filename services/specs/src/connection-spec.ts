@@ -1,4 +1,5 @@
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
+import { loadCommonConfig } from "@junction/platform";
 import type { ServiceSpec } from "@junction/wiring";
 import {
   type ConnectionSettings,
@@ -34,7 +35,13 @@ export const connectionSpec: ServiceSpec<ConnectionServiceConfig, { store: Conne
     database: true,
     baseUrl: true,
   },
-  config: (env) => ({ oauth: loadOAuthSettings(env), settings: loadConnectionSettings(env) }),
+  config: (env) => ({
+    oauth: loadOAuthSettings(env),
+    settings: loadConnectionSettings(env),
+    // The built-in providers, and those defined as data in {data dir}/providers/*.json: read with the
+    // settings, so a wrong definition stops the start before anything listens.
+    providers: ProviderCatalog.fromDataDir(loadCommonConfig(env).dataDir),
+  }),
   async build(ctx, { oauth, settings, providers }) {
     // spec: Authentication 4: credentials the operator configured win over the sandbox upstream's.
     if (ctx.testCredentials) oauth.testCredentials = { ...ctx.testCredentials, ...oauth.testCredentials };

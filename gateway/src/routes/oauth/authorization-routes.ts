@@ -68,6 +68,7 @@ export function authorizationRoutes(): Route[] {
           "test_credentials_unavailable",
           "unknown_connection",
           "invalid_request",
+          "not_an_authorization_flow",
         ],
       },
     },

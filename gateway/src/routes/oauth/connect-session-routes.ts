@@ -8,6 +8,7 @@ import { dataOf, isoOrNull } from "../../openapi/route-doc.ts";
 import type { Route } from "../../router.ts";
 import { checkWebhookUrlOverride } from "../webhook-url-override.ts";
 import { browserError } from "./browser-error.ts";
+import { usesForm } from "./connect-form-routes.ts";
 import { escapeHtml, htmlPage } from "./html-page.ts";
 
 const BODY_LIMIT = 64 * 1024;
@@ -302,9 +303,12 @@ export function connectSessionRoutes(): Route[] {
           const session = await ctx.clients.connection.getConnectSession({
             token: typeof token === "string" ? token : "",
           });
+          const { providers } = await ctx.clients.connection.listProviders({});
           const links = session.integrations
             .map((i) => {
-              const href = `${ctx.baseUrl}/oauth/connect/${encodeURIComponent(i.uniqueKey)}?connect_session_token=${encodeURIComponent(token as string)}`;
+              // A provider with an API key, a password or client credentials is connected through a form.
+              const path = usesForm(providers.find((p) => p.name === i.provider)) ? "connect/form" : "oauth/connect";
+              const href = `${ctx.baseUrl}/${path}/${encodeURIComponent(i.uniqueKey)}?connect_session_token=${encodeURIComponent(token as string)}`;
               const docs = session.overrides[i.uniqueKey]?.docsConnect;
               const docsLink = docs ? ` <a class="docs" href="${escapeHtml(docs)}">Docs</a>` : "";
               return `<li><a href="${escapeHtml(href)}">${escapeHtml(i.displayName)}</a> <span class="code">${escapeHtml(i.uniqueKey)}</span>${docsLink}</li>`;

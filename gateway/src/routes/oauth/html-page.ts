@@ -17,6 +17,8 @@ export interface PageContent {
   extraHtml?: string;
   /** Sent to the window that opened this one (a popup), so the app's frontend learns the result. */
   openerMessage?: Record<string, unknown>;
+  /** The page holds a form posting to this origin (the connect page's credentials form). */
+  postsForm?: boolean;
 }
 
 /**
@@ -52,7 +54,7 @@ ${rows ? `<dl>${rows}</dl>` : ""}${page.extraHtml ?? ""}
       "cache-control": "no-store",
       "referrer-policy": "no-referrer",
       "x-content-type-options": "nosniff",
-      "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'`,
+      "content-security-policy": `default-src 'none'; style-src 'unsafe-inline'; script-src 'nonce-${nonce}'; frame-ancestors 'none'; base-uri 'none'; form-action ${page.postsForm ? "'self'" : "'none'"}`,
     },
   });
 }

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { ProviderAdapter } from "../adapter.ts";
+import { defineProvider } from "../definition/provider-definition.ts";
 import { googleConsentGuidance } from "../google/consent-guidance.ts";
 import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH, GOOGLE_WEBHOOK_HEADERS } from "../google/google-oauth.ts";
 import { headerNotificationReader } from "../notification-reading.ts";
@@ -19,26 +20,34 @@ const NOTIFICATION_BODY_LIMIT = 64 * 1024;
 
 /** The calendar provider of the spec; proxy paths are the upstream's verbatim (`/calendar/v3/...`). */
 export const googleCalendar: ProviderAdapter = {
-  name: "google-calendar",
-  displayName: "Google Calendar",
-  baseUrl: "https://www.googleapis.com",
-  ...GOOGLE_OAUTH,
-  scopes: [
-    ...GOOGLE_BASIC_SCOPES,
-    { name: `${CAL}/calendar`, description: "See, edit, share and delete all calendars.", sensitivity: "sensitive" },
-    { name: `${CAL}/calendar.readonly`, description: "See and download all calendars.", sensitivity: "sensitive" },
-    { name: `${CAL}/calendar.events`, description: "View and edit events on all calendars.", sensitivity: "sensitive" },
-    {
-      name: `${CAL}/calendar.events.readonly`,
-      description: "View events on all calendars.",
-      sensitivity: "sensitive",
-    },
-  ],
-  defaultScopes: ["openid", "email", `${CAL}/calendar.readonly`],
-  webhookHeaders: GOOGLE_WEBHOOK_HEADERS,
+  ...defineProvider({
+    name: "google-calendar",
+    displayName: "Google Calendar",
+    baseUrl: "https://www.googleapis.com",
+    ...GOOGLE_OAUTH,
+    scopes: [
+      ...GOOGLE_BASIC_SCOPES,
+      { name: `${CAL}/calendar`, description: "See, edit, share and delete all calendars.", sensitivity: "sensitive" },
+      { name: `${CAL}/calendar.readonly`, description: "See and download all calendars.", sensitivity: "sensitive" },
+      {
+        name: `${CAL}/calendar.events`,
+        description: "View and edit events on all calendars.",
+        sensitivity: "sensitive",
+      },
+      {
+        name: `${CAL}/calendar.events.readonly`,
+        description: "View events on all calendars.",
+        sensitivity: "sensitive",
+      },
+    ],
+    defaultScopes: ["openid", "email", `${CAL}/calendar.readonly`],
+    webhookHeaders: GOOGLE_WEBHOOK_HEADERS,
+    allowedOverrideHosts: ["www.googleapis.com", "calendar.googleapis.com"],
+    storesEmailHash: true,
+    authMode: "OAUTH2",
+    docsUrl: "https://developers.google.com/workspace/calendar/api/guides/auth",
+  }),
   consentGuidance: (scopes) => googleConsentGuidance(googleCalendar, scopes),
-  allowedOverrideHosts: ["www.googleapis.com", "calendar.googleapis.com"],
-  storesEmailHash: true,
   proxyPathExample: "calendar/v3/users/me/calendarList",
   // The channel's lifecycle (spec: Customer-side scripts): scripts/README.md.
   scriptTemplates: {

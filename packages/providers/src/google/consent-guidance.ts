@@ -1,4 +1,5 @@
 import type { ConsentGuidance, GuidanceSensitivity } from "../adapter.ts";
+import { listedScopes } from "../definition/scope-listing.ts";
 import type { ProviderTemplate } from "../provider-template.ts";
 
 const RANK: Record<GuidanceSensitivity, number> = { basic: 0, unknown: 1, sensitive: 2, restricted: 3 };
@@ -8,15 +9,7 @@ const RANK: Record<GuidanceSensitivity, number> = { basic: 0, unknown: 1, sensit
  * scope catalogue (spec: Authentication 5-8, Limits).
  */
 export function googleConsentGuidance(template: ProviderTemplate, scopes: string[]): ConsentGuidance {
-  const catalogue = new Map(template.scopes.map((s) => [s.name, s]));
-  const listed = scopes.map((name) => {
-    const known = catalogue.get(name);
-    return {
-      name,
-      description: known?.description ?? "",
-      sensitivity: (known?.sensitivity ?? "unknown") as GuidanceSensitivity,
-    };
-  });
+  const listed = listedScopes(template.scopes, scopes);
   const highest = listed.reduce<GuidanceSensitivity>(
     (top, s) => (RANK[s.sensitivity] > RANK[top] ? s.sensitivity : top),
     "basic",

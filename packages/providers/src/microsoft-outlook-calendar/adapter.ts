@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { ProviderAdapter } from "../adapter.ts";
+import { defineProvider } from "../definition/provider-definition.ts";
 import { microsoftConsentGuidance } from "../microsoft/consent-guidance.ts";
 import { MICROSOFT_BASIC_SCOPES, MICROSOFT_OAUTH, MICROSOFT_TENANT_SETTING } from "../microsoft/identity-platform.ts";
 import { readGraphAccountEmail } from "./account-email.ts";
@@ -21,31 +22,35 @@ import { MAX_BATCH_ITEMS, NOTIFICATION_BODY_LIMIT, readGraphNotification } from 
  * https://learn.microsoft.com/en-us/graph/permissions-reference.
  */
 export const microsoftOutlookCalendar: ProviderAdapter = {
-  name: "microsoft-outlook-calendar",
-  displayName: "Outlook Calendar",
-  baseUrl: "https://graph.microsoft.com",
-  ...MICROSOFT_OAUTH,
-  scopes: [
-    ...MICROSOFT_BASIC_SCOPES,
-    {
-      name: "Calendars.Read",
-      description: "Read the user's calendars (delegated; no admin consent required).",
-      sensitivity: "sensitive",
-    },
-    {
-      name: "Calendars.ReadWrite",
-      description:
-        "Create, read, update and delete events in the user's calendars (delegated; no admin consent required).",
-      sensitivity: "sensitive",
-    },
-  ],
-  // offline_access: a refresh token; User.Read: GET /v1.0/me for the account's email.
-  defaultScopes: ["offline_access", "openid", "email", "User.Read", "Calendars.Read"],
-  // Graph says everything in the body (notifications, validation in the query), nothing in headers.
-  webhookHeaders: null,
+  ...defineProvider({
+    name: "microsoft-outlook-calendar",
+    displayName: "Outlook Calendar",
+    baseUrl: "https://graph.microsoft.com",
+    ...MICROSOFT_OAUTH,
+    scopes: [
+      ...MICROSOFT_BASIC_SCOPES,
+      {
+        name: "Calendars.Read",
+        description: "Read the user's calendars (delegated; no admin consent required).",
+        sensitivity: "sensitive",
+      },
+      {
+        name: "Calendars.ReadWrite",
+        description:
+          "Create, read, update and delete events in the user's calendars (delegated; no admin consent required).",
+        sensitivity: "sensitive",
+      },
+    ],
+    // offline_access: a refresh token; User.Read: GET /v1.0/me for the account's email.
+    defaultScopes: ["offline_access", "openid", "email", "User.Read", "Calendars.Read"],
+    // Graph says everything in the body (notifications, validation in the query), nothing in headers.
+    webhookHeaders: null,
+    allowedOverrideHosts: ["graph.microsoft.com"],
+    storesEmailHash: true,
+    authMode: "OAUTH2",
+    docsUrl: "https://learn.microsoft.com/en-us/graph/outlook-calendar-concept-overview",
+  }),
   consentGuidance: (scopes) => microsoftConsentGuidance(microsoftOutlookCalendar, scopes),
-  allowedOverrideHosts: ["graph.microsoft.com"],
-  storesEmailHash: true,
   proxyPathExample: "v1.0/me/events",
   integrationSettings: [MICROSOFT_TENANT_SETTING],
   // The subscription's lifecycle (issue 22, item 3): scripts/README.md.

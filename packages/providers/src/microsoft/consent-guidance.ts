@@ -1,4 +1,5 @@
 import type { ConsentGuidance, GuidanceSensitivity } from "../adapter.ts";
+import { listedScopes } from "../definition/scope-listing.ts";
 import type { ProviderTemplate } from "../provider-template.ts";
 
 const ORDER: readonly GuidanceSensitivity[] = ["basic", "unknown", "sensitive", "restricted"];
@@ -13,12 +14,7 @@ const ORDER: readonly GuidanceSensitivity[] = ["basic", "unknown", "sensitive", 
  * https://learn.microsoft.com/en-us/graph/permissions-reference).
  */
 export function microsoftConsentGuidance(template: ProviderTemplate, scopes: string[]): ConsentGuidance {
-  const catalogue = new Map(template.scopes.map((s) => [s.name, s]));
-  const listed = scopes.map((name) => {
-    const known = catalogue.get(name);
-    const sensitivity: GuidanceSensitivity = known?.sensitivity ?? "unknown";
-    return { name, description: known?.description ?? "", sensitivity };
-  });
+  const listed = listedScopes(template.scopes, scopes);
   const named = (level: GuidanceSensitivity) => listed.filter((s) => s.sensitivity === level).map((s) => s.name);
   const highest = ORDER.reduce<GuidanceSensitivity>((top, level) => (named(level).length > 0 ? level : top), "basic");
   const userData = named("sensitive");

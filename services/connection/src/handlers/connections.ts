@@ -18,15 +18,18 @@ import { LifecycleEvent, RunStatus } from "@junction/contracts/scripts/v1/script
 import { subjects } from "@junction/bus";
 import type { ConnectionServiceContext } from "../context.ts";
 import type { StoredCredentials } from "../credentials.ts";
-import { effectiveOverrides } from "../oauth/oauth-client.ts";
+import { connectionBaseUrl, effectiveOverrides } from "../oauth/oauth-client.ts";
+import { upstreamAuth } from "../upstream-auth.ts";
 import { CredentialRefresher } from "../refresh/credential-refresher.ts";
 import { sessionTags } from "../oauth/session-tags.ts";
 import { saveConnection } from "../save-connection.ts";
 import { errors } from "../errors.ts";
 import { toConnection, toIntegration, toProvider } from "../mappers.ts";
 import { matchByEmail, matchNotification } from "../match-notification.ts";
-import type { NotificationAdapter } from "@junction/providers";
+import type { NotificationAdapter, ProviderAdapter } from "@junction/providers";
+import { enteredCredentials } from "../entered-credentials.ts";
 import { validateMetadata } from "../metadata-rules.ts";
+import type { ConnectionRecord } from "../store/records.ts";
 import { UnknownConnectionsError } from "../store/store.ts";
 
 type EmailKeyOf = NotificationAdapter["emailKeyOf"];
@@ -45,6 +48,8 @@ const CONNECTION_ID_RE = /^[!-~](?:[ -~]{0,253}[!-~])?$/;
 const MAX_MATCH_BATCH = 1000;
 
 export function connectionHandlers(ctx: ConnectionServiceContext): Partial<ServiceImpl<typeof ConnectionService>> {
+  // A connection's credentials are of its provider's auth mode.
+  const present = (rec: ConnectionRecord) => toConnection(rec, ctx.providers.get(rec.provider)?.authMode);
   const integration = async (key: string) => {
     const env = await ctx.environment();
     if (!key) throw errors.invalidField("provider_config_key", "is required");
@@ -94,35 +99,48 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       }
       const creds = req.credentials;
       const expiresAt = creds && creds.expiresAtMs > 0n ? Number(creds.expiresAtMs) : null;
+      const template = ctx.providers.get(integ.provider);
+      const oauth = !creds || creds.type === "" || creds.type === "OAUTH2";
+      // An API key or a password is checked against the provider's mode (nothing is written otherwise).
+      if (creds && !oauth && !template)
+        throw errors.unknownProvider(
+          integ.provider,
+          ctx.providers.list().map((p) => p.name),
+        );
+      if (oauth && creds && template && template.authMode !== "OAUTH2") {
+        enteredCredentials(template, { type: "OAUTH2", apiKey: "", username: "", password: "" }, "credentials.");
+      }
       const result = await saveConnection(ctx, {
         env,
         integ,
         connectionId,
-        credentials: creds
-          ? {
-              type: "OAUTH2",
-              accessToken: creds.accessToken,
-              refreshToken: creds.refreshToken,
-              expiresAt,
-              raw: (creds.raw ?? {}) as JsonObject,
-            }
-          : null,
+        credentials: !creds
+          ? null
+          : oauth
+            ? {
+                type: "OAUTH2",
+                accessToken: creds.accessToken,
+                refreshToken: creds.refreshToken,
+                expiresAt,
+                raw: (creds.raw ?? {}) as JsonObject,
+              }
+            : enteredCredentials(template as ProviderAdapter, creds, "credentials."),
         connectionConfig: (req.connectionConfig ?? {}) as Record<string, unknown>,
         metadata,
         endUser,
         tags,
         webhookUrlOverride: req.webhookUrlOverride,
       });
-      return { connection: toConnection(result.connection), created: result.created };
+      return { connection: present(result.connection), created: result.created };
     },
 
     async getConnection(req) {
       const loaded = await connection(req.providerConfigKey, req.connectionId);
-      if (!req.includeCredentials) return { connection: toConnection(loaded.rec) };
+      if (!req.includeCredentials) return { connection: present(loaded.rec) };
       if (!ctx.settings.credentialReads) throw errors.credentialReadsDisabled();
       // Refreshed as for the proxy (a token expiring within the margin first), as Nango does on this read.
       const { rec, creds } = await refresher.fresh(loaded, req.forceRefresh);
-      return { connection: toConnection(rec), credentials: creds ? toCredentials(creds) : undefined };
+      return { connection: present(rec), credentials: creds ? toCredentials(creds) : undefined };
     },
 
     async listConnections(req) {
@@ -146,7 +164,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         limit,
         offset: req.page * limit,
       });
-      return { connections: connections.map(toConnection), total };
+      return { connections: connections.map(present), total };
     },
 
     // Nango's PATCH /connections/{id}: tags derive from the end user as on import; the webhook URL
@@ -169,7 +187,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       );
       if (!updated) throw errors.unknownConnection(rec.providerConfigKey, [rec.connectionId]);
       ctx.logger.info("connection updated", { integration: rec.providerConfigKey, connectionId: rec.connectionId });
-      return { connection: toConnection(updated) };
+      return { connection: present(updated) };
     },
 
     async deleteConnection(req) {
@@ -220,7 +238,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
           req.mode === MetadataWriteMode.SET ? "set" : "update",
           ctx.clock.now(),
         );
-        return { connections: recs.map(toConnection) };
+        return { connections: recs.map(present) };
       } catch (err) {
         if (err instanceof UnknownConnectionsError)
           throw errors.unknownConnection(req.providerConfigKey, err.connectionIds);
@@ -233,12 +251,25 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       const template = ctx.providers.get(loaded.integ.provider);
       const { rec, creds } = await refresher.fresh(loaded, req.forceRefresh);
       // The proxy reads the upstream base URL here: the one of the client the token belongs to.
-      const overrides = effectiveOverrides(ctx, loaded.integ, template, creds?.testCredentials === true);
+      let overrides = effectiveOverrides(
+        ctx,
+        loaded.integ,
+        template,
+        creds?.testCredentials === true,
+        rec.connectionConfig,
+      );
+      // A base URL with a connection's placeholders ({instance_url}, {subdomain}) is answered filled,
+      // where it came from: the operator's override stays one, the template's stays the provider's.
+      const fill = (url: string) =>
+        url.includes("{") ? connectionBaseUrl(loaded.integ, template, url, rec.connectionConfig) : url;
+      if (overrides.baseUrl) overrides = { ...overrides, baseUrl: fill(overrides.baseUrl) };
+      const provider = template ? toProvider({ ...template, baseUrl: fill(template.baseUrl) }) : undefined;
       return {
-        connection: toConnection(rec),
+        connection: present(rec),
         credentials: creds ? toCredentials(creds) : undefined,
         integration: toIntegration({ ...loaded.integ, overrides }, ctx.baseUrl),
-        provider: template ? toProvider(template) : undefined,
+        provider,
+        upstreamAuth: creds ? upstreamAuth(template, creds) : undefined,
       };
     },
 
@@ -290,6 +321,9 @@ function toCredentials(creds: StoredCredentials) {
     refreshToken: creds.refreshToken,
     expiresAtMs: BigInt(creds.expiresAt ?? 0),
     raw: creds.raw,
+    apiKey: creds.apiKey ?? "",
+    username: creds.username ?? "",
+    password: creds.password ?? "",
   });
 }
 

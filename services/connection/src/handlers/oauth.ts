@@ -6,6 +6,7 @@ import { errors } from "../errors.ts";
 import { toIntegration } from "../mappers.ts";
 import { completeAuthorization } from "../oauth/authorization-callback.ts";
 import { startAuthorization } from "../oauth/authorization-start.ts";
+import { submitConnectForm } from "../oauth/connect-form.ts";
 import { createConnectSession, resolveConnectSession, sessionAllows } from "../oauth/connect-sessions.ts";
 import type { IntegrationRecord } from "../store/records.ts";
 
@@ -32,6 +33,8 @@ export function oauthHandlers(ctx: ConnectionServiceContext): Partial<ServiceImp
       const { token, expiresAt } = await createConnectSession(ctx, req);
       return { token, expiresAtMs: BigInt(expiresAt) };
     },
+
+    submitConnectForm: (req) => submitConnectForm(ctx, req),
 
     async getConnectSession(req) {
       const session = await resolveConnectSession(ctx, req.token);

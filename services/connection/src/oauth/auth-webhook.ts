@@ -22,6 +22,8 @@ export interface AuthWebhookInput {
    * override). Otherwise the webhook service takes the connection's own.
    */
   webhookUrlOverride?: string;
+  /** The provider's auth mode (Nango's `authMode`); OAUTH2 when not given. */
+  authMode?: string;
 }
 
 /**
@@ -36,7 +38,7 @@ export function authWebhookBody(input: AuthWebhookInput): Record<string, unknown
     success: input.success,
     connectionId: input.connectionId,
     providerConfigKey: input.integ.uniqueKey,
-    authMode: "OAUTH2",
+    authMode: input.authMode ?? "OAUTH2",
     provider: input.integ.provider,
     environment: input.env.name,
   };

@@ -14,7 +14,9 @@ import type { ConnectionErrorRecord, ConnectSessionRecord } from "../store/recor
 import { enqueueAuthWebhook } from "./auth-webhook.ts";
 import { sessionConfigFor } from "./connect-sessions.ts";
 import { type CallbackFailure, describeExchangeFailure, stateProblem } from "./callback-messages.ts";
-import { resolveOAuthClient } from "./oauth-client.ts";
+import { SCOPE_SEPARATORS } from "./authorization-start.ts";
+import { readConnectionConfigFields } from "./connection-config-fields.ts";
+import { connectionBaseUrl, resolveOAuthClient } from "./oauth-client.ts";
 import { requestToken } from "./token-client.ts";
 
 export type CallbackAnswer = MessageInitShape<typeof CompleteAuthorizationResponseSchema>;
@@ -104,9 +106,13 @@ export async function completeAuthorization(
     });
   }
 
+  const sessionConfig = {
+    ...existing?.connectionConfig,
+    ...sessionConfigFor(session, integ.uniqueKey).connectionConfig,
+  };
   let client: ReturnType<typeof resolveOAuthClient>;
   try {
-    client = resolveOAuthClient(ctx, integ, template, st.testCredentials);
+    client = resolveOAuthClient(ctx, integ, template, st.testCredentials, sessionConfig);
   } catch (err) {
     if (!(err instanceof JunctionError)) throw err;
     return failed({
@@ -117,20 +123,31 @@ export async function completeAuthorization(
   }
   const result = await requestToken(
     ctx.fetch,
-    client.tokenUrl,
     {
-      grant_type: "authorization_code",
-      code: req.code,
-      redirect_uri: st.redirectUri,
-      client_id: client.clientId,
-      client_secret: client.clientSecret,
-      code_verifier: ctx.encryptor.decrypt(st.codeVerifierEnc),
+      tokenUrl: client.tokenUrl,
+      params: {
+        grant_type: "authorization_code",
+        code: req.code,
+        redirect_uri: st.redirectUri,
+        ...(template.pkce === "refused" ? {} : { code_verifier: ctx.encryptor.decrypt(st.codeVerifierEnc) }),
+      },
+      clientId: client.clientId,
+      clientSecret: client.clientSecret,
+      definition: template,
     },
     ctx.oauth.tokenRequestTimeoutMs,
   );
-  if (!result.ok) return failed(describeExchangeFailure(result.failure));
+  if (!result.ok) return failed(describeExchangeFailure(result.failure, template.name));
 
   const token = result.token;
+  const read = await readConnectionConfigFields(ctx, integ, template, token, client.baseUrl, sessionConfig);
+  if (!read.ok) {
+    return failed({
+      errorType: "connection_config_unavailable",
+      message: read.message,
+      answer: { outcome: AuthorizationOutcome.TOKEN_ENDPOINT_INVALID_RESPONSE },
+    });
+  }
   const at = ctx.clock.now();
   const previous = existing?.credentialsEnc ? openCredentials(ctx.encryptor, existing.credentialsEnc) : null;
   const credentials: StoredCredentials = {
@@ -140,16 +157,20 @@ export async function completeAuthorization(
     refreshToken: token.refreshToken ?? previous?.refreshToken ?? "",
     expiresAt: token.expiresIn ? at + token.expiresIn * 1000 : null,
     raw: token.raw,
+    scope: token.scope ?? st.scopes.join(SCOPE_SEPARATORS[template.scopeSeparator]),
     ...(client.testCredentials ? { testCredentials: true } : {}),
   };
-  const connectionConfig: Record<string, unknown> = { ...sessionConfigFor(session, integ.uniqueKey).connectionConfig };
+  const connectionConfig: Record<string, unknown> = {
+    ...sessionConfigFor(session, integ.uniqueKey).connectionConfig,
+    ...read.values,
+  };
   let hashProblem: ConnectionErrorRecord | null = null;
   const readAccountEmail = template.storesEmailHash ? template.readAccountEmail : undefined;
   if (readAccountEmail) {
     // spec: Versioning 2 and Webhook-to-connection matching rule 2: on every successful authorization.
     const primary = await readAccountEmail(
       ctx.fetch,
-      client.baseUrl,
+      connectionBaseUrl(integ, template, client.baseUrl, { ...sessionConfig, ...read.values }),
       token.accessToken,
       ctx.oauth.tokenRequestTimeoutMs,
     );
@@ -199,7 +220,7 @@ export async function completeAuthorization(
 }
 
 /** The end user stored on the connection: the session's, with its organization; null for a tags-only session. */
-function endUserOf(session: ConnectSessionRecord): Record<string, unknown> | null {
+export function endUserOf(session: ConnectSessionRecord): Record<string, unknown> | null {
   if (!session.endUser) return null;
   return session.organization ? { ...session.endUser, organization: session.organization } : { ...session.endUser };
 }

@@ -118,7 +118,7 @@ describe("the token exchange", () => {
     h.fake.setTokenEndpointBehavior("html");
     const answer = await h.connect();
     expect(answer.outcome).toBe(AuthorizationOutcome.TOKEN_ENDPOINT_INVALID_RESPONSE);
-    expect(answer.message).toMatch(/HTTP 502 .*text\/html/);
+    expect(answer.message).toMatch(/provider "google-calendar" answered HTTP 502 .*an HTML page/);
     await expectNoConnection(h);
   });
 

@@ -5,11 +5,14 @@ import { errors } from "../errors.ts";
 import {
   passedAuthorizationParams,
   resolveConnectSession,
-  sessionAllows,
   sessionConfigFor,
+  sessionTarget,
 } from "./connect-sessions.ts";
 import { resolveOAuthClient } from "./oauth-client.ts";
 import { newPkce } from "./pkce.ts";
+
+/** How a definition's scope separator is written in the `scope` parameter (before URL encoding). */
+export const SCOPE_SEPARATORS = { space: " ", comma: ",", plus: "+" } as const;
 
 /** {base_url}/oauth/callback: the one redirect URI to register upstream (spec: Authentication 2). */
 export function redirectUri(baseUrl: string): string {
@@ -27,28 +30,17 @@ export async function startAuthorization(
 ): Promise<{ authorizationUrl: string }> {
   const session = await resolveConnectSession(ctx, req.connectSessionToken);
   const key = req.providerConfigKey;
-  if (!key) throw errors.invalidField("provider_config_key", "is required");
-  if (!sessionAllows(session, key)) throw errors.integrationNotAllowed(key, session.allowedIntegrations);
-  const integ = await ctx.store.getIntegration(session.environmentId, key);
-  if (!integ) throw errors.unknownProviderConfig(key);
-  const template = ctx.providers.get(integ.provider);
-  if (!template)
-    throw errors.unknownProvider(
-      integ.provider,
-      ctx.providers.list().map((p) => p.name),
-    );
-  const client = resolveOAuthClient(ctx, integ, template, integ.useTestCredentials);
-
-  let connectionId: string = crypto.randomUUID();
-  if (session.reconnect) {
-    const existing = await ctx.store.getConnection(session.environmentId, key, session.reconnect.connectionId);
-    if (!existing) throw errors.unknownConnection(key, [session.reconnect.connectionId]);
-    connectionId = existing.connectionId;
-  }
+  const { integ, template, connectionId, existingConfig } = await sessionTarget(ctx, session, key);
+  if (template.authMode !== "OAUTH2") throw errors.notAnAuthorizationFlow(key, template.name, template.authMode);
+  const defaults = sessionConfigFor(session, key);
+  // A connection's placeholders ({subdomain}, {shop}) come from the session's connection config, else the connection's.
+  const client = resolveOAuthClient(ctx, integ, template, integ.useTestCredentials, {
+    ...existingConfig,
+    ...defaults.connectionConfig,
+  });
   for (const scope of req.extraScopes) {
     if (!/^\S+$/.test(scope)) throw errors.invalidField("user_scope", "must not hold empty or spaced scopes");
   }
-  const defaults = sessionConfigFor(session, key);
   const scopes = [...new Set([...integ.scopes, ...defaults.userScopes, ...req.extraScopes])];
   if (scopes.length === 0) throw errors.invalidField("scopes", `integration "${key}" requests no scopes`);
 
@@ -77,10 +69,13 @@ export async function startAuthorization(
   url.searchParams.set("response_type", "code");
   url.searchParams.set("client_id", client.clientId);
   url.searchParams.set("redirect_uri", callback);
-  url.searchParams.set("scope", scopes.join(" "));
+  url.searchParams.set("scope", scopes.join(SCOPE_SEPARATORS[template.scopeSeparator]));
   url.searchParams.set("state", state);
-  url.searchParams.set("code_challenge", pkce.challenge);
-  url.searchParams.set("code_challenge_method", "S256");
+  // RFC 7636: the challenge is sent unless the provider refuses PKCE (an unknown parameter is an error there).
+  if (template.pkce !== "refused") {
+    url.searchParams.set("code_challenge", pkce.challenge);
+    url.searchParams.set("code_challenge_method", "S256");
+  }
   // spec: Authentication 5, incremental authorization: scopes granted before are kept.
   if (req.includeGrantedScopes) url.searchParams.set("include_granted_scopes", "true");
   if (req.loginHint) url.searchParams.set("login_hint", req.loginHint);

@@ -35,13 +35,13 @@ export function stateProblem(outcome: StateOutcome, settings: OAuthSettings): Ca
 }
 
 /** The answer for a token exchange that did not give tokens. */
-export function describeExchangeFailure(failure: TokenFailure): CallbackFailure {
+export function describeExchangeFailure(failure: TokenFailure, provider: string): CallbackFailure {
   switch (failure.kind) {
     case "refused": {
       const what = `${failure.error}${failure.description ? ` (${failure.description})` : ""}`;
       return {
         errorType: failure.error,
-        message: `The provider refused to exchange the authorization code for tokens: ${what}. ${refusalHint(failure.error)} Nothing was saved.`,
+        message: `Provider "${provider}" refused to exchange the authorization code for tokens: ${what}. ${refusalHint(failure.error)} Nothing was saved.`,
         answer: {
           outcome: AuthorizationOutcome.TOKEN_EXCHANGE_REFUSED,
           upstreamError: failure.error,
@@ -52,19 +52,19 @@ export function describeExchangeFailure(failure: TokenFailure): CallbackFailure 
     case "timeout":
       return {
         errorType: "token_endpoint_timeout",
-        message: `The provider's token endpoint did not answer within ${Math.round(failure.timeoutMs / 100) / 10} s. Nothing was saved. Try again in a moment.`,
+        message: `The token endpoint of provider "${provider}" did not answer within ${Math.round(failure.timeoutMs / 100) / 10} s. Nothing was saved. Try again in a moment.`,
         answer: { outcome: AuthorizationOutcome.TOKEN_ENDPOINT_TIMEOUT },
       };
     case "unreachable":
       return {
         errorType: "token_endpoint_unreachable",
-        message: `The provider's token endpoint could not be reached (${failure.detail}). Nothing was saved. Try again later; if it persists, check the integration's token URL.`,
+        message: `The token endpoint of provider "${provider}" could not be reached (${failure.detail}). Nothing was saved. Try again later; if it persists, check the integration's token URL.`,
         answer: { outcome: AuthorizationOutcome.TOKEN_ENDPOINT_UNREACHABLE },
       };
     case "invalid_response":
       return {
         errorType: "token_endpoint_invalid_response",
-        message: `The provider's token endpoint answered HTTP ${failure.status} with something that is not a token response (${failure.detail}). Nothing was saved. Try again later; if it persists, check the integration's token URL.`,
+        message: `The token endpoint of provider "${provider}" answered HTTP ${failure.status} with something that is not a token response: ${failure.detail}. Nothing was saved. Try again later; if it persists, check the integration's token URL and the provider's definition (tokenResponse).`,
         answer: { outcome: AuthorizationOutcome.TOKEN_ENDPOINT_INVALID_RESPONSE },
       };
   }

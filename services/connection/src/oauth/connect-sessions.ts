@@ -205,3 +205,29 @@ function checkDefaults(key: string, d: IntegrationConfigDefaults): IntegrationCo
     connectionConfig: (d.connectionConfig ?? {}) as Record<string, unknown>,
   };
 }
+
+/**
+ * What a session's authorization or form works on: the integration it allows, its provider, and the
+ * connection (a new id, or the reconnect session's existing connection with its config).
+ */
+export async function sessionTarget(ctx: ConnectionServiceContext, session: ConnectSessionRecord, key: string) {
+  if (!key) throw errors.invalidField("provider_config_key", "is required");
+  if (!sessionAllows(session, key)) throw errors.integrationNotAllowed(key, session.allowedIntegrations);
+  const integ = await ctx.store.getIntegration(session.environmentId, key);
+  if (!integ) throw errors.unknownProviderConfig(key);
+  const template = ctx.providers.get(integ.provider);
+  if (!template)
+    throw errors.unknownProvider(
+      integ.provider,
+      ctx.providers.list().map((p) => p.name),
+    );
+  let connectionId: string = crypto.randomUUID();
+  let existingConfig: Record<string, unknown> = {};
+  if (session.reconnect) {
+    const existing = await ctx.store.getConnection(session.environmentId, key, session.reconnect.connectionId);
+    if (!existing) throw errors.unknownConnection(key, [session.reconnect.connectionId]);
+    connectionId = existing.connectionId;
+    existingConfig = existing.connectionConfig;
+  }
+  return { integ, template, connectionId, existingConfig };
+}

@@ -10,6 +10,7 @@ export interface OAuthClient {
   clientSecret: string;
   authorizationUrl: string;
   tokenUrl: string;
+  /** May still hold a connection's placeholders (`{instance_url}`): see `connectionBaseUrl`. */
   baseUrl: string;
   /** The operator's test credentials (spec: Authentication 4) rather than the integration's own. */
   testCredentials: boolean;
@@ -24,8 +25,9 @@ export function resolveOAuthClient(
   integ: IntegrationRecord,
   template: ProviderAdapter,
   testCredentials: boolean,
+  connectionConfig: Readonly<Record<string, unknown>> = {},
 ): OAuthClient {
-  const urls = effectiveUrls(ctx, integ, template, testCredentials);
+  const urls = effectiveUrls(ctx, integ, template, testCredentials, connectionConfig);
   if (testCredentials) {
     const test = ctx.oauth.testCredentials[integ.provider];
     if (!test) throw errors.testCredentialsUnavailable(integ.uniqueKey, integ.provider);
@@ -46,18 +48,36 @@ export function effectiveOverrides(
   integ: IntegrationRecord,
   template: ProviderAdapter | undefined,
   testCredentials: boolean,
+  connectionConfig: Readonly<Record<string, unknown>> = {},
 ): UpstreamOverridesRecord {
   if (!testCredentials || !template) return integ.overrides;
-  const urls = effectiveUrls(ctx, integ, template, true);
+  const urls = effectiveUrls(ctx, integ, template, true, connectionConfig);
   return { baseUrl: urls.baseUrl, authorizationUrl: urls.authorizationUrl, tokenUrl: urls.tokenUrl };
 }
 
-/** The URLs in force: test credentials', then the operator's overrides, then the template's; `{key}` filled from the provider settings. */
+/**
+ * The API base URL a connection's calls go to, its placeholders filled from the connection config (an
+ * `{instance_url}` read from the token answer) and provider settings; throws `invalid_request` naming the field.
+ */
+export function connectionBaseUrl(
+  integ: IntegrationRecord,
+  template: ProviderAdapter | undefined,
+  baseUrl: string,
+  connectionConfig: Readonly<Record<string, unknown>>,
+): string {
+  return fillUrlPlaceholders(baseUrl, template, integ.providerSettings ?? {}, "base_url", connectionConfig);
+}
+
+/**
+ * The URLs in force: test credentials', then the operator's overrides, then the template's; `{key}` in the
+ * OAuth URLs filled from the provider settings and the connection config.
+ */
 function effectiveUrls(
   ctx: ConnectionServiceContext,
   integ: IntegrationRecord,
   template: ProviderAdapter,
   testCredentials: boolean,
+  connectionConfig: Readonly<Record<string, unknown>> = {},
 ) {
   const test = testCredentials ? ctx.oauth.testCredentials[integ.provider] : undefined;
   const o = integ.overrides;
@@ -68,8 +88,15 @@ function effectiveUrls(
       template,
       settings,
       "authorization_url",
+      connectionConfig,
     ),
-    tokenUrl: fillUrlPlaceholders(test?.tokenUrl || o.tokenUrl || template.tokenUrl, template, settings, "token_url"),
+    tokenUrl: fillUrlPlaceholders(
+      test?.tokenUrl || o.tokenUrl || template.tokenUrl,
+      template,
+      settings,
+      "token_url",
+      connectionConfig,
+    ),
     baseUrl: test?.baseUrl || o.baseUrl || template.baseUrl,
   };
 }

@@ -1,17 +1,8 @@
-import type { JsonObject } from "@bufbuild/protobuf";
+import type { ProviderDefinition } from "@junction/providers";
 import type { HttpFetch } from "../context.ts";
+import { parseTokenBody, readTokenSet, type TokenSet } from "./token-answer.ts";
 
-/** A successful token response (RFC 6749 section 5.1). */
-export interface TokenSet {
-  accessToken: string;
-  /** Absent when the upstream issued none (re-authorization, refresh at Google). */
-  refreshToken?: string;
-  /** Seconds; absent when the upstream did not say. */
-  expiresIn?: number;
-  scope?: string;
-  /** The whole response, kept (encrypted) with the credentials. */
-  raw: JsonObject;
-}
+export type { TokenSet } from "./token-answer.ts";
 
 /** Why a token request failed. Only `refused` comes from the upstream's OAuth error (section 5.2). */
 export type TokenFailure =
@@ -22,27 +13,44 @@ export type TokenFailure =
 
 export type TokenResult = { ok: true; token: TokenSet } | { ok: false; failure: TokenFailure };
 
+/** What a token request needs of the provider's definition. */
+export type TokenRequestDefinition = Pick<ProviderDefinition, "clientAuthentication" | "tokenParams" | "tokenResponse">;
+
+/** One token request: the grant's parameters and the client that makes it. */
+export interface TokenRequest {
+  tokenUrl: string;
+  /** grant_type and the grant's own parameters; the definition's token parameters are added. */
+  params: Record<string, string>;
+  clientId: string;
+  clientSecret: string;
+  definition: TokenRequestDefinition;
+}
+
 /**
- * POSTs a token request (form-encoded, client credentials in the body as Google expects) with a
- * real-time timeout. It never throws and never logs: parameters and responses hold secrets.
+ * POSTs a token request (form-encoded; the client authenticated as the definition says, RFC 6749 2.3.1)
+ * with a real-time timeout, and reads the answer as the definition says (JSON or form, tokens at a
+ * nested root, accepted token types). It never throws and never logs: parameters and answers hold secrets.
  */
-export async function requestToken(
-  fetchImpl: HttpFetch,
-  tokenUrl: string,
-  params: Record<string, string>,
-  timeoutMs: number,
-): Promise<TokenResult> {
+export async function requestToken(fetchImpl: HttpFetch, req: TokenRequest, timeoutMs: number): Promise<TokenResult> {
+  const { definition } = req;
+  const body = new URLSearchParams({ ...definition.tokenParams, ...req.params });
+  const headers: Record<string, string> = {
+    "content-type": "application/x-www-form-urlencoded",
+    accept: definition.tokenResponse.format === "form" ? "application/x-www-form-urlencoded" : "application/json",
+  };
+  if (definition.clientAuthentication === "client_secret_basic") {
+    // RFC 6749 2.3.1: each part form-urlencoded before the Basic encoding.
+    const user = `${formEncode(req.clientId)}:${formEncode(req.clientSecret)}`;
+    headers.authorization = `Basic ${Buffer.from(user, "utf8").toString("base64")}`;
+  } else {
+    body.set("client_id", req.clientId);
+    body.set("client_secret", req.clientSecret);
+  }
   let res: Response;
   let text: string;
   try {
     const signal = AbortSignal.timeout(timeoutMs);
-    res = await fetchImpl(tokenUrl, {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded", accept: "application/json" },
-      body: new URLSearchParams(params).toString(),
-      redirect: "manual",
-      signal,
-    });
+    res = await fetchImpl(req.tokenUrl, { method: "POST", headers, body: body.toString(), redirect: "manual", signal });
     // The body read shares the deadline: a server that sends headers and then stalls also times out.
     text = await res.text();
   } catch (err) {
@@ -50,36 +58,29 @@ export async function requestToken(
     if (name === "TimeoutError" || name === "AbortError") return fail({ kind: "timeout", timeoutMs });
     return fail({ kind: "unreachable", detail: describeNetworkError(err) });
   }
-  const body = parseJsonObject(text);
+  const parsed = parseTokenBody(text, res.headers.get("content-type"), definition.tokenResponse);
+  if (parsed.kind === "html") {
+    return fail({ kind: "invalid_response", status: res.status, detail: "an HTML page, not a token answer" });
+  }
+  if (parsed.kind === "unreadable") {
+    return fail({ kind: "invalid_response", status: res.status, detail: `${parsed.type} that does not parse` });
+  }
+  const answer = parsed.body;
+  // Some providers answer errors with a 200 ({"ok":false,"error":...}): an error field without a token is a refusal.
+  if (
+    typeof answer.error === "string" &&
+    answer.error !== "" &&
+    (res.status >= 400 || typeof readTokenSet(answer, definition.tokenResponse) === "string")
+  ) {
+    const description = typeof answer.error_description === "string" ? answer.error_description : "";
+    return fail({ kind: "refused", status: res.status, error: answer.error, description });
+  }
   if (res.status >= 200 && res.status < 300) {
-    if (!body) return fail({ kind: "invalid_response", status: res.status, detail: describeNonJson(res) });
-    const accessToken = body.access_token;
-    if (typeof accessToken !== "string" || accessToken === "") {
-      return fail({ kind: "invalid_response", status: res.status, detail: "the JSON has no access_token" });
-    }
-    const expiresIn = Number(body.expires_in);
-    return {
-      ok: true,
-      token: {
-        accessToken,
-        ...(typeof body.refresh_token === "string" && body.refresh_token !== ""
-          ? { refreshToken: body.refresh_token }
-          : {}),
-        ...(body.expires_in !== undefined && Number.isFinite(expiresIn) && expiresIn > 0 ? { expiresIn } : {}),
-        ...(typeof body.scope === "string" ? { scope: body.scope } : {}),
-        raw: body,
-      },
-    };
+    const token = readTokenSet(answer, definition.tokenResponse);
+    if (typeof token === "string") return fail({ kind: "invalid_response", status: res.status, detail: token });
+    return { ok: true, token };
   }
-  if (body && typeof body.error === "string") {
-    const description = typeof body.error_description === "string" ? body.error_description : "";
-    return fail({ kind: "refused", status: res.status, error: body.error, description });
-  }
-  return fail({
-    kind: "invalid_response",
-    status: res.status,
-    detail: body ? "the JSON error has no error field" : describeNonJson(res),
-  });
+  return fail({ kind: "invalid_response", status: res.status, detail: "an error answer without an error field" });
 }
 
 /** Whether a failure may pass by itself (so a short cooldown, and no "re-authorize" advice). */
@@ -119,18 +120,8 @@ function fail(failure: TokenFailure): TokenResult {
   return { ok: false, failure };
 }
 
-function parseJsonObject(text: string): JsonObject | null {
-  try {
-    const v = JSON.parse(text) as unknown;
-    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as JsonObject) : null;
-  } catch {
-    return null;
-  }
-}
-
-function describeNonJson(res: Response): string {
-  const type = (res.headers.get("content-type") ?? "no content type").split(";")[0]?.trim();
-  return `${type}, not JSON`;
+function formEncode(value: string): string {
+  return encodeURIComponent(value).replace(/%20/g, "+");
 }
 
 function describeNetworkError(err: unknown): string {

@@ -36,7 +36,10 @@ describe("OAuth URL placeholders (issue 22: the tenant in Microsoft's URLs)", ()
       const err = refusal(() => fillUrlPlaceholders("https://l.example/{tenant}/t", adapter, { tenant }, "token_url"));
       expect(err.code).toBe("invalid_request");
       expect(err.errors).toEqual([
-        { path: "provider_settings.tenant", message: "must be one URL path segment: letters, digits and . _ ~ - only" },
+        {
+          path: "provider_settings.tenant",
+          message: `provider "${PROVIDER}": must be one URL path segment: letters, digits and . _ ~ - only`,
+        },
       ]);
     }
   });

@@ -1,8 +1,9 @@
 import { randomToken } from "@junction/platform";
 import type { ConnectionServiceContext } from "../context.ts";
-import { openCredentials, type StoredCredentials, sealCredentials } from "../credentials.ts";
+import { isRefreshable, openCredentials, type StoredCredentials, sealCredentials } from "../credentials.ts";
 import { errors } from "../errors.ts";
 import { enqueueAuthWebhook } from "../oauth/auth-webhook.ts";
+import { SCOPE_SEPARATORS } from "../oauth/authorization-start.ts";
 import { resolveOAuthClient } from "../oauth/oauth-client.ts";
 import { failureCode, isTransient, requestToken, type TokenFailure } from "../oauth/token-client.ts";
 import type { ConnectionRecord, EnvironmentRecord, IntegrationRecord } from "../store/records.ts";
@@ -49,6 +50,8 @@ export class CredentialRefresher {
   async fresh(loaded: LoadedConnection, force: boolean): Promise<FreshCredentials> {
     const creds = open(this.ctx, loaded.rec);
     if (!creds) return { rec: loaded.rec, creds: null };
+    // An API key or a password is served as it is: there is nothing to refresh it with.
+    if (!isRefreshable(creds)) return { rec: loaded.rec, creds };
     if (!force && !this.expiresSoon(creds)) return { rec: loaded.rec, creds };
     const key = loaded.rec.id;
     const running = this.inFlight.get(key);
@@ -101,7 +104,8 @@ export class CredentialRefresher {
     const now = this.ctx.clock.now();
     const cooling = rec.errors.find((e) => isRefreshError(e.type) && (e.retryAfter ?? 0) > now);
     if (cooling) return this.serveOrFail(rec, creds, stale, cooling.message);
-    if (!creds.refreshToken) {
+    // Client credentials need no refresh token: a new token is asked for with the client's own.
+    if (!creds.refreshToken && creds.type !== "OAUTH2_CC") {
       return this.serveOrFail(
         rec,
         creds,
@@ -126,15 +130,23 @@ export class CredentialRefresher {
         integ.provider,
         ctx.providers.list().map((p) => p.name),
       );
-    const client = resolveOAuthClient(ctx, integ, template, creds.testCredentials === true);
+    const client = resolveOAuthClient(ctx, integ, template, creds.testCredentials === true, rec.connectionConfig);
+    const scope = creds.scope ?? integ.scopes.join(SCOPE_SEPARATORS[template.scopeSeparator]);
     const result = await requestToken(
       ctx.fetch,
-      client.tokenUrl,
       {
-        grant_type: "refresh_token",
-        refresh_token: creds.refreshToken,
-        client_id: client.clientId,
-        client_secret: client.clientSecret,
+        tokenUrl: client.tokenUrl,
+        params:
+          creds.type === "OAUTH2_CC"
+            ? { grant_type: "client_credentials", ...(scope !== "" ? { scope } : {}) }
+            : {
+                grant_type: "refresh_token",
+                refresh_token: creds.refreshToken,
+                ...(template.refreshNeedsScopes && scope !== "" ? { scope } : {}),
+              },
+        clientId: client.clientId,
+        clientSecret: client.clientSecret,
+        definition: template,
       },
       ctx.oauth.tokenRequestTimeoutMs,
     );
@@ -144,10 +156,12 @@ export class CredentialRefresher {
       const next: StoredCredentials = {
         ...creds,
         accessToken: t.accessToken,
-        // Google keeps the refresh token and returns none on refresh; a rotating upstream returns a new one.
+        // Google keeps the refresh token and returns none on refresh; a rotating upstream returns a new one,
+        // stored with the access token in one write: until it is, the old one stays (a lost answer keeps it).
         refreshToken: t.refreshToken ?? creds.refreshToken,
         expiresAt: t.expiresIn ? now + t.expiresIn * 1000 : null,
         raw: t.raw,
+        ...(t.scope ? { scope: t.scope } : {}),
       };
       const saved = await ctx.store.patchConnection(
         env.id,
@@ -209,6 +223,7 @@ export class CredentialRefresher {
         connectionId: rec.connectionId,
         operation: "refresh",
         success: false,
+        authMode: ctx.providers.get(integ.provider)?.authMode,
         endUser: rec.endUser,
         tags: rec.tags,
         error: { type: error.upstreamError, description: message },

@@ -11,6 +11,7 @@ const INVALID_GRANT_CAUSES = [
   "the upstream app is in Testing mode with an External audience, where refresh tokens expire after 7 days unless only basic scopes (openid, email, profile) are requested",
   "a workspace admin restricted a requested service, or the admin-set session length was exceeded",
   "time-based access the user granted has expired",
+  "the provider rotates refresh tokens and an answer carrying the new one was lost (a timeout or an error after it rotated), so the one held no longer works",
 ];
 
 /** A person-readable explanation of a refresh failure, and what to do about it. */

@@ -1,0 +1,200 @@
+import { Code } from "@connectrpc/connect";
+import type { Integration, Provider } from "@junction/contracts/connection/v1/connection_service_pb";
+import { invalidArgument, JunctionError, readTextLimited } from "@junction/platform";
+import { z } from "zod";
+import { queryObject } from "../../http/read-json.ts";
+import type { Route, RouteContext } from "../../router.ts";
+import { browserError, wantsHtml } from "./browser-error.ts";
+import { escapeHtml, htmlPage } from "./html-page.ts";
+
+/** A form holds a few short fields: a key, a user name and password, a subdomain. */
+const FORM_LIMIT = 16 * 1024;
+
+/** The fields a provider's form asks for: the definition's connect fields, and its mode's credentials when it names none. */
+export function formFields(provider: Provider): { key: string; label: string; docsUrl: string; secret: boolean }[] {
+  const fields = provider.connectFields.map((f) => ({
+    key: f.key,
+    label: f.label,
+    docsUrl: f.docsUrl,
+    secret: f.secret,
+  }));
+  const has = (key: string) => fields.some((f) => f.key === key);
+  const add = (key: string, label: string, secret: boolean) => {
+    if (!has(key)) fields.push({ key, label, docsUrl: provider.docsUrl, secret });
+  };
+  if (provider.authMode === "API_KEY") add("apiKey", "API key", true);
+  if (provider.authMode === "BASIC") {
+    add("username", "User name", false);
+    add("password", "Password", true);
+  }
+  return fields;
+}
+
+/** Whether an integration's provider is connected through the form rather than a consent screen. */
+export function usesForm(provider: Provider | undefined): boolean {
+  return provider !== undefined && provider.authMode !== "" && provider.authMode !== "OAUTH2";
+}
+
+/** The session's integration and its provider, or the error a browser is shown. */
+async function sessionIntegration(
+  ctx: RouteContext,
+  token: string,
+): Promise<{ integ: Integration; provider: Provider }> {
+  const key = ctx.params.integration as string;
+  const session = await ctx.clients.connection.getConnectSession({ token });
+  const integ = session.integrations.find((i) => i.uniqueKey === key);
+  if (!integ) {
+    throw new JunctionError(
+      "integration_not_allowed",
+      `This connect session does not allow integration "${key}".`,
+      Code.PermissionDenied,
+    );
+  }
+  const { providers } = await ctx.clients.connection.listProviders({});
+  const provider = providers.find((p) => p.name === integ.provider);
+  if (!usesForm(provider)) {
+    throw invalidArgument(
+      "invalid_request",
+      `Integration "${key}" is connected through its provider's consent screen: open /oauth/connect/${key}.`,
+    );
+  }
+  return { integ, provider: provider as Provider };
+}
+
+function formHtml(ctx: RouteContext, token: string, provider: Provider): string {
+  const key = ctx.params.integration as string;
+  const inputs = formFields(provider)
+    .map((f) => {
+      const id = `field-${escapeHtml(f.key)}`;
+      const where = f.docsUrl
+        ? ` <a class="docs" href="${escapeHtml(f.docsUrl)}" target="_blank" rel="noopener">Where to find it</a>`
+        : "";
+      const type = f.secret ? "password" : "text";
+      return `<p><label for="${id}">${escapeHtml(f.label)}</label>${where}<br><input id="${id}" name="${escapeHtml(f.key)}" type="${type}" autocomplete="off"></p>`;
+    })
+    .join("");
+  const action = `${ctx.baseUrl}/connect/form/${encodeURIComponent(key)}`;
+  return `<form id="connect-form" method="post" action="${escapeHtml(action)}"><input type="hidden" name="connect_session_token" value="${escapeHtml(token)}">${inputs}<p><button type="submit">Connect</button></p></form>`;
+}
+
+/** GET and POST /connect/form/{integration}: the connect page's form for API_KEY, BASIC and client-credentials providers. */
+export function connectFormRoutes(): Route[] {
+  return [
+    {
+      method: "GET",
+      pattern: "/connect/form/:integration",
+      auth: false,
+      handler: async (ctx) => {
+        try {
+          const token = queryObject(ctx.url).connect_session_token;
+          const { integ, provider } = await sessionIntegration(ctx, typeof token === "string" ? token : "");
+          return htmlPage(
+            200,
+            {
+              title: "Connect",
+              code: "connect_form",
+              heading: `Connect ${integ.displayName}`,
+              message: "Enter the credentials below; they are stored encrypted and sent only to the provider.",
+              extraHtml: formHtml(ctx, token as string, provider),
+              postsForm: true,
+            },
+            ctx.requestId,
+          );
+        } catch (err) {
+          return browserError(err, ctx, true, "Cannot connect");
+        }
+      },
+      doc: {
+        summary: "The connect page's form",
+        description:
+          "For an integration whose provider uses an API key, a user name and password, or client credentials: a page asking for the fields its definition names, each with a link to where the user finds it.",
+        tags: ["Connect"],
+        params: { integration: "The integration's id." },
+        query: z.object({ connect_session_token: z.string() }),
+        queryUnchecked: true,
+        responses: { 200: { description: "An HTML page with the form.", contentType: "text/html" } },
+        errors: [
+          "unknown_connect_session_token",
+          "connect_session_expired",
+          "integration_not_allowed",
+          "invalid_request",
+        ],
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/connect/form/:integration",
+      auth: false,
+      handler: async (ctx) => {
+        const html = wantsHtml(ctx.req);
+        try {
+          const type = ctx.req.headers.get("content-type") ?? "";
+          if (!/^application\/x-www-form-urlencoded\b/i.test(type.trim())) {
+            throw new JunctionError(
+              "invalid_content_type",
+              "Send the form as application/x-www-form-urlencoded.",
+              Code.InvalidArgument,
+            );
+          }
+          const tooLarge = () =>
+            new JunctionError("request_too_large", `The form exceeds ${FORM_LIMIT} bytes.`, Code.InvalidArgument);
+          const fields = Object.fromEntries(
+            new URLSearchParams(await readTextLimited(ctx.req.body, FORM_LIMIT, tooLarge)),
+          );
+          const { connect_session_token: token = "", ...rest } = fields;
+          const res = await ctx.clients.connection.submitConnectForm({
+            connectSessionToken: token,
+            providerConfigKey: ctx.params.integration as string,
+            fields: rest,
+          });
+          return htmlPage(
+            200,
+            {
+              title: "Connected",
+              code: "connected",
+              heading: `Connected to ${res.integrationDisplayName}`,
+              message: res.created
+                ? `${res.integrationDisplayName} is connected. You can close this window.`
+                : `${res.integrationDisplayName} is connected again (the existing connection was updated). You can close this window.`,
+              details: [
+                ["Integration", ctx.params.integration as string],
+                ["Connection id", res.connectionId],
+              ],
+              openerMessage: {
+                type: "junction:auth",
+                success: true,
+                code: "connected",
+                providerConfigKey: ctx.params.integration,
+                connectionId: res.connectionId,
+              },
+            },
+            ctx.requestId,
+          );
+        } catch (err) {
+          return browserError(err, ctx, html, "Cannot connect");
+        }
+      },
+      doc: {
+        summary: "Submit the connect page's form",
+        description:
+          "Creates the connection (or updates a reconnect session's) from the form's fields (`connect_session_token`, then the fields the form asked for). Answers a page for a browser, the error body otherwise.",
+        tags: ["Connect"],
+        params: { integration: "The integration's id." },
+        rawBody:
+          "application/x-www-form-urlencoded: connect_session_token and the form's fields (apiKey, username, password, connection_config keys).",
+        responses: { 200: { description: "An HTML page: connected.", contentType: "text/html" } },
+        errors: [
+          "unknown_connect_session_token",
+          "connect_session_expired",
+          "integration_not_allowed",
+          "invalid_request",
+          "invalid_content_type",
+          "request_too_large",
+          "client_credentials_refused",
+          "test_credentials_unavailable",
+          "integration_missing_credentials",
+        ],
+      },
+    },
+  ];
+}

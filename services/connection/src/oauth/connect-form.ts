@@ -1,0 +1,116 @@
+import type { SubmitConnectFormRequest } from "@junction/contracts/connection/v1/connection_service_pb";
+import type { ConnectionServiceContext } from "../context.ts";
+import type { StoredCredentials } from "../credentials.ts";
+import { enteredCredentials } from "../entered-credentials.ts";
+import { errors } from "../errors.ts";
+import { isRefreshError } from "../refresh/credential-refresher.ts";
+import { saveConnection } from "../save-connection.ts";
+import { enqueueAuthWebhook } from "./auth-webhook.ts";
+import { endUserOf } from "./authorization-callback.ts";
+import { SCOPE_SEPARATORS } from "./authorization-start.ts";
+import { resolveConnectSession, sessionConfigFor, sessionTarget } from "./connect-sessions.ts";
+import { connectionBaseUrl, resolveOAuthClient } from "./oauth-client.ts";
+import { describeTokenFailure, requestToken } from "./token-client.ts";
+
+const CREDENTIAL_KEYS = new Set(["apiKey", "username", "password"]);
+
+/**
+ * The connect page's form for a provider that is not authorized through a consent screen: the API key,
+ * or user name and password, and the connection-config fields its definition names (checked as the
+ * import checks them), or, for client credentials, nothing but the integration's own client. Creates the
+ * connection (or updates a reconnect session's), then tells the customer as an authorization does.
+ */
+export async function submitConnectForm(
+  ctx: ConnectionServiceContext,
+  req: SubmitConnectFormRequest,
+): Promise<{ connectionId: string; created: boolean; integrationDisplayName: string }> {
+  const session = await resolveConnectSession(ctx, req.connectSessionToken);
+  const key = req.providerConfigKey;
+  const env = await ctx.environment();
+  const { integ, template, connectionId } = await sessionTarget(ctx, session, key);
+  if (template.authMode === "OAUTH2") {
+    throw errors.invalidField(
+      "provider_config_key",
+      `provider "${template.name}" is connected through its authorization flow (/oauth/connect/${key}), not a form`,
+    );
+  }
+  const fields = req.fields;
+  const connectionConfig: Record<string, unknown> = { ...sessionConfigFor(session, key).connectionConfig };
+  for (const field of template.connectFields) {
+    if (CREDENTIAL_KEYS.has(field.key)) continue;
+    const value = (fields[field.key] ?? "").trim();
+    if (value !== "") connectionConfig[field.key] = value;
+  }
+  // A base URL the connection cannot fill is refused now, not at the first proxied call.
+  connectionBaseUrl(integ, template, integ.overrides.baseUrl || template.baseUrl, connectionConfig);
+
+  let credentials: StoredCredentials;
+  if (template.authMode === "OAUTH2_CC") {
+    const client = resolveOAuthClient(ctx, integ, template, integ.useTestCredentials, connectionConfig);
+    const scope = integ.scopes.join(SCOPE_SEPARATORS[template.scopeSeparator]);
+    const result = await requestToken(
+      ctx.fetch,
+      {
+        tokenUrl: client.tokenUrl,
+        params: { grant_type: "client_credentials", ...(scope !== "" ? { scope } : {}) },
+        clientId: client.clientId,
+        clientSecret: client.clientSecret,
+        definition: template,
+      },
+      ctx.oauth.tokenRequestTimeoutMs,
+    );
+    if (!result.ok) {
+      throw errors.clientCredentialsRefused(template.name, describeTokenFailure(result.failure));
+    }
+    const at = ctx.clock.now();
+    credentials = {
+      type: "OAUTH2_CC",
+      accessToken: result.token.accessToken,
+      refreshToken: "",
+      expiresAt: result.token.expiresIn ? at + result.token.expiresIn * 1000 : null,
+      raw: result.token.raw,
+      ...(scope !== "" ? { scope } : {}),
+    };
+  } else {
+    credentials = enteredCredentials(
+      template,
+      {
+        type: template.authMode,
+        apiKey: fields.apiKey ?? "",
+        username: fields.username ?? "",
+        password: fields.password ?? "",
+      },
+      "",
+    );
+  }
+
+  const endUser = endUserOf(session);
+  const saved = await saveConnection(ctx, {
+    env,
+    integ,
+    connectionId,
+    credentials,
+    connectionConfig,
+    metadata: {},
+    endUser,
+    tags: session.tags,
+    webhookUrlOverride: session.webhookUrlOverride,
+    // New credentials clear the refresh failures of the ones they replace.
+    reviseErrors: (errs) => errs.filter((e) => !isRefreshError(e.type)),
+  });
+  try {
+    await enqueueAuthWebhook(ctx, {
+      env,
+      integ,
+      connectionId,
+      operation: saved.created ? "creation" : "override",
+      success: true,
+      endUser,
+      tags: saved.connection.tags,
+      authMode: template.authMode,
+    });
+  } catch (err) {
+    ctx.logger.error("auth webhook could not be enqueued", { error: err });
+  }
+  return { connectionId, created: saved.created, integrationDisplayName: integ.displayName };
+}
