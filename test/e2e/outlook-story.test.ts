@@ -9,6 +9,7 @@ import {
   expectNoSecretsLogged,
   forwardsOf,
   metadataOf,
+  registryExpirationOf,
   registryOf,
   scriptRuns,
   testClient,
@@ -166,6 +167,12 @@ describe("the Outlook story", () => {
       expect(extended).toMatchObject({ id: subscriptionId, state: "active" });
       // Extended from the script's real now, a day behind the advanced manual clock.
       expect(extended?.expiration).toBeGreaterThan(subscription?.expiration ?? Number.POSITIVE_INFINITY);
+      // The proxied PATCH is recorded: the registry holds Graph's new expiration, not the first one.
+      await waitFor(
+        "the registry's new expiration",
+        async () => (await registryExpirationOf(j, connectionId, subscriptionId)) === extended?.expiration,
+      );
+      expect(await registryOf(j, connectionId)).toEqual([[subscriptionId, "active"]]);
 
       // 7. The connection is deleted: pre-connection-deletion deletes the subscription; changes go nowhere.
       const deleted = await j.api("DELETE", `/connection/${connectionId}?provider_config_key=outlook`);
