@@ -3,6 +3,7 @@ import type { ProviderAdapter } from "../adapter.ts";
 import { googleConsentGuidance } from "../google/consent-guidance.ts";
 import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH } from "../google/google-oauth.ts";
 import { calendarIdFromUri } from "../spec-matching.ts";
+import { readGmailAddress } from "./account-email.ts";
 import { pubsubPushReader } from "./pubsub-push.ts";
 import { GMAIL_SETTINGS } from "./settings.ts";
 import { gmailWatches } from "./watch-calls.ts";
@@ -36,7 +37,10 @@ export const googleMail: ProviderAdapter = {
   webhookHeaders: null,
   consentGuidance: (scopes) => googleConsentGuidance(googleMail, scopes),
   allowedOverrideHosts: ["gmail.googleapis.com", "www.googleapis.com"],
-  storesEmailHash: false,
+  // Pushes name the mailbox's address: the hash lets them match a connection no script described
+  // (managed channels), by rule 2's first tier.
+  storesEmailHash: true,
+  readAccountEmail: readGmailAddress,
   proxyPathExample: "gmail/v1/users/me/profile",
   // The mailbox watch's lifecycle: scripts/README.md.
   scriptTemplates: {
