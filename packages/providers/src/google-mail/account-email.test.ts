@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { accountEmailReader, providerAdapter } from "../index.ts";
 import { googleMail } from "./adapter.ts";
 
 // A local stand-in for Gmail's GET /gmail/v1/users/me/profile.
@@ -36,5 +37,24 @@ describe("google-mail readAccountEmail", () => {
       reason: "the Gmail profile names no emailAddress",
     });
     expect(JSON.stringify(refused)).not.toContain("secret-at");
+  });
+});
+
+describe("accountEmailReader", () => {
+  const READONLY = "https://www.googleapis.com/auth/gmail.readonly";
+  const SEND = "https://www.googleapis.com/auth/gmail.send";
+
+  test("Gmail's address is read only when the grant holds a scope users.getProfile accepts", () => {
+    expect(accountEmailReader(googleMail, ["email", READONLY])).toBe(googleMail.readAccountEmail);
+    expect(accountEmailReader(googleMail, ["https://mail.google.com/"])).toBe(googleMail.readAccountEmail);
+    expect(accountEmailReader(googleMail, ["email", SEND])).toBeUndefined();
+    expect(accountEmailReader(googleMail, [])).toBeUndefined();
+  });
+
+  test("an adapter naming no scopes reads with any grant; one storing no hash never does", () => {
+    const calendar = providerAdapter("google-calendar");
+    if (!calendar) throw new Error("no calendar adapter");
+    expect(accountEmailReader(calendar, [])).toBe(calendar.readAccountEmail);
+    expect(accountEmailReader({ ...googleMail, storesEmailHash: false }, [READONLY])).toBeUndefined();
   });
 });

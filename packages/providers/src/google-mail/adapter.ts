@@ -41,6 +41,11 @@ export const googleMail: ProviderAdapter = {
   // (managed channels), by rule 2's first tier.
   storesEmailHash: true,
   readAccountEmail: readGmailAddress,
+  // users.getProfile's scopes: a send-only grant cannot read the address (nor watch the mailbox).
+  accountEmailScopes: [
+    "https://mail.google.com/",
+    ...["modify", "compose", "readonly", "metadata"].map((s) => `${GMAIL}/gmail.${s}`),
+  ],
   proxyPathExample: "gmail/v1/users/me/profile",
   // The mailbox watch's lifecycle: scripts/README.md.
   scriptTemplates: {
