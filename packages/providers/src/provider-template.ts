@@ -31,6 +31,6 @@ export interface ProviderTemplate {
   webhookHeaders: WebhookHeaderNames | null;
   /** Hosts a caller's Base-Url-Override may point at (never loopback or private ranges). */
   allowedOverrideHosts: string[];
-  /** Connections read the primary calendar and store connection_config.emailAddressHash. */
+  /** Connections read the account's email at authorization and store connection_config.emailAddressHash. */
   storesEmailHash: boolean;
 }

@@ -20,7 +20,7 @@ import { requestToken } from "./token-client.ts";
 
 export type CallbackAnswer = MessageInitShape<typeof CompleteAuthorizationResponseSchema>;
 
-/** Recorded on a calendar connection whose primary calendar could not be read at authorization. */
+/** Recorded on a connection whose account email could not be read at authorization. */
 export const EMAIL_HASH_UNAVAILABLE = "email_address_hash_unavailable";
 
 /**
