@@ -1,17 +1,9 @@
 import { describe, expect, test } from "bun:test";
-import { startWebhookReceiver, type WebhookReceiver } from "../fake-upstream/index.ts";
+import { startWebhookReceiver } from "../fake-upstream/index.ts";
 import { waitFor } from "../support/wait-for.ts";
-import { CLIENT, type OAuthWorld, useOAuthWorld } from "./oauth-e2e-kit.ts";
-import {
-  createIntegration,
-  deployTemplates,
-  expectNoSecretsLogged,
-  forwardsOf,
-  metadataOf,
-  registryOf,
-  scriptRuns,
-  testClient,
-} from "./push-stories-kit.ts";
+import { ALICE, connectMailbox, SUBSCRIPTION, TOPIC } from "./gmail-kit.ts";
+import { CLIENT, useOAuthWorld } from "./oauth-e2e-kit.ts";
+import { expectNoSecretsLogged, forwardsOf, metadataOf, registryOf, scriptRuns } from "./push-stories-kit.ts";
 
 // The Gmail story (issue 22, items 1, 3 and 5), as the calendar story: the three Gmail templates deployed,
 // a user authorizes, post-connection-creation watches the inbox, a new mail makes the fake's Pub/Sub push
@@ -20,54 +12,8 @@ import {
 // the watch. Pushes whose token fails a check are refused and never forwarded.
 
 const world = useOAuthWorld();
-const ALICE = "alice@example.com";
 const DAY = 24 * 3_600_000;
 const WATCH_TTL = 7 * DAY;
-const TOPIC = "projects/fake-project/topics/gmail";
-const SUBSCRIPTION = "projects/fake-project/subscriptions/gmail-push";
-const AUDIENCE = "https://junction.test/gmail-push";
-const SERVICE_ACCOUNT = "gmail-push@fake-project.iam.gserviceaccount.com";
-
-/** The mail integration with push checks on, the templates deployed, the push subscription, one connection. */
-async function connectMailbox(w: OAuthWorld, receiver: WebhookReceiver) {
-  const { j, fake } = w;
-  const webhookUrl = await createIntegration(
-    j,
-    {
-      unique_key: "mail",
-      provider: "google-mail",
-      credentials: testClient(["openid", "email", "https://www.googleapis.com/auth/gmail.readonly"]),
-      upstream_overrides: {
-        base_url: fake.url,
-        authorization_url: fake.endpoints.authorizationUrl,
-        token_url: fake.endpoints.tokenUrl,
-      },
-    },
-    {
-      pubsub_audience: AUDIENCE,
-      pubsub_service_account_email: SERVICE_ACCOUNT,
-      pubsub_jwks_url: fake.endpoints.jwksUrl,
-      pubsub_topic: TOPIC,
-    },
-  );
-  expect((await j.api("PUT", "/webhook-settings", { endpoints: [receiver.url] })).status).toBe(200);
-  // The customer edits the topic into the templates, as their README says.
-  await deployTemplates(j, "google-mail", "mail", (source) =>
-    source.replace("projects/YOUR-PROJECT/topics/YOUR-TOPIC", TOPIC),
-  );
-  fake.createPushSubscription({
-    topic: TOPIC,
-    pushEndpoint: webhookUrl,
-    audience: AUDIENCE,
-    serviceAccountEmail: SERVICE_ACCOUNT,
-  });
-  const session = await w.session({ end_user: { id: "user-1", email: ALICE }, allowed_integrations: ["mail"] });
-  const page = await w.callback(await w.authorize("mail", session));
-  expect(page.code).toBe("connected");
-  const [connectionId] = await w.connectionIds("mail");
-  if (!connectionId) throw new Error("no connection");
-  return { connectionId, metadata: metadataOf(j, "mail", connectionId) };
-}
 
 describe("the Gmail story", () => {
   test("authorize → watch → signed push forwarded once → renewal → deletion stops the watch", async () => {

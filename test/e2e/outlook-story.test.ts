@@ -1,18 +1,10 @@
 import { describe, expect, test } from "bun:test";
 import { randomUUID } from "node:crypto";
-import { startWebhookReceiver, type WebhookReceiver } from "../fake-upstream/index.ts";
+import { startWebhookReceiver } from "../fake-upstream/index.ts";
 import { waitFor } from "../support/wait-for.ts";
-import { CLIENT, type OAuthWorld, useOAuthWorld } from "./oauth-e2e-kit.ts";
-import {
-  createIntegration,
-  deployTemplates,
-  expectNoSecretsLogged,
-  forwardsOf,
-  metadataOf,
-  registryOf,
-  scriptRuns,
-  testClient,
-} from "./push-stories-kit.ts";
+import { CLIENT, useOAuthWorld } from "./oauth-e2e-kit.ts";
+import { ADELE, connectCalendar, DAY, realStart, TENANT } from "./outlook-kit.ts";
+import { expectNoSecretsLogged, forwardsOf, registryExpirationOf, registryOf, scriptRuns } from "./push-stories-kit.ts";
 
 // The Outlook story (issue 22, items 2, 3 and 5), as the calendar story: the three Outlook templates
 // deployed, a user signs in through the fake identity platform on the integration's tenant,
@@ -22,52 +14,9 @@ import {
 // deleting the connection deletes it.
 
 const world = useOAuthWorld();
-const ADELE = "adele@contoso.example";
-const TENANT = "contoso.example";
-const DAY = 24 * 3_600_000;
 /** What the templates ask for: Graph's 10,080 minutes less an hour. */
 const LIFETIME = (10_080 - 60) * 60_000;
-/**
- * Scripts compute expiries with the sandbox's real-time `Date` while the fake's Graph checks them by the
- * manual clock (at most 10,080 minutes ahead): the clock starts at the real time so both agree.
- */
-const REAL_START = { clockStartMs: Date.now() };
-
-/** The Outlook integration on a tenant, the templates deployed, one connection signed in through the fake. */
-async function connectCalendar(w: OAuthWorld, receiver: WebhookReceiver) {
-  const { j, fake } = w;
-  const webhookUrl = await createIntegration(
-    j,
-    {
-      unique_key: "outlook",
-      provider: "microsoft-outlook-calendar",
-      credentials: testClient(["offline_access", "openid", "email", "User.Read", "Calendars.Read"]),
-      upstream_overrides: {
-        base_url: fake.url,
-        authorization_url: fake.endpoints.microsoftAuthorizationUrl,
-        token_url: fake.endpoints.microsoftTokenUrl,
-      },
-    },
-    { tenant: TENANT },
-  );
-  expect((await j.api("PUT", "/webhook-settings", { endpoints: [receiver.url] })).status).toBe(200);
-  await deployTemplates(j, "microsoft-outlook-calendar", "outlook");
-  const session = await w.session({ end_user: { id: "user-1", email: ADELE }, allowed_integrations: ["outlook"] });
-  const start = await w.start("outlook", session);
-  const signIn = start.headers.get("location") ?? "";
-  expect(start.status).toBe(302);
-  expect(new URL(signIn).pathname).toBe(`/${TENANT}/oauth2/v2.0/authorize`);
-  const page = await w.callback(await fake.microsoftAuthorize(signIn));
-  expect(page.code).toBe("connected");
-  const [connectionId] = await w.connectionIds("outlook");
-  if (!connectionId) throw new Error("no connection");
-  const metadata = metadataOf(j, "outlook", connectionId);
-  const created = await metadata(
-    "the subscription in the metadata",
-    (m) => typeof m.outlookSubscriptionId === "string",
-  );
-  return { webhookUrl, connectionId, metadata, subscriptionId: created.outlookSubscriptionId as string, created };
-}
+const REAL_START = realStart();
 
 describe("the Outlook story", () => {
   test("tenant sign-in → subscription validated → changes forwarded per item → renewal → deletion", async () => {
@@ -166,6 +115,12 @@ describe("the Outlook story", () => {
       expect(extended).toMatchObject({ id: subscriptionId, state: "active" });
       // Extended from the script's real now, a day behind the advanced manual clock.
       expect(extended?.expiration).toBeGreaterThan(subscription?.expiration ?? Number.POSITIVE_INFINITY);
+      // The proxied PATCH is recorded: the registry holds Graph's new expiration, not the first one.
+      await waitFor(
+        "the registry's new expiration",
+        async () => (await registryExpirationOf(j, connectionId, subscriptionId)) === extended?.expiration,
+      );
+      expect(await registryOf(j, connectionId)).toEqual([[subscriptionId, "active"]]);
 
       // 7. The connection is deleted: pre-connection-deletion deletes the subscription; changes go nowhere.
       const deleted = await j.api("DELETE", `/connection/${connectionId}?provider_config_key=outlook`);

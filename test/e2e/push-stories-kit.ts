@@ -105,6 +105,13 @@ export async function registryOf(j: TestJunction, connectionId: string): Promise
   return (res.body.data as { id: string; state: string }[]).map((c) => [c.id, c.state]);
 }
 
+/** The registry's expiration of one channel of a connection, Unix ms; null when unknown or not listed. */
+export async function registryExpirationOf(j: TestJunction, connectionId: string, id: string): Promise<number | null> {
+  const res = await j.api("GET", `/channels?connection=${encodeURIComponent(connectionId)}`);
+  const channel = (res.body.data as { id: string; expiration: string | null }[]).find((c) => c.id === id);
+  return channel?.expiration ? Date.parse(channel.expiration) : null;
+}
+
 /** Fails when a secret shows in Junction's logs. */
 export function expectNoSecretsLogged(j: TestJunction, secrets: Iterable<string>): void {
   const logs = j.logLines.join("\n");

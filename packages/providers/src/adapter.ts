@@ -239,6 +239,11 @@ export interface ProviderAdapter extends ProviderTemplate {
   consentGuidance(scopes: string[]): ConsentGuidance;
   /** Set when connections store connection_config.emailAddressHash (`storesEmailHash`). */
   readAccountEmail?: AccountEmailReader;
+  /**
+   * The scopes of which one must be granted for `readAccountEmail` to be allowed; absent: any grant
+   * allows it. A connection without one gets no hash and no error saying it could not be read.
+   */
+  accountEmailScopes?: readonly string[];
   notifications?: NotificationAdapter;
   channels?: ChannelAdapter;
   /** The provider's own integration settings (a push audience, a tenant), with their defaults. */

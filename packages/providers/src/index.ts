@@ -113,3 +113,17 @@ export function providerSettings(
   for (const [key, value] of Object.entries(stored)) if (value !== "") out[key] = value;
   return out;
 }
+
+/**
+ * The adapter's account-email reader when a connection with `grantedScopes` may use it: the adapter
+ * stores the email hash, and the grant holds one of its `accountEmailScopes` (when it names any).
+ */
+export function accountEmailReader(
+  adapter: ProviderAdapter,
+  grantedScopes: readonly string[],
+): ProviderAdapter["readAccountEmail"] {
+  if (!adapter.storesEmailHash || !adapter.readAccountEmail) return undefined;
+  const needed = adapter.accountEmailScopes;
+  if (needed && !grantedScopes.some((scope) => needed.includes(scope))) return undefined;
+  return adapter.readAccountEmail;
+}

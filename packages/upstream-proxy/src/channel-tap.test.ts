@@ -30,12 +30,12 @@ describe("channel calls", () => {
     expect(channelCallOf("POST", "/gmail/v1/users/me/watch", channelsOf("google-calendar"))).toBeUndefined();
   });
 
-  test("a renewal is not tapped (the registry follows watches and stops)", () => {
+  test("a renewal in place is tapped, as are creation and deletion", () => {
     const outlook = channelsOf("microsoft-outlook-calendar");
     expect(channelCallOf("POST", "/v1.0/subscriptions", outlook)).toBe(ChannelCall.WATCH);
     expect(channelCallOf("DELETE", "/v1.0/subscriptions/sub-1", outlook)).toBe(ChannelCall.STOP);
-    expect(outlook?.callOf("PATCH", "/v1.0/subscriptions/sub-1")).toBe(ChannelCall.RENEW);
-    expect(channelCallOf("PATCH", "/v1.0/subscriptions/sub-1", outlook)).toBeUndefined();
+    expect(channelCallOf("PATCH", "/v1.0/subscriptions/sub-1", outlook)).toBe(ChannelCall.RENEW);
+    expect(channelCallOf("GET", "/v1.0/subscriptions/sub-1", outlook)).toBeUndefined();
   });
 
   test("the tee passes every byte on and keeps a copy of a small body", async () => {

@@ -5,10 +5,13 @@ import type { ChannelAdapter } from "@junction/providers";
 /** Channel bodies are small JSON objects; a larger one is not read (and the call is reported without it). */
 export const CHANNEL_BODY_LIMIT = 64 * 1024;
 
+/** The calls the channel registry follows (ReportChannelCall takes exactly these). */
+const TAPPED = new Set<ChannelCall>([ChannelCall.WATCH, ChannelCall.RENEW, ChannelCall.STOP]);
+
 /**
- * Whether a proxied call creates or stops a notification channel, as the channel adapter of the
- * integration's provider recognises it (none: the provider has no channels). Renewals are not
- * tapped: the channel registry follows watches and stops (ReportChannelCall takes those only).
+ * Whether a proxied call creates, renews or stops a notification channel, as the channel adapter of
+ * the integration's provider recognises it (none: the provider has no channels). A renewal is
+ * tapped too: without it the registry keeps the first expiration of a channel extended in place.
  */
 export function channelCallOf(
   method: string,
@@ -16,7 +19,7 @@ export function channelCallOf(
   channels: ChannelAdapter | undefined,
 ): ChannelCall | undefined {
   const call = channels?.callOf(method, path);
-  return call === ChannelCall.WATCH || call === ChannelCall.STOP ? call : undefined;
+  return call !== undefined && TAPPED.has(call) ? call : undefined;
 }
 
 /**

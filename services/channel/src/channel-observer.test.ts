@@ -5,6 +5,7 @@ import { createClient, createRouterTransport } from "@connectrpc/connect";
 import { ChannelService, ChannelState } from "@junction/contracts/channel/v1/channel_service_pb";
 import { ChannelCall, ChannelObservedSchema } from "@junction/contracts/events/v1/events_pb";
 import { errorBoundary, ManualClock, memoryLogger } from "@junction/platform";
+import { providerAdapter } from "@junction/providers";
 import { applyNotification, observeChannels } from "./channel-observer.ts";
 import { createChannelService } from "./service.ts";
 import type { ChannelRecord } from "./store/records.ts";
@@ -180,6 +181,79 @@ describe("observeChannels", () => {
       ["ch-new", "active"],
       ["ch-old", "stopped"],
     ]);
+  });
+
+  const renewed = (channelId: string, expirationMs: number, over: Init = {}): Init => ({
+    call: ChannelCall.RENEW,
+    environmentId: ENV,
+    providerConfigKey: PCK,
+    connectionId: "conn-a",
+    channelId,
+    expirationMs: BigInt(expirationMs),
+    status: 200,
+    atMs: BigInt(clock.now()),
+    ...over,
+  });
+
+  test("a renewal in place answered 2xx extends the channel; a failed one changes nothing", async () => {
+    const first = clock.now() + 3 * DAY;
+    await publish(watched("sub-1", { expirationMs: BigInt(first) }));
+    await eventually(() => get("sub-1"), exists);
+    await clock.advance(DAY);
+    await publish(renewed("sub-1", clock.now() + 5 * DAY, { status: 404 }));
+    await publish(renewed("sub-1", clock.now() + 6 * DAY));
+    const channel = await eventually(
+      () => get("sub-1"),
+      (c) => c?.expiration !== first,
+    );
+    expect(channel).toMatchObject({ state: "active", expiration: clock.now() + 6 * DAY, token: "customer-token" });
+    await clock.advance(4 * DAY);
+    expect((await store.markExpired(ENV, clock.now())).map((c) => c.id)).toEqual([]);
+  });
+
+  test("a renewal of an unknown channel, or without an expiration, is ignored and logged", async () => {
+    await publish(watched("sub-1"));
+    await publish(renewed("sub-unknown", clock.now() + 9 * DAY));
+    await publish(renewed("sub-1", 0));
+    await publish(watched("ch-marker"));
+    await eventually(() => get("ch-marker"), exists);
+    expect(await get("sub-unknown")).toBeNull();
+    expect((await get("sub-1"))?.expiration).toBe(clock.now() + 7 * DAY);
+    expect(logger.lines.some((l) => l.includes("channel renewal matched no active channel"))).toBe(true);
+    expect(logger.lines.some((l) => l.includes("channel renewal without an expiration ignored"))).toBe(true);
+  });
+
+  test("a second mailbox watch of the same connection updates the expiration of its one channel", async () => {
+    // Gmail names no channel: its adapter derives the id from the connection, so watch again is the same channel.
+    const mail = providerAdapter("google-mail")?.channels;
+    const enc = (v: unknown) => new TextEncoder().encode(JSON.stringify(v));
+    const watchOf = (expiration: number) => {
+      const facts = mail?.readCall(
+        ChannelCall.WATCH,
+        enc({ topicName: "projects/p/topics/t" }),
+        enc({ historyId: "1", expiration: String(expiration) }),
+        { path: "/gmail/v1/users/me/watch", connectionId: "conn-a" },
+      );
+      if (!facts) throw new Error("the mailbox watch was not read");
+      return watched(facts.channelId, { ...facts, expirationMs: BigInt(facts.expirationMs), token: "" });
+    };
+    const first = clock.now() + 7 * DAY;
+    await publish(watchOf(first));
+    const channelId =
+      (
+        await eventually(
+          () => store.list(ENV, {}, clock.now()),
+          (l) => l.length === 1,
+        )
+      )[0]?.id ?? "";
+    await clock.advance(DAY);
+    await publish(watchOf(clock.now() + 7 * DAY));
+    const channel = await eventually(
+      () => get(channelId),
+      (c) => c?.expiration !== first,
+    );
+    expect(channel).toMatchObject({ state: "active", expiration: clock.now() + 7 * DAY, connectionId: "conn-a" });
+    expect((await store.list(ENV, {}, clock.now())).map((c) => c.id)).toEqual([channelId]);
   });
 
   test("an unrenewed channel reads as expired once the clock passes its expiration", async () => {

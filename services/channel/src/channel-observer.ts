@@ -13,8 +13,9 @@ const CHANNEL_ID_HEADERS = ["x-provider-channel-id", ...webhookHeaderNames("chan
 const MESSAGE_NUMBER_HEADERS = ["x-provider-message-number", ...webhookHeaderNames("messageNumber")];
 
 /**
- * Feeds the registry from the watch and stop calls the proxy observed: a watch that returned a 2xx
- * records the channel, a stop that returned 2xx or 404 stops it (spec: Notification channel lifecycle).
+ * Feeds the registry from the watch, renewal and stop calls the proxy observed: a watch that returned
+ * a 2xx records the channel, a renewal that returned a 2xx extends it, a stop that returned 2xx or
+ * 404 stops it (spec: Notification channel lifecycle).
  */
 export function observeChannels(bus: Bus, store: ChannelStore, clock: Clock, logger: Logger): Promise<Subscription> {
   const log = logger.child({ component: "channel-observer" });
@@ -81,6 +82,18 @@ export async function applyChannelObserved(
     // A stop naming another resource id, or an unknown channel, changes nothing (spec: lifecycle, "Valid pair").
     if (!stopped) logger.info("channel stop matched no active channel", fields);
     else logger.info(gone ? "channel gone upstream, recorded as stopped" : "channel stop recorded", fields);
+    return;
+  }
+  if (event.call === ChannelCall.RENEW) {
+    // A renewal in place (Graph's PATCH answers 200 with the subscription): the new expiration is
+    // the answer's. A failed one leaves the channel as it was.
+    if (event.status < 200 || event.status > 299) return;
+    if (event.expirationMs <= 0n) {
+      logger.warn("channel renewal without an expiration ignored", fields);
+      return;
+    }
+    const renewed = await store.recordRenewal(event.environmentId, event.channelId, Number(event.expirationMs), at);
+    logger.info(renewed ? "channel renewal recorded" : "channel renewal matched no active channel", fields);
     return;
   }
   logger.warn("channel event of unknown call ignored", fields);

@@ -28,15 +28,17 @@ function readChannelCall(req: ReportChannelCallRequest): ChannelCallFacts | null
   return null;
 }
 
+const REPORTED = new Set<ChannelCall>([ChannelCall.WATCH, ChannelCall.RENEW, ChannelCall.STOP]);
+
 /**
- * ReportChannelCall: turns a proxied watch or stop call into a ChannelObserved event for the channel
- * registry (services/channel observeChannels). Failed calls are published too, with their status:
- * the registry decides what a status means.
+ * ReportChannelCall: turns a proxied watch, renewal or stop call into a ChannelObserved event for the
+ * channel registry (services/channel observeChannels). Failed calls are published too, with their
+ * status: the registry decides what a status means.
  */
 export async function reportChannelCall(deps: ReportDeps, req: ReportChannelCallRequest): Promise<boolean> {
-  if (req.call !== ChannelCall.WATCH && req.call !== ChannelCall.STOP) {
-    throw invalidArgument("invalid_channel_call", "call must be WATCH or STOP.", [
-      { path: "call", message: "must be WATCH or STOP" },
+  if (!REPORTED.has(req.call)) {
+    throw invalidArgument("invalid_channel_call", "call must be WATCH, RENEW or STOP.", [
+      { path: "call", message: "must be WATCH, RENEW or STOP" },
     ]);
   }
   if (!req.environmentId || !req.providerConfigKey) {

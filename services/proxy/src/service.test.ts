@@ -210,6 +210,28 @@ describe("ReportChannelCall", () => {
     expect(stop).toMatchObject({ call: ChannelCall.STOP, channelId: "sub-1" });
   });
 
+  test("a renewal publishes RENEW with the id from the path and the new expiration from Graph's answer", async () => {
+    const outlook = { environmentId: "env_1", providerConfigKey: "outlook", provider: "microsoft-outlook-calendar" };
+    const res = await proxy.reportChannelCall({
+      ...outlook,
+      call: ChannelCall.RENEW,
+      connectionId: "alice",
+      path: "/v1.0/subscriptions/sub-1",
+      status: 200,
+      requestBody: enc({ expirationDateTime: "2027-01-03T00:00:00Z" }),
+      responseBody: enc({ id: "sub-1", resource: "me/events", expirationDateTime: "2027-01-04T00:00:00Z" }),
+    });
+    expect(res.published).toBe(true);
+    const [event] = await waitPublished(1);
+    expect(event).toMatchObject({
+      call: ChannelCall.RENEW,
+      connectionId: "alice",
+      channelId: "sub-1",
+      expirationMs: BigInt(Date.parse("2027-01-04T00:00:00Z")),
+      status: 200,
+    });
+  });
+
   test("bodies that name no channel publish nothing; a call of no kind is refused", async () => {
     const res = await proxy.reportChannelCall({
       call: ChannelCall.WATCH,

@@ -4,6 +4,7 @@ import { defineProvider } from "../definition/provider-definition.ts";
 import { googleConsentGuidance } from "../google/consent-guidance.ts";
 import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH } from "../google/google-oauth.ts";
 import { calendarIdFromUri } from "../spec-matching.ts";
+import { readGmailAddress } from "./account-email.ts";
 import { pubsubPushReader } from "./pubsub-push.ts";
 import { GMAIL_SETTINGS } from "./settings.ts";
 import { gmailWatches } from "./watch-calls.ts";
@@ -37,11 +38,19 @@ export const googleMail: ProviderAdapter = {
     // Mail notifications come through a Pub/Sub topic, not channels with headers (spec: Events 5).
     webhookHeaders: null,
     allowedOverrideHosts: ["gmail.googleapis.com", "www.googleapis.com"],
-    storesEmailHash: false,
+    // Pushes name the mailbox's address: the hash lets them match a connection no script described
+    // (managed channels), by rule 2's first tier.
+    storesEmailHash: true,
     authMode: "OAUTH2",
     docsUrl: "https://developers.google.com/workspace/gmail/api/auth/scopes",
   }),
   consentGuidance: (scopes) => googleConsentGuidance(googleMail, scopes),
+  readAccountEmail: readGmailAddress,
+  // users.getProfile's scopes: a send-only grant cannot read the address (nor watch the mailbox).
+  accountEmailScopes: [
+    "https://mail.google.com/",
+    ...["modify", "compose", "readonly", "metadata"].map((s) => `${GMAIL}/gmail.${s}`),
+  ],
   proxyPathExample: "gmail/v1/users/me/profile",
   // The mailbox watch's lifecycle: scripts/README.md.
   scriptTemplates: {

@@ -78,6 +78,20 @@ export class MongoChannelStore implements ChannelStore {
     return res.modifiedCount === 1;
   }
 
+  async recordRenewal(environmentId: string, channelId: string, expiration: number, at: number): Promise<boolean> {
+    const res = await this.channels.updateOne(
+      {
+        environmentId,
+        id: channelId,
+        state: "active",
+        createdAt: { $lte: at },
+        $or: [{ expiration: null }, { expiration: { $gt: at, $lt: expiration } }],
+      },
+      { $set: { expiration, expiryWarnedAt: null }, $max: { updatedAt: at }, $inc: { rev: 1 } },
+    );
+    return res.modifiedCount === 1;
+  }
+
   async recordNotification(
     environmentId: string,
     channelId: string,

@@ -53,6 +53,10 @@ export class SqliteChannelStore implements ChannelStore {
     return this.q.stop.run({ environment_id: environmentId, id: channelId, resource_id: resourceId, at }).changes === 1;
   }
 
+  async recordRenewal(environmentId: string, channelId: string, expiration: number, at: number): Promise<boolean> {
+    return this.q.renew.run({ environment_id: environmentId, id: channelId, expiration, at }).changes === 1;
+  }
+
   async recordNotification(
     environmentId: string,
     channelId: string,
@@ -124,6 +128,11 @@ function prepareStatements(db: Database) {
     stop: p(
       `UPDATE channels SET state = 'stopped', stopped_at = $at, updated_at = MAX(updated_at, $at)
        WHERE ${KEY} AND resource_id = $resource_id AND state <> 'stopped' AND created_at <= $at`,
+    ),
+    renew: p(
+      `UPDATE channels SET expiration = $expiration, expiry_warned_at = NULL, updated_at = MAX(updated_at, $at)
+       WHERE ${KEY} AND state = 'active' AND created_at <= $at
+         AND (expiration IS NULL OR (expiration > $at AND expiration < $expiration))`,
     ),
     notification: p(
       `UPDATE channels SET last_message_number = $message_number, updated_at = MAX(updated_at, $at)

@@ -163,6 +163,41 @@ export function channelStoreConformance(name: string, factory: ChannelStoreFacto
       });
     });
 
+    describe("recordRenewal", () => {
+      test("extends an active channel's expiration and clears its expiry warning", async () => {
+        await store.recordWatch(watch("ch-1", { expiration: T0 + DAY }));
+        expect(await store.claimExpiryWarning(ENV, "ch-1", T0 + HOUR)).toBe(true);
+        expect(await store.recordRenewal(ENV, "ch-1", T0 + 3 * DAY, T0 + 2 * HOUR)).toBe(true);
+        expect(await store.get(ENV, "ch-1", T0 + 2 * DAY)).toMatchObject({
+          state: "active",
+          expiration: T0 + 3 * DAY,
+          expiryWarnedAt: null,
+          createdAt: T0,
+          updatedAt: T0 + 2 * HOUR,
+          token: "target=ops&v=1",
+        });
+      });
+
+      test("never shortens: a late replay of an older renewal changes nothing", async () => {
+        await store.recordWatch(watch("ch-1", { expiration: T0 + DAY }));
+        expect(await store.recordRenewal(ENV, "ch-1", T0 + 3 * DAY, T0 + HOUR)).toBe(true);
+        expect(await store.recordRenewal(ENV, "ch-1", T0 + 2 * DAY, T0 + 2 * HOUR)).toBe(false);
+        expect((await store.get(ENV, "ch-1", T0 + 2 * HOUR))?.expiration).toBe(T0 + 3 * DAY);
+      });
+
+      test("does nothing for an unknown, stopped or expired channel, or another environment", async () => {
+        await store.recordWatch(watch("ch-1", { expiration: T0 + DAY }));
+        await store.recordWatch(watch("ch-2", { expiration: T0 + HOUR }));
+        expect(await store.recordRenewal(ENV, "ch-unknown", T0 + 3 * DAY, T0 + 1000)).toBe(false);
+        expect(await store.recordRenewal(OTHER_ENV, "ch-1", T0 + 3 * DAY, T0 + 1000)).toBe(false);
+        expect(await store.recordRenewal(ENV, "ch-2", T0 + 3 * DAY, T0 + HOUR)).toBe(false);
+        await store.recordStop(ENV, "ch-1", "res-primary", T0 + 1000);
+        expect(await store.recordRenewal(ENV, "ch-1", T0 + 3 * DAY, T0 + 2000)).toBe(false);
+        expect((await store.get(ENV, "ch-1", T0 + 2000))?.expiration).toBe(T0 + DAY);
+        expect((await store.get(ENV, "ch-2", T0))?.expiration).toBe(T0 + HOUR);
+      });
+    });
+
     describe("recordNotification", () => {
       test("raises the message number and never lowers it", async () => {
         await store.recordWatch(watch("ch-1"));

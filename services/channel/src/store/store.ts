@@ -19,6 +19,13 @@ export interface ChannelStore {
    */
   recordStop(environmentId: string, channelId: string, resourceId: string, at: number): Promise<boolean>;
   /**
+   * Records a renewal in place: sets the expiration to `expiration` only when the channel is active
+   * at `at` and the new expiration is later than the recorded one, or none was recorded (a late replay
+   * of an older renewal never shortens it); a changed expiration clears expiryWarnedAt. Returns
+   * whether it did.
+   */
+  recordRenewal(environmentId: string, channelId: string, expiration: number, at: number): Promise<boolean>;
+  /**
    * Raises lastMessageNumber to `messageNumber` (never lowers it). Returns the channel as it reads at
    * `at`, or null when the channel is not in the registry.
    */

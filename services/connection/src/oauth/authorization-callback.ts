@@ -5,6 +5,7 @@ import {
   type CompleteAuthorizationResponseSchema,
 } from "@junction/contracts/connection/v1/connection_service_pb";
 import { JunctionError, sha256Hex } from "@junction/platform";
+import { accountEmailReader } from "@junction/providers";
 import type { ConnectionServiceContext } from "../context.ts";
 import { openCredentials, type StoredCredentials } from "../credentials.ts";
 import { emailAddressHash } from "../email-hash.ts";
@@ -21,7 +22,7 @@ import { requestToken } from "./token-client.ts";
 
 export type CallbackAnswer = MessageInitShape<typeof CompleteAuthorizationResponseSchema>;
 
-/** Recorded on a calendar connection whose primary calendar could not be read at authorization. */
+/** Recorded on a connection whose account email could not be read at authorization. */
 export const EMAIL_HASH_UNAVAILABLE = "email_address_hash_unavailable";
 
 /**
@@ -165,7 +166,9 @@ export async function completeAuthorization(
     ...read.values,
   };
   let hashProblem: ConnectionErrorRecord | null = null;
-  const readAccountEmail = template.storesEmailHash ? template.readAccountEmail : undefined;
+  // The grant as the token answer states it (RFC 6749 section 5.1), else the scopes asked for.
+  const granted = token.scope ? token.scope.split(" ").filter(Boolean) : st.scopes;
+  const readAccountEmail = accountEmailReader(template, granted);
   if (readAccountEmail) {
     // spec: Versioning 2 and Webhook-to-connection matching rule 2: on every successful authorization.
     const primary = await readAccountEmail(

@@ -3,8 +3,8 @@ import { createOnEvent, type Nango } from "nango";
 // Gmail push (https://developers.google.com/workspace/gmail/api/guides/push): after a connection is
 // created, watch its mailbox so that Gmail publishes the inbox's changes to the Pub/Sub topic whose
 // push subscription points at the integration's webhook URL; store the watch's facts in metadata, and the
-// mailbox's address as `emailAddress`, which Junction matches each push's `emailAddress` against (a Gmail
-// connection has no emailAddressHash).
+// mailbox's address as `emailAddress`, which Junction matches each push's `emailAddress` against (as it
+// does the emailAddressHash written at authorization; an imported connection may have none).
 // Scripts cannot import each other: the watch helpers are repeated in watch-renewal.ts on purpose.
 
 /** Your topic, projects/{project}/topics/{topic}; a connection's `gmailTopicName` metadata overrides it. */

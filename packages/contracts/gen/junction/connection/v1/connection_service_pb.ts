@@ -217,7 +217,7 @@ export type Provider = Message<"junction.connection.v1.Provider"> & {
   allowedOverrideHosts: string[];
 
   /**
-   * Whether connections look up the primary calendar and store emailAddressHash.
+   * Whether connections read the account's email (the primary calendar, a profile) and store emailAddressHash.
    *
    * @generated from field: bool stores_email_hash = 11;
    */

@@ -320,7 +320,7 @@ export const NotificationReceivedSchema: GenMessage<NotificationReceived> = /*@_
   messageDesc(file_junction_events_v1_events, 3);
 
 /**
- * A channel watch or stop call seen through Junction's proxy.
+ * A channel watch, renewal or stop call seen through Junction's proxy.
  *
  * @generated from message junction.events.v1.ChannelObserved
  */
@@ -375,7 +375,7 @@ export type ChannelObserved = Message<"junction.events.v1.ChannelObserved"> & {
   resourceUri: string;
 
   /**
-   * Expiration, Unix milliseconds; 0 if unknown.
+   * Expiration, Unix milliseconds (for a renewal, the new one); 0 if unknown.
    *
    * @generated from field: int64 expiration_ms = 8;
    */

@@ -123,7 +123,7 @@ export const ResolveUpstreamResponseSchema: GenMessage<ResolveUpstreamResponse> 
  */
 export type ReportChannelCallRequest = Message<"junction.proxy.v1.ReportChannelCallRequest"> & {
   /**
-   * Which call it was.
+   * Which call it was: WATCH, RENEW or STOP.
    *
    * @generated from field: junction.events.v1.ChannelCall call = 1;
    */
@@ -234,8 +234,8 @@ export const ProxyService: GenService<{
     output: typeof ResolveUpstreamResponseSchema;
   },
   /**
-   * Publishes a notification channel watch or stop call the gateway proxied (events.v1.ChannelObserved),
-   * so that the channel registry follows channels created through Junction.
+   * Publishes a notification channel watch, renewal or stop call the gateway proxied
+   * (events.v1.ChannelObserved), so that the channel registry follows channels created through Junction.
    *
    * @generated from rpc junction.proxy.v1.ProxyService.ReportChannelCall
    */
