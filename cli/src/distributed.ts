@@ -60,6 +60,7 @@ export async function serveService(
   logger?: Logger,
 ): Promise<RunningService> {
   const common = loadCommonConfig(env);
+  const settings = loadProcessSettings(env);
   const log = logger ?? createLogger();
   const port = servicePort(env, name);
   // Clients of the other processes over h2c, one transport to each, made on its first call.
@@ -73,9 +74,9 @@ export async function serveService(
       proxySettings: loadProxySettings(env),
     });
     // Serve only once the key exists: a healthy gateway must accept the configured key.
-    const generated = await bootstrapSecretKey(clients.connection, env.JUNCTION_SECRET_KEY, { waitMs: 60_000 });
+    const generated = await bootstrapSecretKey(clients.connection, settings.secretKey, { waitMs: 60_000 });
     if (generated) printGeneratedKey(generated);
-    const server = serveGateway(gateway, { port, hostname: loadProcessSettings(env).host });
+    const server = serveGateway(gateway, { port, hostname: settings.host });
     return { name, url: server.url, stop: () => server.stop() };
   }
 
@@ -101,6 +102,7 @@ export async function serveService(
   const service = await buildService(spec, config, wiring, { bus, db, encryptor });
   const server = await serveH2c((r) => service.routes(r), {
     port,
+    host: settings.host,
     interceptors: [errorBoundary(log.child({ component: name }))],
   });
   await service.start?.();

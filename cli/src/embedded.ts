@@ -95,7 +95,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   });
   fetchImpl = gateway.fetch;
 
-  const generatedSecretKey = await bootstrapSecretKey(clients.connection, env.JUNCTION_SECRET_KEY);
+  const generatedSecretKey = await bootstrapSecretKey(clients.connection, settings.secretKey);
   await wiring.start();
   logger.info("junction started", { topology: "embedded", port: server.port, baseUrl, dataDir: common.dataDir });
 

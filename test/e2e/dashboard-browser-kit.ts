@@ -5,7 +5,7 @@ import { tempDir } from "../support/temp-dir.ts";
 
 /** Debian's Chromium (`apt-get install -y chromium`); CHROMIUM_PATH points elsewhere. */
 export const CHROMIUM_PATH = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-/** Where the browser test keeps a screenshot of each main page (shown in the README). */
+/** Where the browser test keeps a screenshot of each main page (shown in docs/dashboard.md). */
 export const SCREENSHOTS_DIR = join(import.meta.dir, "..", "..", "docs", "screenshots");
 
 const ARGS = [

@@ -4,7 +4,7 @@ import { startTestJunction, type TestJunction } from "../support/embedded-juncti
 import { waitFor } from "../support/wait-for.ts";
 import { forwardsOf } from "./push-stories-kit.ts";
 
-// The README's no-account demo for Gmail and Outlook (issue 22, item 5), step by step as written there:
+// The no-account demo of docs/test-mode.md for Gmail and Outlook (issue 22, item 5), step by step as written there:
 // `npm start` with the sandbox upstream, test mode, the sandbox's consent pages in the browser, then a
 // watch or a subscription made through the proxy, and a change on the sandbox forwarded to the endpoint.
 
@@ -70,7 +70,7 @@ async function connectInBrowser(junction: TestJunction, key: string, email: stri
   return list.body.connections[0].connection_id as string;
 }
 
-describe("the no-account demo (README: sandbox upstream)", () => {
+describe("the no-account demo (docs/test-mode.md: sandbox upstream)", () => {
   test("Gmail: a push subscription on the sandbox's Pub/Sub, a watch and a sent mail: a signed push forwarded", async () => {
     const { j, receiver, sandbox } = await startDemo();
     const webhookUrl = await integration(j, {

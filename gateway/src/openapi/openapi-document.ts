@@ -30,7 +30,7 @@ const fieldError = z.object({
   message: z.string(),
   location: z.enum(["query", "body", "header", "path"]).optional().describe("Where in the request the field is."),
 });
-/** The one error body (README, "API"); a failed action run adds its run id and Nango's `payload`. */
+/** The one error body (docs/api.md); a failed action run adds its run id and Nango's `payload`. */
 export const errorBody = z.object({
   error: z.object({
     code: z.string(),

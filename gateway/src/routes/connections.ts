@@ -79,7 +79,7 @@ const importBody = z
       z.object({ type: z.literal("BASIC"), username: z.string().max(1024), password: z.string().max(4096) }).strict(),
     ]),
     end_user: endUserBody.optional(),
-    // Nango's connection tags (stored, see README, API).
+    // Nango's connection tags (stored, see docs/api.md).
     tags: z.record(z.string(), z.string()).optional(),
     // Where this connection's webhooks go instead of the endpoints (checked: checkWebhookUrlOverride).
     webhook_url_override: z.string().max(2048).optional(),

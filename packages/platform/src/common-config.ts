@@ -40,7 +40,12 @@ export function loadCommonConfig(env: Record<string, string | undefined> = proce
  */
 export function encryptorFromConfig(cfg: CommonConfig, options: { embedded: boolean }): Encryptor {
   const previous = cfg.encryptionKeysPrevious.split(",").map((s) => s.trim());
-  if (cfg.encryptionKey) return Encryptor.fromBase64(cfg.encryptionKey, previous);
+  if (cfg.encryptionKey) {
+    const primary = cfg.encryptionKey;
+    // Name the variable at fault: the key's own message cannot know where the key came from.
+    withVariable("JUNCTION_ENCRYPTION_KEY", () => Encryptor.fromBase64(primary));
+    return withVariable("JUNCTION_ENCRYPTION_KEYS_PREVIOUS", () => Encryptor.fromBase64(primary, previous));
+  }
   if (!options.embedded) {
     throw new ConfigError(
       "JUNCTION_ENCRYPTION_KEY is required outside the embedded default (generate one with: openssl rand -base64 32)",
@@ -52,5 +57,15 @@ export function encryptorFromConfig(cfg: CommonConfig, options: { embedded: bool
     writeFileSync(file, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600 });
     chmodSync(file, 0o600);
   }
-  return Encryptor.fromBase64(readFileSync(file, "utf8").trim(), previous);
+  const generated = readFileSync(file, "utf8").trim();
+  return withVariable("JUNCTION_ENCRYPTION_KEYS_PREVIOUS", () => Encryptor.fromBase64(generated, previous));
+}
+
+/** Builds the encryptor; a key that does not decode is a ConfigError naming `variable`. */
+function withVariable(variable: string, build: () => Encryptor): Encryptor {
+  try {
+    return build();
+  } catch (err) {
+    throw new ConfigError(`${variable}: ${(err as Error).message}`);
+  }
 }

@@ -50,6 +50,9 @@ export class Encryptor {
   }
 }
 
+/** The shortest secret key accepted: shorter ones could be guessed. */
+export const SECRET_KEY_MIN_LENGTH = 16;
+
 function decodeKey(text: string): Buffer {
   const buf = Buffer.from(text.trim().replace(/-/g, "+").replace(/_/g, "/"), "base64");
   if (buf.length !== 32)

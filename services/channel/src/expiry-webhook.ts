@@ -4,7 +4,7 @@ import { DeliveryRequestedSchema } from "@junction/contracts/events/v1/events_pb
 import { newId } from "@junction/platform";
 import type { ChannelRecord } from "./store/records.ts";
 
-/** The delivery type of every webhook about a channel (README: "Managed channels"). */
+/** The delivery type of every webhook about a channel (docs/channels.md, "Managed channels"). */
 export const CHANNEL_WEBHOOK_TYPE = "channel";
 
 /** A channel as Junction's channel webhooks describe it (never its token). */

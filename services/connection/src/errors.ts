@@ -79,7 +79,7 @@ export const errors = {
   testCredentialsUnavailable: (key: string, provider: string) =>
     failedPrecondition(
       "test_credentials_unavailable",
-      `Integration "${key}" uses test credentials, but the operator configured none for provider "${provider}" (JUNCTION_TEST_CREDENTIALS_* or JUNCTION_SANDBOX_UPSTREAM, see the README's "Test mode").`,
+      `Integration "${key}" uses test credentials, but the operator configured none for provider "${provider}" (JUNCTION_TEST_CREDENTIALS_* or JUNCTION_SANDBOX_UPSTREAM, see docs/test-mode.md).`,
     ),
   connectionRefreshFailed: (message: string) =>
     new JunctionError("connection_refresh_failed", message, Code.FailedPrecondition),

@@ -4,7 +4,7 @@ import type { ManagedSlotKey } from "../store/managed-records.ts";
 import type { ChannelRecord } from "../store/records.ts";
 
 /**
- * The operations of the channel webhooks this module sends (type "channel"; README: "Managed channels"):
+ * The operations of the channel webhooks this module sends (type "channel"; docs/channels.md, "Managed channels"):
  * created, renewed and failed for Junction's own work on a managed channel; removed and
  * reauthorization_required for what the upstream said about any channel. ("expiring" is the sweep's.)
  */

@@ -1,7 +1,7 @@
 import { create } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { type ConnectionService, EnvironmentSchema } from "@junction/contracts/connection/v1/connection_service_pb";
-import { constantTimeEqual, newId, randomToken, sha256Hex } from "@junction/platform";
+import { constantTimeEqual, newId, randomToken, SECRET_KEY_MIN_LENGTH, sha256Hex } from "@junction/platform";
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { toProvider, toSecretKey } from "../mappers.ts";
@@ -49,7 +49,9 @@ export function environmentHandlers(ctx: ConnectionServiceContext): Partial<Serv
     async createSecretKey(req) {
       const env = await ctx.environment();
       const plaintext = req.plaintext || `jct_sk_${randomToken(32)}`;
-      if (plaintext.length < 16) throw errors.invalidField("plaintext", "must be at least 16 characters");
+      if (plaintext.length < SECRET_KEY_MIN_LENGTH) {
+        throw errors.invalidField("plaintext", `must be at least ${SECRET_KEY_MIN_LENGTH} characters`);
+      }
       const hash = sha256Hex(plaintext);
       const existing = (await ctx.store.listSecretKeys(env.id)).find((k) => k.hash === hash && k.revokedAt === null);
       if (existing) return { key: toSecretKey(existing), plaintext: "" };
