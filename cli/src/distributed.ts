@@ -101,6 +101,8 @@ export async function serveService(
   const service = await buildService(spec, config, wiring, { bus, db, encryptor });
   const server = await serveH2c((r) => service.routes(r), {
     port,
+    // JUNCTION_HOST, as the gateway: 0.0.0.0 in containers, where the other processes reach it by name.
+    host: loadProcessSettings(env).host,
     interceptors: [errorBoundary(log.child({ component: name }))],
   });
   await service.start?.();
