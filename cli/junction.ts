@@ -43,6 +43,9 @@ async function main(argv: string[]): Promise<void> {
     process.stderr.write(`junction: ${svc.name} listening on ${svc.url}\n`);
     stop = svc.stop;
   } else {
+    if (command === "serve")
+      process.stderr.write(`junction: serve needs one of ${[...SERVICES, "sandbox"].join(", ")}\n\n`);
+    else process.stderr.write(`junction: unknown command "${command}"\n\n`);
     process.stderr.write(`${USAGE}\n`);
     process.exit(2);
   }

@@ -24,7 +24,7 @@ export async function runUp(args: string[], env: Env = process.env): Promise<num
     else if (args[i]?.startsWith("--env-file=")) envFile = args[i]?.slice("--env-file=".length);
     else {
       process.stderr.write(`${UP_USAGE}\n`);
-      return 2;
+      return args[i] === "--help" || args[i] === "-h" ? 0 : 2;
     }
   }
   const dataDir = resolve(env.JUNCTION_DATA_DIR || ".data");
@@ -81,7 +81,7 @@ export async function runUp(args: string[], env: Env = process.env): Promise<num
 export async function runDown(args: string[], env: Env = process.env): Promise<number> {
   if (args.length > 0) {
     process.stderr.write(`${UP_USAGE}\n`);
-    return 2;
+    return args[0] === "--help" || args[0] === "-h" ? 0 : 2;
   }
   const dataDir = resolve(env.JUNCTION_DATA_DIR || ".data");
   const pidFile = pidFilePath(dataDir);
