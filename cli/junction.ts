@@ -32,7 +32,7 @@ async function main(argv: string[]): Promise<void> {
   } else if (command === "serve" && arg === "sandbox") {
     const { serveSandbox } = await import("./src/sandbox-process.ts");
     const sandbox = await serveSandbox(process.env);
-    logger.info("sandbox upstream listening", { url: sandbox.url, credentialsFile: sandbox.credentialsFile });
+    logger.info("sandbox upstream listening", { url: sandbox.url, writtenTo: sandbox.credentialsFile });
     process.stderr.write(`junction: sandbox listening on ${sandbox.url}\n`);
     stop = sandbox.stop;
   } else if (command === "serve" && SERVICES.includes(arg as ServiceName)) {

@@ -40,9 +40,9 @@ function readPids(): PidRecord | null {
   return record;
 }
 
-function junction(args: string[]): { proc: Subprocess; output: () => string } {
+function junction(args: string[], prefix: string[] = []): { proc: Subprocess; output: () => string } {
   let out = "";
-  const proc = spawn(["bun", join(ROOT, "cli/junction.ts"), ...args], {
+  const proc = spawn([...prefix, "bun", join(ROOT, "cli/junction.ts"), ...args], {
     cwd: ROOT,
     env,
     stdout: "pipe",
@@ -62,8 +62,9 @@ function junction(args: string[]): { proc: Subprocess; output: () => string } {
   return { proc, output: () => out };
 }
 
-async function up(): Promise<{ proc: Subprocess; output: () => string }> {
-  const run = junction(["up"]);
+/** Starts `junction up` (in a process group of its own with `setsid`, as a terminal runs it). */
+async function up(prefix: string[] = []): Promise<{ proc: Subprocess; output: () => string }> {
+  const run = junction(["up"], prefix);
   await waitFor(
     "junction up to report every process running",
     () => {
@@ -172,5 +173,19 @@ describe("junction up and junction down", () => {
     } finally {
       bystander.kill("SIGKILL");
     }
+  }, 180_000);
+
+  test("Ctrl-C (SIGINT to the terminal's process group) stops every process, none restarted", async () => {
+    const run = await up(["setsid"]);
+    const record = readPids() as PidRecord;
+    expect(record.supervisor).toBe(run.proc.pid);
+    process.kill(-run.proc.pid, "SIGINT");
+    expect(await run.proc.exited).toBe(0);
+    expect(run.output()).not.toContain("restarting in");
+    expect(run.output()).toContain("junction up: stopped");
+    for (const pid of Object.values(record.processes)) {
+      expect({ pid, alive: alive(pid) }).toEqual({ pid, alive: false });
+    }
+    expect(existsSync(pidFile)).toBe(false);
   }, 180_000);
 });

@@ -25,6 +25,8 @@ interface Running {
   startedAt: number;
   restarts: number;
   lastLines: string[];
+  /** Printed its ready line. */
+  ready: boolean;
 }
 
 const STOP_GRACE_MS = 10_000;
@@ -55,17 +57,16 @@ export class Supervisor {
 
   private async spawn(plan: ProcessPlan, restarts: number): Promise<void> {
     const proc = Bun.spawn(plan.command, { env: this.options.env, stdin: "ignore", stdout: "pipe", stderr: "pipe" });
-    const entry: Running = { plan, proc, startedAt: Date.now(), restarts, lastLines: [] };
+    const entry: Running = { plan, proc, startedAt: Date.now(), restarts, lastLines: [], ready: false };
     this.running.set(plan.name, entry);
     this.options.onPids(this.pids());
-    let ready = false;
     const readyOrExit = new Promise<boolean>((resolve) => {
       const onLine = (line: string) => {
         entry.lastLines.push(line);
         if (entry.lastLines.length > 20) entry.lastLines.shift();
         this.options.output.child(plan.name, line);
-        if (!ready && plan.ready.test(line)) {
-          ready = true;
+        if (!entry.ready && plan.ready.test(line)) {
+          entry.ready = true;
           resolve(true);
         }
       };
@@ -89,7 +90,8 @@ export class Supervisor {
   private exited(entry: Running): void {
     if (this.running.get(entry.plan.name) !== entry) return;
     this.options.onPids(this.pids());
-    if (this.stopping) return;
+    // A first start that failed is start()'s to report; a restart that failed is retried.
+    if (this.stopping || (!entry.ready && entry.restarts === 0)) return;
     const { backoffMs = 500, maxBackoffMs = 30_000, stableAfterMs = 60_000 } = this.options;
     const inARow = Date.now() - entry.startedAt >= stableAfterMs ? 0 : entry.restarts;
     const delay = Math.min(backoffMs * 2 ** inARow, maxBackoffMs);
