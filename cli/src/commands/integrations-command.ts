@@ -21,7 +21,7 @@ interface Integration {
 export const integrationsCommand = withSubcommands("integrations", "the integrations of this environment", {
   list: {
     usage: "",
-    summary: "every integration: its key, provider and webhook URL",
+    summary: "every integration: its key, provider, display name, creation time",
     async run(ctx, args) {
       positionals(parseArgs(args), []);
       const res = await ctx.api.call<{ data: Integration[] }>("GET", "/integrations");
