@@ -1,4 +1,4 @@
-import { EXIT, flag, parseArgs, positionals, printJson, printTable, query, withSubcommands } from "./command-kit.ts";
+import { EXIT, flag, parseArgs, positionals, printJson, printList, query, withSubcommands } from "./command-kit.ts";
 
 interface Channel {
   id: string;
@@ -31,17 +31,12 @@ export const channelsCommand = withSubcommands("channels", "notification channel
         expiring_within: flag(parsed, "expiring-within"),
       });
       const res = await ctx.api.call<{ data: Channel[] }>("GET", `/channels${q}`);
-      if (ctx.json) printJson(ctx.io, res.data);
-      else {
-        const rows = res.data.map((c) => [
-          c.id,
-          c.kind,
-          `${c.provider_config_key}/${c.connection_id}`,
-          c.state,
-          c.expiration,
-        ]);
-        printTable(ctx.io, rows, "no channels");
-      }
+      printList(
+        ctx,
+        res.data,
+        (c) => [c.id, c.kind, `${c.provider_config_key}/${c.connection_id}`, c.state, c.expiration],
+        "no channels",
+      );
       return EXIT.ok;
     },
   },

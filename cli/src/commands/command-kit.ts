@@ -86,8 +86,10 @@ export function query(params: Record<string, string | undefined>): string {
   return s ? `?${s}` : "";
 }
 
+type Cell = string | number | null | undefined;
+
 /** Rows as aligned columns, one line each; `empty` when there are none. */
-export function printTable(io: CommandIo, rows: (string | number | null | undefined)[][], empty: string): void {
+export function printTable(io: CommandIo, rows: Cell[][], empty: string): void {
   if (rows.length === 0) {
     io.out(empty);
     return;
@@ -119,6 +121,12 @@ export async function jsonArgument(text: string, what: string): Promise<unknown>
   } catch (err) {
     throw new UsageError(`${what} is not JSON: ${(err as Error).message}`);
   }
+}
+
+/** A list answer: its items as JSON with `--json`, else one aligned line per item. */
+export function printList<T>(ctx: CommandContext, items: T[], row: (item: T) => Cell[], empty: string): void {
+  if (ctx.json) printJson(ctx.io, items);
+  else printTable(ctx.io, items.map(row), empty);
 }
 
 /** What a command runs with: the API, where to write, and whether `--json` was given. */

@@ -5,7 +5,7 @@ import {
   parseArgs,
   positionals,
   printJson,
-  printTable,
+  printList,
   query,
   requiredFlag,
   withSubcommands,
@@ -38,17 +38,12 @@ export const connectionsCommand = withSubcommands("connections", "the connection
         limit: flag(parsed, "limit"),
       });
       const res = await ctx.api.call<{ connections: ConnectionItem[] }>("GET", `/connections${q}`);
-      if (ctx.json) printJson(ctx.io, res.connections);
-      else {
-        const rows = res.connections.map((c) => [
-          c.connection_id,
-          c.provider_config_key,
-          c.provider,
-          c.end_user?.email ?? c.end_user?.id,
-          c.created,
-        ]);
-        printTable(ctx.io, rows, "no connections");
-      }
+      printList(
+        ctx,
+        res.connections,
+        (c) => [c.connection_id, c.provider_config_key, c.provider, c.end_user?.email ?? c.end_user?.id, c.created],
+        "no connections",
+      );
       return EXIT.ok;
     },
   },

@@ -5,7 +5,7 @@ import {
   parseArgs,
   positionals,
   printJson,
-  printTable,
+  printList,
   query,
   UsageError,
   withSubcommands,
@@ -44,18 +44,19 @@ export const deliveriesCommand = withSubcommands("deliveries", "webhook messages
       const parsed = parseArgs(args, LIST_FLAGS);
       positionals(parsed, []);
       const res = await ctx.api.call<{ data: WebhookMessage[] }>("GET", `/webhook-messages${listQuery(parsed)}`);
-      if (ctx.json) printJson(ctx.io, res.data);
-      else {
-        const rows = res.data.map((m) => [
+      printList(
+        ctx,
+        res.data,
+        (m) => [
           m.id,
           m.type,
           m.status,
           `${m.attempt_count} attempt${m.attempt_count === 1 ? "" : "s"}`,
           m.provider_config_key ? `${m.provider_config_key}/${m.connection_id ?? "-"}` : null,
           m.last_error,
-        ]);
-        printTable(ctx.io, rows, "no deliveries");
-      }
+        ],
+        "no deliveries",
+      );
       return EXIT.ok;
     },
   },

@@ -3,7 +3,7 @@ import {
   parseArgs,
   positionals,
   printJson,
-  printTable,
+  printList,
   requiredFlag,
   flag,
   withSubcommands,
@@ -25,13 +25,7 @@ export const integrationsCommand = withSubcommands("integrations", "the integrat
     async run(ctx, args) {
       positionals(parseArgs(args), []);
       const res = await ctx.api.call<{ data: Integration[] }>("GET", "/integrations");
-      if (ctx.json) printJson(ctx.io, res.data);
-      else
-        printTable(
-          ctx.io,
-          res.data.map((i) => [i.unique_key, i.provider, i.webhook_url]),
-          "no integrations",
-        );
+      printList(ctx, res.data, (i) => [i.unique_key, i.provider, i.display_name, i.created_at], "no integrations");
       return EXIT.ok;
     },
   },

@@ -8,7 +8,7 @@ import {
   parseArgs,
   positionals,
   printJson,
-  printTable,
+  printList,
   query,
   UsageError,
   withSubcommands,
@@ -149,9 +149,10 @@ export const scriptsCommand = withSubcommands("scripts", "customer scripts: sync
         limit: flag(parsed, "limit"),
       });
       const res = await ctx.api.call<{ data: ScriptRun[] }>("GET", `/scripts/runs${q}`);
-      if (ctx.json) printJson(ctx.io, res.data);
-      else {
-        const rows = res.data.map((r) => [
+      printList(
+        ctx,
+        res.data,
+        (r) => [
           r.id,
           `${r.provider_config_key}/${r.script_name}`,
           r.connection_id,
@@ -159,9 +160,9 @@ export const scriptsCommand = withSubcommands("scripts", "customer scripts: sync
           r.status,
           r.started_at,
           r.duration_ms === null ? null : `${Math.round(r.duration_ms)} ms`,
-        ]);
-        printTable(ctx.io, rows, "no runs");
-      }
+        ],
+        "no runs",
+      );
       return EXIT.ok;
     },
   },

@@ -1,4 +1,4 @@
-import { EXIT, flag, parseArgs, positionals, printJson, printTable, withSubcommands } from "./command-kit.ts";
+import { EXIT, flag, parseArgs, positionals, printJson, printList, withSubcommands } from "./command-kit.ts";
 
 interface SecretKey {
   id: string;
@@ -16,19 +16,12 @@ export const secretKeysCommand = withSubcommands("secret-keys", "the secret keys
     async run(ctx, args) {
       positionals(parseArgs(args), []);
       const res = await ctx.api.call<{ data: SecretKey[] }>("GET", "/secret-keys");
-      if (ctx.json) printJson(ctx.io, res.data);
-      else
-        printTable(
-          ctx.io,
-          res.data.map((k) => [
-            k.id,
-            k.name,
-            `${k.prefix}…`,
-            k.created_at,
-            k.revoked_at ? `revoked ${k.revoked_at}` : "active",
-          ]),
-          "no secret keys",
-        );
+      printList(
+        ctx,
+        res.data,
+        (k) => [k.id, k.name, `${k.prefix}…`, k.created_at, k.revoked_at ? `revoked ${k.revoked_at}` : "active"],
+        "no secret keys",
+      );
       return EXIT.ok;
     },
   },

@@ -4,7 +4,7 @@ import {
   parseArgs,
   positionals,
   printJson,
-  printTable,
+  printList,
   query,
   UsageError,
   withSubcommands,
@@ -61,9 +61,10 @@ export const syncsCommand = withSubcommands("syncs", "the syncs of a connection"
         connection_id: flag(parsed, "connection"),
       });
       const res = await ctx.api.call<{ syncs: SyncStatus[] }>("GET", `/sync/status${q}`);
-      if (ctx.json) printJson(ctx.io, res.syncs);
-      else {
-        const rows = res.syncs.map((s) => [
+      printList(
+        ctx,
+        res.syncs,
+        (s) => [
           s.name,
           s.connection_id,
           s.status,
@@ -71,9 +72,9 @@ export const syncsCommand = withSubcommands("syncs", "the syncs of a connection"
           s.finishedAt,
           s.nextScheduledSyncAt,
           s.latest_run_id,
-        ]);
-        printTable(ctx.io, rows, "no syncs");
-      }
+        ],
+        "no syncs",
+      );
       return EXIT.ok;
     },
   },
