@@ -5,7 +5,7 @@ Run Junction:
   start                      every service in one process (the embedded default)
   up [--env-file <file>]     the distributed topology on this machine, supervised (docs/distributed.md)
   down                       stop what \`junction up\` started
-  serve <service>            one process of the distributed topology
+  serve <name>               one process of the distributed topology (a service, gateway or sandbox)
 
 Operate a running Junction over its REST API (JUNCTION_URL, JUNCTION_SECRET_KEY):
   integrations               list, show, create, delete
