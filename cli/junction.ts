@@ -1,26 +1,27 @@
 #!/usr/bin/env bun
 /**
- * The Junction command.
+ * The Junction command (`junction --help`, docs/cli.md).
  *   junction start              everything in one process (the embedded default)
- *   junction serve <service>    one service of the distributed topology
- *                               (connection | proxy | channel | webhook | scripts | gateway)
- *   junction scripts ...        deploy and list customer scripts of a running Junction
+ *   junction up | down          the distributed topology on this machine, supervised
+ *   junction serve <service>    one process of the distributed topology
+ *   junction <resource> ...     daily operations on a running Junction over its REST API
  */
 import { ConfigError, createLogger } from "@junction/platform";
 import { startEmbedded } from "./src/embedded.ts";
 import { SERVICES, type ServiceName } from "./src/service-names.ts";
 import { printGeneratedKey } from "./src/secret-key-bootstrap.ts";
-import { runScriptsCommand } from "./src/scripts-command.ts";
-
-const USAGE = `usage:
-  junction start                 run every service in one process (embedded default)
-  junction serve <service>       run one service (${SERVICES.join(" | ")}) of the distributed topology
-  junction scripts deploy <integration> <file> [--name <name>]
-  junction scripts list [integration]`;
+import { runApiCommand } from "./src/commands/run-api-command.ts";
+import { USAGE } from "./src/commands/usage.ts";
 
 async function main(argv: string[]): Promise<void> {
   const [command, arg] = argv;
-  if (command === "scripts") process.exit(await runScriptsCommand(argv.slice(1)));
+  if (command === "up" || command === "down") {
+    // Loaded only here, as the distributed topology's code below: `junction start` stays small.
+    const { runUp, runDown } = await import("./src/up/up-command.ts");
+    process.exit(await (command === "up" ? runUp : runDown)(argv.slice(1)));
+  }
+  const code = await runApiCommand(argv);
+  if (code !== null) process.exit(code);
   const logger = createLogger();
   let stop: () => Promise<void>;
   if (command === "start") {
@@ -28,8 +29,13 @@ async function main(argv: string[]): Promise<void> {
     if (junction.generatedSecretKey) printGeneratedKey(junction.generatedSecretKey);
     process.stderr.write(`\n  Junction is listening on ${junction.baseUrl}\n\n`);
     stop = junction.stop;
+  } else if (command === "serve" && arg === "sandbox") {
+    const { serveSandbox } = await import("./src/sandbox-process.ts");
+    const sandbox = await serveSandbox(process.env);
+    logger.info("sandbox upstream listening", { url: sandbox.url, writtenTo: sandbox.credentialsFile });
+    process.stderr.write(`junction: sandbox listening on ${sandbox.url}\n`);
+    stop = sandbox.stop;
   } else if (command === "serve" && SERVICES.includes(arg as ServiceName)) {
-    // Loaded only here: `junction start` never loads the distributed topology's transports (NATS, h2c).
     const { serveService } = await import("./src/distributed.ts");
     const svc = await serveService(arg as ServiceName, process.env, logger);
     logger.info("service listening", { service: svc.name, url: svc.url });
@@ -37,6 +43,9 @@ async function main(argv: string[]): Promise<void> {
     process.stderr.write(`junction: ${svc.name} listening on ${svc.url}\n`);
     stop = svc.stop;
   } else {
+    if (command === "serve")
+      process.stderr.write(`junction: serve needs one of ${[...SERVICES, "sandbox"].join(", ")}\n\n`);
+    else process.stderr.write(`junction: unknown command "${command}"\n\n`);
     process.stderr.write(`${USAGE}\n`);
     process.exit(2);
   }

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what Junction needs and is missing: bun (from npm) and, for the tests, nats-server and chromium (apt).
+# Installs what Junction needs and is missing: bun (from npm) and, for the tests and `junction up`, nats-server and
+# chromium (apt).
 # Sourced by start.sh and test.sh; says exactly what to install when it cannot do it itself.
 set -euo pipefail
 
@@ -32,7 +33,7 @@ ensure_nats_server() {
     (sudo apt-get update -qq && sudo apt-get install -y -qq nats-server) >&2 || true
   fi
   if ! command -v nats-server >/dev/null 2>&1 && [ ! -x /usr/sbin/nats-server ]; then
-    echo "junction: the tests need nats-server. Install it with: apt-get install -y nats-server" >&2
+    echo "junction: the tests and the distributed topology need nats-server. Install it with: apt-get install -y nats-server" >&2
     echo "          (or any nats-server >= 2.9 on PATH)" >&2
     exit 1
   fi

@@ -25,9 +25,13 @@ export interface SandboxUpstream {
  * no upstream account.
  */
 export async function startSandboxUpstream(
-  options: { port?: number; now?: () => number } = {},
+  options: { port?: number; now?: () => number; clientSecret?: string } = {},
 ): Promise<SandboxUpstream> {
-  const client = { clientId: "junction-sandbox.apps.local", clientSecret: randomBytes(24).toString("base64url") };
+  const client = {
+    clientId: "junction-sandbox.apps.local",
+    // Kept by `junction serve sandbox` across restarts: the connection service read it at its own start.
+    clientSecret: options.clientSecret ?? randomBytes(24).toString("base64url"),
+  };
   const { fake, sandboxCredentials } = await serveFakes({
     port: options.port ?? 0,
     now: options.now,

@@ -1,0 +1,102 @@
+import { existsSync } from "node:fs";
+import { join } from "node:path";
+import { ConfigError } from "@junction/platform";
+import { SERVICE_TABLE } from "../wiring/service-table.ts";
+import { portVariable, urlVariable } from "../wiring/addresses.ts";
+
+type Env = Record<string, string | undefined>;
+
+/** One process `junction up` starts and supervises. */
+export interface ProcessPlan {
+  name: string;
+  command: string[];
+  /** A line the process prints once it serves. */
+  ready: RegExp;
+  /** How long it may take to print it. */
+  readyWithinMs: number;
+}
+
+export interface TopologyPlan {
+  processes: ProcessPlan[];
+  /** The environment every process gets. */
+  env: Record<string, string>;
+  gatewayUrl: string;
+}
+
+const JUNCTION = join(import.meta.dir, "..", "..", "junction.ts");
+const DEFAULT_GATEWAY_PORT = 3003;
+const DEFAULT_SANDBOX_PORT = 4100;
+
+/** `nats-server` on PATH or where Debian installs it, or null. */
+export function findNatsServer(): string | null {
+  return Bun.which("nats-server") ?? (existsSync("/usr/sbin/nats-server") ? "/usr/sbin/nats-server" : null);
+}
+
+function portOf(env: Env, variable: string, fallback: number): number {
+  const raw = env[variable];
+  const port = raw === undefined || raw === "" ? fallback : Number(raw);
+  if (!Number.isInteger(port) || port < 1 || port > 65_535) {
+    throw new ConfigError(`${variable} must be a port number (1-65535), got "${raw}"`);
+  }
+  return port;
+}
+
+/**
+ * What `junction up` runs, in start order: nats-server with JetStream in the data dir, the sandbox upstream
+ * (unless JUNCTION_SANDBOX_UPSTREAM=false), every service of the table, then the gateway; and the one
+ * environment that places each on its port of 127.0.0.1.
+ */
+export function planTopology(input: Env, dataDir: string): TopologyPlan {
+  const env: Record<string, string> = {};
+  for (const [k, v] of Object.entries(input)) if (v !== undefined) env[k] = v;
+  env.JUNCTION_DATA_DIR = dataDir;
+  env.JUNCTION_HOST ??= "127.0.0.1";
+  env.JUNCTION_NATS_URL ??= "nats://127.0.0.1:4222";
+  let natsPort: number;
+  try {
+    natsPort = Number(new URL(env.JUNCTION_NATS_URL).port || 4222);
+  } catch {
+    throw new ConfigError(
+      `JUNCTION_NATS_URL must be a URL such as nats://127.0.0.1:4222, got "${env.JUNCTION_NATS_URL}"`,
+    );
+  }
+  const gatewayPort = portOf(env, "PORT", DEFAULT_GATEWAY_PORT);
+  env.PORT = String(gatewayPort);
+  env.JUNCTION_BASE_URL ??= `http://localhost:${gatewayPort}`;
+
+  const nats = findNatsServer();
+  if (!nats) {
+    throw new ConfigError(
+      'nats-server not found: run "npm run start:distributed" (it installs it with apt-get where it may) or "apt-get install -y nats-server"',
+    );
+  }
+  const processes: ProcessPlan[] = [
+    {
+      name: "nats",
+      command: [nats, "-js", "-sd", join(dataDir, "nats"), "-a", "127.0.0.1", "-p", String(natsPort)],
+      ready: /Server is ready/,
+      readyWithinMs: 15_000,
+    },
+  ];
+  const serve = (name: string, readyWithinMs = 30_000): ProcessPlan => ({
+    name,
+    command: [process.execPath, JUNCTION, "serve", name],
+    ready: new RegExp(`junction: ${name} listening on `),
+    readyWithinMs,
+  });
+  if (!["false", "0", "no", "off"].includes((env.JUNCTION_SANDBOX_UPSTREAM ?? "true").toLowerCase())) {
+    env.JUNCTION_SANDBOX_UPSTREAM_PORT = String(portOf(env, "JUNCTION_SANDBOX_UPSTREAM_PORT", DEFAULT_SANDBOX_PORT));
+    // The connection service offers the sandbox's test credentials, unless the operator names a file.
+    env.JUNCTION_TEST_CREDENTIALS_FILE ??= join(dataDir, "sandbox-credentials.json");
+    processes.push(serve("sandbox"));
+  }
+  for (const spec of SERVICE_TABLE) {
+    const port = portOf(env, portVariable(spec.name), spec.defaultPort);
+    env[portVariable(spec.name)] = String(port);
+    env[urlVariable(spec.name)] ??= `http://127.0.0.1:${port}`;
+    processes.push(serve(spec.name));
+  }
+  // The gateway waits for the connection service to register the secret key before it serves.
+  processes.push(serve("gateway", 90_000));
+  return { processes, env, gatewayUrl: `http://127.0.0.1:${gatewayPort}` };
+}
