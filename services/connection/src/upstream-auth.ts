@@ -10,22 +10,33 @@ const DEFAULT_API_KEY = { in: "header", name: "authorization", prefix: "Bearer "
  * names (with its prefix), a user name and password as a Basic header (RFC 7617).
  */
 export function upstreamAuth(
-  definition: Pick<ProviderDefinition, "apiKey"> | undefined,
+  definition: Partial<Pick<ProviderDefinition, "apiKey" | "accessToken">> | undefined,
   creds: StoredCredentials,
 ): { headers: Record<string, string>; query: Record<string, string> } {
   switch (creds.type) {
     case "API_KEY": {
       const placement = definition?.apiKey ?? DEFAULT_API_KEY;
-      const value = `${placement.prefix}${creds.apiKey ?? ""}`;
-      return placement.in === "query"
-        ? { headers: {}, query: { [placement.name]: value } }
-        : { headers: { [placement.name.toLowerCase()]: value }, query: {} };
+      return placed(placement, `${placement.prefix}${creds.apiKey ?? ""}`);
     }
     case "BASIC": {
       const pair = `${creds.username ?? ""}:${creds.password ?? ""}`;
       return { headers: { authorization: `Basic ${Buffer.from(pair, "utf8").toString("base64")}` }, query: {} };
     }
-    default:
-      return { headers: { authorization: `Bearer ${creds.accessToken}` }, query: {} };
+    default: {
+      // An OAuth access token: Bearer (RFC 6750), unless the definition places it elsewhere.
+      const placement = definition?.accessToken;
+      if (!placement) return { headers: { authorization: `Bearer ${creds.accessToken}` }, query: {} };
+      return placed(placement, `${placement.prefix}${creds.accessToken}`);
+    }
   }
+}
+
+/** A credential in the header or query parameter a placement names. */
+function placed(
+  placement: { in: "header" | "query"; name: string },
+  value: string,
+): { headers: Record<string, string>; query: Record<string, string> } {
+  return placement.in === "query"
+    ? { headers: {}, query: { [placement.name]: value } }
+    : { headers: { [placement.name.toLowerCase()]: value }, query: {} };
 }

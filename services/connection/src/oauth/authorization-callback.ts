@@ -13,8 +13,8 @@ import { saveConnection } from "../save-connection.ts";
 import type { ConnectionErrorRecord, ConnectSessionRecord } from "../store/records.ts";
 import { enqueueAuthWebhook } from "./auth-webhook.ts";
 import { sessionConfigFor } from "./connect-sessions.ts";
+import { SCOPE_SEPARATORS } from "@junction/providers";
 import { type CallbackFailure, describeExchangeFailure, stateProblem } from "./callback-messages.ts";
-import { SCOPE_SEPARATORS } from "./authorization-start.ts";
 import { readConnectionConfigFields } from "./connection-config-fields.ts";
 import { connectionBaseUrl, resolveOAuthClient } from "./oauth-client.ts";
 import { requestToken } from "./token-client.ts";
@@ -140,7 +140,15 @@ export async function completeAuthorization(
   if (!result.ok) return failed(describeExchangeFailure(result.failure, template.name));
 
   const token = result.token;
-  const read = await readConnectionConfigFields(ctx, integ, template, token, client.baseUrl, sessionConfig);
+  const read = await readConnectionConfigFields(
+    ctx,
+    integ,
+    template,
+    token,
+    client.baseUrl,
+    sessionConfig,
+    req.callbackParams,
+  );
   if (!read.ok) {
     return failed({
       errorType: "connection_config_unavailable",
