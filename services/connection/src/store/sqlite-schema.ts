@@ -207,6 +207,14 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE integrations ADD COLUMN provider_settings TEXT NOT NULL DEFAULT '{}';
   ALTER TABLE integrations ADD COLUMN managed_channels INTEGER NOT NULL DEFAULT 0;
   `,
+  // Providers defined over the API (POST /providers): the validated definition as JSON, by name.
+  `
+  CREATE TABLE provider_definitions (
+    name TEXT PRIMARY KEY,
+    definition TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  `,
 ];
 
 /**

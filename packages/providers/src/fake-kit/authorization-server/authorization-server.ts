@@ -138,7 +138,7 @@ export function startFakeAuthorizationServer(
     if (behaviour.pkce === "refused" && challenge !== "") return refuse("invalid_request", "PKCE is not supported");
     const code = `fake-code-${randomId()}`;
     codes.set(code, { scope, redirectUri: redirect, challenge, method: p.code_challenge_method ?? "plain" });
-    return back({ code });
+    return back({ ...behaviour.callbackParams, code });
   };
 
   const token = async (req: Request, path: string): Promise<Response> => {
