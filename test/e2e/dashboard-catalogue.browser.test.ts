@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
 import { startTestJunction, TEST_SECRET_KEY, type TestJunction } from "../support/embedded-junction.ts";
-import { type Browser, launchChromium } from "./dashboard-browser-kit.ts";
+import { type Browser, launchChromium, logIn } from "./dashboard-browser-kit.ts";
 
 // Issue 23, item 3: the dashboard's "new integration" picks the provider from the catalogue with search,
 // and says each provider's auth mode and what its connect page asks (Debian's Chromium).
@@ -17,10 +17,7 @@ beforeAll(async () => {
   j = await startTestJunction();
   browser = await launchChromium();
   page = browser.page;
-  await page.goto(`${j.url}/`);
-  await page.fill("#secret_key", TEST_SECRET_KEY);
-  await page.click("#login");
-  await page.waitForSelector('#app[data-view="integrations"]');
+  await logIn(page, j.url, TEST_SECRET_KEY);
 }, STEP_MS);
 
 afterAll(async () => {
