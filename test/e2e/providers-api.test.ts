@@ -128,4 +128,53 @@ describe("POST /providers: a provider defined over the API (issue 23, item 4)", 
     expect(after.body.data.display_name).toBe("Acme Books 2");
     expect((await j.api("GET", "/proxy/ledger", undefined, proxyHeaders)).status).toBe(200);
   });
+
+  test("an OAuth provider with a connect field asks it on the connect page's form, then goes to consent", async () => {
+    const auth = fakeServer();
+    const j = await startTestJunction();
+    running.push(() => j.close());
+    const definition = {
+      ...definitionFor(auth.url),
+      authorizationUrl: `${auth.url}/{workspace}/oauth/authorize`,
+      tokenUrl: `${auth.url}/{workspace}/oauth/token`,
+      baseUrl: `${auth.url}/{workspace}/api`,
+      connectFields: [{ key: "workspace", label: "Workspace (the name in your address)" }],
+      connectionConfig: [{ key: "realmId", from: "callback", param: "realmId" }],
+    };
+    expect((await j.api("POST", "/providers", definition)).status).toBe(201);
+    const integration = await j.api("POST", "/integrations", {
+      unique_key: "books",
+      provider: "acme-books",
+      credentials: { type: "OAUTH2", client_id: auth.behaviour.clientId, client_secret: auth.behaviour.clientSecret },
+    });
+    expect(integration.status).toBe(200);
+    const session = await j.api("POST", "/connect/sessions", { end_user: { id: "user-1" } });
+    const token = session.body.data.token as string;
+    const form = await (await fetch(`${j.url}/connect/form/books?connect_session_token=${token}`)).text();
+    expect(form).toContain("Workspace (the name in your address)");
+    expect(form).toContain('name="workspace"');
+
+    const posted = await fetch(`${j.url}/connect/form/books`, {
+      method: "POST",
+      redirect: "manual",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: new URLSearchParams({ connect_session_token: token, workspace: "team-7" }).toString(),
+    });
+    expect(posted.status).toBe(302);
+    const location = posted.headers.get("location") ?? "";
+    expect(new URL(location).pathname).toBe("/team-7/oauth/authorize");
+    const callback = await auth.authorize(location);
+    const page = await (await fetch(`${j.url}${callback.pathname}${callback.search}`)).text();
+    expect(/<span id="code">([^<]*)<\/span>/.exec(page)?.[1]).toBe("connected");
+    expect(auth.tokenRequests.at(-1)?.path).toBe("/team-7/oauth/token");
+
+    const id = (await j.api("GET", "/connections?integrationId=books")).body.connections[0].connection_id as string;
+    const connection = await j.api("GET", `/connections/${id}?provider_config_key=books`);
+    expect(connection.body.connection_config).toMatchObject({ workspace: "team-7", realmId: "9130350" });
+    const echo = await j.api("GET", "/proxy/ledger", undefined, {
+      "provider-config-key": "books",
+      "connection-id": id,
+    });
+    expect(echo.body.path).toBe("/team-7/api/ledger");
+  });
 });

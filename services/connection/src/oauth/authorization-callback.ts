@@ -109,6 +109,7 @@ export async function completeAuthorization(
   const sessionConfig = {
     ...existing?.connectionConfig,
     ...sessionConfigFor(session, integ.uniqueKey).connectionConfig,
+    ...st.connectionConfig,
   };
   let client: ReturnType<typeof resolveOAuthClient>;
   try {
@@ -170,6 +171,7 @@ export async function completeAuthorization(
   };
   const connectionConfig: Record<string, unknown> = {
     ...sessionConfigFor(session, integ.uniqueKey).connectionConfig,
+    ...st.connectionConfig,
     ...read.values,
   };
   let hashProblem: ConnectionErrorRecord | null = null;

@@ -31,10 +31,18 @@ export async function startAuthorization(
   const { integ, template, connectionId, existingConfig } = await sessionTarget(ctx, session, key);
   if (template.authMode !== "OAUTH2") throw errors.notAnAuthorizationFlow(key, template.name, template.authMode);
   const defaults = sessionConfigFor(session, key);
-  // A connection's placeholders ({subdomain}, {shop}) come from the session's connection config, else the connection's.
+  // What the user typed on the connect page's form: the definition's connect fields only, non-empty.
+  const typed: Record<string, string> = {};
+  for (const field of template.connectFields) {
+    const value = (req.connectionConfig[field.key] ?? "").trim();
+    if (value !== "") typed[field.key] = value;
+  }
+  // A connection's placeholders ({subdomain}, {shop}) come from the form, the session's connection config,
+  // else the connection's.
   const client = resolveOAuthClient(ctx, integ, template, integ.useTestCredentials, {
     ...existingConfig,
     ...defaults.connectionConfig,
+    ...typed,
   });
   for (const scope of req.extraScopes) {
     if (!/^\S+$/.test(scope)) throw errors.invalidField("user_scope", "must not hold empty or spaced scopes");
@@ -62,6 +70,7 @@ export async function startAuthorization(
     redirectUri: callback,
     scopes,
     testCredentials: client.testCredentials,
+    connectionConfig: typed,
     createdAt: now,
     expiresAt: now + ctx.oauth.authorizationStateTtlMs,
     consumedAt: null,

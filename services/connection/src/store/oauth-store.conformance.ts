@@ -35,6 +35,7 @@ const state = (hash: string, over: Partial<OAuthStateRecord> = {}): OAuthStateRe
   redirectUri: "http://127.0.0.1:3003/oauth/callback",
   scopes: ["openid", "email"],
   testCredentials: false,
+  connectionConfig: { subdomain: "acme" },
   createdAt: T0,
   expiresAt: T0 + 600_000,
   consumedAt: null,

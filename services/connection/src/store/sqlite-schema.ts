@@ -215,6 +215,10 @@ export const MIGRATIONS: readonly string[] = [
     updated_at INTEGER NOT NULL
   );
   `,
+  // An OAUTH2 provider's connect fields typed on the connect page's form, kept with the state for the callback.
+  `
+  ALTER TABLE oauth_states ADD COLUMN connection_config TEXT NOT NULL DEFAULT '{}';
+  `,
 ];
 
 /**
