@@ -41,6 +41,7 @@ const definitionFor = (url: string) => ({
     { name: "books.write", description: "Write the books.", sensitivity: "sensitive" },
   ],
   defaultScopes: ["books.read"],
+  proxyHeaders: { "Acme-Version": "2026-01" },
   connectionConfig: [
     { key: "realmId", from: "callback", param: "realmId" },
     { key: "accountId", from: "request", url: "/me", path: "account.id" },
@@ -120,6 +121,7 @@ describe("POST /providers: a provider defined over the API (issue 23, item 4)", 
     expect(echo.status).toBe(200);
     expect(echo.body.path).toBe("/api/ledger");
     expect(echo.body.headers.authorization).toMatch(/^Bearer /);
+    expect(echo.body.headers["acme-version"]).toBe("2026-01");
 
     await j.close({ keepData: true });
     j = await startTestJunction({ dataDir: data.path });

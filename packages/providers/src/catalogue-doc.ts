@@ -34,6 +34,8 @@ function section(a: ProviderAdapter): string[] {
         `, token types ${a.tokenResponse.tokenTypes.join(", ")}`,
     );
   }
+  for (const [name, value] of Object.entries(a.proxyHeaders))
+    lines.push(`- Every proxied call carries \`${name}: ${value}\``);
   if (a.accessToken) lines.push(`- Access token sent in ${a.accessToken.in} \`${a.accessToken.name}\``);
   if (a.apiKey)
     lines.push(

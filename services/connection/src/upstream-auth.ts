@@ -10,13 +10,25 @@ const DEFAULT_API_KEY = { in: "header", name: "authorization", prefix: "Bearer "
  * names (with its prefix), a user name and password as a Basic header (RFC 7617).
  */
 export function upstreamAuth(
+  definition: Partial<Pick<ProviderDefinition, "apiKey" | "accessToken" | "proxyHeaders">> | undefined,
+  creds: StoredCredentials,
+): { headers: Record<string, string>; query: Record<string, string> } {
+  const placed = credentialPlacement(definition, creds);
+  // The definition's own headers (Notion-Version) go under the credentials'.
+  const fixed: Record<string, string> = {};
+  for (const [name, value] of Object.entries(definition?.proxyHeaders ?? {})) fixed[name.toLowerCase()] = value;
+  return { headers: { ...fixed, ...placed.headers }, query: placed.query };
+}
+
+/** Where the definition puts the connection's credentials. */
+function credentialPlacement(
   definition: Partial<Pick<ProviderDefinition, "apiKey" | "accessToken">> | undefined,
   creds: StoredCredentials,
 ): { headers: Record<string, string>; query: Record<string, string> } {
   switch (creds.type) {
     case "API_KEY": {
       const placement = definition?.apiKey ?? DEFAULT_API_KEY;
-      return placed(placement, `${placement.prefix}${creds.apiKey ?? ""}`);
+      return placedIn(placement, `${placement.prefix}${creds.apiKey ?? ""}`);
     }
     case "BASIC": {
       const pair = `${creds.username ?? ""}:${creds.password ?? ""}`;
@@ -26,13 +38,13 @@ export function upstreamAuth(
       // An OAuth access token: Bearer (RFC 6750), unless the definition places it elsewhere.
       const placement = definition?.accessToken;
       if (!placement) return { headers: { authorization: `Bearer ${creds.accessToken}` }, query: {} };
-      return placed(placement, `${placement.prefix}${creds.accessToken}`);
+      return placedIn(placement, `${placement.prefix}${creds.accessToken}`);
     }
   }
 }
 
 /** A credential in the header or query parameter a placement names. */
-function placed(
+function placedIn(
   placement: { in: "header" | "query"; name: string },
   value: string,
 ): { headers: Record<string, string>; query: Record<string, string> } {

@@ -155,6 +155,13 @@ export const providerDefinitionSchema = z
     connectionConfig: z.array(connectionConfigFieldSchema).default([]),
     /** Where an API key goes: header `Authorization: Bearer <key>` when not given. */
     apiKey: apiKeySchema.optional(),
+    /**
+     * Headers added to every proxied call (Notion's Notion-Version), under the credentials' own; a caller
+     * replaces one with `Nango-Proxy-<name>`.
+     */
+    proxyHeaders: z
+      .record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, { message: "must be a header name" }), z.string().max(1024))
+      .default({}),
     /** OAUTH2, OAUTH2_CC: where the access token goes, when not `Authorization: Bearer` (Shopify's X-Shopify-Access-Token). */
     accessToken: apiKeySchema.optional(),
     connectFields: z.array(connectFieldSchema).default([]),

@@ -2,10 +2,7 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
 
 const OAUTH = "https://developers.notion.com/docs/authorization";
 
-/**
- * Notion's public integrations. Every API call needs a `Notion-Version` header, which the caller sends
- * through the proxy ("Notion-Version: 2022-06-28"; https://developers.notion.com/reference/versioning).
- */
+/** Notion's public integrations. */
 export const notion = {
   name: "notion",
   displayName: "Notion",
@@ -18,6 +15,9 @@ export const notion = {
   authorizationParams: { owner: "user" },
   clientAuthentication: "client_secret_basic",
   baseUrl: "https://api.notion.com",
+  // https://developers.notion.com/reference/versioning: every request names the API version in a
+  // Notion-Version header (a caller picks another with Nango-Proxy-Notion-Version).
+  proxyHeaders: { "Notion-Version": "2022-06-28" },
   // OAUTH: what the integration may do (its capabilities) is set on the integration, not with scopes.
   scopes: [],
   // OAUTH: the answer names the workspace in workspace_id.
