@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm test`: every check and every test. Installs what is missing (bun; nats-server and chromium through apt where it
-# may), then: buf lint, code generation + diff check, the OpenAPI document (docs/openapi.json) + diff check, typecheck,
+# may), then: buf lint, code generation + diff check, the OpenAPI document (docs/openapi.json) + diff check, the providers'
+# list (docs/providers.md) + diff check, typecheck,
 # lint, and `bun test`. The last line is `N passed, N failed`, counting each static check as one test; the exit code is
 # non-zero on any failure.
 set -uo pipefail
@@ -43,9 +44,21 @@ openapi_is_current() {
   fi
 }
 
+providers_doc_is_current() {
+  bun run providers:doc >/dev/null || return 1
+  if git rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    if [ -n "$(git status --porcelain -- docs/providers.md)" ]; then
+      echo "docs/providers.md differs from the provider catalogue: run 'bun run providers:doc' and commit docs/providers.md"
+      git --no-pager diff --stat -- docs/providers.md
+      return 1
+    fi
+  fi
+}
+
 check "buf lint" bunx buf lint
 check "generated code is current" generated_is_current
 check "OpenAPI document is current" openapi_is_current
+check "providers document is current" providers_doc_is_current
 check "typecheck" bunx tsc -p tsconfig.json --noEmit
 check "lint" bunx biome check .
 

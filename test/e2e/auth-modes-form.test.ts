@@ -93,7 +93,7 @@ describe("the connect page's form", () => {
     const o = await world();
     const refused = await submit(o, await o.session(), { apiKey: "x" });
     expect(refused.status).toBe(400);
-    expect(await refused.text()).toContain("authorization flow");
+    expect(await refused.text()).toContain("consent screen: open /oauth/connect/acme");
   });
 
   test("OAUTH2_CC: the form gets a token with the integration's client, refreshed by the same single-flight rule", async () => {

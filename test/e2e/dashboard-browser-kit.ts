@@ -69,3 +69,11 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   mkdirSync(SCREENSHOTS_DIR, { recursive: true });
   writeFileSync(join(SCREENSHOTS_DIR, `${name}.png`), png);
 }
+
+/** Logs the page in to the dashboard of `junctionUrl` with `secretKey` and waits for the integrations list. */
+export async function logIn(page: Page, junctionUrl: string, secretKey: string): Promise<void> {
+  await page.goto(`${junctionUrl}/dashboard/login`);
+  await page.fill("#secret_key", secretKey);
+  await page.click("#login");
+  await page.waitForSelector('#app[data-view="integrations"]');
+}

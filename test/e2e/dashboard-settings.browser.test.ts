@@ -3,7 +3,7 @@ import type { Page } from "playwright-core";
 import { startTestJunction, TEST_SECRET_KEY, type TestJunction } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { KINDS, seedChannelKinds } from "./channel-kinds-kit.ts";
-import { type Browser, launchChromium, screenshot } from "./dashboard-browser-kit.ts";
+import { type Browser, launchChromium, logIn, screenshot } from "./dashboard-browser-kit.ts";
 
 // Issue 22 item 6 in Debian's Chromium: an integration's provider settings and managed channels
 // switch, the three channel kinds on the Channels page, and each provider's forward messages in the
@@ -31,10 +31,7 @@ beforeAll(async () => {
   await seedChannelKinds(j);
   browser = await launchChromium();
   page = browser.page;
-  await page.goto(`${j.url}/dashboard/login`);
-  await page.fill("#secret_key", TEST_SECRET_KEY);
-  await page.click("#login");
-  await page.waitForSelector('#app[data-view="integrations"]');
+  await logIn(page, j.url, TEST_SECRET_KEY);
 }, STEP_MS);
 
 afterAll(async () => {

@@ -7,6 +7,7 @@ import { startNatsServer } from "@junction/bus/testing/nats-server";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import { ConnectionCreatedSchema } from "@junction/contracts/events/v1/events_pb";
 import { h2cTransport } from "@junction/platform/h2c";
+import { startFakeAuthorizationServer } from "@junction/providers/fake-authorization-server";
 import type { JunctionProcess } from "../support/junction-process.ts";
 import { startDistributedJunction } from "../support/distributed-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";
@@ -114,5 +115,36 @@ describe("distributed topology (separate processes, Connect over h2c, NATS)", ()
     const res = await api("GET", "/webhook-settings");
     expect(res.status).toBe(200);
     expect(res.body.data.signing_secret_prefix).toMatch(/^whsec_/);
+  });
+
+  test("a provider defined over the API (POST /providers) serves the proxy process's calls", async () => {
+    const upstream = startFakeAuthorizationServer();
+    try {
+      const definition = {
+        name: "acme-keys",
+        displayName: "Acme Keys",
+        authMode: "API_KEY",
+        docsUrl: "https://docs.acme-keys.test/auth",
+        baseUrl: `${upstream.url}/api`,
+        apiKey: { in: "header", name: "x-acme-key" },
+      };
+      expect((await api("POST", "/providers", definition)).status).toBe(201);
+      expect((await api("POST", "/integrations", { unique_key: "keys", provider: "acme-keys" })).status).toBe(200);
+      const imported = await api("POST", "/connections", {
+        provider_config_key: "keys",
+        connection_id: "k1",
+        credentials: { type: "API_KEY", apiKey: "key-1" },
+      });
+      expect(imported.status).toBe(200);
+      const res = await fetch(`${gatewayUrl}/proxy/things`, {
+        headers: { authorization: `Bearer ${SECRET}`, "provider-config-key": "keys", "connection-id": "k1" },
+      });
+      expect(res.status).toBe(200);
+      const echo = (await res.json()) as { path: string; headers: Record<string, string> };
+      expect(echo.path).toBe("/api/things");
+      expect(echo.headers["x-acme-key"]).toBe("key-1");
+    } finally {
+      await upstream.stop();
+    }
   });
 });

@@ -46,6 +46,10 @@ export const ERROR_CODES = {
   integration_has_connections: e(Code.FailedPrecondition, "The integration has connections; pass `force=true`."),
   unknown_connection: e(Code.NotFound, "No connection with this id for the integration."),
   connection_already_exists: e(Code.AlreadyExists, "A connection with this id already exists for the integration."),
+  invalid_provider_definition: e(
+    Code.InvalidArgument,
+    "The provider definition is not JSON or breaks the definition schema; `errors` names each field. Nothing was stored.",
+  ),
   invalid_metadata: e(Code.InvalidArgument, "A known metadata key has the wrong type; `errors` names it."),
   invalid_tags: e(
     Code.InvalidArgument,

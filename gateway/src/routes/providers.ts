@@ -1,9 +1,9 @@
-import { documentationExample, providerAdapter } from "@junction/providers";
+import { documentationExample, providerAdapter, providerDefinitionSchema } from "@junction/providers";
 import type { Provider } from "@junction/contracts/connection/v1/connection_service_pb";
 import { z } from "zod";
 import { errorResponse } from "../http/error-response.ts";
 import { json } from "../http/json.ts";
-import { parseWith, queryObject } from "../http/read-json.ts";
+import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import { dataOf } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
 import { formFields } from "./oauth/connect-form-routes.ts";
@@ -83,7 +83,13 @@ function providerExtras(name: string) {
   };
 }
 
-/** GET /providers (`search`) and /providers/{name}: the templates integrations are created from. */
+/** The largest provider definition accepted (a long scope catalogue fits many times over). */
+const DEFINITION_LIMIT = 256 * 1024;
+
+/**
+ * GET /providers (`search`) and /providers/{name}: the templates integrations are created from; POST
+ * /providers: an operator's provider, defined as data.
+ */
 export function providerRoutes(): Route[] {
   return [
     {
@@ -103,6 +109,26 @@ export function providerRoutes(): Route[] {
         query: listQuery,
         responses: { 200: dataOf(z.array(providerAnswer)) },
         errors: [],
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/providers",
+      handler: async ({ clients, req }) => {
+        // Validated by the connection service, with the schema and the messages of the built-in catalogue.
+        const body = await readJson(req, DEFINITION_LIMIT);
+        const { provider, created } = await clients.connection.putProvider({ definitionJson: JSON.stringify(body) });
+        if (!provider) throw new Error("putProvider returned no provider");
+        return json({ data: presentProvider(provider) }, created ? 201 : 200);
+      },
+      doc: {
+        summary: "Define a provider",
+        description:
+          "Adds a provider defined as data, or overrides one (a built-in keeps its code: notifications, channels), with the schema of the built-in catalogue (docs/providers.md). Stored with the integrations: it survives restarts and every process of the connection service knows it within seconds. 201 when no provider was defined over the API under this name, 200 when one is replaced.",
+        tags: ["Providers"],
+        body: providerDefinitionSchema,
+        responses: { 200: dataOf(providerAnswer), 201: dataOf(providerAnswer) },
+        errors: ["invalid_provider_definition"],
       },
     },
     {

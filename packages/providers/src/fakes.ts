@@ -4,13 +4,21 @@
  * A new provider's fake is one folder (`<provider>/fake/index.ts` exporting `fake`) and one line here;
  * the option, control, state and endpoint types below follow from this list. See `fake-kit/README.md`.
  */
+import { fake as githubFake } from "./github/fake/index.ts";
 import { fake as googleCalendarFake } from "./google-calendar/fake/index.ts";
 import { fake as googleMailFake } from "./google-mail/fake/index.ts";
 import { fake as googleFake } from "./google/fake/index.ts";
 import { fake as microsoftFake } from "./microsoft/fake/index.ts";
 import { fake as outlookCalendarFake } from "./microsoft-outlook-calendar/fake/index.ts";
 
-export const FAKES = [googleFake, googleCalendarFake, googleMailFake, microsoftFake, outlookCalendarFake] as const;
+export const FAKES = [
+  googleFake,
+  googleCalendarFake,
+  googleMailFake,
+  microsoftFake,
+  outlookCalendarFake,
+  githubFake,
+] as const;
 
 type Fake = (typeof FAKES)[number];
 type Instance = ReturnType<Fake["start"]>;

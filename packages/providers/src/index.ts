@@ -1,5 +1,7 @@
 import type { ChannelAdapter, ProviderAdapter } from "./adapter.ts";
 import type { WebhookHeaderNames } from "./provider-template.ts";
+import { CATALOGUE } from "./catalogue.ts";
+import { adapterFromDefinition } from "./definition/defined-provider.ts";
 import { googleCalendar } from "./google-calendar/adapter.ts";
 import { googleMail } from "./google-mail/adapter.ts";
 import { microsoftOutlookCalendar } from "./microsoft-outlook-calendar/adapter.ts";
@@ -38,6 +40,7 @@ export {
   providerDefinitionSchema,
 } from "./definition/provider-definition.ts";
 export { adapterFromDefinition } from "./definition/defined-provider.ts";
+export { type AuthorizationRequest, buildAuthorizationUrl, SCOPE_SEPARATORS } from "./definition/authorization-url.ts";
 export {
   describePlaceholderProblem,
   fillPlaceholders,
@@ -59,8 +62,16 @@ export {
   MAX_SETTING_VALUE_CHARS,
 } from "./integration-settings.ts";
 
-/** Every provider Junction knows, one folder each under packages/providers/src. */
-const ADAPTERS: readonly ProviderAdapter[] = [googleCalendar, googleMail, microsoftOutlookCalendar];
+/**
+ * Every provider Junction knows, one folder each under packages/providers/src: the adapters with code,
+ * then the catalogue's data-only definitions (validated here, at load).
+ */
+const ADAPTERS: readonly ProviderAdapter[] = [
+  googleCalendar,
+  googleMail,
+  microsoftOutlookCalendar,
+  ...CATALOGUE.map((definition) => adapterFromDefinition(definition)),
+];
 
 const BY_NAME: ReadonlyMap<string, ProviderAdapter> = new Map(ADAPTERS.map((a) => [a.name, a]));
 

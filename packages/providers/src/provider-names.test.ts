@@ -17,6 +17,28 @@ const PROVIDER_STRINGS = [
   "microsoft-outlook-calendar",
   "graph.microsoft.com",
   "login.microsoftonline.com",
+  // The catalogue's hosts (issue 23): its providers' names are common words, their hosts are not.
+  "slack.com",
+  "api.github.com",
+  "github.com/login",
+  "gitlab.com",
+  "bitbucket.org",
+  "atlassian.com",
+  "linear.app",
+  "asana.com",
+  "notion.com",
+  "airtable.com",
+  "hubapi.com",
+  "hubspot.com",
+  "salesforce.com",
+  "pipedrive.com",
+  "zendesk.com",
+  "intercom.io",
+  "freshdesk.com",
+  "myshopify.com",
+  "stripe.com",
+  "xero.com",
+  "intuit.com",
 ];
 
 const ROOT = join(import.meta.dir, "../../..");

@@ -27,6 +27,12 @@ export const errors = {
     invalidArgument("unknown_provider", `Unknown provider "${name}". Known providers: ${known.join(", ")}.`, [
       { path: "provider", message: `must be one of ${known.join(", ")}` },
     ]),
+  invalidProviderDefinition: (provider: string, message: string, fieldErrors: FieldError[]) =>
+    invalidArgument(
+      "invalid_provider_definition",
+      `${message} Nothing was stored.`,
+      fieldErrors.map((e) => ({ ...e, message: `${e.message} (provider "${provider}")` })),
+    ),
   integrationExists: (key: string) =>
     alreadyExists("integration_already_exists", `An integration with id "${key}" already exists.`),
   integrationHasConnections: (key: string, count: number) =>

@@ -76,7 +76,7 @@ export function toProvider(t: ProviderTemplate): Provider {
     authorizationUrl: t.authorizationUrl,
     tokenUrl: t.tokenUrl,
     authorizationParams: t.authorizationParams,
-    scopes: t.scopes,
+    scopes: t.scopes.map((s) => ({ ...s, sensitivity: s.sensitivity ?? "" })),
     defaultScopes: t.defaultScopes,
     webhookHeaders: t.webhookHeaders ? { ...t.webhookHeaders } : {},
     allowedOverrideHosts: t.allowedOverrideHosts,

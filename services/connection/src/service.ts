@@ -5,12 +5,14 @@ import { connectionHandlers } from "./handlers/connections.ts";
 import { environmentHandlers } from "./handlers/environment.ts";
 import { integrationHandlers } from "./handlers/integrations.ts";
 import { oauthHandlers } from "./handlers/oauth.ts";
+import { providerHandlers } from "./handlers/providers.ts";
 
 /** The ConnectionService implementation, assembled from its handler groups. */
 export function createConnectionService(deps: ConnectionServiceDeps): ServiceImpl<typeof ConnectionService> {
   const ctx = createContext(deps);
   return {
     ...environmentHandlers(ctx),
+    ...providerHandlers(ctx),
     ...integrationHandlers(ctx),
     ...connectionHandlers(ctx),
     ...oauthHandlers(ctx),

@@ -15,6 +15,22 @@ describe("upstreamAuth", () => {
     }
   });
 
+  test("an OAuth access token goes where the definition's accessToken places it (a custom header, no prefix)", () => {
+    const placement = { in: "header", name: "X-Shopify-Access-Token", prefix: "" } as const;
+    expect(upstreamAuth({ accessToken: placement }, { ...base, type: "OAUTH2", accessToken: "at" })).toEqual({
+      headers: { "x-shopify-access-token": "at" },
+      query: {},
+    });
+  });
+
+  test("the definition's proxy headers go on every call, under the credentials' own", () => {
+    const definition = { proxyHeaders: { "Notion-Version": "2022-06-28", Authorization: "not this" } };
+    expect(upstreamAuth(definition, { ...base, type: "OAUTH2", accessToken: "at" })).toEqual({
+      headers: { "notion-version": "2022-06-28", authorization: "Bearer at" },
+      query: {},
+    });
+  });
+
   test("an API key goes where the definition places it, with its prefix; Bearer in Authorization by default", () => {
     expect(upstreamAuth({ apiKey: undefined }, key)).toEqual({ headers: { authorization: "Bearer k1" }, query: {} });
     expect(upstreamAuth({ apiKey: { in: "header", name: "X-Api-Key", prefix: "" } }, key)).toEqual({

@@ -12,6 +12,9 @@ import {
 } from "@junction/connection-service";
 import type { ConnectionServiceStore } from "@junction/connection-service/store/store";
 
+/** How often the providers defined over the API are read again (another process may have defined one). */
+const PROVIDER_RELOAD_MS = 10_000;
+
 /** How long a connection's deletion waits for its channels to be stopped upstream. */
 const CHANNEL_CLEANUP_TIMEOUT_MS = 30_000;
 
@@ -46,6 +49,16 @@ export const connectionSpec: ServiceSpec<ConnectionServiceConfig, { store: Conne
     // spec: Authentication 4: credentials the operator configured win over the sandbox upstream's.
     if (ctx.testCredentials) oauth.testCredentials = { ...ctx.testCredentials, ...oauth.testCredentials };
     const store = await openConnectionStore(ctx.common, ctx.db);
+    const catalog = providers ?? new ProviderCatalog();
+    // The providers defined over the API (POST /providers) are stored with the integrations: read at
+    // start, and again every PROVIDER_RELOAD_MS so that each process of the service sees the others'.
+    await catalog.reload(store, ctx.logger);
+    const reload = setInterval(() => {
+      catalog.reload(store, ctx.logger).catch((err) => {
+        ctx.logger.warn("provider definitions not reloaded", { error: (err as Error).message });
+      });
+    }, PROVIDER_RELOAD_MS);
+    reload.unref();
     const channels = ctx.client("channel");
     const impl = createConnectionService({
       store,
@@ -53,7 +66,7 @@ export const connectionSpec: ServiceSpec<ConnectionServiceConfig, { store: Conne
       clock: ctx.clock,
       logger: ctx.logger,
       bus: ctx.bus,
-      providers: providers ?? new ProviderCatalog(),
+      providers: catalog,
       baseUrl: ctx.baseUrl(),
       oauth,
       settings,
@@ -66,7 +79,10 @@ export const connectionSpec: ServiceSpec<ConnectionServiceConfig, { store: Conne
     });
     return {
       routes: (r) => r.service(ConnectionService, impl),
-      close: () => store.close(),
+      close: () => {
+        clearInterval(reload);
+        return store.close();
+      },
       parts: { store },
     };
   },

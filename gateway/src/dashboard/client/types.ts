@@ -17,6 +17,12 @@ export interface IntegrationSettingInfo {
 export interface Provider {
   name: string;
   display_name: string;
+  /** "OAUTH2", "OAUTH2_CC", "API_KEY" or "BASIC". */
+  auth_mode: string;
+  /** The provider's documentation; "" when none. */
+  docs: string;
+  /** What the connect page asks the user for. */
+  connect_fields: { key: string; label: string; docs_url: string; secret: boolean }[];
   default_scopes: string[];
   scopes: ScopeInfo[];
   /** What `provider_settings` may hold (absent from Junctions older than provider settings). */

@@ -86,6 +86,7 @@ export function authorizationRoutes(): Route[] {
               code: single(q.code),
               error: single(q.error),
               errorDescription: single(q.error_description),
+              callbackParams: callbackParams(q),
             },
             { timeoutMs: CALLBACK_DEADLINE_MS },
           );
@@ -123,4 +124,18 @@ export function authorizationRoutes(): Route[] {
       },
     },
   ];
+}
+
+/** The protocol's own parameters; the others are passed on for connection-config fields (QuickBooks' realmId). */
+const PROTOCOL_PARAMS = new Set(["state", "code", "error", "error_description"]);
+
+/** The callback's other query parameters: single values, at most 20, each at most 512 characters. */
+function callbackParams(q: Record<string, string | string[]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(q)) {
+    if (PROTOCOL_PARAMS.has(name) || typeof value !== "string" || value.length > 512) continue;
+    if (Object.keys(out).length >= 20) break;
+    out[name] = value;
+  }
+  return out;
 }

@@ -32,7 +32,9 @@ export function formFields(provider: Provider): { key: string; label: string; do
 
 /** Whether an integration's provider is connected through the form rather than a consent screen. */
 export function usesForm(provider: Provider | undefined): boolean {
-  return provider !== undefined && provider.authMode !== "" && provider.authMode !== "OAUTH2";
+  if (provider === undefined || provider.authMode === "") return false;
+  // An OAUTH2 provider asks its connect fields (a subdomain, a shop) first, then goes to its consent screen.
+  return provider.authMode !== "OAUTH2" || provider.connectFields.length > 0;
 }
 
 /** The session's integration and its provider, or the error a browser is shown. */
@@ -77,7 +79,10 @@ function formHtml(ctx: RouteContext, token: string, provider: Provider): string 
   return `<form id="connect-form" method="post" action="${escapeHtml(action)}"><input type="hidden" name="connect_session_token" value="${escapeHtml(token)}">${inputs}<p><button type="submit">Connect</button></p></form>`;
 }
 
-/** GET and POST /connect/form/{integration}: the connect page's form for API_KEY, BASIC and client-credentials providers. */
+/**
+ * GET and POST /connect/form/{integration}: the connect page's form for API_KEY, BASIC and client-credentials
+ * providers, and for OAUTH2 providers with connect fields (then on to the consent screen).
+ */
 export function connectFormRoutes(): Route[] {
   return [
     {
@@ -94,7 +99,10 @@ export function connectFormRoutes(): Route[] {
               title: "Connect",
               code: "connect_form",
               heading: `Connect ${integ.displayName}`,
-              message: "Enter the credentials below; they are stored encrypted and sent only to the provider.",
+              message:
+                provider.authMode === "OAUTH2"
+                  ? "Enter the details below; you then sign in at the provider and allow access."
+                  : "Enter the credentials below; they are stored encrypted and sent only to the provider.",
               extraHtml: formHtml(ctx, token as string, provider),
               postsForm: true,
             },
@@ -107,7 +115,7 @@ export function connectFormRoutes(): Route[] {
       doc: {
         summary: "The connect page's form",
         description:
-          "For an integration whose provider uses an API key, a user name and password, or client credentials: a page asking for the fields its definition names, each with a link to where the user finds it.",
+          "For an integration whose provider uses an API key, a user name and password, client credentials, or OAuth with connect fields (a subdomain, a shop): a page asking for the fields its definition names, each with a link to where the user finds it.",
         tags: ["Connect"],
         params: { integration: "The integration's id." },
         query: z.object({ connect_session_token: z.string() }),
@@ -142,6 +150,19 @@ export function connectFormRoutes(): Route[] {
             new URLSearchParams(await readTextLimited(ctx.req.body, FORM_LIMIT, tooLarge)),
           );
           const { connect_session_token: token = "", ...rest } = fields;
+          const { provider } = await sessionIntegration(ctx, token);
+          if (provider.authMode === "OAUTH2") {
+            // The connect fields fill the provider's URLs; then its consent screen, as /oauth/connect does.
+            const { authorizationUrl } = await ctx.clients.connection.startAuthorization({
+              providerConfigKey: ctx.params.integration as string,
+              connectSessionToken: token,
+              connectionConfig: rest,
+            });
+            return new Response(null, {
+              status: 302,
+              headers: { location: authorizationUrl, "cache-control": "no-store", "referrer-policy": "no-referrer" },
+            });
+          }
           const res = await ctx.clients.connection.submitConnectForm({
             connectSessionToken: token,
             providerConfigKey: ctx.params.integration as string,
@@ -182,7 +203,13 @@ export function connectFormRoutes(): Route[] {
         params: { integration: "The integration's id." },
         rawBody:
           "application/x-www-form-urlencoded: connect_session_token and the form's fields (apiKey, username, password, connection_config keys).",
-        responses: { 200: { description: "An HTML page: connected.", contentType: "text/html" } },
+        responses: {
+          200: { description: "An HTML page: connected.", contentType: "text/html" },
+          302: {
+            description: "An OAUTH2 provider's form: to its authorization URL, its connect fields filled in.",
+            headers: { location: "The authorization URL." },
+          },
+        },
         errors: [
           "unknown_connect_session_token",
           "connect_session_expired",

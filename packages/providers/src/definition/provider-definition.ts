@@ -18,7 +18,8 @@ export type ScopeSensitivity = z.output<typeof scopeSensitivitySchema>;
 const scopeSchema = z.strictObject({
   name: z.string().min(1),
   description: z.string(),
-  sensitivity: scopeSensitivitySchema,
+  /** As the upstream classifies the scope; left out where the upstream does not classify its scopes. */
+  sensitivity: scopeSensitivitySchema.optional(),
 });
 export type ScopeTemplate = z.output<typeof scopeSchema>;
 
@@ -65,14 +66,24 @@ const tokenResponseSchema = z.strictObject({
   tokenTypes: z.array(z.string().min(1)).min(1).default(["bearer"]),
 });
 
-/** A connection-config field written at authorization: read from the token answer or a request after it. */
+/**
+ * A connection-config field written at authorization: read from the token answer, from a query parameter
+ * of the authorization callback (QuickBooks' realmId), or from a request after it.
+ */
 const connectionConfigFieldSchema = z.discriminatedUnion("from", [
   z.strictObject({ key: z.string().min(1), from: z.literal("token_response"), path: jsonPathSchema }),
+  z.strictObject({
+    key: z.string().min(1),
+    from: z.literal("callback"),
+    /** The callback's query parameter (not state, code, error or error_description). */
+    param: z.string().regex(/^[A-Za-z0-9_.-]{1,64}$/, { message: "must be a query parameter name" }),
+  }),
   z.strictObject({
     key: z.string().min(1),
     from: z.literal("request"),
     /** GET with the new access token: a path under the base URL ("/v1/me"), or a full URL with placeholders. */
     url: z.string().min(1),
+    /** Into the answer; a number indexes an array ("0.id": the first site's id). */
     path: jsonPathSchema,
   }),
 ]);
@@ -90,7 +101,19 @@ const connectFieldSchema = z.strictObject({
 });
 export type ConnectField = z.output<typeof connectFieldSchema>;
 
-/** Where an API key goes on proxied calls: header `Authorization: Bearer <key>` by default. */
+/** The account identity request: a GET (a POST with `body`) with the connection's credentials that says whose account it is. */
+const identitySchema = z.strictObject({
+  /** A path under the base URL ("/user"), or a full URL with placeholders. */
+  url: z.string().min(1),
+  /** A JSON body (a GraphQL query): the request is then a POST. */
+  body: z.string().min(1).optional(),
+  /** Where the account's id is in the answer ("id", "authed_user.id", "0.id"). */
+  idPath: jsonPathSchema,
+  /** The provider's documentation of the request. */
+  docsUrl: z.string().url(),
+});
+
+/** Where a credential goes on proxied calls (an API key, or an OAuth access token where the upstream says so). */
 const apiKeySchema = z.strictObject({
   in: z.enum(["header", "query"]).default("header"),
   name: z.string().min(1).default("authorization"),
@@ -117,6 +140,11 @@ export const providerDefinitionSchema = z
     scopes: z.array(scopeSchema).default([]),
     defaultScopes: z.array(z.string().min(1)).default([]),
     scopeSeparator: z.enum(["space", "comma", "plus"]).default("space"),
+    /** The authorization parameter that carries the scopes (Slack's user token: user_scope). */
+    scopeParameter: z
+      .string()
+      .regex(/^[a-z_]{1,32}$/, { message: "must be a parameter name (lower-case letters and _)" })
+      .default("scope"),
     /** RFC 6749 2.3.1: the client secret in the form body (post) or an HTTP Basic header (basic). */
     clientAuthentication: z.enum(["client_secret_post", "client_secret_basic"]).default("client_secret_post"),
     /** RFC 7636: required and optional send an S256 challenge; refused sends none. */
@@ -125,8 +153,19 @@ export const providerDefinitionSchema = z
     refreshNeedsScopes: z.boolean().default(false),
     tokenResponse: tokenResponseSchema.default({ format: "json", root: "", tokenTypes: ["bearer"] }),
     connectionConfig: z.array(connectionConfigFieldSchema).default([]),
+    /** Where an API key goes: header `Authorization: Bearer <key>` when not given. */
     apiKey: apiKeySchema.optional(),
+    /**
+     * Headers added to every proxied call (Notion's Notion-Version), under the credentials' own; a caller
+     * replaces one with `Nango-Proxy-<name>`.
+     */
+    proxyHeaders: z
+      .record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, { message: "must be a header name" }), z.string().max(1024))
+      .default({}),
+    /** OAUTH2, OAUTH2_CC: where the access token goes, when not `Authorization: Bearer` (Shopify's X-Shopify-Access-Token). */
+    accessToken: apiKeySchema.optional(),
     connectFields: z.array(connectFieldSchema).default([]),
+    identity: identitySchema.optional(),
     webhookHeaders: webhookHeadersSchema.nullable().default(null),
     /** Hosts a caller's Base-Url-Override may point at (never loopback or private ranges). */
     allowedOverrideHosts: z.array(z.string().min(1)).default([]),

@@ -4,12 +4,12 @@ import { type ConnectionService, EnvironmentSchema } from "@junction/contracts/c
 import { constantTimeEqual, newId, randomToken, SECRET_KEY_MIN_LENGTH, sha256Hex } from "@junction/platform";
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import { toProvider, toSecretKey } from "../mappers.ts";
+import { toSecretKey } from "../mappers.ts";
 import type { SecretKeyRecord } from "../store/records.ts";
 
 const KEY_CACHE_MS = 2000;
 
-/** Environment, secret keys and the provider catalogue. */
+/** Environment and secret keys. */
 export function environmentHandlers(ctx: ConnectionServiceContext): Partial<ServiceImpl<typeof ConnectionService>> {
   // Active key hashes, cached briefly: verification runs on every API request.
   let cache: { at: number; keys: SecretKeyRecord[] } | undefined;
@@ -81,10 +81,6 @@ export function environmentHandlers(ctx: ConnectionServiceContext): Partial<Serv
       if (!rec) throw errors.unknownSecretKey(req.id);
       cache = undefined;
       return { key: toSecretKey(rec) };
-    },
-
-    async listProviders() {
-      return { providers: ctx.providers.list().map(toProvider) };
     },
   };
 }

@@ -14,8 +14,8 @@ import { saveConnection } from "../save-connection.ts";
 import type { ConnectionErrorRecord, ConnectSessionRecord } from "../store/records.ts";
 import { enqueueAuthWebhook } from "./auth-webhook.ts";
 import { sessionConfigFor } from "./connect-sessions.ts";
+import { SCOPE_SEPARATORS } from "@junction/providers";
 import { type CallbackFailure, describeExchangeFailure, stateProblem } from "./callback-messages.ts";
-import { SCOPE_SEPARATORS } from "./authorization-start.ts";
 import { readConnectionConfigFields } from "./connection-config-fields.ts";
 import { connectionBaseUrl, resolveOAuthClient } from "./oauth-client.ts";
 import { requestToken } from "./token-client.ts";
@@ -110,6 +110,7 @@ export async function completeAuthorization(
   const sessionConfig = {
     ...existing?.connectionConfig,
     ...sessionConfigFor(session, integ.uniqueKey).connectionConfig,
+    ...st.connectionConfig,
   };
   let client: ReturnType<typeof resolveOAuthClient>;
   try {
@@ -141,7 +142,15 @@ export async function completeAuthorization(
   if (!result.ok) return failed(describeExchangeFailure(result.failure, template.name));
 
   const token = result.token;
-  const read = await readConnectionConfigFields(ctx, integ, template, token, client.baseUrl, sessionConfig);
+  const read = await readConnectionConfigFields(
+    ctx,
+    integ,
+    template,
+    token,
+    client.baseUrl,
+    sessionConfig,
+    req.callbackParams,
+  );
   if (!read.ok) {
     return failed({
       errorType: "connection_config_unavailable",
@@ -163,6 +172,7 @@ export async function completeAuthorization(
   };
   const connectionConfig: Record<string, unknown> = {
     ...sessionConfigFor(session, integ.uniqueKey).connectionConfig,
+    ...st.connectionConfig,
     ...read.values,
   };
   let hashProblem: ConnectionErrorRecord | null = null;

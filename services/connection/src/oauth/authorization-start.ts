@@ -1,5 +1,6 @@
 import type { StartAuthorizationRequest } from "@junction/contracts/connection/v1/connection_service_pb";
 import { randomToken, sha256Hex } from "@junction/platform";
+import { buildAuthorizationUrl } from "@junction/providers";
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import {
@@ -10,9 +11,6 @@ import {
 } from "./connect-sessions.ts";
 import { resolveOAuthClient } from "./oauth-client.ts";
 import { newPkce } from "./pkce.ts";
-
-/** How a definition's scope separator is written in the `scope` parameter (before URL encoding). */
-export const SCOPE_SEPARATORS = { space: " ", comma: ",", plus: "+" } as const;
 
 /** {base_url}/oauth/callback: the one redirect URI to register upstream (spec: Authentication 2). */
 export function redirectUri(baseUrl: string): string {
@@ -33,16 +31,30 @@ export async function startAuthorization(
   const { integ, template, connectionId, existingConfig } = await sessionTarget(ctx, session, key);
   if (template.authMode !== "OAUTH2") throw errors.notAnAuthorizationFlow(key, template.name, template.authMode);
   const defaults = sessionConfigFor(session, key);
-  // A connection's placeholders ({subdomain}, {shop}) come from the session's connection config, else the connection's.
+  // What the user typed on the connect page's form: the definition's connect fields only, non-empty.
+  const typed: Record<string, string> = {};
+  for (const field of template.connectFields) {
+    const value = (req.connectionConfig[field.key] ?? "").trim();
+    if (value !== "") typed[field.key] = value;
+  }
+  // A connection's placeholders ({subdomain}, {shop}) come from the form, the session's connection config,
+  // else the connection's.
   const client = resolveOAuthClient(ctx, integ, template, integ.useTestCredentials, {
     ...existingConfig,
     ...defaults.connectionConfig,
+    ...typed,
   });
   for (const scope of req.extraScopes) {
     if (!/^\S+$/.test(scope)) throw errors.invalidField("user_scope", "must not hold empty or spaced scopes");
   }
   const scopes = [...new Set([...integ.scopes, ...defaults.userScopes, ...req.extraScopes])];
-  if (scopes.length === 0) throw errors.invalidField("scopes", `integration "${key}" requests no scopes`);
+  // A provider that takes scopes in the authorization request (its definition suggests some) needs at least one.
+  if (scopes.length === 0 && template.defaultScopes.length > 0) {
+    throw errors.invalidField(
+      "scopes",
+      `integration "${key}" requests no scopes; provider "${template.name}" suggests ${template.defaultScopes.join(", ")}`,
+    );
+  }
 
   const now = ctx.clock.now();
   const state = randomToken(32);
@@ -58,24 +70,21 @@ export async function startAuthorization(
     redirectUri: callback,
     scopes,
     testCredentials: client.testCredentials,
+    connectionConfig: typed,
     createdAt: now,
     expiresAt: now + ctx.oauth.authorizationStateTtlMs,
     consumedAt: null,
   });
 
-  const url = new URL(client.authorizationUrl);
-  for (const [name, value] of Object.entries(template.authorizationParams)) url.searchParams.set(name, value);
-  for (const [name, value] of passedAuthorizationParams(defaults)) url.searchParams.set(name, value);
-  url.searchParams.set("response_type", "code");
-  url.searchParams.set("client_id", client.clientId);
-  url.searchParams.set("redirect_uri", callback);
-  url.searchParams.set("scope", scopes.join(SCOPE_SEPARATORS[template.scopeSeparator]));
-  url.searchParams.set("state", state);
-  // RFC 7636: the challenge is sent unless the provider refuses PKCE (an unknown parameter is an error there).
-  if (template.pkce !== "refused") {
-    url.searchParams.set("code_challenge", pkce.challenge);
-    url.searchParams.set("code_challenge_method", "S256");
-  }
+  const url = buildAuthorizationUrl(template, {
+    authorizationUrl: client.authorizationUrl,
+    clientId: client.clientId,
+    redirectUri: callback,
+    scopes,
+    state,
+    codeChallenge: pkce.challenge,
+    passedParams: passedAuthorizationParams(defaults),
+  });
   // spec: Authentication 5, incremental authorization: scopes granted before are kept.
   if (req.includeGrantedScopes) url.searchParams.set("include_granted_scopes", "true");
   if (req.loginHint) url.searchParams.set("login_hint", req.loginHint);

@@ -7,7 +7,7 @@ import { isRefreshError } from "../refresh/credential-refresher.ts";
 import { saveConnection } from "../save-connection.ts";
 import { enqueueAuthWebhook } from "./auth-webhook.ts";
 import { endUserOf } from "./authorization-callback.ts";
-import { SCOPE_SEPARATORS } from "./authorization-start.ts";
+import { SCOPE_SEPARATORS } from "@junction/providers";
 import { resolveConnectSession, sessionConfigFor, sessionTarget } from "./connect-sessions.ts";
 import { connectionBaseUrl, resolveOAuthClient } from "./oauth-client.ts";
 import { describeTokenFailure, requestToken } from "./token-client.ts";

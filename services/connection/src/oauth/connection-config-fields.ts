@@ -9,8 +9,9 @@ export type ConfigFieldsResult = { ok: true; values: Record<string, unknown> } |
 
 /**
  * Reads the definition's connection-config fields after a code exchange, in order: from the token answer
- * (Salesforce's `instance_url`), or from a GET with the new access token (an account id), whose URL may
- * use the fields read before it. Each field is required: one that cannot be read fails the authorization.
+ * (Salesforce's `instance_url`), from the callback's query (QuickBooks' `realmId`), or from a GET with the
+ * new access token (an account id), whose URL may use the fields read before it. Each field is required:
+ * one that cannot be read fails the authorization.
  */
 export async function readConnectionConfigFields(
   ctx: ConnectionServiceContext,
@@ -19,6 +20,7 @@ export async function readConnectionConfigFields(
   token: TokenSet,
   baseUrl: string,
   config: Readonly<Record<string, unknown>>,
+  callbackParams: Readonly<Record<string, string>> = {},
 ): Promise<ConfigFieldsResult> {
   const values: Record<string, unknown> = {};
   const fail = (key: string, why: string): ConfigFieldsResult => ({
@@ -29,6 +31,12 @@ export async function readConnectionConfigFields(
     if (field.from === "token_response") {
       const value = scalar(valueAt(token.raw, field.path));
       if (value === undefined) return fail(field.key, `the token answer has no "${field.path}"`);
+      values[field.key] = value;
+      continue;
+    }
+    if (field.from === "callback") {
+      const value = scalar(callbackParams[field.param]);
+      if (value === undefined) return fail(field.key, `the authorization callback has no "${field.param}" parameter`);
       values[field.key] = value;
       continue;
     }
@@ -56,8 +64,12 @@ function scalar(v: unknown): string | number | undefined {
   return undefined;
 }
 
-/** A JSON object, or what went wrong (never the token). */
-async function getJson(ctx: ConnectionServiceContext, url: string, accessToken: string): Promise<JsonObject | string> {
+/** A JSON object or array, or what went wrong (never the token). */
+async function getJson(
+  ctx: ConnectionServiceContext,
+  url: string,
+  accessToken: string,
+): Promise<JsonObject | unknown[] | string> {
   try {
     const res = await ctx.fetch(url, {
       headers: { authorization: `Bearer ${accessToken}`, accept: "application/json" },
@@ -67,9 +79,10 @@ async function getJson(ctx: ConnectionServiceContext, url: string, accessToken: 
     const text = await res.text();
     if (res.status < 200 || res.status >= 300) return `answered HTTP ${res.status}`;
     const v = JSON.parse(text) as unknown;
-    return typeof v === "object" && v !== null && !Array.isArray(v)
+    if (Array.isArray(v)) return v;
+    return typeof v === "object" && v !== null
       ? (v as JsonObject)
-      : "answered JSON that is not an object";
+      : "answered JSON that is neither an object nor an array";
   } catch (err) {
     const name = (err as Error).name;
     if (name === "TimeoutError" || name === "AbortError")

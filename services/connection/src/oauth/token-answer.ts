@@ -27,11 +27,16 @@ export function parseTokenBody(text: string, contentType: string | null, spec: T
 }
 
 /** The value at a dotted path ("authed_user.access_token"); "" is the object itself. */
-export function valueAt(obj: JsonObject, path: string): unknown {
+export function valueAt(obj: JsonObject | readonly unknown[], path: string): unknown {
   if (path === "") return obj;
   let cur: unknown = obj;
   for (const key of path.split(".")) {
-    if (typeof cur !== "object" || cur === null || Array.isArray(cur)) return undefined;
+    if (Array.isArray(cur)) {
+      // A number indexes an array ("0.id": the first site of Atlassian's accessible resources).
+      cur = /^\d+$/.test(key) ? cur[Number(key)] : undefined;
+      continue;
+    }
+    if (typeof cur !== "object" || cur === null) return undefined;
     cur = (cur as Record<string, unknown>)[key];
   }
   return cur;

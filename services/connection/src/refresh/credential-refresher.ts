@@ -3,7 +3,7 @@ import type { ConnectionServiceContext } from "../context.ts";
 import { isRefreshable, openCredentials, type StoredCredentials, sealCredentials } from "../credentials.ts";
 import { errors } from "../errors.ts";
 import { enqueueAuthWebhook } from "../oauth/auth-webhook.ts";
-import { SCOPE_SEPARATORS } from "../oauth/authorization-start.ts";
+import { SCOPE_SEPARATORS } from "@junction/providers";
 import { resolveOAuthClient } from "../oauth/oauth-client.ts";
 import { failureCode, isTransient, requestToken, type TokenFailure } from "../oauth/token-client.ts";
 import type { ConnectionRecord, EnvironmentRecord, IntegrationRecord } from "../store/records.ts";

@@ -23,7 +23,12 @@ const sessionFromDocument = ({ _id, ...rest }: SessionDocument): ConnectSessionR
   overrides: rest.overrides ?? {},
   tags: rest.tags ?? {},
 });
-const stateFromDocument = ({ _id, ...rest }: StateDocument): OAuthStateRecord => ({ stateHash: _id, ...rest });
+// connectionConfig is absent on states written before it existed.
+const stateFromDocument = ({ _id, ...rest }: StateDocument): OAuthStateRecord => ({
+  stateHash: _id,
+  ...rest,
+  connectionConfig: rest.connectionConfig ?? {},
+});
 
 /**
  * Connect sessions, single-use states and leases in MongoDB. Each compare-and-set is one atomic

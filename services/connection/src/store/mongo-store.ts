@@ -1,6 +1,7 @@
 import { type ClientSession, type Collection, type Db, type Filter, MongoClient } from "mongodb";
 import { emailAddressHash, nangoEmailAddressHash } from "../email-hash.ts";
 import { OAuthFlowDelegate } from "./oauth-flow-delegate.ts";
+import { MongoProviderDefinitions } from "./provider-definitions.ts";
 import {
   type ConnectionDocument,
   connectionFromDocument,
@@ -56,6 +57,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
   private readonly integrations: Collection<IntegrationDocument>;
   private readonly connections: Collection<ConnectionDocument>;
   protected readonly oauth: MongoOAuthFlowStore;
+  protected readonly definitions: MongoProviderDefinitions;
 
   private constructor(
     private readonly client: MongoClient,
@@ -69,6 +71,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     this.integrations = db.collection("integrations");
     this.connections = db.collection("connections");
     this.oauth = new MongoOAuthFlowStore(db);
+    this.definitions = new MongoProviderDefinitions(db);
   }
 
   /** Connects to `url`, uses database `dbName` and creates the indexes the store relies on. */

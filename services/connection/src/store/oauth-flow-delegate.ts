@@ -1,13 +1,23 @@
+import type { ProviderDefinitionRecord, ProviderDefinitionStore } from "./provider-definitions.ts";
 import type { ConnectSessionRecord, OAuthStateRecord } from "./records.ts";
 import type { ConsumedState, OAuthFlowStore } from "./store.ts";
 
 /**
  * The OAuth-flow part of a connection service store (connect sessions, authorization states,
- * leases), answered by the flow store it holds: the SQLite and MongoDB stores extend this instead of
- * forwarding each method by hand.
+ * leases) and its providers defined over the API, answered by the stores it holds: the SQLite and
+ * MongoDB stores extend this instead of forwarding each method by hand.
  */
-export abstract class OAuthFlowDelegate implements OAuthFlowStore {
+export abstract class OAuthFlowDelegate implements OAuthFlowStore, ProviderDefinitionStore {
   protected abstract readonly oauth: OAuthFlowStore;
+  protected abstract readonly definitions: ProviderDefinitionStore;
+
+  putProviderDefinition(record: ProviderDefinitionRecord): Promise<boolean> {
+    return this.definitions.putProviderDefinition(record);
+  }
+
+  listProviderDefinitions(): Promise<ProviderDefinitionRecord[]> {
+    return this.definitions.listProviderDefinitions();
+  }
 
   insertConnectSession(session: ConnectSessionRecord): Promise<void> {
     return this.oauth.insertConnectSession(session);

@@ -35,6 +35,7 @@ const state = (hash: string, over: Partial<OAuthStateRecord> = {}): OAuthStateRe
   redirectUri: "http://127.0.0.1:3003/oauth/callback",
   scopes: ["openid", "email"],
   testCredentials: false,
+  connectionConfig: { subdomain: "acme" },
   createdAt: T0,
   expiresAt: T0 + 600_000,
   consumedAt: null,
@@ -46,6 +47,20 @@ const state = (hash: string, over: Partial<OAuthStateRecord> = {}): OAuthStateRe
  * ConnectionServiceStore implementation runs them against a fresh store per test.
  */
 export function oauthFlowStoreConformance(store: () => ConnectionServiceStore): void {
+  describe("providers defined over the API", () => {
+    test("are stored by name, replaced in place, and listed sorted", async () => {
+      const def = (n: number) => JSON.stringify({ name: "acme", displayName: `Acme ${n}` });
+      expect(await store().listProviderDefinitions()).toEqual([]);
+      expect(await store().putProviderDefinition({ name: "acme", definition: def(1), updatedAt: T0 })).toBe(true);
+      expect(await store().putProviderDefinition({ name: "beta", definition: "{}", updatedAt: T0 })).toBe(true);
+      expect(await store().putProviderDefinition({ name: "acme", definition: def(2), updatedAt: T0 + 1 })).toBe(false);
+      expect(await store().listProviderDefinitions()).toEqual([
+        { name: "acme", definition: def(2), updatedAt: T0 + 1 },
+        { name: "beta", definition: "{}", updatedAt: T0 },
+      ]);
+    });
+  });
+
   describe("connect sessions", () => {
     test("are found by token hash and by id, with every field", async () => {
       const a = session("sess_a", { webhookUrlOverride: "https://hooks.example.test/u1" });

@@ -172,6 +172,8 @@ export interface OAuthStateRecord {
   scopes: string[];
   /** Whether the operator's test credentials were used to start it (the code belongs to that client). */
   testCredentials: boolean;
+  /** What the user typed on the connect page's form (an OAUTH2 provider's connect fields: a subdomain), for the callback. */
+  connectionConfig: Record<string, string>;
   createdAt: number;
   expiresAt: number;
   /** When the callback used it; null while unused. */

@@ -30,6 +30,7 @@ interface StateRow {
   redirect_uri: string;
   scopes: string;
   test_credentials: number;
+  connection_config: string;
   created_at: number;
   expires_at: number;
   consumed_at: number | null;
@@ -61,6 +62,7 @@ const stateFromRow = (r: StateRow): OAuthStateRecord => ({
   redirectUri: r.redirect_uri,
   scopes: JSON.parse(r.scopes),
   testCredentials: r.test_credentials !== 0,
+  connectionConfig: JSON.parse(r.connection_config),
   createdAt: r.created_at,
   expiresAt: r.expires_at,
   consumedAt: r.consumed_at,
@@ -82,7 +84,7 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
       sessionByToken: p<SessionRow>("SELECT * FROM connect_sessions WHERE token_hash = $token_hash"),
       sessionById: p<SessionRow>("SELECT * FROM connect_sessions WHERE id = $id"),
       stateInsert: p(
-        "INSERT INTO oauth_states (state_hash, environment_id, session_id, provider_config_key, connection_id, code_verifier_enc, redirect_uri, scopes, test_credentials, created_at, expires_at, consumed_at) VALUES ($state_hash, $environment_id, $session_id, $provider_config_key, $connection_id, $code_verifier_enc, $redirect_uri, $scopes, $test_credentials, $created_at, $expires_at, NULL)",
+        "INSERT INTO oauth_states (state_hash, environment_id, session_id, provider_config_key, connection_id, code_verifier_enc, redirect_uri, scopes, test_credentials, connection_config, created_at, expires_at, consumed_at) VALUES ($state_hash, $environment_id, $session_id, $provider_config_key, $connection_id, $code_verifier_enc, $redirect_uri, $scopes, $test_credentials, $connection_config, $created_at, $expires_at, NULL)",
       ),
       stateConsume: p<StateRow>(
         "UPDATE oauth_states SET consumed_at = $at WHERE state_hash = $state_hash AND consumed_at IS NULL RETURNING *",
@@ -142,6 +144,7 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
       redirect_uri: s.redirectUri,
       scopes: JSON.stringify(s.scopes),
       test_credentials: s.testCredentials ? 1 : 0,
+      connection_config: JSON.stringify(s.connectionConfig),
       created_at: s.createdAt,
       expires_at: s.expiresAt,
     });

@@ -207,6 +207,18 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE integrations ADD COLUMN provider_settings TEXT NOT NULL DEFAULT '{}';
   ALTER TABLE integrations ADD COLUMN managed_channels INTEGER NOT NULL DEFAULT 0;
   `,
+  // Providers defined over the API (POST /providers): the validated definition as JSON, by name.
+  `
+  CREATE TABLE provider_definitions (
+    name TEXT PRIMARY KEY,
+    definition TEXT NOT NULL,
+    updated_at INTEGER NOT NULL
+  );
+  `,
+  // An OAUTH2 provider's connect fields typed on the connect page's form, kept with the state for the callback.
+  `
+  ALTER TABLE oauth_states ADD COLUMN connection_config TEXT NOT NULL DEFAULT '{}';
+  `,
 ];
 
 /**

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { migrate, openDatabase } from "@junction/platform";
 import { OAuthFlowDelegate } from "./oauth-flow-delegate.ts";
+import { SqliteProviderDefinitions } from "./provider-definitions.ts";
 import type {
   ConnectionFilter,
   ConnectionPatch,
@@ -49,6 +50,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
   private readonly q: Statements;
   private readonly listing: SqliteConnectionListing;
   protected readonly oauth: SqliteOAuthFlowStore;
+  protected readonly definitions: SqliteProviderDefinitions;
   /** connection_watch_keys and connection_email_keys: the matching lookups and their upkeep. */
   private readonly keys: SqliteMatchIndex;
 
@@ -64,6 +66,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     this.q = prepareStatements(db);
     this.listing = new SqliteConnectionListing(db);
     this.oauth = new SqliteOAuthFlowStore(db);
+    this.definitions = new SqliteProviderDefinitions(db);
     this.keys = new SqliteMatchIndex(db, this.q, options.blockHash ?? sha256Block);
     this.keys.backfill(this.write);
   }

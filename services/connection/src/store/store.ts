@@ -1,3 +1,4 @@
+import type { ProviderDefinitionStore } from "./provider-definitions.ts";
 import type {
   ConnectionFilter,
   ConnectionPatch,
@@ -160,7 +161,12 @@ export interface OAuthFlowStore {
 }
 
 /** Everything the connection service stores. */
-export interface ConnectionServiceStore extends EnvironmentStore, IntegrationStore, ConnectionStore, OAuthFlowStore {
+export interface ConnectionServiceStore
+  extends EnvironmentStore,
+    IntegrationStore,
+    ConnectionStore,
+    OAuthFlowStore,
+    ProviderDefinitionStore {
   close(): Promise<void>;
 }
 

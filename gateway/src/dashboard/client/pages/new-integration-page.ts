@@ -1,6 +1,7 @@
 import { api, errorBox } from "../api.ts";
 import { badge, h, replace } from "../dom.ts";
 import type { Integration, Provider, ScopeInfo } from "../types.ts";
+import { providerPicker } from "./provider-picker.ts";
 import { settingInputs, settingValues } from "./provider-settings-card.ts";
 
 /** One checkbox per scope of the template's catalogue, with its sensitivity and what it grants. */
@@ -14,7 +15,7 @@ export function scopeChecklist(scopes: ScopeInfo[], checked: Set<string>): HTMLE
         null,
         h("input", { type: "checkbox", name: "scope", value: s.name, checked: checked.has(s.name) }),
         h("code", null, s.name),
-        badge(s.sensitivity),
+        s.sensitivity ? badge(s.sensitivity) : badge("not classified", "unknown"),
         h("span", { class: "muted" }, s.description ?? ""),
       ),
     ),
@@ -31,11 +32,6 @@ export async function newIntegrationPage(): Promise<Node> {
   const { data: providers } = await api<{ data: Provider[] }>("GET", "/providers");
   const first = providers[0];
   if (!first) return h("p", { class: "error" }, "This Junction has no provider template.");
-  const provider = h(
-    "select",
-    { id: "provider", name: "provider" },
-    providers.map((p) => h("option", { value: p.name }, `${p.display_name} (${p.name})`)),
-  );
   const key = h("input", { type: "text", id: "unique_key", value: first.name, required: true, maxlength: 255 });
   const name = h("input", { type: "text", id: "display_name", placeholder: first.display_name, maxlength: 255 });
   const clientId = h("input", { type: "text", id: "client_id", autocomplete: "off" });
@@ -44,32 +40,51 @@ export async function newIntegrationPage(): Promise<Node> {
   const settingsBox = h("div");
   const managed = h("input", { type: "checkbox", id: "new-managed-channels" });
   const result = h("div", { id: "create-result" });
-  const selected = () => providers.find((p) => p.name === provider.value) ?? first;
-  const showScopes = () => {
-    replace(scopesBox, scopeChecklist(selected().scopes, new Set(selected().default_scopes)));
-    const settings = selected().integration_settings ?? [];
+  const create = h("button", { type: "submit", id: "create" }, "Create integration");
+  // An OAuth client is asked for OAuth providers only; an API key or password is the user's, on the connect page.
+  const oauthBox = h(
+    "div",
+    { id: "oauth-client" },
+    h("label", { for: "client_id" }, "OAuth client id"),
+    clientId,
+    h("label", { for: "client_secret" }, "OAuth client secret"),
+    clientSecret,
+    h(
+      "p",
+      { class: "muted" },
+      "Leave both empty to use Junction's test credentials (switched on in the integration's settings).",
+    ),
+    h("label", null, "Scopes"),
+    scopesBox,
+  );
+  const showScopes = (p: Provider | undefined) => {
+    create.disabled = !p;
+    if (!p) return;
+    key.value = p.name;
+    name.placeholder = p.display_name;
+    oauthBox.hidden = p.auth_mode !== "OAUTH2" && p.auth_mode !== "OAUTH2_CC";
+    replace(scopesBox, scopeChecklist(p.scopes, new Set(p.default_scopes)));
+    const settings = p.integration_settings ?? [];
     replace(
       settingsBox,
       settings.length > 0 ? [h("label", null, "Provider settings"), settingInputs(settings, {})] : null,
     );
     managed.checked = false;
-    managed.disabled = !selected().channels?.manageable;
+    managed.disabled = !p.channels?.manageable;
   };
-  provider.addEventListener("change", () => {
-    key.value = selected().name;
-    name.placeholder = selected().display_name;
-    showScopes();
-  });
-  showScopes();
+  const picker = providerPicker(providers, showScopes);
+  const selected = () => picker.selected() ?? first;
+  showScopes(picker.selected());
 
   const submit = async (e: Event) => {
     e.preventDefault();
     replace(result);
-    const scopes = checkedScopes(scopesBox);
     const p = selected();
-    const withCredentials = clientId.value.trim() !== "" || clientSecret.value !== "";
+    const oauth = !oauthBox.hidden;
+    const scopes = oauth ? checkedScopes(scopesBox) : [];
+    const withCredentials = oauth && (clientId.value.trim() !== "" || clientSecret.value !== "");
     const defaults = [...p.default_scopes].sort().join(" ");
-    if (!withCredentials && [...scopes].sort().join(" ") !== defaults) {
+    if (oauth && !withCredentials && [...scopes].sort().join(" ") !== defaults) {
       replace(
         result,
         h(
@@ -112,26 +127,16 @@ export async function newIntegrationPage(): Promise<Node> {
     h(
       "form",
       { class: "card", id: "new-integration-form", onsubmit: submit },
-      h("label", { for: "provider" }, "Provider template"),
-      provider,
+      h("label", { for: "provider-search" }, "Provider"),
+      picker.element,
       h("label", { for: "unique_key" }, "Integration id (provider config key)"),
       key,
       h("label", { for: "display_name" }, "Display name"),
       name,
-      h("label", { for: "client_id" }, "OAuth client id"),
-      clientId,
-      h("label", { for: "client_secret" }, "OAuth client secret"),
-      clientSecret,
-      h(
-        "p",
-        { class: "muted" },
-        "Leave both empty to use Junction's test credentials (switched on in the integration's settings).",
-      ),
-      h("label", null, "Scopes"),
-      scopesBox,
+      oauthBox,
       settingsBox,
       h("label", { class: "switch" }, managed, "Junction manages notification channels (no script needed)"),
-      h("div", { class: "row" }, h("button", { type: "submit", id: "create" }, "Create integration")),
+      h("div", { class: "row" }, create),
       result,
     ),
   );

@@ -38,6 +38,12 @@ interface Grant {
 
 const SECRET_PARAMS = new Set(["client_secret", "code", "refresh_token", "code_verifier"]);
 
+/** The server without its listener: for a fake that mounts it under a path of another server (the sandbox's). */
+export type AuthorizationHandler = Omit<FakeAuthorizationServer, "url" | "authorize" | "stop"> & {
+  /** Answers one request: `…/authorize`, `…/token`, `…/api/…`; 404 otherwise. */
+  handle(req: Request, url: URL): Promise<Response>;
+};
+
 /**
  * A configurable OAuth 2.0 authorization server (RFC 6749, RFC 7636) for tests: consent is automatic;
  * each behaviour of `AuthorizationServerBehaviour` is what a provider definition's variation expects.
@@ -47,6 +53,32 @@ const SECRET_PARAMS = new Set(["client_secret", "code", "refresh_token", "code_v
 export function startFakeAuthorizationServer(
   options: { now?: () => number; behaviour?: Partial<AuthorizationServerBehaviour> } = {},
 ): FakeAuthorizationServer {
+  const handler = fakeAuthorizationHandler(options);
+  const server = Bun.serve({
+    port: 0,
+    hostname: "127.0.0.1",
+    fetch: (req) => handler.handle(req, new URL(req.url)),
+  });
+  const { handle: _handle, ...parts } = handler;
+  return {
+    ...parts,
+    url: `http://127.0.0.1:${server.port}`,
+    async authorize(authorizationUrl) {
+      const res = await fetch(authorizationUrl, { redirect: "manual" });
+      const location = res.headers.get("location");
+      if (res.status !== 302 || !location) throw new Error(`authorize: HTTP ${res.status} ${await res.text()}`);
+      return new URL(location);
+    },
+    stop: async () => {
+      await server.stop(true);
+    },
+  };
+}
+
+/** The authorization server's state and request handling, listening nowhere. */
+export function fakeAuthorizationHandler(
+  options: { now?: () => number; behaviour?: Partial<AuthorizationServerBehaviour> } = {},
+): AuthorizationHandler {
   const now = options.now ?? Date.now;
   const behaviour: AuthorizationServerBehaviour = { ...DEFAULT_BEHAVIOUR, ...options.behaviour };
   const codes = new Map<string, Grant & { redirectUri: string; challenge: string; method: string }>();
@@ -138,7 +170,7 @@ export function startFakeAuthorizationServer(
     if (behaviour.pkce === "refused" && challenge !== "") return refuse("invalid_request", "PKCE is not supported");
     const code = `fake-code-${randomId()}`;
     codes.set(code, { scope, redirectUri: redirect, challenge, method: p.code_challenge_method ?? "plain" });
-    return back({ code });
+    return back({ ...behaviour.callbackParams, code });
   };
 
   const token = async (req: Request, path: string): Promise<Response> => {
@@ -240,36 +272,19 @@ export function startFakeAuthorizationServer(
     });
   };
 
-  const server = Bun.serve({
-    port: 0,
-    hostname: "127.0.0.1",
-    async fetch(req) {
-      const url = new URL(req.url);
+  return {
+    behaviour,
+    behave: (change) => Object.assign(behaviour, change),
+    async handle(req, url) {
       if (req.method === "GET" && url.pathname.endsWith("/authorize")) return authorize(url);
       if (req.method === "POST" && url.pathname.endsWith("/token")) return token(req, url.pathname);
       if (url.pathname.includes("/api/")) return api(req, url);
       return new Response("not found", { status: 404 });
-    },
-  });
-
-  const self: FakeAuthorizationServer = {
-    url: `http://127.0.0.1:${server.port}`,
-    behaviour,
-    behave: (change) => Object.assign(behaviour, change),
-    async authorize(authorizationUrl) {
-      const res = await fetch(authorizationUrl, { redirect: "manual" });
-      const location = res.headers.get("location");
-      if (res.status !== 302 || !location) throw new Error(`authorize: HTTP ${res.status} ${await res.text()}`);
-      return new URL(location);
     },
     authorizations,
     tokenRequests,
     liveRefreshTokens: () => [...refresh.keys()],
     issuedAccessTokens,
     revoke: (rt) => void refresh.delete(rt),
-    stop: async () => {
-      await server.stop(true);
-    },
   };
-  return self;
 }

@@ -35,6 +35,8 @@ export interface AuthorizationServerBehaviour {
    * instead of the tokens: the answer is lost. Reset to null once used.
    */
   loseNextRefreshAnswer: "html_502" | "json_500" | null;
+  /** Extra query parameters of the redirect back after consent (QuickBooks' realmId). */
+  callbackParams: Record<string, string>;
   /** Extra top-level fields of every token answer (an `instance_url`, a team id). */
   extraAnswerFields: Record<string, unknown>;
   /** Error answers as HTML pages (a provider's error page) instead of OAuth JSON. */
@@ -62,6 +64,7 @@ export const DEFAULT_BEHAVIOUR: AuthorizationServerBehaviour = {
   rotateRefreshTokens: false,
   retiredRefreshTokenGrace: false,
   loseNextRefreshAnswer: null,
+  callbackParams: {},
   extraAnswerFields: {},
   htmlErrors: false,
   breakNextAnswer: null,
