@@ -10,7 +10,7 @@ import { providerAdapter } from "./index.ts";
 /** What each provider's documentation says its authorization URL must carry (linked in its definition). */
 const PROMISES: Record<string, { host: string; params?: Record<string, string>; pkce: boolean; scope?: string }> = {
   box: { host: "account.box.com", pkce: true, scope: "root_readonly" },
-  calendly: { host: "auth.calendly.com", pkce: true },
+  calendly: { host: "auth.calendly.com", pkce: true, scope: "scheduled_events:read event_types:read" },
   clickup: { host: "app.clickup.com", pkce: true },
   discord: { host: "discord.com", pkce: true, scope: "identify" },
   docusign: { host: "account.docusign.com", pkce: true, scope: "signature extended" },

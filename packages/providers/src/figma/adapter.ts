@@ -6,7 +6,10 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
  * Figma's REST API with an OAuth app (Nango's `figma`). The token endpoint takes the client's id and secret
  * in an HTTP Basic header; scopes are comma-separated and granular (`files:read` is deprecated):
  * https://developers.figma.com/docs/rest-api/authentication/, https://developers.figma.com/docs/rest-api/scopes/.
- * Figma classifies no scope as sensitive: every one is "basic" here.
+ * Figma classifies no scope as sensitive: every one is "basic" here. Figma spends refresh tokens at a
+ * separate endpoint, POST /v1/oauth/refresh (answering no new refresh token), which a definition cannot
+ * name yet: access tokens last 90 days, after which a refresh at `tokenUrl` is refused and the user
+ * authorizes again.
  */
 const definition: ProviderDefinitionInput = {
   name: "figma",
