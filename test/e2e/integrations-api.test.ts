@@ -95,7 +95,7 @@ describe("integrations API", () => {
   });
 
   test("refuses an unknown provider, naming the known ones", async () => {
-    const res = await j.api("POST", "/integrations", { unique_key: "x", provider: "outlook" });
+    const res = await j.api("POST", "/integrations", { unique_key: "x", provider: "no-such-provider" });
     expect(res.status).toBe(400);
     expect(res.body.error.code).toBe("unknown_provider");
     expect(res.body.error.message).toContain("google-calendar");
@@ -231,7 +231,7 @@ describe("integrations API", () => {
   test("filters provider templates with Nango's search, by part of the name in any case", async () => {
     const names = async (q: string) =>
       (await j.api("GET", `/providers?search=${q}`)).body.data.map((p: { name: string }) => p.name);
-    expect(await names("MAIL")).toEqual(["google-mail"]);
+    expect(await names("GOOGLE-MAIL")).toEqual(["google-mail"]);
     expect(await names("google")).toEqual(expect.arrayContaining(["google-calendar", "google-mail"]));
     expect(await names("g.*l")).toEqual([]);
     const bad = await j.api("GET", "/providers?colour=red");

@@ -1,0 +1,45 @@
+import type { ProviderAdapter } from "../adapter.ts";
+import { adapterFromDefinition } from "../definition/defined-provider.ts";
+import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
+
+/**
+ * Dropbox API v2 (Nango's `dropbox`). A refresh token is issued only for `token_access_type=offline`;
+ * access tokens are short-lived (four hours); the token answer carries the account's id:
+ * https://developers.dropbox.com/oauth-guide, https://www.dropbox.com/developers/documentation/http/documentation#oauth2-authorize.
+ * Dropbox classifies no scope as sensitive: every one is "basic" here.
+ */
+const definition: ProviderDefinitionInput = {
+  name: "dropbox",
+  displayName: "Dropbox",
+  authMode: "OAUTH2",
+  docsUrl: "https://developers.dropbox.com/oauth-guide",
+  baseUrl: "https://api.dropboxapi.com",
+  authorizationUrl: "https://www.dropbox.com/oauth2/authorize",
+  tokenUrl: "https://api.dropboxapi.com/oauth2/token",
+  authorizationParams: { token_access_type: "offline" },
+  scopes: [
+    { name: "account_info.read", description: "View basic information about the account.", sensitivity: "basic" },
+    { name: "files.metadata.read", description: "View information about files and folders.", sensitivity: "basic" },
+    {
+      name: "files.metadata.write",
+      description: "View and edit information about files and folders.",
+      sensitivity: "basic",
+    },
+    { name: "files.content.read", description: "View the content of files and folders.", sensitivity: "basic" },
+    { name: "files.content.write", description: "Edit the content of files and folders.", sensitivity: "basic" },
+    { name: "sharing.read", description: "View sharing settings and collaborators.", sensitivity: "basic" },
+    { name: "sharing.write", description: "View and manage sharing settings and collaborators.", sensitivity: "basic" },
+    { name: "file_requests.read", description: "View file requests.", sensitivity: "basic" },
+    { name: "file_requests.write", description: "Manage file requests.", sensitivity: "basic" },
+    { name: "contacts.read", description: "View manually added contacts.", sensitivity: "basic" },
+  ],
+  defaultScopes: ["account_info.read", "files.metadata.read"],
+  // The account identity: `account_id` in the token answer (POST /2/users/get_current_account has the rest).
+  connectionConfig: [{ key: "accountId", from: "token_response", path: "account_id" }],
+  allowedOverrideHosts: ["api.dropboxapi.com", "content.dropboxapi.com"],
+};
+
+export const dropbox: ProviderAdapter = {
+  ...adapterFromDefinition(definition),
+  proxyPathExample: "2/users/get_current_account",
+};
