@@ -5,22 +5,32 @@
  *   junction serve <service>    one service of the distributed topology
  *                               (connection | proxy | channel | webhook | scripts | gateway)
  *   junction scripts ...        deploy and list customer scripts of a running Junction
+ *   junction rekey              re-encrypt every stored secret under the current key
  */
 import { ConfigError, createLogger } from "@junction/platform";
 import { startEmbedded } from "./src/embedded.ts";
 import { SERVICES, type ServiceName } from "./src/service-names.ts";
 import { printGeneratedKey } from "./src/secret-key-bootstrap.ts";
 import { runScriptsCommand } from "./src/scripts-command.ts";
+import { runRekeyCommand } from "./src/rekey-command.ts";
 
 const USAGE = `usage:
   junction start                 run every service in one process (embedded default)
   junction serve <service>       run one service (${SERVICES.join(" | ")}) of the distributed topology
   junction scripts deploy <integration> <file> [--name <name>]
-  junction scripts list [integration]`;
+  junction scripts list [integration]
+  junction rekey [--distributed] [--batch <rows>]`;
 
 async function main(argv: string[]): Promise<void> {
   const [command, arg] = argv;
   if (command === "scripts") process.exit(await runScriptsCommand(argv.slice(1)));
+  if (command === "rekey") {
+    let stop = false;
+    process.on("SIGINT", () => {
+      stop = true;
+    });
+    process.exit(await runRekeyCommand(argv.slice(1), process.env, undefined, () => stop));
+  }
   const logger = createLogger();
   let stop: () => Promise<void>;
   if (command === "start") {

@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { ConfigError, loadConfig } from "./config.ts";
-import { Encryptor } from "./crypto.ts";
+import { type EncryptionKey, Encryptor } from "./crypto.ts";
 
 /** Settings every Junction process reads (prefix JUNCTION_); each service adds its own. */
 export const commonConfigSchema = z.object({
@@ -15,6 +15,11 @@ export const commonConfigSchema = z.object({
   encryptionKey: z.string().optional(),
   /** Comma-separated older keys, still accepted for decryption after a rotation. */
   encryptionKeysPrevious: z.string().default(""),
+  /**
+   * Every key as `id:base64`, comma-separated, the current one first (instead of the two above):
+   * the ids are written in front of each ciphertext, so a key can be retired after `junction rekey`.
+   */
+  encryptionKeys: z.string().optional(),
   /** NATS server for the distributed topology. */
   natsUrl: z.string().default("nats://127.0.0.1:4222"),
   /** Storage: a SQLite file per service, or MongoDB. */
@@ -40,6 +45,14 @@ export function loadCommonConfig(env: Record<string, string | undefined> = proce
  */
 export function encryptorFromConfig(cfg: CommonConfig, options: { embedded: boolean }): Encryptor {
   const previous = cfg.encryptionKeysPrevious.split(",").map((s) => s.trim());
+  if (cfg.encryptionKeys !== undefined) {
+    if (cfg.encryptionKey || previous.some((p) => p !== "")) {
+      throw new ConfigError(
+        "set either JUNCTION_ENCRYPTION_KEYS or JUNCTION_ENCRYPTION_KEY (with JUNCTION_ENCRYPTION_KEYS_PREVIOUS), not both",
+      );
+    }
+    return encryptorFromKeyList(cfg.encryptionKeys);
+  }
   if (cfg.encryptionKey) return Encryptor.fromBase64(cfg.encryptionKey, previous);
   if (!options.embedded) {
     throw new ConfigError(
@@ -53,4 +66,14 @@ export function encryptorFromConfig(cfg: CommonConfig, options: { embedded: bool
     chmodSync(file, 0o600);
   }
   return Encryptor.fromBase64(readFileSync(file, "utf8").trim(), previous);
+}
+
+function encryptorFromKeyList(list: string): Encryptor {
+  try {
+    const keys = Encryptor.parseKeyList(list);
+    if (keys.length > 0) return new Encryptor(keys[0] as EncryptionKey, keys.slice(1));
+  } catch (err) {
+    throw new ConfigError(`JUNCTION_ENCRYPTION_KEYS: ${(err as Error).message}`);
+  }
+  throw new ConfigError("JUNCTION_ENCRYPTION_KEYS lists no key (id:base64,...)");
 }

@@ -3,7 +3,9 @@ import { invalidArgument } from "@junction/platform";
 import { integrationSettingsProblems, MAX_SETTING_VALUE_CHARS, type ProviderAdapter } from "@junction/providers";
 import type { ConnectionService, UpstreamOverrides } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { ConnectionServiceContext } from "../context.ts";
+import { resealMovedCredentials } from "../credentials.ts";
 import { errors } from "../errors.ts";
+import { secretContexts } from "../secret-contexts.ts";
 import { toIntegration, toProvider } from "../mappers.ts";
 import { checkOAuthUrls } from "../oauth/url-placeholders.ts";
 import type { IntegrationRecord, UpstreamOverridesRecord } from "../store/records.ts";
@@ -88,7 +90,9 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
         provider: template.name,
         displayName: req.displayName || template.displayName,
         clientId: req.clientId,
-        clientSecretEnc: req.clientSecret ? ctx.encryptor.encrypt(req.clientSecret) : null,
+        clientSecretEnc: req.clientSecret
+          ? ctx.encryptor.encrypt(req.clientSecret, secretContexts.integrationClientSecret(env.id, req.uniqueKey))
+          : null,
         scopes: req.scopes.length > 0 ? [...new Set(req.scopes)] : template.defaultScopes,
         overrides: checkOverrides(req.overrides),
         forwardWebhooks: true,
@@ -132,8 +136,13 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
       }
       if (req.displayName !== undefined) next.displayName = req.displayName;
       if (req.clientId !== undefined) next.clientId = req.clientId;
+      const secretContext = secretContexts.integrationClientSecret(env.id, next.uniqueKey);
       if (req.clientSecret !== undefined) {
-        next.clientSecretEnc = req.clientSecret ? ctx.encryptor.encrypt(req.clientSecret) : null;
+        next.clientSecretEnc = req.clientSecret ? ctx.encryptor.encrypt(req.clientSecret, secretContext) : null;
+      } else if (next.clientSecretEnc && next.uniqueKey !== current.uniqueKey) {
+        // Bound to the integration's key: a rename seals it again for the new one.
+        const from = secretContexts.integrationClientSecret(env.id, current.uniqueKey);
+        next.clientSecretEnc = ctx.encryptor.reseal(next.clientSecretEnc, from, secretContext);
       }
       if (req.replaceScopes) next.scopes = [...new Set(req.scopes)];
       if (req.overrides) next.overrides = checkOverrides(req.overrides);
@@ -144,7 +153,9 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
       checkProviderSettings(adapter, req.providerSettings?.values ?? {}, req.managedChannels ?? false);
       if (adapter) checkOAuthUrls(adapter, next.overrides, next.providerSettings ?? {});
       try {
-        const found = await ctx.store.replaceIntegration(env.id, current.uniqueKey, next);
+        const found = await ctx.store.replaceIntegration(env.id, current.uniqueKey, next, (moved) =>
+          resealMovedCredentials(ctx.encryptor, moved, next.uniqueKey),
+        );
         if (!found) throw errors.unknownProviderConfig(req.uniqueKey);
       } catch (err) {
         if (err instanceof DuplicateKeyError) throw errors.integrationExists(next.uniqueKey);

@@ -7,6 +7,7 @@ import {
 import { JunctionError, sha256Hex } from "@junction/platform";
 import type { ConnectionServiceContext } from "../context.ts";
 import { openCredentials, type StoredCredentials } from "../credentials.ts";
+import { secretContexts } from "../secret-contexts.ts";
 import { emailAddressHash } from "../email-hash.ts";
 import { isRefreshError } from "../refresh/credential-refresher.ts";
 import { saveConnection } from "../save-connection.ts";
@@ -129,7 +130,9 @@ export async function completeAuthorization(
         grant_type: "authorization_code",
         code: req.code,
         redirect_uri: st.redirectUri,
-        ...(template.pkce === "refused" ? {} : { code_verifier: ctx.encryptor.decrypt(st.codeVerifierEnc) }),
+        ...(template.pkce === "refused"
+          ? {}
+          : { code_verifier: ctx.encryptor.decrypt(st.codeVerifierEnc, secretContexts.codeVerifier(st.stateHash)) }),
       },
       clientId: client.clientId,
       clientSecret: client.clientSecret,
@@ -149,7 +152,7 @@ export async function completeAuthorization(
     });
   }
   const at = ctx.clock.now();
-  const previous = existing?.credentialsEnc ? openCredentials(ctx.encryptor, existing.credentialsEnc) : null;
+  const previous = existing?.credentialsEnc ? openCredentials(ctx.encryptor, existing, existing.credentialsEnc) : null;
   const credentials: StoredCredentials = {
     type: "OAUTH2",
     accessToken: token.accessToken,

@@ -2,6 +2,7 @@ import type { StartAuthorizationRequest } from "@junction/contracts/connection/v
 import { randomToken, sha256Hex } from "@junction/platform";
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { secretContexts } from "../secret-contexts.ts";
 import {
   passedAuthorizationParams,
   resolveConnectSession,
@@ -48,13 +49,14 @@ export async function startAuthorization(
   const state = randomToken(32);
   const pkce = newPkce();
   const callback = redirectUri(ctx.baseUrl);
+  const stateHash = sha256Hex(state);
   await ctx.store.insertOAuthState({
-    stateHash: sha256Hex(state),
+    stateHash,
     environmentId: session.environmentId,
     sessionId: session.id,
     providerConfigKey: key,
     connectionId,
-    codeVerifierEnc: ctx.encryptor.encrypt(pkce.verifier),
+    codeVerifierEnc: ctx.encryptor.encrypt(pkce.verifier, secretContexts.codeVerifier(stateHash)),
     redirectUri: callback,
     scopes,
     testCredentials: client.testCredentials,

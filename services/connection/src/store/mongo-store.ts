@@ -22,6 +22,8 @@ import {
   watchUriQuery,
 } from "./mongo-documents.ts";
 import { MongoOAuthFlowStore } from "./mongo-oauth-store.ts";
+import { MongoSecretRewrite } from "./mongo-secret-rewrite.ts";
+import type { SealedCredentials } from "./secret-rewrite-store.ts";
 import type {
   ConnectionFilter,
   ConnectionPatch,
@@ -56,6 +58,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
   private readonly integrations: Collection<IntegrationDocument>;
   private readonly connections: Collection<ConnectionDocument>;
   protected readonly oauth: MongoOAuthFlowStore;
+  readonly secrets: MongoSecretRewrite;
 
   private constructor(
     private readonly client: MongoClient,
@@ -69,6 +72,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     this.integrations = db.collection("integrations");
     this.connections = db.collection("connections");
     this.oauth = new MongoOAuthFlowStore(db);
+    this.secrets = new MongoSecretRewrite(this.connections, this.integrations);
   }
 
   /** Connects to `url`, uses database `dbName` and creates the indexes the store relies on. */
@@ -183,7 +187,12 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     return docs.map(integrationFromDocument);
   }
 
-  async replaceIntegration(environmentId: string, uniqueKey: string, next: IntegrationRecord): Promise<boolean> {
+  async replaceIntegration(
+    environmentId: string,
+    uniqueKey: string,
+    next: IntegrationRecord,
+    reseal?: (moved: SealedCredentials) => string,
+  ): Promise<boolean> {
     return mapDuplicate(
       () =>
         this.atomically(async (session) => {
@@ -196,6 +205,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
           );
           if (replaced.matchedCount === 0) return false;
           if (next.uniqueKey !== uniqueKey) {
+            if (reseal) await this.secrets.resealIntegration(environmentId, uniqueKey, reseal, session);
             await this.connections.updateMany(
               { environmentId, providerConfigKey: uniqueKey },
               { $set: { providerConfigKey: next.uniqueKey } },

@@ -1,3 +1,4 @@
+import type { SealedCredentials, SecretRewriteStore } from "./secret-rewrite-store.ts";
 import type {
   ConnectionFilter,
   ConnectionPatch,
@@ -40,9 +41,15 @@ export interface IntegrationStore {
   /**
    * Replaces the record stored under `uniqueKey` with `next` (whose uniqueKey may differ: a rename
    * moves its connections too, atomically). Throws DuplicateKeyError when renaming onto a taken key.
-   * Returns false when `uniqueKey` is unknown.
+   * Returns false when `uniqueKey` is unknown. With a rename, `reseal` gives each moved connection's
+   * credentials for its new row (they are bound to the integration key), written in the same change.
    */
-  replaceIntegration(environmentId: string, uniqueKey: string, next: IntegrationRecord): Promise<boolean>;
+  replaceIntegration(
+    environmentId: string,
+    uniqueKey: string,
+    next: IntegrationRecord,
+    reseal?: (moved: SealedCredentials) => string,
+  ): Promise<boolean>;
   /** Sets importedEmailHashes on the integration (idempotent; nothing when unknown). */
   markImportedEmailHashes(environmentId: string, uniqueKey: string): Promise<void>;
   /** Deletes the integration and all its connections atomically; returns how many connections went. */
@@ -161,6 +168,8 @@ export interface OAuthFlowStore {
 
 /** Everything the connection service stores. */
 export interface ConnectionServiceStore extends EnvironmentStore, IntegrationStore, ConnectionStore, OAuthFlowStore {
+  /** The sealed secrets, row by row, for `junction rekey`. */
+  readonly secrets: SecretRewriteStore;
   close(): Promise<void>;
 }
 
