@@ -12,7 +12,6 @@ import { startEmbedded } from "./src/embedded.ts";
 import { SERVICES, type ServiceName } from "./src/service-names.ts";
 import { printGeneratedKey } from "./src/secret-key-bootstrap.ts";
 import { runScriptsCommand } from "./src/scripts-command.ts";
-import { runRekeyCommand } from "./src/rekey-command.ts";
 
 const USAGE = `usage:
   junction start                 run every service in one process (embedded default)
@@ -29,6 +28,7 @@ async function main(argv: string[]): Promise<void> {
     process.on("SIGINT", () => {
       stop = true;
     });
+    const { runRekeyCommand } = await import("./src/rekey-command.ts");
     process.exit(await runRekeyCommand(argv.slice(1), process.env, undefined, () => stop));
   }
   const logger = createLogger();

@@ -2,6 +2,7 @@ import { join } from "node:path";
 import { openConnectionStore, rekeyConnectionSecrets } from "@junction/connection-service";
 import {
   ConfigError,
+  DecryptionError,
   encryptorFromConfig,
   type Encryptor,
   loadCommonConfig,
@@ -40,7 +41,11 @@ export async function runRekeyCommand(
   const batchAt = args.indexOf("--batch");
   const batchSize = batchAt >= 0 ? Number(args[batchAt + 1]) : 200;
   const known = new Set(["--distributed", "--batch"]);
-  if (!Number.isInteger(batchSize) || batchSize < 1 || args.some((a, i) => !known.has(a) && i !== batchAt + 1)) {
+  if (
+    !Number.isInteger(batchSize) ||
+    batchSize < 1 ||
+    args.some((a, i) => !known.has(a) && (batchAt < 0 || i !== batchAt + 1))
+  ) {
     io.err(REKEY_USAGE);
     return 2;
   }
@@ -63,7 +68,12 @@ export async function runRekeyCommand(
     let signing = 0;
     if (!counts.interrupted) {
       for (const environmentId of await environmentIds(connections)) {
-        if (await rekeySigningSecrets(webhooks, encryptor, environmentId)) signing++;
+        try {
+          if (await rekeySigningSecrets(webhooks, encryptor, environmentId)) signing++;
+        } catch (err) {
+          if (!(err instanceof DecryptionError)) throw err;
+          counts.unreadable.push(`the webhook signing secrets of environment ${environmentId}`);
+        }
       }
     }
     io.out(

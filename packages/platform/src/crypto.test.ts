@@ -1,20 +1,11 @@
 import { describe, expect, test } from "bun:test";
-import { createCipheriv, createHash, randomBytes } from "node:crypto";
+import { randomBytes } from "node:crypto";
 import { constantTimeEqual, DecryptionError, Encryptor, secretContext } from "./crypto.ts";
+import { legacySeal } from "./testing/legacy-envelope.ts";
 
 const key = () => randomBytes(32).toString("base64");
 const ROW = secretContext("connection-credentials", "env_1", "google", "alice");
 const OTHER = secretContext("connection-credentials", "env_1", "google", "bob");
-
-/** An envelope as written before issue 25: no associated data, the key named by a hash of it. */
-function legacyEnvelope(keyB64: string, plaintext: string): string {
-  const k = Buffer.from(keyB64, "base64");
-  const iv = randomBytes(12);
-  const c = createCipheriv("aes-256-gcm", k, iv);
-  const ct = Buffer.concat([c.update(plaintext, "utf8"), c.final(), c.getAuthTag()]);
-  const id = createHash("sha256").update(k).digest("hex").slice(0, 8);
-  return `enc:v1:${id}:${iv.toString("base64url")}:${ct.toString("base64url")}`;
-}
 
 describe("Encryptor", () => {
   test("round-trips and never shows the plaintext in the envelope", () => {
@@ -63,7 +54,7 @@ describe("Encryptor", () => {
   test("reads the format before issue 25 (no associated data), flags it stale and reseals it bound", () => {
     const k = key();
     const enc = new Encryptor({ id: "k1", key: Buffer.from(k, "base64") });
-    const legacy = legacyEnvelope(k, "old secret");
+    const legacy = legacySeal(Buffer.from(k, "base64"), "old secret");
     expect(enc.decrypt(legacy, ROW)).toBe("old secret");
     expect(enc.isStale(legacy)).toBe(true);
     const resealed = enc.reseal(legacy, ROW);
