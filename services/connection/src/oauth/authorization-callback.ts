@@ -39,10 +39,13 @@ export async function completeAuthorization(
   const used = await ctx.store.consumeOAuthState(sha256Hex(req.state), now);
   if (!used) return stateProblem(AuthorizationOutcome.UNKNOWN_STATE, ctx.oauth);
   const st = used.state;
-  const where = { providerConfigKey: st.providerConfigKey, connectionId: st.connectionId };
+  // The page that started this attempt is the only one its result is posted to (issue 25).
+  const opener = { providerConfigKey: st.providerConfigKey, openerOrigin: st.openerOrigin ?? "" };
+  const where = { ...opener, connectionId: st.connectionId };
   if (used.alreadyUsed) {
     ctx.logger.warn("authorization callback replayed", { integration: st.providerConfigKey });
-    return { ...stateProblem(AuthorizationOutcome.STATE_ALREADY_USED, ctx.oauth), ...where };
+    // Whoever replays a callback URL learns nothing about the connection it made.
+    return { ...stateProblem(AuthorizationOutcome.STATE_ALREADY_USED, ctx.oauth), ...opener };
   }
   if (st.expiresAt <= now) return { ...stateProblem(AuthorizationOutcome.AUTHORIZATION_EXPIRED, ctx.oauth), ...where };
   const session = await ctx.store.getConnectSession(st.sessionId);

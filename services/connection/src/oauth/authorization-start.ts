@@ -63,6 +63,7 @@ export async function startAuthorization(
     createdAt: now,
     expiresAt: now + ctx.oauth.authorizationStateTtlMs,
     consumedAt: null,
+    ...(isOrigin(req.openerOrigin) ? { openerOrigin: req.openerOrigin } : {}),
   });
 
   const url = new URL(client.authorizationUrl);
@@ -88,4 +89,14 @@ export async function startAuthorization(
     testCredentials: client.testCredentials,
   });
   return { authorizationUrl: url.toString() };
+}
+
+/** Whether `value` is exactly an http(s) origin (scheme://host[:port], nothing else). */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
+  } catch {
+    return false;
+  }
 }

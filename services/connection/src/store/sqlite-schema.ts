@@ -207,6 +207,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE integrations ADD COLUMN provider_settings TEXT NOT NULL DEFAULT '{}';
   ALTER TABLE integrations ADD COLUMN managed_channels INTEGER NOT NULL DEFAULT 0;
   `,
+  // The origin of the page that started an authorization: the only one its callback page posts to; '' is none.
+  `
+  ALTER TABLE oauth_states ADD COLUMN opener_origin TEXT NOT NULL DEFAULT '';
+  `,
 ];
 
 /**
