@@ -5,6 +5,7 @@ import type { ConnectionService, UpstreamOverrides } from "@junction/contracts/c
 import type { ConnectionServiceContext } from "../context.ts";
 import { resealMovedCredentials } from "../credentials.ts";
 import { errors } from "../errors.ts";
+import type { PrivateHostPolicy } from "../outbound/private-hosts.ts";
 import { secretContexts } from "../secret-contexts.ts";
 import { toIntegration, toProvider } from "../mappers.ts";
 import { checkOAuthUrls } from "../oauth/url-placeholders.ts";
@@ -20,7 +21,7 @@ export function checkUniqueKey(key: string, path = "unique_key"): void {
   }
 }
 
-function checkOverrides(o: UpstreamOverrides | undefined): UpstreamOverridesRecord {
+function checkOverrides(o: UpstreamOverrides | undefined, policy: PrivateHostPolicy): UpstreamOverridesRecord {
   const out: UpstreamOverridesRecord = {};
   if (!o) return out;
   for (const [field, value] of [
@@ -38,6 +39,7 @@ function checkOverrides(o: UpstreamOverrides | undefined): UpstreamOverridesReco
     if (url.protocol !== "https:" && url.protocol !== "http:") {
       throw errors.invalidField(`overrides.${field}`, "must be an absolute http(s) URL");
     }
+    policy.checkOverride(field, value);
     out[field] = value.replace(/\/+$/, "");
   }
   return out;
@@ -94,7 +96,7 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
           ? ctx.encryptor.encrypt(req.clientSecret, secretContexts.integrationClientSecret(env.id, req.uniqueKey))
           : null,
         scopes: req.scopes.length > 0 ? [...new Set(req.scopes)] : template.defaultScopes,
-        overrides: checkOverrides(req.overrides),
+        overrides: checkOverrides(req.overrides, ctx.privateHosts),
         forwardWebhooks: true,
         useTestCredentials: false,
         providerSettings: nonEmpty(req.providerSettings),
@@ -145,7 +147,7 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
         next.clientSecretEnc = ctx.encryptor.reseal(next.clientSecretEnc, from, secretContext);
       }
       if (req.replaceScopes) next.scopes = [...new Set(req.scopes)];
-      if (req.overrides) next.overrides = checkOverrides(req.overrides);
+      if (req.overrides) next.overrides = checkOverrides(req.overrides, ctx.privateHosts);
       if (req.forwardWebhooks !== undefined) next.forwardWebhooks = req.forwardWebhooks;
       if (req.providerSettings) next.providerSettings = nonEmpty(req.providerSettings.values);
       if (req.managedChannels !== undefined) next.managedChannels = req.managedChannels;
