@@ -92,7 +92,9 @@ describe("junction rekey", () => {
     // The old key is gone from the configuration: everything still opens, nothing is left to do.
     const newOnly = { JUNCTION_DATA_DIR: dir, JUNCTION_ENCRYPTION_KEYS: `new:${newKey.toString("base64")}` };
     const again = quiet();
-    expect(await runRekeyCommand([], newOnly, again.io)).toBe(0);
+    // Nothing unbound is left either: refusing that format changes nothing.
+    const strict = { ...newOnly, JUNCTION_ENCRYPTION_ACCEPT_UNBOUND: "false" };
+    expect(await runRekeyCommand([], strict, again.io)).toBe(0);
     expect(again.lines.out.join("\n")).toContain("0 rewritten, 6 already current");
     expect(again.lines.out.join("\n")).toContain("0 webhook signing secret record(s) rewritten");
     const db = openDatabase(join(dir, "junction.sqlite"));

@@ -20,6 +20,14 @@ export const commonConfigSchema = z.object({
    * the ids are written in front of each ciphertext, so a key can be retired after `junction rekey`.
    */
   encryptionKeys: z.string().optional(),
+  /**
+   * Whether values encrypted before issue 25 (enc:v1, bound to no row) still decrypt. Turn it off once
+   * `junction rekey` has rewritten them: an old copy (a backup) then opens in no row.
+   */
+  encryptionAcceptUnbound: z
+    .union([z.boolean(), z.enum(["true", "false"], { message: 'must be "true" or "false"' })])
+    .transform((v) => v === true || v === "true")
+    .default(true),
   /** NATS server for the distributed topology. */
   natsUrl: z.string().default("nats://127.0.0.1:4222"),
   /** Storage: a SQLite file per service, or MongoDB. */
@@ -51,9 +59,10 @@ export function encryptorFromConfig(cfg: CommonConfig, options: { embedded: bool
         "set either JUNCTION_ENCRYPTION_KEYS or JUNCTION_ENCRYPTION_KEY (with JUNCTION_ENCRYPTION_KEYS_PREVIOUS), not both",
       );
     }
-    return encryptorFromKeyList(cfg.encryptionKeys);
+    return encryptorFromKeyList(cfg.encryptionKeys, cfg.encryptionAcceptUnbound);
   }
-  if (cfg.encryptionKey) return Encryptor.fromBase64(cfg.encryptionKey, previous);
+  const format = { acceptUnbound: cfg.encryptionAcceptUnbound };
+  if (cfg.encryptionKey) return Encryptor.fromBase64(cfg.encryptionKey, previous, format);
   if (!options.embedded) {
     throw new ConfigError(
       "JUNCTION_ENCRYPTION_KEY is required outside the embedded default (generate one with: openssl rand -base64 32)",
@@ -65,13 +74,13 @@ export function encryptorFromConfig(cfg: CommonConfig, options: { embedded: bool
     writeFileSync(file, `${randomBytes(32).toString("base64")}\n`, { mode: 0o600 });
     chmodSync(file, 0o600);
   }
-  return Encryptor.fromBase64(readFileSync(file, "utf8").trim(), previous);
+  return Encryptor.fromBase64(readFileSync(file, "utf8").trim(), previous, format);
 }
 
-function encryptorFromKeyList(list: string): Encryptor {
+function encryptorFromKeyList(list: string, acceptUnbound: boolean): Encryptor {
   try {
     const keys = Encryptor.parseKeyList(list);
-    if (keys.length > 0) return new Encryptor(keys[0] as EncryptionKey, keys.slice(1));
+    if (keys.length > 0) return new Encryptor(keys[0] as EncryptionKey, keys.slice(1), { acceptUnbound });
   } catch (err) {
     throw new ConfigError(`JUNCTION_ENCRYPTION_KEYS: ${(err as Error).message}`);
   }

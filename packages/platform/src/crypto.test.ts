@@ -63,6 +63,13 @@ describe("Encryptor", () => {
     expect(() => enc.decrypt(resealed, OTHER)).toThrow(DecryptionError);
   });
 
+  test("with unbound values refused, an old-format value opens nowhere (an old copy after rekey)", () => {
+    const k = Buffer.from(key(), "base64");
+    const strict = new Encryptor({ id: "k1", key: k }, [], { acceptUnbound: false });
+    expect(() => strict.decrypt(legacySeal(k, "from a backup"), ROW)).toThrow(/enc:v1\), refused/);
+    expect(strict.decrypt(strict.encrypt("bound", ROW), ROW)).toBe("bound");
+  });
+
   test("parses id:base64 key lists, the first current, and refuses bad ids and repeats", () => {
     const [k1, k2] = [key(), key()];
     const keys = Encryptor.parseKeyList(` new:${k1} , old:${k2} `);

@@ -42,7 +42,15 @@ export class Encryptor {
   private readonly legacyKeys = new Map<string, Buffer>();
   private readonly primaryId: string;
 
-  constructor(primary: Buffer | EncryptionKey, previous: (Buffer | EncryptionKey)[] = []) {
+  /** Whether `enc:v1:` values (bound to no row) still open; off once `junction rekey` has run. */
+  private readonly acceptUnbound: boolean;
+
+  constructor(
+    primary: Buffer | EncryptionKey,
+    previous: (Buffer | EncryptionKey)[] = [],
+    options: { acceptUnbound?: boolean } = {},
+  ) {
+    this.acceptUnbound = options.acceptUnbound ?? true;
     const all = [primary, ...previous].map((k) => (Buffer.isBuffer(k) ? { id: hashId(k), key: k } : k));
     for (const { id, key } of all) {
       if (key.length !== 32) throw new Error("encryption keys must be 32 bytes (base64-encoded)");
@@ -55,10 +63,11 @@ export class Encryptor {
   }
 
   /** Parses keys given as base64 (standard or url-safe); their ids are a hash of each key. */
-  static fromBase64(primary: string, previous: string[] = []): Encryptor {
+  static fromBase64(primary: string, previous: string[] = [], options: { acceptUnbound?: boolean } = {}): Encryptor {
     return new Encryptor(
       decodeKey(primary),
       previous.filter((p) => p.trim() !== "").map((p) => decodeKey(p)),
+      options,
     );
   }
 
@@ -98,6 +107,9 @@ export class Encryptor {
       throw new DecryptionError("not an encrypted value");
     }
     const id = parts[2] as string;
+    if (version === "v1" && !this.acceptUnbound) {
+      throw new DecryptionError("it is in the format bound to no record (enc:v1), refused by this configuration");
+    }
     const key = version === "v1" ? this.legacyKeys.get(id) : (this.keys.get(id) ?? this.legacyKeys.get(id));
     if (!key) throw new DecryptionError(`no key "${id}" to decrypt with (was it removed from the configuration?)`);
     const iv = Buffer.from(parts[3] as string, "base64url");
