@@ -5,6 +5,7 @@
  *   junction up | down          the distributed topology on this machine, supervised
  *   junction serve <service>    one process of the distributed topology
  *   junction <resource> ...     daily operations on a running Junction over its REST API
+ *   junction rekey              re-encrypt every stored secret under the current key
  */
 import { ConfigError, createLogger } from "@junction/platform";
 import { startEmbedded } from "./src/embedded.ts";
@@ -19,6 +20,14 @@ async function main(argv: string[]): Promise<void> {
     // Loaded only here, as the distributed topology's code below: `junction start` stays small.
     const { runUp, runDown } = await import("./src/up/up-command.ts");
     process.exit(await (command === "up" ? runUp : runDown)(argv.slice(1)));
+  }
+  if (command === "rekey") {
+    let stop = false;
+    process.on("SIGINT", () => {
+      stop = true;
+    });
+    const { runRekeyCommand } = await import("./src/rekey-command.ts");
+    process.exit(await runRekeyCommand(argv.slice(1), process.env, undefined, () => stop));
   }
   const code = await runApiCommand(argv);
   if (code !== null) process.exit(code);

@@ -39,7 +39,7 @@ process.on("SIGTERM", async () => {
 async function startJunction(): Promise<{ fetch: (req: Request) => Promise<Response>; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), "junction-bench-"));
   const junction = await startEmbedded({
-    env: { JUNCTION_DATA_DIR: dataDir, JUNCTION_SECRET_KEY: SECRET_KEY },
+    env: { JUNCTION_DATA_DIR: dataDir, JUNCTION_SECRET_KEY: SECRET_KEY, JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1" },
     port: 0,
     hostname: "127.0.0.1",
     logger: discard,

@@ -27,7 +27,7 @@ const SMALL = JSON.stringify({ kind: "calendar#calendarListEntry", id: "alice@ex
 
 const dataDir = mkdtempSync(join(tmpdir(), "junction-jsloop-"));
 const junction = await startEmbedded({
-  env: { JUNCTION_DATA_DIR: dataDir, JUNCTION_SECRET_KEY: SECRET_KEY },
+  env: { JUNCTION_DATA_DIR: dataDir, JUNCTION_SECRET_KEY: SECRET_KEY, JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1" },
   port: 0,
   hostname: "127.0.0.1",
   logger: createLogger({ sink: () => {} }),

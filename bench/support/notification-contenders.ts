@@ -125,6 +125,7 @@ export async function startJunction(
       JUNCTION_HOST: "127.0.0.1",
       JUNCTION_SECRET_KEY: KEY,
       JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
+      JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
       JUNCTION_WEBHOOK_DELIVERY_CONCURRENCY: String(DELIVERY),
       ...(sqlProfile ? { JUNCTION_BENCH_SQL_PROFILE: sqlProfile } : {}),
       ...extraEnv,

@@ -93,7 +93,13 @@ export async function startEmbedded(
     options.root
       ? [...pinning.server, "bun", join(options.root, "cli/junction.ts"), "start"]
       : junctionCmd(pinning, "start"),
-    { PORT: String(port), JUNCTION_HOST: "127.0.0.1", JUNCTION_DATA_DIR: dir, JUNCTION_SECRET_KEY: SECRET_KEY },
+    {
+      PORT: String(port),
+      JUNCTION_HOST: "127.0.0.1",
+      JUNCTION_DATA_DIR: dir,
+      JUNCTION_SECRET_KEY: SECRET_KEY,
+      JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
+    },
     { quiet: true },
   );
   const url = `http://127.0.0.1:${port}`;
@@ -125,6 +131,7 @@ export async function startDistributed(pinning: Pinning, upstreamUrl: string): P
     JUNCTION_SECRET_KEY: SECRET_KEY,
     JUNCTION_NATS_URL: nats.url,
     JUNCTION_HOST: "127.0.0.1",
+    JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1,localhost",
     PORT: String(gatewayPort),
   };
   for (const address of addresses) Object.assign(env, address);

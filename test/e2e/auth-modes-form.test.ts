@@ -125,3 +125,38 @@ describe("the connect page's form", () => {
     expect(((await start.json()) as any).error.code).toBe("not_an_authorization_flow");
   });
 });
+
+describe("the form's result page (issue 25)", () => {
+  const postTarget = (html: string) => /postMessage\(.*, ("[^"]*")\);<\/script>/.exec(html)?.[1];
+
+  test("posts only to the app that opened the connect page, carried through the form; else to the gateway's own origin", async () => {
+    const w = await world({ definition: (auth) => ({ ...keyed(), baseUrl: `${auth.url}/{subdomain}/api` }) });
+    const token = await w.session();
+    const app = "https://app.example.test";
+    const page = await fetch(`${w.j.url}/connect?connect_session_token=${encodeURIComponent(token)}`, {
+      headers: { referer: `${app}/settings/integrations?tab=2` },
+    });
+    const href = /href="([^"]*\/connect\/form\/[^"]*)"/.exec(await page.text())?.[1]?.replace(/&#38;/g, "&") ?? "";
+    expect(new URL(href).searchParams.get("origin")).toBe(app);
+    const form = await (await fetch(href.replace(w.j.baseUrl, w.j.url), { headers: { accept: "text/html" } })).text();
+    expect(form).toContain(`name="opener_origin" value="${app}"`);
+
+    const done = await submit(w, token, { subdomain: "team9", apiKey: "k1", opener_origin: app });
+    const html = await done.text();
+    expect(postTarget(html)).toBe(JSON.stringify(app));
+    expect(html).not.toContain('"*"');
+    const [id] = await w.connectionIds();
+    const conn = await w.j.api("GET", `/connection/${id}?provider_config_key=${KEY}`);
+    expect(conn.body.connection_config).toEqual({ subdomain: "team9" });
+
+    // Without it, or with something that is not exactly an origin: the gateway's own origin only.
+    for (const opener of [undefined, "https://app.example.test/path", "*"]) {
+      const again = await submit(w, token, {
+        subdomain: "team9",
+        apiKey: "k2",
+        ...(opener ? { opener_origin: opener } : {}),
+      });
+      expect(postTarget(await again.text())).toBe(JSON.stringify(new URL(w.j.baseUrl).origin));
+    }
+  });
+});

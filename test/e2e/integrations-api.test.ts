@@ -43,7 +43,7 @@ describe("integrations API", () => {
     const db = new Database(join(j.dataDir, "junction.sqlite"), { readonly: true });
     const dump = JSON.stringify(db.query("SELECT * FROM integrations").all());
     db.close();
-    expect(dump).toContain("enc:v1:");
+    expect(dump).toContain("enc:v2:");
     expect(dump).not.toContain("very-secret-client-secret");
     expect(j.logLines.join("\n")).not.toContain("very-secret-client-secret");
   });

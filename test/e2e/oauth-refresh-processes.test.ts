@@ -30,6 +30,7 @@ beforeAll(async () => {
     JUNCTION_NATS_URL: nats.url,
     JUNCTION_LOG_LEVEL: "warn",
     JUNCTION_HOST: "127.0.0.1",
+    JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
   };
   // One after the other: the first applies the SQLite migrations before the second opens the file.
   for (const name of ["connection-a", "connection-b"]) {

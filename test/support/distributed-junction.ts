@@ -60,6 +60,7 @@ async function startOnce(options: DistributedJunctionOptions): Promise<Distribut
     JUNCTION_SECRET_KEY: options.secretKey,
     JUNCTION_NATS_URL: options.natsUrl,
     JUNCTION_HOST: "127.0.0.1",
+    JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1,localhost",
     PORT: String(gatewayPort),
     ...options.env,
   };

@@ -32,6 +32,8 @@ export async function startTestJunction(
     JUNCTION_DATA_DIR: dir.path,
     JUNCTION_SECRET_KEY: secretKey,
     JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
+    // The fake upstreams listen on 127.0.0.1: integrations may point at them (issue 25's allow-list).
+    JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1,localhost",
     ...options.env,
   };
   const junction = await startEmbedded({ env, port: 0, hostname: "127.0.0.1", logger, clock: options.clock });

@@ -6,6 +6,7 @@ Run Junction:
   up [--env-file <file>]     the distributed topology on this machine, supervised (docs/distributed.md)
   down                       stop what \`junction up\` started
   serve <name>               one process of the distributed topology (a service, gateway or sandbox)
+  rekey [--distributed] [--batch <rows>]   re-encrypt every stored secret under the current key (docs/security.md)
 
 Operate a running Junction over its REST API (JUNCTION_URL, JUNCTION_SECRET_KEY):
   integrations               list, show, create, delete

@@ -34,6 +34,14 @@ export const ERROR_CODES = {
   // Integrations, connections, secret keys.
   unknown_provider: e(Code.InvalidArgument, "No provider template with this name (see GET /providers)."),
   unknown_provider_config: e(Code.NotFound, "No integration with this id."),
+  private_address_not_allowed: e(
+    Code.InvalidArgument,
+    "An `upstream_overrides` URL points at a private or loopback address the operator did not allow (JUNCTION_ALLOWED_PRIVATE_HOSTS); `errors` names the field.",
+  ),
+  stored_secret_unreadable: e(
+    Code.DataLoss,
+    "The connection's stored credentials do not decrypt for this row (copied from another row, altered, or their key was removed); the value is never shown.",
+  ),
   unknown_provider_setting: e(
     Code.InvalidArgument,
     "`provider_settings` names a key the provider does not take; `errors` names it and the keys it takes.",

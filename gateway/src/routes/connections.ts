@@ -202,6 +202,7 @@ export function connectionRoutes(): Route[] {
             "unknown_provider_config",
             "unknown_connection",
             "credential_reads_disabled",
+            "stored_secret_unreadable",
             "connection_refresh_failed",
             "connection_refresh_busy",
           ],

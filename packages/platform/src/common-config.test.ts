@@ -4,6 +4,7 @@ import { encryptorFromConfig, loadCommonConfig } from "./common-config.ts";
 
 const goodKey = randomBytes(32).toString("base64");
 const shortKey = randomBytes(16).toString("base64");
+const oldKey = randomBytes(32).toString("base64");
 
 describe("the encryption key's settings (issue 24, item 6)", () => {
   test("a key of the wrong length names JUNCTION_ENCRYPTION_KEY and the length it must have", () => {
@@ -19,8 +20,8 @@ describe("the encryption key's settings (issue 24, item 6)", () => {
   });
 
   test("good keys build an encryptor that reads what it wrote", () => {
-    const cfg = loadCommonConfig({ JUNCTION_ENCRYPTION_KEY: goodKey, JUNCTION_ENCRYPTION_KEYS_PREVIOUS: goodKey });
+    const cfg = loadCommonConfig({ JUNCTION_ENCRYPTION_KEY: goodKey, JUNCTION_ENCRYPTION_KEYS_PREVIOUS: oldKey });
     const enc = encryptorFromConfig(cfg, { embedded: false });
-    expect(enc.decrypt(enc.encrypt("secret"))).toBe("secret");
+    expect(enc.decrypt(enc.encrypt("secret", "row"), "row")).toBe("secret");
   });
 });

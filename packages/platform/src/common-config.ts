@@ -3,7 +3,7 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { z } from "zod";
 import { ConfigError, loadConfig } from "./config.ts";
-import { Encryptor } from "./crypto.ts";
+import { type EncryptionKey, Encryptor } from "./crypto.ts";
 
 /** Settings every Junction process reads (prefix JUNCTION_); each service adds its own. */
 export const commonConfigSchema = z.object({
@@ -15,6 +15,19 @@ export const commonConfigSchema = z.object({
   encryptionKey: z.string().optional(),
   /** Comma-separated older keys, still accepted for decryption after a rotation. */
   encryptionKeysPrevious: z.string().default(""),
+  /**
+   * Every key as `id:base64`, comma-separated, the current one first (instead of the two above):
+   * the ids are written in front of each ciphertext, so a key can be retired after `junction rekey`.
+   */
+  encryptionKeys: z.string().optional(),
+  /**
+   * Whether values encrypted before issue 25 (enc:v1, bound to no row) still decrypt. Turn it off once
+   * `junction rekey` has rewritten them: an old copy (a backup) then opens in no row.
+   */
+  encryptionAcceptUnbound: z
+    .union([z.boolean(), z.enum(["true", "false"], { message: 'must be "true" or "false"' })])
+    .transform((v) => v === true || v === "true")
+    .default(true),
   /** NATS server for the distributed topology. */
   natsUrl: z.string().default("nats://127.0.0.1:4222"),
   /** Storage: a SQLite file per service, or MongoDB. */
@@ -40,11 +53,20 @@ export function loadCommonConfig(env: Record<string, string | undefined> = proce
  */
 export function encryptorFromConfig(cfg: CommonConfig, options: { embedded: boolean }): Encryptor {
   const previous = cfg.encryptionKeysPrevious.split(",").map((s) => s.trim());
+  if (cfg.encryptionKeys !== undefined) {
+    if (cfg.encryptionKey || previous.some((p) => p !== "")) {
+      throw new ConfigError(
+        "set either JUNCTION_ENCRYPTION_KEYS or JUNCTION_ENCRYPTION_KEY (with JUNCTION_ENCRYPTION_KEYS_PREVIOUS), not both",
+      );
+    }
+    return encryptorFromKeyList(cfg.encryptionKeys, cfg.encryptionAcceptUnbound);
+  }
+  const format = { acceptUnbound: cfg.encryptionAcceptUnbound };
   if (cfg.encryptionKey) {
     const primary = cfg.encryptionKey;
     // Name the variable at fault: the key's own message cannot know where the key came from.
-    withVariable("JUNCTION_ENCRYPTION_KEY", () => Encryptor.fromBase64(primary));
-    return withVariable("JUNCTION_ENCRYPTION_KEYS_PREVIOUS", () => Encryptor.fromBase64(primary, previous));
+    withVariable("JUNCTION_ENCRYPTION_KEY", () => Encryptor.fromBase64(primary, [], format));
+    return withVariable("JUNCTION_ENCRYPTION_KEYS_PREVIOUS", () => Encryptor.fromBase64(primary, previous, format));
   }
   if (!options.embedded) {
     throw new ConfigError(
@@ -58,7 +80,7 @@ export function encryptorFromConfig(cfg: CommonConfig, options: { embedded: bool
     chmodSync(file, 0o600);
   }
   const generated = readFileSync(file, "utf8").trim();
-  return withVariable("JUNCTION_ENCRYPTION_KEYS_PREVIOUS", () => Encryptor.fromBase64(generated, previous));
+  return withVariable("JUNCTION_ENCRYPTION_KEYS_PREVIOUS", () => Encryptor.fromBase64(generated, previous, format));
 }
 
 /** Builds the encryptor; a key that does not decode is a ConfigError naming `variable`. */
@@ -68,4 +90,14 @@ function withVariable(variable: string, build: () => Encryptor): Encryptor {
   } catch (err) {
     throw new ConfigError(`${variable}: ${(err as Error).message}`);
   }
+}
+
+function encryptorFromKeyList(list: string, acceptUnbound: boolean): Encryptor {
+  try {
+    const keys = Encryptor.parseKeyList(list);
+    if (keys.length > 0) return new Encryptor(keys[0] as EncryptionKey, keys.slice(1), { acceptUnbound });
+  } catch (err) {
+    throw new ConfigError(`JUNCTION_ENCRYPTION_KEYS: ${(err as Error).message}`);
+  }
+  throw new ConfigError("JUNCTION_ENCRYPTION_KEYS lists no key (id:base64,...)");
 }

@@ -26,6 +26,23 @@ describe("config", () => {
     expect(() => encryptorFromConfig(cfg, { embedded: false })).toThrow(/JUNCTION_ENCRYPTION_KEY/);
   });
 
+  test("JUNCTION_ENCRYPTION_KEYS lists keys with ids, the first current; mixing it with the single key is refused", () => {
+    const k = (n: number) => Buffer.alloc(32, n).toString("base64");
+    const keys = { JUNCTION_DATA_DIR: "/tmp/unused", JUNCTION_ENCRYPTION_KEYS: `2026:${k(1)},2025:${k(2)}` };
+    const enc = encryptorFromConfig(loadCommonConfig(keys), { embedded: false });
+    expect(enc.currentKeyId).toBe("2026");
+    // A value sealed under the single-key setting (its id a hash of the key) still opens once the key is listed.
+    const before = encryptorFromConfig(loadCommonConfig({ JUNCTION_ENCRYPTION_KEY: k(2) }), { embedded: false });
+    expect(enc.decrypt(before.encrypt("x", "row"), "row")).toBe("x");
+    const both = loadCommonConfig({ ...keys, JUNCTION_ENCRYPTION_KEY: k(3) });
+    expect(() => encryptorFromConfig(both, { embedded: false })).toThrow(/not both/);
+    const bad = loadCommonConfig({ JUNCTION_ENCRYPTION_KEYS: `a:${k(1)},a:${k(2)}` });
+    expect(() => encryptorFromConfig(bad, { embedded: false })).toThrow(/JUNCTION_ENCRYPTION_KEYS: .*listed twice/);
+    expect(() => encryptorFromConfig(loadCommonConfig({ JUNCTION_ENCRYPTION_KEYS: " " }), { embedded: false })).toThrow(
+      /lists no key/,
+    );
+  });
+
   test("MongoDB storage requires its URL", () => {
     expect(() => loadCommonConfig({ JUNCTION_STORE: "mongodb" })).toThrow(/JUNCTION_MONGODB_URL/);
   });

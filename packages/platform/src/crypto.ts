@@ -1,53 +1,144 @@
+import { Code } from "@connectrpc/connect";
 import { createCipheriv, createDecipheriv, createHash, createHmac, randomBytes, timingSafeEqual } from "node:crypto";
+import { JunctionError } from "./errors.ts";
 
 /**
- * AES-256-GCM envelope for secrets at rest: `enc:v1:<key id>:<iv>:<ciphertext+tag>` (base64url).
- * The key id lets old ciphertexts be read after rotation: the first key encrypts, all decrypt.
+ * A stored secret that cannot be opened here: another row's ciphertext, altered, or an unknown key.
+ * A 500 with a stable code at the gateway (the data is wrong, not the request); never the value.
+ */
+export class DecryptionError extends JunctionError {
+  constructor(reason: string) {
+    super("stored_secret_unreadable", `A stored secret could not be decrypted: ${reason}.`, Code.DataLoss);
+    this.name = "DecryptionError";
+  }
+}
+
+/** One encryption key and the id written in front of what it seals. */
+export interface EncryptionKey {
+  id: string;
+  key: Buffer;
+}
+
+const KEY_ID = /^[A-Za-z0-9_-]{1,32}$/;
+
+/**
+ * The row a secret belongs to, as associated data: the same ciphertext in any other row (another
+ * connection, environment or integration) fails authentication instead of decrypting there.
+ */
+export function secretContext(kind: string, ...parts: string[]): string {
+  return JSON.stringify([kind, ...parts]);
+}
+
+/**
+ * AES-256-GCM envelope for secrets at rest. Written as `enc:v2:<key id>:<iv>:<ciphertext+tag>`
+ * (base64url) with associated data naming the format, the key id and the row's context
+ * (`secretContext`). `enc:v1:` envelopes (before issue 25: no associated data, key id = a hash of the
+ * key) are still read, flagged stale, and rewritten by `junction rekey`. The first key encrypts,
+ * every key decrypts.
  */
 export class Encryptor {
   private readonly keys = new Map<string, Buffer>();
+  /** v1 envelopes (and v2 ones sealed before the key was given an id) name a key by a hash of it. */
+  private readonly legacyKeys = new Map<string, Buffer>();
   private readonly primaryId: string;
 
-  constructor(primary: Buffer, previous: Buffer[] = []) {
-    for (const k of [primary, ...previous]) {
-      if (k.length !== 32) throw new Error("encryption keys must be 32 bytes (base64-encoded)");
-      this.keys.set(keyId(k), k);
+  /** Whether `enc:v1:` values (bound to no row) still open; off once `junction rekey` has run. */
+  private readonly acceptUnbound: boolean;
+
+  constructor(
+    primary: Buffer | EncryptionKey,
+    previous: (Buffer | EncryptionKey)[] = [],
+    options: { acceptUnbound?: boolean } = {},
+  ) {
+    this.acceptUnbound = options.acceptUnbound ?? true;
+    const all = [primary, ...previous].map((k) => (Buffer.isBuffer(k) ? { id: hashId(k), key: k } : k));
+    for (const { id, key } of all) {
+      if (key.length !== 32) throw new Error("encryption keys must be 32 bytes (base64-encoded)");
+      if (!KEY_ID.test(id)) throw new Error(`encryption key id "${id}" must be 1-32 of A-Z a-z 0-9 _ -`);
+      if (this.keys.has(id)) throw new Error(`encryption key id "${id}" is listed twice`);
+      this.keys.set(id, key);
+      this.legacyKeys.set(hashId(key), key);
     }
-    this.primaryId = keyId(primary);
+    this.primaryId = (all[0] as EncryptionKey).id;
   }
 
-  /** Parses keys given as base64 (standard or url-safe). */
-  static fromBase64(primary: string, previous: string[] = []): Encryptor {
+  /** Parses keys given as base64 (standard or url-safe); their ids are a hash of each key. */
+  static fromBase64(primary: string, previous: string[] = [], options: { acceptUnbound?: boolean } = {}): Encryptor {
     return new Encryptor(
       decodeKey(primary),
       previous.filter((p) => p.trim() !== "").map((p) => decodeKey(p)),
+      options,
     );
   }
 
-  encrypt(plaintext: string): string {
+  /** Parses `id:base64,id:base64,...` (the first is current); `base64` alone takes a hash as its id. */
+  static parseKeyList(list: string): EncryptionKey[] {
+    return list
+      .split(",")
+      .map((s) => s.trim())
+      .filter((s) => s !== "")
+      .map((entry) => {
+        const at = entry.indexOf(":");
+        const key = decodeKey(at < 0 ? entry : entry.slice(at + 1));
+        return { id: at < 0 ? hashId(key) : entry.slice(0, at), key };
+      });
+  }
+
+  /** The id of the key new values are sealed with. */
+  get currentKeyId(): string {
+    return this.primaryId;
+  }
+
+  /** Seals `plaintext` for the row named by `context` (see `secretContext`). */
+  encrypt(plaintext: string, context: string): string {
     const key = this.keys.get(this.primaryId) as Buffer;
     const iv = randomBytes(12);
     const cipher = createCipheriv("aes-256-gcm", key, iv);
+    cipher.setAAD(associatedData(this.primaryId, context));
     const ct = Buffer.concat([cipher.update(plaintext, "utf8"), cipher.final(), cipher.getAuthTag()]);
-    return `enc:v1:${this.primaryId}:${iv.toString("base64url")}:${ct.toString("base64url")}`;
+    return `enc:v2:${this.primaryId}:${iv.toString("base64url")}:${ct.toString("base64url")}`;
   }
 
-  decrypt(envelope: string): string {
+  /** Opens an envelope sealed for `context`; throws DecryptionError (never the plaintext) otherwise. */
+  decrypt(envelope: string, context: string): string {
     const parts = envelope.split(":");
-    if (parts.length !== 5 || parts[0] !== "enc" || parts[1] !== "v1") throw new Error("not an encrypted value");
-    const key = this.keys.get(parts[2] as string);
-    if (!key) throw new Error(`no key ${parts[2]} to decrypt with (was the encryption key rotated out?)`);
+    const version = parts[1];
+    if (parts.length !== 5 || parts[0] !== "enc" || (version !== "v1" && version !== "v2")) {
+      throw new DecryptionError("not an encrypted value");
+    }
+    const id = parts[2] as string;
+    if (version === "v1" && !this.acceptUnbound) {
+      throw new DecryptionError("it is in the format bound to no record (enc:v1), refused by this configuration");
+    }
+    const key = version === "v1" ? this.legacyKeys.get(id) : (this.keys.get(id) ?? this.legacyKeys.get(id));
+    if (!key) throw new DecryptionError(`no key "${id}" to decrypt with (was it removed from the configuration?)`);
     const iv = Buffer.from(parts[3] as string, "base64url");
     const data = Buffer.from(parts[4] as string, "base64url");
-    const decipher = createDecipheriv("aes-256-gcm", key, iv);
-    decipher.setAuthTag(data.subarray(data.length - 16));
-    return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString("utf8");
+    if (iv.length !== 12 || data.length < 16) throw new DecryptionError("truncated value");
+    try {
+      const decipher = createDecipheriv("aes-256-gcm", key, iv);
+      if (version === "v2") decipher.setAAD(associatedData(id, context));
+      decipher.setAuthTag(data.subarray(data.length - 16));
+      return Buffer.concat([decipher.update(data.subarray(0, data.length - 16)), decipher.final()]).toString("utf8");
+    } catch {
+      throw new DecryptionError("it was sealed for another record, or altered");
+    }
   }
 
-  /** Whether a value was encrypted with a key other than the primary (needs re-encryption). */
+  /** Whether a value needs re-encryption: an old format, or a key other than the current one. */
   isStale(envelope: string): boolean {
-    return envelope.split(":")[2] !== this.primaryId;
+    const parts = envelope.split(":");
+    return parts[1] !== "v2" || parts[2] !== this.primaryId;
   }
+
+  /** Opens a value and seals it again under the current key for `context` (rekey, renames). */
+  reseal(envelope: string, fromContext: string, toContext: string = fromContext): string {
+    return this.encrypt(this.decrypt(envelope, fromContext), toContext);
+  }
+}
+
+function associatedData(keyId: string, context: string): Buffer {
+  return Buffer.from(`junction:enc:v2:${keyId}:${context}`, "utf8");
 }
 
 /** The shortest secret key accepted: shorter ones could be guessed. */
@@ -60,7 +151,7 @@ function decodeKey(text: string): Buffer {
   return buf;
 }
 
-function keyId(key: Buffer): string {
+function hashId(key: Buffer): string {
   return createHash("sha256").update(key).digest("hex").slice(0, 8);
 }
 

@@ -1,5 +1,6 @@
 import { loadConfig } from "@junction/platform";
 import { z } from "zod";
+import { parseAllowedHosts } from "./outbound/private-hosts.ts";
 
 /** "true"/"false" from an environment variable, or a boolean from the config file. */
 const flag = z
@@ -16,6 +17,14 @@ export const connectionSettingsSchema = z.object({
    * Off: that route answers 403 credential_reads_disabled and tokens only ever leave through the proxy.
    */
   credentialReads: flag.default(true),
+  /**
+   * Hosts that integration URLs (upstream_overrides, provider definitions) may point at although they
+   * are private or loopback addresses (issue 25): comma-separated names or addresses. Empty: none.
+   */
+  allowedPrivateHosts: z
+    .union([z.array(z.string()), z.string()])
+    .default([])
+    .transform((v) => (typeof v === "string" ? parseAllowedHosts(v) : v)),
 });
 
 export type ConnectionSettings = z.infer<typeof connectionSettingsSchema>;

@@ -7,6 +7,7 @@ import { type ConnectionSettings, connectionSettingsSchema } from "./connection-
 import { DEFAULT_OAUTH_SETTINGS, type OAuthSettings } from "./oauth/oauth-settings.ts";
 import type { ProviderCatalog } from "./providers/catalog.ts";
 import type { ConnectionServiceStore } from "./store/store.ts";
+import { PrivateHostPolicy } from "./outbound/private-hosts.ts";
 import type { EnvironmentRecord } from "./store/records.ts";
 
 /** What the connection service's handlers need; passed in, never module-level. */
@@ -53,16 +54,23 @@ export interface ConnectionServiceContext extends ConnectionServiceDeps {
   oauth: OAuthSettings;
   settings: ConnectionSettings;
   fetch: HttpFetch;
+  /** Which private hosts integration URLs may reach; `fetch` already applies it to every request. */
+  privateHosts: PrivateHostPolicy;
   environment(): Promise<EnvironmentRecord>;
 }
 
 export function createContext(deps: ConnectionServiceDeps): ConnectionServiceContext {
   let env: Promise<EnvironmentRecord> | undefined;
+  const oauth = { ...DEFAULT_OAUTH_SETTINGS, ...deps.oauth };
+  const settings = { ...connectionSettingsSchema.parse({}), ...deps.settings };
+  // The operator's test credentials (the built-in sandbox upstream among them) are configuration too.
+  const privateHosts = new PrivateHostPolicy([...settings.allowedPrivateHosts, ...testCredentialHosts(oauth)]);
   return {
     ...deps,
-    oauth: { ...DEFAULT_OAUTH_SETTINGS, ...deps.oauth },
-    settings: { ...connectionSettingsSchema.parse({}), ...deps.settings },
-    fetch: deps.fetch ?? ((input, init) => fetch(input, init)),
+    oauth,
+    settings,
+    privateHosts,
+    fetch: privateHosts.guard(deps.fetch ?? ((input, init) => fetch(input, init))),
     environment() {
       env ??= deps.store.getOrCreateEnvironment(() => ({
         id: newId("env", deps.clock.now()),
@@ -72,4 +80,16 @@ export function createContext(deps: ConnectionServiceDeps): ConnectionServiceCon
       return env;
     },
   };
+}
+
+/** The hosts of the URLs in the operator's test credentials. */
+function testCredentialHosts(oauth: OAuthSettings): string[] {
+  const urls = Object.values(oauth.testCredentials).flatMap((c) => [c.authorizationUrl, c.tokenUrl, c.baseUrl]);
+  return urls.flatMap((u) => {
+    try {
+      return u ? [new URL(u).hostname] : [];
+    } catch {
+      return [];
+    }
+  });
 }

@@ -1,5 +1,6 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import type { Encryptor } from "@junction/platform";
+import { secretContexts } from "./secret-contexts.ts";
 
 /** How a connection's credentials authenticate upstream (its provider's auth mode). */
 export type CredentialsType = "OAUTH2" | "OAUTH2_CC" | "API_KEY" | "BASIC";
@@ -36,10 +37,36 @@ export function isRefreshable(creds: StoredCredentials): boolean {
   return creds.type === "OAUTH2" || creds.type === "OAUTH2_CC";
 }
 
-export function sealCredentials(encryptor: Encryptor, creds: StoredCredentials): string {
-  return encryptor.encrypt(JSON.stringify(creds));
+/** The connection row credentials are bound to (their encryption's associated data). */
+export type CredentialsRow = Parameters<typeof secretContexts.connectionCredentials>[0];
+
+/** Seals credentials for one connection row; they decrypt in no other. */
+export function sealCredentials(encryptor: Encryptor, row: CredentialsRow, creds: StoredCredentials): string {
+  return encryptor.encrypt(JSON.stringify(creds), secretContexts.connectionCredentials(row));
 }
 
-export function openCredentials(encryptor: Encryptor, sealed: string): StoredCredentials {
-  return JSON.parse(encryptor.decrypt(sealed)) as StoredCredentials;
+/** Opens the credentials sealed for this row; a DecryptionError (stored_secret_unreadable) otherwise. */
+export function openCredentials(encryptor: Encryptor, row: CredentialsRow, sealed: string): StoredCredentials {
+  return JSON.parse(encryptor.decrypt(sealed, secretContexts.connectionCredentials(row))) as StoredCredentials;
+}
+
+/**
+ * A renamed integration's connection, its credentials sealed again for the new integration key (they
+ * are bound to it). Credentials that do not open for the old row are left as they are (they opened
+ * nowhere before the rename either).
+ */
+export function resealMovedCredentials(
+  encryptor: Encryptor,
+  moved: CredentialsRow & { credentialsEnc: string },
+  newKey: string,
+): string {
+  try {
+    return encryptor.reseal(
+      moved.credentialsEnc,
+      secretContexts.connectionCredentials(moved),
+      secretContexts.connectionCredentials({ ...moved, providerConfigKey: newKey }),
+    );
+  } catch {
+    return moved.credentialsEnc;
+  }
 }

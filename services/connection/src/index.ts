@@ -18,3 +18,4 @@ export {
   connectionSettingsSchema,
   loadConnectionSettings,
 } from "./connection-settings.ts";
+export { type RekeyCounts, rekeyConnectionSecrets } from "./rekey.ts";

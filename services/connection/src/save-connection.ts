@@ -44,7 +44,13 @@ export async function saveConnection(
     providerConfigKey: integ.uniqueKey,
     connectionId,
     provider: integ.provider,
-    credentialsEnc: input.credentials ? sealCredentials(ctx.encryptor, input.credentials) : null,
+    credentialsEnc: input.credentials
+      ? sealCredentials(
+          ctx.encryptor,
+          { environmentId: env.id, providerConfigKey: integ.uniqueKey, connectionId },
+          input.credentials,
+        )
+      : null,
     credentialsExpiresAt: input.credentials?.expiresAt ?? null,
     connectionConfig: input.connectionConfig,
     metadata: input.metadata,

@@ -42,6 +42,8 @@ beforeEach(async () => {
     bus,
     providers: new ProviderCatalog(),
     baseUrl: "https://junction.test",
+    // The operator lets integrations point at the local upstream (issue 25's allow-list).
+    settings: { allowedPrivateHosts: ["127.0.0.1"] },
   });
   connections = createClient(
     ConnectionService,

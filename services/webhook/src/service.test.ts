@@ -147,8 +147,8 @@ describe("WebhookService settings", () => {
     const row = db
       .query<Record<string, unknown>, [string]>("SELECT * FROM webhook_settings WHERE environment_id = ?")
       .get(ENV) as Record<string, unknown>;
-    expect(String(row.signing_secret_enc)).toStartWith("enc:v1:");
-    expect(String(row.previous_signing_secret_enc)).toStartWith("enc:v1:");
+    expect(String(row.signing_secret_enc)).toStartWith("enc:v2:");
+    expect(String(row.previous_signing_secret_enc)).toStartWith("enc:v2:");
     const raw = JSON.stringify(row);
     for (const secret of [original, signingSecret]) {
       expect(raw).not.toContain(secret);

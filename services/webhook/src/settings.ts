@@ -1,6 +1,6 @@
 import type { Clock, Encryptor } from "@junction/platform";
 import { errors } from "./errors.ts";
-import { previousSecretInGrace, sealSigningSecret } from "./signing-secrets.ts";
+import { previousSecretInGrace, sealSigningSecret, signingSecretContext } from "./signing-secrets.ts";
 import { generateSigningSecret } from "./signing.ts";
 import type { WebhookSettingsRecord } from "./store/records.ts";
 import type { WebhookSettingsStore } from "./store/store.ts";
@@ -32,7 +32,7 @@ export async function ensureSettings(
       environmentId,
       version: 1,
       endpoints: [],
-      ...sealSigningSecret(encryptor, generateSigningSecret()),
+      ...sealSigningSecret(encryptor, environmentId, generateSigningSecret()),
       previousSigningSecretEnc: null,
       previousSecretValidUntil: null,
       createdAt: now,
@@ -75,10 +75,10 @@ function tidy(encryptor: Encryptor, record: WebhookSettingsRecord, now: number):
     out.previousSigningSecretEnc = null;
     out.previousSecretValidUntil = null;
   }
-  if (encryptor.isStale(out.signingSecretEnc))
-    out.signingSecretEnc = encryptor.encrypt(encryptor.decrypt(out.signingSecretEnc));
+  const context = signingSecretContext(out.environmentId);
+  if (encryptor.isStale(out.signingSecretEnc)) out.signingSecretEnc = encryptor.reseal(out.signingSecretEnc, context);
   if (out.previousSigningSecretEnc !== null && encryptor.isStale(out.previousSigningSecretEnc)) {
-    out.previousSigningSecretEnc = encryptor.encrypt(encryptor.decrypt(out.previousSigningSecretEnc));
+    out.previousSigningSecretEnc = encryptor.reseal(out.previousSigningSecretEnc, context);
   }
   return out;
 }
@@ -95,7 +95,10 @@ export async function currentSigningSecrets(
   now: number,
 ): Promise<string[]> {
   const record = await ensureSettings(store, encryptor, environmentId, now);
-  const secrets = [encryptor.decrypt(record.signingSecretEnc)];
-  if (previousSecretInGrace(record, now)) secrets.push(encryptor.decrypt(record.previousSigningSecretEnc as string));
+  const context = signingSecretContext(environmentId);
+  const secrets = [encryptor.decrypt(record.signingSecretEnc, context)];
+  if (previousSecretInGrace(record, now)) {
+    secrets.push(encryptor.decrypt(record.previousSigningSecretEnc as string, context));
+  }
   return secrets;
 }

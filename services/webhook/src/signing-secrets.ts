@@ -1,4 +1,4 @@
-import type { Encryptor } from "@junction/platform";
+import { type Encryptor, secretContext } from "@junction/platform";
 import type { WebhookSettingsRecord } from "./store/records.ts";
 
 /** How many characters of a secret are kept in clear to recognise it: `whsec_` and four more. */
@@ -10,13 +10,19 @@ export const DEFAULT_GRACE_MS = 24 * 60 * 60 * 1000;
 /** The longest grace period a rotation may ask for. */
 export const MAX_GRACE_MS = 30 * 24 * 60 * 60 * 1000;
 
-/** The stored form of a signing secret: encrypted, plus the prefix shown to recognise it. */
+/** The row a signing secret is bound to (its encryption's associated data): its environment. */
+export function signingSecretContext(environmentId: string): string {
+  return secretContext("webhook-signing-secret", environmentId);
+}
+
+/** The stored form of a signing secret: encrypted for its environment, plus the prefix shown to recognise it. */
 export function sealSigningSecret(
   encryptor: Encryptor,
+  environmentId: string,
   plaintext: string,
 ): Pick<WebhookSettingsRecord, "signingSecretEnc" | "signingSecretPrefix"> {
   return {
-    signingSecretEnc: encryptor.encrypt(plaintext),
+    signingSecretEnc: encryptor.encrypt(plaintext, signingSecretContext(environmentId)),
     signingSecretPrefix: plaintext.slice(0, SECRET_PREFIX_LENGTH),
   };
 }

@@ -4,6 +4,7 @@ import type { Route } from "../../router.ts";
 import { browserError, wantsHtml } from "./browser-error.ts";
 import { callbackPage } from "./callback-page.ts";
 import { htmlPage } from "./html-page.ts";
+import { originOf, startingOrigin } from "./opener.ts";
 
 /** The callback must answer even when a service hangs: the browser gets a page within this. */
 const CALLBACK_DEADLINE_MS = 30_000;
@@ -19,6 +20,13 @@ const connectQuery = z.object({
   user_scope: scopeList.optional(),
   include_granted_scopes: z.enum(["true", "false"]).optional(),
   login_hint: z.string().max(320).optional(),
+  origin: z
+    .string()
+    .max(2048)
+    .optional()
+    .describe(
+      "The origin of the page that opened this window (set by the connect page; else the Referer's is used): the only origin the callback page posts its result to.",
+    ),
 });
 
 const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? "";
@@ -40,6 +48,7 @@ export function authorizationRoutes(): Route[] {
             extraScopes: q.user_scope ?? [],
             includeGrantedScopes: q.include_granted_scopes === "true",
             loginHint: q.login_hint ?? "",
+            openerOrigin: startingOrigin(ctx.req, ctx.url),
           });
           return new Response(null, {
             status: 302,
@@ -90,7 +99,7 @@ export function authorizationRoutes(): Route[] {
             },
             { timeoutMs: CALLBACK_DEADLINE_MS },
           );
-          return callbackPage(res, ctx.requestId);
+          return callbackPage(res, ctx.requestId, originOf(ctx.baseUrl));
         } catch (err) {
           const page = await browserError(err, ctx, true, "Authorization failed");
           return page.status === 500

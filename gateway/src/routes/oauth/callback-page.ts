@@ -3,6 +3,7 @@ import {
   type CompleteAuthorizationResponse,
 } from "@junction/contracts/connection/v1/connection_service_pb";
 import { htmlPage } from "./html-page.ts";
+import { openerMessage, originOf } from "./opener.ts";
 
 /** HTTP status of the callback page per outcome: the page always says what happened. */
 const STATUS: Record<AuthorizationOutcome, number> = {
@@ -28,8 +29,11 @@ export function outcomeCode(outcome: AuthorizationOutcome): string {
   return (AuthorizationOutcome[outcome] ?? "unspecified").toLowerCase();
 }
 
-/** The page the browser gets at /oauth/callback. */
-export function callbackPage(res: CompleteAuthorizationResponse, requestId: string): Response {
+/**
+ * The page the browser gets at /oauth/callback. Its message goes to the origin that started the
+ * authorization, else to `gatewayOrigin`; a failure names no connection, on the page or in the message.
+ */
+export function callbackPage(res: CompleteAuthorizationResponse, requestId: string, gatewayOrigin: string): Response {
   const ok = res.outcome === AuthorizationOutcome.CONNECTED;
   const code = outcomeCode(res.outcome);
   const name = res.integrationDisplayName || res.providerConfigKey;
@@ -42,16 +46,19 @@ export function callbackPage(res: CompleteAuthorizationResponse, requestId: stri
       message: res.message,
       details: [
         ["Integration", res.providerConfigKey],
-        ["Connection id", res.connectionId],
+        ["Connection id", ok ? res.connectionId : ""],
         ["Provider error", res.upstreamError],
         ["Provider error description", res.upstreamErrorDescription],
       ],
-      openerMessage: {
-        type: "junction:auth",
-        success: ok,
-        code,
-        providerConfigKey: res.providerConfigKey,
-        connectionId: res.connectionId,
+      opener: {
+        message: openerMessage({
+          success: ok,
+          code,
+          message: res.message,
+          providerConfigKey: res.providerConfigKey,
+          connectionId: res.connectionId,
+        }),
+        origin: originOf(res.openerOrigin) || gatewayOrigin,
       },
     },
     requestId,

@@ -6,6 +6,10 @@ import { queryObject } from "../../http/read-json.ts";
 import type { Route, RouteContext } from "../../router.ts";
 import { browserError, wantsHtml } from "./browser-error.ts";
 import { escapeHtml, htmlPage } from "./html-page.ts";
+import { openerMessage, originOf, startingOrigin } from "./opener.ts";
+
+/** The form's hidden field naming the page that opened the flow (opener.ts); not a credential field. */
+const OPENER_FIELD = "opener_origin";
 
 /** A form holds a few short fields: a key, a user name and password, a subdomain. */
 const FORM_LIMIT = 16 * 1024;
@@ -76,7 +80,9 @@ function formHtml(ctx: RouteContext, token: string, provider: Provider): string 
     })
     .join("");
   const action = `${ctx.baseUrl}/connect/form/${encodeURIComponent(key)}`;
-  return `<form id="connect-form" method="post" action="${escapeHtml(action)}"><input type="hidden" name="connect_session_token" value="${escapeHtml(token)}">${inputs}<p><button type="submit">Connect</button></p></form>`;
+  const opener = startingOrigin(ctx.req, ctx.url);
+  const origin = opener ? `<input type="hidden" name="${OPENER_FIELD}" value="${escapeHtml(opener)}">` : "";
+  return `<form id="connect-form" method="post" action="${escapeHtml(action)}"><input type="hidden" name="connect_session_token" value="${escapeHtml(token)}">${origin}${inputs}<p><button type="submit">Connect</button></p></form>`;
 }
 
 /**
@@ -149,7 +155,7 @@ export function connectFormRoutes(): Route[] {
           const fields = Object.fromEntries(
             new URLSearchParams(await readTextLimited(ctx.req.body, FORM_LIMIT, tooLarge)),
           );
-          const { connect_session_token: token = "", ...rest } = fields;
+          const { connect_session_token: token = "", [OPENER_FIELD]: opener = "", ...rest } = fields;
           const { provider } = await sessionIntegration(ctx, token);
           if (provider.authMode === "OAUTH2") {
             // The connect fields fill the provider's URLs; then its consent screen, as /oauth/connect does.
@@ -157,6 +163,7 @@ export function connectFormRoutes(): Route[] {
               providerConfigKey: ctx.params.integration as string,
               connectSessionToken: token,
               connectionConfig: rest,
+              openerOrigin: (originOf(opener) === opener && opener) || "",
             });
             return new Response(null, {
               status: 302,
@@ -181,12 +188,15 @@ export function connectFormRoutes(): Route[] {
                 ["Integration", ctx.params.integration as string],
                 ["Connection id", res.connectionId],
               ],
-              openerMessage: {
-                type: "junction:auth",
-                success: true,
-                code: "connected",
-                providerConfigKey: ctx.params.integration,
-                connectionId: res.connectionId,
+              opener: {
+                message: openerMessage({
+                  success: true,
+                  code: "connected",
+                  message: "connected",
+                  providerConfigKey: ctx.params.integration as string,
+                  connectionId: res.connectionId,
+                }),
+                origin: (originOf(opener) === opener && opener) || originOf(ctx.baseUrl),
               },
             },
             ctx.requestId,

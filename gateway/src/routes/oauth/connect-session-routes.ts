@@ -10,6 +10,7 @@ import { checkWebhookUrlOverride } from "../webhook-url-override.ts";
 import { browserError } from "./browser-error.ts";
 import { usesForm } from "./connect-form-routes.ts";
 import { escapeHtml, htmlPage } from "./html-page.ts";
+import { startingOrigin } from "./opener.ts";
 
 const BODY_LIMIT = 64 * 1024;
 const key = z.string().min(1).max(255);
@@ -304,11 +305,14 @@ export function connectSessionRoutes(): Route[] {
             token: typeof token === "string" ? token : "",
           });
           const { providers } = await ctx.clients.connection.listProviders({});
+          // This page sends no Referer on: the app that opened it is named to the next page explicitly.
+          const opener = startingOrigin(ctx.req, ctx.url);
+          const originParam = opener ? `&origin=${encodeURIComponent(opener)}` : "";
           const links = session.integrations
             .map((i) => {
               // A provider with an API key, a password or client credentials is connected through a form.
               const path = usesForm(providers.find((p) => p.name === i.provider)) ? "connect/form" : "oauth/connect";
-              const href = `${ctx.baseUrl}/${path}/${encodeURIComponent(i.uniqueKey)}?connect_session_token=${encodeURIComponent(token as string)}`;
+              const href = `${ctx.baseUrl}/${path}/${encodeURIComponent(i.uniqueKey)}?connect_session_token=${encodeURIComponent(token as string)}${originParam}`;
               const docs = session.overrides[i.uniqueKey]?.docsConnect;
               const docsLink = docs ? ` <a class="docs" href="${escapeHtml(docs)}">Docs</a>` : "";
               return `<li><a href="${escapeHtml(href)}">${escapeHtml(i.displayName)}</a> <span class="code">${escapeHtml(i.uniqueKey)}</span>${docsLink}</li>`;

@@ -15,8 +15,11 @@ export interface PageContent {
   details?: [string, string][];
   /** Raw HTML placed after the details (already escaped by the caller). */
   extraHtml?: string;
-  /** Sent to the window that opened this one (a popup), so the app's frontend learns the result. */
-  openerMessage?: Record<string, unknown>;
+  /**
+   * Sent to the window that opened this one (a popup), so the app's frontend learns the result: to
+   * `origin` only (see opener.ts), never to any page that happens to be the opener.
+   */
+  opener?: { message: Record<string, unknown>; origin: string };
   /** The page holds a form posting to this origin (the connect page's credentials form). */
   postsForm?: boolean;
 }
@@ -31,8 +34,8 @@ export function htmlPage(status: number, page: PageContent, requestId: string): 
     .filter(([, v]) => v !== "")
     .map(([k, v]) => `<dt>${escapeHtml(k)}</dt><dd>${escapeHtml(v)}</dd>`)
     .join("");
-  const script = page.openerMessage
-    ? `<script nonce="${nonce}">if (window.opener) window.opener.postMessage(${safeJson(page.openerMessage)}, "*");</script>`
+  const script = page.opener
+    ? `<script nonce="${nonce}">if (window.opener) window.opener.postMessage(${safeJson(page.opener.message)}, ${safeJson(page.opener.origin)});</script>`
     : "";
   const html = `<!doctype html>
 <html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">

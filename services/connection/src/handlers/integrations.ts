@@ -3,7 +3,10 @@ import { invalidArgument } from "@junction/platform";
 import { integrationSettingsProblems, MAX_SETTING_VALUE_CHARS, type ProviderAdapter } from "@junction/providers";
 import type { ConnectionService, UpstreamOverrides } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { ConnectionServiceContext } from "../context.ts";
+import { resealMovedCredentials } from "../credentials.ts";
 import { errors } from "../errors.ts";
+import type { PrivateHostPolicy } from "../outbound/private-hosts.ts";
+import { secretContexts } from "../secret-contexts.ts";
 import { toIntegration, toProvider } from "../mappers.ts";
 import { checkOAuthUrls } from "../oauth/url-placeholders.ts";
 import type { IntegrationRecord, UpstreamOverridesRecord } from "../store/records.ts";
@@ -18,7 +21,7 @@ export function checkUniqueKey(key: string, path = "unique_key"): void {
   }
 }
 
-function checkOverrides(o: UpstreamOverrides | undefined): UpstreamOverridesRecord {
+function checkOverrides(o: UpstreamOverrides | undefined, policy: PrivateHostPolicy): UpstreamOverridesRecord {
   const out: UpstreamOverridesRecord = {};
   if (!o) return out;
   for (const [field, value] of [
@@ -36,6 +39,7 @@ function checkOverrides(o: UpstreamOverrides | undefined): UpstreamOverridesReco
     if (url.protocol !== "https:" && url.protocol !== "http:") {
       throw errors.invalidField(`overrides.${field}`, "must be an absolute http(s) URL");
     }
+    policy.checkOverride(field, value);
     out[field] = value.replace(/\/+$/, "");
   }
   return out;
@@ -88,9 +92,11 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
         provider: template.name,
         displayName: req.displayName || template.displayName,
         clientId: req.clientId,
-        clientSecretEnc: req.clientSecret ? ctx.encryptor.encrypt(req.clientSecret) : null,
+        clientSecretEnc: req.clientSecret
+          ? ctx.encryptor.encrypt(req.clientSecret, secretContexts.integrationClientSecret(env.id, req.uniqueKey))
+          : null,
         scopes: req.scopes.length > 0 ? [...new Set(req.scopes)] : template.defaultScopes,
-        overrides: checkOverrides(req.overrides),
+        overrides: checkOverrides(req.overrides, ctx.privateHosts),
         forwardWebhooks: true,
         useTestCredentials: false,
         providerSettings: nonEmpty(req.providerSettings),
@@ -132,11 +138,16 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
       }
       if (req.displayName !== undefined) next.displayName = req.displayName;
       if (req.clientId !== undefined) next.clientId = req.clientId;
+      const secretContext = secretContexts.integrationClientSecret(env.id, next.uniqueKey);
       if (req.clientSecret !== undefined) {
-        next.clientSecretEnc = req.clientSecret ? ctx.encryptor.encrypt(req.clientSecret) : null;
+        next.clientSecretEnc = req.clientSecret ? ctx.encryptor.encrypt(req.clientSecret, secretContext) : null;
+      } else if (next.clientSecretEnc && next.uniqueKey !== current.uniqueKey) {
+        // Bound to the integration's key: a rename seals it again for the new one.
+        const from = secretContexts.integrationClientSecret(env.id, current.uniqueKey);
+        next.clientSecretEnc = ctx.encryptor.reseal(next.clientSecretEnc, from, secretContext);
       }
       if (req.replaceScopes) next.scopes = [...new Set(req.scopes)];
-      if (req.overrides) next.overrides = checkOverrides(req.overrides);
+      if (req.overrides) next.overrides = checkOverrides(req.overrides, ctx.privateHosts);
       if (req.forwardWebhooks !== undefined) next.forwardWebhooks = req.forwardWebhooks;
       if (req.providerSettings) next.providerSettings = nonEmpty(req.providerSettings.values);
       if (req.managedChannels !== undefined) next.managedChannels = req.managedChannels;
@@ -144,7 +155,9 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
       checkProviderSettings(adapter, req.providerSettings?.values ?? {}, req.managedChannels ?? false);
       if (adapter) checkOAuthUrls(adapter, next.overrides, next.providerSettings ?? {});
       try {
-        const found = await ctx.store.replaceIntegration(env.id, current.uniqueKey, next);
+        const found = await ctx.store.replaceIntegration(env.id, current.uniqueKey, next, (moved) =>
+          resealMovedCredentials(ctx.encryptor, moved, next.uniqueKey),
+        );
         if (!found) throw errors.unknownProviderConfig(req.uniqueKey);
       } catch (err) {
         if (err instanceof DuplicateKeyError) throw errors.integrationExists(next.uniqueKey);

@@ -8,6 +8,7 @@ import { JunctionError, sha256Hex } from "@junction/platform";
 import { accountEmailReader } from "@junction/providers";
 import type { ConnectionServiceContext } from "../context.ts";
 import { openCredentials, type StoredCredentials } from "../credentials.ts";
+import { secretContexts } from "../secret-contexts.ts";
 import { emailAddressHash } from "../email-hash.ts";
 import { isRefreshError } from "../refresh/credential-refresher.ts";
 import { saveConnection } from "../save-connection.ts";
@@ -39,10 +40,13 @@ export async function completeAuthorization(
   const used = await ctx.store.consumeOAuthState(sha256Hex(req.state), now);
   if (!used) return stateProblem(AuthorizationOutcome.UNKNOWN_STATE, ctx.oauth);
   const st = used.state;
-  const where = { providerConfigKey: st.providerConfigKey, connectionId: st.connectionId };
+  // The page that started this attempt is the only one its result is posted to (issue 25).
+  const opener = { providerConfigKey: st.providerConfigKey, openerOrigin: st.openerOrigin ?? "" };
+  const where = { ...opener, connectionId: st.connectionId };
   if (used.alreadyUsed) {
     ctx.logger.warn("authorization callback replayed", { integration: st.providerConfigKey });
-    return { ...stateProblem(AuthorizationOutcome.STATE_ALREADY_USED, ctx.oauth), ...where };
+    // Whoever replays a callback URL learns nothing about the connection it made.
+    return { ...stateProblem(AuthorizationOutcome.STATE_ALREADY_USED, ctx.oauth), ...opener };
   }
   if (st.expiresAt <= now) return { ...stateProblem(AuthorizationOutcome.AUTHORIZATION_EXPIRED, ctx.oauth), ...where };
   const session = await ctx.store.getConnectSession(st.sessionId);
@@ -131,7 +135,9 @@ export async function completeAuthorization(
         grant_type: "authorization_code",
         code: req.code,
         redirect_uri: st.redirectUri,
-        ...(template.pkce === "refused" ? {} : { code_verifier: ctx.encryptor.decrypt(st.codeVerifierEnc) }),
+        ...(template.pkce === "refused"
+          ? {}
+          : { code_verifier: ctx.encryptor.decrypt(st.codeVerifierEnc, secretContexts.codeVerifier(st.stateHash)) }),
       },
       clientId: client.clientId,
       clientSecret: client.clientSecret,
@@ -159,7 +165,7 @@ export async function completeAuthorization(
     });
   }
   const at = ctx.clock.now();
-  const previous = existing?.credentialsEnc ? openCredentials(ctx.encryptor, existing.credentialsEnc) : null;
+  const previous = existing?.credentialsEnc ? openCredentials(ctx.encryptor, existing, existing.credentialsEnc) : null;
   const credentials: StoredCredentials = {
     type: "OAUTH2",
     accessToken: token.accessToken,

@@ -5,6 +5,7 @@ import { Encryptor, sha256Hex } from "@junction/platform";
 import { pkceS256 } from "./pkce.ts";
 import { emailAddressHash } from "../email-hash.ts";
 import { BASE_URL, bodyOf, CALENDAR_SCOPE, CLIENT, KEY, useOAuthHarness } from "./oauth-test-kit.ts";
+import { secretContexts } from "../secret-contexts.ts";
 
 const harness = useOAuthHarness();
 
@@ -42,8 +43,9 @@ describe("starting authorization", () => {
     // The state is stored hashed, bound to the session and integration, with the verifier encrypted.
     const stored = await h.store.consumeOAuthState(sha256Hex(q.state as string), h.clock.now());
     expect(stored?.state).toMatchObject({ providerConfigKey: "cal", scopes: q.scope?.split(" ") });
-    expect(stored?.state.codeVerifierEnc).toMatch(/^enc:v1:/);
-    expect(pkceS256(Encryptor.fromBase64(KEY).decrypt(stored?.state.codeVerifierEnc as string))).toBe(
+    expect(stored?.state.codeVerifierEnc).toMatch(/^enc:v2:/);
+    const verifierContext = secretContexts.codeVerifier(sha256Hex(q.state as string));
+    expect(pkceS256(Encryptor.fromBase64(KEY).decrypt(stored?.state.codeVerifierEnc as string, verifierContext))).toBe(
       q.code_challenge as string,
     );
   });
@@ -88,7 +90,7 @@ describe("completing authorization", () => {
     // Encrypted at rest: the stored record does not hold the tokens.
     const envId = (await h.client.getEnvironment({})).environment?.id ?? "";
     const rec = await h.store.getConnection(envId, "cal", id);
-    expect(rec?.credentialsEnc).toMatch(/^enc:v1:/);
+    expect(rec?.credentialsEnc).toMatch(/^enc:v2:/);
     expect(rec?.credentialsEnc).not.toContain(credentials?.accessToken ?? "x");
     expect(rec?.credentialsEnc).not.toContain(credentials?.refreshToken ?? "x");
 

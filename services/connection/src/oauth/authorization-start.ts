@@ -3,6 +3,7 @@ import { randomToken, sha256Hex } from "@junction/platform";
 import { buildAuthorizationUrl } from "@junction/providers";
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { secretContexts } from "../secret-contexts.ts";
 import {
   passedAuthorizationParams,
   resolveConnectSession,
@@ -60,13 +61,14 @@ export async function startAuthorization(
   const state = randomToken(32);
   const pkce = newPkce();
   const callback = redirectUri(ctx.baseUrl);
+  const stateHash = sha256Hex(state);
   await ctx.store.insertOAuthState({
-    stateHash: sha256Hex(state),
+    stateHash,
     environmentId: session.environmentId,
     sessionId: session.id,
     providerConfigKey: key,
     connectionId,
-    codeVerifierEnc: ctx.encryptor.encrypt(pkce.verifier),
+    codeVerifierEnc: ctx.encryptor.encrypt(pkce.verifier, secretContexts.codeVerifier(stateHash)),
     redirectUri: callback,
     scopes,
     testCredentials: client.testCredentials,
@@ -74,6 +76,7 @@ export async function startAuthorization(
     createdAt: now,
     expiresAt: now + ctx.oauth.authorizationStateTtlMs,
     consumedAt: null,
+    ...(isOrigin(req.openerOrigin) ? { openerOrigin: req.openerOrigin } : {}),
   });
 
   const url = buildAuthorizationUrl(template, {
@@ -95,4 +98,14 @@ export async function startAuthorization(
     testCredentials: client.testCredentials,
   });
   return { authorizationUrl: url.toString() };
+}
+
+/** Whether `value` is exactly an http(s) origin (scheme://host[:port], nothing else). */
+function isOrigin(value: string): boolean {
+  try {
+    const url = new URL(value);
+    return (url.protocol === "https:" || url.protocol === "http:") && url.origin === value;
+  } catch {
+    return false;
+  }
 }

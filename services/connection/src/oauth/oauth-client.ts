@@ -1,5 +1,6 @@
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { secretContexts } from "../secret-contexts.ts";
 import type { ProviderAdapter } from "@junction/providers";
 import type { IntegrationRecord, UpstreamOverridesRecord } from "../store/records.ts";
 import { fillUrlPlaceholders } from "./url-placeholders.ts";
@@ -36,7 +37,10 @@ export function resolveOAuthClient(
   if (!integ.clientId || !integ.clientSecretEnc) throw errors.integrationMissingCredentials(integ.uniqueKey);
   return {
     clientId: integ.clientId,
-    clientSecret: ctx.encryptor.decrypt(integ.clientSecretEnc),
+    clientSecret: ctx.encryptor.decrypt(
+      integ.clientSecretEnc,
+      secretContexts.integrationClientSecret(integ.environmentId, integ.uniqueKey),
+    ),
     ...urls,
     testCredentials: false,
   };

@@ -18,6 +18,7 @@ import { InMemoryWiring, partsOf } from "@junction/wiring";
 import type { ProviderCatalog } from "../providers/catalog.ts";
 import type { SqliteConnectionStore } from "../store/sqlite-store.ts";
 import type { OAuthSettings } from "./oauth-settings.ts";
+import type { ConnectionSettings } from "../connection-settings.ts";
 
 // Shared by the OAuth tests of this service: the connection service as the service table builds it
 // (InMemoryWiring), on a SQLite file and a MemoryBus,
@@ -80,6 +81,7 @@ export function useOAuthHarness() {
       options: {
         fake?: FakeUpstreamOptions;
         oauth?: Partial<OAuthSettings>;
+        settings?: Partial<ConnectionSettings>;
         path?: string;
         providers?: ProviderCatalog;
       } = {},
@@ -105,6 +107,8 @@ export function useOAuthHarness() {
         config: {
           ...defaults,
           oauth: { ...defaults.oauth, tokenRequestTimeoutMs: 2000, ...options.oauth },
+          // The fake upstream listens on 127.0.0.1: the operator's allow-list lets integrations point at it.
+          settings: { ...defaults.settings, allowedPrivateHosts: ["127.0.0.1"], ...options.settings },
           ...(options.providers ? { providers: options.providers } : {}),
         },
       });

@@ -168,7 +168,7 @@ export class CredentialRefresher {
         integ.uniqueKey,
         rec.connectionId,
         {
-          credentialsEnc: sealCredentials(ctx.encryptor, next),
+          credentialsEnc: sealCredentials(ctx.encryptor, rec, next),
           credentialsExpiresAt: next.expiresAt,
           errors: rec.errors.filter((e) => !isRefreshError(e.type)),
         },
@@ -261,5 +261,5 @@ export function isRefreshError(type: string): boolean {
 }
 
 function open(ctx: ConnectionServiceContext, rec: ConnectionRecord): StoredCredentials | null {
-  return rec.credentialsEnc ? openCredentials(ctx.encryptor, rec.credentialsEnc) : null;
+  return rec.credentialsEnc ? openCredentials(ctx.encryptor, rec, rec.credentialsEnc) : null;
 }

@@ -23,6 +23,8 @@ import {
   watchUriQuery,
 } from "./mongo-documents.ts";
 import { MongoOAuthFlowStore } from "./mongo-oauth-store.ts";
+import { MongoSecretRewrite } from "./mongo-secret-rewrite.ts";
+import type { SealedCredentials } from "./secret-rewrite-store.ts";
 import type {
   ConnectionFilter,
   ConnectionPatch,
@@ -58,6 +60,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
   private readonly connections: Collection<ConnectionDocument>;
   protected readonly oauth: MongoOAuthFlowStore;
   protected readonly definitions: MongoProviderDefinitions;
+  readonly secrets: MongoSecretRewrite;
 
   private constructor(
     private readonly client: MongoClient,
@@ -72,6 +75,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     this.connections = db.collection("connections");
     this.oauth = new MongoOAuthFlowStore(db);
     this.definitions = new MongoProviderDefinitions(db);
+    this.secrets = new MongoSecretRewrite(this.connections, this.integrations);
   }
 
   /** Connects to `url`, uses database `dbName` and creates the indexes the store relies on. */
@@ -186,7 +190,12 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     return docs.map(integrationFromDocument);
   }
 
-  async replaceIntegration(environmentId: string, uniqueKey: string, next: IntegrationRecord): Promise<boolean> {
+  async replaceIntegration(
+    environmentId: string,
+    uniqueKey: string,
+    next: IntegrationRecord,
+    reseal?: (moved: SealedCredentials) => string,
+  ): Promise<boolean> {
     return mapDuplicate(
       () =>
         this.atomically(async (session) => {
@@ -199,6 +208,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
           );
           if (replaced.matchedCount === 0) return false;
           if (next.uniqueKey !== uniqueKey) {
+            if (reseal) await this.secrets.resealIntegration(environmentId, uniqueKey, reseal, session);
             await this.connections.updateMany(
               { environmentId, providerConfigKey: uniqueKey },
               { $set: { providerConfigKey: next.uniqueKey } },

@@ -93,6 +93,14 @@ export function oauthFlowStoreConformance(store: () => ConnectionServiceStore): 
       expect(await store().consumeOAuthState("never-issued", T0)).toBeNull();
     });
 
+    test("keep the origin of the page that started them, and none when none was known", async () => {
+      const s = state("h2", { openerOrigin: "https://app.example.test" });
+      await store().insertOAuthState(s);
+      await store().insertOAuthState(state("h3"));
+      expect((await store().consumeOAuthState("h2", T0 + 1))?.state.openerOrigin).toBe("https://app.example.test");
+      expect((await store().consumeOAuthState("h3", T0 + 1))?.state).not.toHaveProperty("openerOrigin");
+    });
+
     test("used concurrently, exactly one use wins", async () => {
       await store().insertOAuthState(state("race"));
       const results = await Promise.all(

@@ -178,4 +178,9 @@ export interface OAuthStateRecord {
   expiresAt: number;
   /** When the callback used it; null while unused. */
   consumedAt: number | null;
+  /**
+   * The origin (scheme://host[:port]) of the page that started it: the callback page posts its result
+   * to this origin only (issue 25). Absent when unknown: then only to the gateway's own origin.
+   */
+  openerOrigin?: string;
 }

@@ -34,6 +34,7 @@ interface StateRow {
   created_at: number;
   expires_at: number;
   consumed_at: number | null;
+  opener_origin: string;
 }
 
 const sessionFromRow = (r: SessionRow): ConnectSessionRecord => ({
@@ -66,6 +67,7 @@ const stateFromRow = (r: StateRow): OAuthStateRecord => ({
   createdAt: r.created_at,
   expiresAt: r.expires_at,
   consumedAt: r.consumed_at,
+  ...(r.opener_origin ? { openerOrigin: r.opener_origin } : {}),
 });
 
 /**
@@ -84,7 +86,7 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
       sessionByToken: p<SessionRow>("SELECT * FROM connect_sessions WHERE token_hash = $token_hash"),
       sessionById: p<SessionRow>("SELECT * FROM connect_sessions WHERE id = $id"),
       stateInsert: p(
-        "INSERT INTO oauth_states (state_hash, environment_id, session_id, provider_config_key, connection_id, code_verifier_enc, redirect_uri, scopes, test_credentials, connection_config, created_at, expires_at, consumed_at) VALUES ($state_hash, $environment_id, $session_id, $provider_config_key, $connection_id, $code_verifier_enc, $redirect_uri, $scopes, $test_credentials, $connection_config, $created_at, $expires_at, NULL)",
+        "INSERT INTO oauth_states (state_hash, environment_id, session_id, provider_config_key, connection_id, code_verifier_enc, redirect_uri, scopes, test_credentials, connection_config, created_at, expires_at, consumed_at, opener_origin) VALUES ($state_hash, $environment_id, $session_id, $provider_config_key, $connection_id, $code_verifier_enc, $redirect_uri, $scopes, $test_credentials, $connection_config, $created_at, $expires_at, NULL, $opener_origin)",
       ),
       stateConsume: p<StateRow>(
         "UPDATE oauth_states SET consumed_at = $at WHERE state_hash = $state_hash AND consumed_at IS NULL RETURNING *",
@@ -147,6 +149,7 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
       connection_config: JSON.stringify(s.connectionConfig),
       created_at: s.createdAt,
       expires_at: s.expiresAt,
+      opener_origin: s.openerOrigin ?? "",
     });
   }
 

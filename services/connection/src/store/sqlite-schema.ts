@@ -219,6 +219,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE oauth_states ADD COLUMN connection_config TEXT NOT NULL DEFAULT '{}';
   `,
+  // The origin of the page that started an authorization: the only one its callback page posts to; '' is none.
+  `
+  ALTER TABLE oauth_states ADD COLUMN opener_origin TEXT NOT NULL DEFAULT '';
+  `,
 ];
 
 /**

@@ -12,6 +12,8 @@ import type {
   SecretKeyRecord,
 } from "./records.ts";
 import { SqliteOAuthFlowStore } from "./sqlite-oauth-store.ts";
+import type { SealedCredentials } from "./secret-rewrite-store.ts";
+import { SqliteSecretRewrite } from "./sqlite-secret-rewrite.ts";
 import {
   connectionFromRow,
   connectionToRow,
@@ -51,6 +53,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
   private readonly listing: SqliteConnectionListing;
   protected readonly oauth: SqliteOAuthFlowStore;
   protected readonly definitions: SqliteProviderDefinitions;
+  readonly secrets: SqliteSecretRewrite;
   /** connection_watch_keys and connection_email_keys: the matching lookups and their upkeep. */
   private readonly keys: SqliteMatchIndex;
 
@@ -67,6 +70,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     this.listing = new SqliteConnectionListing(db);
     this.oauth = new SqliteOAuthFlowStore(db);
     this.definitions = new SqliteProviderDefinitions(db);
+    this.secrets = new SqliteSecretRewrite(db);
     this.keys = new SqliteMatchIndex(db, this.q, options.blockHash ?? sha256Block);
     this.keys.backfill(this.write);
   }
@@ -80,6 +84,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     for (const s of Object.values(this.q)) s.finalize();
     this.listing.finalize();
     this.oauth.finalize();
+    this.secrets.finalize();
     this.db.close();
   }
 
@@ -135,13 +140,19 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     return this.q.integrationList.all({ environment_id: environmentId }).map(integrationFromRow);
   }
 
-  async replaceIntegration(environmentId: string, uniqueKey: string, next: IntegrationRecord): Promise<boolean> {
+  async replaceIntegration(
+    environmentId: string,
+    uniqueKey: string,
+    next: IntegrationRecord,
+    reseal?: (moved: SealedCredentials) => string,
+  ): Promise<boolean> {
     return mapDuplicate(
       () =>
         this.write(() => {
           const row = { ...integrationToRow({ ...next, environmentId }), old_key: uniqueKey };
           if (this.q.integrationReplace.run(row).changes === 0) return false;
           if (next.uniqueKey !== uniqueKey) {
+            if (reseal) this.secrets.resealIntegration(environmentId, uniqueKey, reseal);
             const moved = this.keys.keyedConnections(environmentId, uniqueKey);
             const move = { environment_id: environmentId, provider_config_key: uniqueKey, new_key: next.uniqueKey };
             this.q.connectionsMove.run(move);

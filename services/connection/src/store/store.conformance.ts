@@ -3,6 +3,7 @@ import { newId } from "@junction/platform";
 import { emailAddressHash, nangoEmailAddressHash } from "../email-hash.ts";
 import type { ConnectionRecord, IntegrationRecord, SecretKeyRecord } from "./records.ts";
 import { oauthFlowStoreConformance } from "./oauth-store.conformance.ts";
+import { secretRewriteConformance } from "./secret-rewrite.conformance.ts";
 import { type ConnectionServiceStore, DuplicateKeyError, UnknownConnectionsError } from "./store.ts";
 
 /** A fresh, empty store and how to dispose of it. */
@@ -730,5 +731,6 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
     });
 
     oauthFlowStoreConformance(() => store);
+    secretRewriteConformance(() => store);
   });
 }

@@ -1,4 +1,5 @@
 import type { ProviderDefinitionStore } from "./provider-definitions.ts";
+import type { SealedCredentials, SecretRewriteStore } from "./secret-rewrite-store.ts";
 import type {
   ConnectionFilter,
   ConnectionPatch,
@@ -41,9 +42,15 @@ export interface IntegrationStore {
   /**
    * Replaces the record stored under `uniqueKey` with `next` (whose uniqueKey may differ: a rename
    * moves its connections too, atomically). Throws DuplicateKeyError when renaming onto a taken key.
-   * Returns false when `uniqueKey` is unknown.
+   * Returns false when `uniqueKey` is unknown. With a rename, `reseal` gives each moved connection's
+   * credentials for its new row (they are bound to the integration key), written in the same change.
    */
-  replaceIntegration(environmentId: string, uniqueKey: string, next: IntegrationRecord): Promise<boolean>;
+  replaceIntegration(
+    environmentId: string,
+    uniqueKey: string,
+    next: IntegrationRecord,
+    reseal?: (moved: SealedCredentials) => string,
+  ): Promise<boolean>;
   /** Sets importedEmailHashes on the integration (idempotent; nothing when unknown). */
   markImportedEmailHashes(environmentId: string, uniqueKey: string): Promise<void>;
   /** Deletes the integration and all its connections atomically; returns how many connections went. */
@@ -167,6 +174,8 @@ export interface ConnectionServiceStore
     ConnectionStore,
     OAuthFlowStore,
     ProviderDefinitionStore {
+  /** The sealed secrets, row by row, for `junction rekey`. */
+  readonly secrets: SecretRewriteStore;
   close(): Promise<void>;
 }
 

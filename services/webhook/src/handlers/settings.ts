@@ -45,7 +45,7 @@ export function settingsHandlers(ctx: WebhookServiceContext): Partial<ServiceImp
       const record = await changeSettings(ctx.store, ctx.encryptor, ctx.clock, environmentId, (current, now) => {
         plaintext = generateSigningSecret();
         return {
-          ...sealSigningSecret(ctx.encryptor, plaintext),
+          ...sealSigningSecret(ctx.encryptor, environmentId, plaintext),
           // One previous secret at most: rotating again within the grace period retires the older one.
           previousSigningSecretEnc: current.signingSecretEnc,
           previousSecretValidUntil: now + graceMs,

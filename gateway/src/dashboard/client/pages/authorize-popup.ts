@@ -10,7 +10,8 @@ interface AuthMessage {
   success: boolean;
   code: string;
   providerConfigKey: string;
-  connectionId: string;
+  /** Only on success: a failure names no connection (issue 25). */
+  connectionId?: string;
 }
 
 const isAuthMessage = (d: unknown): d is AuthMessage =>
@@ -94,7 +95,7 @@ export async function authorizeInPopup(
     );
   const onMessage = (e: MessageEvent) => {
     if (!trustedOrigin(e.origin) || !isAuthMessage(e.data) || e.data.providerConfigKey !== key) return;
-    if (e.data.success) connected(e.data.connectionId);
+    if (e.data.success) connected(e.data.connectionId ?? "");
     else
       finish(
         h(

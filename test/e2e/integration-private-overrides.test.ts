@@ -1,0 +1,38 @@
+import { afterAll, beforeAll, describe, expect, test } from "bun:test";
+import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
+
+// Issue 25, finding 8: without the operator's allow-list, a secret key cannot point an integration at
+// the operator's own network.
+let j: TestJunction;
+beforeAll(async () => {
+  j = await startTestJunction({ env: { JUNCTION_ALLOWED_PRIVATE_HOSTS: "" } });
+});
+afterAll(async () => {
+  await j.close();
+});
+
+describe("upstream_overrides at private addresses", () => {
+  test("are a 400 naming the field, and nothing is written", async () => {
+    const body = (overrides: Record<string, string>) => ({
+      unique_key: "internal",
+      provider: "google-calendar",
+      credentials: { type: "OAUTH2", client_id: "client-abc", client_secret: "very-secret-client-secret" },
+      upstream_overrides: overrides,
+    });
+    const res = await j.api("POST", "/integrations", body({ token_url: "http://192.168.1.10/token" }));
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("private_address_not_allowed");
+    expect(res.body.error.errors[0].path).toBe("upstream_overrides.token_url");
+    expect((await j.api("GET", "/integrations/internal")).status).toBe(404);
+
+    expect((await j.api("POST", "/integrations", body({ base_url: "https://api.example.test" }))).status).toBe(200);
+    const patched = await j.api("PATCH", "/integrations/internal", {
+      upstream_overrides: { base_url: "http://127.0.0.1:1" },
+    });
+    expect(patched.status).toBe(400);
+    expect(patched.body.error.errors[0].path).toBe("upstream_overrides.base_url");
+    const kept = await j.api("GET", "/integrations/internal");
+    expect(JSON.stringify(kept.body.data)).toContain("https://api.example.test");
+    expect(JSON.stringify(kept.body.data)).not.toContain("127.0.0.1:1");
+  });
+});
