@@ -55,12 +55,25 @@ export interface StartedRun {
  */
 export class ScriptRunner {
   private readonly inFlight = new Set<Promise<FinishedRun>>();
+  /** Runs of this process, waiting for a sandbox or running: what `cancel` can stop. */
+  private readonly cancellable = new Map<string, AbortController>();
 
   constructor(private readonly ctx: ScriptsServiceContext) {}
 
   /** Waits for the runs in progress to be recorded (at shutdown, after the runtime stopped them). */
   async drain(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * Cancels a run of this process: out of the line, or its sandbox process killed. The run then ends
+   * `failed` with a CancelledError. False when this process is not running it.
+   */
+  cancel(runId: string, reason: string): boolean {
+    const controller = this.cancellable.get(runId);
+    if (!controller) return false;
+    controller.abort(reason);
+    return true;
   }
 
   async start(plan: RunPlan): Promise<StartedRun> {
@@ -111,6 +124,10 @@ export class ScriptRunner {
       failures,
     );
     let result: RunResult;
+    const controller = new AbortController();
+    this.cancellable.set(record.id, controller);
+    const { kind } = plan.version.declaration;
+    const integration = `${record.environmentId}/${record.providerConfigKey}`;
     try {
       const runtime = await this.ctx.runtime();
       result = await runtime.run({
@@ -127,6 +144,10 @@ export class ScriptRunner {
         },
         limits: this.ctx.limits,
         host,
+        // Lifecycle hooks and actions go first and use the reserved processes; syncs and onWebhook
+        // runs are capped per integration and per script (issue 25, finding 3).
+        fairness: { priority: kind !== "sync", integration, script: `${integration}/${record.scriptName}` },
+        signal: controller.signal,
       });
     } catch (err) {
       // The runtime refused the run (closed, too many waiting): nothing ran; another try may do.
@@ -142,13 +163,17 @@ export class ScriptRunner {
         logsTruncated: false,
         error,
       };
+    } finally {
+      this.cancellable.delete(record.id);
     }
     // Only an action's result is kept: what a sync or a lifecycle script returns means nothing.
     const isAction = plan.version.declaration.kind === "action";
     const { output, ...ending } = isAction ? keepActionOutput(result) : result;
     result = ending;
     const kept = isAction && output !== undefined ? { output } : {};
-    if (plan.retryFailure && result.status !== "succeeded") {
+    // A cancelled run is not tried again: it was stopped on purpose.
+    const cancelled = result.error?.name === "CancelledError";
+    if (plan.retryFailure && result.status !== "succeeded" && !cancelled) {
       this.ctx.logger.warn("script run failed; it will be tried again", {
         runId: record.id,
         script: record.scriptName,

@@ -42,6 +42,14 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
     (() => {
       started ??= ScriptRuntime.start({
         poolSize: deps.config.poolSize,
+        reservedProcesses: deps.config.reservedProcesses,
+        maxRunsPerIntegration: deps.config.maxRunsPerIntegration,
+        maxRunsPerScript: deps.config.maxRunsPerScript,
+        queueTimeoutMs: deps.config.queueTimeoutMs,
+        hostCalls: {
+          maxConcurrent: deps.config.hostCallConcurrency,
+          maxBytesInFlight: deps.config.hostCallBytesMb * 1024 * 1024,
+        },
         limits,
         clock: deps.clock,
         logger: deps.logger.child({ component: "sandbox" }),
