@@ -57,6 +57,7 @@ export class ScriptRunner {
   private readonly inFlight = new Set<Promise<FinishedRun>>();
   /** Runs of this process, waiting for a sandbox or running: what `cancel` can stop. */
   private readonly cancellable = new Map<string, AbortController>();
+  private readonly running = new Map<string, Promise<FinishedRun>>();
 
   constructor(private readonly ctx: ScriptsServiceContext) {}
 
@@ -67,13 +68,14 @@ export class ScriptRunner {
 
   /**
    * Cancels a run of this process: out of the line, or its sandbox process killed. The run then ends
-   * `failed` with a CancelledError. False when this process is not running it.
+   * `failed` with a CancelledError. Null when this process is not running it; else its end.
    */
-  cancel(runId: string, reason: string): boolean {
+  cancel(runId: string, reason: string): Promise<FinishedRun> | null {
     const controller = this.cancellable.get(runId);
-    if (!controller) return false;
+    const finished = this.running.get(runId);
+    if (!controller || !finished) return null;
     controller.abort(reason);
-    return true;
+    return finished;
   }
 
   async start(plan: RunPlan): Promise<StartedRun> {
@@ -106,7 +108,13 @@ export class ScriptRunner {
   resume(record: ScriptRunRecord, plan: RunPlan): StartedRun {
     const finished = this.execute(record, plan);
     this.inFlight.add(finished);
-    void finished.catch(() => undefined).finally(() => this.inFlight.delete(finished));
+    this.running.set(record.id, finished);
+    void finished
+      .catch(() => undefined)
+      .finally(() => {
+        this.inFlight.delete(finished);
+        this.running.delete(record.id);
+      });
     return { record, finished };
   }
 

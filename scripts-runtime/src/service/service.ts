@@ -80,7 +80,7 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
   const scheduler = new SyncScheduler(ctx, syncs);
   const service: ServiceImpl<typeof ScriptsService> = {
     ...scriptHandlers(ctx, scheduler),
-    ...runHandlers(ctx),
+    ...runHandlers(ctx, runner),
     ...triggerHandlers(ctx, runner, syncs),
     ...syncControlHandlers(ctx, syncs, scheduler),
     ...actionHandlers(ctx, runner),
