@@ -37,6 +37,15 @@ const background = (integration: string, script: string) => ({
   script: `${integration}/${script}`,
 });
 
+/** Waits until `count` processes run something (the loops have started); polled, with a deadline. */
+async function busy(count: number): Promise<void> {
+  const deadline = performance.now() + 20_000;
+  while (runtime.processes().filter((p) => !p.idle).length < count) {
+    if (performance.now() > deadline) throw new Error(`${count} processes never became busy`);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+}
+
 async function timed(run: Promise<RunResult>): Promise<{ result: RunResult; ms: number }> {
   const began = performance.now();
   const result = await run;
@@ -51,6 +60,8 @@ describe("a fair pool", () => {
       start("for (;;) {}", background("int-a", "loop-1"), first.signal),
       start("for (;;) {}", background("int-a", "loop-2"), second.signal),
     ];
+    // One loop runs (one per integration), the other waits its turn.
+    await busy(1);
     const other = await timed(start(`return "other";`, background("int-b", "canary")));
     expect(other.result.output).toBe("other");
     expect(other.ms).toBeLessThan(CANARY_BOUND_MS);
@@ -72,6 +83,7 @@ describe("a fair pool", () => {
   test("a background run waiting past the queue timeout fails with script_queue_timeout", async () => {
     const loop = new AbortController();
     const looping = start("for (;;) {}", background("int-c", "loop"), loop.signal);
+    await busy(1);
     const waited = start(`return "late";`, background("int-c", "other"));
     await expect(waited).rejects.toMatchObject({ code: "script_queue_timeout" });
     loop.abort("done");
@@ -84,6 +96,7 @@ describe("a fair pool", () => {
       start("for (;;) {}", background("int-d", "loop"), stop.signal),
       start("for (;;) {}", background("int-e", "loop"), stop.signal),
     ];
+    await busy(2);
     const hook = await timed(start(`return "hook";`, { priority: true, integration: "int-d", script: "int-d/hook" }));
     expect(hook.result.output).toBe("hook");
     expect(hook.ms).toBeLessThan(CANARY_BOUND_MS);
