@@ -126,3 +126,39 @@ describe("scripts: a long run is visible and cancellable", () => {
     expect(bad.body.error.code).toBe("invalid_id");
   });
 });
+
+describe("scripts: two looping syncs starve nothing", () => {
+  test("while two syncs loop (60 s deadline), an action answers within the canary bound", async () => {
+    // The canary's bound: generous for a shared 2-core machine, far under the loops' 60 s deadline
+    // that every other script used to wait for.
+    const CANARY_BOUND_MS = 10_000;
+    const w = await world();
+    await w.connect("alice");
+    await w.deploy("loop-1", syncSource("for (;;) {}"));
+    await w.deploy("loop-2", syncSource("for (;;) {}"));
+    await w.deploy(
+      "canary",
+      `import { createAction } from "nango";\nexport default createAction({ exec: async () => ({ alive: true }) });\n`,
+    );
+    const ids = [await trigger(w, "loop-1"), await trigger(w, "loop-2")];
+    await waitFor(
+      "a loop running",
+      async () => ((await w.runs({ status: "running" })).length >= 2 ? true : null),
+      10_000,
+    );
+
+    const began = performance.now();
+    const res = await w.api(
+      "POST",
+      "/action/trigger",
+      { action_name: "canary" },
+      { "Connection-Id": "alice", "Provider-Config-Key": CAL },
+    );
+    const took = performance.now() - began;
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual({ alive: true });
+    expect(took).toBeLessThan(CANARY_BOUND_MS);
+    console.log(`canary action while two syncs loop: ${Math.round(took)} ms`);
+    for (const id of ids) expect((await w.api("POST", `/scripts/runs/${id}/cancel`)).status).toBe(200);
+  });
+});
