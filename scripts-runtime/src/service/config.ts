@@ -16,7 +16,7 @@ export const scriptsConfigSchema = z.object({
   memoryMb: int(64, 32, 2048),
   /** Log bytes kept per run. */
   maxLogBytes: int(256 * 1024, 1024, 64 * 1024 * 1024),
-  /** Jobs of the `scripts.runs` queue (lifecycle and onWebhook runs) processed at once. */
+  /** Jobs of the `scripts.runs` queue run at once; onWebhook runs take all but one (when there are two or more). */
   jobConcurrency: int(4, 1, 256),
   /** Tries of a lifecycle or onWebhook run that failed because a service was unavailable. */
   maxAttempts: int(5, 1, 100),
