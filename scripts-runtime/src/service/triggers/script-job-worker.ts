@@ -184,8 +184,9 @@ export function startScriptJobWorker(
     },
     {
       concurrency: ctx.config.jobConcurrency,
-      // A job is acked after its run: the wait must outlast the longest run.
-      ackWaitMs: ctx.limits.timeoutMs * 2 + 30_000,
+      // A job is acked after its run: the wait must outlast the longest run, its wait for a
+      // sandbox process included.
+      ackWaitMs: ctx.config.queueTimeoutMs + ctx.limits.timeoutMs * 2 + 30_000,
     },
   );
 }
