@@ -29,7 +29,7 @@ export interface ScriptRuntimeOptions {
   /**
    * Fairness (issue 25). Processes beyond `poolSize` kept for priority runs (lifecycle hooks, actions,
    * validations), default 0; background runs (syncs, onWebhook) of one integration, and of one script,
-   * at once, default: the pool size; how long a run may wait for a process, default 10 minutes.
+   * at once, default: the pool size; how long a run may wait for a process, default 5 minutes.
    */
   reservedProcesses?: number;
   maxRunsPerIntegration?: number;
@@ -67,7 +67,7 @@ export class ScriptRuntime {
       reserved: Math.max(0, options.reservedProcesses ?? 0),
       maxPerIntegration: Math.max(1, options.maxRunsPerIntegration ?? size),
       maxPerScript: Math.max(1, options.maxRunsPerScript ?? size),
-      queueTimeoutMs: options.queueTimeoutMs ?? 600_000,
+      queueTimeoutMs: options.queueTimeoutMs ?? 300_000,
       startTimeoutMs: options.processStartTimeoutMs ?? 20_000,
       maxQueued: options.maxQueuedRuns ?? 1000,
       ...(options.logger ? { logger: options.logger } : {}),

@@ -37,7 +37,7 @@ export const scriptsConfigSchema = z.object({
   /** Sync and onWebhook runs of one script at once, across its connections. */
   maxRunsPerScript: int(1, 1, 64),
   /** How long a run may wait for a sandbox process before it fails (QueueTimeoutError). */
-  queueTimeoutMs: int(600_000, 1000, 86_400_000),
+  queueTimeoutMs: int(300_000, 1000, 86_400_000),
   /** Script API calls of one run served at once; the others wait in line (64 may be in flight). */
   hostCallConcurrency: int(4, 1, 64),
   /** Bytes of script API call arguments one run may have waiting or being served, in MiB. */
