@@ -6,14 +6,17 @@
  * - cold: a new runtime of one process (spawn, QuickJS compiled, ready), then one run, then close;
  * - warm: runs one after the other on a warm process, a trivial script and one with a script API call;
  * - throughput: runs per second on a pool of 2 (and 4) processes with 4× as many runs in flight;
- * - baseline: the script's function called directly in the host process, no sandbox.
+ * - baseline: the script's function called directly in the host process, no sandbox;
+ * - fairness: a canary's latency while two syncs loop, against the same canary on an idle pool
+ *   (support/scripts-fairness.ts).
  * Medians of interleaved rounds. Environment: BENCH_ROUNDS (3), BENCH_COLD (10), BENCH_WARM (300),
- * BENCH_THROUGHPUT (1000), BENCH_POOLS (2,4).
+ * BENCH_THROUGHPUT (1000), BENCH_POOLS (2,4), BENCH_CANARIES (20; 0 skips fairness), BENCH_LOOP_DEADLINE_MS (10000).
  */
 import { loadavg } from "node:os";
 import { type RunResult, ScriptRuntime } from "../scripts-runtime/src/index.ts";
 import { RecordingHost } from "../scripts-runtime/src/testing/recording-host.ts";
 import { median, table } from "./support/report.ts";
+import { measureFairness } from "./support/scripts-fairness.ts";
 
 const env = process.env;
 const ROUNDS = Math.max(1, Number(env.BENCH_ROUNDS ?? 3));
@@ -21,6 +24,8 @@ const COLD = Number(env.BENCH_COLD ?? 10);
 const WARM = Number(env.BENCH_WARM ?? 300);
 const THROUGHPUT = Number(env.BENCH_THROUGHPUT ?? 1000);
 const POOLS = (env.BENCH_POOLS ?? "2,4").split(",").map(Number);
+const CANARIES = Number(env.BENCH_CANARIES ?? 20);
+const LOOP_DEADLINE_MS = Number(env.BENCH_LOOP_DEADLINE_MS ?? 10_000);
 
 const TRIVIAL = `export default createSync({ frequency: "1d", exec: async (nango) => 1 + 1 });`;
 const ONE_CALL = `export default createSync({ frequency: "1d", exec: async (nango) => (await nango.getMetadata()).n + 1 });`;
@@ -124,6 +129,24 @@ log(
     }),
   ),
 );
+if (CANARIES > 0) {
+  const rows = await measureFairness(CANARIES, LOOP_DEADLINE_MS);
+  const idle = new Map(rows.filter((r) => r.canary.startsWith("idle")).map((r) => [r.pool, r.medianMs]));
+  log("");
+  log(`# fairness: two syncs of one integration loop (deadline ${LOOP_DEADLINE_MS} ms), pool of 2`);
+  log(
+    table(
+      ["pool", "canary", "median", "worst", "÷ idle median"],
+      rows.map((r) => [
+        r.pool,
+        r.canary,
+        `${r.medianMs.toFixed(1)} ms`,
+        `${r.maxMs.toFixed(1)} ms`,
+        `${(r.medianMs / (idle.get(r.pool) ?? r.medianMs)).toFixed(1)}×`,
+      ]),
+    ),
+  );
+}
 log(
   `\n# load average at the end ${loadavg()
     .map((l) => l.toFixed(2))

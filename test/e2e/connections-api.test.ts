@@ -252,6 +252,34 @@ describe("connections API", () => {
       expect(free.status).toBe(200);
     });
 
+    test("holds merged metadata to 1 MiB: the PATCH that would pass it is 400 invalid_metadata, nothing written", async () => {
+      const chunk = "x".repeat(600 * 1024);
+      const first = await j.api("PATCH", "/connection/metadata", {
+        connection_id: "carol",
+        provider_config_key: KEY,
+        metadata: { a: chunk },
+      });
+      expect(first.status).toBe(200);
+      const second = await j.api("PATCH", "/connection/metadata", {
+        connection_id: "carol",
+        provider_config_key: KEY,
+        metadata: { b: chunk },
+      });
+      expect(second.status).toBe(400);
+      expect(second.body.error.code).toBe("invalid_metadata");
+      expect(second.body.error.errors[0].path).toBe("metadata (merged into carol)");
+      const carol = await j.api("GET", `/connection/carol?provider_config_key=${KEY}`);
+      expect(carol.body.metadata.a).toBe(chunk);
+      expect(carol.body.metadata).not.toHaveProperty("b");
+      // Replacing is measured alone: a smaller set passes.
+      const set = await j.api("POST", "/connection/metadata", {
+        connection_id: "carol",
+        provider_config_key: KEY,
+        metadata: { team: "core" },
+      });
+      expect(set.status).toBe(201);
+    });
+
     test("refuses malformed metadata bodies", async () => {
       const noId = await j.api("POST", "/connection/metadata", { provider_config_key: KEY, metadata: {} });
       expect(noId.status).toBe(400);

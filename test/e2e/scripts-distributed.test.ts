@@ -68,8 +68,10 @@ beforeAll(async () => {
       JUNCTION_LOG_LEVEL: "warn",
       JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
       JUNCTION_SCRIPTS_POOL_SIZE: "1",
-      // A short run deadline keeps a job's ack wait (twice it, plus 30 s) short for the kill test below.
+      // A short run deadline and queue timeout keep a job's ack wait (the queue timeout, twice the
+      // deadline, plus 30 s) short for the kill test below.
       JUNCTION_SCRIPTS_TIMEOUT_MS: "4000",
+      JUNCTION_SCRIPTS_QUEUE_TIMEOUT_MS: "2000",
     },
     // Every process is up once the scripts service answers through the gateway.
     ready: (url) =>
@@ -266,7 +268,7 @@ describe("scripts in the distributed topology", () => {
     const scripts = procs.find((p) => p.name === "scripts") as JunctionProcess;
     await scripts.stop("SIGKILL");
     procs.splice(procs.indexOf(scripts), 1, startJunctionProcess("scripts", ["serve", "scripts"], env));
-    // NATS hands the job out again once its ack wait (2 × 4 s + 30 s) has passed.
+    // NATS hands the job out again once its ack wait (2 s + 2 × 4 s + 30 s) has passed.
     const result = await waitFor(
       "the action's result from the next process",
       async () => {

@@ -116,6 +116,8 @@ export const ERROR_CODES = {
   invalid_script: e(Code.InvalidArgument, "The script is refused; `errors` names the file, line and column."),
   unknown_script: e(Code.NotFound, "No script with this name is deployed for the integration."),
   unknown_run: e(Code.NotFound, "No script run with this id."),
+  run_not_running: e(Code.FailedPrecondition, "The script run has ended; only a running run can be cancelled."),
+  run_cancelled: e(Code.FailedPrecondition, "The action's run was cancelled (POST /scripts/runs/{id}/cancel)."),
   unknown_sync: e(Code.NotFound, "The integration has no deployed sync with this name."),
   invalid_frequency: e(Code.InvalidArgument, "The frequency is not one Junction reads (e.g. `every 30 minutes`)."),
   script_runtime_busy: e(Code.ResourceExhausted, "Too many script runs are waiting; retry later."),

@@ -1,12 +1,14 @@
 import { MetadataWriteMode } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { JsonObject } from "@bufbuild/protobuf";
+import { MAX_METADATA_BYTES } from "@junction/public-api/limits";
 import { z } from "zod";
 import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import type { Route } from "../router.ts";
 import type { RouteDoc } from "../openapi/route-doc.ts";
 
-const BODY_LIMIT = 1024 * 1024;
+/** The connection service holds metadata itself to this size (set or merged; also from scripts). */
+const BODY_LIMIT = MAX_METADATA_BYTES;
 
 const bodySchema = z
   .object({

@@ -64,16 +64,33 @@ export async function dispatchHostCall(
   maxReplyBytes: number,
   logger?: Logger,
 ): Promise<string> {
-  const reply = await callHost(host, method, argsJson, logger);
+  let reply: HostReply;
+  try {
+    reply = await callHost(host, method, argsJson, logger);
+  } catch (err) {
+    // Nothing may leave a script's call unanswered: it would wait until the run's deadline.
+    logger?.error("script API call failed", { method, cause: err });
+    reply = apiError(`nango.${method} failed because of an internal error`, 500, null, "internal_error");
+  }
   const text = JSON.stringify(reply);
   if (text.length <= maxReplyBytes) return text;
   const message = `the result of ${method} is larger than the script's memory limit allows (${text.length} bytes)`;
   return JSON.stringify({ ok: false, error: { type: "ScriptApiError", message, status: 413, body: null } });
 }
 
+/** The reply to a call refused because the run's calls hold too much of the host (HostCallGate). */
+export function busyReply(message: string): string {
+  return JSON.stringify(apiError(message, 429, null, "script_api_busy"));
+}
+
 async function callHost(host: ScriptHost, method: string, argsJson: string, logger?: Logger): Promise<HostReply> {
   if (!Object.hasOwn(SIGNATURES, method)) return typeError(`unknown script API function "${method}"`);
-  const parsed = SIGNATURES[method as Method].safeParse(safeJson(argsJson));
+  const given = safeJson(argsJson);
+  // The checks below recurse; a value nested deeper than any real payload is refused before them.
+  if (nestedDeeperThan(given, MAX_ARGUMENT_DEPTH)) {
+    return typeError(`nango.${method}: arguments: nested deeper than ${MAX_ARGUMENT_DEPTH} levels`);
+  }
+  const parsed = SIGNATURES[method as Method].safeParse(given);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     const where = issue?.path.length ? `argument ${describePath(issue.path)}` : "arguments";
@@ -126,6 +143,22 @@ function apiError(
   if (code !== undefined) error.error.code = code;
   if (headers !== undefined) Object.assign(error.error, { headers });
   return error;
+}
+
+/** Arrays and objects inside each other, at most, in a script API call's arguments. */
+export const MAX_ARGUMENT_DEPTH = 256;
+
+/** Whether `value` nests arrays and objects more than `limit` deep (iterative: no stack to overflow). */
+function nestedDeeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const [item, depth] = next;
+    if (item === null || typeof item !== "object") continue;
+    if (depth >= limit) return true;
+    for (const child of Object.values(item))
+      if (child !== null && typeof child === "object") stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 function safeJson(text: string): unknown {

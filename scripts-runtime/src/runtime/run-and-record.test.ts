@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { ManualClock } from "@junction/platform";
+import { Code } from "@connectrpc/connect";
+import { JunctionError, ManualClock } from "@junction/platform";
 import { SqliteScriptRunStore } from "../store/sqlite-script-run-store.ts";
 import { RecordingHost, syncScript } from "../testing/recording-host.ts";
-import { runAndRecord, type RunSubject } from "./run-and-record.ts";
+import { runAndRecord, type RunSubject, runtimeRefused } from "./run-and-record.ts";
 import { ScriptRuntime } from "./script-runtime.ts";
 
 const clock = new ManualClock();
@@ -97,5 +98,16 @@ describe("runAndRecord", () => {
         error: { name: "RuntimeUnavailable", message: "the script runtime is closed" },
       }),
     ]);
+  });
+});
+
+describe("runtimeRefused", () => {
+  test("a run given up in the line is a QueueTimeoutError; any other refusal RuntimeUnavailable", () => {
+    const waited = new JunctionError("script_queue_timeout", "the run waited 1000 ms", Code.ResourceExhausted);
+    expect(runtimeRefused(waited)).toEqual({ name: "QueueTimeoutError", message: "the run waited 1000 ms" });
+    expect(runtimeRefused(new Error("the script runtime is closed"))).toEqual({
+      name: "RuntimeUnavailable",
+      message: "the script runtime is closed",
+    });
   });
 });

@@ -1,4 +1,4 @@
-import { type Clock, newId } from "@junction/platform";
+import { type Clock, JunctionError, newId } from "@junction/platform";
 import type { RunTrigger, ScriptRunRecord } from "../store/records.ts";
 import type { ScriptRunStore } from "../store/stores.ts";
 import type { RunError, RunRequest, RunResult } from "./run-types.ts";
@@ -40,8 +40,9 @@ export function runningRecord(subject: RunSubject, entry: RunRequest["entry"], s
 
 /** The error a run is recorded with when the runtime refused it (closed, too many waiting): nothing ran. */
 export function runtimeRefused(err: unknown): RunError {
+  const queueTimeout = err instanceof JunctionError && err.code === "script_queue_timeout";
   return {
-    name: "RuntimeUnavailable",
+    name: queueTimeout ? "QueueTimeoutError" : "RuntimeUnavailable",
     message: err instanceof Error ? err.message : "the script runtime refused the run",
   };
 }

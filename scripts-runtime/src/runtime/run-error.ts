@@ -11,6 +11,7 @@ const MAX_BODY = 64 * 1024;
 export type Ending =
   | { kind: "outcome"; outcome: ChildOutcome }
   | { kind: "killed_at_deadline" }
+  | { kind: "cancelled"; reason: string }
   | { kind: "process_exited"; signal: string | null; exitCode: number | null };
 
 /** The error of a run and the first script frame it points at (for upload errors). */
@@ -22,6 +23,7 @@ export interface DescribedError {
 /** Explains an ending in words the script's author can act on. */
 export function describeEnding(ending: Ending, compiled: CompiledScript, limits: RunLimits): DescribedError | null {
   if (ending.kind === "killed_at_deadline") return plain("TimeoutError", timeoutMessage(limits));
+  if (ending.kind === "cancelled") return plain("CancelledError", cap(ending.reason, MAX_MESSAGE));
   if (ending.kind === "process_exited") {
     const how = ending.signal ? `signal ${ending.signal}` : `exit code ${ending.exitCode}`;
     return plain("SandboxCrash", `the sandbox process running the script died (${how}); the run was abandoned`);

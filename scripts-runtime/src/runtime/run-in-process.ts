@@ -1,7 +1,8 @@
 import type { Clock, Logger } from "@junction/platform";
 import type { ChildMessage, RunJob } from "../protocol.ts";
 import { truncationMarker } from "../sandbox/log-budget.ts";
-import { dispatchHostCall } from "./host-dispatch.ts";
+import { type HostCallLimits, HostCallGate } from "./host-call-gate.ts";
+import { busyReply, dispatchHostCall } from "./host-dispatch.ts";
 import type { Ending } from "./run-error.ts";
 import type { LogEntry } from "./run-types.ts";
 import type { SandboxProcess } from "./sandbox-process.ts";
@@ -30,8 +31,11 @@ export function runInProcess(
   job: RunJob,
   host: ScriptHost,
   clock: Clock,
+  hostCalls: HostCallLimits,
   logger?: Logger,
+  signal?: AbortSignal,
 ): Promise<ProcessRun> {
+  const gate = new HostCallGate(hostCalls);
   const runId = crypto.randomUUID();
   const logs: LogEntry[] = [];
   let logBytes = 0;
@@ -47,6 +51,7 @@ export function runInProcess(
       if (finished) return;
       finished = true;
       clearTimeout(deadline);
+      signal?.removeEventListener("abort", cancel);
       sandbox.onMessage = null;
       if (ending.kind === "outcome" && ending.outcome.logsTruncated) logsTruncated = true;
       resolve({ ending, logs, logsTruncated, reusable, heard });
@@ -57,6 +62,13 @@ export function runInProcess(
       sandbox.kill();
       finish({ kind: "killed_at_deadline" }, false);
     }, job.limits.timeoutMs);
+    // Cancelled (POST /scripts/runs/{id}/cancel): the same stop as the deadline's.
+    const cancel = () => {
+      sandbox.kill();
+      finish({ kind: "cancelled", reason: cancelReason(signal) }, false);
+    };
+    if (signal?.aborted) queueMicrotask(cancel);
+    else signal?.addEventListener("abort", cancel, { once: true });
 
     sandbox.onMessage = (message: ChildMessage) => {
       if (finished || !("runId" in message) || message.runId !== runId) return;
@@ -71,8 +83,18 @@ export function runInProcess(
         logs.push(entry);
         host.onLog?.(entry);
       } else if (message.type === "host-call") {
-        void dispatchHostCall(host, message.method, message.args, maxReplyBytes, logger).then((reply) => {
-          if (!finished) sandbox.send({ type: "host-reply", runId, callId: message.callId, reply });
+        const { callId, method, args } = message;
+        const reply = (text: string) => {
+          if (!finished) sandbox.send({ type: "host-reply", runId, callId, reply: text });
+        };
+        void gate.enter(args.length).then(async (admission) => {
+          if (!admission.admitted) return reply(busyReply(admission.message));
+          try {
+            // A call that waited in line past the run's end never reaches the host.
+            if (!finished) reply(await dispatchHostCall(host, method, args, maxReplyBytes, logger));
+          } finally {
+            gate.leave(args.length);
+          }
         });
       } else if (message.type === "done") {
         const outcome = message.outcome;
@@ -83,4 +105,9 @@ export function runInProcess(
     sandbox.runs++;
     sandbox.send({ type: "run", runId, job });
   });
+}
+
+/** What the run's error says about its cancellation: the abort reason when it is a string. */
+export function cancelReason(signal: AbortSignal | undefined): string {
+  return typeof signal?.reason === "string" ? signal.reason : "the run was cancelled and its sandbox process stopped";
 }

@@ -60,6 +60,14 @@ export interface RunRequest {
   context?: RunContext;
   limits?: Partial<RunLimits>;
   host: ScriptHost;
+  /**
+   * What the pool's fairness goes by (issue 25). Without it the run is a priority run, as are
+   * lifecycle hooks and actions; syncs and onWebhook runs are background runs, capped per
+   * integration and per script.
+   */
+  fairness?: { priority: boolean; integration?: string; script?: string };
+  /** Aborting it cancels the run: out of the line, or its sandbox process killed. */
+  signal?: AbortSignal;
 }
 
 export interface RunResult {

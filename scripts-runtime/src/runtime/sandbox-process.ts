@@ -5,6 +5,21 @@ import type { ChildMessage, ParentMessage } from "../protocol.ts";
 
 const CHILD_MAIN = fileURLToPath(new URL("../sandbox/child-main.ts", import.meta.url));
 const STDERR_TAIL = 4096;
+/**
+ * The child's native stack. QuickJS checks its own (shadow) stack only; deep parsing (JSON.parse,
+ * eval of nested brackets) takes far more native stack per level than shadow stack, and Bun's
+ * default 8 MiB ran out first ("Maximum call stack size exceeded" killed the run). With 32 MiB,
+ * QuickJS's 256 KiB limit is always reached first and throws a catchable "stack overflow".
+ * The stack is virtual memory: only the pages a script touches count.
+ */
+const CHILD_STACK_KIB = 32 * 1024;
+/** JSC's own limit, a little under the stack, so that it throws before the kernel faults. */
+const JSC_STACK_BYTES = (CHILD_STACK_KIB - 1024) * 1024;
+/**
+ * `ulimit -s` applies at exec. A host that refuses to raise it keeps its stack and JSC's default
+ * limit (the process then works as before, without the deeper guarantee).
+ */
+const RAISE_STACK = `ulimit -s ${CHILD_STACK_KIB} 2>/dev/null || unset BUN_JSC_maxPerThreadStackUsage; exec "$0" "$@"`;
 
 export interface ProcessExit {
   exitCode: number | null;
@@ -12,8 +27,8 @@ export interface ProcessExit {
 }
 
 /**
- * One sandbox process: a Bun child running `child-main.ts` with an empty environment (no secret
- * of the service is there to find, even for code that got out of QuickJS), spoken to over IPC.
+ * One sandbox process: a Bun child running `child-main.ts` with an environment holding nothing of
+ * the service's (no secret is there to find, even for code that got out of QuickJS), spoken to over IPC.
  */
 export class SandboxProcess {
   /** Receives the child's messages while a run is attached. */
@@ -41,8 +56,9 @@ export class SandboxProcess {
       fail = reject;
     });
     let self: SandboxProcess | null = null;
-    const proc = Bun.spawn([process.execPath, CHILD_MAIN], {
-      env: {},
+    const proc = Bun.spawn(["/bin/sh", "-c", RAISE_STACK, process.execPath, CHILD_MAIN], {
+      // Nothing of the service's: only JSC's stack limit (see CHILD_STACK_KIB).
+      env: { BUN_JSC_maxPerThreadStackUsage: String(JSC_STACK_BYTES) },
       cwd: tmpdir(),
       stdio: ["ignore", "ignore", "pipe"],
       serialization: "json",

@@ -168,20 +168,22 @@ describe("script API", () => {
     expect(host.streamed).toEqual(result.logs);
   });
 
-  test("more than 64 API calls in flight are refused in the script, not queued without end", async () => {
+  test("more than 64 API calls in flight are refused in the script; the host serves 4 of a run's at a time", async () => {
     const host = new RecordingHost();
-    let release: () => void = () => {};
-    const gate = new Promise<void>((resolve) => {
-      release = resolve;
-    });
-    let full: () => void = () => {};
-    const sixtyFour = new Promise<void>((resolve) => {
-      full = resolve;
+    let serving = 0;
+    let most = 0;
+    const releases: Array<() => void> = [];
+    let fourServed: () => void = () => {};
+    const four = new Promise<void>((resolve) => {
+      fourServed = resolve;
     });
     host.getMetadata = async () => {
       host.calls.push({ method: "getMetadata", args: [] });
-      if (host.calls.length === 64) full();
-      await gate;
+      serving++;
+      most = Math.max(most, serving);
+      if (serving === 4) fourServed();
+      await new Promise<void>((resolve) => releases.push(resolve));
+      serving--;
       return { ok: true };
     };
     const running = run(
@@ -189,11 +191,16 @@ describe("script API", () => {
        return [...new Set(await Promise.all(calls))];`,
       host,
     );
-    await sixtyFour;
-    release();
+    await four;
+    // Each answer lets the next in line in, one for one, until the 64 in flight are served.
+    for (let answered = 0; answered < 64; answered++) {
+      const next = await waitForRelease(releases);
+      next();
+    }
     const result = await running;
     expect(result.output).toEqual(["ok", "too many script API calls in flight (at most 64): await some first"]);
     expect(host.calls).toHaveLength(64);
+    expect(most).toBe(4);
   });
 
   test("ids are generated inside the sandbox, unique, in UUID form", async () => {
@@ -302,3 +309,12 @@ describe("script API", () => {
     expect(result.error?.message).toMatch(/^broken\.ts:3:\d+: /);
   });
 });
+
+/** The next waiting call's release, once one waits. */
+async function waitForRelease(releases: Array<() => void>): Promise<() => void> {
+  for (;;) {
+    const next = releases.shift();
+    if (next) return next;
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+}

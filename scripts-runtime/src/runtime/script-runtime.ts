@@ -1,12 +1,13 @@
-import { type Clock, type Logger, systemClock } from "@junction/platform";
+import { type Clock, JunctionError, type Logger, systemClock } from "@junction/platform";
 import { type CompileOutcome, compileScript } from "../compile/compile-script.ts";
 import type { CompiledScript } from "../compile/compiled-script.ts";
 import type { RunJob } from "../protocol.ts";
+import { DEFAULT_HOST_CALL_LIMITS, type HostCallLimits } from "./host-call-gate.ts";
 import { describeEnding } from "./run-error.ts";
-import { type ProcessRun, runInProcess } from "./run-in-process.ts";
+import { cancelReason, type ProcessRun, runInProcess } from "./run-in-process.ts";
 import { DEFAULT_RUN_LIMITS, resolveLimits } from "./run-limits.ts";
 import type { RunLimits, RunRequest, RunResult, ScriptInput } from "./run-types.ts";
-import { SandboxPool } from "./sandbox-pool.ts";
+import { type RunTicket, SandboxPool } from "./sandbox-pool.ts";
 import { refusingHost, type ScriptHost } from "./script-host.ts";
 import { type ValidationResult, validateWith } from "./validate-script.ts";
 
@@ -25,8 +26,19 @@ export interface ScriptRuntimeOptions {
   earlyStop?: boolean;
   /** Runs that may wait for a process before `run` refuses with `script_runtime_busy`. Default 1000. */
   maxQueuedRuns?: number;
+  /**
+   * Fairness (issue 25). Processes beyond `poolSize` kept for priority runs (lifecycle hooks, actions,
+   * validations), default 0; background runs (syncs, onWebhook) of one integration, and of one script,
+   * at once, default: the pool size; how long a run may wait for a process, default 5 minutes.
+   */
+  reservedProcesses?: number;
+  maxRunsPerIntegration?: number;
+  maxRunsPerScript?: number;
+  queueTimeoutMs?: number;
   /** Deadline for evaluating a script's top level when reading its declaration. Default 5 s. */
   declarationTimeoutMs?: number;
+  /** What one run's script API calls may hold of the host at once (issue 25). */
+  hostCalls?: Partial<HostCallLimits>;
   /** Deadline for a new process to be ready. Default 20 s. */
   processStartTimeoutMs?: number;
 }
@@ -42,13 +54,20 @@ export class ScriptRuntime {
   private readonly pool: SandboxPool;
   private readonly defaults: RunLimits;
   private readonly clock: Clock;
+  private readonly hostCalls: HostCallLimits;
   private readonly compiled = new Map<string, Promise<CompileOutcome>>();
 
   private constructor(private readonly options: ScriptRuntimeOptions) {
     this.defaults = resolveLimits(DEFAULT_RUN_LIMITS, options.limits);
     this.clock = options.clock ?? systemClock;
+    this.hostCalls = { ...DEFAULT_HOST_CALL_LIMITS, ...options.hostCalls };
+    const size = Math.max(1, options.poolSize ?? 2);
     this.pool = new SandboxPool({
-      size: Math.max(1, options.poolSize ?? 2),
+      size,
+      reserved: Math.max(0, options.reservedProcesses ?? 0),
+      maxPerIntegration: Math.max(1, options.maxRunsPerIntegration ?? size),
+      maxPerScript: Math.max(1, options.maxRunsPerScript ?? size),
+      queueTimeoutMs: options.queueTimeoutMs ?? 300_000,
       startTimeoutMs: options.processStartTimeoutMs ?? 20_000,
       maxQueued: options.maxQueuedRuns ?? 1000,
       ...(options.logger ? { logger: options.logger } : {}),
@@ -89,8 +108,18 @@ export class ScriptRuntime {
     }
     const input = request.input === undefined ? "" : JSON.stringify(request.input);
     const job = { mode: "invoke", entry: request.entry, input, context: request.context ?? {} } as const;
-    const { result } = await this.execute(compiled.compiled, job, limits, request.host);
-    return result;
+    const ticket: RunTicket = { priority: true, ...request.fairness };
+    if (request.signal) ticket.signal = request.signal;
+    try {
+      const { result } = await this.execute(compiled.compiled, job, limits, request.host, ticket);
+      return result;
+    } catch (err) {
+      if (!(err instanceof JunctionError && err.code === "run_cancelled")) throw err;
+      // Cancelled while it waited for a process: nothing ran.
+      const at = this.clock.now();
+      const error = { name: "CancelledError", message: cancelReason(request.signal) };
+      return { status: "failed", startedAt: at, finishedAt: at, durationMs: 0, logs: [], logsTruncated: false, error };
+    }
   }
 
   /** The pool's processes, for diagnostics and tests. */
@@ -108,6 +137,7 @@ export class ScriptRuntime {
     job: Pick<RunJob, "mode" | "entry" | "input" | "context">,
     limits: RunLimits,
     host: ScriptHost,
+    ticket: RunTicket = { priority: true },
   ): Promise<{ result: RunResult; run: ProcessRun }> {
     const full: RunJob = {
       ...job,
@@ -126,11 +156,11 @@ export class ScriptRuntime {
       attempt < 2 && (run === null || (run.ending.kind === "process_exited" && !run.heard));
       attempt++
     ) {
-      const sandbox = await this.pool.acquire();
+      const sandbox = await this.pool.acquire(ticket);
       // Time in line for a process is not the run's.
       startedAt = this.clock.now();
       began = performance.now();
-      run = await runInProcess(sandbox, full, host, this.clock, this.options.logger);
+      run = await runInProcess(sandbox, full, host, this.clock, this.hostCalls, this.options.logger, ticket.signal);
       if (run.reusable) this.pool.release(sandbox);
       else this.pool.discard(sandbox);
       if (run.ending.kind === "process_exited") {
@@ -144,7 +174,9 @@ export class ScriptRuntime {
         ? run.ending.outcome.status
         : run.ending.kind === "killed_at_deadline"
           ? "timed_out"
-          : "crashed";
+          : run.ending.kind === "cancelled"
+            ? "failed"
+            : "crashed";
     const result: RunResult = {
       status,
       startedAt,

@@ -18,6 +18,8 @@ export interface NativeEvents {
   log(level: LogLevel, message: string): boolean;
   /** Something happened that the run loop must look at (a reply arrived, a timer fired). */
   wake(): void;
+  /** A regular expression match starts (`source` is its pattern) or ends (null). */
+  regex(source: string | null): void;
 }
 
 /**
@@ -66,6 +68,10 @@ export class SandboxNatives {
       return open ? ctx.true : ctx.false;
     });
     add("uuid", () => ctx.newString(randomUUID()));
+    add("regex", (on, source) => {
+      this.events.regex(ctx.getNumber(on as QuickJSHandle) === 1 ? this.str(source) : null);
+      return undefined;
+    });
     add("setTimer", (id, ms) => {
       this.setTimer(ctx.getNumber(id as QuickJSHandle), ctx.getNumber(ms as QuickJSHandle));
       return undefined;
@@ -101,16 +107,34 @@ export class SandboxNatives {
 
   private hostCall(method: string, args: string): QuickJSHandle {
     if (this.calls.size >= MAX_HOST_CALLS_IN_FLIGHT) {
-      throw new Error(`too many script API calls in flight (at most ${MAX_HOST_CALLS_IN_FLIGHT}): await some first`);
+      const message = `too many script API calls in flight (at most ${MAX_HOST_CALLS_IN_FLIGHT}): await some first`;
+      return this.refused(message, 429, "too_many_calls");
     }
     if (args.length > MAX_HOST_CALL_BYTES) {
-      throw new Error(`the arguments of ${method} are larger than ${MAX_HOST_CALL_BYTES} bytes`);
+      return this.refused(
+        `the arguments of ${method} are larger than ${MAX_HOST_CALL_BYTES} bytes`,
+        413,
+        "request_too_large",
+      );
     }
     const deferred = this.ctx.newPromise();
     const callId = ++this.callSeq;
     this.calls.set(callId, deferred);
     this.events.hostCall(callId, method, args);
     return deferred.handle;
+  }
+
+  /** A call refused in the sandbox: a promise the script sees reject with a ScriptApiError. */
+  private refused(message: string, status: number, code: string): QuickJSHandle {
+    const deferred = this.ctx.newPromise();
+    const reply = this.ctx.newString(
+      JSON.stringify({ ok: false, error: { type: "ScriptApiError", message, status, body: null, code } }),
+    );
+    deferred.resolve(reply);
+    reply.dispose();
+    const handle = deferred.handle.dup();
+    deferred.dispose();
+    return handle;
   }
 
   private setTimer(id: number, ms: number): void {

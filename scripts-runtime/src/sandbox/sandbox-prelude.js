@@ -226,6 +226,27 @@
 
   const define = (name, value) =>
     Object.defineProperty(globalThis, name, { value, writable: true, configurable: true, enumerable: false });
+
+  // Regular expressions: every match (test, match, matchAll, replace, split, search all go through
+  // exec) runs under the sandbox's per-match budget, so that catastrophic backtracking stops with a
+  // RegExpTimeoutError instead of holding the run until its deadline. The subject is made a string
+  // before the clock starts: only the match itself is timed.
+  const regexpExec = RegExp.prototype.exec;
+  const apply = Reflect.apply;
+  Object.defineProperty(RegExp.prototype, "exec", {
+    value: function exec(subject) {
+      const text = String(subject);
+      native.regex(1, String(this.source));
+      try {
+        return apply(regexpExec, this, [text]);
+      } finally {
+        native.regex(0, "");
+      }
+    },
+    writable: true,
+    configurable: true,
+    enumerable: false,
+  });
   define("console", console);
   define("setTimeout", setTimeout);
   define("clearTimeout", clearTimeout);

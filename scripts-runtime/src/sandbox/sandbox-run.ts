@@ -22,6 +22,8 @@ const NANGO_MODULE = [
  * and kills the whole process; 256 KiB makes QuickJS throw a catchable "stack overflow" in time.
  */
 const MAX_STACK_BYTES = 256 * 1024;
+/** How long one regular expression match may run (issue 25, finding 5: catastrophic backtracking). */
+export const MAX_REGEX_MATCH_MS = 1000;
 
 export interface RunReporter {
   hostCall(callId: number, method: string, args: string): void;
@@ -59,6 +61,10 @@ export class SandboxRun {
   private wakeUp: (() => void) | null = null;
   private deadlinePassed = false;
   private interrupted = false;
+  /** The match running now: its pattern and when it started. */
+  private regexMatch: { source: string; since: number } | null = null;
+  /** The pattern of a match stopped past MAX_REGEX_MATCH_MS: the run ends with RegExpTimeoutError. */
+  private regexStopped: string | null = null;
   private deadlineTimer: ReturnType<typeof setTimeout> | null = null;
   private internals: Internals | null = null;
 
@@ -78,6 +84,9 @@ export class SandboxRun {
       hostCall: (callId, method, args) => reporter.hostCall(callId, method, args),
       log: (level, message) => this.logs.write(level, message),
       wake: () => this.wake(),
+      regex: (source) => {
+        this.regexMatch = source === null ? null : { source, since: Date.now() };
+      },
     });
   }
 
@@ -99,6 +108,8 @@ export class SandboxRun {
     } catch (err) {
       outcome = this.fault(err);
     }
+    // QuickJS's interrupt cannot be caught by the script: the run ends, with the reason said plainly.
+    if (this.regexStopped !== null && outcome.status !== "succeeded") outcome = this.regexTimeout(this.regexStopped);
     const disposed = this.dispose();
     const clean = outcome.status === "succeeded" || (outcome.status === "failed" && !outcome.reason);
     return { outcome, engineReusable: disposed && clean };
@@ -250,16 +261,27 @@ export class SandboxRun {
     return this.engine.memory.buffer.byteLength >= this.engine.memoryBytes - 64 * 1024;
   }
 
+  private regexTimeout(source: string): ChildOutcome {
+    const pattern = source.length > 200 ? `${source.slice(0, 200)}…` : source;
+    const message = `a regular expression match ran longer than ${MAX_REGEX_MATCH_MS} ms and was stopped: /${pattern}/`;
+    return this.finish("failed", { reason: { name: "RegExpTimeoutError", message } });
+  }
+
   private startDeadline(): void {
-    if (!this.job.earlyStop) return;
     // Stop a little before the parent's kill, so that the process survives and stays warm.
     const margin = Math.min(250, this.job.limits.timeoutMs / 10);
-    const deadline = Date.now() + this.job.limits.timeoutMs - margin;
+    const deadline = this.job.earlyStop ? Date.now() + this.job.limits.timeoutMs - margin : Number.POSITIVE_INFINITY;
     this.rt.setInterruptHandler(() => {
-      if (Date.now() < deadline) return false;
+      const now = Date.now();
+      if (this.regexMatch && now - this.regexMatch.since > MAX_REGEX_MATCH_MS) {
+        this.regexStopped = this.regexMatch.source;
+        return true;
+      }
+      if (now < deadline) return false;
       this.interrupted = true;
       return true;
     });
+    if (!this.job.earlyStop) return;
     this.deadlineTimer = setTimeout(() => {
       this.deadlinePassed = true;
       this.wake();

@@ -16,7 +16,7 @@ export const scriptsConfigSchema = z.object({
   memoryMb: int(64, 32, 2048),
   /** Log bytes kept per run. */
   maxLogBytes: int(256 * 1024, 1024, 64 * 1024 * 1024),
-  /** Jobs of the `scripts.runs` queue (lifecycle and onWebhook runs) processed at once. */
+  /** Jobs of the `scripts.runs` queue run at once; onWebhook runs take all but one (when there are two or more). */
   jobConcurrency: int(4, 1, 256),
   /** Tries of a lifecycle or onWebhook run that failed because a service was unavailable. */
   maxAttempts: int(5, 1, 100),
@@ -30,6 +30,24 @@ export const scriptsConfigSchema = z.object({
   schedulerBatch: int(100, 1, 10_000),
   /** How long a run's lease outlives its deadline, in case the process holding it dies. */
   leaseMarginMs: int(60_000, 0, 3_600_000),
+  /** Sandbox processes beyond poolSize kept for lifecycle hooks and actions (syncs never use them). */
+  reservedProcesses: int(1, 0, 16),
+  /** Sync and onWebhook runs of one integration at once (the rest wait; lifecycle hooks and actions are not held). */
+  maxRunsPerIntegration: int(1, 1, 64),
+  /** Sync and onWebhook runs of one script at once, across its connections. */
+  maxRunsPerScript: int(1, 1, 64),
+  /** How long a run may wait for a sandbox process before it fails (QueueTimeoutError). */
+  queueTimeoutMs: int(300_000, 1000, 86_400_000),
+  /** Script API calls of one run served at once; the others wait in line (64 may be in flight). */
+  hostCallConcurrency: int(4, 1, 64),
+  /** Bytes of script API call arguments one run may have waiting or being served, in MiB. */
+  hostCallBytesMb: int(16, 1, 1024),
+  /** onWebhook runs of one script (all its connections) per webhookWindowMs before it is paused. */
+  webhookRunsPerWindow: int(120, 1, 1_000_000),
+  /** The window of webhookRunsPerWindow (service clock). */
+  webhookWindowMs: int(60_000, 1000, 86_400_000),
+  /** How long a paused script's notifications start no onWebhook run (they are dropped, recorded once). */
+  webhookPauseMs: int(600_000, 1000, 86_400_000),
   /** How long "this integration has no webhook subscriptions" is remembered by the notification sink. */
   subscriptionCacheMs: int(1000, 0, 60_000),
 });

@@ -1,4 +1,4 @@
-import { invalidArgument, notFound } from "@junction/platform";
+import { failedPrecondition, invalidArgument, notFound } from "@junction/platform";
 import type { ScriptProblem } from "../compile/compiled-script.ts";
 
 /** The scripts service's domain errors; the error boundary maps them to Connect codes. */
@@ -15,6 +15,11 @@ export const errors = {
   unknownScript: (key: string, name: string) =>
     notFound("unknown_script", `No script "${name}" is deployed for integration "${key}".`),
   unknownRun: (id: string) => notFound("unknown_run", `No script run with id "${id}".`),
+  runNotRunning: (id: string, status: string) =>
+    failedPrecondition(
+      "run_not_running",
+      `Script run "${id}" has ended (${status}); only a running run can be cancelled.`,
+    ),
   unknownSync: (key: string, names: string[], detail = "") =>
     notFound(
       "unknown_sync",

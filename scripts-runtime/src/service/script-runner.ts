@@ -55,12 +55,27 @@ export interface StartedRun {
  */
 export class ScriptRunner {
   private readonly inFlight = new Set<Promise<FinishedRun>>();
+  /** Runs of this process, waiting for a sandbox or running: what `cancel` can stop. */
+  private readonly cancellable = new Map<string, AbortController>();
+  private readonly running = new Map<string, Promise<FinishedRun>>();
 
   constructor(private readonly ctx: ScriptsServiceContext) {}
 
   /** Waits for the runs in progress to be recorded (at shutdown, after the runtime stopped them). */
   async drain(): Promise<void> {
     await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * Cancels a run of this process: out of the line, or its sandbox process killed. The run then ends
+   * `failed` with a CancelledError. Null when this process is not running it; else its end.
+   */
+  cancel(runId: string, reason: string): Promise<FinishedRun> | null {
+    const controller = this.cancellable.get(runId);
+    const finished = this.running.get(runId);
+    if (!controller || !finished) return null;
+    controller.abort(reason);
+    return finished;
   }
 
   async start(plan: RunPlan): Promise<StartedRun> {
@@ -93,7 +108,13 @@ export class ScriptRunner {
   resume(record: ScriptRunRecord, plan: RunPlan): StartedRun {
     const finished = this.execute(record, plan);
     this.inFlight.add(finished);
-    void finished.catch(() => undefined).finally(() => this.inFlight.delete(finished));
+    this.running.set(record.id, finished);
+    void finished
+      .catch(() => undefined)
+      .finally(() => {
+        this.inFlight.delete(finished);
+        this.running.delete(record.id);
+      });
     return { record, finished };
   }
 
@@ -111,6 +132,10 @@ export class ScriptRunner {
       failures,
     );
     let result: RunResult;
+    const controller = new AbortController();
+    this.cancellable.set(record.id, controller);
+    const { kind } = plan.version.declaration;
+    const integration = `${record.environmentId}/${record.providerConfigKey}`;
     try {
       const runtime = await this.ctx.runtime();
       result = await runtime.run({
@@ -127,6 +152,10 @@ export class ScriptRunner {
         },
         limits: this.ctx.limits,
         host,
+        // Lifecycle hooks and actions go first and use the reserved processes; syncs and onWebhook
+        // runs are capped per integration and per script (issue 25, finding 3).
+        fairness: { priority: kind !== "sync", integration, script: `${integration}/${record.scriptName}` },
+        signal: controller.signal,
       });
     } catch (err) {
       // The runtime refused the run (closed, too many waiting): nothing ran; another try may do.
@@ -142,13 +171,17 @@ export class ScriptRunner {
         logsTruncated: false,
         error,
       };
+    } finally {
+      this.cancellable.delete(record.id);
     }
     // Only an action's result is kept: what a sync or a lifecycle script returns means nothing.
     const isAction = plan.version.declaration.kind === "action";
     const { output, ...ending } = isAction ? keepActionOutput(result) : result;
     result = ending;
     const kept = isAction && output !== undefined ? { output } : {};
-    if (plan.retryFailure && result.status !== "succeeded") {
+    // A cancelled run is not tried again: it was stopped on purpose.
+    const cancelled = result.error?.name === "CancelledError";
+    if (plan.retryFailure && result.status !== "succeeded" && !cancelled) {
       this.ctx.logger.warn("script run failed; it will be tried again", {
         runId: record.id,
         script: record.scriptName,

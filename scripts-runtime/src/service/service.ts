@@ -42,6 +42,14 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
     (() => {
       started ??= ScriptRuntime.start({
         poolSize: deps.config.poolSize,
+        reservedProcesses: deps.config.reservedProcesses,
+        maxRunsPerIntegration: deps.config.maxRunsPerIntegration,
+        maxRunsPerScript: deps.config.maxRunsPerScript,
+        queueTimeoutMs: deps.config.queueTimeoutMs,
+        hostCalls: {
+          maxConcurrent: deps.config.hostCallConcurrency,
+          maxBytesInFlight: deps.config.hostCallBytesMb * 1024 * 1024,
+        },
         limits,
         clock: deps.clock,
         logger: deps.logger.child({ component: "sandbox" }),
@@ -72,7 +80,7 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
   const scheduler = new SyncScheduler(ctx, syncs);
   const service: ServiceImpl<typeof ScriptsService> = {
     ...scriptHandlers(ctx, scheduler),
-    ...runHandlers(ctx),
+    ...runHandlers(ctx, runner),
     ...triggerHandlers(ctx, runner, syncs),
     ...syncControlHandlers(ctx, syncs, scheduler),
     ...actionHandlers(ctx, runner),

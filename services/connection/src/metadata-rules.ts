@@ -1,4 +1,5 @@
 import type { FieldError } from "@junction/platform";
+import { MAX_METADATA_BYTES } from "@junction/public-api/limits";
 import { errors } from "./errors.ts";
 
 /**
@@ -26,6 +27,16 @@ export function validateMetadata(metadata: Record<string, unknown>): void {
     }
   }
   if (problems.length > 0) throw errors.invalidMetadata(problems);
+}
+
+/** Throws `invalid_metadata` when `metadata` as JSON is larger than the REST API takes (1 MiB). */
+export function checkMetadataSize(metadata: Record<string, unknown>, path = "metadata"): void {
+  const bytes = Buffer.byteLength(JSON.stringify(metadata));
+  if (bytes > MAX_METADATA_BYTES) {
+    throw errors.invalidMetadata([
+      { path, message: `is ${bytes} bytes as JSON, more than the ${MAX_METADATA_BYTES} allowed` },
+    ]);
+  }
 }
 
 function isString(v: unknown): v is string {

@@ -94,4 +94,18 @@ describe("actionAnswer", () => {
     expect([got, body.error.code, body.error.run_id]).toEqual([status, code, "run_1"]);
     expect(body.error.message).toContain("X: stopped");
   });
+
+  test("a run given up in the line is 503 runtime_unavailable; a cancelled one 409 run_cancelled", async () => {
+    const waited = await read(
+      actionAnswer(ended(RunStatus.FAILED, { name: "QueueTimeoutError", message: "the run waited 300000 ms" })),
+    );
+    expect(waited[0]).toBe(503);
+    expect(waited[1].error).toMatchObject({ code: "runtime_unavailable", run_id: "run_1" });
+    const cancelled = await read(actionAnswer(ended(RunStatus.FAILED, { name: "CancelledError", message: "stopped" })));
+    expect(cancelled[0]).toBe(409);
+    expect(cancelled[1].error).toMatchObject({
+      code: "run_cancelled",
+      message: "The action was cancelled: CancelledError: stopped (run run_1)",
+    });
+  });
 });

@@ -13,7 +13,8 @@ type Json = ReturnType<typeof toJson>;
  * thrown ActionError, 424 `script_http_error` for a failed API call the action did not catch, 500
  * `script_internal_error` for any other thrown error, 504 `execution_timeout` past the deadline,
  * 500 `execution_memory_exceeded` past the memory cap, 500 `execution_crashed` when its sandbox died,
- * 503 `runtime_unavailable` when the sandbox refused the run (nothing ran).
+ * 503 `runtime_unavailable` when the sandbox refused the run or it waited too long for a sandbox
+ * process (nothing ran), 409 `run_cancelled` when it was cancelled (POST /scripts/runs/{id}/cancel).
  */
 export function actionAnswer(run: ScriptRun): Response {
   if (run.status === RunStatus.SUCCEEDED) return json(run.output ? toJson(ValueSchema, run.output) : null);
@@ -30,9 +31,10 @@ export function actionAnswer(run: ScriptRun): Response {
     case RunStatus.CRASHED:
       return fail(500, "execution_crashed", `The action's sandbox died: ${said}`);
   }
-  if (e?.name === "RuntimeUnavailable") {
+  if (e?.name === "RuntimeUnavailable" || e?.name === "QueueTimeoutError") {
     return fail(503, "runtime_unavailable", `The action could not start, nothing ran; try again: ${said}`);
   }
+  if (e?.name === "CancelledError") return fail(409, "run_cancelled", `The action was cancelled: ${said}`);
   if (e?.name === "ActionError") {
     return fail(500, "action_script_runtime_error", `The action failed: ${e.message}`, { payload: asObject(body) });
   }
@@ -56,6 +58,7 @@ export const ACTION_FAILURE_CODES: ErrorCode[] = [
   "execution_memory_exceeded",
   "execution_crashed",
   "runtime_unavailable",
+  "run_cancelled",
 ];
 
 /** Nango's payload is an object: anything else is wrapped as `{message}`. */

@@ -74,5 +74,23 @@ export function runRoutes(): Route[] {
         errors: ["invalid_id", "unknown_run", "unknown_script"],
       },
     },
+    {
+      method: "POST",
+      pattern: "/scripts/runs/:id/cancel",
+      handler: async ({ params, clients }) => {
+        const res = await clients.scripts.cancelRun({ id: params.id as string });
+        return json({ data: presentRun(res.run, true) });
+      },
+      doc: {
+        summary: "Cancel a script run",
+        description:
+          "Stops a `running` run: taken out of the line, or its sandbox process killed (what it did so far stays done). " +
+          "It ends `failed` with a `CancelledError`, and is not tried again. Answers the ended run with its logs.",
+        tags: ["Scripts"],
+        params: { id: "The run's id (run_...)." },
+        responses: { 200: dataOf(runWithLogsAnswer) },
+        errors: ["invalid_id", "unknown_run", "run_not_running"],
+      },
+    },
   ];
 }

@@ -3,13 +3,20 @@ import { RunStatus, RunTrigger, type ScriptsService } from "@junction/contracts/
 import { parseId } from "@junction/platform";
 import { MAX_RUN_PAGE } from "../../store/records.ts";
 import type { ScriptsServiceContext } from "../context.ts";
+import type { ScriptRunner } from "../script-runner.ts";
 import { errors } from "../errors.ts";
 import { nameOf, STATUSES, TRIGGERS, toScriptRun } from "../mappers.ts";
 
-type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "listRuns" | "getRun">;
+type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "listRuns" | "getRun" | "cancelRun">;
 
-/** ListRuns and GetRun: the record of runs (issue 6: "Every run is recorded"). */
-export function runHandlers(ctx: ScriptsServiceContext): Handlers {
+const CANCELLED = "the run was cancelled (POST /scripts/runs/{id}/cancel) and its sandbox process stopped";
+const CANCELLED_UNSTARTED = "the run was cancelled (POST /scripts/runs/{id}/cancel) before it started";
+
+/**
+ * ListRuns and GetRun: the record of runs (issue 6: "Every run is recorded"); CancelRun (issue 25:
+ * a long-running run is visible and cancellable).
+ */
+export function runHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner): Handlers {
   return {
     async listRuns(req) {
       const env = await ctx.environment();
@@ -43,6 +50,37 @@ export function runHandlers(ctx: ScriptsServiceContext): Handlers {
       const run = await ctx.runs.get(env, id);
       if (!run) throw errors.unknownRun(id);
       return { run: toScriptRun(run, true) };
+    },
+
+    async cancelRun(req) {
+      const env = await ctx.environment();
+      const id = parseId("run", req.id);
+      const run = await ctx.runs.get(env, id);
+      if (!run) throw errors.unknownRun(id);
+      if (run.status !== "running") throw errors.runNotRunning(id, run.status);
+      const ending = runner.cancel(id, CANCELLED);
+      if (ending) {
+        await ending;
+      } else {
+        // Not held here: an async action waiting in the queue (its worker finds it ended and skips
+        // it), or a run whose process died. Ended now, without running.
+        const at = ctx.clock.now();
+        await ctx.runs.finish(env, id, {
+          status: "failed",
+          finishedAt: at,
+          durationMs: Math.max(0, at - run.startedAt),
+          logs: [],
+          logsTruncated: false,
+          error: { name: "CancelledError", message: CANCELLED_UNSTARTED },
+        });
+      }
+      ctx.logger.info("script run cancelled", {
+        runId: id,
+        script: run.scriptName,
+        integration: run.providerConfigKey,
+      });
+      const ended = await ctx.runs.get(env, id);
+      return { run: toScriptRun(ended ?? run, true) };
     },
   };
 }

@@ -7,6 +7,7 @@ import type { SyncRuns } from "../scheduler/sync-runs.ts";
 import type { ScriptRunner, StartedRun } from "../script-runner.ts";
 import { runLifecycleEvent } from "../triggers/lifecycle-runs.ts";
 import { dispatchNotification } from "../triggers/webhook-dispatch.ts";
+import { WebhookRunLimiter } from "../triggers/webhook-run-limiter.ts";
 import { callService } from "./call-service.ts";
 import { connectionsOf, deployedSyncs } from "./deployed-syncs.ts";
 
@@ -14,6 +15,11 @@ type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "triggerSyncs" | "runLi
 
 /** TriggerSyncs, RunLifecycleEvent and DispatchNotification: runs started by a caller (issue 6, Triggers). */
 export function triggerHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner, syncs: SyncRuns): Handlers {
+  const webhookLimiter = new WebhookRunLimiter({
+    runsPerWindow: ctx.config.webhookRunsPerWindow,
+    windowMs: ctx.config.webhookWindowMs,
+    pauseMs: ctx.config.webhookPauseMs,
+  });
   const required = (value: string, path: string) => {
     if (!value) throw errors.invalidField(path, "is required");
     return value;
@@ -72,7 +78,7 @@ export function triggerHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner
       const env = await ctx.environment();
       required(req.providerConfigKey, "provider_config_key");
       required(req.notificationId, "notification_id");
-      const { handled, subscribed } = await dispatchNotification(ctx, env, req);
+      const { handled, subscribed } = await dispatchNotification(ctx, webhookLimiter, env, req);
       return { handledConnectionIds: handled, integrationHasSubscriptions: subscribed };
     },
   };

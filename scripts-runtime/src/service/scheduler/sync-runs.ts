@@ -13,7 +13,7 @@ export type TriggerOutcome = { started: StartedRun } | { queued: true } | { gone
 /**
  * Runs syncs so that a sync never overlaps itself for a connection (issue 6, Triggers). Two guards:
  * the lease in the schedule row (compare-and-set, shared by every process on the store; it lapses
- * after the run deadline plus a margin, in case its holder died), and the keys running in this
+ * after the queue wait, the run deadline and a margin, in case its holder died), and the keys running in this
  * process, which hold however far the service clock jumps (a test clock moving a day at once would
  * otherwise lapse a lease while its run is still going).
  */
@@ -27,11 +27,16 @@ export class SyncRuns {
     private readonly runner: ScriptRunner,
   ) {}
 
-  /** A lease for a run starting now. */
+  /**
+   * A lease for a run starting now. It outlasts the longest a run can take: its wait for a sandbox
+   * process (queueTimeoutMs; the fair pool makes syncs wait behind their integration's), its deadline,
+   * and the margin.
+   */
   lease(): Lease {
+    const { queueTimeoutMs, leaseMarginMs } = this.ctx.config;
     return {
       holder: this.ctx.instanceId,
-      until: this.ctx.clock.now() + this.ctx.limits.timeoutMs + this.ctx.config.leaseMarginMs,
+      until: this.ctx.clock.now() + queueTimeoutMs + this.ctx.limits.timeoutMs + leaseMarginMs,
     };
   }
 

@@ -102,7 +102,8 @@ export async function runActionJob(
     ...(input === undefined ? {} : { input }),
   });
   const { record } = await started.finished;
-  if (record.status !== "succeeded" && attempt <= job.maxRetries) return "again";
+  const cancelled = record.error?.name === "CancelledError";
+  if (record.status !== "succeeded" && attempt <= job.maxRetries && !cancelled) return "again";
   const ended = (await ctx.runs.get(job.environmentId, job.runId)) ?? record;
   await enqueueAsyncActionWebhook(ctx, ended);
   return "done";

@@ -15,6 +15,12 @@ import { runActionJob } from "./action-runs.ts";
 import { onConnectionCreated } from "./lifecycle-runs.ts";
 import { derivedCreatedMsgId } from "./script-jobs.ts";
 
+/**
+ * How long an onWebhook job that finds every onWebhook slot busy goes back to the queue. The wait is a
+ * redelivery: it counts in the job's delivery count (and so in the run's `attempt`).
+ */
+const WEBHOOK_SLOT_WAIT_MS = 1000;
+
 /** "again": the run asks for another delivery whatever maxAttempts says (an async action's retries). */
 type Outcome = "done" | "retry" | "again";
 
@@ -25,6 +31,9 @@ type Outcome = "done" | "retry" | "again";
  * (retryBaseMs doubling up to retryMaxMs, at most maxAttempts runs, each recorded with its attempt
  * number); a script that throws for its own reasons is a recorded failed run, not a retry loop.
  * Async actions are the exception: any failure is tried again, as often as X-Max-Retries said.
+ * onWebhook runs take at most `jobConcurrency - 1` of the worker's `jobConcurrency` slots (issue 25;
+ * all of one slot): looping onWebhook runs cannot hold every slot, so lifecycle and async action jobs
+ * always get one.
  */
 export function startScriptJobWorker(
   ctx: ScriptsServiceContext,
@@ -32,6 +41,8 @@ export function startScriptJobWorker(
   scheduler: SyncScheduler,
 ): Promise<Subscription> {
   const log = ctx.logger.child({ worker: "script-jobs" });
+  let webhookRuns = 0;
+  const webhookSlots = Math.max(1, ctx.config.jobConcurrency - 1);
   const backoff = (attempt: number) => exponentialDelay(attempt - 1, ctx.config.retryBaseMs, ctx.config.retryMaxMs);
 
   const handle = async (job: Job, msg: ScriptJob): Promise<Outcome> => {
@@ -132,6 +143,12 @@ export function startScriptJobWorker(
         return;
       }
       const attempt = job.deliveryCount;
+      const webhook = msg.job.case === "webhookRun";
+      if (webhook && webhookRuns >= webhookSlots) {
+        await job.nak(WEBHOOK_SLOT_WAIT_MS);
+        return;
+      }
+      if (webhook) webhookRuns++;
       let outcome: Outcome;
       try {
         outcome = await handle(job, msg);
@@ -145,6 +162,8 @@ export function startScriptJobWorker(
         log.warn("script job failed; it will be tried again", { kind: msg.job.case, attempt, error: err });
         await job.nak(backoff(attempt));
         return;
+      } finally {
+        if (webhook) webhookRuns--;
       }
       if (outcome === "again" || (outcome === "retry" && attempt < ctx.config.maxAttempts)) {
         log.warn(
@@ -165,8 +184,9 @@ export function startScriptJobWorker(
     },
     {
       concurrency: ctx.config.jobConcurrency,
-      // A job is acked after its run: the wait must outlast the longest run.
-      ackWaitMs: ctx.limits.timeoutMs * 2 + 30_000,
+      // A job is acked after its run: the wait must outlast the longest run, its wait for a
+      // sandbox process included.
+      ackWaitMs: ctx.config.queueTimeoutMs + ctx.limits.timeoutMs * 2 + 30_000,
     },
   );
 }

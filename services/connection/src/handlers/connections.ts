@@ -28,7 +28,7 @@ import { toConnection, toIntegration, toProvider } from "../mappers.ts";
 import { matchByEmail, matchNotification } from "../match-notification.ts";
 import type { NotificationAdapter, ProviderAdapter } from "@junction/providers";
 import { enteredCredentials } from "../entered-credentials.ts";
-import { validateMetadata } from "../metadata-rules.ts";
+import { checkMetadataSize, validateMetadata } from "../metadata-rules.ts";
 import type { ConnectionRecord } from "../store/records.ts";
 import { UnknownConnectionsError } from "../store/store.ts";
 
@@ -90,6 +90,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       }
       const metadata = (req.metadata ?? {}) as Record<string, unknown>;
       validateMetadata(metadata);
+      checkMetadataSize(metadata);
       const endUser = (req.endUser as Record<string, unknown> | undefined) ?? null;
       // Nango's import: tags derived from the end user, then end_user.tags, then tags (as a session's).
       const tags = tagsOf(endUser, req.tags);
@@ -229,11 +230,21 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
       if (req.mode === MetadataWriteMode.UNSPECIFIED) throw errors.invalidField("mode", "must be set or update");
       const metadata = (req.metadata ?? {}) as Record<string, unknown>;
       validateMetadata(metadata);
+      checkMetadataSize(metadata);
+      const ids = [...new Set(req.connectionIds)];
+      if (req.mode === MetadataWriteMode.UPDATE) {
+        // The merged metadata is held to the same size. Checked before the write: writes racing
+        // each other can pass one write's size beyond it, never more, and the next merge is refused.
+        for (const id of ids) {
+          const existing = await ctx.store.getConnection(env.id, req.providerConfigKey, id);
+          if (existing) checkMetadataSize({ ...existing.metadata, ...metadata }, `metadata (merged into ${id})`);
+        }
+      }
       try {
         const recs = await ctx.store.writeMetadata(
           env.id,
           req.providerConfigKey,
-          [...new Set(req.connectionIds)],
+          ids,
           metadata,
           req.mode === MetadataWriteMode.SET ? "set" : "update",
           ctx.clock.now(),

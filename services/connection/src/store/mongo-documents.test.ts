@@ -15,7 +15,7 @@ import {
   secretKeyToDocument,
   watchUriQuery,
 } from "./mongo-documents.ts";
-import { isDuplicateKey } from "./mongo-store.ts";
+import { isDuplicateKey } from "./mongo-duplicate.ts";
 import type { ConnectionRecord, IntegrationRecord, SecretKeyRecord } from "./records.ts";
 
 const record: ConnectionRecord = {

@@ -1,5 +1,6 @@
 import { type ClientSession, type Collection, type Db, type Filter, MongoClient } from "mongodb";
 import { emailAddressHash, nangoEmailAddressHash } from "../email-hash.ts";
+import { isDuplicateKey, mapDuplicate } from "./mongo-duplicate.ts";
 import { OAuthFlowDelegate } from "./oauth-flow-delegate.ts";
 import { MongoProviderDefinitions } from "./provider-definitions.ts";
 import {
@@ -383,19 +384,5 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
 
   private key(environmentId: string, providerConfigKey: string, connectionId: string): Filter<ConnectionDocument> {
     return { environmentId, providerConfigKey, connectionId };
-  }
-}
-
-/** Whether `e` is MongoDB's duplicate key error (E11000). */
-export function isDuplicateKey(e: unknown): boolean {
-  return typeof e === "object" && e !== null && (e as { code?: unknown }).code === 11000;
-}
-
-async function mapDuplicate<T>(fn: () => Promise<T>, what: string): Promise<T> {
-  try {
-    return await fn();
-  } catch (e) {
-    if (isDuplicateKey(e)) throw new DuplicateKeyError(`${what} already exists`, { cause: e });
-    throw e;
   }
 }

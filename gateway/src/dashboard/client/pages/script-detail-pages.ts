@@ -49,6 +49,7 @@ export async function scriptRunPage(id: string): Promise<Node> {
     null,
     h("h1", null, `Run ${id}`),
     h("div", { class: "card" }, recordsTable([runRow(fields)], "run-fields")),
+    run.status === "running" ? cancelButton(id) : null,
     // An action's result (what POST /action/trigger answered).
     output === undefined ? null : h("h2", null, "Output"),
     output === undefined ? null : h("pre", { class: "logs", id: "run-output" }, JSON.stringify(output, null, 2)),
@@ -60,4 +61,22 @@ export async function scriptRunPage(id: string): Promise<Node> {
       run.logs_truncated ? h("p", { class: "muted" }, "(logs truncated)") : null,
     ),
   );
+}
+
+/** Cancels a running run (POST /scripts/runs/{id}/cancel), then shows the page again with its end. */
+function cancelButton(id: string): Node {
+  const out = h("p", { class: "muted", id: "cancel-result" });
+  const button = h("button", { type: "button", class: "secondary", id: "cancel-run" }, "Cancel run");
+  button.addEventListener("click", async () => {
+    button.setAttribute("disabled", "");
+    try {
+      await api("POST", `/scripts/runs/${encodeURIComponent(id)}/cancel`);
+      const page = button.closest("section");
+      page?.replaceWith(await scriptRunPage(id));
+    } catch (err) {
+      out.textContent = err instanceof Error ? err.message : String(err);
+      button.removeAttribute("disabled");
+    }
+  });
+  return h("div", { class: "row" }, button, out);
 }
