@@ -39,8 +39,8 @@ import { zoom } from "./zoom/definition.ts";
 
 /**
  * The providers Junction ships as data alone: one folder each (`<name>/definition.ts`), one import and
- * one line below each, sorted by name. Providers with code (notifications, channels) are adapters,
- * listed in index.ts. docs/providers.md is generated from both (`bun run providers:doc`).
+ * one line below each, sorted by name. Providers with code (notifications, channels) or adapter-level facts
+ * (consent guidance, integration settings) are adapters, listed in index.ts. docs/providers.md is generated from both (`bun run providers:doc`).
  */
 export const CATALOGUE: readonly ProviderDefinitionInput[] = [
   airtable,

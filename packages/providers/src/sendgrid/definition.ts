@@ -22,7 +22,8 @@ export const sendgrid = {
   ],
   // Junction sends no identity request itself (connection-config requests run only after an OAuth code
   // exchange): for an API key connection it is documentation (docs/providers.md) of who the credentials are.
-  // The account identity: GET /v3/user/username answers the username and the account's user id.
+  // The account identity: GET /v3/user/username answers the username and the account's user id (`user_id`
+  // in the JSON; the reference page shows its fields camel-cased, `userId`).
   identity: {
     url: "/v3/user/username",
     idPath: "user_id",
