@@ -99,3 +99,35 @@ describe("refresh requests that need the scopes again", () => {
     expect(res.body.error.message).toContain("invalid_scope");
   });
 });
+
+describe("refresh tokens spent at a separate endpoint (the definition's refreshUrl)", () => {
+  const separate = { refreshPath: "/oauth/refresh" };
+
+  test("the code is exchanged at the token URL and every refresh goes to the refresh URL; the refresh token is kept", async () => {
+    const w = await world({ behaviour: separate, definition: (a) => ({ refreshUrl: `${a.url}/oauth/refresh` }) });
+    const id = await connectedId(w);
+    const before = await w.credentials(id);
+    await w.clock.advance(HOUR);
+    expect((await w.proxyEcho(id)).status).toBe(200);
+    await w.clock.advance(HOUR);
+    const after = await w.credentials(id);
+    expect(w.auth.tokenRequests.map((r) => [r.grantType, r.path])).toEqual([
+      ["authorization_code", "/oauth/token"],
+      ["refresh_token", "/oauth/refresh"],
+      ["refresh_token", "/oauth/refresh"],
+    ]);
+    // The endpoint answers no new refresh token: the connection keeps the one it was given.
+    expect(after.refreshToken).toBe(before.refreshToken);
+    expect(after.accessToken).toBe(w.auth.issuedAccessTokens.at(-1) as string);
+  });
+
+  test("without refreshUrl, such a provider refuses the refresh at its token URL, recorded on the connection", async () => {
+    const w = await world({ behaviour: separate });
+    const id = await connectedId(w);
+    await w.clock.advance(HOUR);
+    const res = await w.proxyEcho(id);
+    expect(res.status).toBe(424);
+    expect(res.body.error.message).toContain("unsupported_grant_type");
+    expect(refreshes(w).map((r) => r.path)).toEqual(["/oauth/token"]);
+  });
+});

@@ -21,6 +21,7 @@ describe("docs/providers.md generation", () => {
       baseUrl: "{instance_url}/api",
       authorizationUrl: "https://acme.example/authorize",
       tokenUrl: "https://acme.example/token",
+      refreshUrl: "https://acme.example/refresh",
       scopeSeparator: "comma",
       pkce: "required",
       scopes: [
@@ -32,6 +33,8 @@ describe("docs/providers.md generation", () => {
       identity: { url: "/me", idPath: "id", docsUrl: "https://docs.acme.example/me" },
     });
     const md = catalogueMarkdown([a]);
+    expect(md).toContain("- Refresh URL: `https://acme.example/refresh`");
+    expect(catalogueMarkdown([{ ...a, refreshUrl: "" }])).not.toContain("Refresh URL");
     expect(md).toContain("PKCE required, scopes in `scope` separated by comma");
     expect(md).toContain("connection_config.instance_url: from the token answer's `instance_url`");
     expect(md).toContain("Account identity: GET `/me` → `id` (https://docs.acme.example/me)");

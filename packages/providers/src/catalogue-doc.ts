@@ -25,6 +25,7 @@ function section(a: ProviderAdapter): string[] {
   lines.push(`- API base URL: ${code(a.baseUrl)}`);
   if (a.authorizationUrl) lines.push(`- Authorization URL: ${code(a.authorizationUrl)}`);
   if (a.tokenUrl) lines.push(`- Token URL: ${code(a.tokenUrl)}`);
+  if (a.refreshUrl) lines.push(`- Refresh URL: ${code(a.refreshUrl)}`);
   if (a.authMode === "OAUTH2" || a.authMode === "OAUTH2_CC") {
     const params = Object.entries(a.authorizationParams).map(([k, v]) => `${k}=${v}`);
     lines.push(

@@ -1,32 +1,16 @@
 import type { ChannelAdapter, ProviderAdapter } from "./adapter.ts";
 import type { WebhookHeaderNames } from "./provider-template.ts";
-import { box } from "./box/adapter.ts";
-import { calendly } from "./calendly/adapter.ts";
-import { clickup } from "./clickup/adapter.ts";
-import { discord } from "./discord/adapter.ts";
 import { docusign } from "./docusign/adapter.ts";
-import { dropbox } from "./dropbox/adapter.ts";
-import { figma } from "./figma/adapter.ts";
 import { CATALOGUE } from "./catalogue.ts";
 import { adapterFromDefinition } from "./definition/defined-provider.ts";
 import { googleCalendar } from "./google-calendar/adapter.ts";
 import { googleDrive } from "./google-drive/adapter.ts";
 import { googleMail } from "./google-mail/adapter.ts";
 import { googleSheet } from "./google-sheet/adapter.ts";
-import { linkedin } from "./linkedin/adapter.ts";
-import { mailchimp } from "./mailchimp/adapter.ts";
 import { microsoftOutlookCalendar } from "./microsoft-outlook-calendar/adapter.ts";
 import { microsoftTeams } from "./microsoft-teams/adapter.ts";
-import { monday } from "./monday/adapter.ts";
 import { oneDrive } from "./one-drive/adapter.ts";
-import { openai } from "./openai/adapter.ts";
 import { outlook } from "./outlook/adapter.ts";
-import { sendgrid } from "./sendgrid/adapter.ts";
-import { trello } from "./trello/adapter.ts";
-import { twilio } from "./twilio/adapter.ts";
-import { twitterV2 } from "./twitter-v2/adapter.ts";
-import { typeform } from "./typeform/adapter.ts";
-import { zoom } from "./zoom/adapter.ts";
 
 export type {
   AccountEmailReader,
@@ -90,31 +74,15 @@ export {
  * catalogue's data-only definitions (validated here, at load).
  */
 const ADAPTERS: readonly ProviderAdapter[] = [
-  box,
-  calendly,
-  clickup,
-  discord,
   docusign,
-  dropbox,
-  figma,
   googleCalendar,
   googleDrive,
   googleMail,
   googleSheet,
-  linkedin,
-  mailchimp,
   microsoftOutlookCalendar,
   microsoftTeams,
-  monday,
   oneDrive,
-  openai,
   outlook,
-  sendgrid,
-  trello,
-  twilio,
-  twitterV2,
-  typeform,
-  zoom,
   ...CATALOGUE.map((definition) => adapterFromDefinition(definition)),
 ];
 

@@ -76,6 +76,20 @@ describe("provider definitions", () => {
     ).not.toThrow();
   });
 
+  test("a refresh URL is an http(s) URL, for OAUTH2 only; left out, refreshes go to the token URL", () => {
+    expect(parseProviderDefinition(minimal).refreshUrl).toBe("");
+    const figmaLike = parseProviderDefinition({
+      ...minimal,
+      refreshUrl: "https://{subdomain}.acme.test/oauth/refresh",
+    });
+    expect(figmaLike.refreshUrl).toBe("https://{subdomain}.acme.test/oauth/refresh");
+    expect(refusal({ ...minimal, refreshUrl: "ftp://acme.test/refresh" }).issues[0]?.path).toBe("refreshUrl");
+    const keyed = { name: "k", displayName: "K", authMode: "API_KEY", baseUrl: "https://k.test" };
+    expect(refusal({ ...keyed, refreshUrl: "https://k.test/refresh" }).issues).toEqual([
+      { path: "refreshUrl", message: "is only for OAUTH2 (not API_KEY)" },
+    ]);
+  });
+
   test("an unknown field (a typo) is refused, naming it", () => {
     const err = refusal({ ...minimal, tokenurl: "https://x.test/token" });
     expect(err.issues[0]?.message).toContain("tokenurl");

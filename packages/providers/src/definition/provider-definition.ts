@@ -134,6 +134,8 @@ export const providerDefinitionSchema = z
     authorizationUrl: templateUrlSchema.or(z.literal("")).default(""),
     /** OAUTH2, OAUTH2_CC: where tokens are obtained and refreshed. "" for the other modes. */
     tokenUrl: templateUrlSchema.or(z.literal("")).default(""),
+    /** OAUTH2: where refresh tokens are spent when not at `tokenUrl` (Figma's /v1/oauth/refresh); "" for `tokenUrl`. */
+    refreshUrl: templateUrlSchema.or(z.literal("")).default(""),
     authorizationParams: z.record(z.string(), z.string()).default({}),
     /** Added to every token request (code exchange, refresh, client credentials). */
     tokenParams: z.record(z.string(), z.string()).default({}),
@@ -178,6 +180,8 @@ export const providerDefinitionSchema = z
     };
     if (d.authMode === "OAUTH2") need("authorizationUrl");
     if (d.authMode === "OAUTH2" || d.authMode === "OAUTH2_CC") need("tokenUrl");
+    if (d.refreshUrl !== "" && d.authMode !== "OAUTH2")
+      ctx.addIssue({ code: "custom", path: ["refreshUrl"], message: `is only for OAUTH2 (not ${d.authMode})` });
     for (const [i, scope] of d.defaultScopes.entries()) {
       if (d.scopes.length > 0 && !d.scopes.some((s) => s.name === scope)) {
         ctx.addIssue({ code: "custom", path: ["defaultScopes", i], message: `"${scope}" is not in scopes` });

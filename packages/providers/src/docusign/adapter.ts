@@ -36,6 +36,11 @@ const definition: ProviderDefinitionInput = {
   ],
   // The account identity: the userinfo answer's `sub` (the user's id).
   connectionConfig: [{ key: "userId", from: "request", url: "https://{account_server}/oauth/userinfo", path: "sub" }],
+  identity: {
+    url: "https://{account_server}/oauth/userinfo",
+    idPath: "sub",
+    docsUrl: "https://developers.docusign.com/platform/auth/reference/user-info/",
+  },
   allowedOverrideHosts: [],
 };
 

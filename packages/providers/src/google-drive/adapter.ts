@@ -2,7 +2,7 @@ import type { ProviderAdapter } from "../adapter.ts";
 import { defineProvider } from "../definition/provider-definition.ts";
 import { googleConsentGuidance } from "../google/consent-guidance.ts";
 import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH } from "../google/google-oauth.ts";
-import { GOOGLE_USER_ID } from "../google/openid-identity.ts";
+import { GOOGLE_IDENTITY, GOOGLE_USER_ID } from "../google/openid-identity.ts";
 
 const DRIVE = "https://www.googleapis.com/auth";
 
@@ -71,6 +71,7 @@ export const googleDrive: ProviderAdapter = {
     // openid: the userinfo request below; drive.file: the recommended, non-sensitive per-file access.
     defaultScopes: ["openid", "email", `${DRIVE}/drive.file`],
     connectionConfig: GOOGLE_USER_ID,
+    identity: GOOGLE_IDENTITY,
     allowedOverrideHosts: ["www.googleapis.com"],
   }),
   consentGuidance: (scopes) => googleConsentGuidance(googleDrive, scopes),

@@ -2,7 +2,7 @@ import type { ProviderAdapter } from "../adapter.ts";
 import { defineProvider } from "../definition/provider-definition.ts";
 import { googleConsentGuidance } from "../google/consent-guidance.ts";
 import { GOOGLE_BASIC_SCOPES, GOOGLE_OAUTH } from "../google/google-oauth.ts";
-import { GOOGLE_USER_ID } from "../google/openid-identity.ts";
+import { GOOGLE_IDENTITY, GOOGLE_USER_ID } from "../google/openid-identity.ts";
 
 const AUTH = "https://www.googleapis.com/auth";
 
@@ -45,6 +45,7 @@ export const googleSheet: ProviderAdapter = {
     ],
     defaultScopes: ["openid", "email", `${AUTH}/spreadsheets.readonly`],
     connectionConfig: GOOGLE_USER_ID,
+    identity: GOOGLE_IDENTITY,
     allowedOverrideHosts: ["sheets.googleapis.com"],
   }),
   consentGuidance: (scopes) => googleConsentGuidance(googleSheet, scopes),

@@ -1,7 +1,7 @@
 import type { ProviderAdapter } from "../adapter.ts";
 import { defineProvider } from "../definition/provider-definition.ts";
 import { microsoftConsentGuidance } from "../microsoft/consent-guidance.ts";
-import { GRAPH_USER_ID } from "../microsoft/graph-identity.ts";
+import { GRAPH_IDENTITY, GRAPH_USER_ID } from "../microsoft/graph-identity.ts";
 import { MICROSOFT_BASIC_SCOPES, MICROSOFT_OAUTH, MICROSOFT_TENANT_SETTING } from "../microsoft/identity-platform.ts";
 
 /**
@@ -45,6 +45,7 @@ export const outlook: ProviderAdapter = {
     // offline_access: a refresh token; User.Read: GET /v1.0/me for the account's id.
     defaultScopes: ["offline_access", "openid", "email", "User.Read", "Mail.Read"],
     connectionConfig: GRAPH_USER_ID,
+    identity: GRAPH_IDENTITY,
     allowedOverrideHosts: ["graph.microsoft.com"],
   }),
   consentGuidance: (scopes) => microsoftConsentGuidance(outlook, scopes),

@@ -11,6 +11,11 @@ export interface OAuthClient {
   clientSecret: string;
   authorizationUrl: string;
   tokenUrl: string;
+  /**
+   * Where refresh tokens are spent: the definition's `refreshUrl` when it names one (Figma's), else the token
+   * URL; an operator's or test client's token URL override replaces both (it points at another server).
+   */
+  refreshUrl: string;
   /** May still hold a connection's placeholders (`{instance_url}`): see `connectionBaseUrl`. */
   baseUrl: string;
   /** The operator's test credentials (spec: Authentication 4) rather than the integration's own. */
@@ -86,6 +91,14 @@ function effectiveUrls(
   const test = testCredentials ? ctx.oauth.testCredentials[integ.provider] : undefined;
   const o = integ.overrides;
   const settings = integ.providerSettings ?? {};
+  const tokenOverride = test?.tokenUrl || o.tokenUrl;
+  const tokenUrl = fillUrlPlaceholders(
+    tokenOverride || template.tokenUrl,
+    template,
+    settings,
+    "token_url",
+    connectionConfig,
+  );
   return {
     authorizationUrl: fillUrlPlaceholders(
       test?.authorizationUrl || o.authorizationUrl || template.authorizationUrl,
@@ -94,13 +107,11 @@ function effectiveUrls(
       "authorization_url",
       connectionConfig,
     ),
-    tokenUrl: fillUrlPlaceholders(
-      test?.tokenUrl || o.tokenUrl || template.tokenUrl,
-      template,
-      settings,
-      "token_url",
-      connectionConfig,
-    ),
+    tokenUrl,
+    refreshUrl:
+      tokenOverride || !template.refreshUrl
+        ? tokenUrl
+        : fillUrlPlaceholders(template.refreshUrl, template, settings, "refresh_url", connectionConfig),
     baseUrl: test?.baseUrl || o.baseUrl || template.baseUrl,
   };
 }

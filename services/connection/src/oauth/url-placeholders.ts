@@ -62,6 +62,8 @@ export function checkOAuthUrls(
   for (const [url, field] of [
     [overrides.authorizationUrl || adapter.authorizationUrl, "authorization_url"],
     [overrides.tokenUrl || adapter.tokenUrl, "token_url"],
+    // A token URL override replaces the refresh URL too (see OAuthClient.refreshUrl).
+    [overrides.tokenUrl ? "" : adapter.refreshUrl, "refresh_url"],
   ] as const) {
     // A connection's key is filled with a sample of its kind: a whole URL where it starts the URL.
     const sample: Record<string, string> = {};

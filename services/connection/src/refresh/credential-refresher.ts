@@ -135,7 +135,8 @@ export class CredentialRefresher {
     const result = await requestToken(
       ctx.fetch,
       {
-        tokenUrl: client.tokenUrl,
+        // A client-credentials token comes from the token URL; a refresh token is spent at the refresh URL.
+        tokenUrl: creds.type === "OAUTH2_CC" ? client.tokenUrl : client.refreshUrl,
         params:
           creds.type === "OAUTH2_CC"
             ? { grant_type: "client_credentials", ...(scope !== "" ? { scope } : {}) }

@@ -13,7 +13,7 @@ export interface SeenTokenRequest {
 }
 
 export interface FakeAuthorizationServer {
-  /** Origin, e.g. http://127.0.0.1:41234. Any path ending in /authorize, /token, /api/... is served. */
+  /** Origin, e.g. http://127.0.0.1:41234. Any path ending in /authorize, /token (or the refresh path), /api/... is served. */
   url: string;
   behaviour: AuthorizationServerBehaviour;
   /** Changes the behaviour from now on. */
@@ -206,6 +206,13 @@ export function fakeAuthorizationHandler(
         `client authentication failed (expected ${behaviour.clientAuthentication})`,
       );
     }
+    const atRefreshPath = behaviour.refreshPath !== null && path.endsWith(behaviour.refreshPath);
+    if (behaviour.refreshPath !== null && (grantType === "refresh_token") !== atRefreshPath) {
+      const where = atRefreshPath
+        ? "only refresh tokens are spent here"
+        : `refresh tokens are spent at ${behaviour.refreshPath}`;
+      return oauthError(400, "unsupported_grant_type", where);
+    }
     for (const [k, v] of Object.entries(behaviour.requiredTokenParams)) {
       if (params[k] !== v) return oauthError(400, "invalid_request", `${k} must be ${v}`);
     }
@@ -277,7 +284,12 @@ export function fakeAuthorizationHandler(
     behave: (change) => Object.assign(behaviour, change),
     async handle(req, url) {
       if (req.method === "GET" && url.pathname.endsWith("/authorize")) return authorize(url);
-      if (req.method === "POST" && url.pathname.endsWith("/token")) return token(req, url.pathname);
+      const refreshPath = behaviour.refreshPath;
+      if (
+        req.method === "POST" &&
+        (url.pathname.endsWith("/token") || (refreshPath && url.pathname.endsWith(refreshPath)))
+      )
+        return token(req, url.pathname);
       if (url.pathname.includes("/api/")) return api(req, url);
       return new Response("not found", { status: 404 });
     },

@@ -16,6 +16,11 @@ export interface AuthorizationServerBehaviour {
   requiredAuthorizationParams: Record<string, string>;
   /** Token-request parameters that must be present with these values, on every grant. */
   requiredTokenParams: Record<string, string>;
+  /**
+   * Where refresh tokens are spent, a path suffix ("/oauth/refresh", Figma's): refresh grants are then
+   * refused at `…/token` and every other grant at this path (unsupported_grant_type). null: at `…/token`.
+   */
+  refreshPath: string | null;
   /** A refresh without `scope` is refused (invalid_scope). */
   refreshNeedsScope: boolean;
   /** How token answers are encoded. */
@@ -56,6 +61,7 @@ export const DEFAULT_BEHAVIOUR: AuthorizationServerBehaviour = {
   scopeSeparator: " ",
   requiredAuthorizationParams: {},
   requiredTokenParams: {},
+  refreshPath: null,
   refreshNeedsScope: false,
   answerFormat: "json",
   nestUnder: "",

@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 /**
@@ -10,7 +8,7 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
  * (https://learn.microsoft.com/en-us/linkedin/consumer/integrations/self-serve/sign-in-with-linkedin-v2),
  * other products' scopes need LinkedIn's approval.
  */
-const definition: ProviderDefinitionInput = {
+export const linkedin = {
   name: "linkedin",
   displayName: "LinkedIn",
   authMode: "OAUTH2",
@@ -28,7 +26,10 @@ const definition: ProviderDefinitionInput = {
   defaultScopes: ["openid", "profile", "email"],
   // The account identity: GET /v2/userinfo's `sub` (OpenID Connect; the openid scope).
   connectionConfig: [{ key: "userId", from: "request", url: "/v2/userinfo", path: "sub" }],
+  identity: {
+    url: "/v2/userinfo",
+    idPath: "sub",
+    docsUrl: "https://learn.microsoft.com/en-us/linkedin/consumer/integrations/self-serve/sign-in-with-linkedin-v2",
+  },
   allowedOverrideHosts: ["api.linkedin.com"],
-};
-
-export const linkedin: ProviderAdapter = { ...adapterFromDefinition(definition), proxyPathExample: "v2/userinfo" };
+} satisfies ProviderDefinitionInput;

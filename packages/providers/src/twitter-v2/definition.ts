@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 /**
@@ -10,7 +8,7 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
  * https://docs.x.com/fundamentals/authentication/oauth-2-0/user-access-token. X classifies no scope as
  * sensitive: every one is "basic" here.
  */
-const definition: ProviderDefinitionInput = {
+export const twitterV2 = {
   name: "twitter-v2",
   displayName: "X",
   authMode: "OAUTH2",
@@ -46,7 +44,6 @@ const definition: ProviderDefinitionInput = {
   defaultScopes: ["tweet.read", "users.read", "offline.access"],
   // The account identity: GET /2/users/me (users.read and tweet.read).
   connectionConfig: [{ key: "userId", from: "request", url: "/2/users/me", path: "data.id" }],
+  identity: { url: "/2/users/me", idPath: "data.id", docsUrl: "https://docs.x.com/x-api/users/get-my-user" },
   allowedOverrideHosts: ["api.x.com", "api.twitter.com"],
-};
-
-export const twitterV2: ProviderAdapter = { ...adapterFromDefinition(definition), proxyPathExample: "2/users/me" };
+} satisfies ProviderDefinitionInput;

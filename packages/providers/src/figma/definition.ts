@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 /**
@@ -7,11 +5,10 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
  * in an HTTP Basic header; scopes are comma-separated and granular (`files:read` is deprecated):
  * https://developers.figma.com/docs/rest-api/authentication/, https://developers.figma.com/docs/rest-api/scopes/.
  * Figma classifies no scope as sensitive: every one is "basic" here. Figma spends refresh tokens at a
- * separate endpoint, POST /v1/oauth/refresh (answering no new refresh token), which a definition cannot
- * name yet: access tokens last 90 days, after which a refresh at `tokenUrl` is refused and the user
- * authorizes again.
+ * separate endpoint, POST /v1/oauth/refresh (`refreshUrl`), which answers a new access token and its
+ * expiry but no new refresh token: the connection keeps the one it has.
  */
-const definition: ProviderDefinitionInput = {
+export const figma = {
   name: "figma",
   displayName: "Figma",
   authMode: "OAUTH2",
@@ -19,6 +16,7 @@ const definition: ProviderDefinitionInput = {
   baseUrl: "https://api.figma.com",
   authorizationUrl: "https://www.figma.com/oauth",
   tokenUrl: "https://api.figma.com/v1/oauth/token",
+  refreshUrl: "https://api.figma.com/v1/oauth/refresh",
   clientAuthentication: "client_secret_basic",
   scopeSeparator: "comma",
   // Figma's OAuth documents no PKCE for server-side apps; none is sent.
@@ -51,9 +49,8 @@ const definition: ProviderDefinitionInput = {
     { name: "webhooks:write", description: "Create and manage webhooks.", sensitivity: "basic" },
   ],
   defaultScopes: ["current_user:read", "file_content:read"],
-  // The account identity: GET /v1/me (current_user:read).
+  // The account identity: GET /v1/me (current_user:read); `id` is the user's "unique stable id".
   connectionConfig: [{ key: "userId", from: "request", url: "/v1/me", path: "id" }],
+  identity: { url: "/v1/me", idPath: "id", docsUrl: "https://developers.figma.com/docs/rest-api/users-types" },
   allowedOverrideHosts: ["api.figma.com"],
-};
-
-export const figma: ProviderAdapter = { ...adapterFromDefinition(definition), proxyPathExample: "v1/me" };
+} satisfies ProviderDefinitionInput;

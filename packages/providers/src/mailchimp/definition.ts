@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 const METADATA = "https://login.mailchimp.com/oauth2/metadata";
@@ -10,7 +8,7 @@ const METADATA = "https://login.mailchimp.com/oauth2/metadata";
  * answers its `dc`, which the API host is built from (`https://{dc}.api.mailchimp.com`):
  * https://mailchimp.com/developer/marketing/guides/access-user-data-oauth-2/.
  */
-const definition: ProviderDefinitionInput = {
+export const mailchimp = {
   name: "mailchimp",
   displayName: "Mailchimp",
   authMode: "OAUTH2",
@@ -22,10 +20,13 @@ const definition: ProviderDefinitionInput = {
   defaultScopes: [],
   connectionConfig: [
     { key: "dc", from: "request", url: METADATA, path: "dc" },
-    // The account identity: the metadata's user id.
+    // The account identity: the metadata's user id (the identity request below).
     { key: "userId", from: "request", url: METADATA, path: "user_id" },
   ],
+  identity: {
+    url: METADATA,
+    idPath: "user_id",
+    docsUrl: "https://mailchimp.com/developer/marketing/guides/access-user-data-oauth-2/",
+  },
   allowedOverrideHosts: [],
-};
-
-export const mailchimp: ProviderAdapter = { ...adapterFromDefinition(definition), proxyPathExample: "3.0/ping" };
+} satisfies ProviderDefinitionInput;

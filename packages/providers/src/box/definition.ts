@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 /**
@@ -9,7 +7,7 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
  * https://developer.box.com/guides/api-calls/permissions-and-errors/scopes/. Box classifies no scope as
  * sensitive: every one is "basic" here; the admin-only ones say so.
  */
-const definition: ProviderDefinitionInput = {
+export const box = {
   name: "box",
   displayName: "Box",
   authMode: "OAUTH2",
@@ -38,7 +36,6 @@ const definition: ProviderDefinitionInput = {
   defaultScopes: ["root_readonly"],
   // The account identity: GET /2.0/users/me (https://developer.box.com/reference/get-users-me/).
   connectionConfig: [{ key: "userId", from: "request", url: "/2.0/users/me", path: "id" }],
+  identity: { url: "/2.0/users/me", idPath: "id", docsUrl: "https://developer.box.com/reference/get-users-me/" },
   allowedOverrideHosts: ["api.box.com", "upload.box.com"],
-};
-
-export const box: ProviderAdapter = { ...adapterFromDefinition(definition), proxyPathExample: "2.0/users/me" };
+} satisfies ProviderDefinitionInput;

@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 /**
@@ -8,7 +6,7 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
  * https://www.typeform.com/developers/get-started/applications/, https://www.typeform.com/developers/get-started/scopes/.
  * Typeform classifies no scope as sensitive: every one is "basic" here.
  */
-const definition: ProviderDefinitionInput = {
+export const typeform = {
   name: "typeform",
   displayName: "Typeform",
   authMode: "OAUTH2",
@@ -35,8 +33,11 @@ const definition: ProviderDefinitionInput = {
     { name: "images:write", description: "Upload and delete images.", sensitivity: "basic" },
   ],
   defaultScopes: ["offline", "accounts:read", "forms:read", "responses:read"],
-  // No identity request: GET /me answers the alias, email and language, none of them a stable id.
+  // The account identity: GET /me answers the alias, email and language, and the account's `user_id`.
+  identity: {
+    url: "/me",
+    idPath: "user_id",
+    docsUrl: "https://www.typeform.com/developers/create/reference/retrieve-own-account/",
+  },
   allowedOverrideHosts: ["api.typeform.com", "api.typeform.eu"],
-};
-
-export const typeform: ProviderAdapter = { ...adapterFromDefinition(definition), proxyPathExample: "me" };
+} satisfies ProviderDefinitionInput;

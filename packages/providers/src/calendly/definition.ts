@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 /**
@@ -8,7 +6,7 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
  * (`owner`) and organization as URIs:
  * https://developer.calendly.com/api-docs/calendly-o-auth/o-auth/post-oauth-refresh-token.
  */
-const definition: ProviderDefinitionInput = {
+export const calendly = {
   name: "calendly",
   displayName: "Calendly",
   authMode: "OAUTH2",
@@ -39,12 +37,16 @@ const definition: ProviderDefinitionInput = {
     },
   ],
   defaultScopes: ["scheduled_events:read", "event_types:read"],
-  // The account identity is in the token answer itself (GET /users/me answers the same user).
+  // The account identity is in the token answer itself (GET /users/me answers the same user, its URI in
+  // `resource.uri`: https://developer.calendly.com/docs/api-guides/how-to-find-the-organization-or-user-uri).
   connectionConfig: [
     { key: "owner", from: "token_response", path: "owner" },
     { key: "organization", from: "token_response", path: "organization" },
   ],
+  identity: {
+    url: "/users/me",
+    idPath: "resource.uri",
+    docsUrl: "https://developer.calendly.com/api-docs/calendly-api/users/get-current-user",
+  },
   allowedOverrideHosts: ["api.calendly.com"],
-};
-
-export const calendly: ProviderAdapter = { ...adapterFromDefinition(definition), proxyPathExample: "users/me" };
+} satisfies ProviderDefinitionInput;

@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 /**
@@ -7,7 +5,7 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
  * `twilio`): https://www.twilio.com/docs/usage/requests-to-twilio. Both are on the Account Info panel of the
  * Console's dashboard.
  */
-const definition: ProviderDefinitionInput = {
+export const twilio = {
   name: "twilio",
   displayName: "Twilio",
   authMode: "BASIC",
@@ -17,10 +15,13 @@ const definition: ProviderDefinitionInput = {
     { key: "username", label: "Account SID", docsUrl: "https://console.twilio.com/" },
     { key: "password", label: "Auth Token", docsUrl: "https://console.twilio.com/", secret: true },
   ],
+  // Junction sends no identity request itself (connection-config requests run only after an OAuth code
+  // exchange): for an HTTP Basic connection it is documentation (docs/providers.md) of who the credentials are.
+  // The account identity: the Account resource of the Account SID (the user name), its `sid`.
+  identity: {
+    url: "/2010-04-01/Accounts/{username}.json",
+    idPath: "sid",
+    docsUrl: "https://www.twilio.com/docs/iam/api/account#fetch-an-account-resource",
+  },
   allowedOverrideHosts: ["api.twilio.com"],
-};
-
-export const twilio: ProviderAdapter = {
-  ...adapterFromDefinition(definition),
-  proxyPathExample: "2010-04-01/Accounts.json",
-};
+} satisfies ProviderDefinitionInput;

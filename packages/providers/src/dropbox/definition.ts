@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 /**
@@ -8,7 +6,7 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
  * https://developers.dropbox.com/oauth-guide, https://www.dropbox.com/developers/documentation/http/documentation#oauth2-authorize.
  * Dropbox classifies no scope as sensitive: every one is "basic" here.
  */
-const definition: ProviderDefinitionInput = {
+export const dropbox = {
   name: "dropbox",
   displayName: "Dropbox",
   authMode: "OAUTH2",
@@ -34,12 +32,14 @@ const definition: ProviderDefinitionInput = {
     { name: "contacts.read", description: "View manually added contacts.", sensitivity: "basic" },
   ],
   defaultScopes: ["account_info.read", "files.metadata.read"],
-  // The account identity: `account_id` in the token answer (POST /2/users/get_current_account has the rest).
+  // The account identity: `account_id` in the token answer (POST /2/users/get_current_account has the rest;
+  // an RPC endpoint without arguments, so its JSON body is `null`).
   connectionConfig: [{ key: "accountId", from: "token_response", path: "account_id" }],
+  identity: {
+    url: "/2/users/get_current_account",
+    body: "null",
+    idPath: "account_id",
+    docsUrl: "https://www.dropbox.com/developers/documentation/http/documentation#users-get_current_account",
+  },
   allowedOverrideHosts: ["api.dropboxapi.com", "content.dropboxapi.com"],
-};
-
-export const dropbox: ProviderAdapter = {
-  ...adapterFromDefinition(definition),
-  proxyPathExample: "2/users/get_current_account",
-};
+} satisfies ProviderDefinitionInput;

@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 /**
@@ -7,7 +5,7 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
  * scopes (the user picks the Workspaces to authorize) and its tokens do not expire:
  * https://developer.clickup.com/docs/authentication.
  */
-const definition: ProviderDefinitionInput = {
+export const clickup = {
   name: "clickup",
   displayName: "ClickUp",
   authMode: "OAUTH2",
@@ -19,7 +17,10 @@ const definition: ProviderDefinitionInput = {
   defaultScopes: [],
   // The account identity: GET /api/v2/user (https://developer.clickup.com/reference/getauthorizeduser).
   connectionConfig: [{ key: "userId", from: "request", url: "/api/v2/user", path: "user.id" }],
+  identity: {
+    url: "/api/v2/user",
+    idPath: "user.id",
+    docsUrl: "https://developer.clickup.com/reference/getauthorizeduser",
+  },
   allowedOverrideHosts: ["api.clickup.com"],
-};
-
-export const clickup: ProviderAdapter = { ...adapterFromDefinition(definition), proxyPathExample: "api/v2/user" };
+} satisfies ProviderDefinitionInput;

@@ -1,15 +1,12 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 /**
  * monday.com's GraphQL API (Nango's `monday`; POST /v2). Access tokens do not expire and come without a
  * refresh token; the scopes requested must be ones the app declares:
  * https://developer.monday.com/apps/docs/oauth. monday classifies no scope as sensitive: every one is
- * "basic" here. No identity request: the account is read with a GraphQL POST (`{ me { id } }`), and a
- * definition's requests are GETs.
+ * "basic" here. The account is read with a GraphQL POST (`{ me { id } }`): the identity request's `body`.
  */
-const definition: ProviderDefinitionInput = {
+export const monday = {
   name: "monday",
   displayName: "monday.com",
   authMode: "OAUTH2",
@@ -36,7 +33,11 @@ const definition: ProviderDefinitionInput = {
     { name: "webhooks:write", description: "Create and delete webhooks.", sensitivity: "basic" },
   ],
   defaultScopes: ["me:read", "boards:read"],
+  identity: {
+    url: "/v2",
+    body: '{"query":"query { me { id } }"}',
+    idPath: "data.me.id",
+    docsUrl: "https://developer.monday.com/api-reference/reference/me",
+  },
   allowedOverrideHosts: ["api.monday.com"],
-};
-
-export const monday: ProviderAdapter = { ...adapterFromDefinition(definition), proxyPathExample: "v2" };
+} satisfies ProviderDefinitionInput;

@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 /**
@@ -9,7 +7,7 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
  * narrow them: https://developers.zoom.us/docs/integrations/oauth/, https://developers.zoom.us/docs/integrations/oauth-scopes-granular/.
  * Zoom classifies no scope as sensitive: every one is "basic" here.
  */
-const definition: ProviderDefinitionInput = {
+export const zoom = {
   name: "zoom",
   displayName: "Zoom",
   authMode: "OAUTH2",
@@ -38,7 +36,10 @@ const definition: ProviderDefinitionInput = {
   defaultScopes: ["user:read:user"],
   // The account identity: GET /users/me (https://developers.zoom.us/docs/api/users/#tag/users/GET/users/{userId}).
   connectionConfig: [{ key: "userId", from: "request", url: "/users/me", path: "id" }],
+  identity: {
+    url: "/users/me",
+    idPath: "id",
+    docsUrl: "https://developers.zoom.us/docs/api/users/#tag/users/GET/users/{userId}",
+  },
   allowedOverrideHosts: ["api.zoom.us"],
-};
-
-export const zoom: ProviderAdapter = { ...adapterFromDefinition(definition), proxyPathExample: "users/me" };
+} satisfies ProviderDefinitionInput;

@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 /**
@@ -7,7 +5,7 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
  * https://www.twilio.com/docs/sendgrid/api-reference/how-to-use-the-sendgrid-v3-api/authentication.
  * Keys are made under Settings, API Keys (https://www.twilio.com/docs/sendgrid/ui/account-and-settings/api-keys).
  */
-const definition: ProviderDefinitionInput = {
+export const sendgrid = {
   name: "sendgrid",
   displayName: "SendGrid",
   authMode: "API_KEY",
@@ -22,7 +20,14 @@ const definition: ProviderDefinitionInput = {
       secret: true,
     },
   ],
+  // Junction sends no identity request itself (connection-config requests run only after an OAuth code
+  // exchange): for an API key connection it is documentation (docs/providers.md) of who the credentials are.
+  // The account identity: GET /v3/user/username answers the username and the account's user id (`user_id`
+  // in the JSON; the reference page shows its fields camel-cased, `userId`).
+  identity: {
+    url: "/v3/user/username",
+    idPath: "user_id",
+    docsUrl: "https://www.twilio.com/docs/sendgrid/api-reference/users-api/retrieve-your-username",
+  },
   allowedOverrideHosts: ["api.sendgrid.com"],
-};
-
-export const sendgrid: ProviderAdapter = { ...adapterFromDefinition(definition), proxyPathExample: "v3/scopes" };
+} satisfies ProviderDefinitionInput;

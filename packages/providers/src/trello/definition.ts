@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 /**
@@ -10,7 +8,7 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
  * caller adds the app's API key (`key`, public by Trello's design: it identifies the Power-Up) to each
  * proxied call's query.
  */
-const definition: ProviderDefinitionInput = {
+export const trello = {
   name: "trello",
   displayName: "Trello",
   authMode: "API_KEY",
@@ -25,7 +23,13 @@ const definition: ProviderDefinitionInput = {
       secret: true,
     },
   ],
+  // Junction sends no identity request itself (connection-config requests run only after an OAuth code
+  // exchange): for an API key connection it is documentation (docs/providers.md) of who the credentials are.
+  // The account identity: GET /1/members/me, the member the token belongs to (with `key` and `token`).
+  identity: {
+    url: "/1/members/me",
+    idPath: "id",
+    docsUrl: "https://developer.atlassian.com/cloud/trello/rest/api-group-members/#api-members-id-get",
+  },
   allowedOverrideHosts: ["api.trello.com"],
-};
-
-export const trello: ProviderAdapter = { ...adapterFromDefinition(definition), proxyPathExample: "1/members/me" };
+} satisfies ProviderDefinitionInput;

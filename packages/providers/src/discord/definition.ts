@@ -1,5 +1,3 @@
-import type { ProviderAdapter } from "../adapter.ts";
-import { adapterFromDefinition } from "../definition/defined-provider.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 /**
@@ -8,7 +6,7 @@ import type { ProviderDefinitionInput } from "../definition/provider-definition.
  * https://discord.com/developers/docs/topics/oauth2. Discord classifies no scope as sensitive: every one
  * is "basic" here (the few that need Discord's approval are left out).
  */
-const definition: ProviderDefinitionInput = {
+export const discord = {
   name: "discord",
   displayName: "Discord",
   authMode: "OAUTH2",
@@ -37,10 +35,10 @@ const definition: ProviderDefinitionInput = {
   defaultScopes: ["identify"],
   // The account identity: GET /users/@me (https://discord.com/developers/docs/resources/user#get-current-user).
   connectionConfig: [{ key: "userId", from: "request", url: "/api/v10/users/@me", path: "id" }],
+  identity: {
+    url: "/api/v10/users/@me",
+    idPath: "id",
+    docsUrl: "https://discord.com/developers/docs/resources/user#get-current-user",
+  },
   allowedOverrideHosts: ["discord.com"],
-};
-
-export const discord: ProviderAdapter = {
-  ...adapterFromDefinition(definition),
-  proxyPathExample: "api/v10/users/@me",
-};
+} satisfies ProviderDefinitionInput;
