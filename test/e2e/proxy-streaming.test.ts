@@ -30,6 +30,8 @@ beforeAll(async () => {
     JUNCTION_DATA_DIR: data.path,
     JUNCTION_SECRET_KEY: SECRET,
     JUNCTION_LOG_LEVEL: "warn",
+    // The fake upstream is on 127.0.0.1: an operator's allow-list lets an integration point there (issue 25).
+    JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
   });
   await waitFor("Junction to listen", async () => (await fetch(`${url}/health`)).ok, 20_000, 50).catch((err) => {
     throw new Error(`${(err as Error).message}\n${junction.output()}`);
