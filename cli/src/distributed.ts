@@ -10,7 +10,10 @@ import {
   loadCommonConfig,
   loadPort,
   type Logger,
+  MetricsRegistry,
   openDatabase,
+  type ReadinessCheck,
+  sqliteCheck,
   systemClock,
 } from "@junction/platform";
 import { h2cTransport, serveH2c } from "@junction/platform/h2c";
@@ -19,7 +22,17 @@ import { loadProcessSettings } from "./process-settings.ts";
 import { bootstrapSecretKey, printGeneratedKey } from "./secret-key-bootstrap.ts";
 import type { ServiceName } from "./service-names.ts";
 import { urlVariable } from "./wiring/addresses.ts";
-import { buildService, type Env, lateClients, type ServiceKey } from "@junction/wiring";
+import {
+  busCheck,
+  buildService,
+  type Env,
+  lateClients,
+  SERVICE_KEYS,
+  type ServiceKey,
+  serviceCheck,
+} from "@junction/wiring";
+import { adminPort, serveAdmin } from "./admin-server.ts";
+import { loadObserveSettings } from "./observe-settings.ts";
 import { serviceSpec } from "./wiring/service-table.ts";
 
 export { SERVICES, type ServiceName } from "./service-names.ts";
@@ -29,6 +42,8 @@ const GATEWAY_DEFAULT_PORT = 3003;
 export interface RunningService {
   name: ServiceName;
   url: string;
+  /** A service process's admin listener (/metrics, /ready, /health); the gateway serves them itself. */
+  adminUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -62,15 +77,24 @@ export async function serveService(
   const common = loadCommonConfig(env);
   const log = logger ?? createLogger();
   const port = servicePort(env, name);
+  const { metricsToken } = loadObserveSettings(env);
+  const metrics = new MetricsRegistry();
   // Clients of the other processes over h2c, one transport to each, made on its first call.
   const clients = lateClients((other) => h2cTransport(serviceUrl(env, other)));
+  // /ready asks each service this process calls over a transport of its own (a probe never waits on a call).
+  const peerCheck = (other: ServiceKey) => serviceCheck(other, h2cTransport(serviceUrl(env, other)));
   if (name === "gateway") {
     const baseUrl = requireBaseUrl(common);
+    // The scripts service is the gateway's only optional peer: a topology without it is ready without it.
+    const peers = SERVICE_KEYS.filter((other) => other !== "scripts" || Boolean(env[urlVariable(other)]));
     const gateway = createGateway({
       clients,
       baseUrl,
       logger: log.child({ component: name }),
       proxySettings: loadProxySettings(env),
+      metrics,
+      metricsToken,
+      readiness: peers.map(peerCheck),
     });
     // Serve only once the key exists: a healthy gateway must accept the configured key.
     const generated = await bootstrapSecretKey(clients.connection, env.JUNCTION_SECRET_KEY, { waitMs: 60_000 });
@@ -92,6 +116,7 @@ export async function serveService(
     clock: systemClock,
     logger: log,
     embedded: false,
+    metrics,
     clients,
     // Without JUNCTION_<NAME>_URL, an optional service is not run (say, connection and webhook get no
     // scripts client: a topology without a scripts process must not retry every notification against nothing).
@@ -104,10 +129,26 @@ export async function serveService(
     interceptors: [errorBoundary(log.child({ component: name }))],
   });
   await service.start?.();
+  const readiness: ReadinessCheck[] = [
+    ...(db ? [sqliteCheck("store", db)] : []),
+    ...(bus ? [busCheck(bus)] : []),
+    ...spec.needs.clients.map(peerCheck),
+    ...(spec.needs.optionalClients ?? []).filter((other) => wiring.runs(other)).map(peerCheck),
+  ];
+  const admin = serveAdmin({
+    port: adminPort(env, name, port),
+    logger: log.child({ component: name }),
+    hostname: loadProcessSettings(env).host,
+    metrics,
+    metricsToken,
+    readiness,
+  });
   return {
     name,
     url: server.url,
+    adminUrl: admin?.url,
     async stop() {
+      await admin?.stop();
       await server.close();
       await service.stop?.();
       await bus?.close();

@@ -8,13 +8,16 @@ import {
   loadCommonConfig,
   loadPort,
   type Logger,
+  MetricsRegistry,
   openDatabase,
+  sqliteCheck,
   systemClock,
 } from "@junction/platform";
 import { bootstrapSecretKey } from "./secret-key-bootstrap.ts";
 import { loadProxySettings } from "@junction/upstream-proxy";
 import { loadProcessSettings } from "./process-settings.ts";
-import { InMemoryWiring } from "@junction/wiring";
+import { busCheck, InMemoryWiring, serviceCheck } from "@junction/wiring";
+import { loadObserveSettings } from "./observe-settings.ts";
 import { SERVICE_TABLE } from "./wiring/service-table.ts";
 
 export interface EmbeddedOptions {
@@ -49,6 +52,9 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const clock = options.clock ?? systemClock;
   const encryptor = encryptorFromConfig(common, { embedded: true });
   const configs = SERVICE_TABLE.map((spec) => spec.config(env));
+  const { metricsToken } = loadObserveSettings(env);
+  // One registry for the whole process: the gateway's and every service's metrics on one /metrics.
+  const metrics = new MetricsRegistry();
   const db = openDatabase(join(common.dataDir, "junction.sqlite"));
   const bus = new MemoryBus(db, { clock });
 
@@ -83,6 +89,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     encryptor,
     baseUrl: () => baseUrl,
     testCredentials: sandbox?.testCredentials,
+    metrics,
   });
   for (const [i, spec] of SERVICE_TABLE.entries()) await wiring.build(spec, { config: configs[i] });
   const clients = wiring.clients;
@@ -92,6 +99,13 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     logger: logger.child({ component: "gateway" }),
     clock,
     proxySettings: loadProxySettings(env),
+    metrics,
+    metricsToken,
+    readiness: [
+      sqliteCheck("store", db),
+      busCheck(bus),
+      ...SERVICE_TABLE.map((spec) => serviceCheck(spec.name, wiring.transport(spec.name))),
+    ],
   });
   fetchImpl = gateway.fetch;
 

@@ -65,6 +65,8 @@ export interface Bus {
   enqueue(queue: string, data: Uint8Array, options?: EnqueueOptions): Promise<{ duplicate: boolean }>;
   /** Takes jobs from a durable queue; several consumers of one queue (in any process) share them. */
   consume(queue: string, handler: (job: Job) => Promise<void>, options?: ConsumeOptions): Promise<Subscription>;
+  /** Resolves when the bus answers (NATS: a round trip to the server), rejects saying why otherwise (/ready). */
+  ready(): Promise<void>;
   /** Stops subscriptions and consumers after in-flight handlers finish, then closes. */
   close(): Promise<void>;
 }

@@ -14,6 +14,7 @@ import { ResolveCache, type ResolvedUpstream, type ResolveKey } from "./resolve-
 import { backoffDelay, isRetryableStatus, retryAfterDelay, retryBudget } from "./retry-policy.ts";
 import { attemptFailure, clientGone, fetchUpstream, isUpstreamFailure } from "./upstream-call.ts";
 import { parseBase, upstreamUrl, withAuthQuery } from "./upstream-url.ts";
+import type { ProxyMetrics } from "./proxy-metrics.ts";
 
 export interface UpstreamProxyOptions {
   /**
@@ -27,6 +28,8 @@ export interface UpstreamProxyOptions {
   random?: () => number;
   /** Timeouts and retries (JUNCTION_PROXY_*, loadProxySettings); the defaults when absent. */
   settings?: ProxySettings;
+  /** Where calls, upstream latencies, retries and refreshes are counted (proxyMetrics). */
+  metrics?: ProxyMetrics;
 }
 
 /** What the engine calls out to: the credential resolver and the channel registry's reporter. */
@@ -73,6 +76,7 @@ export function createUpstreamProxy(
   const policy = deps.settings ?? DEFAULT_PROXY_SETTINGS;
   const deadlines = new DeadlineWatch();
   const resolver = new ResolveCache(deps.resolve, now);
+  const metrics = deps.metrics;
 
   /**
    * One request, in one async frame: each attempt waits for the upstream's response headers (and, for
@@ -118,9 +122,11 @@ export function createUpstreamProxy(
       const headers = outgoingHeaders(incoming, resolved, body);
       const controller = new AbortController();
       const deadline = deadlines.watch(controller, timeoutMs, req);
+      const started = metrics === undefined ? 0 : performance.now();
       try {
         res = await fetchUpstream(url, method, headers, sent, request.decompress, controller);
         status = res.status;
+        metrics?.upstreamSeconds.observe((performance.now() - started) / 1000, request.providerConfigKey);
         if (mayReadAhead && readsAhead(res, method, status)) res = await readAhead(res);
       } catch (err) {
         const failure = attemptFailure(err, url, timeoutMs, deadline, req, res !== undefined, logger);
@@ -128,7 +134,11 @@ export function createUpstreamProxy(
         // resolves again instead of reusing the cached answer.
         const key = keyOf(request, caller);
         if (isUpstreamFailure(failure)) resolver.forget(key);
-        if (!isUpstreamFailure(failure) || attempt >= budget || !isReplayable(body)) throw failure;
+        if (!isUpstreamFailure(failure) || attempt >= budget || !isReplayable(body)) {
+          metrics?.calls.inc(request.providerConfigKey, "error");
+          throw failure;
+        }
+        metrics?.retries.inc(request.providerConfigKey, "network");
         await pause(clock, backoffDelay(attempt, policy, random), req.signal);
         attempt++;
         continue;
@@ -140,6 +150,7 @@ export function createUpstreamProxy(
         // goes back, and the refreshed token serves the next request.
         refreshed = true;
         const key = keyOf(request, caller);
+        metrics?.refreshesAfter401.inc(request.providerConfigKey);
         if (isReplayable(body)) {
           await discard(res);
           resolved = await resolver.refresh(key, resolved);
@@ -151,11 +162,13 @@ export function createUpstreamProxy(
         const wait =
           retryAfterDelay(res.headers.get("retry-after"), now(), policy) ?? backoffDelay(attempt, policy, random);
         logger.info("retrying upstream", { requestId: caller.requestId, status, attempt, waitMs: wait });
+        metrics?.retries.inc(request.providerConfigKey, "status");
         await discard(res);
         await pause(clock, wait, req.signal);
         attempt++;
         continue;
       }
+      metrics?.calls.inc(request.providerConfigKey, String(status));
       if (channelCall === undefined) return respond(res, status, method, request.decompress);
       const [response, received] = respondTapped(res, status, method, request.decompress);
       void reportChannelCall(
