@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { MeteredBus } from "@junction/bus";
 import { NatsBus } from "@junction/bus/nats-bus";
 import { createGateway, serveGateway } from "@junction/gateway";
 import {
@@ -107,7 +108,9 @@ export async function serveService(
   const encryptor = spec.needs.encryptor ? encryptorFromConfig(common, { embedded: false }) : undefined;
   const config = spec.config(env);
   const baseUrl = spec.needs.baseUrl ? requireBaseUrl(common) : "";
-  const bus = spec.needs.bus ? await NatsBus.connect({ servers: common.natsUrl, name: `junction-${name}` }) : undefined;
+  const bus = spec.needs.bus
+    ? new MeteredBus(await NatsBus.connect({ servers: common.natsUrl, name: `junction-${name}` }), metrics)
+    : undefined;
   const db =
     spec.needs.database && common.store === "sqlite" ? openDatabase(join(common.dataDir, `${name}.sqlite`)) : undefined;
   const wiring = {
@@ -126,7 +129,7 @@ export async function serveService(
   const service = await buildService(spec, config, wiring, { bus, db, encryptor });
   const server = await serveH2c((r) => service.routes(r), {
     port,
-    interceptors: [errorBoundary(log.child({ component: name }))],
+    interceptors: [errorBoundary(log.child({ component: name }), metrics)],
   });
   await service.start?.();
   const readiness: ReadinessCheck[] = [

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type Bus, MemoryBus } from "@junction/bus";
+import { type Bus, MemoryBus, MeteredBus } from "@junction/bus";
 import { createGateway, type GatewayClients, serveGateway } from "@junction/gateway";
 import {
   type Clock,
@@ -56,7 +56,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   // One registry for the whole process: the gateway's and every service's metrics on one /metrics.
   const metrics = new MetricsRegistry();
   const db = openDatabase(join(common.dataDir, "junction.sqlite"));
-  const bus = new MemoryBus(db, { clock });
+  const bus = new MeteredBus(new MemoryBus(db, { clock }), metrics);
 
   const settings = loadProcessSettings(env);
   // Bind the port first: the base URL (webhook URLs, OAuth redirect) depends on it.

@@ -88,7 +88,7 @@ export class InMemoryWiring {
     };
     const resources = { bus: o.bus, db: o.db, encryptor: o.encryptor };
     const service = await buildService(spec, config, wiring, resources, options.extras);
-    const interceptors = [...(options.interceptors ?? []), errorBoundary(o.logger)];
+    const interceptors = [...(options.interceptors ?? []), errorBoundary(o.logger, this.metrics)];
     this.transports.set(
       spec.name,
       createRouterTransport((r) => service.routes(r), { router: { interceptors } }),

@@ -5,6 +5,7 @@ import type { RunTrigger, ScriptRunRecord, ScriptVersionRecord } from "../store/
 import type { ScriptsServiceContext } from "./context.ts";
 import { FailureLog } from "./host/host-failure.ts";
 import { createRunHost } from "./host/run-host.ts";
+import { type ScriptMetrics, scriptMetrics } from "./script-metrics.ts";
 import { keepActionOutput } from "./triggers/action-output.ts";
 
 /** One run to make: which version, for which connection, why. */
@@ -55,8 +56,11 @@ export interface StartedRun {
  */
 export class ScriptRunner {
   private readonly inFlight = new Set<Promise<FinishedRun>>();
+  private readonly counts: ScriptMetrics;
 
-  constructor(private readonly ctx: ScriptsServiceContext) {}
+  constructor(private readonly ctx: ScriptsServiceContext) {
+    this.counts = scriptMetrics(ctx.metrics);
+  }
 
   /** Waits for the runs in progress to be recorded (at shutdown, after the runtime stopped them). */
   async drain(): Promise<void> {
@@ -144,7 +148,9 @@ export class ScriptRunner {
       };
     }
     // Only an action's result is kept: what a sync or a lifecycle script returns means nothing.
-    const isAction = plan.version.declaration.kind === "action";
+    const kind = plan.version.declaration.kind;
+    this.counts.observe(kind, result.status, result.durationMs);
+    const isAction = kind === "action";
     const { output, ...ending } = isAction ? keepActionOutput(result) : result;
     result = ending;
     const kept = isAction && output !== undefined ? { output } : {};

@@ -48,6 +48,7 @@ export const scriptsSpec: ServiceSpec<
       environment: ctx.environment,
       config: config.scripts,
       proxySettings: config.proxySettings,
+      metrics: ctx.metrics,
       ...(extras.runtime ? { runtime: extras.runtime } : {}),
     });
     return {

@@ -63,6 +63,7 @@ export const connectionSpec: ServiceSpec<ConnectionServiceConfig, { store: Conne
       },
       // Lifecycle scripts, when the scripts service runs.
       scripts: ctx.optionalClient("scripts"),
+      metrics: ctx.metrics,
     });
     return {
       routes: (r) => r.service(ConnectionService, impl),

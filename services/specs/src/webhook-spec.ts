@@ -54,6 +54,7 @@ export const webhookSpec: ServiceSpec<
       channels: ctx.client("channel"),
       delivery: config.delivery,
       sinks: extras.sinks ?? [],
+      metrics: ctx.metrics,
       ...(extras.notificationAdapterOf ? { notificationAdapterOf: extras.notificationAdapterOf } : {}),
       ...(extras.send ? { send: extras.send } : {}),
     });

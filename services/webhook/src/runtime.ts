@@ -12,6 +12,7 @@ import { startInboundWorker } from "./inbound/inbound-worker.ts";
 import { IntegrationCache } from "./inbound/integration-cache.ts";
 import { batchedLookups } from "./inbound/notification-lookups.ts";
 import { createWebhookService } from "./service.ts";
+import { webhookMetrics } from "./webhook-metrics.ts";
 
 /** Stored messages read per page when resuming or sweeping. */
 const SWEEP_PAGE = 10_000;
@@ -60,7 +61,8 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
     deps.notificationAdapterOf,
   );
   const lookups = batchedLookups(deps.connections, deps.channels);
-  ctx = { ...deps, environment, deliveries: scheduler, integrations, lookups };
+  const counts = webhookMetrics(deps.metrics, deps.store, () => deps.clock.now());
+  ctx = { ...deps, environment, deliveries: scheduler, integrations, lookups, counts };
   const service = createWebhookService(ctx);
   const subscriptions: Subscription[] = [];
   let sweepTimer: TimerHandle | undefined;
