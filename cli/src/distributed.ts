@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { MeteredBus } from "@junction/bus";
+import { MeteredBus, TracedBus } from "@junction/bus";
 import { NatsBus } from "@junction/bus/nats-bus";
 import { createGateway, serveGateway } from "@junction/gateway";
 import {
@@ -16,6 +16,7 @@ import {
   type ReadinessCheck,
   sqliteCheck,
   systemClock,
+  tracesEndpoint,
 } from "@junction/platform";
 import { h2cTransport, serveH2c } from "@junction/platform/h2c";
 import { loadProxySettings } from "@junction/upstream-proxy";
@@ -80,8 +81,13 @@ export async function serveService(
   const port = servicePort(env, name);
   const { metricsToken } = loadObserveSettings(env);
   const metrics = new MetricsRegistry();
+  // Loaded only when the OTEL_* variables turn tracing on: off, a process never loads the SDK.
+  const tracing = tracesEndpoint(env)
+    ? (await import("@junction/platform/tracing")).startTracing(env, name)
+    : undefined;
+  const clientInterceptors = tracing ? [tracing.connectInterceptor()] : [];
   // Clients of the other processes over h2c, one transport to each, made on its first call.
-  const clients = lateClients((other) => h2cTransport(serviceUrl(env, other)));
+  const clients = lateClients((other) => h2cTransport(serviceUrl(env, other), clientInterceptors));
   // /ready asks each service this process calls over a transport of its own (a probe never waits on a call).
   const peerCheck = (other: ServiceKey) => serviceCheck(other, h2cTransport(serviceUrl(env, other)));
   if (name === "gateway") {
@@ -96,21 +102,30 @@ export async function serveService(
       metrics,
       metricsToken,
       readiness: peers.map(peerCheck),
+      ...(tracing ? { tracing } : {}),
     });
     // Serve only once the key exists: a healthy gateway must accept the configured key.
     const generated = await bootstrapSecretKey(clients.connection, env.JUNCTION_SECRET_KEY, { waitMs: 60_000 });
     if (generated) printGeneratedKey(generated);
     const server = serveGateway(gateway, { port, hostname: loadProcessSettings(env).host });
-    return { name, url: server.url, stop: () => server.stop() };
+    return {
+      name,
+      url: server.url,
+      async stop() {
+        await server.stop();
+        await tracing?.shutdown();
+      },
+    };
   }
 
   const spec = serviceSpec(name);
   const encryptor = spec.needs.encryptor ? encryptorFromConfig(common, { embedded: false }) : undefined;
   const config = spec.config(env);
   const baseUrl = spec.needs.baseUrl ? requireBaseUrl(common) : "";
-  const bus = spec.needs.bus
+  const nats = spec.needs.bus
     ? new MeteredBus(await NatsBus.connect({ servers: common.natsUrl, name: `junction-${name}` }), metrics)
     : undefined;
+  const bus = nats && tracing ? new TracedBus(nats, tracing) : nats;
   const db =
     spec.needs.database && common.store === "sqlite" ? openDatabase(join(common.dataDir, `${name}.sqlite`)) : undefined;
   const wiring = {
@@ -120,6 +135,7 @@ export async function serveService(
     logger: log,
     embedded: false,
     metrics,
+    ...(tracing ? { tracing } : {}),
     clients,
     // Without JUNCTION_<NAME>_URL, an optional service is not run (say, connection and webhook get no
     // scripts client: a topology without a scripts process must not retry every notification against nothing).
@@ -129,7 +145,10 @@ export async function serveService(
   const service = await buildService(spec, config, wiring, { bus, db, encryptor });
   const server = await serveH2c((r) => service.routes(r), {
     port,
-    interceptors: [errorBoundary(log.child({ component: name }), metrics)],
+    interceptors: [
+      ...(tracing ? [tracing.connectServerInterceptor()] : []),
+      errorBoundary(log.child({ component: name }), metrics),
+    ],
   });
   await service.start?.();
   const readiness: ReadinessCheck[] = [
@@ -156,6 +175,7 @@ export async function serveService(
       await service.stop?.();
       await bus?.close();
       await service.close?.();
+      await tracing?.shutdown();
     },
   };
 }

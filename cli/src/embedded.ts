@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type Bus, MemoryBus, MeteredBus } from "@junction/bus";
+import { type Bus, MemoryBus, MeteredBus, TracedBus } from "@junction/bus";
 import { createGateway, type GatewayClients, serveGateway } from "@junction/gateway";
 import {
   type Clock,
@@ -12,6 +12,7 @@ import {
   openDatabase,
   sqliteCheck,
   systemClock,
+  tracesEndpoint,
 } from "@junction/platform";
 import { bootstrapSecretKey } from "./secret-key-bootstrap.ts";
 import { loadProxySettings } from "@junction/upstream-proxy";
@@ -56,7 +57,12 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   // One registry for the whole process: the gateway's and every service's metrics on one /metrics.
   const metrics = new MetricsRegistry();
   const db = openDatabase(join(common.dataDir, "junction.sqlite"));
-  const bus = new MeteredBus(new MemoryBus(db, { clock }), metrics);
+  // Loaded only when the OTEL_* variables turn tracing on: off, the process never loads the SDK.
+  const tracing = tracesEndpoint(env)
+    ? (await import("@junction/platform/tracing")).startTracing(env, "embedded")
+    : undefined;
+  const metered = new MeteredBus(new MemoryBus(db, { clock }), metrics);
+  const bus: Bus = tracing ? new TracedBus(metered, tracing) : metered;
 
   const settings = loadProcessSettings(env);
   // Bind the port first: the base URL (webhook URLs, OAuth redirect) depends on it.
@@ -90,6 +96,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     baseUrl: () => baseUrl,
     testCredentials: sandbox?.testCredentials,
     metrics,
+    ...(tracing ? { tracing } : {}),
   });
   for (const [i, spec] of SERVICE_TABLE.entries()) await wiring.build(spec, { config: configs[i] });
   const clients = wiring.clients;
@@ -101,6 +108,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     proxySettings: loadProxySettings(env),
     metrics,
     metricsToken,
+    ...(tracing ? { tracing } : {}),
     readiness: [
       sqliteCheck("store", db),
       busCheck(bus),
@@ -127,6 +135,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       await bus.close();
       await wiring.close();
       db.close();
+      await tracing?.shutdown();
     },
   };
 }

@@ -6,6 +6,7 @@ import {
   newId,
   type ReadinessCheck,
   systemClock,
+  type Tracing,
 } from "@junction/platform";
 import { type ProxySettings, proxyMetrics } from "@junction/upstream-proxy";
 import type { GatewayClients } from "./clients.ts";
@@ -49,6 +50,8 @@ export interface GatewayDeps {
   metricsToken?: string;
   /** What GET /ready checks: the services the gateway calls, and in the embedded process the store and bus. */
   readiness?: readonly ReadinessCheck[];
+  /** The process's tracing (OTEL_EXPORTER_OTLP_ENDPOINT): a server span per request, continuing its `traceparent`. */
+  tracing?: Tracing;
 }
 
 export interface Gateway {
@@ -90,7 +93,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...secretKeyRoutes(authenticator),
     ...webhookSettingsRoutes(),
     ...oauthRoutes(),
-    ...proxyRoutes({ clock, settings: deps.proxySettings, metrics: proxyMetrics(metrics) }),
+    ...proxyRoutes({
+      clock,
+      settings: deps.proxySettings,
+      metrics: proxyMetrics(metrics),
+      ...(deps.tracing ? { tracing: deps.tracing } : {}),
+    }),
     ...inboundWebhookRoutes(),
     ...deliveryRoutes(),
     ...scriptRoutes(),
@@ -175,7 +183,27 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return route.handler(ctx);
   }
 
-  return { fetch, authenticator, routes: () => router.list() };
+  const tracing = deps.tracing;
+  if (tracing === undefined) return { fetch, authenticator, routes: () => router.list() };
+  // Traced: each request in a server span named after its route (never its path: it holds ids).
+  const traced = (req: Request): Promise<Response> => {
+    const { method } = req;
+    const target = plainRequestTarget(req.url) ?? URL.parse(req.url);
+    const found = target ? router.match(method, target.pathname) : undefined;
+    const route = found && !("allowed" in found) ? found.route.pattern : "unmatched";
+    const traceparent = req.headers.get("traceparent");
+    return tracing.span(
+      `${method} ${route}`,
+      { "http.request.method": method, "http.route": route },
+      async (span) => {
+        const res = await fetch(req);
+        span.setAttribute("http.response.status_code", res.status);
+        return res;
+      },
+      traceparent ? { parent: { traceparent }, kind: "server" } : { kind: "server" },
+    );
+  };
+  return { fetch: traced, authenticator, routes: () => router.list() };
 }
 
 /** 405 naming the allowed methods when the path has routes, otherwise 404. */

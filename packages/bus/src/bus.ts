@@ -25,6 +25,8 @@ export interface Job {
   readonly msgId: string | undefined;
   /** 1 on the first delivery, 2 on the first redelivery... */
   readonly deliveryCount: number;
+  /** The headers given to `enqueue` (a trace's `traceparent`); the in-process bus keeps them in memory only. */
+  readonly headers: Record<string, string>;
   /** Done: never deliver again. */
   ack(): Promise<void>;
   /** Not done: deliver again after `delayMs` (default: at once). */
@@ -41,6 +43,8 @@ export interface SubscribeOptions {
 export interface EnqueueOptions {
   /** De-duplication id: a second enqueue with the same id within the window is dropped. */
   msgId?: string;
+  /** Headers carried to the consumer (a trace's `traceparent`). */
+  headers?: Record<string, string>;
 }
 
 export interface ConsumeOptions {

@@ -43,6 +43,7 @@ export class MemoryBus implements Bus {
       writes: db ? GroupCommit.forDatabase(db) : new GroupCommit(undefined),
       transactor: sqlite?.transactor,
       claimMany: sqlite ? (queue, now, leaseMs, limit) => sqlite.claimMany(queue, now, leaseMs, limit) : undefined,
+      headers: new Map(),
     };
   }
 
@@ -99,6 +100,7 @@ export class MemoryBus implements Bus {
       taker?.unreserve();
       throw err;
     }
+    if (options.headers !== undefined && result.id !== undefined) this.ctx.headers.set(result.id, options.headers);
     if (taker && result.claimed) dispatcher?.handOff(taker, result.claimed, now);
     else if (taker) taker.unreserve();
     else if (!result.duplicate) dispatcher?.jobAvailable();

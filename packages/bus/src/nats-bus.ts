@@ -116,7 +116,12 @@ export class NatsBus implements Bus {
     const ack = await this.js.publish(
       queueSubject(queue),
       data,
-      options.msgId === undefined ? undefined : { msgID: streamMsgId(queue, options.msgId) },
+      options.msgId === undefined && options.headers === undefined
+        ? undefined
+        : {
+            ...(options.msgId === undefined ? {} : { msgID: streamMsgId(queue, options.msgId) }),
+            ...(options.headers === undefined ? {} : { headers: toNatsHeaders(options.headers) }),
+          },
     );
     return { duplicate: ack.duplicate };
   }

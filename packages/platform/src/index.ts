@@ -14,3 +14,4 @@ export * from "./expiring-cache.ts";
 export * from "./metrics.ts";
 export * from "./metrics-endpoint.ts";
 export * from "./readiness.ts";
+export { type SpanNote, type Tracing, tracesEndpoint } from "./tracing-types.ts";

@@ -1,4 +1,4 @@
-import { type Clock, type Logger, systemClock } from "@junction/platform";
+import { type Clock, type Logger, systemClock, type Tracing } from "@junction/platform";
 import { checkBaseUrlOverride } from "./base-url-override.ts";
 import { type ChannelCallReport, reportChannelCall } from "./channel-report.ts";
 import { CHANNEL_BODY_LIMIT, channelCallOf, teeBounded } from "./channel-tap.ts";
@@ -30,6 +30,8 @@ export interface UpstreamProxyOptions {
   settings?: ProxySettings;
   /** Where calls, upstream latencies, retries and refreshes are counted (proxyMetrics). */
   metrics?: ProxyMetrics;
+  /** The process's tracing: a client span per upstream attempt (no URL: its query may hold a key). */
+  tracing?: Tracing;
 }
 
 /** What the engine calls out to: the credential resolver and the channel registry's reporter. */
@@ -77,6 +79,7 @@ export function createUpstreamProxy(
   const deadlines = new DeadlineWatch();
   const resolver = new ResolveCache(deps.resolve, now);
   const metrics = deps.metrics;
+  const tracing = deps.tracing;
 
   /**
    * One request, in one async frame: each attempt waits for the upstream's response headers (and, for
@@ -124,7 +127,19 @@ export function createUpstreamProxy(
       const deadline = deadlines.watch(controller, timeoutMs, req);
       const started = metrics === undefined ? 0 : performance.now();
       try {
-        res = await fetchUpstream(url, method, headers, sent, request.decompress, controller);
+        res =
+          tracing === undefined
+            ? await fetchUpstream(url, method, headers, sent, request.decompress, controller)
+            : await tracing.span(
+                `upstream ${method}`,
+                { "http.request.method": method, "junction.integration": request.providerConfigKey, attempt },
+                async (span) => {
+                  const answer = await fetchUpstream(url, method, headers, sent, request.decompress, controller);
+                  span.setAttribute("http.response.status_code", answer.status);
+                  return answer;
+                },
+                { kind: "client" },
+              );
         status = res.status;
         metrics?.upstreamSeconds.observe((performance.now() - started) / 1000, request.providerConfigKey);
         if (mayReadAhead && readsAhead(res, method, status)) res = await readAhead(res);

@@ -8,6 +8,7 @@ import {
   errorBoundary,
   type Logger,
   MetricsRegistry,
+  type Tracing,
 } from "@junction/platform";
 import type { Env, ServiceClients, ServiceKey, ServiceSpec, TestCredentials, WiredService } from "./service-spec.ts";
 import { buildService, lateClients } from "./wire.ts";
@@ -32,6 +33,8 @@ export interface InMemoryWiringOptions {
   embedded?: boolean;
   /** The process's metrics; a registry of the wiring's own when absent. */
   metrics?: MetricsRegistry;
+  /** The process's tracing: spans around each call, `traceparent` in its headers. */
+  tracing?: Tracing;
 }
 
 /** How one service is built: settings other than its env's, extras, and interceptors before the error boundary. */
@@ -81,6 +84,7 @@ export class InMemoryWiring {
       logger: o.logger,
       embedded: o.embedded ?? true,
       metrics: this.metrics,
+      ...(o.tracing ? { tracing: o.tracing } : {}),
       clients: this.clients,
       runs: (name: ServiceKey) => o.services.includes(name) || o.peers?.[name] !== undefined,
       baseUrl: () => (o.baseUrl ? o.baseUrl() : ""),
@@ -88,10 +92,19 @@ export class InMemoryWiring {
     };
     const resources = { bus: o.bus, db: o.db, encryptor: o.encryptor };
     const service = await buildService(spec, config, wiring, resources, options.extras);
-    const interceptors = [...(options.interceptors ?? []), errorBoundary(o.logger, this.metrics)];
+    const tracing = o.tracing;
+    const interceptors = [
+      ...(tracing ? [tracing.connectServerInterceptor()] : []),
+      ...(options.interceptors ?? []),
+      errorBoundary(o.logger, this.metrics),
+    ];
+    const transport = tracing ? { interceptors: [tracing.connectInterceptor()] } : undefined;
     this.transports.set(
       spec.name,
-      createRouterTransport((r) => service.routes(r), { router: { interceptors } }),
+      createRouterTransport((r) => service.routes(r), {
+        router: { interceptors },
+        ...(transport ? { transport } : {}),
+      }),
     );
     this.built.push({ name: spec.name, service });
     return service;

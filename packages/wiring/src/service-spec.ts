@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { Bus } from "@junction/bus";
-import type { Clock, CommonConfig, Encryptor, Logger, MetricsRegistry } from "@junction/platform";
+import type { Clock, CommonConfig, Encryptor, Logger, MetricsRegistry, Tracing } from "@junction/platform";
 import type { ServiceClients, ServiceKey } from "@junction/public-api/service-clients";
 
 export type { ServiceClients, ServiceKey };
@@ -34,6 +34,8 @@ export interface WiringContext {
   embedded: boolean;
   /** The process's metrics (GET /metrics): a service registers its counters here, once, at build. */
   metrics: MetricsRegistry;
+  /** The process's tracing, when OTEL_EXPORTER_OTLP_ENDPOINT turns it on. */
+  tracing?: Tracing;
   /** The in-process bus (embedded) or this process's NATS connection (distributed); only with `needs.bus`. */
   bus: Bus;
   /** The encryptor for secrets at rest; only with `needs.encryptor`. */

@@ -55,6 +55,7 @@ export const webhookSpec: ServiceSpec<
       delivery: config.delivery,
       sinks: extras.sinks ?? [],
       metrics: ctx.metrics,
+      ...(ctx.tracing ? { tracing: ctx.tracing } : {}),
       ...(extras.notificationAdapterOf ? { notificationAdapterOf: extras.notificationAdapterOf } : {}),
       ...(extras.send ? { send: extras.send } : {}),
     });

@@ -5,6 +5,7 @@ import type { TimerHandle } from "@junction/platform";
 import type { WebhookServiceContext, WebhookServiceDeps } from "./context.ts";
 import { deliverRound } from "./delivery/deliver-round.ts";
 import { DeliveryScheduler } from "./delivery/delivery-scheduler.ts";
+import { DeliveryTraces } from "./delivery/delivery-traces.ts";
 import { startDeliveryWorker } from "./delivery/delivery-worker.ts";
 import { createHttpSender } from "./delivery/http-sender.ts";
 import { SigningKeys } from "./delivery/signing-keys.ts";
@@ -48,11 +49,15 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
   const keys = new SigningKeys(deps.encryptor);
   const send = deps.send ?? createHttpSender({ allowPrivate: deps.allowPrivateEndpoints, now: () => deps.clock.now() });
   let ctx: WebhookServiceContext;
+  const traces = deps.tracing ? new DeliveryTraces(deps.tracing) : undefined;
   const scheduler = new DeliveryScheduler({
     clock: deps.clock,
     logger: logger.child({ worker: "scheduler" }),
     concurrency: deps.delivery.concurrency,
-    runRound: (id, claimed) => deliverRound({ ctx, keys, send }, id, claimed),
+    runRound: (id, claimed) =>
+      traces === undefined
+        ? deliverRound({ ctx, keys, send }, id, claimed)
+        : traces.round(id, () => deliverRound({ ctx, keys, send }, id, claimed)),
   });
   const integrations = new IntegrationCache(
     deps.connections,
@@ -62,7 +67,7 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
   );
   const lookups = batchedLookups(deps.connections, deps.channels);
   const counts = webhookMetrics(deps.metrics, deps.store, () => deps.clock.now());
-  ctx = { ...deps, environment, deliveries: scheduler, integrations, lookups, counts };
+  ctx = { ...deps, environment, deliveries: scheduler, integrations, lookups, counts, ...(traces ? { traces } : {}) };
   const service = createWebhookService(ctx);
   const subscriptions: Subscription[] = [];
   let sweepTimer: TimerHandle | undefined;

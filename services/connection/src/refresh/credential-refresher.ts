@@ -64,7 +64,17 @@ export class CredentialRefresher {
     const key = loaded.rec.id;
     const running = this.inFlight.get(key);
     if (running) return running;
-    const refresh = this.refreshOnce(loaded, force ? creds.accessToken : null).finally(() => this.inFlight.delete(key));
+    const stale = force ? creds.accessToken : null;
+    const tracing = this.ctx.tracing;
+    const once =
+      tracing === undefined
+        ? this.refreshOnce(loaded, stale)
+        : tracing.span(
+            "token refresh",
+            { "junction.integration": loaded.integ.uniqueKey, "junction.forced": force },
+            () => this.refreshOnce(loaded, stale),
+          );
+    const refresh = once.finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, refresh);
     return refresh;
   }
