@@ -1,30 +1,97 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startNatsServer } from "@junction/bus/testing/nats-server";
+import type { TestJunction } from "../support/embedded-junction.ts";
+import { type OtlpReceiver, type ReceivedSpan, startOtlpReceiver } from "../support/otlp-receiver.ts";
 import { type DistributedJunction, startDistributedJunction } from "../support/distributed-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { eventsUri, googHeaders, setupCalendar, startCustomerReceiver } from "./notifications-kit.ts";
 
 const SECRET = "jct_sk_observe_distributed_0123456789";
 const METRICS_TOKEN = "metrics-token-distributed-0123";
 let nats: Awaited<ReturnType<typeof startNatsServer>>;
 let junction: DistributedJunction;
+let otlp: OtlpReceiver;
+const rx = startCustomerReceiver();
 const data = tempDir();
 
 beforeAll(async () => {
   nats = await startNatsServer();
+  otlp = startOtlpReceiver();
   junction = await startDistributedJunction({
     natsUrl: nats.url,
     dataDir: data.path,
     secretKey: SECRET,
     services: ["connection", "proxy", "channel", "webhook"],
-    env: { JUNCTION_METRICS_TOKEN: METRICS_TOKEN },
+    env: {
+      JUNCTION_METRICS_TOKEN: METRICS_TOKEN,
+      JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
+      OTEL_EXPORTER_OTLP_ENDPOINT: otlp.url,
+      OTEL_BSP_SCHEDULE_DELAY: "50",
+    },
   });
 }, 60_000);
 
 afterAll(async () => {
   await junction?.stop();
   await nats?.stop();
+  await otlp?.stop();
+  await rx.stop();
   data.remove();
+});
+
+async function api(method: string, path: string, body?: unknown) {
+  const res = await fetch(`${junction.gatewayUrl}${path}`, {
+    method,
+    headers: { authorization: `Bearer ${SECRET}`, ...(body ? { "content-type": "application/json" } : {}) },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await res.text();
+  return { status: res.status, text, body: text ? JSON.parse(text) : null };
+}
+
+describe("a notification's trace across processes", () => {
+  test("gateway → webhook (h2c) → inbound worker (NATS headers) → connection (h2c) → delivery: one trace", async () => {
+    await setupCalendar({ api } as unknown as TestJunction, [rx.url]);
+    const uri = eventsUri("ona@example.com");
+    const connection = await api("POST", "/connections", {
+      provider_config_key: "cal",
+      connection_id: "ona",
+      metadata: { calendarWatchResourceUris: [uri] },
+      credentials: { type: "OAUTH2", access_token: "access-token-of-ona" },
+    });
+    expect(connection.status).toBeLessThan(300);
+    const webhookUrl = (await api("GET", "/integrations/cal?include=webhook")).body.data.webhook_url as string;
+    const trace = "5bf92f3577b34da6a3ce929d0e0e4737";
+    const res = await fetch(webhookUrl.replace(/^https?:\/\/[^/]+/, junction.gatewayUrl), {
+      method: "POST",
+      headers: { ...googHeaders(uri), traceparent: `00-${trace}-10f067aa0ba902b7-01` },
+    });
+    expect(res.status).toBe(200);
+    await rx.waitFor(1, 20_000);
+    const inTrace = (s: ReceivedSpan) => s.traceId === trace;
+    const named = (what: string, service: string, name: string) =>
+      otlp.span(what, (s) => inTrace(s) && s.service === `junction-${service}` && s.name === name, 20_000);
+    const receipt = await otlp.span(
+      "the gateway's span",
+      (s) => inTrace(s) && s.service === "junction-gateway" && s.kind === 2,
+    );
+    expect(receipt.parentSpanId).toBe("10f067aa0ba902b7");
+    const received = await named("receipt", "webhook", "junction.webhook.v1.WebhookService/ReceiveNotifications");
+    const processed = await named("the inbound worker", "webhook", "process webhook.inbound");
+    const match = await named("matching", "connection", "junction.connection.v1.ConnectionService/MatchNotifications");
+    const round = await named("the delivery round", "webhook", "webhook delivery round");
+    // Each step's parent chain reaches the step before it, across the processes' exports.
+    const above = (s: ReceivedSpan) => {
+      const ids: string[] = [];
+      for (let p = s.parentSpanId; p; p = otlp.spans.find((x) => x.spanId === p)?.parentSpanId) ids.push(p);
+      return ids;
+    };
+    expect(above(received)).toContain(receipt.spanId);
+    expect(above(processed)).toContain(received.spanId);
+    expect(above(match)).toContain(processed.spanId);
+    expect(above(round)).toContain(processed.spanId);
+  }, 40_000);
 });
 
 interface Ready {
