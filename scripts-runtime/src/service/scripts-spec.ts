@@ -49,6 +49,7 @@ export const scriptsSpec: ServiceSpec<
       config: config.scripts,
       proxySettings: config.proxySettings,
       metrics: ctx.metrics,
+      ...(ctx.tracing ? { tracing: ctx.tracing } : {}),
       ...(extras.runtime ? { runtime: extras.runtime } : {}),
     });
     return {

@@ -70,6 +70,7 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
       clock: deps.clock,
       settings: deps.proxySettings,
       ...(deps.metrics ? { metrics: proxyMetrics(deps.metrics) } : {}),
+      ...(deps.tracing ? { tracing: deps.tracing } : {}),
     }),
   };
   const runner = new ScriptRunner(ctx);
