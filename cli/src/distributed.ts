@@ -151,8 +151,18 @@ export async function serveService(
     ],
   });
   await service.start?.();
+  // The store /ready asks: its SQLite file, or MongoDB (its module loaded only then).
+  const mongo =
+    spec.needs.database && common.store === "mongodb"
+      ? (await import("@junction/platform/mongo-check")).mongoCheck(
+          "store",
+          common.mongodbUrl ?? "",
+          common.mongodbDatabase,
+        )
+      : undefined;
   const readiness: ReadinessCheck[] = [
     ...(db ? [sqliteCheck("store", db)] : []),
+    ...(mongo ? [mongo] : []),
     ...(bus ? [busCheck(bus)] : []),
     ...spec.needs.clients.map(peerCheck),
     ...(spec.needs.optionalClients ?? []).filter((other) => wiring.runs(other)).map(peerCheck),
@@ -175,6 +185,7 @@ export async function serveService(
       await service.stop?.();
       await bus?.close();
       await service.close?.();
+      await mongo?.close();
       await tracing?.shutdown();
     },
   };

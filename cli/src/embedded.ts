@@ -100,6 +100,15 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   });
   for (const [i, spec] of SERVICE_TABLE.entries()) await wiring.build(spec, { config: configs[i] });
   const clients = wiring.clients;
+  // The store /ready asks: the one SQLite file, or MongoDB (its module loaded only then).
+  const mongo =
+    common.store === "mongodb"
+      ? (await import("@junction/platform/mongo-check")).mongoCheck(
+          "store",
+          common.mongodbUrl ?? "",
+          common.mongodbDatabase,
+        )
+      : undefined;
   const gateway = createGateway({
     clients,
     baseUrl,
@@ -110,7 +119,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     metricsToken,
     ...(tracing ? { tracing } : {}),
     readiness: [
-      sqliteCheck("store", db),
+      mongo ?? sqliteCheck("store", db),
       busCheck(bus),
       ...SERVICE_TABLE.map((spec) => serviceCheck(spec.name, wiring.transport(spec.name))),
     ],
@@ -134,6 +143,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       await wiring.stop();
       await bus.close();
       await wiring.close();
+      await mongo?.close();
       db.close();
       await tracing?.shutdown();
     },
