@@ -21,11 +21,11 @@ export function serviceCheck(name: ServiceKey, transport: Transport): ReadinessC
       try {
         await transport.unary(probe as never, undefined, 2000, undefined, {} as never);
       } catch (err) {
-        const code = ConnectError.from(err).code;
-        if (code === Code.Unimplemented && !ConnectError.from(err).rawMessage.includes("does not run here")) return;
-        throw new Error(`the ${name} service does not answer (${Code[code]})`);
+        const e = ConnectError.from(err);
+        // Unimplemented from the service itself; a wiring that does not run it says so in its message.
+        if (e.code === Code.Unimplemented && !e.rawMessage.includes("does not run here")) return;
+        throw new Error(`the ${name} service does not answer (${Code[e.code]})`);
       }
-      // A service that answers the probe at all answers.
     },
   };
 }
