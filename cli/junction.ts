@@ -47,7 +47,7 @@ async function main(argv: string[]): Promise<void> {
   } else if (command === "serve" && SERVICES.includes(arg as ServiceName)) {
     const { serveService } = await import("./src/distributed.ts");
     const svc = await serveService(arg as ServiceName, process.env, logger);
-    logger.info("service listening", { service: svc.name, url: svc.url });
+    logger.info("service listening", { service: svc.name, url: svc.url, adminUrl: svc.adminUrl });
     // Also on the terminal whatever the log level: operators and supervisors wait for this line.
     process.stderr.write(`junction: ${svc.name} listening on ${svc.url}\n`);
     stop = svc.stop;

@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { MeteredBus, TracedBus } from "@junction/bus";
 import { NatsBus } from "@junction/bus/nats-bus";
 import { createGateway, serveGateway } from "@junction/gateway";
 import {
@@ -10,8 +11,12 @@ import {
   loadCommonConfig,
   loadPort,
   type Logger,
+  MetricsRegistry,
   openDatabase,
+  type ReadinessCheck,
+  sqliteCheck,
   systemClock,
+  tracesEndpoint,
 } from "@junction/platform";
 import { h2cTransport, serveH2c } from "@junction/platform/h2c";
 import { loadProxySettings } from "@junction/upstream-proxy";
@@ -19,7 +24,17 @@ import { loadProcessSettings } from "./process-settings.ts";
 import { bootstrapSecretKey, printGeneratedKey } from "./secret-key-bootstrap.ts";
 import type { ServiceName } from "./service-names.ts";
 import { urlVariable } from "./wiring/addresses.ts";
-import { buildService, type Env, lateClients, type ServiceKey } from "@junction/wiring";
+import {
+  busCheck,
+  buildService,
+  type Env,
+  lateClients,
+  SERVICE_KEYS,
+  type ServiceKey,
+  serviceCheck,
+} from "@junction/wiring";
+import { adminPort, serveAdmin } from "./admin-server.ts";
+import { loadObserveSettings } from "./observe-settings.ts";
 import { serviceSpec } from "./wiring/service-table.ts";
 
 export { SERVICES, type ServiceName } from "./service-names.ts";
@@ -29,6 +44,8 @@ const GATEWAY_DEFAULT_PORT = 3003;
 export interface RunningService {
   name: ServiceName;
   url: string;
+  /** A service process's admin listener (/metrics, /ready, /health); the gateway serves them itself. */
+  adminUrl?: string;
   stop(): Promise<void>;
 }
 
@@ -63,28 +80,53 @@ export async function serveService(
   const settings = loadProcessSettings(env);
   const log = logger ?? createLogger();
   const port = servicePort(env, name);
+  const { metricsToken } = loadObserveSettings(env);
+  const metrics = new MetricsRegistry();
+  // Loaded only when the OTEL_* variables turn tracing on: off, a process never loads the SDK.
+  const tracing = tracesEndpoint(env)
+    ? (await import("@junction/platform/tracing")).startTracing(env, name)
+    : undefined;
+  const clientInterceptors = tracing ? [tracing.connectInterceptor()] : [];
   // Clients of the other processes over h2c, one transport to each, made on its first call.
-  const clients = lateClients((other) => h2cTransport(serviceUrl(env, other)));
+  const clients = lateClients((other) => h2cTransport(serviceUrl(env, other), clientInterceptors));
+  // /ready asks each service this process calls over a transport of its own (a probe never waits on a call).
+  const peerCheck = (other: ServiceKey) => serviceCheck(other, h2cTransport(serviceUrl(env, other)));
   if (name === "gateway") {
     const baseUrl = requireBaseUrl(common);
+    // The scripts service is the gateway's only optional peer: a topology without it is ready without it.
+    const peers = SERVICE_KEYS.filter((other) => other !== "scripts" || Boolean(env[urlVariable(other)]));
     const gateway = createGateway({
       clients,
       baseUrl,
       logger: log.child({ component: name }),
       proxySettings: loadProxySettings(env),
+      metrics,
+      metricsToken,
+      readiness: peers.map(peerCheck),
+      ...(tracing ? { tracing } : {}),
     });
     // Serve only once the key exists: a healthy gateway must accept the configured key.
     const generated = await bootstrapSecretKey(clients.connection, settings.secretKey, { waitMs: 60_000 });
     if (generated) printGeneratedKey(generated);
     const server = serveGateway(gateway, { port, hostname: settings.host });
-    return { name, url: server.url, stop: () => server.stop() };
+    return {
+      name,
+      url: server.url,
+      async stop() {
+        await server.stop();
+        await tracing?.shutdown();
+      },
+    };
   }
 
   const spec = serviceSpec(name);
   const encryptor = spec.needs.encryptor ? encryptorFromConfig(common, { embedded: false }) : undefined;
   const config = spec.config(env);
   const baseUrl = spec.needs.baseUrl ? requireBaseUrl(common) : "";
-  const bus = spec.needs.bus ? await NatsBus.connect({ servers: common.natsUrl, name: `junction-${name}` }) : undefined;
+  const nats = spec.needs.bus
+    ? new MeteredBus(await NatsBus.connect({ servers: common.natsUrl, name: `junction-${name}` }), metrics)
+    : undefined;
+  const bus = nats && tracing ? new TracedBus(nats, tracing) : nats;
   const db =
     spec.needs.database && common.store === "sqlite" ? openDatabase(join(common.dataDir, `${name}.sqlite`)) : undefined;
   const wiring = {
@@ -93,6 +135,8 @@ export async function serveService(
     clock: systemClock,
     logger: log,
     embedded: false,
+    metrics,
+    ...(tracing ? { tracing } : {}),
     clients,
     // Without JUNCTION_<NAME>_URL, an optional service is not run (say, connection and webhook get no
     // scripts client: a topology without a scripts process must not retry every notification against nothing).
@@ -103,17 +147,48 @@ export async function serveService(
   const server = await serveH2c((r) => service.routes(r), {
     port,
     host: settings.host,
-    interceptors: [errorBoundary(log.child({ component: name }))],
+    interceptors: [
+      ...(tracing ? [tracing.connectServerInterceptor()] : []),
+      errorBoundary(log.child({ component: name }), metrics),
+    ],
   });
   await service.start?.();
+  // The store /ready asks: its SQLite file, or MongoDB (its module loaded only then).
+  const mongo =
+    spec.needs.database && common.store === "mongodb"
+      ? (await import("@junction/platform/mongo-check")).mongoCheck(
+          "store",
+          common.mongodbUrl ?? "",
+          common.mongodbDatabase,
+        )
+      : undefined;
+  const readiness: ReadinessCheck[] = [
+    ...(db ? [sqliteCheck("store", db)] : []),
+    ...(mongo ? [mongo] : []),
+    ...(bus ? [busCheck(bus)] : []),
+    ...spec.needs.clients.map(peerCheck),
+    ...(spec.needs.optionalClients ?? []).filter((other) => wiring.runs(other)).map(peerCheck),
+  ];
+  const admin = serveAdmin({
+    port: adminPort(env, name, port),
+    logger: log.child({ component: name }),
+    hostname: loadProcessSettings(env).host,
+    metrics,
+    metricsToken,
+    readiness,
+  });
   return {
     name,
     url: server.url,
+    adminUrl: admin?.url,
     async stop() {
+      await admin?.stop();
       await server.close();
       await service.stop?.();
       await bus?.close();
       await service.close?.();
+      await mongo?.close();
+      await tracing?.shutdown();
     },
   };
 }

@@ -1,5 +1,5 @@
 import { join } from "node:path";
-import { type Bus, MemoryBus } from "@junction/bus";
+import { type Bus, MemoryBus, MeteredBus, TracedBus } from "@junction/bus";
 import { createGateway, type GatewayClients, serveGateway } from "@junction/gateway";
 import {
   type Clock,
@@ -8,13 +8,17 @@ import {
   loadCommonConfig,
   loadPort,
   type Logger,
+  MetricsRegistry,
   openDatabase,
+  sqliteCheck,
   systemClock,
+  tracesEndpoint,
 } from "@junction/platform";
 import { bootstrapSecretKey } from "./secret-key-bootstrap.ts";
 import { loadProxySettings } from "@junction/upstream-proxy";
 import { loadProcessSettings } from "./process-settings.ts";
-import { InMemoryWiring } from "@junction/wiring";
+import { busCheck, InMemoryWiring, serviceCheck } from "@junction/wiring";
+import { loadObserveSettings } from "./observe-settings.ts";
 import { SERVICE_TABLE } from "./wiring/service-table.ts";
 
 export interface EmbeddedOptions {
@@ -49,8 +53,16 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const clock = options.clock ?? systemClock;
   const encryptor = encryptorFromConfig(common, { embedded: true });
   const configs = SERVICE_TABLE.map((spec) => spec.config(env));
+  const { metricsToken } = loadObserveSettings(env);
+  // One registry for the whole process: the gateway's and every service's metrics on one /metrics.
+  const metrics = new MetricsRegistry();
   const db = openDatabase(join(common.dataDir, "junction.sqlite"));
-  const bus = new MemoryBus(db, { clock });
+  // Loaded only when the OTEL_* variables turn tracing on: off, the process never loads the SDK.
+  const tracing = tracesEndpoint(env)
+    ? (await import("@junction/platform/tracing")).startTracing(env, "embedded")
+    : undefined;
+  const metered = new MeteredBus(new MemoryBus(db, { clock }), metrics);
+  const bus: Bus = tracing ? new TracedBus(metered, tracing) : metered;
 
   const settings = loadProcessSettings(env);
   // Bind the port first: the base URL (webhook URLs, OAuth redirect) depends on it.
@@ -83,15 +95,34 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     encryptor,
     baseUrl: () => baseUrl,
     testCredentials: sandbox?.testCredentials,
+    metrics,
+    ...(tracing ? { tracing } : {}),
   });
   for (const [i, spec] of SERVICE_TABLE.entries()) await wiring.build(spec, { config: configs[i] });
   const clients = wiring.clients;
+  // The store /ready asks: the one SQLite file, or MongoDB (its module loaded only then).
+  const mongo =
+    common.store === "mongodb"
+      ? (await import("@junction/platform/mongo-check")).mongoCheck(
+          "store",
+          common.mongodbUrl ?? "",
+          common.mongodbDatabase,
+        )
+      : undefined;
   const gateway = createGateway({
     clients,
     baseUrl,
     logger: logger.child({ component: "gateway" }),
     clock,
     proxySettings: loadProxySettings(env),
+    metrics,
+    metricsToken,
+    ...(tracing ? { tracing } : {}),
+    readiness: [
+      mongo ?? sqliteCheck("store", db),
+      busCheck(bus),
+      ...SERVICE_TABLE.map((spec) => serviceCheck(spec.name, wiring.transport(spec.name))),
+    ],
   });
   fetchImpl = gateway.fetch;
 
@@ -112,7 +143,9 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       await wiring.stop();
       await bus.close();
       await wiring.close();
+      await mongo?.close();
       db.close();
+      await tracing?.shutdown();
     },
   };
 }

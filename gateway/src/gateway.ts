@@ -1,5 +1,14 @@
-import { type Clock, createLogger, type Logger, newId, systemClock } from "@junction/platform";
-import type { ProxySettings } from "@junction/upstream-proxy";
+import {
+  type Clock,
+  createLogger,
+  type Logger,
+  MetricsRegistry,
+  newId,
+  type ReadinessCheck,
+  systemClock,
+  type Tracing,
+} from "@junction/platform";
+import { type ProxySettings, proxyMetrics } from "@junction/upstream-proxy";
 import type { GatewayClients } from "./clients.ts";
 import { errorResponse, toErrorResponse } from "./http/error-response.ts";
 import { Authenticator } from "./middleware/authenticate.ts";
@@ -22,6 +31,7 @@ import { scriptRoutes } from "./routes/scripts.ts";
 import { channelRoutes } from "./routes/channels.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
+import { observeRoutes } from "./routes/observe.ts";
 
 export interface GatewayDeps {
   clients: GatewayClients;
@@ -34,6 +44,14 @@ export interface GatewayDeps {
   proxySettings?: ProxySettings;
   /** Extra routes (later capabilities register theirs here). */
   routes?: Route[];
+  /** The process's metrics (the embedded process shares one with its services); a new one when absent. */
+  metrics?: MetricsRegistry;
+  /** JUNCTION_METRICS_TOKEN: the Bearer token of GET /metrics; without it /metrics answers 404. */
+  metricsToken?: string;
+  /** What GET /ready checks: the services the gateway calls, and in the embedded process the store and bus. */
+  readiness?: readonly ReadinessCheck[];
+  /** The process's tracing (OTEL_EXPORTER_OTLP_ENDPOINT): a server span per request, continuing its `traceparent`. */
+  tracing?: Tracing;
 }
 
 export interface Gateway {
@@ -43,6 +61,8 @@ export interface Gateway {
   routes(): readonly Route[];
 }
 
+const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
+
 const REQUEST_ID_RE = /^[A-Za-z0-9_.-]{1,64}$/;
 
 /** The HTTP gateway: request ids, logs, auth, routing and the one error body around every route. */
@@ -51,6 +71,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const clock = deps.clock ?? systemClock;
   const now = () => clock.now();
   const authenticator = new Authenticator(deps.clients, now);
+  const metrics = deps.metrics ?? new MetricsRegistry();
+  const requests = metrics.counter(
+    "junction_http_requests_total",
+    "Gateway requests by method, route pattern and status.",
+    ["method", "route", "status"],
+  );
+  const latency = metrics.histogram(
+    "junction_http_request_seconds",
+    "Gateway time to the answer's headers, by method and route pattern.",
+    ["method", "route"],
+  );
   const router = new Router().add(
     ...healthRoutes(),
     ...providerRoutes(),
@@ -62,13 +93,19 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...secretKeyRoutes(authenticator),
     ...webhookSettingsRoutes(),
     ...oauthRoutes(),
-    ...proxyRoutes({ clock, settings: deps.proxySettings }),
+    ...proxyRoutes({
+      clock,
+      settings: deps.proxySettings,
+      metrics: proxyMetrics(metrics),
+      ...(deps.tracing ? { tracing: deps.tracing } : {}),
+    }),
     ...inboundWebhookRoutes(),
     ...deliveryRoutes(),
     ...scriptRoutes(),
     ...channelRoutes(),
     ...dashboardRoutes({ router: () => router, now }),
     ...openApiRoutes({ routes: () => router.list(), baseUrl: deps.baseUrl }),
+    ...observeRoutes({ metrics, metricsToken: deps.metricsToken, readiness: deps.readiness ?? [] }),
     ...(deps.routes ?? []),
   );
 
@@ -93,6 +130,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     const { method } = req;
     let res: Response;
     let passedThrough = false;
+    // The route's pattern (never the path: it holds ids) labels the request's metrics.
+    let routePattern = "unmatched";
     try {
       if (target === undefined) res = errorResponse(400, "invalid_url", "The request URL could not be parsed.");
       else {
@@ -109,6 +148,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
             logger,
             deps.baseUrl,
           );
+          routePattern = found.route.pattern;
           res = await handle(found.route, ctx);
           passedThrough = found.route.passesThrough === true;
         }
@@ -118,12 +158,18 @@ export function createGateway(deps: GatewayDeps): Gateway {
     }
     // An upstream's answer passed on as it came gets the id only when the caller sent one (see Route).
     if (!passedThrough || requestId === incoming) res.headers.set("x-request-id", requestId);
+    const status = res.status;
+    const ms = performance.now() - started;
+    // An unknown method names no route either: a client cannot make a new series per request.
+    const methodLabel = routePattern === "unmatched" && !KNOWN_METHODS.has(method) ? "other" : method;
+    requests.inc(methodLabel, routePattern, String(status));
+    latency.observe(ms / 1000, methodLabel, routePattern);
     logger.info("request", {
       requestId,
       method,
       path: target?.pathname ?? "",
-      status: res.status,
-      ms: Math.round((performance.now() - started) * 100) / 100,
+      status,
+      ms: Math.round(ms * 100) / 100,
     });
     return res;
   }
@@ -137,7 +183,27 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return route.handler(ctx);
   }
 
-  return { fetch, authenticator, routes: () => router.list() };
+  const tracing = deps.tracing;
+  if (tracing === undefined) return { fetch, authenticator, routes: () => router.list() };
+  // Traced: each request in a server span named after its route (never its path: it holds ids).
+  const traced = (req: Request): Promise<Response> => {
+    const { method } = req;
+    const target = plainRequestTarget(req.url) ?? URL.parse(req.url);
+    const found = target ? router.match(method, target.pathname) : undefined;
+    const route = found && !("allowed" in found) ? found.route.pattern : "unmatched";
+    const traceparent = req.headers.get("traceparent");
+    return tracing.span(
+      `${method} ${route}`,
+      { "http.request.method": method, "http.route": route },
+      async (span) => {
+        const res = await fetch(req);
+        span.setAttribute("http.response.status_code", res.status);
+        return res;
+      },
+      traceparent ? { parent: { traceparent }, kind: "server" } : { kind: "server" },
+    );
+  };
+  return { fetch: traced, authenticator, routes: () => router.list() };
 }
 
 /** 405 naming the allowed methods when the path has routes, otherwise 404. */

@@ -1,6 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { SERVICE_KEYS } from "../../packages/public-api/src/service-clients.ts";
 import { loadCommonConfig, loadLogLevel, loadPort } from "@junction/platform";
+import { adminPort } from "../../cli/src/admin-server.ts";
+import { loadObserveSettings } from "../../cli/src/observe-settings.ts";
 import { loadProcessSettings } from "../../cli/src/process-settings.ts";
 import { portVariable, urlVariable } from "../../cli/src/wiring/addresses.ts";
 import { SERVICE_TABLE } from "../../cli/src/wiring/service-table.ts";
@@ -43,8 +45,10 @@ function productFiles(): string[] {
 
 /** The files that read settings through `loadConfig` or `loadPort`, each covered by a loader run below. */
 const LOADER_FILES = [
+  "cli/src/admin-server.ts",
   "cli/src/distributed.ts",
   "cli/src/embedded.ts",
+  "cli/src/observe-settings.ts",
   "cli/src/process-settings.ts",
   "packages/platform/src/common-config.ts",
   "packages/platform/src/config.ts",
@@ -63,7 +67,7 @@ function variablesTheCodeReads(files: string[], text: (file: string) => string):
   const add = (set: Set<string>) => {
     for (const n of set) names.add(n);
   };
-  for (const load of [loadCommonConfig, loadProcessSettings, loadLogLevel, loadProxySettings]) {
+  for (const load of [loadCommonConfig, loadProcessSettings, loadLogLevel, loadProxySettings, loadObserveSettings]) {
     const read = namesRead(load);
     expect(read.has("*")).toBe(false);
     add(read);
@@ -75,6 +79,7 @@ function variablesTheCodeReads(files: string[], text: (file: string) => string):
   names.delete("*");
   add(namesRead((env) => loadPort(env, "", 3003)));
   for (const key of SERVICE_KEYS) {
+    add(namesRead((env) => adminPort(env, key, 4100)));
     names.add(portVariable(key));
     names.add(urlVariable(key));
   }

@@ -19,6 +19,9 @@ let fake: FakeUpstream;
 const data = tempDir();
 const procs: JunctionProcess[] = [];
 const clients: Client<typeof ConnectionService>[] = [];
+/** Each process's admin listener (/metrics). */
+const adminUrls: string[] = [];
+const METRICS_TOKEN = "metrics-token-refresh-procs";
 
 beforeAll(async () => {
   nats = await startNatsServer();
@@ -31,13 +34,17 @@ beforeAll(async () => {
     JUNCTION_LOG_LEVEL: "warn",
     JUNCTION_HOST: "127.0.0.1",
     JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
+    JUNCTION_METRICS_TOKEN: METRICS_TOKEN,
   };
   // One after the other: the first applies the SQLite migrations before the second opens the file.
   for (const name of ["connection-a", "connection-b"]) {
     const port = await freePort();
+    const adminPort = await freePort();
+    adminUrls.push(`http://127.0.0.1:${adminPort}`);
     const proc = startJunctionProcess(name, ["serve", "connection"], {
       ...env,
       JUNCTION_CONNECTION_PORT: String(port),
+      JUNCTION_CONNECTION_ADMIN_PORT: String(adminPort),
     });
     procs.push(proc);
     const client = createClient(ConnectionService, h2cTransport(`http://127.0.0.1:${port}`));
@@ -89,5 +96,22 @@ describe("token refresh across processes", () => {
     expect(tokens.size).toBe(1);
     expect(tokens.has(minted.accessToken)).toBe(false);
     expect(fake.state.accessTokens.has([...tokens][0] as string)).toBe(true);
+
+    // One refresh counted ok across the two processes; the other process waited on it.
+    const counted = async (outcome: string) => {
+      let sum = 0;
+      for (const url of adminUrls) {
+        const text = await (
+          await fetch(`${url}/metrics`, { headers: { authorization: `Bearer ${METRICS_TOKEN}` } })
+        ).text();
+        const series = `junction_token_refreshes_total{integration="cal",outcome="${outcome}"} `;
+        const line = text.split("\n").find((l) => l.startsWith(series));
+        sum += line ? Number(line.slice(series.length)) : 0;
+      }
+      return sum;
+    };
+    expect(await counted("ok")).toBe(1);
+    expect(await counted("waited")).toBe(1);
+    expect(await counted("failed")).toBe(0);
   });
 });

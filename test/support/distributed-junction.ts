@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { SERVICES, type ServiceName } from "@junction/cli/distributed";
+import { adminPortVariable } from "@junction/cli/admin-server";
 import { serviceAddressEnv, urlVariable } from "@junction/cli/wiring/addresses";
 import { freePort, portWasTaken } from "@junction/platform/testing/free-port";
 import { type JunctionProcess, startJunctionProcess } from "./junction-process.ts";
@@ -23,6 +24,8 @@ export interface DistributedJunction {
   gatewayUrl: string;
   /** Each service process's h2c URL, by service. */
   serviceUrls: Partial<Record<ServiceName, string>>;
+  /** Each service process's admin URL (/metrics, /ready, /health), by service. */
+  adminUrls: Partial<Record<ServiceName, string>>;
   procs: JunctionProcess[];
   /** The environment every process got (to start one again). */
   env: Record<string, string>;
@@ -65,10 +68,15 @@ async function startOnce(options: DistributedJunctionOptions): Promise<Distribut
     ...options.env,
   };
   const serviceUrls: Partial<Record<ServiceName, string>> = { gateway: gatewayUrl };
+  const adminUrls: Partial<Record<ServiceName, string>> = {};
   for (const name of services) {
     const port = await freePort();
     Object.assign(env, serviceAddressEnv(name, port));
     serviceUrls[name] = env[urlVariable(name)];
+    // Its admin listener on a free port too (the default, port + 100, may be taken on a test machine).
+    const adminPort = await freePort();
+    env[adminPortVariable(name)] = String(adminPort);
+    adminUrls[name] = `http://127.0.0.1:${adminPort}`;
   }
   const procs = [...services, "gateway" as const].map((name) => startJunctionProcess(name, ["serve", name], env));
   const stop = async () => {
@@ -83,5 +91,5 @@ async function startOnce(options: DistributedJunctionOptions): Promise<Distribut
     await stop();
     throw new Error(`${(err as Error).message}\n${output}`);
   }
-  return { gatewayUrl, serviceUrls, procs, env, stop };
+  return { gatewayUrl, serviceUrls, adminUrls, procs, env, stop };
 }

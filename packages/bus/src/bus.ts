@@ -25,6 +25,8 @@ export interface Job {
   readonly msgId: string | undefined;
   /** 1 on the first delivery, 2 on the first redelivery... */
   readonly deliveryCount: number;
+  /** The headers given to `enqueue` (a trace's `traceparent`); the in-process bus keeps them in memory only. */
+  readonly headers: Record<string, string>;
   /** Done: never deliver again. */
   ack(): Promise<void>;
   /** Not done: deliver again after `delayMs` (default: at once). */
@@ -41,6 +43,8 @@ export interface SubscribeOptions {
 export interface EnqueueOptions {
   /** De-duplication id: a second enqueue with the same id within the window is dropped. */
   msgId?: string;
+  /** Headers carried to the consumer (a trace's `traceparent`). */
+  headers?: Record<string, string>;
 }
 
 export interface ConsumeOptions {
@@ -65,6 +69,8 @@ export interface Bus {
   enqueue(queue: string, data: Uint8Array, options?: EnqueueOptions): Promise<{ duplicate: boolean }>;
   /** Takes jobs from a durable queue; several consumers of one queue (in any process) share them. */
   consume(queue: string, handler: (job: Job) => Promise<void>, options?: ConsumeOptions): Promise<Subscription>;
+  /** Resolves when the bus answers (NATS: a round trip to the server), rejects saying why otherwise (/ready). */
+  ready(): Promise<void>;
   /** Stops subscriptions and consumers after in-flight handlers finish, then closes. */
   close(): Promise<void>;
 }

@@ -156,6 +156,12 @@ class JetStreamJob implements Job {
     this.deliveryCount = msg.info.deliveryCount;
   }
 
+  get headers(): Record<string, string> {
+    const headers: Record<string, string> = {};
+    if (this.msg.headers) for (const key of this.msg.headers.keys()) headers[key] = this.msg.headers.get(key);
+    return headers;
+  }
+
   async ack(): Promise<void> {
     // Waits for the server's confirmation: once this resolves the job is gone for good.
     if (this.settle()) await this.msg.ackAck();

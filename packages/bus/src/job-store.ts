@@ -16,6 +16,8 @@ export interface StoredJob {
 /** What `JobStore.insert` did: nothing for a duplicate; with a lease, the job as a claim would return it. */
 export interface InsertResult {
   duplicate: boolean;
+  /** The new job's id (absent for a duplicate). */
+  id?: number;
   claimed?: StoredJob;
 }
 

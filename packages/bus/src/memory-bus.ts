@@ -29,8 +29,10 @@ export class MemoryBus implements Bus {
   private readonly consumers = new Set<Subscription>();
   private readonly ctx: DispatcherContext;
   private closed = false;
+  private readonly db: Database | undefined;
 
   constructor(db?: Database, options: MemoryBusOptions = {}) {
+    this.db = db;
     const window = options.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
     const sqlite = db ? new SqliteJobStore(db, window) : undefined;
     const store: JobStore = sqlite ?? new MemoryJobStore(window);
@@ -41,6 +43,7 @@ export class MemoryBus implements Bus {
       writes: db ? GroupCommit.forDatabase(db) : new GroupCommit(undefined),
       transactor: sqlite?.transactor,
       claimMany: sqlite ? (queue, now, leaseMs, limit) => sqlite.claimMany(queue, now, leaseMs, limit) : undefined,
+      headers: new Map(),
     };
   }
 
@@ -97,6 +100,7 @@ export class MemoryBus implements Bus {
       taker?.unreserve();
       throw err;
     }
+    if (options.headers !== undefined && result.id !== undefined) this.ctx.headers.set(result.id, options.headers);
     if (taker && result.claimed) dispatcher?.handOff(taker, result.claimed, now);
     else if (taker) taker.unreserve();
     else if (!result.duplicate) dispatcher?.jobAvailable();
@@ -133,6 +137,12 @@ export class MemoryBus implements Bus {
     for (const dispatcher of this.dispatchers.values()) dispatcher.cancelWake();
     // What the stopped handlers settled last is written now, not on a turn the caller may not wait for.
     this.ctx.writes.flush();
+  }
+
+  async ready(): Promise<void> {
+    this.assertOpen();
+    // Its durable queues live in the SQLite file: the bus answers when the file does.
+    this.db?.query("SELECT 1").get();
   }
 
   private assertOpen(): void {

@@ -37,7 +37,7 @@ export class MemoryJobStore implements JobStore {
     };
     this.entries(queue).set(entry.id, entry);
     this.byId.set(entry.id, entry);
-    return claimed ? { duplicate: false, claimed: { ...entry } } : { duplicate: false };
+    return claimed ? { duplicate: false, id: entry.id, claimed: { ...entry } } : { duplicate: false, id: entry.id };
   }
 
   claim(queue: string, now: number, leaseMs: number): StoredJob | undefined {

@@ -36,6 +36,9 @@ export interface NatsBusOptions {
  * The distributed bus: events on core NATS, durable queues on one JetStream work-queue stream with
  * a durable pull consumer per queue, shared by every process that consumes the queue.
  */
+/** How long /ready waits for NATS to answer. */
+const READY_TIMEOUT_MS = 2000;
+
 export class NatsBus implements Bus {
   private readonly js: JetStreamClient;
   private readonly subscriptions = new Set<Subscription>();
@@ -113,7 +116,12 @@ export class NatsBus implements Bus {
     const ack = await this.js.publish(
       queueSubject(queue),
       data,
-      options.msgId === undefined ? undefined : { msgID: streamMsgId(queue, options.msgId) },
+      options.msgId === undefined && options.headers === undefined
+        ? undefined
+        : {
+            ...(options.msgId === undefined ? {} : { msgID: streamMsgId(queue, options.msgId) }),
+            ...(options.headers === undefined ? {} : { headers: toNatsHeaders(options.headers) }),
+          },
     );
     return { duplicate: ack.duplicate };
   }
@@ -167,6 +175,21 @@ export class NatsBus implements Bus {
     ]);
     clearTimeout(timer);
     if (outcome === gaveUp && !this.nc.isClosed()) await this.nc.close();
+  }
+
+  async ready(): Promise<void> {
+    this.assertOpen();
+    if (this.nc.isClosed()) throw new Error("the NATS connection is closed");
+    // A flush is a round trip; while NATS is down it waits for a reconnection, so it is bounded.
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error("NATS did not answer within 2 s")), READY_TIMEOUT_MS);
+    });
+    try {
+      await Promise.race([this.nc.flush(), late]);
+    } finally {
+      clearTimeout(timer);
+    }
   }
 
   private assertOpen(): void {

@@ -14,6 +14,8 @@ export interface DispatcherContext {
   transactor: Transactor | undefined;
   /** Claims up to `limit` jobs in one write, when the store can (SQLite); else one `claim` each. */
   claimMany?: (queue: string, now: number, leaseMs: number, limit: number) => StoredJob[];
+  /** Headers of the jobs enqueued with some, by job id: in memory only (a trace's context is not worth a write). */
+  headers: Map<number, Record<string, string>>;
 }
 
 /**
@@ -136,6 +138,7 @@ export class QueueDispatcher {
         if (consumer.maxDeliver !== undefined && job.deliveries > consumer.maxDeliver) {
           // Its last delivery expired unacked: dropped, as JetStream stops after max_deliver.
           this.ctx.store.remove(job.id);
+          this.ctx.headers.delete(job.id);
           continue;
         }
         consumer.deliver(job);
@@ -325,16 +328,25 @@ class LocalJob implements Job {
     this.deliveryCount = stored.deliveries;
   }
 
+  get headers(): Record<string, string> {
+    return this.ctx.headers.get(this.stored.id) ?? {};
+  }
+
+  private forget(): void {
+    this.ctx.store.remove(this.stored.id);
+    this.ctx.headers.delete(this.stored.id);
+  }
+
   async ack(): Promise<void> {
     // Even a late ack (after the lease ran out and the job went to another consumer) means done.
     // Until the batch commits the job stays leased, so no pump can hand it out again meanwhile.
-    if (this.settle()) await this.ctx.writes.add(() => this.ctx.store.remove(this.stored.id));
+    if (this.settle()) await this.ctx.writes.add(() => this.forget());
   }
 
   async nak(delayMs = 0): Promise<void> {
     if (!this.settle()) return;
     if (this.maxDeliver !== undefined && this.stored.deliveries >= this.maxDeliver) {
-      this.ctx.store.remove(this.stored.id);
+      this.forget();
       return;
     }
     this.ctx.store.release(this.stored.id, this.stored.deliveries, this.ctx.clock.now() + Math.max(0, delayMs));
@@ -342,7 +354,7 @@ class LocalJob implements Job {
   }
 
   async term(): Promise<void> {
-    if (this.settle()) await this.ctx.writes.add(() => this.ctx.store.remove(this.stored.id));
+    if (this.settle()) await this.ctx.writes.add(() => this.forget());
   }
 
   /** The first of ack/nak/term wins; later calls do nothing, as with JetStream. */

@@ -98,8 +98,8 @@ export class SqliteJobStore implements JobStore {
     this.sweep(now);
     const id = this.insertTx(queue, data, msgId, now, leaseMs);
     if (id === null) return { duplicate: true };
-    if (leaseMs === undefined) return { duplicate: false };
-    return { duplicate: false, claimed: { id, queue, data, msgId, deliveries: 1 } };
+    if (leaseMs === undefined) return { duplicate: false, id };
+    return { duplicate: false, id, claimed: { id, queue, data, msgId, deliveries: 1 } };
   }
 
   claim(queue: string, now: number, leaseMs: number): StoredJob | undefined {

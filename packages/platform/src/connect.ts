@@ -1,12 +1,19 @@
 import { Code, ConnectError, type Interceptor } from "@connectrpc/connect";
 import { fromConnectError, JunctionError, toConnectError } from "./errors.ts";
 import type { Logger } from "./logger.ts";
+import type { MetricsRegistry } from "./metrics.ts";
 
 /**
  * The one error boundary of a service: domain errors keep their stable code, an unknown error
  * becomes Internal with its cause logged and never sent.
  */
-export function errorBoundary(logger: Logger): Interceptor {
+export function errorBoundary(logger: Logger, metrics?: MetricsRegistry): Interceptor {
+  // An unknown error is a store that failed or a bug: the one count an operator pages on per service.
+  const internal = metrics?.counter(
+    "junction_rpc_internal_errors_total",
+    "RPCs that failed with an unknown error (a store that failed, a bug), by service and method.",
+    ["service", "rpc"],
+  );
   return (next) => async (req) => {
     try {
       return await next(req);
@@ -14,6 +21,7 @@ export function errorBoundary(logger: Logger): Interceptor {
       if (err instanceof JunctionError) throw toConnectError(err);
       if (err instanceof ConnectError) throw err;
       logger.error("unhandled error in RPC", { rpc: req.method.name, service: req.service.typeName, cause: err });
+      internal?.inc(req.service.typeName, req.method.name);
       throw new ConnectError("internal error", Code.Internal);
     }
   };

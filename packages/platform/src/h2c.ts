@@ -41,6 +41,6 @@ export async function serveH2c(
 }
 
 /** A Connect client transport to a service process over h2c. */
-export function h2cTransport(baseUrl: string): Transport {
-  return createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true });
+export function h2cTransport(baseUrl: string, interceptors: Interceptor[] = []): Transport {
+  return createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, interceptors });
 }

@@ -11,3 +11,7 @@ export * from "./batcher.ts";
 export * from "./read-limited.ts";
 export * from "./retry.ts";
 export * from "./expiring-cache.ts";
+export * from "./metrics.ts";
+export * from "./metrics-endpoint.ts";
+export * from "./readiness.ts";
+export { type SpanNote, type Tracing, tracesEndpoint } from "./tracing-types.ts";

@@ -23,3 +23,4 @@ export {
   type UpstreamProxyDeps,
   type UpstreamProxyOptions,
 } from "./upstream-proxy.ts";
+export { type ProxyMetrics, proxyMetrics } from "./proxy-metrics.ts";

@@ -1,4 +1,4 @@
-import { type Clock, type Logger, systemClock } from "@junction/platform";
+import { type Clock, type Logger, systemClock, type Tracing } from "@junction/platform";
 import { checkBaseUrlOverride } from "./base-url-override.ts";
 import { type ChannelCallReport, reportChannelCall } from "./channel-report.ts";
 import { CHANNEL_BODY_LIMIT, channelCallOf, teeBounded } from "./channel-tap.ts";
@@ -14,6 +14,7 @@ import { ResolveCache, type ResolvedUpstream, type ResolveKey } from "./resolve-
 import { backoffDelay, isRetryableStatus, retryAfterDelay, retryBudget } from "./retry-policy.ts";
 import { attemptFailure, clientGone, fetchUpstream, isUpstreamFailure } from "./upstream-call.ts";
 import { parseBase, upstreamUrl, withAuthQuery } from "./upstream-url.ts";
+import type { ProxyMetrics } from "./proxy-metrics.ts";
 
 export interface UpstreamProxyOptions {
   /**
@@ -27,6 +28,10 @@ export interface UpstreamProxyOptions {
   random?: () => number;
   /** Timeouts and retries (JUNCTION_PROXY_*, loadProxySettings); the defaults when absent. */
   settings?: ProxySettings;
+  /** Where calls, upstream latencies, retries and refreshes are counted (proxyMetrics). */
+  metrics?: ProxyMetrics;
+  /** The process's tracing: a client span per upstream attempt (no URL: its query may hold a key). */
+  tracing?: Tracing;
 }
 
 /** What the engine calls out to: the credential resolver and the channel registry's reporter. */
@@ -73,6 +78,8 @@ export function createUpstreamProxy(
   const policy = deps.settings ?? DEFAULT_PROXY_SETTINGS;
   const deadlines = new DeadlineWatch();
   const resolver = new ResolveCache(deps.resolve, now);
+  const metrics = deps.metrics;
+  const tracing = deps.tracing;
 
   /**
    * One request, in one async frame: each attempt waits for the upstream's response headers (and, for
@@ -118,9 +125,23 @@ export function createUpstreamProxy(
       const headers = outgoingHeaders(incoming, resolved, body);
       const controller = new AbortController();
       const deadline = deadlines.watch(controller, timeoutMs, req);
+      const started = metrics === undefined ? 0 : performance.now();
       try {
-        res = await fetchUpstream(url, method, headers, sent, request.decompress, controller);
+        res =
+          tracing === undefined
+            ? await fetchUpstream(url, method, headers, sent, request.decompress, controller)
+            : await tracing.span(
+                `upstream ${method}`,
+                { "http.request.method": method, "junction.integration": request.providerConfigKey, attempt },
+                async (span) => {
+                  const answer = await fetchUpstream(url, method, headers, sent, request.decompress, controller);
+                  span.setAttribute("http.response.status_code", answer.status);
+                  return answer;
+                },
+                { kind: "client" },
+              );
         status = res.status;
+        metrics?.upstreamSeconds.observe((performance.now() - started) / 1000, request.providerConfigKey);
         if (mayReadAhead && readsAhead(res, method, status)) res = await readAhead(res);
       } catch (err) {
         const failure = attemptFailure(err, url, timeoutMs, deadline, req, res !== undefined, logger);
@@ -128,7 +149,11 @@ export function createUpstreamProxy(
         // resolves again instead of reusing the cached answer.
         const key = keyOf(request, caller);
         if (isUpstreamFailure(failure)) resolver.forget(key);
-        if (!isUpstreamFailure(failure) || attempt >= budget || !isReplayable(body)) throw failure;
+        if (!isUpstreamFailure(failure) || attempt >= budget || !isReplayable(body)) {
+          metrics?.calls.inc(request.providerConfigKey, "error");
+          throw failure;
+        }
+        metrics?.retries.inc(request.providerConfigKey, "network");
         await pause(clock, backoffDelay(attempt, policy, random), req.signal);
         attempt++;
         continue;
@@ -140,6 +165,7 @@ export function createUpstreamProxy(
         // goes back, and the refreshed token serves the next request.
         refreshed = true;
         const key = keyOf(request, caller);
+        metrics?.refreshesAfter401.inc(request.providerConfigKey);
         if (isReplayable(body)) {
           await discard(res);
           resolved = await resolver.refresh(key, resolved);
@@ -151,11 +177,13 @@ export function createUpstreamProxy(
         const wait =
           retryAfterDelay(res.headers.get("retry-after"), now(), policy) ?? backoffDelay(attempt, policy, random);
         logger.info("retrying upstream", { requestId: caller.requestId, status, attempt, waitMs: wait });
+        metrics?.retries.inc(request.providerConfigKey, "status");
         await discard(res);
         await pause(clock, wait, req.signal);
         attempt++;
         continue;
       }
+      metrics?.calls.inc(request.providerConfigKey, String(status));
       if (channelCall === undefined) return respond(res, status, method, request.decompress);
       const [response, received] = respondTapped(res, status, method, request.decompress);
       void reportChannelCall(

@@ -1,7 +1,15 @@
 import type { Database } from "bun:sqlite";
 import { Code, ConnectError, createRouterTransport, type Interceptor, type Transport } from "@connectrpc/connect";
 import type { Bus } from "@junction/bus";
-import { type Clock, type CommonConfig, type Encryptor, errorBoundary, type Logger } from "@junction/platform";
+import {
+  type Clock,
+  type CommonConfig,
+  type Encryptor,
+  errorBoundary,
+  type Logger,
+  MetricsRegistry,
+  type Tracing,
+} from "@junction/platform";
 import type { Env, ServiceClients, ServiceKey, ServiceSpec, TestCredentials, WiredService } from "./service-spec.ts";
 import { buildService, lateClients } from "./wire.ts";
 
@@ -23,6 +31,10 @@ export interface InMemoryWiringOptions {
   peers?: Partial<Record<ServiceKey, Transport>>;
   /** False for a wiring that stands for one process of the distributed topology. */
   embedded?: boolean;
+  /** The process's metrics; a registry of the wiring's own when absent. */
+  metrics?: MetricsRegistry;
+  /** The process's tracing: spans around each call, `traceparent` in its headers. */
+  tracing?: Tracing;
 }
 
 /** How one service is built: settings other than its env's, extras, and interceptors before the error boundary. */
@@ -40,11 +52,14 @@ export interface BuildOptions<C, X> {
  */
 export class InMemoryWiring {
   readonly clients: ServiceClients;
+  /** The metrics its services count in. */
+  readonly metrics: MetricsRegistry;
   private readonly built: { name: ServiceKey; service: WiredService }[] = [];
   private readonly transports = new Map<ServiceKey, Transport>();
 
   constructor(private readonly options: InMemoryWiringOptions) {
     this.clients = lateClients((name) => this.transport(name));
+    this.metrics = options.metrics ?? new MetricsRegistry();
   }
 
   /** The transport of a service this wiring built (to hand to another wiring as a peer). */
@@ -68,6 +83,8 @@ export class InMemoryWiring {
       clock: o.clock,
       logger: o.logger,
       embedded: o.embedded ?? true,
+      metrics: this.metrics,
+      ...(o.tracing ? { tracing: o.tracing } : {}),
       clients: this.clients,
       runs: (name: ServiceKey) => o.services.includes(name) || o.peers?.[name] !== undefined,
       baseUrl: () => (o.baseUrl ? o.baseUrl() : ""),
@@ -75,10 +92,19 @@ export class InMemoryWiring {
     };
     const resources = { bus: o.bus, db: o.db, encryptor: o.encryptor };
     const service = await buildService(spec, config, wiring, resources, options.extras);
-    const interceptors = [...(options.interceptors ?? []), errorBoundary(o.logger)];
+    const tracing = o.tracing;
+    const interceptors = [
+      ...(tracing ? [tracing.connectServerInterceptor()] : []),
+      ...(options.interceptors ?? []),
+      errorBoundary(o.logger, this.metrics),
+    ];
+    const transport = tracing ? { interceptors: [tracing.connectInterceptor()] } : undefined;
     this.transports.set(
       spec.name,
-      createRouterTransport((r) => service.routes(r), { router: { interceptors } }),
+      createRouterTransport((r) => service.routes(r), {
+        router: { interceptors },
+        ...(transport ? { transport } : {}),
+      }),
     );
     this.built.push({ name: spec.name, service });
     return service;

@@ -11,3 +11,4 @@ export type {
 } from "./service-spec.ts";
 export { buildService, lateClients, lateTransport, type ProcessWiring } from "./wire.ts";
 export { SERVICE_DEFINITIONS, SERVICE_KEYS } from "@junction/public-api/service-clients";
+export { busCheck, serviceCheck } from "./readiness-checks.ts";

@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { Bus } from "@junction/bus";
-import type { Clock, CommonConfig, Encryptor, Logger } from "@junction/platform";
+import type { Clock, CommonConfig, Encryptor, Logger, MetricsRegistry, Tracing } from "@junction/platform";
 import type { ServiceClients, ServiceKey } from "@junction/public-api/service-clients";
 
 export type { ServiceClients, ServiceKey };
@@ -32,6 +32,10 @@ export interface WiringContext {
   logger: Logger;
   /** True in the embedded default (one process), false in a distributed process. */
   embedded: boolean;
+  /** The process's metrics (GET /metrics): a service registers its counters here, once, at build. */
+  metrics: MetricsRegistry;
+  /** The process's tracing, when OTEL_EXPORTER_OTLP_ENDPOINT turns it on. */
+  tracing?: Tracing;
   /** The in-process bus (embedded) or this process's NATS connection (distributed); only with `needs.bus`. */
   bus: Bus;
   /** The encryptor for secrets at rest; only with `needs.encryptor`. */

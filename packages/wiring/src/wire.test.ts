@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { createRouterTransport, type Transport } from "@connectrpc/connect";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
-import { createLogger, loadCommonConfig, systemClock } from "@junction/platform";
+import { createLogger, loadCommonConfig, MetricsRegistry, systemClock } from "@junction/platform";
 import type { ServiceKey, ServiceSpec } from "./service-spec.ts";
 import { buildService, lateClients, lateTransport, type ProcessWiring } from "./wire.ts";
 
@@ -19,6 +19,7 @@ function processWiring(runs: (name: ServiceKey) => boolean): ProcessWiring {
     clock: systemClock,
     logger: createLogger({ sink: () => {} }),
     embedded: true,
+    metrics: new MetricsRegistry(),
     clients: lateClients(() => transport),
     runs,
     baseUrl: () => "http://junction.test",

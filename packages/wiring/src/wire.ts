@@ -1,7 +1,7 @@
 import type { Database } from "bun:sqlite";
 import type { Transport } from "@connectrpc/connect";
 import type { Bus } from "@junction/bus";
-import type { Clock, CommonConfig, Encryptor, Logger } from "@junction/platform";
+import type { Clock, CommonConfig, Encryptor, Logger, MetricsRegistry, Tracing } from "@junction/platform";
 import { createServiceClients, SERVICE_KEYS } from "@junction/public-api/service-clients";
 import type { Env, ServiceClients, ServiceKey, ServiceSpec, WiredService, WiringContext } from "./service-spec.ts";
 
@@ -12,6 +12,8 @@ export interface ProcessWiring {
   clock: Clock;
   logger: Logger;
   embedded: boolean;
+  metrics: MetricsRegistry;
+  tracing?: Tracing;
   /** Clients of every service, as this process reaches them. */
   clients: ServiceClients;
   /** Whether this topology runs `name` (optional clients are given only then). */
@@ -62,6 +64,8 @@ export async function buildService<C, P, X>(
     clock: wiring.clock,
     logger: wiring.logger.child({ component: spec.name }),
     embedded: wiring.embedded,
+    metrics: wiring.metrics,
+    ...(wiring.tracing ? { tracing: wiring.tracing } : {}),
     get bus() {
       return declared(spec.needs.bus && resources.bus, "the bus");
     },

@@ -1,6 +1,6 @@
 import type { Bus } from "@junction/bus";
 import type { ServiceClients } from "@junction/public-api/service-clients";
-import type { Clock, Logger } from "@junction/platform";
+import type { Clock, Logger, MetricsRegistry, Tracing } from "@junction/platform";
 import type { RunLimits } from "../runtime/run-types.ts";
 import type { ScriptRuntime } from "../runtime/script-runtime.ts";
 import type { ScriptRunStore, ScriptStore } from "../store/stores.ts";
@@ -41,6 +41,10 @@ export interface ScriptsServiceDeps {
   runtime?: () => Promise<ScriptRuntime>;
   /** This process's name in run leases; random by default. */
   instanceId?: string;
+  /** The process's metrics (runs, their durations, sandbox kills, the scripts' proxy calls). */
+  metrics?: MetricsRegistry;
+  /** The process's tracing: the scripts' upstream attempts in the trace of the run's job. */
+  tracing?: Tracing;
 }
 
 /** The handlers' and workers' view: the deps with the runtime, the limits and the proxy resolved. */

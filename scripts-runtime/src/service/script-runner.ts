@@ -5,6 +5,7 @@ import type { RunTrigger, ScriptRunRecord, ScriptVersionRecord } from "../store/
 import type { ScriptsServiceContext } from "./context.ts";
 import { FailureLog } from "./host/host-failure.ts";
 import { createRunHost } from "./host/run-host.ts";
+import { type ScriptMetrics, scriptMetrics } from "./script-metrics.ts";
 import { keepActionOutput } from "./triggers/action-output.ts";
 
 /** One run to make: which version, for which connection, why. */
@@ -58,8 +59,11 @@ export class ScriptRunner {
   /** Runs of this process, waiting for a sandbox or running: what `cancel` can stop. */
   private readonly cancellable = new Map<string, AbortController>();
   private readonly running = new Map<string, Promise<FinishedRun>>();
+  private readonly counts: ScriptMetrics;
 
-  constructor(private readonly ctx: ScriptsServiceContext) {}
+  constructor(private readonly ctx: ScriptsServiceContext) {
+    this.counts = scriptMetrics(ctx.metrics);
+  }
 
   /** Waits for the runs in progress to be recorded (at shutdown, after the runtime stopped them). */
   async drain(): Promise<void> {
@@ -175,7 +179,8 @@ export class ScriptRunner {
       this.cancellable.delete(record.id);
     }
     // Only an action's result is kept: what a sync or a lifecycle script returns means nothing.
-    const isAction = plan.version.declaration.kind === "action";
+    this.counts.observe(kind, result.status, result.durationMs);
+    const isAction = kind === "action";
     const { output, ...ending } = isAction ? keepActionOutput(result) : result;
     result = ending;
     const kept = isAction && output !== undefined ? { output } : {};

@@ -48,6 +48,8 @@ export const scriptsSpec: ServiceSpec<
       environment: ctx.environment,
       config: config.scripts,
       proxySettings: config.proxySettings,
+      metrics: ctx.metrics,
+      ...(ctx.tracing ? { tracing: ctx.tracing } : {}),
       ...(extras.runtime ? { runtime: extras.runtime } : {}),
     });
     return {

@@ -3,6 +3,7 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import type { Subscription } from "@junction/bus";
 import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { randomToken } from "@junction/platform";
+import { proxyMetrics } from "@junction/upstream-proxy";
 import { ScriptRuntime } from "../runtime/script-runtime.ts";
 import type { ScriptsServiceContext, ScriptsServiceDeps } from "./context.ts";
 import { actionHandlers } from "./handlers/action-handlers.ts";
@@ -73,7 +74,12 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
     runtime,
     instanceId: deps.instanceId ?? `${hostname()}-${process.pid}-${randomToken(6)}`,
     limits,
-    proxy: createScriptProxy({ clock: deps.clock, settings: deps.proxySettings }),
+    proxy: createScriptProxy({
+      clock: deps.clock,
+      settings: deps.proxySettings,
+      ...(deps.metrics ? { metrics: proxyMetrics(deps.metrics) } : {}),
+      ...(deps.tracing ? { tracing: deps.tracing } : {}),
+    }),
   };
   const runner = new ScriptRunner(ctx);
   const syncs = new SyncRuns(ctx, runner);

@@ -2,7 +2,7 @@ import type { Client } from "@connectrpc/connect";
 import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import type { Bus } from "@junction/bus";
-import type { Clock, Logger } from "@junction/platform";
+import type { Clock, Logger, MetricsRegistry } from "@junction/platform";
 import type { ManagedChannels } from "./managed/managed-channels.ts";
 import type { ChannelStore } from "./store/store.ts";
 
@@ -32,4 +32,6 @@ export interface ChannelServiceDeps {
   bus?: Bus;
   /** Junction's own channels (integrations with managed_channels); lifecycle handling acts on them. */
   managed?: ManagedChannels;
+  /** The process's metrics (channel stops). */
+  metrics?: MetricsRegistry;
 }

@@ -26,3 +26,4 @@ export {
 } from "./managed/managed-channels.ts";
 export type { ManagedSlot, ManagedSlotKey } from "./store/managed-records.ts";
 export { channelEventBody, type ChannelOperation } from "./managed/managed-webhook.ts";
+export { registerChannelGauges } from "./channel-gauges.ts";

@@ -1,6 +1,6 @@
 import type { Client } from "@connectrpc/connect";
 import type { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
-import { type Clock, fromConnectError, type Logger } from "@junction/platform";
+import { type Clock, type Counter, fromConnectError, type Logger, MetricsRegistry } from "@junction/platform";
 import type { HttpFetch } from "./context.ts";
 import type { ChannelRecord } from "./store/records.ts";
 import type { ChannelStore } from "./store/store.ts";
@@ -18,6 +18,17 @@ export interface UpstreamStopDeps {
   fetch: HttpFetch;
   /** Deadline of one upstream call, response body included. */
   timeoutMs: number;
+  /** Counts the stops by integration and outcome (channelStops). */
+  stops?: Counter;
+}
+
+/** The counter of channels Junction stopped upstream, by integration and outcome (stopped, gone, failed). */
+export function channelStops(registry: MetricsRegistry | undefined): Counter {
+  return (registry ?? new MetricsRegistry()).counter(
+    "junction_channel_stops_total",
+    "Channels stopped upstream by Junction, by integration and outcome (stopped, gone, failed).",
+    ["integration", "outcome"],
+  );
 }
 
 /**
@@ -39,6 +50,7 @@ export async function stopUpstream(deps: UpstreamStopDeps, channel: ChannelRecor
     if (internal) deps.logger.error("channel stop failed", { ...log, error: err });
     result = { outcome: "failed", status: 0, code: e.code, message: internal ? "internal error" : e.message };
   }
+  deps.stops?.inc(channel.providerConfigKey, result.outcome);
   if (result.outcome !== "failed") {
     await deps.store.recordStop(channel.environmentId, channel.id, channel.resourceId, deps.clock.now());
     deps.logger.info(result.outcome === "gone" ? "channel gone upstream, recorded as stopped" : "channel stopped", log);

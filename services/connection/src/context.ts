@@ -1,7 +1,7 @@
 import type { Bus } from "@junction/bus";
 import type { Client } from "@connectrpc/connect";
 import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
-import type { Clock, Encryptor, Logger } from "@junction/platform";
+import type { Clock, Encryptor, Logger, MetricsRegistry, Tracing } from "@junction/platform";
 import { newId } from "@junction/platform";
 import { type ConnectionSettings, connectionSettingsSchema } from "./connection-settings.ts";
 import { DEFAULT_OAUTH_SETTINGS, type OAuthSettings } from "./oauth/oauth-settings.ts";
@@ -44,6 +44,10 @@ export interface ConnectionServiceDeps {
   scripts?: Pick<Client<typeof ScriptsService>, "runLifecycleEvent">;
   /** Deadline of the pre-connection-deletion scripts (default 30 s). */
   scriptsDeadlineMs?: number;
+  /** The process's metrics (token refreshes); a registry of its own when absent. */
+  metrics?: MetricsRegistry;
+  /** The process's tracing: a span per token refresh. */
+  tracing?: Tracing;
 }
 
 /** The part of fetch the service uses (injectable). */

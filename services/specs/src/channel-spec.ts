@@ -6,6 +6,7 @@ import {
   loadChannelConfig,
   observeChannels,
   openChannelStore,
+  registerChannelGauges,
   startExpirySweeps,
 } from "@junction/channel-service";
 import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
@@ -36,7 +37,9 @@ export const channelSpec: ServiceSpec<ChannelConfig, { store: ChannelStore }> = 
       connections,
       timeoutMs: config.stopTimeoutMs,
       pollIntervalMs: config.managedPollIntervalMs,
+      metrics: ctx.metrics,
     });
+    registerChannelGauges(ctx.metrics, store, ctx.environment, () => clock.now());
     const impl = createChannelService({
       store,
       clock,
@@ -47,6 +50,7 @@ export const channelSpec: ServiceSpec<ChannelConfig, { store: ChannelStore }> = 
       stopTimeoutMs: config.stopTimeoutMs,
       bus,
       managed,
+      metrics: ctx.metrics,
     });
     let sweeps: ReturnType<typeof startExpirySweeps> | undefined;
     return {

@@ -76,6 +76,8 @@ export const connectionSpec: ServiceSpec<ConnectionServiceConfig, { store: Conne
       },
       // Lifecycle scripts, when the scripts service runs.
       scripts: ctx.optionalClient("scripts"),
+      metrics: ctx.metrics,
+      ...(ctx.tracing ? { tracing: ctx.tracing } : {}),
     });
     return {
       routes: (r) => r.service(ConnectionService, impl),

@@ -54,6 +54,8 @@ export const webhookSpec: ServiceSpec<
       channels: ctx.client("channel"),
       delivery: config.delivery,
       sinks: extras.sinks ?? [],
+      metrics: ctx.metrics,
+      ...(ctx.tracing ? { tracing: ctx.tracing } : {}),
       ...(extras.notificationAdapterOf ? { notificationAdapterOf: extras.notificationAdapterOf } : {}),
       ...(extras.send ? { send: extras.send } : {}),
     });

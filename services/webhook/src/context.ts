@@ -2,7 +2,9 @@ import type { Client } from "@connectrpc/connect";
 import type { Bus } from "@junction/bus";
 import type { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
 import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
-import type { Clock, Encryptor, Logger } from "@junction/platform";
+import type { Clock, Encryptor, Logger, MetricsRegistry, Tracing } from "@junction/platform";
+import type { DeliveryTraces } from "./delivery/delivery-traces.ts";
+import type { WebhookMetrics } from "./webhook-metrics.ts";
 import type { DeliveryConfig } from "./config.ts";
 import type { IntegrationCache } from "./inbound/integration-cache.ts";
 import type { NotificationAdapterOf } from "./inbound/integration-lookup.ts";
@@ -49,6 +51,10 @@ export interface WebhookServiceDeps {
   notificationAdapterOf?: NotificationAdapterOf;
   /** Posts one attempt; the default is the address-checking HTTP client (tests may resolve names their way). */
   send?: (request: SendRequest) => Promise<SendResult>;
+  /** The process's metrics; a registry of its own when absent. */
+  metrics?: MetricsRegistry;
+  /** The process's tracing: delivery rounds traced under the notification that made the message. */
+  tracing?: Tracing;
 }
 
 /** Wakes the delivery scheduler for a message. */
@@ -66,4 +72,8 @@ export interface WebhookServiceContext extends WebhookServiceDeps {
   integrations: IntegrationCache;
   /** Channel checks and matching, batched across the notifications handled at once. */
   lookups: NotificationLookups;
+  /** What it counts (webhookMetrics). */
+  counts: WebhookMetrics;
+  /** The traces of messages awaiting their rounds, with tracing on. */
+  traces?: DeliveryTraces;
 }

@@ -5,6 +5,7 @@ import type { TimerHandle } from "@junction/platform";
 import type { WebhookServiceContext, WebhookServiceDeps } from "./context.ts";
 import { deliverRound } from "./delivery/deliver-round.ts";
 import { DeliveryScheduler } from "./delivery/delivery-scheduler.ts";
+import { DeliveryTraces } from "./delivery/delivery-traces.ts";
 import { startDeliveryWorker } from "./delivery/delivery-worker.ts";
 import { createHttpSender } from "./delivery/http-sender.ts";
 import { SigningKeys } from "./delivery/signing-keys.ts";
@@ -12,6 +13,7 @@ import { startInboundWorker } from "./inbound/inbound-worker.ts";
 import { IntegrationCache } from "./inbound/integration-cache.ts";
 import { batchedLookups } from "./inbound/notification-lookups.ts";
 import { createWebhookService } from "./service.ts";
+import { webhookMetrics } from "./webhook-metrics.ts";
 
 /** Stored messages read per page when resuming or sweeping. */
 const SWEEP_PAGE = 10_000;
@@ -47,11 +49,15 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
   const keys = new SigningKeys(deps.encryptor);
   const send = deps.send ?? createHttpSender({ allowPrivate: deps.allowPrivateEndpoints, now: () => deps.clock.now() });
   let ctx: WebhookServiceContext;
+  const traces = deps.tracing ? new DeliveryTraces(deps.tracing) : undefined;
   const scheduler = new DeliveryScheduler({
     clock: deps.clock,
     logger: logger.child({ worker: "scheduler" }),
     concurrency: deps.delivery.concurrency,
-    runRound: (id, claimed) => deliverRound({ ctx, keys, send }, id, claimed),
+    runRound: (id, claimed) =>
+      traces === undefined
+        ? deliverRound({ ctx, keys, send }, id, claimed)
+        : traces.round(id, () => deliverRound({ ctx, keys, send }, id, claimed)),
   });
   const integrations = new IntegrationCache(
     deps.connections,
@@ -60,7 +66,8 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
     deps.notificationAdapterOf,
   );
   const lookups = batchedLookups(deps.connections, deps.channels);
-  ctx = { ...deps, environment, deliveries: scheduler, integrations, lookups };
+  const counts = webhookMetrics(deps.metrics, deps.store, () => deps.clock.now());
+  ctx = { ...deps, environment, deliveries: scheduler, integrations, lookups, counts, ...(traces ? { traces } : {}) };
   const service = createWebhookService(ctx);
   const subscriptions: Subscription[] = [];
   let sweepTimer: TimerHandle | undefined;

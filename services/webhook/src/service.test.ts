@@ -33,6 +33,7 @@ import { currentSigningSecrets } from "./settings.ts";
 import { signatureHeaders, verifyStandard } from "./signing.ts";
 import { SqliteWebhookStore } from "./store/sqlite-store.ts";
 import type { WebhookServiceStore } from "./store/store.ts";
+import { webhookMetrics } from "./webhook-metrics.ts";
 
 const ENV = "env_webhooktest";
 const HOUR = 60 * 60 * 1000;
@@ -71,6 +72,7 @@ function setup(options: { allowPrivateEndpoints?: boolean; store?: (db: Database
     deliveries: { schedule: () => {}, scheduleClaimed: () => {} },
     integrations: new IntegrationCache(createClient(ConnectionService, none), 0),
     lookups: batchedLookups(createClient(ConnectionService, none), createClient(ChannelService, none)),
+    counts: webhookMetrics(undefined, store, () => clock.now()),
   });
   const transport = createRouterTransport((router) => router.service(WebhookService, impl), {
     router: { interceptors: [errorBoundary(logger)] },

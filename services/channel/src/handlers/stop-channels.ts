@@ -4,7 +4,7 @@ import { fromConnectError } from "@junction/platform";
 import { channelProvider } from "../channel-providers.ts";
 import type { ChannelServiceDeps } from "../context.ts";
 import { errors } from "../errors.ts";
-import { type StopResult, stopUpstream } from "../upstream-stop.ts";
+import { channelStops, type StopResult, stopUpstream } from "../upstream-stop.ts";
 
 /** Upstream stop calls in flight at once. */
 const STOP_CONCURRENCY = 4;
@@ -51,6 +51,7 @@ export function stopChannelsHandler(
         logger: deps.logger,
         fetch: deps.fetch ?? ((input, init) => fetch(input, init)),
         timeoutMs: deps.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS,
+        stops: channelStops(deps.metrics),
       } satisfies Parameters<typeof stopUpstream>[0];
       const results = new Array<StopResult>(channels.length);
       let next = 0;

@@ -4,7 +4,8 @@ import { type Bus, type BusMessage, type Subscription, subjects } from "@junctio
 import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { ConnectionCreatedSchema, ConnectionReauthorizedSchema } from "@junction/contracts/events/v1/events_pb";
-import { type Clock, type Logger, randomToken, type TimerHandle } from "@junction/platform";
+import { type Clock, type Logger, type MetricsRegistry, randomToken, type TimerHandle } from "@junction/platform";
+import { channelStops } from "../upstream-stop.ts";
 import type { HttpFetch } from "../context.ts";
 import type { ManagedSlot, ManagedSlotKey } from "../store/managed-records.ts";
 import type { ChannelStore } from "../store/store.ts";
@@ -18,6 +19,8 @@ const DEFAULT_CLAIM_MS = 5 * 60_000;
 const CLAIM_BATCH = 16;
 
 export interface ManagedChannelsDeps {
+  /** The process's metrics (channel stops). */
+  metrics?: MetricsRegistry;
   store: ChannelStore;
   clock: Clock;
   logger: Logger;
@@ -68,6 +71,7 @@ export function createManagedChannels(deps: ManagedChannelsDeps): ManagedChannel
     timeoutMs: deps.timeoutMs ?? 15_000,
     retryBaseMs: deps.retryBaseMs ?? 60_000,
     retryMaxMs: deps.retryMaxMs ?? 3_600_000,
+    stops: channelStops(deps.metrics),
   };
   const log = deps.logger.child({ component: "managed-channels" });
   let timer: TimerHandle | undefined;

@@ -1,4 +1,4 @@
-import { randomToken } from "@junction/platform";
+import { type Counter, MetricsRegistry, randomToken } from "@junction/platform";
 import type { ConnectionServiceContext } from "../context.ts";
 import { isRefreshable, openCredentials, type StoredCredentials, sealCredentials } from "../credentials.ts";
 import { errors } from "../errors.ts";
@@ -40,11 +40,19 @@ const realDelay = (ms: number) => new Promise<void>((resolve) => setTimeout(reso
  */
 export class CredentialRefresher {
   private readonly inFlight = new Map<string, Promise<FreshCredentials>>();
+  /** Refreshes by integration and outcome: ok, failed, waited (another process refreshed meanwhile). */
+  private readonly refreshes: Counter;
 
   constructor(
     private readonly ctx: ConnectionServiceContext,
     private readonly wait: (ms: number) => Promise<void> = realDelay,
-  ) {}
+  ) {
+    this.refreshes = (ctx.metrics ?? new MetricsRegistry()).counter(
+      "junction_token_refreshes_total",
+      "Access token refreshes by integration and outcome (ok, failed, waited: another process refreshed).",
+      ["integration", "outcome"],
+    );
+  }
 
   /** The connection's credentials, refreshed first when they expire within the margin or when forced. */
   async fresh(loaded: LoadedConnection, force: boolean): Promise<FreshCredentials> {
@@ -56,7 +64,17 @@ export class CredentialRefresher {
     const key = loaded.rec.id;
     const running = this.inFlight.get(key);
     if (running) return running;
-    const refresh = this.refreshOnce(loaded, force ? creds.accessToken : null).finally(() => this.inFlight.delete(key));
+    const stale = force ? creds.accessToken : null;
+    const tracing = this.ctx.tracing;
+    const once =
+      tracing === undefined
+        ? this.refreshOnce(loaded, stale)
+        : tracing.span(
+            "token refresh",
+            { "junction.integration": loaded.integ.uniqueKey, "junction.forced": force },
+            () => this.refreshOnce(loaded, stale),
+          );
+    const refresh = once.finally(() => this.inFlight.delete(key));
     this.inFlight.set(key, refresh);
     return refresh;
   }
@@ -68,9 +86,12 @@ export class CredentialRefresher {
     const holder = randomToken(12);
     const giveUpAt = performance.now() + 2 * ctx.oauth.refreshLeaseTtlMs;
     let pollMs = POLL_FIRST_MS;
-    for (;;) {
+    for (let polled = false; ; polled = true) {
       const settled = await this.settled(loaded, stale);
-      if (settled) return settled;
+      if (settled) {
+        if (polled) this.refreshes.inc(loaded.integ.uniqueKey, "waited");
+        return settled;
+      }
       const now = ctx.clock.now();
       if (await ctx.store.acquireLease(leaseKey, holder, now, now + ctx.oauth.refreshLeaseTtlMs)) {
         try {
@@ -177,8 +198,10 @@ export class CredentialRefresher {
       );
       if (!saved) throw errors.unknownConnection(integ.uniqueKey, [rec.connectionId]);
       ctx.logger.info("access token refreshed", { integration: integ.uniqueKey, connectionId: rec.connectionId });
+      this.refreshes.inc(integ.uniqueKey, "ok");
       return { rec: saved, creds: next };
     }
+    this.refreshes.inc(integ.uniqueKey, "failed");
     const message = await this.recordFailure(loaded, rec, result.failure, now);
     return this.serveOrFail(rec, creds, stale, message);
   }

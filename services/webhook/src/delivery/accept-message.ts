@@ -41,6 +41,8 @@ export async function acceptMessage(ctx: WebhookServiceContext, fields: NewMessa
     updatedAt: now,
   };
   const inserted = await ctx.store.insertMessage(message);
+  // Its rounds run later, from the scheduler: they are traced under the span that stored it.
+  ctx.traces?.keep(message.id);
   if (inserted && claim) ctx.deliveries.scheduleClaimed(message);
   // Already stored (a job delivered again): scheduling it again is harmless, the claim decides.
   else ctx.deliveries.schedule(message.id, inserted ? firstAt : now);

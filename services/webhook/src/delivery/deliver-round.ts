@@ -59,6 +59,7 @@ export async function deliverRound(
       updatedAt: now,
     };
     await ctx.store.completeRound(message.id, token, [], outcome);
+    ctx.counts.deliveries.inc(outcome.status);
     return null;
   }
 
@@ -77,6 +78,8 @@ export async function deliverRound(
   const attempts: AttemptRecord[] = results.map((r, i) => {
     const endpoint = targets[i] as (typeof targets)[number];
     if (r.error === null) delivered.add(endpoint.id);
+    ctx.counts.attempts.inc(r.error === null ? "ok" : "failed");
+    ctx.counts.attemptSeconds.observe(r.latencyMs / 1000);
     return {
       id: newId("att", now),
       messageId: message.id,
@@ -107,6 +110,7 @@ export async function deliverRound(
     ctx.logger.warn("webhook message exhausted", { messageId, type: message.type, lastError: outcome.lastError });
   }
   const applied = await ctx.store.completeRound(message.id, token, attempts, outcome);
+  ctx.counts.deliveries.inc(outcome.status);
   return applied ? outcome.nextAttemptAt : dueAgain(ctx, messageId, ctx.clock.now());
 }
 

@@ -60,6 +60,7 @@ export async function recordEndpointHealth(
   });
 
   for (const endpoint of disabled) {
+    ctx.counts.endpointsDisabled.inc();
     const log = ctx.logger.child({ environmentId, endpointId: endpoint.id, url: endpoint.url });
     log.warn(
       "webhook endpoint disabled after failing for too long; re-enable it with POST /webhook-settings/endpoints/{id}/enable",

@@ -87,7 +87,9 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
   // Not receipt's check again ("is the webhook URL known?"): does the integration still exist now that
   // the notification is forwarded (it may have been deleted, or forwarding turned off, since receipt).
   const found = await ctx.integrations.stillExists(n.providerConfigKey);
+  const counts = ctx.counts.notifications;
   if (!found) {
+    counts.inc(n.providerConfigKey, "dropped");
     log().warn("notification dropped: its integration no longer exists");
     return;
   }
@@ -97,6 +99,7 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
 
   if (!n.channelChecked && channelId !== undefined) {
     if (!(await channelTokenMatches(ctx.lookups, n.environmentId, { ...read, channelId }))) {
+      counts.inc(n.providerConfigKey, "dropped");
       log().warn("notification dropped: its channel token does not match the channel's", { channelId });
       return;
     }
@@ -107,6 +110,7 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
   // and the upstream's resend would then be taken for a duplicate and lost.
   const owner = await claimKey(ctx, n, read);
   if (owner !== n.id) {
+    counts.inc(n.providerConfigKey, "duplicate");
     log().info("duplicate notification not forwarded", {
       channelId,
       messageNumber,
@@ -118,6 +122,7 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
 
   const lifecycle = CHANNEL_EVENT[n.lifecycle];
   if (lifecycle !== undefined && channelId === undefined) {
+    counts.inc(n.providerConfigKey, "dropped");
     log().warn("lifecycle notification dropped: it names no channel", { lifecycle: n.lifecycle });
     return;
   }
@@ -135,7 +140,11 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
   }
 
   const match = await matchOf(ctx, n, read.resourceUri, log);
-  if (!match) return;
+  if (!match) {
+    counts.inc(n.providerConfigKey, "dropped");
+    return;
+  }
+  counts.inc(n.providerConfigKey, match.connectionIds.length > 0 ? "matched" : "unmatched");
   const provider = found.provider;
   // The adapter's payload when it gave one (spec: Forwarded webhook message), else the headers.
   const payload = n.payload === undefined ? headers : (JSON.parse(new TextDecoder().decode(n.payload)) as Payload);

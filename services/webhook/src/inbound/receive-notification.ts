@@ -66,6 +66,7 @@ export async function receiveNotification(
   // Most readers answer at once: no await (and no microtask) for them.
   const settled = reading instanceof Promise ? await reading : reading;
   if (settled.kind === "refused") {
+    ctx.counts.notifications.inc(req.providerConfigKey, "refused");
     ctx.logger.warn("notification refused by its provider's reader", {
       providerConfigKey: req.providerConfigKey,
       status: settled.status,
@@ -115,12 +116,14 @@ async function receiveOne(
 
   const owner = await recordedAlready(ctx, environmentId, providerConfigKey, item);
   if (owner) {
+    ctx.counts.notifications.inc(providerConfigKey, "duplicate");
     log().info("duplicate notification not recorded again", { notificationId: owner });
     return { notificationId: owner, duplicate: true };
   }
 
   const channelChecked = await checkToken(ctx, req, item);
   if (channelChecked === "mismatch") {
+    ctx.counts.notifications.inc(providerConfigKey, "dropped");
     log().warn("notification dropped: its channel token does not match the channel's");
     return { dropped: true };
   }
@@ -129,6 +132,7 @@ async function receiveOne(
   // write per notification); an upstream's resend is a new receipt, de-duplicated by its key.
   const event = notificationEvent(id, req, item, channelChecked, dedupeKey);
   await ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event));
+  ctx.counts.notifications.inc(providerConfigKey, "received");
   ctx.logger.debug("notification recorded", {
     providerConfigKey,
     channelId,
@@ -191,6 +195,7 @@ async function receiveBatch(
     events.map((event) => ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event))),
   );
   const ids = events.map((e) => e.id);
+  ctx.counts.notifications.add(ids.length, req.providerConfigKey, "received");
   ctx.logger.debug("notifications recorded", {
     providerConfigKey: req.providerConfigKey,
     items: items.length,

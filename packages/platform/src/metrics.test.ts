@@ -1,0 +1,93 @@
+import { describe, expect, test } from "bun:test";
+import { MetricsRegistry } from "./metrics.ts";
+import { metricsResponse } from "./metrics-endpoint.ts";
+
+describe("MetricsRegistry", () => {
+  test("writes counters and gauges with HELP and TYPE lines, sorted by name", async () => {
+    const r = new MetricsRegistry();
+    const c = r.counter("junction_events_total", "Events seen.", ["kind", "outcome"]);
+    c.inc("a", "ok");
+    c.inc("a", "ok");
+    c.add(3, "b", "failed");
+    r.gauge("junction_depth", "Queue depth.").set(7);
+    expect(await r.render()).toBe(
+      [
+        "# HELP junction_depth Queue depth.",
+        "# TYPE junction_depth gauge",
+        "junction_depth 7",
+        "# HELP junction_events_total Events seen.",
+        "# TYPE junction_events_total counter",
+        'junction_events_total{kind="a",outcome="ok"} 2',
+        'junction_events_total{kind="b",outcome="failed"} 3',
+        "",
+      ].join("\n"),
+    );
+  });
+
+  test("writes histograms as cumulative le buckets with +Inf, sum and count", async () => {
+    const r = new MetricsRegistry();
+    const h = r.histogram("junction_latency_seconds", "Latency.", ["route"], [0.1, 1, 0.5]);
+    h.observe(0.05, "/x");
+    h.observe(0.3, "/x");
+    h.observe(0.7, "/x");
+    h.observe(2, "/x");
+    const text = await r.render();
+    expect(text).toContain("# TYPE junction_latency_seconds histogram");
+    expect(text).toContain(
+      [
+        'junction_latency_seconds_bucket{route="/x",le="0.1"} 1',
+        'junction_latency_seconds_bucket{route="/x",le="0.5"} 2',
+        'junction_latency_seconds_bucket{route="/x",le="1"} 3',
+        'junction_latency_seconds_bucket{route="/x",le="+Inf"} 4',
+        'junction_latency_seconds_sum{route="/x"} 3.05',
+        'junction_latency_seconds_count{route="/x"} 4',
+      ].join("\n"),
+    );
+  });
+
+  test("escapes backslashes, quotes and newlines in label values and help", async () => {
+    const r = new MetricsRegistry();
+    r.counter("junction_x_total", "Line one\nline \\two", ["v"]).inc('a"b\\c\nd');
+    const text = await r.render();
+    expect(text).toContain("# HELP junction_x_total Line one\\nline \\\\two");
+    expect(text).toContain('junction_x_total{v="a\\"b\\\\c\\nd"} 1');
+  });
+
+  test("gives the same metric for the same name, and refuses another kind or labels", () => {
+    const r = new MetricsRegistry();
+    const a = r.counter("junction_a_total", "A.", ["x"]);
+    expect(r.counter("junction_a_total", "A.", ["x"])).toBe(a);
+    expect(() => r.gauge("junction_a_total", "A.", ["x"])).toThrow();
+    expect(() => r.counter("junction_a_total", "A.", ["y"])).toThrow();
+    expect(() => r.counter("bad name", "B.")).toThrow();
+    expect(() => r.histogram("junction_h", "H.", ["le"])).toThrow();
+    expect(() => a.inc("1", "2")).toThrow();
+  });
+
+  test("runs collectors before a scrape and survives a failing one", async () => {
+    const r = new MetricsRegistry();
+    const g = r.gauge("junction_pending", "Pending.");
+    let depth = 1;
+    r.onCollect(() => g.set(depth));
+    r.onCollect(() => {
+      throw new Error("store down");
+    });
+    expect(await r.render()).toContain("junction_pending 1");
+    depth = 5;
+    expect(await r.render()).toContain("junction_pending 5");
+  });
+});
+
+describe("metricsResponse", () => {
+  test("is 404 without a configured token, 401 with a wrong one, the text with the right one", async () => {
+    const r = new MetricsRegistry();
+    r.counter("junction_a_total", "A.").inc();
+    expect((await metricsResponse(r, undefined, "Bearer x")).status).toBe(404);
+    expect((await metricsResponse(r, "s3cret-token", "Bearer wrong")).status).toBe(401);
+    expect((await metricsResponse(r, "s3cret-token", null)).status).toBe(401);
+    const ok = await metricsResponse(r, "s3cret-token", "Bearer s3cret-token");
+    expect(ok.status).toBe(200);
+    expect(ok.headers.get("content-type")).toContain("version=0.0.4");
+    expect(await ok.text()).toContain("junction_a_total 1");
+  });
+});

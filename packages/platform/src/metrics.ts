@@ -1,0 +1,253 @@
+/**
+ * Metrics in the Prometheus text exposition format (version 0.0.4): counters, gauges and histograms
+ * with labels, held by a registry that the process creates and hands to its services (never a module
+ * singleton). A metric's series are found by their label values joined, so an event costs one map
+ * lookup and an addition. Label values must never carry secrets (keys, tokens, query strings).
+ */
+
+/** Default latency buckets, in seconds (from 5 ms to 30 s). */
+export const LATENCY_BUCKETS: readonly number[] = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+type Kind = "counter" | "gauge" | "histogram";
+
+interface Metric {
+  readonly name: string;
+  readonly kind: Kind;
+  readonly help: string;
+  readonly labelNames: readonly string[];
+  write(lines: string[]): void;
+}
+
+const NAME_RE = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
+const LABEL_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
+const SEP = "\u0001";
+
+function seriesKey(values: readonly string[]): string {
+  return values.length === 1 ? (values[0] as string) : values.join(SEP);
+}
+
+/** A label value as the format wants it: backslash, double quote and newline escaped. */
+export function escapeLabelValue(value: string): string {
+  return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
+}
+
+function escapeHelp(text: string): string {
+  return text.replace(/\\/g, "\\\\").replace(/\n/g, "\\n");
+}
+
+function formatValue(v: number): string {
+  if (Number.isNaN(v)) return "NaN";
+  if (v === Number.POSITIVE_INFINITY) return "+Inf";
+  if (v === Number.NEGATIVE_INFINITY) return "-Inf";
+  return String(v);
+}
+
+function labelText(names: readonly string[], values: readonly string[], extra?: string): string {
+  const parts = names.map((n, i) => `${n}="${escapeLabelValue(values[i] ?? "")}"`);
+  if (extra) parts.push(extra);
+  return parts.length === 0 ? "" : `{${parts.join(",")}}`;
+}
+
+abstract class LabelledMetric<S> implements Metric {
+  protected readonly series = new Map<string, { values: readonly string[]; state: S }>();
+  abstract readonly kind: Kind;
+
+  constructor(
+    readonly name: string,
+    readonly help: string,
+    readonly labelNames: readonly string[],
+  ) {}
+
+  protected state(values: readonly string[]): S {
+    const key = seriesKey(values);
+    const found = this.series.get(key);
+    if (found) return found.state;
+    if (values.length !== this.labelNames.length) {
+      throw new Error(`${this.name} takes ${this.labelNames.length} label values, got ${values.length}`);
+    }
+    const state = this.initial();
+    this.series.set(key, { values: [...values], state });
+    return state;
+  }
+
+  protected abstract initial(): S;
+  abstract write(lines: string[]): void;
+}
+
+/** A value that only goes up (events, seconds spent). */
+export class Counter extends LabelledMetric<{ v: number }> {
+  readonly kind = "counter" as const;
+  protected initial() {
+    return { v: 0 };
+  }
+  /** Adds one to the series of these label values. */
+  inc(...labels: string[]): void {
+    this.state(labels).v += 1;
+  }
+  /** Adds `n` (≥ 0) to the series of these label values. */
+  add(n: number, ...labels: string[]): void {
+    this.state(labels).v += n;
+  }
+  /** The series' value (tests). */
+  value(...labels: string[]): number {
+    return this.series.get(seriesKey(labels))?.state.v ?? 0;
+  }
+  write(lines: string[]): void {
+    for (const { values, state } of this.series.values()) {
+      lines.push(`${this.name}${labelText(this.labelNames, values)} ${formatValue(state.v)}`);
+    }
+  }
+}
+
+/** A value that goes up and down (queue depth, channels active). */
+export class Gauge extends LabelledMetric<{ v: number }> {
+  readonly kind = "gauge" as const;
+  protected initial() {
+    return { v: 0 };
+  }
+  set(v: number, ...labels: string[]): void {
+    this.state(labels).v = v;
+  }
+  add(n: number, ...labels: string[]): void {
+    this.state(labels).v += n;
+  }
+  value(...labels: string[]): number {
+    return this.series.get(seriesKey(labels))?.state.v ?? 0;
+  }
+  /** Forgets every series (a scrape-time gauge rebuilt from a query). */
+  reset(): void {
+    this.series.clear();
+  }
+  write(lines: string[]): void {
+    for (const { values, state } of this.series.values()) {
+      lines.push(`${this.name}${labelText(this.labelNames, values)} ${formatValue(state.v)}`);
+    }
+  }
+}
+
+interface HistogramState {
+  counts: number[];
+  sum: number;
+  count: number;
+}
+
+/** Observations counted in cumulative `le` buckets, with their sum and count (latencies, sizes). */
+export class Histogram extends LabelledMetric<HistogramState> {
+  readonly kind = "histogram" as const;
+
+  constructor(
+    name: string,
+    help: string,
+    labelNames: readonly string[],
+    readonly buckets: readonly number[],
+  ) {
+    super(name, help, labelNames);
+  }
+  protected initial(): HistogramState {
+    return { counts: new Array(this.buckets.length).fill(0), sum: 0, count: 0 };
+  }
+  observe(value: number, ...labels: string[]): void {
+    const s = this.state(labels);
+    const b = this.buckets;
+    // Counted in the first bucket that holds it; cumulated when written.
+    for (let i = 0; i < b.length; i++) {
+      if (value <= (b[i] as number)) {
+        (s.counts[i] as number)++;
+        break;
+      }
+    }
+    s.sum += value;
+    s.count++;
+  }
+  /** Observations of the series (tests). */
+  count(...labels: string[]): number {
+    return this.series.get(seriesKey(labels))?.state.count ?? 0;
+  }
+  write(lines: string[]): void {
+    for (const { values, state } of this.series.values()) {
+      let cumulative = 0;
+      for (const [i, le] of this.buckets.entries()) {
+        cumulative += state.counts[i] as number;
+        lines.push(`${this.name}_bucket${labelText(this.labelNames, values, `le="${formatValue(le)}"`)} ${cumulative}`);
+      }
+      lines.push(`${this.name}_bucket${labelText(this.labelNames, values, 'le="+Inf"')} ${state.count}`);
+      lines.push(`${this.name}_sum${labelText(this.labelNames, values)} ${formatValue(state.sum)}`);
+      lines.push(`${this.name}_count${labelText(this.labelNames, values)} ${state.count}`);
+    }
+  }
+}
+
+/**
+ * The metrics of one process. Asking twice for a metric of the same name gives the same metric (the
+ * services of the embedded process share their bus's and stores'), provided kind and labels agree.
+ */
+export class MetricsRegistry {
+  private readonly metrics = new Map<string, Metric>();
+  private readonly collectors: (() => void | Promise<void>)[] = [];
+
+  counter(name: string, help: string, labelNames: readonly string[] = []): Counter {
+    return this.register(name, "counter", labelNames, () => new Counter(name, help, labelNames));
+  }
+
+  gauge(name: string, help: string, labelNames: readonly string[] = []): Gauge {
+    return this.register(name, "gauge", labelNames, () => new Gauge(name, help, labelNames));
+  }
+
+  histogram(
+    name: string,
+    help: string,
+    labelNames: readonly string[] = [],
+    buckets: readonly number[] = LATENCY_BUCKETS,
+  ): Histogram {
+    const sorted = [...buckets].sort((a, b) => a - b);
+    return this.register(name, "histogram", labelNames, () => new Histogram(name, help, labelNames, sorted));
+  }
+
+  /**
+   * Runs `collect` before each scrape: gauges read from a store (queue depth, channels active) are
+   * set there rather than kept up to date on every event. A failing collector is skipped, not fatal.
+   */
+  onCollect(collect: () => void | Promise<void>): void {
+    this.collectors.push(collect);
+  }
+
+  /** The exposition text: HELP and TYPE lines, then each series. */
+  async render(): Promise<string> {
+    await Promise.all(
+      this.collectors.map(async (c) => {
+        try {
+          await c();
+        } catch {
+          // A store that does not answer leaves its gauges at their last value; /ready says why.
+        }
+      }),
+    );
+    const lines: string[] = [];
+    for (const m of [...this.metrics.values()].sort((a, b) => a.name.localeCompare(b.name))) {
+      lines.push(`# HELP ${m.name} ${escapeHelp(m.help)}`);
+      lines.push(`# TYPE ${m.name} ${m.kind}`);
+      m.write(lines);
+    }
+    return `${lines.join("\n")}\n`;
+  }
+
+  private register<M extends Metric>(name: string, kind: Kind, labelNames: readonly string[], make: () => M): M {
+    const found = this.metrics.get(name);
+    if (found) {
+      if (found.kind !== kind || found.labelNames.join() !== labelNames.join()) {
+        throw new Error(`metric ${name} is already registered with another kind or labels`);
+      }
+      return found as M;
+    }
+    if (!NAME_RE.test(name)) throw new Error(`invalid metric name: ${name}`);
+    for (const l of labelNames) {
+      if (!LABEL_RE.test(l) || l === "le") throw new Error(`invalid label name on ${name}: ${l}`);
+    }
+    const metric = make();
+    this.metrics.set(name, metric);
+    return metric;
+  }
+}
+
+/** The content type of the exposition text. */
+export const METRICS_CONTENT_TYPE = "text/plain; version=0.0.4; charset=utf-8";
