@@ -207,6 +207,10 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE integrations ADD COLUMN provider_settings TEXT NOT NULL DEFAULT '{}';
   ALTER TABLE integrations ADD COLUMN managed_channels INTEGER NOT NULL DEFAULT 0;
   `,
+  // Strict intake of notifications (unknown channels refused); NULL: never set, managed_channels decides.
+  `
+  ALTER TABLE integrations ADD COLUMN strict_channels INTEGER;
+  `,
 ];
 
 /**

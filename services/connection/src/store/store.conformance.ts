@@ -136,6 +136,7 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
           useTestCredentials: true,
           providerSettings: { tenant: "contoso.onmicrosoft.com" },
           managedChannels: true,
+          strictChannels: false,
         });
         await store.insertIntegration(a);
         await store.insertIntegration(b);
@@ -159,6 +160,7 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
           scopes: ["email"],
           providerSettings: { tenant: "organizations" },
           managedChannels: true,
+          strictChannels: true,
           updatedAt: tick(),
         };
         expect(await store.replaceIntegration(ENV, "cal", next)).toBe(true);

@@ -153,6 +153,13 @@ export class MongoDeliveryStore implements WebhookDeliveryStore {
     return docs.map((d) => ({ id: d._id, nextAttemptAt: d.nextAttemptAt, leaseUntil: d.leaseUntil ?? null }));
   }
 
+  async countPending(environmentId: string, providerConfigKey: string, limit: number): Promise<number> {
+    return this.messages.countDocuments(
+      { environmentId, providerConfigKey, status: { $in: DELIVERABLE } },
+      { limit: Math.max(1, Math.floor(limit)) },
+    );
+  }
+
   async findDeliverable(id: string): Promise<DeliverableMessage | null> {
     const d = await this.messages.findOne(
       { _id: id, status: { $in: DELIVERABLE }, nextAttemptAt: { $ne: null } },

@@ -167,6 +167,17 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
       .map((r) => ({ id: r.id, nextAttemptAt: r.next_attempt_at, leaseUntil: r.lease_until }));
   }
 
+  async countPending(environmentId: string, providerConfigKey: string, limit: number): Promise<number> {
+    // Bounded by the limit: the integration's index, stopping at `limit` not-final messages.
+    const row = this.db
+      .query<{ n: number }, [string, string, number]>(
+        `SELECT COUNT(*) AS n FROM (SELECT 1 FROM webhook_messages INDEXED BY webhook_messages_by_integration
+         WHERE environment_id = ? AND provider_config_key = ? AND ${DELIVERABLE} LIMIT ?)`,
+      )
+      .get(environmentId, providerConfigKey, Math.max(1, Math.floor(limit)));
+    return row?.n ?? 0;
+  }
+
   async findDeliverable(id: string): Promise<DeliverableMessage | null> {
     const row = this.db
       .query<{ id: string; next_attempt_at: number; lease_until: number | null }, [string]>(
