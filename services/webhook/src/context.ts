@@ -3,7 +3,8 @@ import type { Bus } from "@junction/bus";
 import type { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
 import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { Clock, Encryptor, Logger } from "@junction/platform";
-import type { DeliveryConfig } from "./config.ts";
+import type { DeliveryConfig, IntakeConfig } from "./config.ts";
+import type { IntakeLimits } from "./intake/intake-limits.ts";
 import type { IntegrationCache } from "./inbound/integration-cache.ts";
 import type { NotificationAdapterOf } from "./inbound/integration-lookup.ts";
 import type { NotificationLookups } from "./inbound/notification-lookups.ts";
@@ -37,6 +38,8 @@ export interface WebhookServiceDeps {
   channels: Client<typeof ChannelService>;
   /** Retry schedule, timeouts, concurrency; `loadDeliveryConfig(env)`. */
   delivery: DeliveryConfig;
+  /** Rate limits and the pending-work cap of the webhook URL; `loadIntakeConfig(env)`, its defaults when absent. */
+  intake?: IntakeConfig;
   /**
    * Consumers of accepted notifications besides forwarding (the scripts runtime's webhook
    * subscriptions): see notification-sink.ts.
@@ -66,4 +69,6 @@ export interface WebhookServiceContext extends WebhookServiceDeps {
   integrations: IntegrationCache;
   /** Channel checks and matching, batched across the notifications handled at once. */
   lookups: NotificationLookups;
+  /** Intake's rate limits and pending-work cap (see intake/intake-limits.ts). */
+  limits: IntakeLimits;
 }

@@ -10,6 +10,8 @@ import { createHttpSender } from "./delivery/http-sender.ts";
 import { SigningKeys } from "./delivery/signing-keys.ts";
 import { startInboundWorker } from "./inbound/inbound-worker.ts";
 import { IntegrationCache } from "./inbound/integration-cache.ts";
+import { DEFAULT_INTAKE_CONFIG } from "./config.ts";
+import { IntakeLimits } from "./intake/intake-limits.ts";
 import { batchedLookups } from "./inbound/notification-lookups.ts";
 import { createWebhookService } from "./service.ts";
 
@@ -60,7 +62,8 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
     deps.notificationAdapterOf,
   );
   const lookups = batchedLookups(deps.connections, deps.channels);
-  ctx = { ...deps, environment, deliveries: scheduler, integrations, lookups };
+  const limits = new IntakeLimits(deps.intake ?? DEFAULT_INTAKE_CONFIG, deps.store, logger, () => deps.clock.now());
+  ctx = { ...deps, environment, deliveries: scheduler, integrations, lookups, limits };
   const service = createWebhookService(ctx);
   const subscriptions: Subscription[] = [];
   let sweepTimer: TimerHandle | undefined;
