@@ -8,7 +8,8 @@ const MAX_COUNTED = 10_000;
  * The work an integration has pending, for intake's cap (issue 25, item 1): its notifications
  * recorded here and not yet processed by the inbound worker (counted in memory as they are enqueued
  * and processed), plus its messages not yet final (counted in the store, durable, so right after a
- * restart; recounted at most every `recountMs`, never per request). A notification left on the queue
+ * restart; recounted at most every `recountMs`, never per request; a notification processed counts as
+ * one message until then). A notification left on the queue
  * by a crash is not in the first count after the restart: the worker takes it first, and it was
  * recorded under the cap, so the cap is exceeded by at most one cap's worth, once.
  */
@@ -46,7 +47,11 @@ export class PendingWork {
     this.inbound.set(key, (this.inbound.get(key) ?? 0) + n);
   }
 
-  /** The inbound worker is done with one of the integration's notifications (forwarded or dropped). */
+  /**
+   * The inbound worker is done with one of the integration's notifications (forwarded or dropped). It
+   * moves to the stored count until the next recount, as if it became one message: between counts, the
+   * cap errs on the side of refusing.
+   */
   processed(environmentId: string, providerConfigKey: string): void {
     const key = `${environmentId}\n${providerConfigKey}`;
     const n = this.inbound.get(key);
@@ -54,6 +59,8 @@ export class PendingWork {
     if (n === undefined) return;
     if (n <= 1) this.inbound.delete(key);
     else this.inbound.set(key, n - 1);
+    const stored = this.stored.peek(key);
+    if (stored !== undefined) this.stored.set(key, stored.value + 1, stored.until);
   }
 
   /** Notifications counted in memory, all integrations (for tests and logs). */
