@@ -80,12 +80,12 @@ export const webhookConfigSchema = z.object({
   /** Endpoints on private and loopback addresses allowed: local development and tests only (see address-policy.ts). */
   allowPrivateEndpoints: flagSetting,
   // Intake limits (issue 25, item 1); a rate of 0 turns its limit off.
-  intakeIntegrationRate: z.coerce.number().min(0).max(1_000_000).default(1000),
+  intakeIntegrationRate: z.coerce.number().min(0).max(1_000_000).default(200),
   intakeIntegrationBurst: z.coerce.number().int().min(1).max(10_000_000).default(2000),
   intakeChannelRate: z.coerce.number().min(0).max(1_000_000).default(10),
   intakeChannelBurst: z.coerce.number().int().min(1).max(10_000_000).default(50),
   intakeTrackedChannels: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
-  intakeMaxPending: z.coerce.number().int().min(0).max(100_000_000).default(20_000),
+  intakeMaxPending: z.coerce.number().int().min(0).max(100_000_000).default(10_000),
   intakePendingRecount: duration("1s"),
   intakeFullRetryAfter: duration("30s"),
 });
