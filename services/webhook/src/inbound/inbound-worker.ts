@@ -65,7 +65,7 @@ export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscrip
       try {
         await processNotification(ctx, notification);
         await job.ack();
-        ctx.limits.pending.processed(notification.environmentId, notification.providerConfigKey);
+        ctx.limits.pending.processed(notification.environmentId, notification.providerConfigKey, ctx.clock.now());
       } catch (err) {
         const delay = exponentialDelay(job.deliveryCount - 1, RETRY_BASE_MS, RETRY_MAX_MS);
         log.warn("notification not processed; it will be tried again", {

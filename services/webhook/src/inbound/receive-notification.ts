@@ -151,7 +151,7 @@ async function receiveOne(
   // write per notification); an upstream's resend is a new receipt, de-duplicated by its key.
   const event = notificationEvent(id, req, item, channelChecked, dedupeKey);
   await ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event));
-  ctx.limits.pending.received(environmentId, providerConfigKey, 1);
+  ctx.limits.pending.received(environmentId, providerConfigKey, 1, req.now);
   ctx.logger.debug("notification recorded", {
     providerConfigKey,
     channelId,
@@ -225,7 +225,7 @@ async function receiveBatch(
   await Promise.all(
     events.map((event) => ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event))),
   );
-  ctx.limits.pending.received(req.environmentId, req.providerConfigKey, events.length);
+  ctx.limits.pending.received(req.environmentId, req.providerConfigKey, events.length, req.now);
   const ids = events.map((e) => e.id);
   ctx.logger.debug("notifications recorded", {
     providerConfigKey: req.providerConfigKey,

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { memoryLogger } from "@junction/platform";
 import { DEFAULT_INTAKE_CONFIG, type IntakeConfig } from "../config.ts";
 import { IntakeLimits } from "./intake-limits.ts";
+import { INBOUND_STALE_MS } from "./pending-work.ts";
 
 const T0 = 1_700_000_000_000;
 
@@ -54,11 +55,11 @@ describe("intake limits", () => {
     const { l, store } = limits({ maxPendingPerIntegration: 3, pendingRecountMs: 1000, fullRetryAfterMs: 30_000 });
     store.pending = 1;
     expect(await l.admit("env", "cal", T0)).toBeNull();
-    l.pending.received("env", "cal", 2);
+    l.pending.received("env", "cal", 2, T0);
     expect(await l.admit("env", "cal", T0 + 10)).toMatchObject({ code: "webhook_backlog_full", retryAfterSeconds: 30 });
     expect(store.calls).toBe(1);
     // Processed, a notification counts as a message until the store is counted again.
-    l.pending.processed("env", "cal");
+    l.pending.processed("env", "cal", T0);
     expect(await l.admit("env", "cal", T0 + 20)).toMatchObject({ code: "webhook_backlog_full" });
     // The store's count a second later: the messages were delivered meanwhile.
     store.pending = 0;
@@ -72,8 +73,8 @@ describe("intake limits", () => {
 
   test("a notification processed but not counted here (recorded before a restart) counts nothing below zero", async () => {
     const { l, store } = limits({ maxPendingPerIntegration: 2 });
-    l.pending.processed("env", "cal");
-    l.pending.received("env", "cal", 1);
+    l.pending.processed("env", "cal", T0);
+    l.pending.received("env", "cal", 1, T0);
     expect(l.pending.inboundTotal).toBe(1);
     store.pending = 1;
     expect(await l.admit("env", "cal", T0)).toMatchObject({ code: "webhook_backlog_full" });
@@ -99,8 +100,24 @@ describe("intake limits", () => {
       expect(l.admit("env", "cal", T0)).toBeNull();
       expect(l.take("env", "cal", ["a"], T0)).toBeNull();
     }
-    l.pending.received("env", "cal", 5);
+    l.pending.received("env", "cal", 5, T0);
     expect(store.calls).toBe(0);
     expect(l.pending.inboundTotal).toBe(0);
+  });
+
+  test("a count of unprocessed notifications that has not fallen for five minutes is dropped (another process takes them)", async () => {
+    const { l } = limits({ maxPendingPerIntegration: 2 });
+    l.pending.received("env", "cal", 2, T0);
+    expect(await l.admit("env", "cal", T0 + 1)).toMatchObject({ code: "webhook_backlog_full" });
+    expect(await l.admit("env", "cal", T0 + INBOUND_STALE_MS - 1)).toMatchObject({ code: "webhook_backlog_full" });
+    expect(await l.admit("env", "cal", T0 + INBOUND_STALE_MS)).toBeNull();
+    expect(l.pending.inboundTotal).toBe(0);
+  });
+
+  test("a count that keeps falling is kept however old", async () => {
+    const { l } = limits({ maxPendingPerIntegration: 3 });
+    l.pending.received("env", "cal", 4, T0);
+    l.pending.processed("env", "cal", T0 + INBOUND_STALE_MS - 1);
+    expect(await l.admit("env", "cal", T0 + INBOUND_STALE_MS + 10)).toMatchObject({ code: "webhook_backlog_full" });
   });
 });

@@ -142,4 +142,20 @@ describe("strict channels", () => {
     const lenient = await send({ items: [{ channelId: "made-up", dedupeKey: "5" }] });
     expect(lenient.notificationIds).toHaveLength(1);
   });
+
+  test("when the registry cannot be reached at receipt, the worker drops an unknown channel's notification", async () => {
+    const { k, one } = await setup({}, { strictChannels: true }, 1);
+    await registerChannel(k, "known");
+    k.channelDown = true;
+    expect((await one("made-up")).notificationId).not.toBe("");
+    expect((await one("known")).notificationId).not.toBe("");
+    k.channelDown = false;
+    await eventually("the unknown one dropped by the worker", async () => {
+      k.clock.advance(2000);
+      return k.logs.some((l) => l.includes("strict integration") && l.includes("made-up"));
+    });
+    await eventually("the known one forwarded", async () => (await recorded(k)) === 1);
+    k.clock.advance(60_000);
+    expect(await recorded(k)).toBe(1);
+  });
 });

@@ -3,6 +3,18 @@ import type { WebhookDeliveryStore } from "../store/store.ts";
 
 /** Integrations whose stored count is remembered at once (there are few; this bounds the map). */
 const MAX_COUNTED = 10_000;
+/**
+ * A count of notifications not processed that this process has not seen fall for this long is dropped:
+ * another process's worker takes them (several webhook processes), or this one is stuck; the stored
+ * count stays the bound either way, and the count can never lock intake for good.
+ */
+export const INBOUND_STALE_MS = 5 * 60_000;
+
+/** Notifications of one integration recorded here and not yet processed, and when the count last fell (or began). */
+interface InboundCount {
+  n: number;
+  movedAt: number;
+}
 
 /**
  * The work an integration has pending, for intake's cap (issue 25, item 1): its notifications
@@ -11,10 +23,12 @@ const MAX_COUNTED = 10_000;
  * restart; recounted at most every `recountMs`, never per request; a notification processed counts as
  * one message until then). A notification left on the queue
  * by a crash is not in the first count after the restart: the worker takes it first, and it was
- * recorded under the cap, so the cap is exceeded by at most one cap's worth, once.
+ * recorded under the cap, so the cap is exceeded by at most one cap's worth, once. With several webhook
+ * processes, the one that records a notification may not be the one that processes it: see
+ * INBOUND_STALE_MS.
  */
 export class PendingWork {
-  private readonly inbound = new Map<string, number>();
+  private readonly inbound = new Map<string, InboundCount>();
   private readonly stored: ExpiringCache<string, number>;
   private readonly counting = new Map<string, Promise<number>>();
 
@@ -31,20 +45,20 @@ export class PendingWork {
   full(environmentId: string, providerConfigKey: string, now: number): boolean | Promise<boolean> {
     if (this.max <= 0) return false;
     const key = `${environmentId}\n${providerConfigKey}`;
-    const inbound = this.inbound.get(key) ?? 0;
+    const inbound = this.inboundOf(key, now);
     if (inbound >= this.max) return true;
     const stored = this.stored.get(key, now);
     if (stored !== undefined) return inbound + stored >= this.max;
-    return this.count(key, environmentId, providerConfigKey, now).then(
-      (n) => (this.inbound.get(key) ?? 0) + n >= this.max,
-    );
+    return this.count(key, environmentId, providerConfigKey, now).then((n) => this.inboundOf(key, now) + n >= this.max);
   }
 
-  /** `n` notifications of the integration were recorded on the inbound queue. */
-  received(environmentId: string, providerConfigKey: string, n: number): void {
+  /** `n` notifications of the integration were recorded on the inbound queue at `now`. */
+  received(environmentId: string, providerConfigKey: string, n: number, now: number): void {
     if (this.max <= 0 || n <= 0) return;
     const key = `${environmentId}\n${providerConfigKey}`;
-    this.inbound.set(key, (this.inbound.get(key) ?? 0) + n);
+    const count = this.inbound.get(key);
+    if (count === undefined) this.inbound.set(key, { n, movedAt: now });
+    else count.n += n;
   }
 
   /**
@@ -52,13 +66,16 @@ export class PendingWork {
    * moves to the stored count until the next recount, as if it became one message: between counts, the
    * cap errs on the side of refusing.
    */
-  processed(environmentId: string, providerConfigKey: string): void {
+  processed(environmentId: string, providerConfigKey: string, now: number): void {
     const key = `${environmentId}\n${providerConfigKey}`;
-    const n = this.inbound.get(key);
+    const count = this.inbound.get(key);
     // None counted: recorded before a restart, or by another process.
-    if (n === undefined) return;
-    if (n <= 1) this.inbound.delete(key);
-    else this.inbound.set(key, n - 1);
+    if (count === undefined) return;
+    if (count.n <= 1) this.inbound.delete(key);
+    else {
+      count.n--;
+      count.movedAt = now;
+    }
     const stored = this.stored.peek(key);
     if (stored !== undefined) this.stored.set(key, stored.value + 1, stored.until);
   }
@@ -66,8 +83,17 @@ export class PendingWork {
   /** Notifications counted in memory, all integrations (for tests and logs). */
   get inboundTotal(): number {
     let total = 0;
-    for (const n of this.inbound.values()) total += n;
+    for (const count of this.inbound.values()) total += count.n;
     return total;
+  }
+
+  /** The integration's count, dropped when it has not fallen for INBOUND_STALE_MS. */
+  private inboundOf(key: string, now: number): number {
+    const count = this.inbound.get(key);
+    if (count === undefined) return 0;
+    if (now - count.movedAt < INBOUND_STALE_MS) return count.n;
+    this.inbound.delete(key);
+    return 0;
   }
 
   /** The store's count of the integration's messages not yet final; one count at a time per integration. */
