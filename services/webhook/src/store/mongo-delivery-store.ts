@@ -154,9 +154,10 @@ export class MongoDeliveryStore implements WebhookDeliveryStore {
   }
 
   async countPending(environmentId: string, providerConfigKey: string, limit: number): Promise<number> {
+    // By status, not by integration: the not-final messages (bounded by the caps), not the retained history.
     return this.messages.countDocuments(
-      { environmentId, providerConfigKey, status: { $in: DELIVERABLE } },
-      { limit: Math.max(1, Math.floor(limit)) },
+      { environmentId, status: { $in: DELIVERABLE }, providerConfigKey },
+      { limit: Math.max(1, Math.floor(limit)), hint: "by_status" },
     );
   }
 

@@ -168,11 +168,12 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
   }
 
   async countPending(environmentId: string, providerConfigKey: string, limit: number): Promise<number> {
-    // Bounded by the limit: the integration's index, stopping at `limit` not-final messages.
+    // The partial index of not-final messages: its size is the pending work (bounded by the caps), never
+    // the retained history (the integration's index would read every message kept, ~20 ms per 30 000).
     const row = this.db
       .query<{ n: number }, [string, string, number]>(
-        `SELECT COUNT(*) AS n FROM (SELECT 1 FROM webhook_messages INDEXED BY webhook_messages_by_integration
-         WHERE environment_id = ? AND provider_config_key = ? AND ${DELIVERABLE} LIMIT ?)`,
+        `SELECT COUNT(*) AS n FROM (SELECT 1 FROM webhook_messages INDEXED BY webhook_messages_deliverable
+         WHERE ${DELIVERABLE} AND environment_id = ? AND provider_config_key = ? LIMIT ?)`,
       )
       .get(environmentId, providerConfigKey, Math.max(1, Math.floor(limit)));
     return row?.n ?? 0;
