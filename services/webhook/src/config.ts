@@ -100,7 +100,7 @@ export interface IntakeConfig {
   channelRatePerSecond: number;
   /** How many a channel may record at once above its rate. */
   channelBurst: number;
-  /** Channels whose rate is tracked at once; past it the least recently seen is forgotten (a full bucket). */
+  /** Channels whose rate is tracked at most; past it the older half is forgotten (a full bucket each). */
   trackedChannels: number;
   /** Notifications not yet processed plus messages not yet final, per integration, past which intake answers 503 (0: no cap). */
   maxPendingPerIntegration: number;

@@ -35,8 +35,8 @@ export class IntakeLimits {
     now: () => number,
   ) {
     const { integrationRatePerSecond: rate, integrationBurst: burst } = config;
-    this.integrations = new TokenBuckets(rate, burst, MAX_INTEGRATIONS, now);
-    this.channels = new TokenBuckets(config.channelRatePerSecond, config.channelBurst, config.trackedChannels, now);
+    this.integrations = new TokenBuckets(rate, burst, MAX_INTEGRATIONS);
+    this.channels = new TokenBuckets(config.channelRatePerSecond, config.channelBurst, config.trackedChannels);
     this.pending = new PendingWork(store, config.maxPendingPerIntegration, config.pendingRecountMs, now);
     this.warned = new ExpiringCache({ maxEntries: MAX_INTEGRATIONS, now });
   }
