@@ -97,6 +97,12 @@ describe("integration settings and channel kinds in a real browser", () => {
       expect((await j.api("GET", "/integrations/kinds-outlook")).body.data.provider_settings).toEqual({
         tenant: "contoso.onmicrosoft.com",
       });
+      // Strict channels (issue 25, item 1): off with managed channels off; turned on, saved.
+      expect(await page.isChecked("#strict-channels")).toBe(false);
+      await page.check("#strict-channels");
+      await page.click("#save-provider-settings");
+      await page.waitForSelector("#provider-settings-result .ok");
+      expect((await j.api("GET", "/integrations/kinds-outlook")).body.data.strict_channels).toBe(true);
     },
     STEP_MS,
   );

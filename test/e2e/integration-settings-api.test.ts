@@ -53,6 +53,21 @@ describe("integration settings on the REST API", () => {
     expect(res.body.data).toMatchObject({ provider_settings: {}, managed_channels: false });
   });
 
+  test("strict_channels follows managed_channels until set; PATCH sets it, and refuses a non-boolean", async () => {
+    const created = await j.api("POST", "/integrations", {
+      unique_key: "strict-cal",
+      provider: "google-calendar",
+      managed_channels: true,
+    });
+    expect(created.body.data).toMatchObject({ managed_channels: true, strict_channels: true });
+    const off = await j.api("PATCH", "/integrations/strict-cal", { strict_channels: false });
+    expect(off.body.data).toMatchObject({ managed_channels: true, strict_channels: false });
+    expect((await j.api("GET", "/integrations/strict-cal")).body.data.strict_channels).toBe(false);
+    const bad = await j.api("PATCH", "/integrations/strict-cal", { strict_channels: "yes" });
+    expect(bad.status).toBe(400);
+    expect(bad.body.error.code).toBe("invalid_body");
+  });
+
   test("the tenant setting is stored, and refused when not one URL path segment", async () => {
     const res = await j.api("POST", "/integrations", {
       unique_key: "outlook",

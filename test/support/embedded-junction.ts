@@ -23,10 +23,17 @@ export interface ApiResponse {
 
 /** Starts the embedded default on a free port with a temporary data dir. */
 export async function startTestJunction(
-  options: { env?: Record<string, string>; dataDir?: string; clock?: Clock; secretKey?: string | null } = {},
+  options: {
+    env?: Record<string, string>;
+    dataDir?: string;
+    clock?: Clock;
+    secretKey?: string | null;
+    /** "warn": only warnings and errors are kept (a load test's requests would fill `logLines`). */
+    logLevel?: "debug" | "warn";
+  } = {},
 ): Promise<TestJunction> {
   const dir = options.dataDir ? { path: options.dataDir, remove: () => {} } : tempDir();
-  const logger = memoryLogger();
+  const logger = options.logLevel === "warn" ? warnLogger() : memoryLogger();
   const secretKey = options.secretKey === null ? undefined : (options.secretKey ?? TEST_SECRET_KEY);
   const env: Record<string, string | undefined> = {
     JUNCTION_DATA_DIR: dir.path,
@@ -64,6 +71,12 @@ export async function startTestJunction(
       if (!opts.keepData) dir.remove();
     },
   });
+}
+
+/** A memory logger that keeps warnings and errors only. */
+function warnLogger() {
+  const lines: string[] = [];
+  return Object.assign(createLogger({ level: "warn", sink: (l) => lines.push(l) }), { lines });
 }
 
 export { createLogger };

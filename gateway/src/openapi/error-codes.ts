@@ -109,6 +109,22 @@ export const ERROR_CODES = {
   invalid_notification: e(Code.InvalidArgument, "The notification's headers are not a valid notification."),
   headers_too_large: e(Code.InvalidArgument, "The notification has too many headers, or too many bytes of them."),
   channel_token_mismatch: e(Code.PermissionDenied, "The notification's channel token does not match; dropped."),
+  unknown_channel: e(
+    Code.NotFound,
+    "The integration is strict (`strict_channels`) and its channel is unknown to the registry; dropped (a 4xx: the upstream does not resend it).",
+  ),
+  webhook_rate_limited: e(
+    Code.Unavailable,
+    "The integration receives notifications faster than its limit; nothing recorded. 503 with Retry-After: the upstream sends it again.",
+  ),
+  channel_rate_limited: e(
+    Code.Unavailable,
+    "The notification's channel receives them faster than its limit; nothing recorded. 503 with Retry-After.",
+  ),
+  webhook_backlog_full: e(
+    Code.Unavailable,
+    "The integration's pending work (notifications not processed, messages not delivered) is at its cap; nothing recorded. 503 with Retry-After.",
+  ),
   // Channels.
   integration_has_no_channels: e(Code.FailedPrecondition, "The integration's provider has no notification channels."),
   channel_stops_unavailable: e(Code.Unavailable, "The channel service cannot call the upstream."),

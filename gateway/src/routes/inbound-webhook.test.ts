@@ -15,12 +15,21 @@ afterEach(async () => {
   await kit?.close();
 });
 
-async function start(seen: MatchedNotification[], options: { testReader?: boolean } = {}) {
+async function start(
+  seen: MatchedNotification[],
+  options: { testReader?: boolean; maxItems?: number; env?: Record<string, string>; strictChannels?: boolean } = {},
+) {
+  const maxItems = options.maxItems ?? 5;
   kit = await startWebhookKit({
     sinks: [{ name: "recorder", onNotification: async (n) => void seen.push(n) }],
-    ...(options.testReader ? { notificationAdapterOf: readAllWith(testNotificationAdapter({ maxItems: 5 })) } : {}),
+    ...(options.testReader ? { notificationAdapterOf: readAllWith(testNotificationAdapter({ maxItems })) } : {}),
+    ...(options.env ? { env: options.env } : {}),
   });
-  await kit.connections.createIntegration({ uniqueKey: "cal", provider: "google-calendar" });
+  await kit.connections.createIntegration({
+    uniqueKey: "cal",
+    provider: "google-calendar",
+    ...(options.strictChannels ? { strictChannels: true } : {}),
+  });
   const gateway = createGateway({
     clients: { webhook: kit.client } as GatewayClients,
     baseUrl: "http://j.test",
@@ -139,5 +148,26 @@ describe("credentials at the webhook URL (issue 22, item 1)", () => {
     expect(sent[0]?.authorization).toBe("Bearer push-token");
     expect(sent[0]?.cookie).toBeUndefined();
     expect(sent[0]?.["proxy-authorization"]).toBeUndefined();
+  });
+
+  test("over an intake limit: 503 with Retry-After and a stable code, nothing recorded (issue 25, item 1)", async () => {
+    const { post } = await start([], {
+      testReader: true,
+      maxItems: 1,
+      env: { JUNCTION_WEBHOOK_INTAKE_INTEGRATION_RATE: "0.5", JUNCTION_WEBHOOK_INTAKE_INTEGRATION_BURST: "1" },
+    });
+    const item = (channelId: string) => JSON.stringify({ items: [{ channelId }] });
+    expect((await post("", item("a"), {})).status).toBe(200);
+    const refused = await post("", item("b"), {});
+    expect(refused.status).toBe(503);
+    expect(refused.headers.get("retry-after")).toBe("2");
+    expect((await refused.json()).error.code).toBe("webhook_rate_limited");
+  });
+
+  test("a strict integration answers 404 unknown_channel for a channel unknown to the registry", async () => {
+    const { post } = await start([], { testReader: true, maxItems: 1, strictChannels: true });
+    const res = await post("", JSON.stringify({ items: [{ channelId: "made-up" }] }), {});
+    expect(res.status).toBe(404);
+    expect((await res.json()).error.code).toBe("unknown_channel");
   });
 });

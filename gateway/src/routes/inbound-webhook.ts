@@ -1,7 +1,8 @@
 import type { MessageInitShape } from "@bufbuild/protobuf";
-import type {
-  ReceiveNotificationRequestSchema,
-  ReceiveNotificationResult,
+import {
+  DropReason,
+  type ReceiveNotificationRequestSchema,
+  type ReceiveNotificationResult,
 } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { Batcher, fromItemError, readBytesLimited } from "@junction/platform";
 import { documentationExample, MAX_NOTIFICATION_BODY_BYTES } from "@junction/providers";
@@ -92,6 +93,19 @@ export function inboundWebhookRoutes(): Route[] {
             headers: { "content-type": contentType, "x-content-type-options": "nosniff" },
           });
         }
+        if (res.throttled) {
+          // 503, not 429: upstreams retry 500/502/503/504 only, and a 429 would lose a genuine notification.
+          const { code, message, retryAfterSeconds } = res.throttled;
+          return errorResponse(503, code, message, [], { "retry-after": String(retryAfterSeconds) });
+        }
+        if (res.dropped && res.dropReason === DropReason.UNKNOWN_CHANNEL) {
+          // 4xx, as below: a made-up channel id is not resent forever.
+          return errorResponse(
+            404,
+            "unknown_channel",
+            "The integration refuses notifications for channels it does not know (strict_channels); this one was dropped.",
+          );
+        }
         if (res.dropped) {
           // 4xx: the upstream retries only 5xx, so a forged or stale notification is not resent forever.
           return errorResponse(
@@ -112,7 +126,9 @@ export function inboundWebhookRoutes(): Route[] {
           `Where the upstream (e.g. ${documentationExample.displayName}) sends notifications; no secret key (the upstream cannot send one). ` +
           "Answers 200 once recorded durably (a provider that sends batches: its own 2xx, e.g. 202, once every item is recorded); " +
           "matching and forwarding happen after. A body is recorded up to the provider's limit. " +
-          "A provider's handshake (a subscription validation request) is answered as the provider expects, nothing recorded.",
+          "A provider's handshake (a subscription validation request) is answered as the provider expects, nothing recorded. " +
+          "Over the intake limits (per integration and per channel rates, the integration's pending work) the answer is 503 with Retry-After, nothing recorded: the upstream sends it again later. " +
+          "An integration with `strict_channels` drops notifications for channels unknown to it (404 `unknown_channel`; a batch provider's items are dropped one by one and the batch answered as usual).",
         tags: ["Webhooks"],
         params: { environment: "The environment's id.", integration: "The integration's id." },
         responses: {
@@ -130,6 +146,10 @@ export function inboundWebhookRoutes(): Route[] {
           "headers_too_large",
           "request_too_large",
           "channel_token_mismatch",
+          "unknown_channel",
+          "webhook_rate_limited",
+          "channel_rate_limited",
+          "webhook_backlog_full",
         ],
       },
     },

@@ -18,6 +18,12 @@ export const managedChannelsSchema = z
     "Junction itself creates, renews and stops the connections' notification channels (off: customer scripts do). Only for providers whose `channels.manageable` is true.",
   );
 
+export const strictChannelsSchema = z
+  .boolean()
+  .describe(
+    "Notifications whose channel (subscription) the channel registry does not hold for this integration are refused at intake (a flood of made-up channel ids stores nothing). Never set: follows `managed_channels`.",
+  );
+
 /**
  * Refuses, at the edge, a `provider_settings` key the provider does not take (400
  * `unknown_provider_setting`, naming the keys it takes) and `managed_channels` on for a provider whose

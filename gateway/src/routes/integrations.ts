@@ -6,6 +6,7 @@ import type { Route } from "../router.ts";
 import {
   checkIntegrationSettings,
   managedChannelsSchema,
+  strictChannelsSchema,
   providerSettingsSchema,
 } from "./integration-settings-input.ts";
 import { integrationAnswer, presentIntegration } from "./present.ts";
@@ -51,6 +52,7 @@ const createSchema = z
     upstream_overrides: overridesSchema.optional(),
     provider_settings: providerSettingsSchema.optional(),
     managed_channels: managedChannelsSchema.optional(),
+    strict_channels: strictChannelsSchema.optional(),
     ...ignoredNangoSettings,
   })
   .strict();
@@ -64,6 +66,7 @@ const updateSchema = z
     upstream_overrides: overridesSchema.optional(),
     provider_settings: providerSettingsSchema.optional(),
     managed_channels: managedChannelsSchema.optional(),
+    strict_channels: strictChannelsSchema.optional(),
     ...ignoredNangoSettings,
   })
   .strict();
@@ -121,6 +124,7 @@ export function integrationRoutes(): Route[] {
           overrides: toOverrides(body.upstream_overrides),
           providerSettings: body.provider_settings ?? {},
           managedChannels: body.managed_channels ?? false,
+          strictChannels: body.strict_channels,
         });
         if (!integration) throw new Error("createIntegration returned no integration");
         let out = integration;
@@ -192,6 +196,7 @@ export function integrationRoutes(): Route[] {
           forwardWebhooks: body.forward_webhooks,
           providerSettings: body.provider_settings ? { values: body.provider_settings } : undefined,
           managedChannels: body.managed_channels,
+          strictChannels: body.strict_channels,
         });
         if (!integration) throw new Error("updateIntegration returned no integration");
         return json({ data: presentIntegration(integration, { webhook: true }) });

@@ -17,6 +17,11 @@ export const integrationAnswer = z
       .record(z.string(), z.string())
       .describe("The provider's own settings as set (none is a secret); absent keys take their defaults."),
     managed_channels: z.boolean().describe("Junction itself creates, renews and stops the channels."),
+    strict_channels: z
+      .boolean()
+      .describe(
+        "Notifications for channels unknown to the registry are refused at intake (default: managed_channels).",
+      ),
     created_at: isoOrNull,
     updated_at: isoOrNull,
     upstream_overrides: z
@@ -109,6 +114,7 @@ export function presentIntegration(i: Integration, include: { webhook?: boolean;
     forward_webhooks: i.forwardWebhooks,
     provider_settings: { ...i.providerSettings },
     managed_channels: i.managedChannels,
+    strict_channels: i.strictChannels,
     created_at: iso(i.createdAtMs),
     updated_at: iso(i.updatedAtMs),
   };

@@ -38,6 +38,7 @@ export function toIntegration(rec: IntegrationRecord, baseUrl: string): Integrat
     useTestCredentials: rec.useTestCredentials,
     providerSettings: rec.providerSettings ?? {},
     managedChannels: rec.managedChannels ?? false,
+    strictChannels: rec.strictChannels ?? rec.managedChannels ?? false,
   });
 }
 

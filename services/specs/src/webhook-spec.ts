@@ -2,8 +2,10 @@ import { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_p
 import {
   createWebhookRuntime,
   type DeliveryConfig,
+  type IntakeConfig,
   loadAllowPrivateEndpoints,
   loadDeliveryConfig,
+  loadIntakeConfig,
   openWebhookStore,
   type WebhookRuntime,
   type WebhookServiceDeps,
@@ -14,6 +16,7 @@ import type { ServiceSpec } from "@junction/wiring";
 /** The webhook service's settings. */
 export interface WebhookConfig {
   delivery: DeliveryConfig;
+  intake: IntakeConfig;
   allowPrivateEndpoints: boolean;
 }
 
@@ -39,7 +42,11 @@ export const webhookSpec: ServiceSpec<
     encryptor: true,
     database: true,
   },
-  config: (env) => ({ delivery: loadDeliveryConfig(env), allowPrivateEndpoints: loadAllowPrivateEndpoints(env) }),
+  config: (env) => ({
+    delivery: loadDeliveryConfig(env),
+    intake: loadIntakeConfig(env),
+    allowPrivateEndpoints: loadAllowPrivateEndpoints(env),
+  }),
   async build(ctx, config, extras = {}) {
     const store = await openWebhookStore(ctx.common, ctx.db);
     const runtime = createWebhookRuntime({
@@ -53,6 +60,7 @@ export const webhookSpec: ServiceSpec<
       connections: ctx.client("connection"),
       channels: ctx.client("channel"),
       delivery: config.delivery,
+      intake: config.intake,
       sinks: extras.sinks ?? [],
       metrics: ctx.metrics,
       ...(ctx.tracing ? { tracing: ctx.tracing } : {}),

@@ -79,7 +79,51 @@ export const webhookConfigSchema = z.object({
   integrationCache: duration("1s"),
   /** Endpoints on private and loopback addresses allowed: local development and tests only (see address-policy.ts). */
   allowPrivateEndpoints: flagSetting,
+  // Intake limits (issue 25, item 1); a rate of 0 turns its limit off.
+  intakeIntegrationRate: z.coerce.number().min(0).max(1_000_000).default(200),
+  intakeIntegrationBurst: z.coerce.number().int().min(1).max(10_000_000).default(2000),
+  intakeChannelRate: z.coerce.number().min(0).max(1_000_000).default(10),
+  intakeChannelBurst: z.coerce.number().int().min(1).max(10_000_000).default(50),
+  intakeTrackedChannels: z.coerce.number().int().min(1).max(10_000_000).default(10_000),
+  intakeMaxPending: z.coerce.number().int().min(0).max(100_000_000).default(10_000),
+  intakePendingRecount: duration("1s"),
+  intakeFullRetryAfter: duration("30s"),
 });
+
+/** Limits on what the webhook URL takes in (issue 25, item 1): memory and disk bounded by these, not by a flood. */
+export interface IntakeConfig {
+  /** Notifications recorded per second per integration (0: no limit); past it intake answers 503. */
+  integrationRatePerSecond: number;
+  /** How many an integration may record at once above its rate. */
+  integrationBurst: number;
+  /** Notifications recorded per second per channel (0: no limit). */
+  channelRatePerSecond: number;
+  /** How many a channel may record at once above its rate. */
+  channelBurst: number;
+  /** Channels whose rate is tracked at most; past it the older half is forgotten (a full bucket each). */
+  trackedChannels: number;
+  /** Notifications not yet processed plus messages not yet final, per integration, past which intake answers 503 (0: no cap). */
+  maxPendingPerIntegration: number;
+  /** How long an integration's count of stored pending messages is reused before it is counted again. */
+  pendingRecountMs: number;
+  /** The Retry-After of a refusal for pending work at its cap. */
+  fullRetryAfterMs: number;
+}
+
+/** The intake limits from the environment (JUNCTION_WEBHOOK_INTAKE_*). */
+export function loadIntakeConfig(env: Record<string, string | undefined> = process.env): IntakeConfig {
+  const cfg = loadConfig(webhookConfigSchema, { prefix: "JUNCTION_WEBHOOK_", env });
+  return {
+    integrationRatePerSecond: cfg.intakeIntegrationRate,
+    integrationBurst: cfg.intakeIntegrationBurst,
+    channelRatePerSecond: cfg.intakeChannelRate,
+    channelBurst: cfg.intakeChannelBurst,
+    trackedChannels: cfg.intakeTrackedChannels,
+    maxPendingPerIntegration: cfg.intakeMaxPending,
+    pendingRecountMs: cfg.intakePendingRecount,
+    fullRetryAfterMs: Math.max(1000, cfg.intakeFullRetryAfter),
+  };
+}
 
 /** The delivery settings from the environment (JUNCTION_WEBHOOK_RETRY_SCHEDULE, ...). */
 export function loadDeliveryConfig(env: Record<string, string | undefined> = process.env): DeliveryConfig {
@@ -106,3 +150,4 @@ export function loadAllowPrivateEndpoints(env: Record<string, string | undefined
 
 /** The defaults, for tests and embedders that do not read the environment. */
 export const DEFAULT_DELIVERY_CONFIG: DeliveryConfig = loadDeliveryConfig({});
+export const DEFAULT_INTAKE_CONFIG: IntakeConfig = loadIntakeConfig({});

@@ -3,9 +3,10 @@ import type { Bus } from "@junction/bus";
 import type { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
 import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { Clock, Encryptor, Logger, MetricsRegistry, Tracing } from "@junction/platform";
+import type { DeliveryConfig, IntakeConfig } from "./config.ts";
 import type { DeliveryTraces } from "./delivery/delivery-traces.ts";
+import type { IntakeLimits } from "./intake/intake-limits.ts";
 import type { WebhookMetrics } from "./webhook-metrics.ts";
-import type { DeliveryConfig } from "./config.ts";
 import type { IntegrationCache } from "./inbound/integration-cache.ts";
 import type { NotificationAdapterOf } from "./inbound/integration-lookup.ts";
 import type { NotificationLookups } from "./inbound/notification-lookups.ts";
@@ -39,6 +40,8 @@ export interface WebhookServiceDeps {
   channels: Client<typeof ChannelService>;
   /** Retry schedule, timeouts, concurrency; `loadDeliveryConfig(env)`. */
   delivery: DeliveryConfig;
+  /** Rate limits and the pending-work cap of the webhook URL; `loadIntakeConfig(env)`, its defaults when absent. */
+  intake?: IntakeConfig;
   /**
    * Consumers of accepted notifications besides forwarding (the scripts runtime's webhook
    * subscriptions): see notification-sink.ts.
@@ -76,4 +79,6 @@ export interface WebhookServiceContext extends WebhookServiceDeps {
   counts: WebhookMetrics;
   /** The traces of messages awaiting their rounds, with tracing on. */
   traces?: DeliveryTraces;
+  /** Intake's rate limits and pending-work cap (see intake/intake-limits.ts). */
+  limits: IntakeLimits;
 }

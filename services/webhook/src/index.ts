@@ -3,9 +3,12 @@ export { createWebhookRuntime, type WebhookRuntime } from "./runtime.ts";
 export type { DeliveryWaker, WebhookServiceContext, WebhookServiceDeps } from "./context.ts";
 export {
   DEFAULT_DELIVERY_CONFIG,
+  DEFAULT_INTAKE_CONFIG,
   type DeliveryConfig,
+  type IntakeConfig,
   loadAllowPrivateEndpoints,
   loadDeliveryConfig,
+  loadIntakeConfig,
   parseDuration,
 } from "./config.ts";
 export type { MatchedNotification, NotificationSink, SinkResult } from "./inbound/notification-sink.ts";

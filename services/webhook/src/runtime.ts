@@ -11,6 +11,8 @@ import { createHttpSender } from "./delivery/http-sender.ts";
 import { SigningKeys } from "./delivery/signing-keys.ts";
 import { startInboundWorker } from "./inbound/inbound-worker.ts";
 import { IntegrationCache } from "./inbound/integration-cache.ts";
+import { DEFAULT_INTAKE_CONFIG } from "./config.ts";
+import { IntakeLimits } from "./intake/intake-limits.ts";
 import { batchedLookups } from "./inbound/notification-lookups.ts";
 import { createWebhookService } from "./service.ts";
 import { webhookMetrics } from "./webhook-metrics.ts";
@@ -67,7 +69,17 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
   );
   const lookups = batchedLookups(deps.connections, deps.channels);
   const counts = webhookMetrics(deps.metrics, deps.store, () => deps.clock.now());
-  ctx = { ...deps, environment, deliveries: scheduler, integrations, lookups, counts, ...(traces ? { traces } : {}) };
+  const limits = new IntakeLimits(deps.intake ?? DEFAULT_INTAKE_CONFIG, deps.store, logger, () => deps.clock.now());
+  ctx = {
+    ...deps,
+    environment,
+    deliveries: scheduler,
+    integrations,
+    lookups,
+    counts,
+    limits,
+    ...(traces ? { traces } : {}),
+  };
   const service = createWebhookService(ctx);
   const subscriptions: Subscription[] = [];
   let sweepTimer: TimerHandle | undefined;

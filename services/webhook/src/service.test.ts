@@ -25,7 +25,8 @@ import {
 import { MemoryBus } from "@junction/bus";
 import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
-import { DEFAULT_DELIVERY_CONFIG } from "./config.ts";
+import { DEFAULT_DELIVERY_CONFIG, DEFAULT_INTAKE_CONFIG } from "./config.ts";
+import { IntakeLimits } from "./intake/intake-limits.ts";
 import { batchedLookups } from "./inbound/notification-lookups.ts";
 import { IntegrationCache } from "./inbound/integration-cache.ts";
 import { createWebhookService } from "./service.ts";
@@ -73,6 +74,7 @@ function setup(options: { allowPrivateEndpoints?: boolean; store?: (db: Database
     integrations: new IntegrationCache(createClient(ConnectionService, none), 0),
     lookups: batchedLookups(createClient(ConnectionService, none), createClient(ChannelService, none)),
     counts: webhookMetrics(undefined, store, () => clock.now()),
+    limits: new IntakeLimits(DEFAULT_INTAKE_CONFIG, store, logger, () => clock.now()),
   });
   const transport = createRouterTransport((router) => router.service(WebhookService, impl), {
     router: { interceptors: [errorBoundary(logger)] },

@@ -38,6 +38,7 @@ export interface Integration {
   forward_webhooks: boolean;
   provider_settings?: Record<string, string>;
   managed_channels?: boolean;
+  strict_channels?: boolean;
   created_at: string | null;
   webhook_url?: string;
   credentials?: { client_id: string | null; client_secret_set: boolean; scopes: string | null };

@@ -101,6 +101,7 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
         useTestCredentials: false,
         providerSettings: nonEmpty(req.providerSettings),
         managedChannels: req.managedChannels,
+        ...(req.strictChannels === undefined ? {} : { strictChannels: req.strictChannels }),
         createdAt: now,
         updatedAt: now,
       };
@@ -151,6 +152,7 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
       if (req.forwardWebhooks !== undefined) next.forwardWebhooks = req.forwardWebhooks;
       if (req.providerSettings) next.providerSettings = nonEmpty(req.providerSettings.values);
       if (req.managedChannels !== undefined) next.managedChannels = req.managedChannels;
+      if (req.strictChannels !== undefined) next.strictChannels = req.strictChannels;
       const adapter = ctx.providers.get(next.provider);
       checkProviderSettings(adapter, req.providerSettings?.values ?? {}, req.managedChannels ?? false);
       if (adapter) checkOAuthUrls(adapter, next.overrides, next.providerSettings ?? {});

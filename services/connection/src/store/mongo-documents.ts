@@ -101,6 +101,8 @@ export const integrationFromDocument = (d: IntegrationDocument): IntegrationReco
   // Both absent on documents written before provider settings existed.
   providerSettings: d.providerSettings ?? {},
   managedChannels: d.managedChannels ?? false,
+  // Absent when never set (managedChannels decides).
+  ...(typeof d.strictChannels === "boolean" ? { strictChannels: d.strictChannels } : {}),
   ...(d.importedEmailHashes ? { importedEmailHashes: true as const } : {}),
   createdAt: d.createdAt,
   updatedAt: d.updatedAt,

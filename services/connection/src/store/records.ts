@@ -43,6 +43,11 @@ export interface IntegrationRecord {
   /** Junction creates, renews and stops this integration's channels itself; absent is off. */
   managedChannels?: boolean;
   /**
+   * Intake refuses notifications whose channel the registry does not hold for this integration; absent
+   * (never set) follows `managedChannels`.
+   */
+  strictChannels?: boolean;
+  /**
    * Set (for good) once a connection was imported with its own connection_config.emailAddressHash,
    * which may be Nango's formula: only then does matching also look Nango's formula up.
    */

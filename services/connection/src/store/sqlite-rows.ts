@@ -40,6 +40,8 @@ export interface IntegrationRow {
   /** JSON object of strings. */
   provider_settings: string;
   managed_channels: number;
+  /** NULL: never set. */
+  strict_channels: number | null;
   /** Read only: set by markImportedEmailHashes, kept by every other write. */
   imported_email_hashes?: number;
   created_at: number;
@@ -113,6 +115,7 @@ export const integrationFromRow = (r: IntegrationRow): IntegrationRecord => ({
   useTestCredentials: r.use_test_credentials !== 0,
   providerSettings: JSON.parse(r.provider_settings) as Record<string, string>,
   managedChannels: r.managed_channels !== 0,
+  ...(r.strict_channels === null ? {} : { strictChannels: r.strict_channels !== 0 }),
   ...(r.imported_email_hashes ? { importedEmailHashes: true as const } : {}),
   createdAt: r.created_at,
   updatedAt: r.updated_at,
@@ -131,6 +134,7 @@ export const integrationToRow = (i: IntegrationRecord): IntegrationRow => ({
   use_test_credentials: i.useTestCredentials ? 1 : 0,
   provider_settings: JSON.stringify(i.providerSettings ?? {}),
   managed_channels: i.managedChannels ? 1 : 0,
+  strict_channels: i.strictChannels === undefined ? null : i.strictChannels ? 1 : 0,
   created_at: i.createdAt,
   updated_at: i.updatedAt,
 });

@@ -37,7 +37,7 @@ export function prepareStatements(db: Database) {
       "UPDATE secret_keys SET revoked_at = COALESCE(revoked_at, $at) WHERE environment_id = $environment_id AND id = $id RETURNING *",
     ),
     integrationInsert: p(
-      "INSERT INTO integrations (environment_id, unique_key, provider, display_name, client_id, client_secret_enc, scopes, overrides, forward_webhooks, use_test_credentials, provider_settings, managed_channels, created_at, updated_at) VALUES ($environment_id, $unique_key, $provider, $display_name, $client_id, $client_secret_enc, $scopes, $overrides, $forward_webhooks, $use_test_credentials, $provider_settings, $managed_channels, $created_at, $updated_at)",
+      "INSERT INTO integrations (environment_id, unique_key, provider, display_name, client_id, client_secret_enc, scopes, overrides, forward_webhooks, use_test_credentials, provider_settings, managed_channels, strict_channels, created_at, updated_at) VALUES ($environment_id, $unique_key, $provider, $display_name, $client_id, $client_secret_enc, $scopes, $overrides, $forward_webhooks, $use_test_credentials, $provider_settings, $managed_channels, $strict_channels, $created_at, $updated_at)",
     ),
     integrationGet: p<IntegrationRow>(
       "SELECT * FROM integrations WHERE environment_id = $environment_id AND unique_key = $unique_key",
@@ -46,7 +46,7 @@ export function prepareStatements(db: Database) {
       "SELECT * FROM integrations WHERE environment_id = $environment_id ORDER BY created_at, unique_key",
     ),
     integrationReplace: p(
-      "UPDATE integrations SET unique_key = $unique_key, provider = $provider, display_name = $display_name, client_id = $client_id, client_secret_enc = $client_secret_enc, scopes = $scopes, overrides = $overrides, forward_webhooks = $forward_webhooks, use_test_credentials = $use_test_credentials, provider_settings = $provider_settings, managed_channels = $managed_channels, created_at = $created_at, updated_at = $updated_at WHERE environment_id = $environment_id AND unique_key = $old_key",
+      "UPDATE integrations SET unique_key = $unique_key, provider = $provider, display_name = $display_name, client_id = $client_id, client_secret_enc = $client_secret_enc, scopes = $scopes, overrides = $overrides, forward_webhooks = $forward_webhooks, use_test_credentials = $use_test_credentials, provider_settings = $provider_settings, managed_channels = $managed_channels, strict_channels = $strict_channels, created_at = $created_at, updated_at = $updated_at WHERE environment_id = $environment_id AND unique_key = $old_key",
     ),
     integrationDelete: p(
       "DELETE FROM integrations WHERE environment_id = $environment_id AND unique_key = $unique_key",

@@ -137,6 +137,7 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
           useTestCredentials: true,
           providerSettings: { tenant: "contoso.onmicrosoft.com" },
           managedChannels: true,
+          strictChannels: false,
         });
         await store.insertIntegration(a);
         await store.insertIntegration(b);
@@ -160,6 +161,7 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
           scopes: ["email"],
           providerSettings: { tenant: "organizations" },
           managedChannels: true,
+          strictChannels: true,
           updatedAt: tick(),
         };
         expect(await store.replaceIntegration(ENV, "cal", next)).toBe(true);

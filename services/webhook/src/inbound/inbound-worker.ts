@@ -16,7 +16,7 @@ import { acceptMessage } from "../delivery/accept-message.ts";
 import { derivedMessageId, forwardBody } from "./forward-message.ts";
 import { type NotificationFields, readNotification } from "./notification-headers.ts";
 import type { CurrentIntegration } from "./integration-cache.ts";
-import { channelTokenMatches } from "./notification-lookups.ts";
+import { checkChannel } from "./notification-lookups.ts";
 
 /** The lifecycle notifications the channel service handles; "missed" is forwarded like a change. */
 const CHANNEL_EVENT: Partial<Record<NotificationLifecycle, ChannelLifecycleEvent>> = {
@@ -65,6 +65,7 @@ export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscrip
       try {
         await processNotification(ctx, notification);
         await job.ack();
+        ctx.limits.pending.processed(notification.environmentId, notification.providerConfigKey, ctx.clock.now());
       } catch (err) {
         const delay = exponentialDelay(job.deliveryCount - 1, RETRY_BASE_MS, RETRY_MAX_MS);
         log.warn("notification not processed; it will be tried again", {
@@ -98,9 +99,16 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
   const { channelId, messageNumber } = read;
 
   if (!n.channelChecked && channelId !== undefined) {
-    if (!(await channelTokenMatches(ctx.lookups, n.environmentId, { ...read, channelId }))) {
+    const check = await checkChannel(ctx.lookups, n.environmentId, { ...read, channelId });
+    if (!check.tokenMatches) {
       counts.inc(n.providerConfigKey, "dropped");
       log().warn("notification dropped: its channel token does not match the channel's", { channelId });
+      return;
+    }
+    // Receipt's strict check, made here when receipt could not reach the registry.
+    if (found.strictChannels && !check.known) {
+      counts.inc(n.providerConfigKey, "dropped");
+      log().warn("notification dropped: strict integration, channel unknown to the registry", { channelId });
       return;
     }
   }

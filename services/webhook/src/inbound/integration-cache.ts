@@ -8,6 +8,8 @@ export interface CurrentIntegration {
   provider: string;
   /** Whether matched notifications are forwarded to the customer (the operator may turn it off). */
   forwardWebhooks: boolean;
+  /** Whether notifications for channels unknown to the registry are dropped (`strict_channels`). */
+  strictChannels: boolean;
   /** Where each header role is looked up (only for a notification recorded before receipt read them). */
   headerNames: IntegrationView["headerNames"];
 }
@@ -56,6 +58,7 @@ export class IntegrationCache {
     return {
       provider: view.integration.provider,
       forwardWebhooks: view.integration.forwardWebhooks,
+      strictChannels: view.integration.strictChannels,
       headerNames: view.headerNames,
     };
   }

@@ -22,6 +22,8 @@ export interface ReceivedRequest {
   contentType: string;
   query: string;
   now: number;
+  /** Its integration refuses notifications for channels unknown to the registry (`strict_channels`). */
+  strict: boolean;
 }
 
 /** What an adapter's reading asks receipt to do: answer a handshake, or record its items. */

@@ -54,20 +54,20 @@ function one<T>(res: { results: T[] }): T {
 }
 
 /**
- * Whether a notification's channel token matches its channel's (and, when it may be accepted, its
- * message number recorded): the one token check, made at receipt, or by the worker when receipt
- * could not reach the channel registry. Throws when the registry is unreachable.
+ * Whether a notification's channel is in the registry and its token matches its channel's (and, when
+ * it may be accepted, its message number recorded): the one channel check, made at receipt, or by the
+ * worker when receipt could not reach the channel registry. Throws when the registry is unreachable.
  */
-export async function channelTokenMatches(
+export async function checkChannel(
   lookups: NotificationLookups,
   environmentId: string,
   n: { channelId: string; channelToken: string; messageNumber: number | null },
-): Promise<boolean> {
+): Promise<{ known: boolean; tokenMatches: boolean }> {
   const check = await lookups.check({
     environmentId,
     channelId: n.channelId,
     token: n.channelToken,
     messageNumber: BigInt(n.messageNumber ?? 0),
   });
-  return check.tokenMatches;
+  return { known: check.known, tokenMatches: check.tokenMatches };
 }

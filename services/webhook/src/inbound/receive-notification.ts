@@ -1,16 +1,17 @@
 import { type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { queues } from "@junction/bus";
 import { NotificationReceivedSchema } from "@junction/contracts/events/v1/events_pb";
-import type {
-  ReceiveNotificationRequest,
-  ReceiveNotificationResponseSchema,
+import {
+  DropReason,
+  type ReceiveNotificationRequest,
+  type ReceiveNotificationResponseSchema,
 } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { newId } from "@junction/platform";
 import type { NotificationItem } from "@junction/providers";
 import type { WebhookServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { CREDENTIAL_HEADERS, headerProblem } from "./notification-headers.ts";
-import { channelTokenMatches } from "./notification-lookups.ts";
+import { checkChannel } from "./notification-lookups.ts";
 import {
   batchItemKey,
   bodyDigest,
@@ -42,6 +43,11 @@ type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
  *   claim behind whenever recording failed, and the resend would be lost as a duplicate.
  * The headers and body are read here only. The channel token is checked here, and by the worker only
  * when the registry could not answer here.
+ *
+ * Intake limits (issue 25, item 1; intake/intake-limits.ts): before reading, the integration's rate
+ * and pending-work cap; before recording, the channels' rates. Over one, nothing is recorded and the
+ * answer is `throttled` (the gateway's 503 with Retry-After, which upstreams retry). A strict
+ * integration's notification whose channel the registry does not hold is dropped (`unknown_channel`).
  */
 export async function receiveNotification(
   ctx: WebhookServiceContext,
@@ -54,10 +60,14 @@ export async function receiveNotification(
   const found = await ctx.integrations.webhookUrl(req.providerConfigKey);
   if (!found) throw errors.unknownWebhookUrl();
   if (req.body.byteLength > found.bodyLimitBytes) throw errors.notificationTooLarge(found.bodyLimitBytes);
+  const now = ctx.clock.now();
+  const admitted = ctx.limits.admit(environmentId, req.providerConfigKey, now);
+  // Most requests are admitted at once: no await (and no microtask) for them.
+  const throttled = admitted instanceof Promise ? await admitted : admitted;
+  if (throttled) return { throttled };
 
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) if (!CREDENTIAL_HEADERS.has(name)) headers[name] = value;
-  const now = ctx.clock.now();
   // The reader sees the credential headers (a push's signed bearer token); nothing past it does.
   const reading = found.read(
     { headers: req.headers, body: req.body, query: req.query, contentType: req.contentType },
@@ -81,6 +91,7 @@ export async function receiveNotification(
       status: checked.status,
     });
     const { status, contentType, body } = checked;
+    ctx.limits.take(environmentId, req.providerConfigKey, [], now);
     return { handshake: { status, contentType, body } };
   }
   const received: ReceivedRequest = {
@@ -91,6 +102,7 @@ export async function receiveNotification(
     contentType: req.contentType,
     query: req.query,
     now,
+    strict: found.integration.strictChannels,
   };
   const accept = checked.acceptStatus === 200 ? {} : { acceptStatus: checked.acceptStatus };
   if (found.maxItems > 1) return { ...(await receiveBatch(ctx, received, checked.items)), ...accept };
@@ -125,14 +137,25 @@ async function receiveOne(
   if (channelChecked === "mismatch") {
     ctx.counts.notifications.inc(providerConfigKey, "dropped");
     log().warn("notification dropped: its channel token does not match the channel's");
-    return { dropped: true };
+    return { dropped: true, dropReason: DropReason.TOKEN_MISMATCH };
   }
+  if (channelChecked === "unknown") {
+    // Debug only: a flood of made-up channel ids must not flood the log.
+    ctx.logger.debug("notification dropped: strict integration, channel unknown to the registry", {
+      providerConfigKey,
+      channelId,
+    });
+    return { dropped: true, dropReason: DropReason.UNKNOWN_CHANNEL };
+  }
+  const throttled = ctx.limits.take(environmentId, providerConfigKey, [channelId], req.now);
+  if (throttled) return { throttled };
   const id = newId("ntf", req.now);
   // No msgId: the id is new, so the bus's msgId de-duplication could never apply (and it costs a
   // write per notification); an upstream's resend is a new receipt, de-duplicated by its key.
   const event = notificationEvent(id, req, item, channelChecked, dedupeKey);
   await ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event));
   ctx.counts.notifications.inc(providerConfigKey, "received");
+  ctx.limits.pending.received(environmentId, providerConfigKey, 1, req.now);
   ctx.logger.debug("notification recorded", {
     providerConfigKey,
     channelId,
@@ -174,8 +197,17 @@ async function receiveBatch(
   let digest: string | undefined;
   const checks = await Promise.all(items.map((item) => checkToken(ctx, req, item)));
   const events = [];
+  const channelIds: (string | undefined)[] = [];
   for (const [index, item] of items.entries()) {
-    const channelChecked = checks[index] as boolean | "mismatch";
+    const channelChecked = checks[index] as ChannelChecked;
+    if (channelChecked === "unknown") {
+      ctx.logger.debug("batch item dropped: strict integration, channel unknown to the registry", {
+        providerConfigKey: req.providerConfigKey,
+        channelId: item.channelId,
+        item: index,
+      });
+      continue;
+    }
     if (channelChecked === "mismatch") {
       ctx.logger.warn("batch item dropped: its channel token does not match the channel's", {
         providerConfigKey: req.providerConfigKey,
@@ -190,10 +222,14 @@ async function receiveBatch(
       dedupeKey = batchItemKey(digest, index);
     }
     events.push(notificationEvent(newId("ntf", req.now), req, item, channelChecked, dedupeKey));
+    channelIds.push(item.channelId);
   }
+  const throttled = ctx.limits.take(req.environmentId, req.providerConfigKey, channelIds, req.now);
+  if (throttled) return { throttled };
   await Promise.all(
     events.map((event) => ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event))),
   );
+  ctx.limits.pending.received(req.environmentId, req.providerConfigKey, events.length, req.now);
   const ids = events.map((e) => e.id);
   ctx.counts.notifications.add(ids.length, req.providerConfigKey, "received");
   ctx.logger.debug("notifications recorded", {
@@ -205,20 +241,27 @@ async function receiveBatch(
   return { notificationId: ids[0] ?? "", notificationIds: ids };
 }
 
+/** What receipt's channel check said of an item (see checkToken). */
+type ChannelChecked = boolean | "mismatch" | "unknown";
+
 /**
- * The channel token check of an item naming a channel: true when it passed, "mismatch" when it must
- * be dropped, false when the registry could not answer (receipt must not depend on it: the item is
- * recorded, and the worker checks the token before forwarding).
+ * The channel check of an item: true when it passed, "mismatch" (its token differs) or "unknown" (a
+ * strict integration, and the registry does not hold its channel) when it must be dropped, false when
+ * the registry could not answer (receipt must not depend on it: the item is recorded, and the worker
+ * checks before forwarding). A strict integration's item naming no channel is unknown too, unless it
+ * is matched by the email it names (its provider authenticates those otherwise, e.g. a signed push).
  */
 async function checkToken(
   ctx: WebhookServiceContext,
   req: ReceivedRequest,
   item: NotificationItem,
-): Promise<boolean | "mismatch"> {
-  if (item.channelId === undefined) return true;
+): Promise<ChannelChecked> {
+  if (item.channelId === undefined) return req.strict && item.match?.by !== "email" ? "unknown" : true;
   try {
     const n = { channelId: item.channelId, channelToken: item.token, messageNumber: item.messageNumber };
-    return (await channelTokenMatches(ctx.lookups, req.environmentId, n)) ? true : "mismatch";
+    const check = await checkChannel(ctx.lookups, req.environmentId, n);
+    if (!check.tokenMatches) return "mismatch";
+    return req.strict && !check.known ? "unknown" : true;
   } catch (err) {
     ctx.logger.warn("channel registry unavailable at receipt; the token is checked before forwarding", {
       providerConfigKey: req.providerConfigKey,

@@ -42,6 +42,10 @@ export abstract class DeliveryDelegate implements WebhookDeliveryStore {
     return this.delivery.listDeliverable(limit);
   }
 
+  countPending(environmentId: string, providerConfigKey: string, limit: number): Promise<number> {
+    return this.delivery.countPending(environmentId, providerConfigKey, limit);
+  }
+
   findDeliverable(id: string): Promise<DeliverableMessage | null> {
     return this.delivery.findDeliverable(id);
   }

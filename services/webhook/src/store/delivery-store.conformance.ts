@@ -181,6 +181,18 @@ export function deliveryStoreConformance(name: string, factory: DeliveryStoreFac
       expect(await store.findDeliverable(newId("msg"))).toBeNull();
     });
 
+    test("counts an integration's messages that are not final, up to a limit", async () => {
+      const ours = [message({}), message({ status: "failed" }), message({}), message({ status: "succeeded" })];
+      const theirs = message({ providerConfigKey: "other" });
+      for (const m of [...ours, theirs, message({ status: "exhausted" })]) await store.insertMessage(m);
+      const key = ours[0]?.providerConfigKey ?? "";
+      const env = ours[0]?.environmentId ?? "";
+      expect(await store.countPending(env, key, 100)).toBe(3);
+      expect(await store.countPending(env, key, 2)).toBe(2);
+      expect(await store.countPending(env, "other", 100)).toBe(1);
+      expect(await store.countPending("env_other", key, 100)).toBe(0);
+    });
+
     test("a replay makes a message pending again with a fresh schedule", async () => {
       const m = message({
         status: "exhausted",

@@ -153,6 +153,14 @@ export class MongoDeliveryStore implements WebhookDeliveryStore {
     return docs.map((d) => ({ id: d._id, nextAttemptAt: d.nextAttemptAt, leaseUntil: d.leaseUntil ?? null }));
   }
 
+  async countPending(environmentId: string, providerConfigKey: string, limit: number): Promise<number> {
+    // By status, not by integration: the not-final messages (bounded by the caps), not the retained history.
+    return this.messages.countDocuments(
+      { environmentId, status: { $in: DELIVERABLE }, providerConfigKey },
+      { limit: Math.max(1, Math.floor(limit)), hint: "by_status" },
+    );
+  }
+
   async findDeliverable(id: string): Promise<DeliverableMessage | null> {
     const d = await this.messages.findOne(
       { _id: id, status: { $in: DELIVERABLE }, nextAttemptAt: { $ne: null } },

@@ -51,6 +51,11 @@ export interface WebhookDeliveryStore {
   completeRound(id: string, leaseToken: string, attempts: AttemptRecord[], outcome: RoundOutcome): Promise<boolean>;
   /** Pending and failed messages (due or not), earliest due first, `limit` at most. */
   listDeliverable(limit: number): Promise<DeliverableMessage[]>;
+  /**
+   * How many of an integration's messages are pending or failed (not final), counting at most
+   * `limit` (intake's cap on pending work asks whether the count reached its cap, nothing more).
+   */
+  countPending(environmentId: string, providerConfigKey: string, limit: number): Promise<number>;
   /** The message as `listDeliverable` shows it, or null when it is unknown or final. */
   findDeliverable(id: string): Promise<DeliverableMessage | null>;
   /**

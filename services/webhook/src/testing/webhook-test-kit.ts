@@ -99,7 +99,11 @@ export async function startWebhookKit(
     ...options.env,
   });
   const webhook = await wiring.build(webhookSpec, {
-    config: { allowPrivateEndpoints: true, delivery: { ...config.delivery, ...options.delivery } },
+    config: {
+      allowPrivateEndpoints: true,
+      delivery: { ...config.delivery, ...options.delivery },
+      intake: config.intake,
+    },
     extras: { sinks: options.sinks, notificationAdapterOf: options.notificationAdapterOf },
   });
   const { connection: connections, webhook: client } = wiring.clients;

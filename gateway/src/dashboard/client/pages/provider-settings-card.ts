@@ -69,6 +69,9 @@ export function providerSettingsCard(key: string, i: Integration, provider: Prov
     checked: i.managed_channels ?? false,
     disabled: !manageable && !i.managed_channels,
   });
+  // Sent only once changed: never set, it follows managed channels.
+  let strictShown = i.strict_channels ?? false;
+  const strict = h("input", { type: "checkbox", id: "strict-channels", checked: strictShown });
   const out = h("div", { id: "provider-settings-result" });
   const save = async (e: Event) => {
     e.preventDefault();
@@ -77,8 +80,11 @@ export function providerSettingsCard(key: string, i: Integration, provider: Prov
       const { data } = await api<{ data: Integration }>("PATCH", `/integrations/${encodeURIComponent(key)}`, {
         ...(settings.length > 0 ? { provider_settings: settingValues(inputs) } : {}),
         managed_channels: managed.checked,
+        ...(strict.checked !== strictShown ? { strict_channels: strict.checked } : {}),
       });
       managed.checked = data.managed_channels ?? false;
+      strictShown = data.strict_channels ?? false;
+      strict.checked = strictShown;
       replace(out, h("p", { class: "ok" }, "Saved."));
     } catch (err) {
       replace(out, errorBox(err, "provider-settings-error"));
@@ -94,6 +100,12 @@ export function providerSettingsCard(key: string, i: Integration, provider: Prov
     h("h2", null, "Managed channels"),
     h("label", { class: "switch" }, managed, "Junction manages notification channels"),
     h("p", { class: "muted", id: "managed-channels-hint" }, managedHint(provider)),
+    h("label", { class: "switch" }, strict, "Refuse notifications for unknown channels"),
+    h(
+      "p",
+      { class: "muted", id: "strict-channels-hint" },
+      "A notification whose channel Junction does not know is refused, not stored: a flood of made-up channel ids costs nothing. On by default with managed channels.",
+    ),
     h("button", { type: "submit", id: "save-provider-settings" }, "Save"),
     out,
   );

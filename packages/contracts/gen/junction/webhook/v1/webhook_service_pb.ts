@@ -10,7 +10,7 @@ import type { Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file junction/webhook/v1/webhook_service.proto.
  */
 export const file_junction_webhook_v1_webhook_service: GenFile = /*@__PURE__*/
-  fileDesc("CilqdW5jdGlvbi93ZWJob29rL3YxL3dlYmhvb2tfc2VydmljZS5wcm90bxITanVuY3Rpb24ud2ViaG9vay52MSKoAQoHQXR0ZW1wdBIKCgJpZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRILCgN1cmwYAyABKAkSEwoLc3RhdHVzX2NvZGUYBCABKAUSEgoKbGF0ZW5jeV9tcxgFIAEoAxIYChByZXNwb25zZV9zbmlwcGV0GAYgASgJEg0KBWVycm9yGAcgASgJEg0KBWF0X21zGAggASgDEg4KBm51bWJlchgJIAEoBSLBAgoHTWVzc2FnZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRIMCgRib2R5GAUgASgJEjMKBnN0YXR1cxgGIAEoDjIjLmp1bmN0aW9uLndlYmhvb2sudjEuRGVsaXZlcnlTdGF0dXMSFQoNYXR0ZW1wdF9jb3VudBgHIAEoBRIaChJuZXh0X2F0dGVtcHRfYXRfbXMYCCABKAMSEgoKbGFzdF9lcnJvchgJIAEoCRIVCg1jcmVhdGVkX2F0X21zGAogASgDEhcKD25vdGlmaWNhdGlvbl9pZBgLIAEoCRIuCghhdHRlbXB0cxgMIAMoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuQXR0ZW1wdCKYAgoaUmVjZWl2ZU5vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRJNCgdoZWFkZXJzGAMgAygLMjwuanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdC5IZWFkZXJzRW50cnkSEwoLYm9keV9sZW5ndGgYBCABKAMSDAoEYm9keRgFIAEoDBIUCgxjb250ZW50X3R5cGUYBiABKAkSDQoFcXVlcnkYByABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiYAobUmVjZWl2ZU5vdGlmaWNhdGlvbnNSZXF1ZXN0EkEKCHJlcXVlc3RzGAEgAygLMi8uanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdCJfChxSZWNlaXZlTm90aWZpY2F0aW9uc1Jlc3BvbnNlEj8KB3Jlc3VsdHMYASADKAsyLi5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXN1bHQinQEKGVJlY2VpdmVOb3RpZmljYXRpb25SZXN1bHQSRAoIcmVzcG9uc2UYASABKAsyMC5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXNwb25zZUgAEi8KBWVycm9yGAIgASgLMh4uanVuY3Rpb24ud2ViaG9vay52MS5JdGVtRXJyb3JIAEIJCgdvdXRjb21lIjoKCUl0ZW1FcnJvchIOCgZzdGF0dXMYASABKAUSDAoEY29kZRgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIr4BChtSZWNlaXZlTm90aWZpY2F0aW9uUmVzcG9uc2USFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJEhEKCWR1cGxpY2F0ZRgCIAEoCBIPCgdkcm9wcGVkGAMgASgIEjEKCWhhbmRzaGFrZRgEIAEoCzIeLmp1bmN0aW9uLndlYmhvb2sudjEuSGFuZHNoYWtlEhUKDWFjY2VwdF9zdGF0dXMYBSABKAUSGAoQbm90aWZpY2F0aW9uX2lkcxgGIAMoCSI/CglIYW5kc2hha2USDgoGc3RhdHVzGAEgASgFEhQKDGNvbnRlbnRfdHlwZRgCIAEoCRIMCgRib2R5GAMgASgMIsYBChNMaXN0TWVzc2FnZXNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIzCgZzdGF0dXMYAyABKA4yIy5qdW5jdGlvbi53ZWJob29rLnYxLkRlbGl2ZXJ5U3RhdHVzEgwKBHR5cGUYBCABKAkSFgoOdW5tYXRjaGVkX29ubHkYBSABKAgSDQoFbGltaXQYBiABKAUSEQoJYmVmb3JlX2lkGAcgASgJIl4KFExpc3RNZXNzYWdlc1Jlc3BvbnNlEi4KCG1lc3NhZ2VzGAEgAygLMhwuanVuY3Rpb24ud2ViaG9vay52MS5NZXNzYWdlEhYKDm5leHRfYmVmb3JlX2lkGAIgASgJIh8KEUdldE1lc3NhZ2VSZXF1ZXN0EgoKAmlkGAEgASgJIkMKEkdldE1lc3NhZ2VSZXNwb25zZRItCgdtZXNzYWdlGAEgASgLMhwuanVuY3Rpb24ud2ViaG9vay52MS5NZXNzYWdlIiIKFFJlcGxheU1lc3NhZ2VSZXF1ZXN0EgoKAmlkGAEgASgJIkYKFVJlcGxheU1lc3NhZ2VSZXNwb25zZRItCgdtZXNzYWdlGAEgASgLMhwuanVuY3Rpb24ud2ViaG9vay52MS5NZXNzYWdlIicKE1JlcGxheUZhaWxlZFJlcXVlc3QSEAoIc2luY2VfbXMYASABKAMiKAoUUmVwbGF5RmFpbGVkUmVzcG9uc2USEAoIcmVwbGF5ZWQYASABKAUiIwoVRW5hYmxlRW5kcG9pbnRSZXF1ZXN0EgoKAmlkGAEgASgJIkkKFkVuYWJsZUVuZHBvaW50UmVzcG9uc2USLwoIc2V0dGluZ3MYASABKAsyHS5qdW5jdGlvbi53ZWJob29rLnYxLlNldHRpbmdzIjUKF0NoZWNrRW5kcG9pbnRVcmxSZXF1ZXN0EgsKA3VybBgBIAEoCRINCgVmaWVsZBgCIAEoCSInChhDaGVja0VuZHBvaW50VXJsUmVzcG9uc2USCwoDdXJsGAEgASgJImcKCEVuZHBvaW50EgoKAmlkGAEgASgJEgsKA3VybBgCIAEoCRIPCgdlbmFibGVkGAMgASgIEhcKD2Rpc2FibGVkX3JlYXNvbhgEIAEoCRIYChBmYWlsaW5nX3NpbmNlX21zGAUgASgDIoMBCghTZXR0aW5ncxIwCgllbmRwb2ludHMYASADKAsyHS5qdW5jdGlvbi53ZWJob29rLnYxLkVuZHBvaW50Eh0KFXNpZ25pbmdfc2VjcmV0X3ByZWZpeBgCIAEoCRImCh5wcmV2aW91c19zZWNyZXRfdmFsaWRfdW50aWxfbXMYAyABKAMiFAoSR2V0U2V0dGluZ3NSZXF1ZXN0IkYKE0dldFNldHRpbmdzUmVzcG9uc2USLwoIc2V0dGluZ3MYASABKAsyHS5qdW5jdGlvbi53ZWJob29rLnYxLlNldHRpbmdzIi4KFVVwZGF0ZVNldHRpbmdzUmVxdWVzdBIVCg1lbmRwb2ludF91cmxzGAEgAygJIkkKFlVwZGF0ZVNldHRpbmdzUmVzcG9uc2USLwoIc2V0dGluZ3MYASABKAsyHS5qdW5jdGlvbi53ZWJob29rLnYxLlNldHRpbmdzIi4KGlJvdGF0ZVNpZ25pbmdTZWNyZXRSZXF1ZXN0EhAKCGdyYWNlX21zGAEgASgDImYKG1JvdGF0ZVNpZ25pbmdTZWNyZXRSZXNwb25zZRIWCg5zaWduaW5nX3NlY3JldBgBIAEoCRIvCghzZXR0aW5ncxgCIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MqqAEKDkRlbGl2ZXJ5U3RhdHVzEh8KG0RFTElWRVJZX1NUQVRVU19VTlNQRUNJRklFRBAAEhsKF0RFTElWRVJZX1NUQVRVU19QRU5ESU5HEAESHQoZREVMSVZFUllfU1RBVFVTX1NVQ0NFRURFRBACEhoKFkRFTElWRVJZX1NUQVRVU19GQUlMRUQQAxIdChlERUxJVkVSWV9TVEFUVVNfRVhIQVVTVEVEEAQywQgKDldlYmhvb2tTZXJ2aWNlEmAKC0dldFNldHRpbmdzEicuanVuY3Rpb24ud2ViaG9vay52MS5HZXRTZXR0aW5nc1JlcXVlc3QaKC5qdW5jdGlvbi53ZWJob29rLnYxLkdldFNldHRpbmdzUmVzcG9uc2USaQoOVXBkYXRlU2V0dGluZ3MSKi5qdW5jdGlvbi53ZWJob29rLnYxLlVwZGF0ZVNldHRpbmdzUmVxdWVzdBorLmp1bmN0aW9uLndlYmhvb2sudjEuVXBkYXRlU2V0dGluZ3NSZXNwb25zZRJ4ChNSb3RhdGVTaWduaW5nU2VjcmV0Ei8uanVuY3Rpb24ud2ViaG9vay52MS5Sb3RhdGVTaWduaW5nU2VjcmV0UmVxdWVzdBowLmp1bmN0aW9uLndlYmhvb2sudjEuUm90YXRlU2lnbmluZ1NlY3JldFJlc3BvbnNlEnsKFFJlY2VpdmVOb3RpZmljYXRpb25zEjAuanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uc1JlcXVlc3QaMS5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25zUmVzcG9uc2USYwoMTGlzdE1lc3NhZ2VzEiguanVuY3Rpb24ud2ViaG9vay52MS5MaXN0TWVzc2FnZXNSZXF1ZXN0GikuanVuY3Rpb24ud2ViaG9vay52MS5MaXN0TWVzc2FnZXNSZXNwb25zZRJdCgpHZXRNZXNzYWdlEiYuanVuY3Rpb24ud2ViaG9vay52MS5HZXRNZXNzYWdlUmVxdWVzdBonLmp1bmN0aW9uLndlYmhvb2sudjEuR2V0TWVzc2FnZVJlc3BvbnNlEmYKDVJlcGxheU1lc3NhZ2USKS5qdW5jdGlvbi53ZWJob29rLnYxLlJlcGxheU1lc3NhZ2VSZXF1ZXN0GiouanVuY3Rpb24ud2ViaG9vay52MS5SZXBsYXlNZXNzYWdlUmVzcG9uc2USYwoMUmVwbGF5RmFpbGVkEiguanVuY3Rpb24ud2ViaG9vay52MS5SZXBsYXlGYWlsZWRSZXF1ZXN0GikuanVuY3Rpb24ud2ViaG9vay52MS5SZXBsYXlGYWlsZWRSZXNwb25zZRJpCg5FbmFibGVFbmRwb2ludBIqLmp1bmN0aW9uLndlYmhvb2sudjEuRW5hYmxlRW5kcG9pbnRSZXF1ZXN0GisuanVuY3Rpb24ud2ViaG9vay52MS5FbmFibGVFbmRwb2ludFJlc3BvbnNlEm8KEENoZWNrRW5kcG9pbnRVcmwSLC5qdW5jdGlvbi53ZWJob29rLnYxLkNoZWNrRW5kcG9pbnRVcmxSZXF1ZXN0Gi0uanVuY3Rpb24ud2ViaG9vay52MS5DaGVja0VuZHBvaW50VXJsUmVzcG9uc2ViBnByb3RvMw");
+  fileDesc("CilqdW5jdGlvbi93ZWJob29rL3YxL3dlYmhvb2tfc2VydmljZS5wcm90bxITanVuY3Rpb24ud2ViaG9vay52MSKoAQoHQXR0ZW1wdBIKCgJpZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRILCgN1cmwYAyABKAkSEwoLc3RhdHVzX2NvZGUYBCABKAUSEgoKbGF0ZW5jeV9tcxgFIAEoAxIYChByZXNwb25zZV9zbmlwcGV0GAYgASgJEg0KBWVycm9yGAcgASgJEg0KBWF0X21zGAggASgDEg4KBm51bWJlchgJIAEoBSLBAgoHTWVzc2FnZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRIMCgRib2R5GAUgASgJEjMKBnN0YXR1cxgGIAEoDjIjLmp1bmN0aW9uLndlYmhvb2sudjEuRGVsaXZlcnlTdGF0dXMSFQoNYXR0ZW1wdF9jb3VudBgHIAEoBRIaChJuZXh0X2F0dGVtcHRfYXRfbXMYCCABKAMSEgoKbGFzdF9lcnJvchgJIAEoCRIVCg1jcmVhdGVkX2F0X21zGAogASgDEhcKD25vdGlmaWNhdGlvbl9pZBgLIAEoCRIuCghhdHRlbXB0cxgMIAMoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuQXR0ZW1wdCKYAgoaUmVjZWl2ZU5vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRJNCgdoZWFkZXJzGAMgAygLMjwuanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdC5IZWFkZXJzRW50cnkSEwoLYm9keV9sZW5ndGgYBCABKAMSDAoEYm9keRgFIAEoDBIUCgxjb250ZW50X3R5cGUYBiABKAkSDQoFcXVlcnkYByABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiYAobUmVjZWl2ZU5vdGlmaWNhdGlvbnNSZXF1ZXN0EkEKCHJlcXVlc3RzGAEgAygLMi8uanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdCJfChxSZWNlaXZlTm90aWZpY2F0aW9uc1Jlc3BvbnNlEj8KB3Jlc3VsdHMYASADKAsyLi5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXN1bHQinQEKGVJlY2VpdmVOb3RpZmljYXRpb25SZXN1bHQSRAoIcmVzcG9uc2UYASABKAsyMC5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXNwb25zZUgAEi8KBWVycm9yGAIgASgLMh4uanVuY3Rpb24ud2ViaG9vay52MS5JdGVtRXJyb3JIAEIJCgdvdXRjb21lIjoKCUl0ZW1FcnJvchIOCgZzdGF0dXMYASABKAUSDAoEY29kZRgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIqYCChtSZWNlaXZlTm90aWZpY2F0aW9uUmVzcG9uc2USFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJEhEKCWR1cGxpY2F0ZRgCIAEoCBIPCgdkcm9wcGVkGAMgASgIEjEKCWhhbmRzaGFrZRgEIAEoCzIeLmp1bmN0aW9uLndlYmhvb2sudjEuSGFuZHNoYWtlEhUKDWFjY2VwdF9zdGF0dXMYBSABKAUSGAoQbm90aWZpY2F0aW9uX2lkcxgGIAMoCRIwCgl0aHJvdHRsZWQYByABKAsyHS5qdW5jdGlvbi53ZWJob29rLnYxLlRocm90dGxlEjQKC2Ryb3BfcmVhc29uGAggASgOMh8uanVuY3Rpb24ud2ViaG9vay52MS5Ecm9wUmVhc29uIkYKCFRocm90dGxlEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIbChNyZXRyeV9hZnRlcl9zZWNvbmRzGAMgASgFIj8KCUhhbmRzaGFrZRIOCgZzdGF0dXMYASABKAUSFAoMY29udGVudF90eXBlGAIgASgJEgwKBGJvZHkYAyABKAwixgEKE0xpc3RNZXNzYWdlc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEjMKBnN0YXR1cxgDIAEoDjIjLmp1bmN0aW9uLndlYmhvb2sudjEuRGVsaXZlcnlTdGF0dXMSDAoEdHlwZRgEIAEoCRIWCg51bm1hdGNoZWRfb25seRgFIAEoCBINCgVsaW1pdBgGIAEoBRIRCgliZWZvcmVfaWQYByABKAkiXgoUTGlzdE1lc3NhZ2VzUmVzcG9uc2USLgoIbWVzc2FnZXMYASADKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2USFgoObmV4dF9iZWZvcmVfaWQYAiABKAkiHwoRR2V0TWVzc2FnZVJlcXVlc3QSCgoCaWQYASABKAkiQwoSR2V0TWVzc2FnZVJlc3BvbnNlEi0KB21lc3NhZ2UYASABKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2UiIgoUUmVwbGF5TWVzc2FnZVJlcXVlc3QSCgoCaWQYASABKAkiRgoVUmVwbGF5TWVzc2FnZVJlc3BvbnNlEi0KB21lc3NhZ2UYASABKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2UiJwoTUmVwbGF5RmFpbGVkUmVxdWVzdBIQCghzaW5jZV9tcxgBIAEoAyIoChRSZXBsYXlGYWlsZWRSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoBSIjChVFbmFibGVFbmRwb2ludFJlcXVlc3QSCgoCaWQYASABKAkiSQoWRW5hYmxlRW5kcG9pbnRSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MiNQoXQ2hlY2tFbmRwb2ludFVybFJlcXVlc3QSCwoDdXJsGAEgASgJEg0KBWZpZWxkGAIgASgJIicKGENoZWNrRW5kcG9pbnRVcmxSZXNwb25zZRILCgN1cmwYASABKAkiZwoIRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEg8KB2VuYWJsZWQYAyABKAgSFwoPZGlzYWJsZWRfcmVhc29uGAQgASgJEhgKEGZhaWxpbmdfc2luY2VfbXMYBSABKAMigwEKCFNldHRpbmdzEjAKCWVuZHBvaW50cxgBIAMoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuRW5kcG9pbnQSHQoVc2lnbmluZ19zZWNyZXRfcHJlZml4GAIgASgJEiYKHnByZXZpb3VzX3NlY3JldF92YWxpZF91bnRpbF9tcxgDIAEoAyIUChJHZXRTZXR0aW5nc1JlcXVlc3QiRgoTR2V0U2V0dGluZ3NSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MiLgoVVXBkYXRlU2V0dGluZ3NSZXF1ZXN0EhUKDWVuZHBvaW50X3VybHMYASADKAkiSQoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MiLgoaUm90YXRlU2lnbmluZ1NlY3JldFJlcXVlc3QSEAoIZ3JhY2VfbXMYASABKAMiZgobUm90YXRlU2lnbmluZ1NlY3JldFJlc3BvbnNlEhYKDnNpZ25pbmdfc2VjcmV0GAEgASgJEi8KCHNldHRpbmdzGAIgASgLMh0uanVuY3Rpb24ud2ViaG9vay52MS5TZXR0aW5ncyqoAQoORGVsaXZlcnlTdGF0dXMSHwobREVMSVZFUllfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGwoXREVMSVZFUllfU1RBVFVTX1BFTkRJTkcQARIdChlERUxJVkVSWV9TVEFUVVNfU1VDQ0VFREVEEAISGgoWREVMSVZFUllfU1RBVFVTX0ZBSUxFRBADEh0KGURFTElWRVJZX1NUQVRVU19FWEhBVVNURUQQBCpqCgpEcm9wUmVhc29uEhsKF0RST1BfUkVBU09OX1VOU1BFQ0lGSUVEEAASHgoaRFJPUF9SRUFTT05fVE9LRU5fTUlTTUFUQ0gQARIfChtEUk9QX1JFQVNPTl9VTktOT1dOX0NIQU5ORUwQAjLBCAoOV2ViaG9va1NlcnZpY2USYAoLR2V0U2V0dGluZ3MSJy5qdW5jdGlvbi53ZWJob29rLnYxLkdldFNldHRpbmdzUmVxdWVzdBooLmp1bmN0aW9uLndlYmhvb2sudjEuR2V0U2V0dGluZ3NSZXNwb25zZRJpCg5VcGRhdGVTZXR0aW5ncxIqLmp1bmN0aW9uLndlYmhvb2sudjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0GisuanVuY3Rpb24ud2ViaG9vay52MS5VcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEngKE1JvdGF0ZVNpZ25pbmdTZWNyZXQSLy5qdW5jdGlvbi53ZWJob29rLnYxLlJvdGF0ZVNpZ25pbmdTZWNyZXRSZXF1ZXN0GjAuanVuY3Rpb24ud2ViaG9vay52MS5Sb3RhdGVTaWduaW5nU2VjcmV0UmVzcG9uc2USewoUUmVjZWl2ZU5vdGlmaWNhdGlvbnMSMC5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25zUmVxdWVzdBoxLmp1bmN0aW9uLndlYmhvb2sudjEuUmVjZWl2ZU5vdGlmaWNhdGlvbnNSZXNwb25zZRJjCgxMaXN0TWVzc2FnZXMSKC5qdW5jdGlvbi53ZWJob29rLnYxLkxpc3RNZXNzYWdlc1JlcXVlc3QaKS5qdW5jdGlvbi53ZWJob29rLnYxLkxpc3RNZXNzYWdlc1Jlc3BvbnNlEl0KCkdldE1lc3NhZ2USJi5qdW5jdGlvbi53ZWJob29rLnYxLkdldE1lc3NhZ2VSZXF1ZXN0GicuanVuY3Rpb24ud2ViaG9vay52MS5HZXRNZXNzYWdlUmVzcG9uc2USZgoNUmVwbGF5TWVzc2FnZRIpLmp1bmN0aW9uLndlYmhvb2sudjEuUmVwbGF5TWVzc2FnZVJlcXVlc3QaKi5qdW5jdGlvbi53ZWJob29rLnYxLlJlcGxheU1lc3NhZ2VSZXNwb25zZRJjCgxSZXBsYXlGYWlsZWQSKC5qdW5jdGlvbi53ZWJob29rLnYxLlJlcGxheUZhaWxlZFJlcXVlc3QaKS5qdW5jdGlvbi53ZWJob29rLnYxLlJlcGxheUZhaWxlZFJlc3BvbnNlEmkKDkVuYWJsZUVuZHBvaW50EiouanVuY3Rpb24ud2ViaG9vay52MS5FbmFibGVFbmRwb2ludFJlcXVlc3QaKy5qdW5jdGlvbi53ZWJob29rLnYxLkVuYWJsZUVuZHBvaW50UmVzcG9uc2USbwoQQ2hlY2tFbmRwb2ludFVybBIsLmp1bmN0aW9uLndlYmhvb2sudjEuQ2hlY2tFbmRwb2ludFVybFJlcXVlc3QaLS5qdW5jdGlvbi53ZWJob29rLnYxLkNoZWNrRW5kcG9pbnRVcmxSZXNwb25zZWIGcHJvdG8z");
 
 /**
  * One delivery attempt of a message to an endpoint.
@@ -412,6 +412,22 @@ export type ReceiveNotificationResponse = Message$1<"junction.webhook.v1.Receive
    * @generated from field: repeated string notification_ids = 6;
    */
   notificationIds: string[];
+
+  /**
+   * Set when intake refused the request for now and recorded nothing (a rate limit, or the
+   * integration's pending work at its cap): the gateway answers 503 with Retry-After, which the
+   * upstream retries.
+   *
+   * @generated from field: junction.webhook.v1.Throttle throttled = 7;
+   */
+  throttled?: Throttle | undefined;
+
+  /**
+   * Why it was dropped, when `dropped` is true.
+   *
+   * @generated from field: junction.webhook.v1.DropReason drop_reason = 8;
+   */
+  dropReason: DropReason;
 };
 
 /**
@@ -420,6 +436,41 @@ export type ReceiveNotificationResponse = Message$1<"junction.webhook.v1.Receive
  */
 export const ReceiveNotificationResponseSchema: GenMessage<ReceiveNotificationResponse> = /*@__PURE__*/
   messageDesc(file_junction_webhook_v1_webhook_service, 7);
+
+/**
+ * A refusal for now: the upstream should send the request again later.
+ *
+ * @generated from message junction.webhook.v1.Throttle
+ */
+export type Throttle = Message$1<"junction.webhook.v1.Throttle"> & {
+  /**
+   * The stable error code (snake_case), e.g. webhook_rate_limited.
+   *
+   * @generated from field: string code = 1;
+   */
+  code: string;
+
+  /**
+   * The message for the caller.
+   *
+   * @generated from field: string message = 2;
+   */
+  message: string;
+
+  /**
+   * When to send it again, in seconds (the Retry-After header), at least 1.
+   *
+   * @generated from field: int32 retry_after_seconds = 3;
+   */
+  retryAfterSeconds: number;
+};
+
+/**
+ * Describes the message junction.webhook.v1.Throttle.
+ * Use `create(ThrottleSchema)` to create a new message.
+ */
+export const ThrottleSchema: GenMessage<Throttle> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 8);
 
 /**
  * A provider's handshake answer (e.g. a subscription validation request), sent back as is.
@@ -454,7 +505,7 @@ export type Handshake = Message$1<"junction.webhook.v1.Handshake"> & {
  * Use `create(HandshakeSchema)` to create a new message.
  */
 export const HandshakeSchema: GenMessage<Handshake> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 8);
+  messageDesc(file_junction_webhook_v1_webhook_service, 9);
 
 /**
  * Request for ListMessages.
@@ -517,7 +568,7 @@ export type ListMessagesRequest = Message$1<"junction.webhook.v1.ListMessagesReq
  * Use `create(ListMessagesRequestSchema)` to create a new message.
  */
 export const ListMessagesRequestSchema: GenMessage<ListMessagesRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 9);
+  messageDesc(file_junction_webhook_v1_webhook_service, 10);
 
 /**
  * Response for ListMessages.
@@ -545,7 +596,7 @@ export type ListMessagesResponse = Message$1<"junction.webhook.v1.ListMessagesRe
  * Use `create(ListMessagesResponseSchema)` to create a new message.
  */
 export const ListMessagesResponseSchema: GenMessage<ListMessagesResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 10);
+  messageDesc(file_junction_webhook_v1_webhook_service, 11);
 
 /**
  * Request for GetMessage.
@@ -566,7 +617,7 @@ export type GetMessageRequest = Message$1<"junction.webhook.v1.GetMessageRequest
  * Use `create(GetMessageRequestSchema)` to create a new message.
  */
 export const GetMessageRequestSchema: GenMessage<GetMessageRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 11);
+  messageDesc(file_junction_webhook_v1_webhook_service, 12);
 
 /**
  * Response for GetMessage.
@@ -587,7 +638,7 @@ export type GetMessageResponse = Message$1<"junction.webhook.v1.GetMessageRespon
  * Use `create(GetMessageResponseSchema)` to create a new message.
  */
 export const GetMessageResponseSchema: GenMessage<GetMessageResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 12);
+  messageDesc(file_junction_webhook_v1_webhook_service, 13);
 
 /**
  * Request for ReplayMessage.
@@ -608,7 +659,7 @@ export type ReplayMessageRequest = Message$1<"junction.webhook.v1.ReplayMessageR
  * Use `create(ReplayMessageRequestSchema)` to create a new message.
  */
 export const ReplayMessageRequestSchema: GenMessage<ReplayMessageRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 13);
+  messageDesc(file_junction_webhook_v1_webhook_service, 14);
 
 /**
  * Response for ReplayMessage.
@@ -629,7 +680,7 @@ export type ReplayMessageResponse = Message$1<"junction.webhook.v1.ReplayMessage
  * Use `create(ReplayMessageResponseSchema)` to create a new message.
  */
 export const ReplayMessageResponseSchema: GenMessage<ReplayMessageResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 14);
+  messageDesc(file_junction_webhook_v1_webhook_service, 15);
 
 /**
  * Request for ReplayFailed.
@@ -650,7 +701,7 @@ export type ReplayFailedRequest = Message$1<"junction.webhook.v1.ReplayFailedReq
  * Use `create(ReplayFailedRequestSchema)` to create a new message.
  */
 export const ReplayFailedRequestSchema: GenMessage<ReplayFailedRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 15);
+  messageDesc(file_junction_webhook_v1_webhook_service, 16);
 
 /**
  * Response for ReplayFailed.
@@ -671,7 +722,7 @@ export type ReplayFailedResponse = Message$1<"junction.webhook.v1.ReplayFailedRe
  * Use `create(ReplayFailedResponseSchema)` to create a new message.
  */
 export const ReplayFailedResponseSchema: GenMessage<ReplayFailedResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 16);
+  messageDesc(file_junction_webhook_v1_webhook_service, 17);
 
 /**
  * Request for EnableEndpoint.
@@ -692,7 +743,7 @@ export type EnableEndpointRequest = Message$1<"junction.webhook.v1.EnableEndpoin
  * Use `create(EnableEndpointRequestSchema)` to create a new message.
  */
 export const EnableEndpointRequestSchema: GenMessage<EnableEndpointRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 17);
+  messageDesc(file_junction_webhook_v1_webhook_service, 18);
 
 /**
  * Response for EnableEndpoint.
@@ -713,7 +764,7 @@ export type EnableEndpointResponse = Message$1<"junction.webhook.v1.EnableEndpoi
  * Use `create(EnableEndpointResponseSchema)` to create a new message.
  */
 export const EnableEndpointResponseSchema: GenMessage<EnableEndpointResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 18);
+  messageDesc(file_junction_webhook_v1_webhook_service, 19);
 
 /**
  * Request for CheckEndpointUrl.
@@ -741,7 +792,7 @@ export type CheckEndpointUrlRequest = Message$1<"junction.webhook.v1.CheckEndpoi
  * Use `create(CheckEndpointUrlRequestSchema)` to create a new message.
  */
 export const CheckEndpointUrlRequestSchema: GenMessage<CheckEndpointUrlRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 19);
+  messageDesc(file_junction_webhook_v1_webhook_service, 20);
 
 /**
  * Response for CheckEndpointUrl.
@@ -762,7 +813,7 @@ export type CheckEndpointUrlResponse = Message$1<"junction.webhook.v1.CheckEndpo
  * Use `create(CheckEndpointUrlResponseSchema)` to create a new message.
  */
 export const CheckEndpointUrlResponseSchema: GenMessage<CheckEndpointUrlResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 20);
+  messageDesc(file_junction_webhook_v1_webhook_service, 21);
 
 /**
  * A customer webhook endpoint.
@@ -811,7 +862,7 @@ export type Endpoint = Message$1<"junction.webhook.v1.Endpoint"> & {
  * Use `create(EndpointSchema)` to create a new message.
  */
 export const EndpointSchema: GenMessage<Endpoint> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 21);
+  messageDesc(file_junction_webhook_v1_webhook_service, 22);
 
 /**
  * The environment's webhook settings.
@@ -846,7 +897,7 @@ export type Settings = Message$1<"junction.webhook.v1.Settings"> & {
  * Use `create(SettingsSchema)` to create a new message.
  */
 export const SettingsSchema: GenMessage<Settings> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 22);
+  messageDesc(file_junction_webhook_v1_webhook_service, 23);
 
 /**
  * Request for GetSettings.
@@ -861,7 +912,7 @@ export type GetSettingsRequest = Message$1<"junction.webhook.v1.GetSettingsReque
  * Use `create(GetSettingsRequestSchema)` to create a new message.
  */
 export const GetSettingsRequestSchema: GenMessage<GetSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 23);
+  messageDesc(file_junction_webhook_v1_webhook_service, 24);
 
 /**
  * Response for GetSettings.
@@ -882,7 +933,7 @@ export type GetSettingsResponse = Message$1<"junction.webhook.v1.GetSettingsResp
  * Use `create(GetSettingsResponseSchema)` to create a new message.
  */
 export const GetSettingsResponseSchema: GenMessage<GetSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 24);
+  messageDesc(file_junction_webhook_v1_webhook_service, 25);
 
 /**
  * Request for UpdateSettings.
@@ -903,7 +954,7 @@ export type UpdateSettingsRequest = Message$1<"junction.webhook.v1.UpdateSetting
  * Use `create(UpdateSettingsRequestSchema)` to create a new message.
  */
 export const UpdateSettingsRequestSchema: GenMessage<UpdateSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 25);
+  messageDesc(file_junction_webhook_v1_webhook_service, 26);
 
 /**
  * Response for UpdateSettings.
@@ -924,7 +975,7 @@ export type UpdateSettingsResponse = Message$1<"junction.webhook.v1.UpdateSettin
  * Use `create(UpdateSettingsResponseSchema)` to create a new message.
  */
 export const UpdateSettingsResponseSchema: GenMessage<UpdateSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 26);
+  messageDesc(file_junction_webhook_v1_webhook_service, 27);
 
 /**
  * Request for RotateSigningSecret.
@@ -945,7 +996,7 @@ export type RotateSigningSecretRequest = Message$1<"junction.webhook.v1.RotateSi
  * Use `create(RotateSigningSecretRequestSchema)` to create a new message.
  */
 export const RotateSigningSecretRequestSchema: GenMessage<RotateSigningSecretRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 27);
+  messageDesc(file_junction_webhook_v1_webhook_service, 28);
 
 /**
  * Response for RotateSigningSecret.
@@ -973,7 +1024,7 @@ export type RotateSigningSecretResponse = Message$1<"junction.webhook.v1.RotateS
  * Use `create(RotateSigningSecretResponseSchema)` to create a new message.
  */
 export const RotateSigningSecretResponseSchema: GenMessage<RotateSigningSecretResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 28);
+  messageDesc(file_junction_webhook_v1_webhook_service, 29);
 
 /**
  * Where a message stands (Svix-style explicit states).
@@ -1020,6 +1071,38 @@ export enum DeliveryStatus {
  */
 export const DeliveryStatusSchema: GenEnum<DeliveryStatus> = /*@__PURE__*/
   enumDesc(file_junction_webhook_v1_webhook_service, 0);
+
+/**
+ * Why a notification was dropped at intake.
+ *
+ * @generated from enum junction.webhook.v1.DropReason
+ */
+export enum DropReason {
+  /**
+   * @generated from enum value: DROP_REASON_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Its channel token differs from its channel's (403 channel_token_mismatch).
+   *
+   * @generated from enum value: DROP_REASON_TOKEN_MISMATCH = 1;
+   */
+  TOKEN_MISMATCH = 1,
+
+  /**
+   * Its integration is strict and the registry does not hold its channel (404 unknown_channel).
+   *
+   * @generated from enum value: DROP_REASON_UNKNOWN_CHANNEL = 2;
+   */
+  UNKNOWN_CHANNEL = 2,
+}
+
+/**
+ * Describes the enum junction.webhook.v1.DropReason.
+ */
+export const DropReasonSchema: GenEnum<DropReason> = /*@__PURE__*/
+  enumDesc(file_junction_webhook_v1_webhook_service, 1);
 
 /**
  * WebhookService receives upstream notifications and delivers messages to the customer's
