@@ -22,6 +22,7 @@ import { scriptRoutes } from "./routes/scripts.ts";
 import { channelRoutes } from "./routes/channels.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
+import { rpcRoutes } from "./rpc/rpc-routes.ts";
 
 export interface GatewayDeps {
   clients: GatewayClients;
@@ -69,6 +70,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...channelRoutes(),
     ...dashboardRoutes({ router: () => router, now }),
     ...openApiRoutes({ routes: () => router.list(), baseUrl: deps.baseUrl }),
+    ...rpcRoutes(authenticator),
     ...(deps.routes ?? []),
   );
 
