@@ -122,7 +122,7 @@ describe("typed RPC client over real HTTP", () => {
       "junction.connection.v1.ConnectionService/SubmitConnectForm",
       "junction.proxy.v1.ProxyService/ResolveUpstream",
       "junction.webhook.v1.WebhookService/ReceiveNotifications",
-      "junction.webhook.v1.WebhookService/GetSettings",
+      "junction.webhook.v1.WebhookService/RotateSigningSecret",
       "junction.channel.v1.ChannelService/CheckNotifications",
     ]) {
       const res = await rawRpc(path, JSON.stringify({ secretKey: TEST_SECRET_KEY }));
@@ -180,6 +180,13 @@ describe("typed RPC client over real HTTP", () => {
     });
     const streamed = await rawRpc("junction.connection.v1.ConnectionService/ListIntegrations", chunks as never);
     expect(streamed.headers.get("junction-error-code")).toBe("request_too_large");
+    // A compressed body is refused: its size once expanded would escape the limit.
+    const gzipped = Bun.gzipSync(JSON.stringify({ providerConfigKey: KEY, metadata: { blob: "x".repeat(2 << 20) } }));
+    const compressed = await rawRpc("junction.connection.v1.ConnectionService/WriteMetadata", gzipped as never, {
+      "content-encoding": "gzip",
+    });
+    expect(compressed.status).not.toBe(200);
+    expect(((await compressed.json()) as { code: string }).code).toBe("unimplemented");
     const after = await j.api("GET", "/connections?connectionId=alice");
     expect(after.body.connections[0].metadata.blob).toBeUndefined();
   });

@@ -14,6 +14,7 @@ import {
 } from "@connectrpc/connect/protocol";
 import { codeToHttpStatus, errorToJson } from "@connectrpc/connect/protocol-connect";
 import { fromConnectError, JunctionError, type Logger, readBytesLimited, toConnectError } from "@junction/platform";
+import { MAX_METADATA_BYTES } from "@junction/public-api/limits";
 import { PUBLIC_RPC_METHODS, type PublicServiceKey, RPC_PREFIX } from "@junction/public-api/public-rpc";
 import { SERVICE_DEFINITIONS } from "@junction/public-api/service-clients";
 import { tooLarge } from "../http/read-json.ts";
@@ -77,7 +78,13 @@ async function serve(methods: Map<string, PublicMethod>, authenticator: Authenti
 
 /** One Connect handler per public method, by its path under the prefix (`/junction.x.v1.XService/Method`). */
 function publicMethods(): Map<string, PublicMethod> {
-  const router = createConnectRouter({ grpc: false, grpcWeb: false });
+  // Uncompressed bodies only: the limit read in serve() is then the size the handler parses (no zip bombs).
+  const router = createConnectRouter({
+    grpc: false,
+    grpcWeb: false,
+    acceptCompression: [],
+    readMaxBytes: MAX_METADATA_BYTES,
+  });
   const guards = new Map<string, RpcGuard>();
   for (const key of Object.keys(PUBLIC_RPC_METHODS) as PublicServiceKey[]) {
     const service = SERVICE_DEFINITIONS[key];

@@ -15,7 +15,6 @@ const INTERNAL = [
   "matchNotifications",
   "submitConnectForm",
   "completeAuthorization",
-  "getSettings",
   "rotateSigningSecret",
   "dispatchNotification",
   "runLifecycleEvent",

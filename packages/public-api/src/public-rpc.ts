@@ -4,8 +4,8 @@ import { SERVICE_DEFINITIONS } from "./service-clients.ts";
 /**
  * The public subset of the services' Connect APIs, served by the gateway under RPC_PREFIX with the
  * secret key (docs/rpc.md). Only what the REST API also lets a caller do: never credential resolution,
- * key verification, notification intake, connect-form internals or the webhook settings (they hold the
- * signing secret). The gateway checks each method's input as its REST route does (gateway/src/rpc/).
+ * key verification, notification intake, connect-form internals, or the webhook settings and signing-secret
+ * rotation (which answers a secret's plaintext). The gateway checks each method's input as its REST route does (gateway/src/rpc/).
  */
 export const PUBLIC_RPC_METHODS = {
   connection: [
