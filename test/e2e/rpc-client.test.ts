@@ -115,7 +115,7 @@ describe("typed RPC client over real HTTP", () => {
     expect(j.logLines.join("\n")).not.toContain(TEST_SECRET_KEY);
   });
 
-  test("internal RPCs are not served at the prefix: Unimplemented, nothing called", async () => {
+  test("internal RPCs are not served at the prefix: Unimplemented with unknown_rpc, whatever the key", async () => {
     for (const path of [
       "junction.connection.v1.ConnectionService/VerifySecretKey",
       "junction.connection.v1.ConnectionService/GetCredentials",
@@ -154,6 +154,17 @@ describe("typed RPC client over real HTTP", () => {
       }),
     );
     expect(override).toEqual({ connect: Code.InvalidArgument, code: "invalid_body", fields: ["overrides.base_url"] });
+    // The webhook URL override is checked by the endpoints' rules, as PATCH /connections/{id} checks it.
+    const hook = await refusal(
+      client.connection.updateConnection({ providerConfigKey: KEY, connectionId: "alice", webhookUrlOverride: "nope" }),
+    );
+    expect(hook).toMatchObject({ connect: Code.InvalidArgument, code: "invalid_webhook_url" });
+    const set = await client.connection.updateConnection({
+      providerConfigKey: KEY,
+      connectionId: "alice",
+      webhookUrlOverride: "http://127.0.0.1:9/hook",
+    });
+    expect(set.connection?.webhookUrlOverride).toBe("http://127.0.0.1:9/hook");
     const unknown = await refusal(client.connection.getConnection({ providerConfigKey: KEY, connectionId: "nobody" }));
     expect(unknown).toMatchObject({ connect: Code.NotFound, code: "unknown_connection" });
   });
