@@ -13,17 +13,31 @@ import {
   universalServerResponseToFetch,
 } from "@connectrpc/connect/protocol";
 import { codeToHttpStatus, errorToJson } from "@connectrpc/connect/protocol-connect";
-import { fromConnectError, JunctionError, type Logger, readBytesLimited, toConnectError } from "@junction/platform";
+import {
+  ERROR_CODE_HEADER,
+  fromConnectError,
+  JunctionError,
+  type Logger,
+  readBytesLimited,
+  toConnectError,
+} from "@junction/platform";
 import { MAX_METADATA_BYTES } from "@junction/public-api/limits";
 import { PUBLIC_RPC_METHODS, type PublicServiceKey, RPC_PREFIX } from "@junction/public-api/public-rpc";
 import { SERVICE_DEFINITIONS } from "@junction/public-api/service-clients";
 import { tooLarge } from "../http/read-json.ts";
 import type { Authenticator } from "../middleware/authenticate.ts";
 import type { Route, RouteContext } from "../router.ts";
+import { protocolError } from "./protocol-error.ts";
 import { type GuardContext, RPC_GUARDS, type RpcGuard } from "./rpc-guards.ts";
 
 /** The gateway's request, as each public RPC's implementation reads it. */
-const CALLER = createContextKey<(GuardContext & { logger: Logger; requestId: string }) | undefined>(undefined);
+interface Caller extends GuardContext {
+  logger: Logger;
+  requestId: string;
+  /** Set once the method's implementation runs: an error before it is the protocol layer's reading of the body. */
+  methodRan: boolean;
+}
+const CALLER = createContextKey<Caller | undefined>(undefined);
 
 interface PublicMethod {
   handler: UniversalHandler;
@@ -67,13 +81,18 @@ async function serve(methods: Map<string, PublicMethod>, authenticator: Authenti
   // The body, read within the limit, handed to the Connect handler as a fresh request.
   const bounded = new Request(ctx.req.url, { method: "POST", headers: ctx.req.headers, body: body as BodyInit });
   const request = universalServerRequestFromFetch(bounded, {});
-  request.contextValues = createContextValues().set(CALLER, {
+  const caller: Caller = {
     environmentId,
     clients: ctx.clients,
     logger: ctx.logger,
     requestId: ctx.requestId,
-  });
-  return universalServerResponseToFetch(await method.handler(request));
+    methodRan: false,
+  };
+  request.contextValues = createContextValues().set(CALLER, caller);
+  const answer = await method.handler(request);
+  if (answer.status !== 200 && !answer.header?.has(ERROR_CODE_HEADER))
+    throw await protocolError(answer, caller.methodRan);
+  return universalServerResponseToFetch(answer);
 }
 
 /** One Connect handler per public method, by its path under the prefix (`/junction.x.v1.XService/Method`). */
@@ -84,6 +103,8 @@ function publicMethods(): Map<string, PublicMethod> {
     grpcWeb: false,
     acceptCompression: [],
     readMaxBytes: MAX_METADATA_BYTES,
+    // As REST's strict schemas: a field the message does not have is refused, not ignored.
+    jsonOptions: { ignoreUnknownFields: false },
   });
   const guards = new Map<string, RpcGuard>();
   for (const key of Object.keys(PUBLIC_RPC_METHODS) as PublicServiceKey[]) {
@@ -110,6 +131,7 @@ function publicMethods(): Map<string, PublicMethod> {
 async function delegate(key: PublicServiceKey, name: string, guard: RpcGuard, req: unknown, context: HandlerContext) {
   const caller = context.values.get(CALLER);
   if (!caller) throw new ConnectError("no caller", Code.Internal);
+  caller.methodRan = true;
   try {
     await guard.check?.(req, caller);
     const client = caller.clients[key] as unknown as Record<string, (r: unknown) => Promise<unknown>>;
