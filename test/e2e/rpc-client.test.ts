@@ -4,13 +4,25 @@ import { createJunctionClient, type JunctionClient, junctionError } from "@junct
 import { MetadataWriteMode } from "@junction/contracts/connection/v1/connection_service_pb";
 import { newId } from "@junction/platform";
 import { startTestJunction, TEST_SECRET_KEY, type TestJunction } from "../support/embedded-junction.ts";
+import {
+  addConnection,
+  type CustomerReceiver,
+  eventsUri,
+  googHeaders,
+  notify,
+  startCustomerReceiver,
+} from "./notifications-kit.ts";
+import { syncSource } from "./scripts-kit.ts";
 
 const KEY = "rpc-cal";
 let j: TestJunction;
 let client: JunctionClient;
+let receiver: CustomerReceiver;
 
 beforeAll(async () => {
   j = await startTestJunction();
+  receiver = startCustomerReceiver();
+  expect((await j.api("PUT", "/webhook-settings", { endpoints: [receiver.url] })).status).toBe(200);
   client = createJunctionClient(j.url, TEST_SECRET_KEY);
   const created = await j.api("POST", "/integrations", {
     unique_key: KEY,
@@ -27,6 +39,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await j.close();
+  await receiver.stop();
 });
 
 /** What a refused call threw: the Connect code and Junction's stable code. */
@@ -72,9 +85,17 @@ describe("typed RPC client over real HTTP", () => {
     expect(rest.body.connections[0].metadata).toEqual({ team: "blue", emailAddress: "alice@example.com" });
   });
 
-  test("deliveries: lists messages, and an unknown one is NotFound with its stable code", async () => {
-    const { messages } = await client.webhook.listMessages({ providerConfigKey: KEY, limit: 10 });
-    expect(messages).toEqual([]);
+  test("deliveries: lists, reads and replays a forwarded notification; unknown ids and bad limits refused", async () => {
+    const uri = eventsUri("rpc@example.com");
+    await addConnection(j, "watcher", { key: KEY, metadata: { calendarWatchResourceUris: [uri] } });
+    expect((await notify(j, googHeaders(uri), { key: KEY })).status).toBe(200);
+    await receiver.waitFor(1);
+    const { messages } = await client.webhook.listMessages({ providerConfigKey: KEY, connectionId: "watcher" });
+    expect(messages.map((m) => m.type)).toEqual(["forward"]);
+    const id = messages[0]?.id ?? "";
+    expect((await client.webhook.getMessage({ id })).message?.connectionId).toBe("watcher");
+    await client.webhook.replayMessage({ id });
+    expect((await receiver.waitFor(2)).map((d) => JSON.parse(d.body).connectionId)).toEqual(["watcher", "watcher"]);
     expect(await refusal(client.webhook.getMessage({ id: newId("msg") }))).toMatchObject({
       connect: Code.NotFound,
       code: "unknown_message",
@@ -92,8 +113,27 @@ describe("typed RPC client over real HTTP", () => {
     expect(other).toMatchObject({ connect: Code.PermissionDenied, code: "environment_not_allowed" });
   });
 
-  test("scripts and syncs: lists runs and scripts, and checks sync names as REST does", async () => {
-    expect((await client.scripts.listScripts({ providerConfigKey: KEY })).scripts).toEqual([]);
+  test("scripts and syncs: reads a deployed sync, its status and frequency; checks sync names as REST does", async () => {
+    const source = syncSource("nango.log('ran');", "autoStart: false");
+    const deployed = await j.api("POST", "/scripts", {
+      provider_config_key: KEY,
+      name: "rpc-sync",
+      filename: "rpc-sync.ts",
+      source,
+    });
+    expect(deployed.status).toBe(201);
+    expect((await client.scripts.listScripts({ providerConfigKey: KEY })).scripts.map((x) => x.latest?.name)).toEqual([
+      "rpc-sync",
+    ]);
+    expect((await client.scripts.getScript({ providerConfigKey: KEY, name: "rpc-sync" })).source).toBe(source);
+    await client.scripts.setSyncFrequency({
+      providerConfigKey: KEY,
+      connectionId: "alice",
+      syncName: "rpc-sync",
+      frequency: "every 2 hours",
+    });
+    const { syncs } = await client.scripts.getSyncStatus({ providerConfigKey: KEY, connectionId: "alice" });
+    expect(syncs.map((x) => [x.connectionId, x.name, x.frequency])).toEqual([["alice", "rpc-sync", "every 2 hours"]]);
     expect((await client.scripts.listRuns({ providerConfigKey: KEY })).runs).toEqual([]);
     const long = await refusal(client.scripts.setSyncsPaused({ providerConfigKey: KEY, syncs: ["x".repeat(65)] }));
     expect(long).toMatchObject({ connect: Code.InvalidArgument, code: "invalid_body", fields: ["syncs.0"] });
