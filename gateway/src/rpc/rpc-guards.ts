@@ -49,7 +49,7 @@ export const RPC_GUARDS: Guards = {
     updateIntegration: {
       bodyLimit: BODY_LIMIT,
       check: async (req, { clients }) => {
-        checkNames(req.newUniqueKey ?? "x", req.displayName);
+        checkNames(req.newUniqueKey, req.displayName);
         checkOverrides(req.overrides);
         if (req.providerSettings !== undefined || req.managedChannels !== undefined) {
           const current = await clients.connection.getIntegration({ uniqueKey: req.uniqueKey });
@@ -117,9 +117,9 @@ export const RPC_GUARDS: Guards = {
 };
 
 /** As the REST schemas: ids and names of 1..255 characters. */
-function checkNames(uniqueKey: string, displayName: string | undefined): void {
+function checkNames(uniqueKey: string | undefined, displayName: string | undefined): void {
   const errors: FieldError[] = [];
-  if (uniqueKey.length < 1 || uniqueKey.length > 255) {
+  if (uniqueKey !== undefined && (uniqueKey.length < 1 || uniqueKey.length > 255)) {
     errors.push({ location: "body", path: "unique_key", message: "must be 1 to 255 characters" });
   }
   if (displayName !== undefined && displayName.length > 255) {
