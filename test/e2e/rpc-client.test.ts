@@ -155,7 +155,7 @@ describe("typed RPC client over real HTTP", () => {
     expect(j.logLines.join("\n")).not.toContain(TEST_SECRET_KEY);
   });
 
-  test("internal RPCs are not served at the prefix: Unimplemented with unknown_rpc, whatever the key", async () => {
+  test("internal RPCs are not served at the prefix: Unimplemented with unknown_rpc, even with a valid key", async () => {
     for (const path of [
       "junction.connection.v1.ConnectionService/VerifySecretKey",
       "junction.connection.v1.ConnectionService/GetCredentials",
