@@ -56,6 +56,20 @@ ensure_chromium() {
   fi
 }
 
+ensure_node() {
+  if command -v node >/dev/null 2>&1; then return 0; fi
+  if [ "$(id -u)" = "0" ] && command -v apt-get >/dev/null 2>&1; then
+    echo "junction: installing nodejs with apt-get (for the typed client's Node test)..." >&2
+    (apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs) >&2 || true
+  elif command -v sudo >/dev/null 2>&1 && sudo -n true 2>/dev/null && command -v apt-get >/dev/null 2>&1; then
+    (sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs) >&2 || true
+  fi
+  if ! command -v node >/dev/null 2>&1; then
+    echo "junction: the typed client's Node test (test/e2e/rpc-client-node.test.ts) needs Node and will fail without it." >&2
+    echo "          Install it with: apt-get install -y nodejs" >&2
+  fi
+}
+
 ensure_deps() {
   if [ -f bun.lock ]; then bun install --frozen-lockfile >&2; else bun install >&2; fi
 }

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# `npm test`: every check and every test. Installs what is missing (bun; nats-server and chromium through apt where it
-# may), then: buf lint, code generation + diff check, the OpenAPI document (docs/openapi.json) + diff check, the providers'
+# `npm test`: every check and every test. Installs what is missing (bun; nats-server, chromium and node through apt where
+# it may), then: buf lint, code generation + diff check, the OpenAPI document (docs/openapi.json) + diff check, the providers'
 # list (docs/providers.md) + diff check, typecheck,
 # lint, and `bun test`. The last line is `N passed, N failed`, counting each static check as one test; the exit code is
 # non-zero on any failure.
@@ -11,6 +11,7 @@ set +e
 ensure_bun
 ensure_nats_server
 ensure_chromium
+ensure_node
 ensure_deps || { echo "0 passed, 1 failed"; exit 1; }
 
 checks_passed=0

@@ -32,6 +32,7 @@ import { channelRoutes } from "./routes/channels.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
 import { observeRoutes } from "./routes/observe.ts";
+import { rpcRoutes } from "./rpc/rpc-routes.ts";
 
 export interface GatewayDeps {
   clients: GatewayClients;
@@ -106,6 +107,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...dashboardRoutes({ router: () => router, now }),
     ...openApiRoutes({ routes: () => router.list(), baseUrl: deps.baseUrl }),
     ...observeRoutes({ metrics, metricsToken: deps.metricsToken, readiness: deps.readiness ?? [] }),
+    ...rpcRoutes(authenticator),
     ...(deps.routes ?? []),
   );
 

@@ -30,7 +30,8 @@ export async function readJson(req: Request, limit: number): Promise<unknown> {
   }
 }
 
-function tooLarge(limit: number): JunctionError {
+/** The error of a body past its route's limit (413 in REST, InvalidArgument over RPC). */
+export function tooLarge(limit: number): JunctionError {
   return new JunctionError("request_too_large", `The request body exceeds ${limit} bytes.`, Code.InvalidArgument);
 }
 

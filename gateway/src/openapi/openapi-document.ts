@@ -17,6 +17,7 @@ export const UNDOCUMENTED_ROUTES: readonly { pattern: string; reason: string }[]
   { pattern: "/dashboard/assets/app.js", reason: DASHBOARD },
   { pattern: "/dashboard/api/session", reason: DASHBOARD },
   { pattern: "/dashboard/api/webhook-messages/:id/watch-uri-hints", reason: DASHBOARD },
+  { pattern: "/rpc/*", reason: "the public Connect RPCs (docs/rpc.md): typed by the protos, not REST operations" },
   { pattern: "/dashboard/api/*", reason: "the documented REST routes again, for the dashboard's session cookie" },
   { pattern: "/dashboard/*", reason: DASHBOARD },
 ];

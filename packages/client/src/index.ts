@@ -1,0 +1,2 @@
+export { createJunctionClient, type JunctionClient, type JunctionClientOptions } from "./junction-client.ts";
+export { junctionError, type JunctionRpcError } from "./junction-error.ts";
