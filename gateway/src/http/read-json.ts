@@ -2,6 +2,7 @@ import {
   type FieldError,
   type InputLocation,
   invalidArgument,
+  issueMessage,
   JunctionError,
   readTextLimited,
 } from "@junction/platform";
@@ -61,7 +62,7 @@ export function parseWith<S extends z.ZodType>(
   code: string,
   location: InputLocation = LOCATION_OF_CODE[code] ?? "body",
 ): z.infer<S> {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, { error: issueMessage });
   if (result.success) return result.data;
   const errors: FieldError[] = result.error.issues.flatMap((i) => {
     const at = i.path.map(String);

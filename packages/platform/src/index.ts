@@ -11,3 +11,4 @@ export * from "./batcher.ts";
 export * from "./read-limited.ts";
 export * from "./retry.ts";
 export * from "./expiring-cache.ts";
+export * from "./issue-message.ts";
