@@ -8,7 +8,7 @@ setDefaultTimeout(120_000);
 
 /** How validation libraries phrase their messages; none of it may reach a caller. */
 const LIBRARY_PHRASINGS =
-  /\bexpected\b|\breceived\b|Invalid input|Too big|Too small|Invalid (string|option|URL|type)|[<>]=\d/;
+  /\bexpected\b|\breceived\b|Invalid input|Too big|Too small|Invalid (string|option|URL|type)|[<>]=\d|JSON Parse error|Unexpected (token|identifier|end)/i;
 const LOCATIONS = ["query", "body", "header", "path"];
 
 interface JsonSchema {
@@ -106,6 +106,10 @@ function probes(): Probe[] {
         }
       }
       if (body) out.push({ ...given, body: [1], field: "", location: "body" });
+      if (body) {
+        const headers = { ...given.headers, "content-type": "application/json" };
+        out.push({ ...given, headers, body: "{not json", field: "", location: "body" });
+      }
     }
   }
   return out;
@@ -138,7 +142,7 @@ describe("validation errors across the documented routes", () => {
         if (!LOCATIONS.includes(e.location) || typeof e.path !== "string" || e.path === "")
           unnamed.push(`${where} → ${JSON.stringify(e)}`);
       }
-      if (!/^invalid_(body|query_params|headers|uri_params)$/.test(error.code)) continue;
+      if (!/^invalid_(body|query_params|headers|uri_params|json)$/.test(error.code)) continue;
       refusals++;
       const field = probe.field.toLowerCase();
       const named = entries.some(

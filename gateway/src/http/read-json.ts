@@ -22,12 +22,14 @@ export async function readJson(req: Request, limit: number): Promise<unknown> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge(limit);
   const text = await readTextLimited(req.body, limit, () => tooLarge(limit));
-  if (text.trim() === "")
-    throw invalidArgument("invalid_body", "The request body is empty; a JSON object is expected.");
+  if (text.trim() === "") throw invalidArgument("invalid_body", "The request body is empty; send a JSON object.");
   try {
     return JSON.parse(text);
-  } catch (err) {
-    throw invalidArgument("invalid_json", `The request body is not valid JSON: ${(err as Error).message}`);
+  } catch {
+    // The parser's own message names its internals, not the caller's mistake.
+    throw invalidArgument("invalid_json", "The request body is not valid JSON.", [
+      { location: "body", path: "(body)", message: "is not valid JSON" },
+    ]);
   }
 }
 
