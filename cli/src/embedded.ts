@@ -14,6 +14,7 @@ import {
   systemClock,
   tracesEndpoint,
 } from "@junction/platform";
+import { sandboxStateFile } from "./sandbox-process.ts";
 import { bootstrapSecretKey } from "./secret-key-bootstrap.ts";
 import { loadProxySettings } from "@junction/upstream-proxy";
 import { loadProcessSettings } from "./process-settings.ts";
@@ -79,6 +80,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     ? await (await import("@junction/sandbox-upstream")).startSandboxUpstream({
         port: settings.sandboxUpstreamPort,
         now: () => clock.now(),
+        stateFile: sandboxStateFile(env),
       })
     : undefined;
   if (sandbox) logger.info("sandbox upstream listening", { url: sandbox.url });

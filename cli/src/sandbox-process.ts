@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, renameSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { loadCommonConfig } from "@junction/platform";
 import { loadProcessSettings } from "./process-settings.ts";
@@ -16,10 +16,15 @@ export function sandboxCredentialsFile(env: Env): string {
   return env.JUNCTION_TEST_CREDENTIALS_FILE || join(loadCommonConfig(env).dataDir, "sandbox-credentials.json");
 }
 
+/** Where the sandbox upstream keeps its client secret, port, users and issued tokens across restarts. */
+export function sandboxStateFile(env: Env): string {
+  return join(loadCommonConfig(env).dataDir, "sandbox-upstream.json");
+}
+
 /**
  * `junction serve sandbox`: the sandbox upstream as its own process (the distributed topology), on
  * JUNCTION_SANDBOX_UPSTREAM_PORT. Its test credentials go to a file in the JUNCTION_TEST_CREDENTIALS_FILE
- * format, which the connection service reads; the client secret in it is kept across restarts.
+ * format, which the connection service reads; its state (client secret included) is kept in the data dir.
  */
 export async function serveSandbox(env: Env = process.env): Promise<RunningSandbox> {
   const file = sandboxCredentialsFile(env);
@@ -27,7 +32,7 @@ export async function serveSandbox(env: Env = process.env): Promise<RunningSandb
   const { startSandboxUpstream } = await import("@junction/sandbox-upstream");
   const sandbox = await startSandboxUpstream({
     port: settings.sandboxUpstreamPort,
-    clientSecret: previousClientSecret(file),
+    stateFile: sandboxStateFile(env),
   });
   const credentials: Record<string, Record<string, string>> = {};
   for (const [provider, c] of Object.entries(sandbox.testCredentials)) {
@@ -43,15 +48,4 @@ export async function serveSandbox(env: Env = process.env): Promise<RunningSandb
   writeFileSync(`${file}.tmp`, `${JSON.stringify(credentials, null, 2)}\n`, { mode: 0o600 });
   renameSync(`${file}.tmp`, file);
   return { url: sandbox.url, credentialsFile: file, stop: () => sandbox.stop() };
-}
-
-function previousClientSecret(file: string): string | undefined {
-  if (!existsSync(file)) return undefined;
-  try {
-    const parsed = JSON.parse(readFileSync(file, "utf8")) as Record<string, { client_secret?: unknown }>;
-    const secret = Object.values(parsed)[0]?.client_secret;
-    return typeof secret === "string" && secret !== "" ? secret : undefined;
-  } catch {
-    return undefined;
-  }
 }

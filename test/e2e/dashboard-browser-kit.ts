@@ -77,3 +77,41 @@ export async function logIn(page: Page, junctionUrl: string, secretKey: string):
   await page.click("#login");
   await page.waitForSelector('#app[data-view="integrations"]');
 }
+
+/**
+ * The words of the table cells under `selector` that the browser drew on more than one line: a word
+ * broken mid-word (by `word-break: break-all` or `overflow-wrap: anywhere` in a squeezed column).
+ */
+export function brokenWords(page: Page, selector: string): Promise<string[]> {
+  return page.$$eval(`${selector} th, ${selector} td`, (cells) => {
+    const broken: string[] = [];
+    for (const cell of cells) {
+      const walker = document.createTreeWalker(cell, NodeFilter.SHOW_TEXT);
+      for (let node = walker.nextNode(); node; node = walker.nextNode()) {
+        const text = node.textContent ?? "";
+        // Hyphens and slashes are where a line may break without breaking a word.
+        for (const match of text.matchAll(/[^\s\-/]+/g)) {
+          const range = document.createRange();
+          range.setStart(node, match.index ?? 0);
+          range.setEnd(node, (match.index ?? 0) + match[0].length);
+          const lines = new Set(Array.from(range.getClientRects(), (r) => Math.round(r.top)));
+          if (lines.size > 1) broken.push(match[0]);
+        }
+      }
+    }
+    return broken;
+  });
+}
+
+/** The text of the cells of one column (by header label) of the table `selector`. */
+export function columnTexts(page: Page, selector: string, label: string): Promise<string[]> {
+  return page.$$eval(
+    `${selector} tr`,
+    (rows, wanted) => {
+      const headers = Array.from(rows[0]?.querySelectorAll("th") ?? [], (th) => th.textContent?.trim().toLowerCase());
+      const at = headers.indexOf(wanted.toLowerCase());
+      return rows.slice(1).map((row) => row.querySelectorAll("td")[at]?.textContent?.trim() ?? "");
+    },
+    label,
+  );
+}

@@ -3,7 +3,7 @@ import type { Page } from "playwright-core";
 import { startWebhookReceiver, type WebhookReceiver } from "../fake-upstream/index.ts";
 import { startTestJunction, TEST_SECRET_KEY, type TestJunction } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
-import { type Browser, launchChromium, screenshot } from "./dashboard-browser-kit.ts";
+import { type Browser, brokenWords, columnTexts, launchChromium, screenshot } from "./dashboard-browser-kit.ts";
 
 // The dashboard in Debian's Chromium against the embedded Junction with the built-in sandbox upstream:
 // the flow of issue 7, one step per test, in order (they share the browser and the data).
@@ -424,7 +424,21 @@ describe("the dashboard in a real browser", () => {
       await go("#/scripts", "scripts");
       expect(await page.$("#page-error")).toBeNull();
       expect(await page.textContent("#scripts-table")).toContain("hello");
-      expect(await page.textContent("#latest-script-runs")).toContain(runId);
+      expect(await page.$(`#latest-script-runs a[href="#/scripts/runs/${runId}"]`)).not.toBeNull();
+      // As the other pages: labels in words, dates and durations as Deliveries shows them, no word broken.
+      for (const table of ["#scripts-table", "#latest-script-runs table"]) {
+        const labels = await page.$$eval(`${table} th`, (ths) => ths.map((th) => th.textContent ?? ""));
+        expect(labels.filter((l) => !/^[A-Z][a-z]+( [a-z]+)*$/.test(l))).toEqual([]);
+        expect(await brokenWords(page, table)).toEqual([]);
+      }
+      const run = (await j.api("GET", `/scripts/runs/${runId}`)).body.data;
+      const [script] = (await j.api("GET", "/scripts")).body.data;
+      const local = (iso: string) => page.evaluate((at) => new Date(at).toLocaleString(), iso);
+      expect(await columnTexts(page, "#latest-script-runs table", "Started")).toEqual([await local(run.started_at)]);
+      expect(await columnTexts(page, "#scripts-table", "Deployed")).toEqual([await local(script.created_at)]);
+      expect(await columnTexts(page, "#latest-script-runs table", "Duration")).toEqual([
+        `${Math.round(run.duration_ms)} ms`,
+      ]);
       await screenshot(page, "scripts");
 
       await rendered("scripts", () => page.click('#scripts-table a[href="#/scripts/cal/hello"]'));
@@ -438,6 +452,7 @@ describe("the dashboard in a real browser", () => {
       const logs = await page.textContent("#run-logs");
       expect(logs).toContain("INFO hello again from the dashboard test");
       expect(logs).toContain("WARN something to look at");
+      expect(await brokenWords(page, "#run-fields")).toEqual([]);
       await screenshot(page, "script-run");
 
       // An action: listed with how it runs; its run shows what it answered.

@@ -228,3 +228,48 @@ describe("where messages may go", () => {
     expect((await j.api("GET", "/webhook-messages?type=auth")).body.data.map((x: any) => x.id)).toEqual([messageId]);
   });
 });
+
+describe("the signing secret on first run", () => {
+  test("the answer that sets the first endpoint shows it once, it signs, and only a rotation shows another", async () => {
+    const dir = tempDir("junction-first-secret-");
+    cleanups.push(async () => dir.remove());
+    const dataDir = dir.path;
+    const { j } = await start({ dataDir });
+    const rx = receiver();
+    await j.api("POST", "/integrations", { unique_key: "cal", provider: "google-calendar" });
+    const none = await j.api("PUT", "/webhook-settings", { endpoints: [] });
+    expect(none.body.data.signing_secret).toBeUndefined();
+
+    const first = await j.api("PUT", "/webhook-settings", { endpoints: [rx.url] });
+    expect(first.status).toBe(200);
+    const secret: string = first.body.data.signing_secret;
+    expect(secret).toMatch(/^whsec_/);
+    expect(secret.startsWith(first.body.data.signing_secret_prefix)).toBe(true);
+
+    // Never again: not when reading, not when changing or re-adding endpoints, not after a restart.
+    expect((await j.api("GET", "/webhook-settings")).text).not.toContain(secret);
+    const second = receiver();
+    for (const endpoints of [[rx.url, second.url], [], [rx.url]]) {
+      const again = await j.api("PUT", "/webhook-settings", { endpoints });
+      expect(again.status).toBe(200);
+      expect(again.body.data.signing_secret).toBeUndefined();
+    }
+    await j.close({ keepData: true });
+    const { j: restarted, clock } = await start({ dataDir });
+    const afterRestart = await restarted.api("PUT", "/webhook-settings", { endpoints: [second.url, rx.url] });
+    expect(afterRestart.body.data.signing_secret).toBeUndefined();
+
+    // The secret shown is the one that signs.
+    await addConnection(restarted, "mia", { metadata: { calendarWatchResourceUris: [URI] } });
+    await notify(restarted, googHeaders(URI, { channelId: "first-secret-1" }));
+    const [got] = await rx.waitFor(1);
+    const now = Math.floor(clock.now() / 1000);
+    expect(verifyStandard(secret, got?.headers ?? {}, got?.body ?? "", 300, now)).toEqual({ valid: true });
+
+    const rotated = await restarted.api("POST", "/webhook-settings/signing-secret", {});
+    expect(rotated.body.data.signing_secret).toMatch(/^whsec_/);
+    expect(rotated.body.data.signing_secret).not.toBe(secret);
+    const afterRotation = await restarted.api("PUT", "/webhook-settings", { endpoints: [rx.url] });
+    expect(afterRotation.body.data.signing_secret).toBeUndefined();
+  });
+});

@@ -122,7 +122,7 @@ describe("connect sessions", () => {
     });
     expect(unknown.status).toBe(400);
     expect(unknown.body.error.errors).toEqual([
-      { path: "allowed_integrations.1", message: 'integration "nope" does not exist' },
+      { location: "body", path: "allowed_integrations.1", message: 'integration "nope" does not exist' },
     ]);
     const extra = await w.j.api("POST", "/connect/sessions", { end_user: { id: "u" }, surprise: 1 });
     expect(extra.status).toBe(400);
@@ -153,5 +153,29 @@ describe("connect sessions", () => {
     expect(w.fake.state.tokenRequests.total).toBe(0);
     expect(await w.connectionIds()).toEqual([]);
     expect(await w.connectionIds("other")).toEqual([]);
+  });
+});
+
+describe("an integration's display name", () => {
+  test("set on create, changed with PATCH, it names the integration on the connect and callback pages", async () => {
+    const w = await world();
+    await w.integration();
+    const templateName = (await w.j.api("GET", "/integrations/cal")).body.data.display_name;
+    expect(templateName).toBe((await w.j.api("GET", "/providers/google-calendar")).body.data.display_name);
+
+    const patched = await w.j.api("PATCH", "/integrations/cal", { display_name: "Acme <Work> Calendar" });
+    expect(patched.status).toBe(200);
+    expect((await w.j.api("GET", "/integrations/cal")).body.data.display_name).toBe("Acme <Work> Calendar");
+
+    const token = await w.session();
+    const page = await (await fetch(`${w.j.url}/connect?connect_session_token=${encodeURIComponent(token)}`)).text();
+    const link = /<ul id="integrations"><li><a [^>]*>([^<]*)<\/a>/.exec(page)?.[1];
+    expect(link).toBe("Acme &#60;Work&#62; Calendar");
+    expect(page).not.toContain(templateName);
+
+    const result = await w.callback(await w.authorize("cal", token));
+    expect(result.code).toBe("connected");
+    expect(result.html).toContain("Acme &#60;Work&#62; Calendar is connected");
+    expect(result.html).not.toContain(templateName);
   });
 });

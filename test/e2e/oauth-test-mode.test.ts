@@ -3,6 +3,7 @@ import { emailAddressHash } from "@junction/connection-service";
 import { startWebhookReceiver, type WebhookReceiver } from "../fake-upstream/index.ts";
 import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
 import { CLIENT, useOAuthWorld } from "./oauth-e2e-kit.ts";
+import { connectInBrowser } from "./sandbox-kit.ts";
 
 const world = useOAuthWorld();
 const TEST_CLIENT = { clientId: "operator-test-client.apps.fake", clientSecret: "operator-test-secret" };
@@ -90,40 +91,14 @@ describe("the built-in sandbox upstream", () => {
     expect((await j.api("POST", "/integrations", { unique_key: "cal", provider: "google-calendar" })).status).toBe(200);
     const mode = await j.api("PUT", "/integrations/cal/test-mode", { enabled: true });
     expect(mode.body.data).toMatchObject({ enabled: true, available: true, sandbox: true });
-    const token = (await j.api("POST", "/connect/sessions", { end_user: { id: "me" } })).body.data.token;
-
     // The browser: /oauth/connect → the sandbox's consent page → Allow → /oauth/callback.
-    const redirect = await fetch(`${j.url}/oauth/connect/cal?connect_session_token=${token}`, { redirect: "manual" });
-    expect(redirect.status).toBe(302);
-    const consentUrl = new URL(redirect.headers.get("location") as string);
-    const consent = await fetch(consentUrl);
-    const form = await consent.text();
-    expect(form).toContain('id="allow"');
-    const fields = new URLSearchParams();
-    for (const m of form.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
-      fields.set(decodeEntities(m[1] as string), decodeEntities(m[2] as string));
-    }
-    fields.set("login_email", "me@example.org");
-    fields.set("decision", "allow");
-    const approved = await fetch(new URL("/o/oauth2/v2/auth/approve", consentUrl), {
-      method: "POST",
-      headers: { "content-type": "application/x-www-form-urlencoded" },
-      body: fields.toString(),
-      redirect: "manual",
-    });
-    expect(approved.status).toBe(302);
-    const callback = new URL(approved.headers.get("location") as string);
-    const page = await fetch(`${j.url}/oauth/callback${callback.search}`);
-    expect(page.status).toBe(200);
-    expect(await page.text()).toContain('<span id="code">connected</span>');
-
-    const list = await j.api("GET", "/connections?integrationId=cal");
-    expect(list.body.connections).toHaveLength(1);
-    const id = list.body.connections[0].connection_id;
+    const id = await connectInBrowser(j, "cal", "me@example.org");
+    expect((await j.api("GET", "/connections?integrationId=cal")).body.connections).toHaveLength(1);
     const conn = await j.api("GET", `/connection/${id}?provider_config_key=cal`);
     expect(conn.body.connection_config.emailAddressHash).toBe(emailAddressHash("me@example.org"));
     const creds = await j.clients.connection.getCredentials({ providerConfigKey: "cal", connectionId: id });
-    expect(creds.integration?.overrides?.baseUrl).toBe(consentUrl.origin);
+    const line = j.logLines.find((l) => l.includes("sandbox upstream listening")) ?? "";
+    expect(creds.integration?.overrides?.baseUrl).toBe((JSON.parse(line) as { url: string }).url);
 
     // ...and see a notification forwarded: a channel and an event made through the proxy, on the sandbox.
     const hooks = await j.api("PUT", "/webhook-settings", { endpoints: [receiver.url] });
@@ -213,7 +188,3 @@ describe("consent guidance", () => {
     expect((await w.j.api("GET", "/integrations/missing/consent")).status).toBe(404);
   });
 });
-
-function decodeEntities(text: string): string {
-  return text.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
-}

@@ -3,6 +3,7 @@ import { startWebhookReceiver, type WebhookReceiver } from "../fake-upstream/ind
 import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { forwardsOf } from "./push-stories-kit.ts";
+import { connectInBrowser, integration } from "./sandbox-kit.ts";
 
 // The no-account demo of docs/test-mode.md for Gmail and Outlook (issue 22, item 5), step by step as written there:
 // `npm start` with the sandbox upstream, test mode, the sandbox's consent pages in the browser, then a
@@ -25,49 +26,6 @@ async function startDemo() {
   const sandbox = (JSON.parse(line) as { url: string }).url;
   expect((await j.api("PUT", "/webhook-settings", { endpoints: [receiver.url] })).status).toBe(200);
   return { j, receiver, sandbox };
-}
-
-/** Creates the integration, turns test mode on; its webhook URL. */
-async function integration(junction: TestJunction, body: Record<string, unknown> & { unique_key: string }) {
-  const created = await junction.api("POST", "/integrations", body);
-  expect(created.status).toBe(200);
-  const mode = await junction.api("PUT", `/integrations/${body.unique_key}/test-mode`, { enabled: true });
-  expect(mode.body.data).toMatchObject({ enabled: true, available: true, sandbox: true });
-  return created.body.data.webhook_url as string;
-}
-
-/** Plays the browser: connect link → the sandbox's consent page → its Allow/Accept button → callback. */
-async function connectInBrowser(junction: TestJunction, key: string, email: string): Promise<string> {
-  const token = (await junction.api("POST", "/connect/sessions", { end_user: { id: "me" } })).body.data.token;
-  const redirect = await fetch(`${junction.url}/oauth/connect/${key}?connect_session_token=${token}`, {
-    redirect: "manual",
-  });
-  expect(redirect.status).toBe(302);
-  const consentUrl = new URL(redirect.headers.get("location") as string);
-  const form = await (await fetch(consentUrl)).text();
-  const decode = (text: string) => text.replace(/&#(\d+);/g, (_, n) => String.fromCharCode(Number(n)));
-  const fields = new URLSearchParams();
-  for (const m of form.matchAll(/<input type="hidden" name="([^"]*)" value="([^"]*)">/g)) {
-    fields.set(decode(m[1] as string), decode(m[2] as string));
-  }
-  fields.set("login_email", email);
-  fields.set(
-    "decision",
-    decode(/<button id="allow" type="submit" name="decision" value="([^"]*)"/.exec(form)?.[1] ?? ""),
-  );
-  const action = decode(/<form id="consent" method="post" action="([^"]*)"/.exec(form)?.[1] ?? "");
-  const approved = await fetch(new URL(action, consentUrl), {
-    method: "POST",
-    headers: { "content-type": "application/x-www-form-urlencoded" },
-    body: fields.toString(),
-    redirect: "manual",
-  });
-  expect(approved.status).toBe(302);
-  const callback = new URL(approved.headers.get("location") as string);
-  const page = await fetch(`${junction.url}/oauth/callback${callback.search}`);
-  expect(await page.text()).toContain('<span id="code">connected</span>');
-  const list = await junction.api("GET", `/connections?integrationId=${key}`);
-  return list.body.connections[0].connection_id as string;
 }
 
 describe("the no-account demo (docs/test-mode.md: sandbox upstream)", () => {

@@ -22,8 +22,12 @@ const FLOOD_MS = 2000;
 const SENDERS = 16;
 const RATE = 300;
 const MAX_PENDING = 400;
-/** Stated bounds: growth of this process's resident memory (Junction, senders, receiver) and of the data dir. */
-const RSS_GROWTH_BOUND = 96 * 1024 * 1024;
+/**
+ * Stated bounds: growth of this process's resident memory (Junction, senders, receiver) and of the data dir.
+ * Alone the flood grows it ~37 MiB; inside the whole suite (one process, a collector behind) it reached
+ * 116 MiB once. Before the limits a flood grew Junction by ~600 MiB.
+ */
+const RSS_GROWTH_BOUND = 192 * 1024 * 1024;
 const DATA_DIR_GROWTH_BOUND = 16 * 1024 * 1024;
 
 let j: TestJunction;
@@ -64,6 +68,7 @@ function dirBytes(dir: string): number {
 describe("the webhook URL under a flood of made-up channel ids", () => {
   test("memory and disk stay bounded, the genuine notification is delivered, the backlog drains", async () => {
     const url = `${j.url}/webhook/${await environmentId(j)}/cal`;
+    Bun.gc(true);
     const rssBefore = process.memoryUsage().rss;
     const dirBefore = dirBytes(j.dataDir);
     let peakRss = rssBefore;

@@ -2,6 +2,7 @@ import {
   type FieldError,
   type InputLocation,
   invalidArgument,
+  issueMessage,
   JunctionError,
   readTextLimited,
 } from "@junction/platform";
@@ -21,12 +22,14 @@ export async function readJson(req: Request, limit: number): Promise<unknown> {
   const declared = Number(req.headers.get("content-length") ?? "0");
   if (declared > limit) throw tooLarge(limit);
   const text = await readTextLimited(req.body, limit, () => tooLarge(limit));
-  if (text.trim() === "")
-    throw invalidArgument("invalid_body", "The request body is empty; a JSON object is expected.");
+  if (text.trim() === "") throw invalidArgument("invalid_body", "The request body is empty; send a JSON object.");
   try {
     return JSON.parse(text);
-  } catch (err) {
-    throw invalidArgument("invalid_json", `The request body is not valid JSON: ${(err as Error).message}`);
+  } catch {
+    // The parser's own message names its internals, not the caller's mistake.
+    throw invalidArgument("invalid_json", "The request body is not valid JSON.", [
+      { location: "body", path: "(body)", message: "is not valid JSON" },
+    ]);
   }
 }
 
@@ -62,7 +65,7 @@ export function parseWith<S extends z.ZodType>(
   code: string,
   location: InputLocation = LOCATION_OF_CODE[code] ?? "body",
 ): z.infer<S> {
-  const result = schema.safeParse(value);
+  const result = schema.safeParse(value, { error: issueMessage });
   if (result.success) return result.data;
   const errors: FieldError[] = result.error.issues.flatMap((i) => {
     const at = i.path.map(String);

@@ -51,13 +51,17 @@ export function webhookSettingsRoutes(): Route[] {
       handler: async ({ clients, req }) => {
         const body = parseWith(updateSchema, await readJson(req, 64 * 1024), "invalid_body", "body");
         const res = await clients.webhook.updateSettings({ endpointUrls: body.endpoints });
-        return json({ data: present(res.settings) });
+        const shown = res.signingSecret ? { signing_secret: res.signingSecret } : {};
+        return json({ data: { ...present(res.settings), ...shown } });
       },
       doc: {
         summary: "Set the webhook endpoints",
+        description:
+          "The answer of the call that sets the first endpoint carries `signing_secret`, once; no later answer does. " +
+          "To get a new one, rotate it with `POST /webhook-settings/signing-secret`.",
         tags: ["Webhooks"],
         body: updateSchema,
-        responses: { 200: dataOf(settingsAnswer) },
+        responses: { 200: dataOf(settingsAnswer.extend({ signing_secret: z.string().optional() })) },
         errors: ["invalid_endpoint_url", "too_many_endpoints", "settings_conflict"],
       },
     },

@@ -11,6 +11,7 @@ export * from "./batcher.ts";
 export * from "./read-limited.ts";
 export * from "./retry.ts";
 export * from "./expiring-cache.ts";
+export * from "./issue-message.ts";
 export * from "./metrics.ts";
 export * from "./metrics-endpoint.ts";
 export * from "./readiness.ts";

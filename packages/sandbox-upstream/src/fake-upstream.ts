@@ -60,6 +60,12 @@ export interface FakeUpstreamServer {
 
 export type FakeUpstream = FakeUpstreamServer & FakesControls;
 
+/** Where the fakes' state is kept across restarts (the sandbox's data dir): restored at start, saved after requests. */
+export interface FakesPersistence {
+  saved: Record<string, unknown> | undefined;
+  save(state: Record<string, unknown>): void;
+}
+
 const DEFAULT_WAIT_MS = 5000;
 
 /** Starts every provider's fake (`@junction/providers/fakes`) on one origin on 127.0.0.1. */
@@ -70,6 +76,7 @@ export async function startFakeUpstream(options: FakeUpstreamOptions = {}): Prom
 /** `startFakeUpstream`, with the sandbox credentials' URLs by provider name (for the sandbox upstream). */
 export async function serveFakes(
   options: FakeUpstreamOptions,
+  persist?: FakesPersistence,
 ): Promise<{ fake: FakeUpstream; sandboxCredentials: Record<string, SandboxCredentialUrls> }> {
   const now = options.now ?? (() => Date.now());
   const changes = new StateChanges();
@@ -91,8 +98,15 @@ export async function serveFakes(
   const server = await startRawHttpServer((raw) => serve(raw), { port: options.port ?? 0, hostname: "127.0.0.1" });
   const url = `http://127.0.0.1:${server.port}`;
   const fakes = mountFakes(FAKES, { url, now, changes }, options);
+  if (persist?.saved) fakes.restore(persist.saved);
   const hooks = { arrived, notFound: fakes.notFound };
-  serve = (raw) => dispatch(fakes.routes, raw, hooks);
+  serve = persist
+    ? async (raw) => {
+        const res = await dispatch(fakes.routes, raw, hooks);
+        persist.save(fakes.save());
+        return res;
+      }
+    : (raw) => dispatch(fakes.routes, raw, hooks);
 
   const own: object = { requests, requestCounts };
   const state = Object.defineProperties(own, Object.getOwnPropertyDescriptors(fakes.state)) as FakeUpstreamState;
@@ -104,6 +118,7 @@ export async function serveFakes(
     async stop() {
       fakes.stop();
       await server.stop();
+      persist?.save(fakes.save());
     },
     waitFor(condition, timeoutMs = DEFAULT_WAIT_MS, description = "condition") {
       return changes.waitUntil(

@@ -18,6 +18,10 @@ export interface MountedFakes {
   notFound(ctx: RequestContext): Response;
   /** Stops every fake (drops queued work); the server is closed by its owner. */
   stop(): void;
+  /** The state every fake keeps across restarts, by fake name. */
+  save(): Record<string, unknown>;
+  /** Gives each fake what `save` returned for it; before any request. */
+  restore(saved: Record<string, unknown>): void;
 }
 
 /**
@@ -60,6 +64,16 @@ export function mountFakes(
     notFound: (ctx) => fallback?.(ctx) ?? new Response("Not Found", { status: 404 }),
     stop() {
       for (const instance of instances) instance.stop?.();
+    },
+    save() {
+      const out: Record<string, unknown> = {};
+      for (const [fake, instance] of started) if (instance.persistence) out[fake.name] = instance.persistence.save();
+      return out;
+    },
+    restore(saved) {
+      for (const [fake, instance] of started) {
+        if (instance.persistence && saved[fake.name] !== undefined) instance.persistence.restore(saved[fake.name]);
+      }
     },
   };
 }

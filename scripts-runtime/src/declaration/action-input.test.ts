@@ -27,7 +27,15 @@ describe("action input schemas", () => {
   });
 
   test("missing input against an object schema is an error at input", () => {
-    expect(actionInputErrors(schema, undefined)).toEqual([{ path: "input", message: expect.any(String) }]);
+    expect(actionInputErrors(schema, undefined)).toEqual([{ location: "body", path: "input", message: "is required" }]);
+  });
+
+  test("messages are Junction's words, never the checker's", () => {
+    const errors = actionInputErrors(schema, { title: 5, attendees: "x", extra: 1 });
+    expect(errors.map((e) => e.message).join("\n")).not.toMatch(
+      /\bexpected\b|\breceived\b|Invalid input|Too (big|small)/,
+    );
+    expect(errors.find((e) => e.path === "input.title")?.message).toBe("must be a string, not a whole number");
   });
 
   test("a schema that cannot check anything is named at deploy", () => {

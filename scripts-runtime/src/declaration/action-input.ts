@@ -1,4 +1,4 @@
-import type { FieldError } from "@junction/platform";
+import { type FieldError, issueMessage } from "@junction/platform";
 import { z } from "zod";
 import type { JsonSchema } from "./script-declaration.ts";
 
@@ -23,9 +23,11 @@ export function schemaProblem(schema: JsonSchema): string | null {
  * dotted path under `input` as the REST API names it.
  */
 export function actionInputErrors(schema: JsonSchema, input: unknown): FieldError[] {
-  const parsed = checker(schema).safeParse(input);
+  const parsed = checker(schema).safeParse(input, { error: issueMessage });
   if (parsed.success) return [];
+  // The input is the `input` field of the trigger's body.
   return parsed.error.issues.map((issue) => ({
+    location: "body",
     path: ["input", ...issue.path.map(String)].join("."),
     message: issue.message,
   }));

@@ -31,7 +31,8 @@ export const errors = {
     invalidArgument(
       "invalid_provider_definition",
       `${message} Nothing was stored.`,
-      fieldErrors.map((e) => ({ ...e, message: `${e.message} (provider "${provider}")` })),
+      // A definition only ever arrives as the body of the request that defines it.
+      fieldErrors.map((e) => ({ ...e, location: "body", message: `${e.message} (provider "${provider}")` })),
     ),
   integrationExists: (key: string) =>
     alreadyExists("integration_already_exists", `An integration with id "${key}" already exists.`),

@@ -11,7 +11,12 @@ const SAVE_ATTEMPTS = 5;
 /** The fields of the settings a change may set; version and times are kept by `changeSettings`. */
 export type SettingsChange = Pick<
   WebhookSettingsRecord,
-  "endpoints" | "signingSecretEnc" | "signingSecretPrefix" | "previousSigningSecretEnc" | "previousSecretValidUntil"
+  | "endpoints"
+  | "signingSecretEnc"
+  | "signingSecretPrefix"
+  | "previousSigningSecretEnc"
+  | "previousSecretValidUntil"
+  | "signingSecretShown"
 >;
 
 /**
@@ -35,6 +40,7 @@ export async function ensureSettings(
       ...sealSigningSecret(encryptor, environmentId, generateSigningSecret()),
       previousSigningSecretEnc: null,
       previousSecretValidUntil: null,
+      signingSecretShown: false,
       createdAt: now,
       updatedAt: now,
     };

@@ -47,6 +47,15 @@ export function when(iso: string | null | undefined): string {
   return Number.isNaN(d.getTime()) ? iso : d.toLocaleString();
 }
 
+/** A duration as readable text: "7 ms", "1.2 s", "3 min 5 s"; "—" for none. */
+export function duration(ms: number | null | undefined): string {
+  if (ms === null || ms === undefined || !Number.isFinite(ms)) return "—";
+  if (ms < 1000) return `${Math.round(ms)} ms`;
+  if (ms < 60_000) return `${(ms / 1000).toFixed(1)} s`;
+  const s = Math.round(ms / 1000);
+  return `${Math.floor(s / 60)} min ${s % 60} s`;
+}
+
 /** A small coloured label; `kind` picks the colour (a status, a sensitivity...). */
 export function badge(text: string, kind = text): HTMLSpanElement {
   return h("span", { class: `badge ${kind}` }, text);

@@ -118,7 +118,7 @@ function asyncHeader(value: string | null): boolean {
   if (TRUE.includes(v)) return true;
   if (FALSE.includes(v)) return false;
   throw invalidArgument("invalid_headers", "X-Async must be true or false.", [
-    { path: "x-async", message: "must be true or false" },
+    { location: "header", path: "x-async", message: "must be true or false" },
   ]);
 }
 
@@ -127,6 +127,6 @@ function maxRetriesHeader(value: string | null): number {
   const n = Number(value);
   if (Number.isInteger(n) && n >= 0 && n <= 5) return n;
   throw invalidArgument("invalid_headers", "X-Max-Retries must be a whole number from 0 to 5.", [
-    { path: "x-max-retries", message: "must be a whole number from 0 to 5" },
+    { location: "header", path: "x-max-retries", message: "must be a whole number from 0 to 5" },
   ]);
 }

@@ -1,3 +1,4 @@
+import { issueMessage } from "@junction/platform/issue-message";
 import { z } from "zod";
 import { PLACEHOLDER_PATTERN } from "./placeholders.ts";
 
@@ -209,7 +210,7 @@ export class ProviderDefinitionError extends Error {
 
 /** Validates a definition; the result has every default applied. Throws ProviderDefinitionError. */
 export function parseProviderDefinition(input: unknown): ProviderDefinition {
-  const parsed = providerDefinitionSchema.safeParse(input);
+  const parsed = providerDefinitionSchema.safeParse(input, { error: issueMessage });
   if (parsed.success) return parsed.data;
   const name =
     typeof input === "object" && input !== null && typeof (input as { name?: unknown }).name === "string"

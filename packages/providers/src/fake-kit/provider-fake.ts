@@ -36,6 +36,14 @@ export interface FakeInstance {
   notFound?(ctx: RequestContext): Response;
   /** Called when the server stops, before it closes (drop queued work). */
   stop?(): void;
+  /** What the sandbox keeps across restarts (in its data dir): users, clients and what they were issued. */
+  persistence?: FakePersistence;
+}
+
+/** A fake's state as JSON: `save` after requests, `restore` once at start before any request. */
+export interface FakePersistence {
+  save(): unknown;
+  restore(saved: unknown): void;
 }
 
 /**

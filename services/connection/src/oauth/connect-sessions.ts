@@ -3,7 +3,7 @@ import type {
   CreateConnectSessionRequest,
   IntegrationConfigDefaults,
 } from "@junction/contracts/connection/v1/connection_service_pb";
-import { invalidArgument, newId, randomToken, sha256Hex } from "@junction/platform";
+import { type FieldError, invalidArgument, newId, randomToken, sha256Hex } from "@junction/platform";
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import type {
@@ -30,11 +30,16 @@ export async function createConnectSession(
   const env = await ctx.environment();
   let organization = checkOrganization(req.organization);
   const allowed = [...new Set(req.allowedIntegrations)];
-  const missing: { path: string; message: string }[] = [];
+  // The session's fields are the body of the request that creates it.
+  const missing: FieldError[] = [];
   const exists = async (key: string) => (await ctx.store.getIntegration(env.id, key)) !== null;
   for (const [i, key] of allowed.entries()) {
     if (!(await exists(key)))
-      missing.push({ path: `allowed_integrations.${i}`, message: `integration "${key}" does not exist` });
+      missing.push({
+        location: "body",
+        path: `allowed_integrations.${i}`,
+        message: `integration "${key}" does not exist`,
+      });
   }
   for (const [field, keys] of [
     ["integrations_config_defaults", Object.keys(req.integrationsConfigDefaults)],
@@ -42,7 +47,7 @@ export async function createConnectSession(
   ] as const) {
     for (const key of keys) {
       if (!(await exists(key)))
-        missing.push({ path: `${field}.${key}`, message: `integration "${key}" does not exist` });
+        missing.push({ location: "body", path: `${field}.${key}`, message: `integration "${key}" does not exist` });
     }
   }
   if (missing.length > 0) throw invalidArgument("invalid_body", "Unknown integration(s) in the session.", missing);

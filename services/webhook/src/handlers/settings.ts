@@ -6,7 +6,7 @@ import { acceptEndpointUrls, replaceEndpoints } from "../endpoints.ts";
 import { errors } from "../errors.ts";
 import { toSettings } from "../mappers.ts";
 import { changeSettings, ensureSettings } from "../settings.ts";
-import { DEFAULT_GRACE_MS, MAX_GRACE_MS, sealSigningSecret } from "../signing-secrets.ts";
+import { DEFAULT_GRACE_MS, MAX_GRACE_MS, sealSigningSecret, signingSecretContext } from "../signing-secrets.ts";
 import { generateSigningSecret } from "../signing.ts";
 
 /** GetSettings, UpdateSettings, RotateSigningSecret and CheckEndpointUrl. */
@@ -22,11 +22,18 @@ export function settingsHandlers(ctx: WebhookServiceContext): Partial<ServiceImp
     async updateSettings(req) {
       const urls = acceptEndpointUrls(req.endpointUrls, { allowPrivate: ctx.allowPrivateEndpoints });
       const environmentId = await ctx.environment();
-      const record = await changeSettings(ctx.store, ctx.encryptor, ctx.clock, environmentId, (current, now) => ({
-        endpoints: replaceEndpoints(current.endpoints, urls, now),
-      }));
+      let reveal = false;
+      const record = await changeSettings(ctx.store, ctx.encryptor, ctx.clock, environmentId, (current, now) => {
+        const endpoints = replaceEndpoints(current.endpoints, urls, now);
+        // The first endpoint is when the secret starts to matter: its answer shows it, once.
+        reveal = !current.signingSecretShown && endpoints.length > 0;
+        return { endpoints, signingSecretShown: current.signingSecretShown || reveal };
+      });
       ctx.logger.info("webhook endpoints updated", { environmentId, endpoints: record.endpoints.length });
-      return { settings: toSettings(record, record.updatedAt) };
+      const signingSecret = reveal
+        ? ctx.encryptor.decrypt(record.signingSecretEnc, signingSecretContext(environmentId))
+        : "";
+      return { settings: toSettings(record, record.updatedAt), signingSecret };
     },
 
     // A connection's webhook URL override: the endpoints' rules (https; private addresses only when allowed).
@@ -49,6 +56,7 @@ export function settingsHandlers(ctx: WebhookServiceContext): Partial<ServiceImp
           // One previous secret at most: rotating again within the grace period retires the older one.
           previousSigningSecretEnc: current.signingSecretEnc,
           previousSecretValidUntil: now + graceMs,
+          signingSecretShown: true,
         };
       });
       ctx.logger.info("webhook signing secret rotated", {

@@ -14,6 +14,8 @@ interface SettingsDoc {
   signingSecretPrefix: string;
   previousSigningSecretEnc: string | null;
   previousSecretValidUntil: number | null;
+  /** Absent in documents saved before it existed. */
+  signingSecretShown?: boolean;
   createdAt: number;
   updatedAt: number;
 }
@@ -88,6 +90,7 @@ function toDoc(r: WebhookSettingsRecord): SettingsDoc {
     signingSecretPrefix: r.signingSecretPrefix,
     previousSigningSecretEnc: r.previousSigningSecretEnc,
     previousSecretValidUntil: r.previousSecretValidUntil,
+    signingSecretShown: r.signingSecretShown,
     createdAt: r.createdAt,
     updatedAt: r.updatedAt,
   };
@@ -102,6 +105,8 @@ function fromDoc(d: SettingsDoc): WebhookSettingsRecord {
     signingSecretPrefix: d.signingSecretPrefix,
     previousSigningSecretEnc: d.previousSigningSecretEnc ?? null,
     previousSecretValidUntil: d.previousSecretValidUntil ?? null,
+    // Settings saved before the flag existed and that have endpoints were set without showing it.
+    signingSecretShown: d.signingSecretShown ?? d.endpoints.length > 0,
     createdAt: d.createdAt,
     updatedAt: d.updatedAt,
   };

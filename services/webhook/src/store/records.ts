@@ -31,6 +31,8 @@ export interface WebhookSettingsRecord {
   previousSigningSecretEnc: string | null;
   /** Until when the previous secret still signs; null when there is none. */
   previousSecretValidUntil: number | null;
+  /** Whether the current secret's plaintext was ever answered (first endpoint set, or a rotation). */
+  signingSecretShown: boolean;
   createdAt: number;
   updatedAt: number;
 }

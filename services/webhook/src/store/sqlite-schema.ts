@@ -140,4 +140,10 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX webhook_dedupe_keys_by_time ON webhook_dedupe_keys (received_at);
   `,
+  `
+  -- Whether the current signing secret was ever shown (the answer that set the first endpoint, or a
+  -- rotation). Settings that already have endpoints were set before the secret was shown this way.
+  ALTER TABLE webhook_settings ADD COLUMN signing_secret_shown INTEGER NOT NULL DEFAULT 0;
+  UPDATE webhook_settings SET signing_secret_shown = 1 WHERE endpoints <> '[]';
+  `,
 ];

@@ -50,6 +50,7 @@ describe("SqliteWebhookStore", () => {
       signingSecretPrefix: "whsec_abcd",
       previousSigningSecretEnc: null,
       previousSecretValidUntil: null,
+      signingSecretShown: true,
       createdAt: 1,
       updatedAt: 1,
     };

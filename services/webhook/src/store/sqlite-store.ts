@@ -15,6 +15,7 @@ interface SettingsRow {
   signing_secret_prefix: string;
   previous_signing_secret_enc: string | null;
   previous_secret_valid_until: number | null;
+  signing_secret_shown: number;
   created_at: number;
   updated_at: number;
 }
@@ -22,7 +23,7 @@ interface SettingsRow {
 type Params = Record<string, string | number | null>;
 
 const COLUMNS =
-  "environment_id, version, endpoints, signing_secret_enc, signing_secret_prefix, previous_signing_secret_enc, previous_secret_valid_until, created_at, updated_at";
+  "environment_id, version, endpoints, signing_secret_enc, signing_secret_prefix, previous_signing_secret_enc, previous_secret_valid_until, signing_secret_shown, created_at, updated_at";
 
 /**
  * The webhook service's store on SQLite. Each settings save is one statement guarded by the
@@ -43,13 +44,14 @@ export class SqliteWebhookStore extends DeliveryDelegate implements WebhookServi
     this.get = db.query(`SELECT ${COLUMNS} FROM webhook_settings WHERE environment_id = $environment_id`);
     this.insert = db.query(
       `INSERT INTO webhook_settings (${COLUMNS}) VALUES ($environment_id, $version, $endpoints, $signing_secret_enc,
-        $signing_secret_prefix, $previous_signing_secret_enc, $previous_secret_valid_until, $created_at, $updated_at)
+        $signing_secret_prefix, $previous_signing_secret_enc, $previous_secret_valid_until, $signing_secret_shown, $created_at, $updated_at)
        ON CONFLICT (environment_id) DO NOTHING`,
     );
     this.replace = db.query(
       `UPDATE webhook_settings SET version = $version, endpoints = $endpoints, signing_secret_enc = $signing_secret_enc,
         signing_secret_prefix = $signing_secret_prefix, previous_signing_secret_enc = $previous_signing_secret_enc,
-        previous_secret_valid_until = $previous_secret_valid_until, created_at = $created_at, updated_at = $updated_at
+        previous_secret_valid_until = $previous_secret_valid_until,
+        signing_secret_shown = $signing_secret_shown, created_at = $created_at, updated_at = $updated_at
        WHERE environment_id = $environment_id AND version = $version - 1`,
     );
     this.delivery = new SqliteDeliveryStore(db);
@@ -89,6 +91,7 @@ function toRow(r: WebhookSettingsRecord): SettingsRow {
     signing_secret_prefix: r.signingSecretPrefix,
     previous_signing_secret_enc: r.previousSigningSecretEnc,
     previous_secret_valid_until: r.previousSecretValidUntil,
+    signing_secret_shown: r.signingSecretShown ? 1 : 0,
     created_at: r.createdAt,
     updated_at: r.updatedAt,
   };
@@ -103,6 +106,7 @@ function fromRow(row: SettingsRow): WebhookSettingsRecord {
     signingSecretPrefix: row.signing_secret_prefix,
     previousSigningSecretEnc: row.previous_signing_secret_enc,
     previousSecretValidUntil: row.previous_secret_valid_until,
+    signingSecretShown: row.signing_secret_shown === 1,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };

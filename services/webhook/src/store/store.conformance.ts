@@ -20,6 +20,7 @@ function settings(over: Partial<WebhookSettingsRecord> = {}): WebhookSettingsRec
     signingSecretPrefix: "whsec_abcd",
     previousSigningSecretEnc: null,
     previousSecretValidUntil: null,
+    signingSecretShown: false,
     createdAt: T0,
     updatedAt: T0,
     ...over,
@@ -54,6 +55,7 @@ export function webhookSettingsStoreConformance(name: string, factory: StoreFact
         ],
         previousSigningSecretEnc: "enc:v1:k:iv:previous",
         previousSecretValidUntil: T0 + 86_400_000,
+        signingSecretShown: true,
       });
       expect(await store.saveSettings(rec)).toBe(true);
       expect(await store.getSettings(ENV)).toEqual(rec);

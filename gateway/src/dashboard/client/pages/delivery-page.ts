@@ -1,5 +1,5 @@
 import { api, errorBox } from "../api.ts";
-import { badge, fields, h, hashLink, jsonBlock, replace, when } from "../dom.ts";
+import { badge, duration, fields, h, hashLink, jsonBlock, replace, when } from "../dom.ts";
 import type { Message, Provider, WatchUriHint } from "../types.ts";
 import { bodyOf, messageSummary } from "./message-summary.ts";
 
@@ -90,7 +90,7 @@ function attemptsTable(m: Message): Node {
           h("td", null, when(a.at)),
           h("td", { class: "mono" }, a.url),
           h("td", null, a.status_code === null ? "—" : String(a.status_code)),
-          h("td", null, `${a.latency_ms} ms`),
+          h("td", null, duration(a.latency_ms)),
           h("td", { class: "muted" }, a.error ?? a.response_snippet),
         ),
       ),

@@ -1,6 +1,6 @@
 import { api, qs } from "../api.ts";
-import { h } from "../dom.ts";
-import { recordsTable, runRow } from "./scripts-page.ts";
+import { h, when } from "../dom.ts";
+import { type Cells, recordsTable, runRow } from "./scripts-page.ts";
 
 type Row = Record<string, unknown>;
 
@@ -11,12 +11,12 @@ export async function scriptPage(key: string, name: string): Promise<Node> {
   const runs = (
     await api<{ data: Row[] }>("GET", `/scripts/runs${qs({ provider_config_key: key, script: name, limit: 20 })}`)
   ).data;
-  const versionRow = (v: Row): Row => ({
-    version: v.version,
-    kind: v.kind,
-    filename: v.filename,
-    source_hash: v.source_hash,
-    deployed_at: v.created_at,
+  const versionRow = (v: Row): Cells => ({
+    Version: String(v.version),
+    Kind: v.kind as string,
+    File: v.filename as string,
+    "Source hash": h("code", { title: String(v.source_hash) }, String(v.source_hash).slice(0, 12)),
+    Deployed: when(v.created_at as string),
   });
   return h(
     "section",

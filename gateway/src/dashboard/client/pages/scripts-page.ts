@@ -1,61 +1,54 @@
 import { ApiError, api, qs } from "../api.ts";
-import { h } from "../dom.ts";
+import { badge, type Child, duration, h, when } from "../dom.ts";
 
 type Row = Record<string, unknown>;
+/** A table row: cell contents by column label, in column order. */
+export type Cells = Record<string, Child>;
 
 /**
- * A table of whatever records an API answers with ({data: [...]}): one column per field, nested
- * values as JSON, `logs` in full under the table.
+ * A table with the labels of the other pages' tables (one column per label of the first row); "—"
+ * for an empty cell.
  */
-export function recordsTable(rows: Row[], id: string): Node {
+export function recordsTable(rows: Cells[], id: string): Node {
   if (rows.length === 0) return h("p", { class: "muted" }, "None.");
-  const columns = [...new Set(rows.flatMap((r) => Object.keys(r)))].filter((c) => c !== "logs");
-  const cell = (v: unknown): Node | string =>
-    v instanceof Node ? v : v === null || v === undefined ? "—" : typeof v === "object" ? JSON.stringify(v) : String(v);
+  const columns = Object.keys(rows[0] as Cells);
+  const cell = (v: Child): Child => (v === null || v === undefined || v === "" ? "—" : v);
   return h(
-    "div",
-    null,
+    "table",
+    { id },
     h(
-      "table",
-      { id },
+      "thead",
+      null,
       h(
-        "thead",
+        "tr",
         null,
+        columns.map((c) => h("th", null, c)),
+      ),
+    ),
+    h(
+      "tbody",
+      null,
+      rows.map((r) =>
         h(
           "tr",
           null,
-          columns.map((c) => h("th", null, c)),
-        ),
-      ),
-      h(
-        "tbody",
-        null,
-        rows.map((r) =>
-          h(
-            "tr",
-            null,
-            columns.map((c) => h("td", { class: "mono" }, cell(r[c]))),
-          ),
+          columns.map((c) => h("td", null, cell(r[c]))),
         ),
       ),
     ),
-    rows
-      .filter((r) => r.logs !== undefined)
-      .map((r) => h("pre", { class: "logs" }, typeof r.logs === "string" ? r.logs : JSON.stringify(r.logs, null, 2))),
   );
 }
 
-/** A run as a table row: what went wrong in one cell; its logs are on the run's page. */
-export const runRow = (r: Row): Row => ({
-  id: h("a", { href: `#/scripts/runs/${encodeURIComponent(String(r.id))}` }, String(r.id)),
-  script: `${r.provider_config_key}/${r.script_name} v${r.script_version}`,
-  connection_id: r.connection_id,
-  trigger: r.trigger,
-  status: r.status,
-  attempt: r.attempt,
-  started_at: r.started_at,
-  duration_ms: r.duration_ms,
-  error: r.error ? `${(r.error as Row).name}: ${(r.error as Row).message}` : null,
+/** A run as a table row, as Deliveries shows a message: its start links to it; its logs are on its page. */
+export const runRow = (r: Row): Cells => ({
+  Started: h("a", { href: `#/scripts/runs/${encodeURIComponent(String(r.id))}` }, when(r.started_at as string)),
+  Script: `${r.provider_config_key}/${r.script_name} v${r.script_version}`,
+  Connection: r.connection_id as string,
+  Trigger: r.trigger as string,
+  Status: badge(String(r.status)),
+  Attempt: String(r.attempt),
+  Duration: duration(r.duration_ms as number | null),
+  Error: r.error ? h("span", { class: "muted" }, `${(r.error as Row).name}: ${(r.error as Row).message}`) : null,
 });
 
 /** The script runs of one connection, newest first. */
@@ -88,25 +81,25 @@ export async function scriptsPage(): Promise<Node> {
     throw err;
   }
   const runs = (await api<{ data: Row[] }>("GET", `/scripts/runs${qs({ limit: 50 })}`)).data;
-  const scriptRow = (s: Row): Row => ({
-    integration: s.provider_config_key,
-    name: h(
+  const scriptRow = (s: Row): Cells => ({
+    Integration: s.provider_config_key as string,
+    Name: h(
       "a",
       { href: `#/scripts/${encodeURIComponent(String(s.provider_config_key))}/${encodeURIComponent(String(s.name))}` },
       String(s.name),
     ),
-    version: s.version,
-    kind: s.kind,
-    runs:
+    Version: String(s.version),
+    Kind: s.kind as string,
+    Runs:
       s.kind === "sync"
         ? String(s.frequency).replace(/^(?!every )/, "every ")
         : s.kind === "action"
           ? "on POST /action/trigger"
           : `on ${s.event}`,
-    webhook_subscriptions: (s.webhook_subscriptions as string[]).join(", ") || null,
-    forward_webhooks_too: s.kind === "sync" ? s.forward_webhooks_too : null,
-    filename: s.filename,
-    deployed_at: s.created_at,
+    "Webhook subscriptions": (s.webhook_subscriptions as string[]).join(", "),
+    "Forwards webhooks": s.kind === "sync" ? (s.forward_webhooks_too ? "yes" : "no") : null,
+    File: s.filename as string,
+    Deployed: when(s.created_at as string),
   });
   return h(
     "section",

@@ -42,7 +42,16 @@ const SECRET_PARAMS = new Set(["client_secret", "code", "refresh_token", "code_v
 export type AuthorizationHandler = Omit<FakeAuthorizationServer, "url" | "authorize" | "stop"> & {
   /** Answers one request: `…/authorize`, `…/token`, `…/api/…`; 404 otherwise. */
   handle(req: Request, url: URL): Promise<Response>;
+  /** The tokens it issued as JSON, and putting them back (the sandbox keeps them across restarts). */
+  persistence: { save(): SavedAuthorizations; restore(saved: SavedAuthorizations): void };
 };
+
+/** What an authorization handler keeps across restarts: its live tokens. */
+export interface SavedAuthorizations {
+  access?: [string, { scope: string; expiresAt: number | null }][];
+  refresh?: [string, { scope: string; state: "live" | "grace" }][];
+  successors?: [string, string][];
+}
 
 /**
  * A configurable OAuth 2.0 authorization server (RFC 6749, RFC 7636) for tests: consent is automatic;
@@ -59,7 +68,7 @@ export function startFakeAuthorizationServer(
     hostname: "127.0.0.1",
     fetch: (req) => handler.handle(req, new URL(req.url)),
   });
-  const { handle: _handle, ...parts } = handler;
+  const { handle: _handle, persistence: _persistence, ...parts } = handler;
   return {
     ...parts,
     url: `http://127.0.0.1:${server.port}`,
@@ -298,5 +307,17 @@ export function fakeAuthorizationHandler(
     liveRefreshTokens: () => [...refresh.keys()],
     issuedAccessTokens,
     revoke: (rt) => void refresh.delete(rt),
+    persistence: {
+      save: () => ({
+        access: [...access].filter(([, g]) => g.expiresAt === null || g.expiresAt > now()),
+        refresh: [...refresh],
+        successors: [...successors],
+      }),
+      restore(saved) {
+        for (const [token, grant] of saved.access ?? []) access.set(token, grant);
+        for (const [token, grant] of saved.refresh ?? []) refresh.set(token, grant);
+        for (const [old, next] of saved.successors ?? []) successors.set(old, next);
+      },
+    },
   };
 }

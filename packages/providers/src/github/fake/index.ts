@@ -1,4 +1,7 @@
-import { fakeAuthorizationHandler } from "../../fake-kit/authorization-server/authorization-server.ts";
+import {
+  fakeAuthorizationHandler,
+  type SavedAuthorizations,
+} from "../../fake-kit/authorization-server/authorization-server.ts";
 import type { FakeHost, FakeInstance, ProviderFake } from "../../fake-kit/provider-fake.ts";
 import type { RequestContext } from "../../fake-kit/router.ts";
 
@@ -48,6 +51,10 @@ export const fake: ProviderFake<GithubFakeOptions, FakeInstance> = {
           handler: (ctx) => handle(ctx, `${ctx.rawPath}${ctx.rawQuery ? `?${ctx.rawQuery}` : ""}`),
         },
       ],
+      persistence: {
+        save: () => server.persistence.save(),
+        restore: (saved) => server.persistence.restore(saved as SavedAuthorizations),
+      },
       sandboxCredentials: {
         github: {
           authorizationUrl: `${host.url}${PREFIX}/login/oauth/authorize`,

@@ -10,6 +10,7 @@ import {
   type FakeUser,
   type NewUser,
   OAuthStore,
+  type SavedOAuthStore,
   type RefreshTokenRecord,
 } from "./oauth-store.ts";
 import { certsRoute, revokeRoute, userinfoRoute } from "./openid-routes.ts";
@@ -150,6 +151,7 @@ export const fake: ProviderFake<GoogleFakeOptions, GoogleFakeInstance> = {
         tokenConcurrency: google.tokenEndpoint.concurrency,
       },
       controls: controls(google),
+      persistence: { save: () => oauth.save(), restore: (saved) => oauth.restore(saved as SavedOAuthStore) },
     };
   },
 };

@@ -54,6 +54,15 @@ export interface RefreshTokenRecord {
   revoked: boolean;
 }
 
+/** What `OAuthStore.save` returns. */
+export interface SavedOAuthStore {
+  users?: FakeUser[];
+  clients?: ClientRegistration[];
+  accessTokens?: AccessTokenRecord[];
+  refreshTokens?: RefreshTokenRecord[];
+  grants?: [string, string[]][];
+}
+
 /** Google's authorization codes live about ten minutes. */
 export const CODE_TTL_MS = 10 * 60 * 1000;
 
@@ -168,6 +177,26 @@ export class OAuthStore {
     }
     for (const key of this.grants.keys()) if (key.endsWith(`\n${target}`)) this.grants.delete(key);
     return revoked;
+  }
+
+  /** Users, clients, consents and live credentials as JSON (codes are short-lived and left out). */
+  save(): SavedOAuthStore {
+    return {
+      users: [...this.users.values()],
+      clients: [...this.clients.values()],
+      accessTokens: [...this.accessTokens.values()].filter((t) => !t.revoked && t.expiresAt > this.now()),
+      refreshTokens: [...this.refreshTokens.values()].filter((t) => !t.revoked),
+      grants: [...this.grants].map(([key, scopes]) => [key, [...scopes]]),
+    };
+  }
+
+  /** Puts back what `save` returned; clients registered at start keep their current registration. */
+  restore(saved: SavedOAuthStore): void {
+    for (const user of saved.users ?? []) this.users.set(user.email, user);
+    for (const client of saved.clients ?? []) if (!this.clients.has(client.clientId)) this.registerClient(client);
+    for (const token of saved.accessTokens ?? []) this.accessTokens.set(token.token, token);
+    for (const token of saved.refreshTokens ?? []) this.refreshTokens.set(token.token, token);
+    for (const [key, scopes] of saved.grants ?? []) this.grants.set(key, new Set(scopes));
   }
 
   /** Makes matching access tokens expire now, to drive 401 → refresh → retry without moving the clock. */

@@ -51,6 +51,14 @@ const CODE_TTL_MS = 10 * 60 * 1000;
 /** The fake directory's tenant id (a GUID, as `tid`). */
 export const FAKE_TENANT_ID = "5f1c2a9e-8d4b-4c1e-9a3f-0b7d6e2c4a11";
 
+/** What `IdentityStore.save` returns. */
+export interface SavedIdentityStore {
+  users?: MicrosoftUser[];
+  clients?: MicrosoftClient[];
+  accessTokens?: MicrosoftToken[];
+  refreshTokens?: MicrosoftToken[];
+}
+
 /** The identity platform's users, clients and everything it issued. */
 export class IdentityStore {
   readonly users = new Map<string, MicrosoftUser>();
@@ -103,6 +111,25 @@ export class IdentityStore {
     const token: MicrosoftToken = { ...grant, token: randomId("M.C5_BL2.0.", 64), revoked: false };
     this.refreshTokens.set(token.token, token);
     return token;
+  }
+
+  /** Users, clients and live tokens as JSON (codes are short-lived and left out). */
+  save(): SavedIdentityStore {
+    return {
+      users: [...this.users.values()],
+      clients: [...this.clients.values()],
+      accessTokens: [...this.accessTokens.values()].filter((t) => this.validAccessToken(t.token) !== undefined),
+      refreshTokens: [...this.refreshTokens.values()].filter((t) => !t.revoked),
+    };
+  }
+
+  /** Puts back what `save` returned; clients registered at start keep their current registration. */
+  restore(saved: SavedIdentityStore): void {
+    for (const user of saved.users ?? []) this.users.set(user.mail, user);
+    for (const client of saved.clients ?? [])
+      if (!this.clients.has(client.clientId)) this.clients.set(client.clientId, client);
+    for (const token of saved.accessTokens ?? []) this.accessTokens.set(token.token, token);
+    for (const token of saved.refreshTokens ?? []) this.refreshTokens.set(token.token, token);
   }
 
   validAccessToken(value: string): MicrosoftToken | undefined {

@@ -1,7 +1,13 @@
 import type { FakeHost, FakeInstance, ProviderFake, SandboxCredentialUrls } from "../../fake-kit/provider-fake.ts";
 import { type MountedRoute, mountRoutes, route } from "../../fake-kit/router.ts";
 import { approveRoute, authorizeRoute } from "./authorize-routes.ts";
-import { IdentityStore, type MicrosoftClient, type MicrosoftToken, type MicrosoftUser } from "./identity-store.ts";
+import {
+  IdentityStore,
+  type SavedIdentityStore,
+  type MicrosoftClient,
+  type MicrosoftToken,
+  type MicrosoftUser,
+} from "./identity-store.ts";
 import type { MicrosoftFakeOptions, MicrosoftFakeState } from "./state.ts";
 import { tokenRoute } from "./token-route.ts";
 
@@ -89,6 +95,10 @@ export const fake: ProviderFake<MicrosoftFakeOptions, MicrosoftFakeInstance> = {
           host.changes.changed();
           return n;
         },
+      },
+      persistence: {
+        save: () => identity.save(),
+        restore: (saved) => identity.restore(saved as SavedIdentityStore),
       },
     };
   },
