@@ -1,3 +1,4 @@
+import { ATLASSIAN_OAUTH, atlassianIdentity } from "../atlassian/atlassian-oauth.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 const OAUTH = "https://developer.atlassian.com/cloud/confluence/oauth-2-3lo-apps/";
@@ -13,12 +14,8 @@ export const confluence = {
   displayName: "Confluence",
   authMode: "OAUTH2",
   docsUrl: OAUTH,
-  // OAUTH: auth.atlassian.com/authorize with audience=api.atlassian.com and prompt=consent; rotating refresh tokens.
-  authorizationUrl: "https://auth.atlassian.com/authorize",
-  tokenUrl: "https://auth.atlassian.com/oauth/token",
-  authorizationParams: { audience: "api.atlassian.com", prompt: "consent" },
-  baseUrl: "https://api.atlassian.com",
-  scopeSeparator: "space",
+  // The authorization server, the API gateway and the cloud id: atlassian/atlassian-oauth.ts.
+  ...ATLASSIAN_OAUTH,
   // SCOPES: Atlassian does not classify its scopes' sensitivity.
   scopes: [
     { name: "read:confluence-content.all", description: "Read all content, including content body." },
@@ -31,18 +28,5 @@ export const confluence = {
     { name: "offline_access", description: "Receive a refresh token." },
   ],
   defaultScopes: ["read:confluence-content.all", "read:confluence-space.summary", "read:me", "offline_access"],
-  // CALLS: the accessible resources' "id" is the site's cloud id.
-  connectionConfig: [
-    {
-      key: "cloudId",
-      from: "request",
-      url: "https://api.atlassian.com/oauth/token/accessible-resources",
-      path: "0.id",
-    },
-  ],
-  identity: {
-    url: "https://api.atlassian.com/me",
-    idPath: "account_id",
-    docsUrl: "https://developer.atlassian.com/cloud/confluence/oauth-2-3lo-apps/",
-  },
+  identity: atlassianIdentity("https://developer.atlassian.com/cloud/confluence/oauth-2-3lo-apps/"),
 } satisfies ProviderDefinitionInput;

@@ -1,3 +1,4 @@
+import { ATLASSIAN_OAUTH, atlassianIdentity } from "../atlassian/atlassian-oauth.ts";
 import type { ProviderDefinitionInput } from "../definition/provider-definition.ts";
 
 const OAUTH = "https://developer.atlassian.com/cloud/jira/platform/oauth-2-3lo-apps/";
@@ -14,13 +15,8 @@ export const jira = {
   displayName: "Jira",
   authMode: "OAUTH2",
   docsUrl: OAUTH,
-  // OAUTH: https://auth.atlassian.com/authorize?audience=api.atlassian.com&...&prompt=consent, tokens
-  // from https://auth.atlassian.com/oauth/token; refresh tokens rotate and need offline_access.
-  authorizationUrl: "https://auth.atlassian.com/authorize",
-  tokenUrl: "https://auth.atlassian.com/oauth/token",
-  authorizationParams: { audience: "api.atlassian.com", prompt: "consent" },
-  baseUrl: "https://api.atlassian.com",
-  scopeSeparator: "space",
+  // The authorization server, the API gateway and the cloud id: atlassian/atlassian-oauth.ts.
+  ...ATLASSIAN_OAUTH,
   // SCOPES: Atlassian does not classify its scopes' sensitivity.
   scopes: [
     { name: "read:jira-work", description: "Read project and issue data, search issues and attachments." },
@@ -33,19 +29,7 @@ export const jira = {
     { name: "offline_access", description: "Receive a refresh token." },
   ],
   defaultScopes: ["read:jira-work", "read:jira-user", "read:me", "offline_access"],
-  // CALLS: GET /oauth/token/accessible-resources lists the sites the token may reach; "id" is the cloud id.
-  connectionConfig: [
-    {
-      key: "cloudId",
-      from: "request",
-      url: "https://api.atlassian.com/oauth/token/accessible-resources",
-      path: "0.id",
-    },
-  ],
-  identity: {
-    url: "https://api.atlassian.com/me",
-    idPath: "account_id",
-    docsUrl:
-      "https://developer.atlassian.com/cloud/jira/platform/oauth-2-3lo-apps/#how-do-i-retrieve-the-public-profile-of-the-authenticated-user-",
-  },
+  identity: atlassianIdentity(
+    "https://developer.atlassian.com/cloud/jira/platform/oauth-2-3lo-apps/#how-do-i-retrieve-the-public-profile-of-the-authenticated-user-",
+  ),
 } satisfies ProviderDefinitionInput;
