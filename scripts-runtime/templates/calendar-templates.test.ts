@@ -10,6 +10,7 @@ import {
 } from "../../test/fake-upstream/index.ts";
 import { type RunResult, ScriptRuntime } from "../src/index.ts";
 import { UpstreamHost } from "./testing/upstream-host.ts";
+import { expectChannelTemplates } from "./testing/template-declarations.ts";
 
 // The calendar templates run in the real sandbox against the fake upstream (spec: Customer-side
 // scripts; issue 6, item 5). Each test checks the upstream's own view of its channels.
@@ -60,21 +61,12 @@ const errorLines = (r: RunResult) => r.logs.filter((l) => l.level === "error").m
 
 describe("the templates as uploaded", () => {
   test("validate as the declared lifecycle scripts and the daily renewal sync", async () => {
-    const declarations = await Promise.all(
-      TEMPLATES.map(async (name) => {
-        const checked = await runtime.validateScript(source(name), `google-calendar/${name}`);
-        if (!checked.ok) throw new Error(`${name}: ${JSON.stringify(checked.error)}`);
-        return checked.declaration;
-      }),
+    await expectChannelTemplates(
+      runtime,
+      "google-calendar",
+      TEMPLATES.map((name) => ({ name, source: source(name) })),
+      "/google-calendar/watch-renewal",
     );
-    expect(declarations[0]).toMatchObject({ kind: "on-event", event: "post-connection-creation" });
-    expect(declarations[1]).toMatchObject({
-      kind: "sync",
-      frequencyMs: 24 * 3_600_000,
-      autoStart: true,
-      endpoints: [{ method: "GET", path: "/google-calendar/watch-renewal" }],
-    });
-    expect(declarations[2]).toMatchObject({ kind: "on-event", event: "pre-connection-deletion" });
   });
 });
 

@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { providerAdapter } from "@junction/providers";
 import { type RunResult, ScriptRuntime } from "../src/index.ts";
 import { UpstreamHost } from "./testing/upstream-host.ts";
+import { expectChannelTemplates } from "./testing/template-declarations.ts";
 
 // Issue 22, item 3: the Gmail watch templates run in the real sandbox against a minimal local Gmail
 // (profile, watch and stop). End-to-end against the shared fake upstream: test/e2e/gmail-story.test.ts.
@@ -79,21 +80,12 @@ const succeeded = async (name: Template): Promise<RunResult> => {
 describe("the Gmail templates as uploaded", () => {
   test("are listed by the adapter and validate as the lifecycle scripts and the daily renewal sync", async () => {
     expect(providerAdapter("google-mail")?.scriptTemplates?.names).toEqual(TEMPLATES.map((t) => t.replace(".ts", "")));
-    const declarations = await Promise.all(
-      TEMPLATES.map(async (name) => {
-        const checked = await runtime.validateScript(source(name), `google-mail/${name}`);
-        if (!checked.ok) throw new Error(`${name}: ${JSON.stringify(checked.error)}`);
-        return checked.declaration;
-      }),
+    await expectChannelTemplates(
+      runtime,
+      "google-mail",
+      TEMPLATES.map((name) => ({ name, source: source(name) })),
+      "/google-mail/watch-renewal",
     );
-    expect(declarations[0]).toMatchObject({ kind: "on-event", event: "post-connection-creation" });
-    expect(declarations[1]).toMatchObject({
-      kind: "sync",
-      frequencyMs: 24 * 3_600_000,
-      autoStart: true,
-      endpoints: [{ method: "GET", path: "/google-mail/watch-renewal" }],
-    });
-    expect(declarations[2]).toMatchObject({ kind: "on-event", event: "pre-connection-deletion" });
   });
 });
 

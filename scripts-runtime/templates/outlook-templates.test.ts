@@ -4,6 +4,7 @@ import { join } from "node:path";
 import { providerAdapter } from "@junction/providers";
 import { type RunResult, ScriptRuntime } from "../src/index.ts";
 import { UpstreamHost } from "./testing/upstream-host.ts";
+import { expectChannelTemplates } from "./testing/template-declarations.ts";
 
 // The Outlook calendar templates (issue 22, item 3) run in the real sandbox against a local stand-in
 // for Graph's subscriptions API, which keeps its own list of subscriptions; each test checks it.
@@ -118,21 +119,12 @@ const errorLines = (r: RunResult) => r.logs.filter((l) => l.level === "error").m
 
 describe("the Outlook templates as uploaded", () => {
   test("validate as the lifecycle scripts and the daily renewal sync", async () => {
-    const declarations = await Promise.all(
-      TEMPLATES.map(async (name) => {
-        const checked = await runtime.validateScript(source(name), `microsoft-outlook-calendar/${name}`);
-        if (!checked.ok) throw new Error(`${name}: ${JSON.stringify(checked.error)}`);
-        return checked.declaration;
-      }),
+    await expectChannelTemplates(
+      runtime,
+      "microsoft-outlook-calendar",
+      TEMPLATES.map((name) => ({ name, source: source(name) })),
+      "/microsoft-outlook-calendar/subscription-renewal",
     );
-    expect(declarations[0]).toMatchObject({ kind: "on-event", event: "post-connection-creation" });
-    expect(declarations[1]).toMatchObject({
-      kind: "sync",
-      frequencyMs: 24 * 3_600_000,
-      autoStart: true,
-      endpoints: [{ method: "GET", path: "/microsoft-outlook-calendar/subscription-renewal" }],
-    });
-    expect(declarations[2]).toMatchObject({ kind: "on-event", event: "pre-connection-deletion" });
   });
 });
 
