@@ -10,6 +10,7 @@ import type { GatewayClients } from "../clients.ts";
 import { errorResponse } from "../http/error-response.ts";
 import { plainRequestTarget } from "../http/request-target.ts";
 import { json } from "../http/json.ts";
+import { intakeFailure } from "./intake-failure.ts";
 import { z } from "zod";
 import { dataOf } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
@@ -54,7 +55,7 @@ export function inboundWebhookRoutes(): Route[] {
       method: "POST",
       pattern: "/webhook/:environment/:integration",
       auth: false,
-      handler: async ({ req, params, clients, url }) => {
+      handler: async ({ req, params, clients, url, logger, requestId }) => {
         const headers: Record<string, string> = {};
         let count = 0;
         let bytes = 0;
@@ -76,15 +77,21 @@ export function inboundWebhookRoutes(): Route[] {
         if (body === null) return bodyTooLarge(MAX_NOTIFICATION_BODY_BYTES);
         // The gateway read the target without the URL parser (a cached answer); parse only when it could not.
         const search = (plainRequestTarget(req.url) ?? url).search;
-        const res = await receive(clients, {
-          environmentId: params.environment ?? "",
-          providerConfigKey: params.integration ?? "",
-          headers,
-          bodyLength: BigInt(body.byteLength),
-          body,
-          contentType: headers["content-type"] ?? "",
-          query: search === "" ? "" : search.slice(1),
-        });
+        let res: Awaited<ReturnType<typeof receive>>;
+        try {
+          res = await receive(clients, {
+            environmentId: params.environment ?? "",
+            providerConfigKey: params.integration ?? "",
+            headers,
+            bodyLength: BigInt(body.byteLength),
+            body,
+            contentType: headers["content-type"] ?? "",
+            query: search === "" ? "" : search.slice(1),
+          });
+        } catch (err) {
+          // Not recorded: a 4xx only for a refusal of the notification itself, else 503 (intake-failure.ts).
+          return intakeFailure(err, logger, requestId);
+        }
         if (res.handshake) {
           // The provider's handshake (a subscription validation), answered exactly as its adapter said.
           const { status, contentType, body: answer } = res.handshake;
@@ -128,6 +135,7 @@ export function inboundWebhookRoutes(): Route[] {
           "matching and forwarding happen after. A body is recorded up to the provider's limit. " +
           "A provider's handshake (a subscription validation request) is answered as the provider expects, nothing recorded. " +
           "Over the intake limits (per integration and per channel rates, the integration's pending work) the answer is 503 with Retry-After, nothing recorded: the upstream sends it again later. " +
+          "So is a notification that could not be recorded because a service or store Junction depends on failed (503 `service_unavailable`, Retry-After): a 2xx means recorded durably, a 4xx a refusal of the notification itself. " +
           "An integration with `strict_channels` drops notifications for channels unknown to it (404 `unknown_channel`; a batch provider's items are dropped one by one and the batch answered as usual).",
         tags: ["Webhooks"],
         params: { environment: "The environment's id.", integration: "The integration's id." },

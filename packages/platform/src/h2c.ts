@@ -7,6 +7,7 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter, Interceptor, Transport } from "@connectrpc/connect";
 import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-node";
+import { transportFailures } from "./transport-failure.ts";
 
 /** A running h2c server for one service process. */
 export interface ServiceServer {
@@ -40,7 +41,15 @@ export async function serveH2c(
   };
 }
 
-/** A Connect client transport to a service process over h2c. */
+/**
+ * A Connect client transport to a service process over h2c. A call whose connection fails (the peer
+ * killed, refused, reset) fails Unavailable (transport-failure.ts).
+ */
 export function h2cTransport(baseUrl: string, interceptors: Interceptor[] = []): Transport {
-  return createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, interceptors });
+  return createConnectTransport({
+    baseUrl,
+    httpVersion: "2",
+    useBinaryFormat: true,
+    interceptors: [transportFailures(), ...interceptors],
+  });
 }
