@@ -9,8 +9,9 @@ export const MAX_VALIDATION_TOKEN_BYTES = 1024;
  */
 export const MAX_BATCH_ITEMS = 1000;
 /**
- * The largest batch body accepted. Items without resource data are about half a KiB, so 1000 fit; the
- * whole body is recorded on the inbound queue, whose messages must stay under NATS's default 1 MB.
+ * The largest batch body accepted. Items without resource data are about half a KiB, so 1000 fit. A
+ * batch is recorded as one message on the inbound queue (its items' payloads, about the body's size,
+ * and some 200 bytes per item), which must stay under NATS's default 1 MB.
  */
 export const NOTIFICATION_BODY_LIMIT = 512 * 1024;
 

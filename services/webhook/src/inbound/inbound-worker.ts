@@ -15,6 +15,7 @@ import type { WebhookServiceContext } from "../context.ts";
 import { acceptMessage } from "../delivery/accept-message.ts";
 import { derivedMessageId, forwardBody } from "./forward-message.ts";
 import { type NotificationFields, readNotification } from "./notification-headers.ts";
+import { notificationsOf } from "./notification-event.ts";
 import type { CurrentIntegration } from "./integration-cache.ts";
 import { checkChannel } from "./notification-lookups.ts";
 
@@ -37,6 +38,11 @@ const RETRY_MAX_MS = 60_000;
  * sinks are idempotent per notification id (notification-sink.ts).
  */
 const ACK_WAIT_MS = 15_000;
+/**
+ * A batch's items processed at once. A batch job processed again (an item failed) processes its
+ * items done before again, which is harmless for the same reasons as above.
+ */
+const ITEMS_AT_ONCE = 16;
 
 /**
  * The inbound worker: takes recorded notifications from the inbound queue and, for each, checks the
@@ -63,9 +69,12 @@ export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscrip
         return;
       }
       try {
-        await processNotification(ctx, notification);
+        // A batch's items (one job): each processed as its own notification, the job acked once all are.
+        const notifications = notificationsOf(notification);
+        await inGroups(notifications, ITEMS_AT_ONCE, (n) => processNotification(ctx, n));
         await job.ack();
-        ctx.limits.pending.processed(notification.environmentId, notification.providerConfigKey, ctx.clock.now());
+        const now = ctx.clock.now();
+        for (const n of notifications) ctx.limits.pending.processed(n.environmentId, n.providerConfigKey, now);
       } catch (err) {
         const delay = exponentialDelay(job.deliveryCount - 1, RETRY_BASE_MS, RETRY_MAX_MS);
         log.warn("notification not processed; it will be tried again", {
@@ -267,4 +276,10 @@ function fieldsOf(n: NotificationReceived, found: CurrentIntegration): Notificat
     resourceUri: n.resourceUri,
     channelToken: n.channelToken,
   };
+}
+
+/** Runs `work` on every item, at most `size` at once (in groups, in order). */
+async function inGroups<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
+  for (let start = 0; start < items.length; start += size)
+    await Promise.all(items.slice(start, start + size).map(work));
 }

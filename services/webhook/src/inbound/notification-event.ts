@@ -83,15 +83,70 @@ export function notificationEvent(
   dedupeKey: string,
 ): NotificationReceived {
   return create(NotificationReceivedSchema, {
-    id,
+    ...requestFields(req),
+    ...itemFields(id, item, channelChecked, dedupeKey),
+  });
+}
+
+/** One item of a batch, as batchEvent records it: what receipt read of it, none of the request's fields. */
+export function batchItem(
+  id: string,
+  item: NotificationItem,
+  channelChecked: boolean,
+  dedupeKey: string,
+): NotificationReceived {
+  return create(NotificationReceivedSchema, itemFields(id, item, channelChecked, dedupeKey));
+}
+
+/**
+ * A batch provider's request recorded once, its items inside (at least one): the request's headers,
+ * content type and query once for all. The body is left out when the adapter gave the items payloads
+ * (they are the body, item by item); kept once otherwise. So what is written is bounded by the
+ * request's size and a small cost per item, never the body once per item.
+ */
+export function batchEvent(req: ReceivedRequest, items: NotificationReceived[]): NotificationReceived {
+  const paid = items.some((item) => item.payload !== undefined);
+  return create(NotificationReceivedSchema, {
+    ...requestFields(req),
+    id: items[0]?.id ?? "",
+    body: paid ? new Uint8Array(0) : req.body,
+    headersRead: true,
+    items,
+  });
+}
+
+/** A batch's items as the worker processes them: each a whole notification, the request's fields its batch's. */
+export function notificationsOf(event: NotificationReceived): NotificationReceived[] {
+  if (event.items.length === 0) return [event];
+  return event.items.map((item) =>
+    Object.assign(item, {
+      environmentId: event.environmentId,
+      providerConfigKey: event.providerConfigKey,
+      headers: event.headers,
+      receivedAtMs: event.receivedAtMs,
+      body: event.body,
+      contentType: event.contentType,
+      query: event.query,
+    }),
+  );
+}
+
+function requestFields(req: ReceivedRequest) {
+  return {
     environmentId: req.environmentId,
     providerConfigKey: req.providerConfigKey,
     headers: req.headers,
     receivedAtMs: BigInt(req.now),
-    channelChecked,
     body: req.body,
     contentType: req.contentType,
     query: req.query,
+  };
+}
+
+function itemFields(id: string, item: NotificationItem, channelChecked: boolean, dedupeKey: string) {
+  return {
+    id,
+    channelChecked,
     headersRead: true,
     channelId: item.channelId ?? "",
     messageNumber: item.messageNumber === null ? undefined : BigInt(item.messageNumber),
@@ -103,7 +158,7 @@ export function notificationEvent(
     matchEmail: item.match?.by === "email" ? item.match.email : "",
     payload: item.payload === undefined ? undefined : new TextEncoder().encode(JSON.stringify(item.payload)),
     lifecycle: item.lifecycle ? LIFECYCLE[item.lifecycle] : NotificationLifecycle.UNSPECIFIED,
-  });
+  };
 }
 
 /**

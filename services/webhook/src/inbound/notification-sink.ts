@@ -14,7 +14,11 @@ export interface MatchedNotification {
   connectionIds: readonly string[];
   rule: MatchRule;
   receivedAt: number;
-  /** The body as received (bounded by the provider's limit); empty for providers that send none. */
+  /**
+   * The body as received (bounded by the provider's limit); empty for providers that send none. For
+   * an item of a batch whose adapter gave it a payload, empty: the payload is the item's part of the
+   * body (the batch's body is not recorded once per item).
+   */
   body: Uint8Array;
   /** The Content-Type header as received; empty when none. */
   contentType: string;

@@ -13,6 +13,8 @@ import { errors } from "../errors.ts";
 import { CREDENTIAL_HEADERS, headerProblem } from "./notification-headers.ts";
 import { checkChannel } from "./notification-lookups.ts";
 import {
+  batchEvent,
+  batchItem,
   batchItemKey,
   bodyDigest,
   checkedReading,
@@ -183,8 +185,9 @@ function recordedAlready(
 }
 
 /**
- * A batch provider's notifications: each item recorded as its own notification, every one enqueued
- * before the answer (one failing fails the request, so the upstream retries; the items' keys make
+ * A batch provider's notifications: each item recorded as its own notification, all of them in one
+ * job (batchEvent: the request's headers and body are written once, not once per item) enqueued
+ * before the answer (failing, it fails the request, so the upstream retries; the items' keys make
  * the retry forward nothing twice). An item whose channel token does not match is dropped alone, and
  * logged: the request still answers the provider's accept status, so that the upstream does not
  * resend the others.
@@ -221,14 +224,15 @@ async function receiveBatch(
       digest ??= bodyDigest(req.body);
       dedupeKey = batchItemKey(digest, index);
     }
-    events.push(notificationEvent(newId("ntf", req.now), req, item, channelChecked, dedupeKey));
+    events.push(batchItem(newId("ntf", req.now), item, channelChecked, dedupeKey));
     channelIds.push(item.channelId);
   }
   const throttled = ctx.limits.take(req.environmentId, req.providerConfigKey, channelIds, req.now);
   if (throttled) return { throttled };
-  await Promise.all(
-    events.map((event) => ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event))),
-  );
+  // One job for the whole request: its items durably recorded together, the request's parts once.
+  if (events.length > 0) {
+    await ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, batchEvent(req, events)));
+  }
   ctx.limits.pending.received(req.environmentId, req.providerConfigKey, events.length, req.now);
   const ids = events.map((e) => e.id);
   ctx.counts.notifications.add(ids.length, req.providerConfigKey, "received");

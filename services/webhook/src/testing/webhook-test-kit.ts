@@ -41,6 +41,8 @@ export interface WebhookKit {
   /** The channel registry's store (to record channels as the proxy would). */
   channelStore: ChannelStore;
   bus: MemoryBus;
+  /** The one SQLite database of the kit's services and bus (to measure what they write). */
+  db: ReturnType<typeof openDatabase>;
   clock: ManualClock;
   logs: string[];
   environmentId: string;
@@ -124,6 +126,7 @@ export async function startWebhookKit(
     store: partsOf(webhook).store as SqliteWebhookStore,
     channelStore: partsOf(channel).store,
     bus,
+    db,
     clock,
     logs: logger.lines,
     environmentId,
