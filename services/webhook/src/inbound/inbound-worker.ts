@@ -16,6 +16,7 @@ import { acceptMessage } from "../delivery/accept-message.ts";
 import { derivedMessageId, forwardBody } from "./forward-message.ts";
 import { type NotificationFields, readNotification } from "./notification-headers.ts";
 import { notificationsOf } from "./notification-event.ts";
+import { BatchProgress } from "./batch-progress.ts";
 import type { CurrentIntegration } from "./integration-cache.ts";
 import { checkChannel } from "./notification-lookups.ts";
 
@@ -38,14 +39,10 @@ const RETRY_MAX_MS = 60_000;
  * sinks are idempotent per notification id (notification-sink.ts).
  */
 const ACK_WAIT_MS = 15_000;
-/**
- * A batch's items processed at once. A batch job processed again (an item failed) processes its
- * items done before again, which is harmless for the same reasons as above.
- */
-const ITEMS_AT_ONCE = 16;
 
 /**
- * The inbound worker: takes recorded notifications from the inbound queue and, for each, checks the
+ * The inbound worker: takes recorded notifications from the inbound queue (a batch's job holds its
+ * items, each processed as its own notification) and, for each, checks the
  * channel token when receipt could not, drops a duplicate (the one de-duplication decision: the
  * store's claim of its channel id and message number, or of its provider's dedupe key), hands a
  * channel lifecycle notification (reauthorization required, removed) to the channel service instead
@@ -57,6 +54,7 @@ const ITEMS_AT_ONCE = 16;
  */
 export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscription> {
   const log = ctx.logger.child({ worker: "inbound" });
+  const batches = new BatchProgress(() => ctx.clock.now());
   return ctx.bus.consume(
     queues.webhookInbound,
     async (job: Job) => {
@@ -71,8 +69,11 @@ export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscrip
       try {
         // A batch's items (one job): each processed as its own notification, the job acked once all are.
         const notifications = notificationsOf(notification);
-        await inGroups(notifications, ITEMS_AT_ONCE, (n) => processNotification(ctx, n));
-        await job.ack();
+        await batches.run(
+          notifications,
+          (n) => processNotification(ctx, n),
+          () => job.ack(),
+        );
         const now = ctx.clock.now();
         for (const n of notifications) ctx.limits.pending.processed(n.environmentId, n.providerConfigKey, now);
       } catch (err) {
@@ -276,10 +277,4 @@ function fieldsOf(n: NotificationReceived, found: CurrentIntegration): Notificat
     resourceUri: n.resourceUri,
     channelToken: n.channelToken,
   };
-}
-
-/** Runs `work` on every item, at most `size` at once (in groups, in order). */
-async function inGroups<T>(items: T[], size: number, work: (item: T) => Promise<void>): Promise<void> {
-  for (let start = 0; start < items.length; start += size)
-    await Promise.all(items.slice(start, start + size).map(work));
 }

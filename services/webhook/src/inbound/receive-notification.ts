@@ -28,10 +28,10 @@ type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
  * One request of ReceiveNotifications (spec: Inbound webhook endpoint): checks that the webhook URL
  * names a known integration, refuses a body above the provider's limit (its adapter's), and lets the
  * adapter's `read` say what the request is. A handshake is answered as the adapter says, nothing
- * recorded. Notifications (one, or a batch of at most the adapter's `maxItems`) are each recorded
- * durably on the inbound queue, body, content type and query included, with what the adapter read
- * of them (so the worker reads none again), before the answer. Matching and forwarding happen after
- * the answer, in the inbound worker.
+ * recorded. Notifications (one, or a batch of at most the adapter's `maxItems`, one job for all its
+ * items) are each recorded durably on the inbound queue, body, content type and query included, with
+ * what the adapter read of them (so the worker reads none again), before the answer. Matching and
+ * forwarding happen after the answer, in the inbound worker.
  *
  * Each check is made in one place (issue 21, item 6). Two stay on both sides for a reason, each a
  * different, named check:
