@@ -10,6 +10,7 @@ import {
   sessionConfigFor,
   sessionTarget,
 } from "./connect-sessions.ts";
+import { claimAuthSocket } from "./auth-socket-claim.ts";
 import { resolveOAuthClient } from "./oauth-client.ts";
 import { newPkce } from "./pkce.ts";
 
@@ -57,6 +58,7 @@ export async function startAuthorization(
     );
   }
 
+  const wsClientId = await claimAuthSocket(ctx, req.wsClientId, session.id);
   const now = ctx.clock.now();
   const state = randomToken(32);
   const pkce = newPkce();
@@ -77,6 +79,7 @@ export async function startAuthorization(
     expiresAt: now + ctx.oauth.authorizationStateTtlMs,
     consumedAt: null,
     ...(isOrigin(req.openerOrigin) ? { openerOrigin: req.openerOrigin } : {}),
+    ...(wsClientId ? { wsClientId } : {}),
   });
 
   const url = buildAuthorizationUrl(template, {

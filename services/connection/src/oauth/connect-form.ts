@@ -5,6 +5,7 @@ import { enteredCredentials } from "../entered-credentials.ts";
 import { errors } from "../errors.ts";
 import { isRefreshError } from "../refresh/credential-refresher.ts";
 import { saveConnection } from "../save-connection.ts";
+import { claimAuthSocket } from "./auth-socket-claim.ts";
 import { enqueueAuthWebhook } from "./auth-webhook.ts";
 import { endUserOf } from "./authorization-callback.ts";
 import { SCOPE_SEPARATORS } from "@junction/providers";
@@ -34,6 +35,8 @@ export async function submitConnectForm(
       `provider "${template.name}" is connected through its authorization flow (/oauth/connect/${key}), not a form`,
     );
   }
+  // Bound before anything is saved: an id held by another session's attempt changes nothing.
+  await claimAuthSocket(ctx, req.wsClientId, session.id);
   const fields = req.fields;
   const connectionConfig: Record<string, unknown> = { ...sessionConfigFor(session, key).connectionConfig };
   for (const field of template.connectFields) {
