@@ -78,6 +78,27 @@ describe("the frontend SDK's WebSocket", () => {
     expect(other.closed()).toBe(false);
   });
 
+  test("a reconnect session's authorization ends on the socket with the connection it re-authorized", async () => {
+    const w = await world();
+    await w.integration();
+    expect((await w.callback(await w.authorize())).code).toBe("connected");
+    const [id] = await w.connectionIds();
+    const reconnect = await w.j.api("POST", "/connect/sessions/reconnect", {
+      end_user: { id: "user-1" },
+      connection_id: id,
+      integration_id: "cal",
+    });
+    const socket = await openSocket(w);
+    await w.callback(await authorizeWith(w, reconnect.body.data.token, socket.id));
+    await waitFor("the result", () => socket.messages.length === 2, 10_000, 5);
+    expect(socket.messages[1]).toMatchObject({
+      message_type: "success",
+      connection_id: id,
+      provider_config_key: "cal",
+    });
+    expect(await w.connectionIds()).toEqual([id as string]);
+  });
+
   test("a declined consent is an error of type callback_err naming no connection", async () => {
     const w = await world();
     await w.integration();
