@@ -136,6 +136,25 @@ describe("the frontend SDK's WebSocket", () => {
     expect(socket.closed()).toBe(false);
   });
 
+  test("a refused start is told to the socket once the id is bound to the session; before that, nothing is", async () => {
+    const w = await world();
+    await w.integration();
+    await w.integration("other");
+    const socket = await openSocket(w);
+    expect((await w.start("other", "not-a-session-token", `&ws_client_id=${socket.id}`)).status).toBe(401);
+    expect(socket.messages).toHaveLength(1);
+    const onlyCal = await w.session();
+    const refused = await w.start("other", onlyCal, `&ws_client_id=${socket.id}`, "text/html");
+    expect(refused.status).toBe(403);
+    await waitFor("the error", () => socket.messages.length === 2, 10_000, 5);
+    expect(socket.messages[1]).toMatchObject({
+      message_type: "error",
+      provider_config_key: "other",
+      error_type: "integration_not_allowed",
+    });
+    await waitFor("the socket to close", socket.closed, 10_000, 5);
+  });
+
   test("what a socket sends is ignored (too much closes it); an idle one closes after the authorization's lifetime", async () => {
     const w = await world();
     await w.integration();

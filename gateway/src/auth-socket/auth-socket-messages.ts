@@ -48,6 +48,36 @@ const ERROR_TYPES: Record<AuthorizationOutcome, string> = {
   [AuthorizationOutcome.CONFIGURATION_ERROR]: "provider_config_err",
 };
 
+/** Refusals of a start that did not bind the socket to the session: nothing is told to the socket then. */
+const UNBOUND = new Set([
+  "unknown_connect_session_token",
+  "connect_session_expired",
+  "ws_client_id_in_use",
+  "invalid_query_params",
+  // The connection service may not have been reached.
+  "internal_error",
+  "service_unavailable",
+]);
+
+/** Nango's type for a refused start, where it has one; Junction's code otherwise. */
+const START_ERROR_TYPES: Record<string, string> = {
+  unknown_provider_config: "provider_config_err",
+  integration_missing_credentials: "provider_config_err",
+  test_credentials_unavailable: "provider_config_err",
+};
+
+/**
+ * The socket message for a refused start (/oauth/connect), or undefined when the refusal came before the
+ * id was bound to the session (then the socket may be someone else's and hears nothing).
+ */
+export function startErrorMessage(
+  providerConfigKey: string,
+  err: { code: string; message: string; errors: { path: string }[] },
+): string | undefined {
+  if (UNBOUND.has(err.code) || err.errors.some((e) => e.path === "ws_client_id")) return undefined;
+  return errorMessage(providerConfigKey, START_ERROR_TYPES[err.code] ?? err.code, err.message);
+}
+
 /** The socket message for how an authorization ended. */
 export function outcomeMessage(res: {
   outcome: AuthorizationOutcome;

@@ -1,7 +1,7 @@
 import { fromConnectError } from "@junction/platform";
 import { z } from "zod";
 import type { AuthSocketRelay } from "../../auth-socket/auth-socket-relay.ts";
-import { outcomeMessage } from "../../auth-socket/auth-socket-messages.ts";
+import { outcomeMessage, startErrorMessage } from "../../auth-socket/auth-socket-messages.ts";
 import { parseWith, queryObject } from "../../http/read-json.ts";
 import type { Route, RouteContext } from "../../router.ts";
 import { browserError, wantsHtml } from "./browser-error.ts";
@@ -96,13 +96,17 @@ export function authorizationRoutes(relay: AuthSocketRelay): Route[] {
             headers: { location: authorizationUrl, "cache-control": "no-store", "referrer-policy": "no-referrer" },
           });
         } catch (err) {
+          const refusal = fromConnectError(err);
           // The SDK's popup for an API key, basic or client-credentials integration: its form, which ends the same way.
-          if (html && fromConnectError(err).code === "not_an_authorization_flow") {
+          if (html && refusal.code === "not_an_authorization_flow") {
             return new Response(null, {
               status: 302,
               headers: { location: formLocation(ctx), "cache-control": "no-store", "referrer-policy": "no-referrer" },
             });
           }
+          const wsClientId = ctx.url.searchParams.get("ws_client_id");
+          const told = wsClientId ? startErrorMessage(ctx.params.integration as string, refusal) : undefined;
+          if (wsClientId && told) await relay.push(wsClientId, told);
           return browserError(err, ctx, html, "Cannot start the connection");
         }
       },

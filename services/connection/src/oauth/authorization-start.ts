@@ -29,6 +29,8 @@ export async function startAuthorization(
   req: StartAuthorizationRequest,
 ): Promise<{ authorizationUrl: string }> {
   const session = await resolveConnectSession(ctx, req.connectSessionToken);
+  // Bound first: every later refusal then belongs to this session's attempt, and may be told to its socket.
+  const wsClientId = await claimAuthSocket(ctx, req.wsClientId, session.id);
   const key = req.providerConfigKey;
   const { integ, template, connectionId, existingConfig } = await sessionTarget(ctx, session, key);
   if (template.authMode !== "OAUTH2") throw errors.notAnAuthorizationFlow(key, template.name, template.authMode);
@@ -58,7 +60,6 @@ export async function startAuthorization(
     );
   }
 
-  const wsClientId = await claimAuthSocket(ctx, req.wsClientId, session.id);
   const now = ctx.clock.now();
   const state = randomToken(32);
   const pkce = newPkce();

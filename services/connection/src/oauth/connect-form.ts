@@ -26,6 +26,8 @@ export async function submitConnectForm(
   req: SubmitConnectFormRequest,
 ): Promise<{ connectionId: string; created: boolean; integrationDisplayName: string }> {
   const session = await resolveConnectSession(ctx, req.connectSessionToken);
+  // Bound before anything is saved: an id held by another session's attempt changes nothing.
+  await claimAuthSocket(ctx, req.wsClientId, session.id);
   const key = req.providerConfigKey;
   const env = await ctx.environment();
   const { integ, template, connectionId } = await sessionTarget(ctx, session, key);
@@ -35,8 +37,6 @@ export async function submitConnectForm(
       `provider "${template.name}" is connected through its authorization flow (/oauth/connect/${key}), not a form`,
     );
   }
-  // Bound before anything is saved: an id held by another session's attempt changes nothing.
-  await claimAuthSocket(ctx, req.wsClientId, session.id);
   const fields = req.fields;
   const connectionConfig: Record<string, unknown> = { ...sessionConfigFor(session, key).connectionConfig };
   for (const field of template.connectFields) {
