@@ -6,6 +6,7 @@ import { loadObserveSettings } from "../../cli/src/observe-settings.ts";
 import { loadProcessSettings } from "../../cli/src/process-settings.ts";
 import { portVariable, urlVariable } from "../../cli/src/wiring/addresses.ts";
 import { SERVICE_TABLE } from "../../cli/src/wiring/service-table.ts";
+import { loadAuthSocketSettings } from "../../gateway/src/auth-socket/auth-socket-settings.ts";
 import { loadProxySettings } from "../../packages/upstream-proxy/src/proxy-settings.ts";
 import { loadOAuthSettings } from "../../services/connection/src/oauth/oauth-settings.ts";
 import { ROOT, readDoc } from "./markdown.ts";
@@ -50,6 +51,7 @@ const LOADER_FILES = [
   "cli/src/embedded.ts",
   "cli/src/observe-settings.ts",
   "cli/src/process-settings.ts",
+  "gateway/src/auth-socket/auth-socket-settings.ts",
   "packages/platform/src/common-config.ts",
   "packages/platform/src/config.ts",
   "packages/upstream-proxy/src/proxy-settings.ts",
@@ -67,7 +69,14 @@ function variablesTheCodeReads(files: string[], text: (file: string) => string):
   const add = (set: Set<string>) => {
     for (const n of set) names.add(n);
   };
-  for (const load of [loadCommonConfig, loadProcessSettings, loadLogLevel, loadProxySettings, loadObserveSettings]) {
+  for (const load of [
+    loadCommonConfig,
+    loadProcessSettings,
+    loadLogLevel,
+    loadProxySettings,
+    loadObserveSettings,
+    loadAuthSocketSettings,
+  ]) {
     const read = namesRead(load);
     expect(read.has("*")).toBe(false);
     add(read);
