@@ -222,7 +222,7 @@ describe("junction deliveries, channels and secret keys", () => {
     expect(dated.stdout).toMatch(/^replayed \d+ messages?$/);
     const bad = await junction(["deliveries", "replay-failed", "--since", "yesterday"]);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toContain('--since must be a date (2026-01-01) or a time with an offset');
+    expect(bad.stderr).toContain("--since must be a date (2026-01-01) or a time with an offset");
   });
 
   test("channels list and stop-all; secret keys created, listed and revoked", async () => {

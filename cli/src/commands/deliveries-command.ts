@@ -143,5 +143,7 @@ export function sinceFlag(value: string | undefined): string | number {
   if (value === undefined) return 0;
   if (/^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))) return `${value}T00:00:00Z`;
   if (/^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value))) return new Date(value).toISOString();
-  throw new UsageError(`--since must be a date (2026-01-01) or a time with an offset (2026-01-01T09:00:00Z), not "${value}"`);
+  throw new UsageError(
+    `--since must be a date (2026-01-01) or a time with an offset (2026-01-01T09:00:00Z), not "${value}"`,
+  );
 }
