@@ -1,3 +1,4 @@
+import { INTEGRATION_KEY_PATTERN, INTEGRATION_KEY_RULE } from "@junction/public-api/limits";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { invalidArgument } from "@junction/platform";
 import { integrationSettingsProblems, MAX_SETTING_VALUE_CHARS, type ProviderAdapter } from "@junction/providers";
@@ -12,13 +13,8 @@ import { checkOAuthUrls } from "../oauth/url-placeholders.ts";
 import type { IntegrationRecord, UpstreamOverridesRecord } from "../store/records.ts";
 import { DuplicateKeyError } from "../store/store.ts";
 
-/** Integration ids travel in URLs and headers: keep them to URL-safe characters. */
-const KEY_RE = /^[A-Za-z0-9._~:@-]{1,255}$/;
-
 export function checkUniqueKey(key: string, path = "unique_key"): void {
-  if (!KEY_RE.test(key)) {
-    throw errors.invalidField(path, "must be 1-255 characters of letters, digits and . _ ~ : @ -");
-  }
+  if (!INTEGRATION_KEY_PATTERN.test(key)) throw errors.invalidField(path, INTEGRATION_KEY_RULE);
 }
 
 function checkOverrides(o: UpstreamOverrides | undefined, policy: PrivateHostPolicy): UpstreamOverridesRecord {
