@@ -1,3 +1,4 @@
+import { integrationOrRefuse } from "./integration-or-refuse.ts";
 import { INTEGRATION_KEY_PATTERN, INTEGRATION_KEY_RULE } from "@junction/public-api/limits";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { invalidArgument } from "@junction/platform";
@@ -66,9 +67,7 @@ const nonEmpty = (settings: Readonly<Record<string, string>>) =>
 export function integrationHandlers(ctx: ConnectionServiceContext): Partial<ServiceImpl<typeof ConnectionService>> {
   const load = async (key: string) => {
     const env = await ctx.environment();
-    const rec = await ctx.store.getIntegration(env.id, key);
-    if (!rec) throw errors.unknownProviderConfig(key);
-    return rec;
+    return integrationOrRefuse(ctx, env.id, key);
   };
 
   return {
