@@ -10,7 +10,7 @@
 import { ConfigError, createLogger } from "@junction/platform";
 import { startEmbedded } from "./src/embedded.ts";
 import { SERVICES, type ServiceName } from "./src/service-names.ts";
-import { printGeneratedKey } from "./src/secret-key-bootstrap.ts";
+import { printGeneratedKey, printKeptKeyNotice } from "./src/secret-key-bootstrap.ts";
 import { runApiCommand } from "./src/commands/run-api-command.ts";
 import { USAGE } from "./src/commands/usage.ts";
 
@@ -36,6 +36,7 @@ async function main(argv: string[]): Promise<void> {
   if (command === "start") {
     const junction = await startEmbedded({ logger });
     if (junction.generatedSecretKey) printGeneratedKey(junction.generatedSecretKey);
+    else if (!process.env.JUNCTION_SECRET_KEY) printKeptKeyNotice(junction.databaseFile);
     process.stderr.write(`\n  Junction is listening on ${junction.baseUrl}\n\n`);
     stop = junction.stop;
   } else if (command === "serve" && arg === "sandbox") {

@@ -67,7 +67,10 @@ function listen(options: Parameters<typeof serveAdmin>[0], port: number): AdminS
       }
       if (pathname === "/ready") return readyResponse(options.readiness);
       if (pathname === "/health") return Response.json({ result: "ok" });
-      return new Response("Not found.\n", { status: 404 });
+      return Response.json(
+        { error: { code: "not_found", message: "No route for this method and path." } },
+        { status: 404 },
+      );
     },
   });
   const bound = server.port as number;

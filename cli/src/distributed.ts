@@ -22,6 +22,7 @@ import { h2cTransport, serveH2c } from "@junction/platform/h2c";
 import { loadProxySettings } from "@junction/upstream-proxy";
 import { loadProcessSettings } from "./process-settings.ts";
 import { bootstrapSecretKey, printGeneratedKey } from "./secret-key-bootstrap.ts";
+import { refuseTakenPort } from "./taken-port.ts";
 import type { ServiceName } from "./service-names.ts";
 import { urlVariable } from "./wiring/addresses.ts";
 import {
@@ -110,7 +111,9 @@ export async function serveService(
       authSocketSettings: loadAuthSocketSettings(env),
     });
     await gateway.authSockets.start();
-    // Serve only once the key exists: a healthy gateway must accept the configured key.
+    // Serve only once the key exists: a healthy gateway must accept the configured key. A taken port fails
+    // the start first, before a key is generated that no running Junction would accept.
+    refuseTakenPort(port, settings.host);
     const generated = await bootstrapSecretKey(clients.connection, settings.secretKey, { waitMs: 60_000 });
     if (generated) printGeneratedKey(generated);
     const server = serveGateway(gateway, { port, hostname: settings.host });

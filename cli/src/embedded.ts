@@ -46,6 +46,8 @@ export interface EmbeddedJunction {
   bus: Bus;
   /** The secret key generated on first start, if one was. */
   generatedSecretKey: string | undefined;
+  /** The SQLite file that keeps everything, the secret keys' hashes included. */
+  databaseFile: string;
   stop(): Promise<void>;
 }
 
@@ -63,7 +65,8 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const { metricsToken } = loadObserveSettings(env);
   // One registry for the whole process: the gateway's and every service's metrics on one /metrics.
   const metrics = new MetricsRegistry();
-  const db = openDatabase(join(common.dataDir, "junction.sqlite"));
+  const databaseFile = join(common.dataDir, "junction.sqlite");
+  const db = openDatabase(databaseFile);
   // Loaded only when the OTEL_* variables turn tracing on: off, the process never loads the SDK.
   const tracing = tracesEndpoint(env)
     ? (await import("@junction/platform/tracing")).startTracing(env, "embedded")
@@ -152,6 +155,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     clients,
     bus,
     generatedSecretKey,
+    databaseFile,
     async stop() {
       await gateway.authSockets.stop();
       await server.stop();

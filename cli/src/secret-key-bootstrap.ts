@@ -46,3 +46,22 @@ export function printGeneratedKey(key: string, out: (s: string) => void = (s) =>
     ].join("\n"),
   );
 }
+
+/**
+ * The notice of a later start that uses the keys kept from an earlier one: they are stored only as hashes, so
+ * the notice says where they are and how to add one when the printed key is lost, never a key.
+ */
+export function printKeptKeyNotice(
+  databaseFile: string,
+  out: (s: string) => void = (s) => process.stderr.write(s),
+): void {
+  out(
+    [
+      "",
+      `  Junction uses the secret keys kept in ${databaseFile} (stored as hashes: the one printed on the first`,
+      "  start cannot be shown again). Lost it? Start with JUNCTION_SECRET_KEY=<a key of your own, 16+ characters>",
+      "  to add a key, then revoke the old one on the dashboard's Secret keys page or with 'junction secret-keys'.",
+      "",
+    ].join("\n"),
+  );
+}

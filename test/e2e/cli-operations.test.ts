@@ -206,6 +206,25 @@ describe("junction deliveries, channels and secret keys", () => {
     expect(partly.stderr).toContain("[2/2] failed: msg_00000000000000000000000000");
   });
 
+  test("replay-failed replays every failed message without --since, takes a date alone, and refuses a bad one", async () => {
+    rx.answer({ status: 500 });
+    expect((await h.junction.api("PUT", "/webhook-settings", { endpoints: [rx.url] })).status).toBe(200);
+    const env = (await h.junction.clients.connection.getEnvironment({})).environment?.id ?? "";
+    const uri = "https://www.googleapis.com/calendar/v3/calendars/nobody%40example.com/events?alt=json";
+    expect((await notify(h.junction, googHeaders(uri, { channelId: "rf-cli" }), { env, key: "cal" })).status).toBe(200);
+    await waitForMessages(h.junction, 1, "status=failed");
+    rx.answer({ status: 200 });
+    const all = await junction(["deliveries", "replay-failed"]);
+    expect(all).toMatchObject({ code: 0, stderr: "" });
+    expect(all.stdout).toMatch(/^replayed [1-9]\d* messages?$/);
+    const dated = await junction(["deliveries", "replay-failed", "--since", "2026-01-01"]);
+    expect(dated.code).toBe(0);
+    expect(dated.stdout).toMatch(/^replayed \d+ messages?$/);
+    const bad = await junction(["deliveries", "replay-failed", "--since", "yesterday"]);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toContain("--since must be a date (2026-01-01) or a time with an offset");
+  });
+
   test("channels list and stop-all; secret keys created, listed and revoked", async () => {
     expect((await junction(["channels", "list", "--integration", MAIL])).stdout).toBe("no channels");
     expect((await junction(["channels", "stop-all", MAIL])).stdout).toBe(

@@ -175,6 +175,25 @@ describe("junction up and junction down", () => {
     }
   }, 180_000);
 
+  test("a port in use stops the start before anything runs: no process, no pid file, no new key", async () => {
+    const busy = Bun.listen({ hostname: "127.0.0.1", port: 0, socket: { data() {} } });
+    const fresh = tempDir("junction-up-busy-");
+    const saved = env;
+    try {
+      env = { ...saved, JUNCTION_DATA_DIR: fresh.path, PORT: String(busy.port), JUNCTION_SECRET_KEY: "" };
+      const run = junction(["up"]);
+      expect(await run.proc.exited).toBe(1);
+      expect(run.output()).toContain(`not started: port ${busy.port} (PORT) in use`);
+      expect(run.output()).not.toContain("jct_sk_");
+      expect(existsSync(join(fresh.path, "junction-up.pid"))).toBe(false);
+      expect(existsSync(join(fresh.path, "connection.sqlite"))).toBe(false);
+    } finally {
+      env = saved;
+      busy.stop(true);
+      fresh.remove();
+    }
+  }, 60_000);
+
   test("Ctrl-C (SIGINT to the terminal's process group) stops every process, none restarted", async () => {
     const run = await up(["setsid"]);
     const record = readPids() as PidRecord;

@@ -113,7 +113,11 @@ describe("integrations API", () => {
 
     const badKey = await j.api("POST", "/integrations", calendar("has space"));
     expect(badKey.status).toBe(400);
-    expect(badKey.body.error.code).toBe("invalid_request");
+    // Refused at the edge as every other field is: invalid_body, with its location.
+    expect(badKey.body.error.code).toBe("invalid_body");
+    expect(badKey.body.error.errors).toEqual([
+      { location: "body", path: "unique_key", message: "must be 1-255 characters of letters, digits and . _ ~ : @ -" },
+    ]);
 
     const malformed = await j.api("POST", "/integrations", "{not json", { "content-type": "application/json" });
     expect(malformed.status).toBe(400);
@@ -144,6 +148,34 @@ describe("integrations API", () => {
     const res = await j.api("GET", "/integrations/nope");
     expect(res.status).toBe(404);
     expect(res.body.error.code).toBe("unknown_provider_config");
+  });
+
+  test("an unknown integration's error names the ids that exist, wherever the id is sent", async () => {
+    const fresh = await startTestJunction();
+    try {
+      const none = await fresh.api("GET", "/integrations/google-calendar");
+      expect(none.body.error.message).toContain("No integration exists yet: create one with POST /integrations.");
+      await fresh.api("POST", "/integrations", calendar("cal"));
+      await fresh.api("POST", "/integrations", { unique_key: "github", provider: "github" });
+      const named = "The integrations here: cal, github.";
+      const byPath = await fresh.api("GET", "/integrations/google-calendar");
+      expect(byPath.status).toBe(404);
+      expect(byPath.body.error).toMatchObject({ code: "unknown_provider_config" });
+      expect(byPath.body.error.message).toContain(named);
+      const byQuery = await fresh.api("GET", "/connections?integrationId=google-calendar");
+      const byHeader = await fresh.api("GET", "/connection/alice?provider_config_key=google-calendar");
+      const session = await fresh.api("POST", "/connect/sessions/reconnect", {
+        connection_id: "alice",
+        integration_id: "google-calendar",
+      });
+      for (const res of [byHeader, session]) {
+        expect(res.body.error.code).toBe("unknown_provider_config");
+        expect(res.body.error.message).toContain(named);
+      }
+      expect(byQuery.status).toBeLessThan(500);
+    } finally {
+      await fresh.close();
+    }
   });
 
   test("unknown query parameters are refused", async () => {

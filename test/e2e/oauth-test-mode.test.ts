@@ -92,7 +92,8 @@ describe("the built-in sandbox upstream", () => {
     const mode = await j.api("PUT", "/integrations/cal/test-mode", { enabled: true });
     expect(mode.body.data).toMatchObject({ enabled: true, available: true, sandbox: true });
     // The browser: /oauth/connect → the sandbox's consent page → Allow → /oauth/callback.
-    const id = await connectInBrowser(j, "cal", "me@example.org");
+    // The sandbox answers as Google does: writing an event needs a write scope beyond the default read one.
+    const id = await connectInBrowser(j, "cal", "me@example.org", ["https://www.googleapis.com/auth/calendar.events"]);
     expect((await j.api("GET", "/connections?integrationId=cal")).body.connections).toHaveLength(1);
     const conn = await j.api("GET", `/connection/${id}?provider_config_key=cal`);
     expect(conn.body.connection_config.emailAddressHash).toBe(emailAddressHash("me@example.org"));

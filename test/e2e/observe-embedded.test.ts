@@ -73,6 +73,9 @@ describe("/metrics and /ready in the embedded process", () => {
     try {
       const res = await fetch(`${other.url}/metrics`, { headers: { authorization: `Bearer ${TEST_SECRET_KEY}` } });
       expect(res.status).toBe(404);
+      const body = (await res.json()) as { error: { code: string; message: string } };
+      expect(body.error.code).toBe("metrics_off");
+      expect(body.error.message).toContain("JUNCTION_METRICS_TOKEN");
     } finally {
       await other.close();
     }

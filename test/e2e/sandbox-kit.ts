@@ -13,8 +13,16 @@ export async function integration(junction: TestJunction, body: Record<string, u
 }
 
 /** Plays the browser: connect link → the sandbox's consent page → its Allow/Accept button → callback. */
-export async function connectInBrowser(junction: TestJunction, key: string, email: string): Promise<string> {
-  const token = (await junction.api("POST", "/connect/sessions", { end_user: { id: "me" } })).body.data.token;
+export async function connectInBrowser(
+  junction: TestJunction,
+  key: string,
+  email: string,
+  /** Scopes asked for beyond the integration's (Nango's `user_scopes`): what the test's writes need. */
+  extraScopes: string[] = [],
+): Promise<string> {
+  const defaults = extraScopes.length > 0 ? { [key]: { user_scopes: extraScopes.join(",") } } : undefined;
+  const session = { end_user: { id: "me" }, ...(defaults ? { integrations_config_defaults: defaults } : {}) };
+  const token = (await junction.api("POST", "/connect/sessions", session)).body.data.token;
   const redirect = await fetch(`${junction.url}/oauth/connect/${key}?connect_session_token=${token}`, {
     redirect: "manual",
   });

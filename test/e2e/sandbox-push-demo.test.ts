@@ -55,7 +55,8 @@ describe("the no-account demo (docs/test-mode.md: sandbox upstream)", () => {
       },
     });
     expect(subscription.status).toBe(200);
-    const id = await connectInBrowser(j, "mail", "me@example.org");
+    // The sandbox answers as Google does: sending needs gmail.send beyond the default read scope.
+    const id = await connectInBrowser(j, "mail", "me@example.org", ["https://www.googleapis.com/auth/gmail.send"]);
     const patched = await j.api("PATCH", "/connection/metadata", {
       connection_id: id,
       provider_config_key: "mail",

@@ -155,3 +155,31 @@ describe("validation errors across the documented routes", () => {
     expect(refusals).toBeGreaterThan(all.length / 2);
   });
 });
+
+describe("one field, one mistake", () => {
+  test("a value of the wrong kind is named once, not also by the checks of the right kind", async () => {
+    const res = await j.api("PUT", "/webhook-settings", { endpoints: "http://localhost:8080/" });
+    expect(res.status).toBe(400);
+    expect(res.body.error).toMatchObject({
+      code: "invalid_body",
+      message: "Invalid request body: endpoints: must be a list, not a string",
+      errors: [{ location: "body", path: "endpoints", message: "must be a list, not a string" }],
+    });
+  });
+
+  test("an integration id of characters that cannot travel in a URL is refused at the edge like any field", async () => {
+    for (const [method, path] of [
+      ["POST", "/integrations"],
+      ["PATCH", "/integrations/nobody"],
+    ] as const) {
+      const res = await j.api(method, path, { unique_key: "my cal/2", provider: "github" });
+      expect(res.status).toBe(400);
+      expect(res.body.error.code).toBe("invalid_body");
+      expect(res.body.error.errors).toContainEqual({
+        location: "body",
+        path: "unique_key",
+        message: "must be 1-255 characters of letters, digits and . _ ~ : @ -",
+      });
+    }
+  });
+});

@@ -311,6 +311,26 @@ describe("API authentication", () => {
     const { accessToken } = fake.issueTokens({ scopes: ["email"] });
     expect((await api(fake, "/calendar/v3/users/me/calendarList/primary", accessToken)).status).toBe(403);
   });
+
+  test("with scopes enforced, calendar.readonly reads events but cannot write one; calendar.events can", async () => {
+    const fake = await start({ enforceScopes: true });
+    fake.addUser({ email: "alice@example.com" });
+    const AUTH = "https://www.googleapis.com/auth";
+    const events = "/calendar/v3/calendars/primary/events";
+    const event = {
+      summary: "x",
+      start: { dateTime: "2026-12-01T10:00:00Z" },
+      end: { dateTime: "2026-12-01T11:00:00Z" },
+    };
+    const reader = fake.issueTokens({ email: "alice@example.com", scopes: [`${AUTH}/calendar.readonly`] }).accessToken;
+    expect((await api(fake, events, reader)).status).toBe(200);
+    const refused = await api(fake, events, reader, { method: "POST", body: event });
+    expect(refused.status).toBe(403);
+    expect(await refused.text()).toContain("insufficient authentication scopes");
+    const writer = fake.issueTokens({ email: "alice@example.com", scopes: [`${AUTH}/calendar.events`] }).accessToken;
+    expect((await api(fake, events, writer, { method: "POST", body: event })).status).toBe(200);
+    expect((await api(fake, "/calendar/v3/users/me/calendarList/primary", writer)).status).toBe(403);
+  });
 });
 
 describe("Gmail", () => {

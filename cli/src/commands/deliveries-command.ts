@@ -102,17 +102,14 @@ export const deliveriesCommand = withSubcommands("deliveries", "webhook messages
     },
   },
   "replay-failed": {
-    usage: "[--since <ISO date>]",
-    summary: "replays every failed or exhausted message (since a date), in one request",
+    usage: "[--since <ISO date or time>]",
+    summary: "replays every failed or exhausted message (all, or since a date), in one request",
     async run(ctx, args) {
       const parsed = parseArgs(args, ["since"]);
       positionals(parsed, []);
-      const since = flag(parsed, "since");
-      const res = await ctx.api.call<{ data: { replayed: number } }>(
-        "POST",
-        "/webhook-messages/replay-failed",
-        since ? { since } : {},
-      );
+      const res = await ctx.api.call<{ data: { replayed: number } }>("POST", "/webhook-messages/replay-failed", {
+        since: sinceFlag(flag(parsed, "since")),
+      });
       if (ctx.json) printJson(ctx.io, res.data);
       else ctx.io.out(`replayed ${res.data.replayed} message${res.data.replayed === 1 ? "" : "s"}`);
       return EXIT.ok;
@@ -136,4 +133,17 @@ async function matchingIds(
     cursor = page.next_cursor ?? undefined;
   } while (cursor);
   return ids;
+}
+
+/**
+ * The API takes an ISO time with an offset or Unix milliseconds: no flag means every failed message (0), a date
+ * alone (`2026-01-01`) means its start in UTC, and anything else must be a time the API would take.
+ */
+export function sinceFlag(value: string | undefined): string | number {
+  if (value === undefined) return 0;
+  if (/^\d{4}-\d{2}-\d{2}$/.test(value) && !Number.isNaN(Date.parse(`${value}T00:00:00Z`))) return `${value}T00:00:00Z`;
+  if (/^\d{4}-\d{2}-\d{2}T/.test(value) && !Number.isNaN(Date.parse(value))) return new Date(value).toISOString();
+  throw new UsageError(
+    `--since must be a date (2026-01-01) or a time with an offset (2026-01-01T09:00:00Z), not "${value}"`,
+  );
 }

@@ -50,6 +50,26 @@ describe("the plan of junction up", () => {
     expect(plan.gatewayUrl).toBe("http://127.0.0.1:5000");
   });
 
+  test("a base URL on this machine must name the gateway's port; one elsewhere may use any", () => {
+    // The example env file sets PORT, not the base URL: PORT=3033 in the shell moves both.
+    const example = parseEnvFile(readFileSync(ENV_EXAMPLE, "utf8"), ENV_EXAMPLE);
+    expect(example.JUNCTION_BASE_URL).toBeUndefined();
+    expect(planTopology({ ...example, PORT: "3033" }, "/data").env.JUNCTION_BASE_URL).toBe("http://localhost:3033");
+    // A data dir whose env file was written by an older example still names 3003: refused, naming both.
+    expect(() =>
+      planTopology({ ...example, JUNCTION_BASE_URL: "http://localhost:3003", PORT: "3033" }, "/data"),
+    ).toThrow(
+      "JUNCTION_BASE_URL is http://localhost:3003, but the gateway listens on port 3033 (PORT): webhook URLs, " +
+        "connect links and the OAuth redirect would point at port 3003. Set JUNCTION_BASE_URL=http://localhost:3033",
+    );
+    expect(() => planTopology({ JUNCTION_BASE_URL: "http://127.0.0.1", PORT: "3033" }, "/data")).toThrow(
+      "would point at port 80",
+    );
+    expect(() => planTopology({ JUNCTION_BASE_URL: "not a url" }, "/data")).toThrow("must be a URL");
+    const proxied = planTopology({ JUNCTION_BASE_URL: "https://junction.example.com", PORT: "3033" }, "/data");
+    expect(proxied.env.JUNCTION_BASE_URL).toBe("https://junction.example.com");
+  });
+
   test("names the variable of a bad port", () => {
     expect(() => planTopology({ JUNCTION_WEBHOOK_PORT: "high" }, "/data")).toThrow(
       'JUNCTION_WEBHOOK_PORT must be a port number (1-65535), got "high"',

@@ -21,6 +21,8 @@ export interface TopologyPlan {
   /** The environment every process gets. */
   env: Record<string, string>;
   gatewayUrl: string;
+  /** Each port a process will listen on, by the variable that sets it. */
+  ports: { variable: string; port: number }[];
 }
 
 const JUNCTION = join(import.meta.dir, "..", "..", "junction.ts");
@@ -63,6 +65,7 @@ export function planTopology(input: Env, dataDir: string): TopologyPlan {
   const gatewayPort = portOf(env, "PORT", DEFAULT_GATEWAY_PORT);
   env.PORT = String(gatewayPort);
   env.JUNCTION_BASE_URL ??= `http://localhost:${gatewayPort}`;
+  checkBaseUrl(env.JUNCTION_BASE_URL, gatewayPort);
 
   const nats = findNatsServer();
   if (!nats) {
@@ -98,5 +101,35 @@ export function planTopology(input: Env, dataDir: string): TopologyPlan {
   }
   // The gateway waits for the connection service to register the secret key before it serves.
   processes.push(serve("gateway", 90_000));
-  return { processes, env, gatewayUrl: `http://127.0.0.1:${gatewayPort}` };
+  const ports = [
+    { variable: "JUNCTION_NATS_URL", port: natsPort },
+    ...["JUNCTION_SANDBOX_UPSTREAM_PORT", ...SERVICE_TABLE.map((spec) => portVariable(spec.name)), "PORT"].flatMap(
+      (variable) => (env[variable] ? [{ variable, port: Number(env[variable]) }] : []),
+    ),
+  ];
+  return { processes, env, gatewayUrl: `http://127.0.0.1:${gatewayPort}`, ports };
+}
+
+const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);
+
+/**
+ * A base URL on this machine must name the gateway's port: the webhook URL, the connect link and the OAuth
+ * redirect are made from it, and with another port every consent ends at another server (`unknown_state`).
+ * A base URL of another host (a reverse proxy, a tunnel) may use any port.
+ */
+export function checkBaseUrl(baseUrl: string, gatewayPort: number): void {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    throw new ConfigError(`JUNCTION_BASE_URL must be a URL such as http://localhost:${gatewayPort}, got "${baseUrl}"`);
+  }
+  if (!LOOPBACK.has(url.hostname)) return;
+  const port = Number(url.port || (url.protocol === "https:" ? 443 : 80));
+  if (port === gatewayPort) return;
+  throw new ConfigError(
+    `JUNCTION_BASE_URL is ${baseUrl}, but the gateway listens on port ${gatewayPort} (PORT): webhook URLs, ` +
+      `connect links and the OAuth redirect would point at port ${port}. Set JUNCTION_BASE_URL=` +
+      `http://${url.hostname}:${gatewayPort}, or remove it (from the shell and the env file) to derive it from PORT.`,
+  );
 }

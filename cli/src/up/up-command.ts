@@ -4,6 +4,7 @@ import { envFilePath, loadOrCreateEnvFile } from "./env-file.ts";
 import { isOurs, pidFilePath, readPidFile, removePidFile, writePidFile } from "./pid-file.ts";
 import { Supervisor } from "./supervisor.ts";
 import { planTopology } from "./topology-plan.ts";
+import { portIsFree } from "../taken-port.ts";
 
 type Env = Record<string, string | undefined>;
 
@@ -40,6 +41,12 @@ export async function runUp(args: string[], env: Env = process.env): Promise<num
   if (created) say(`wrote ${file} from .env.distributed.example, with a new encryption key`);
   // The variables of this shell win over the file's.
   const plan = planTopology({ ...values, ...env }, dataDir);
+  // Every port checked before anything starts: a start that cannot listen leaves no process and no key behind.
+  const taken = plan.ports.filter(({ port }) => !portIsFree(port, plan.env.JUNCTION_HOST));
+  if (taken.length > 0) {
+    say(`not started: ${taken.map((t) => `port ${t.port} (${t.variable})`).join(", ")} in use; free it or set another`);
+    return 1;
+  }
   const started = Date.now();
   say(`starting ${plan.processes.map((p) => p.name).join(", ")} (data dir ${dataDir}, env file ${file})`);
 

@@ -4,6 +4,7 @@ import {
   invalidArgument,
   issueMessage,
   JunctionError,
+  reportableIssues,
   readTextLimited,
 } from "@junction/platform";
 import { Code } from "@connectrpc/connect";
@@ -67,7 +68,7 @@ export function parseWith<S extends z.ZodType>(
 ): z.infer<S> {
   const result = schema.safeParse(value, { error: issueMessage });
   if (result.success) return result.data;
-  const errors: FieldError[] = result.error.issues.flatMap((i) => {
+  const errors: FieldError[] = reportableIssues(result.error.issues).flatMap((i) => {
     const at = i.path.map(String);
     if (i.code === "unrecognized_keys") {
       return i.keys.map((k) => ({

@@ -30,6 +30,8 @@ export const ERROR_CODES = {
   // Answered by the gateway before any route.
   invalid_url: e(Code.InvalidArgument, "The request URL could not be parsed."),
   not_found: e(Code.NotFound, "No route for this method and path."),
+  metrics_off: e(Code.NotFound, "Metrics are off: no JUNCTION_METRICS_TOKEN is configured."),
+  metrics_token_required: e(Code.Unauthenticated, "/metrics takes the metrics token, not a secret key."),
   method_not_allowed: e(Code.InvalidArgument, "The path has routes, but not for this method (see `Allow`)."),
   // Integrations, connections, secret keys.
   unknown_provider: e(Code.InvalidArgument, "No provider template with this name (see GET /providers)."),

@@ -1,3 +1,4 @@
+import { INTEGRATION_KEY_PATTERN, INTEGRATION_KEY_RULE } from "@junction/public-api/limits";
 import { z } from "zod";
 import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
@@ -38,13 +39,14 @@ const ignoredNangoSettings = {
 };
 
 const url = z.string().url().max(2048);
+const integrationKey = z.string().regex(INTEGRATION_KEY_PATTERN, INTEGRATION_KEY_RULE);
 const overridesSchema = z
   .object({ base_url: url.optional(), authorization_url: url.optional(), token_url: url.optional() })
   .strict();
 
 const createSchema = z
   .object({
-    unique_key: z.string().min(1).max(255),
+    unique_key: integrationKey,
     provider: z.string().min(1).max(255),
     display_name: z.string().min(1).max(255).optional(),
     credentials: credentialsSchema.optional(),
@@ -59,7 +61,7 @@ const createSchema = z
 
 const updateSchema = z
   .object({
-    unique_key: z.string().min(1).max(255).optional(),
+    unique_key: integrationKey.optional(),
     display_name: z.string().min(1).max(255).optional(),
     credentials: credentialsSchema.partial({ client_secret: true }).optional(),
     forward_webhooks: z.boolean().optional(),

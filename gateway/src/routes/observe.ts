@@ -31,12 +31,13 @@ export function observeRoutes(options: ObserveOptions): Route[] {
         summary: "Prometheus metrics",
         description:
           "The process's metrics in the Prometheus text format, for `Authorization: Bearer <JUNCTION_METRICS_TOKEN>` " +
-          "(a secret key is refused). 404 when no metrics token is configured. See docs/observability.md.",
+          "(a secret key is refused: 401 `metrics_token_required`). 404 `metrics_off` when no metrics token is configured. " +
+          "See docs/observability.md.",
         tags: ["Meta"],
         responses: {
           200: { description: "The exposition text (version 0.0.4).", contentType: "text/plain; version=0.0.4" },
         },
-        errors: [],
+        errors: ["metrics_off", "metrics_token_required"],
       },
     },
     {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { z } from "zod";
-import { issueMessage } from "./issue-message.ts";
+import { issueMessage, reportableIssues } from "./issue-message.ts";
 
 function messages(schema: z.ZodType, value: unknown): string[] {
   const result = schema.safeParse(value, { error: issueMessage });
@@ -55,5 +55,15 @@ describe("issueMessage", () => {
     });
     const all = messages(schema, { a: 1, b: 2, c: { "A!": "x" }, d: 7 }).join("\n");
     expect(all).not.toMatch(/\bexpected\b|\breceived\b|Invalid input|Too big|Too small|[<>]=/);
+  });
+});
+
+describe("reportableIssues", () => {
+  test("a value of the wrong kind is reported once, without the checks meant for the right kind", () => {
+    const schema = z.object({ endpoints: z.array(z.string().url()).max(10), name: z.string().max(3) });
+    const parsed = schema.safeParse({ endpoints: "http://localhost:8080/", name: "long" }, { error: issueMessage });
+    expect(parsed.success).toBe(false);
+    const reported = reportableIssues(parsed.error?.issues ?? []).map((i) => `${i.path.join(".")}: ${i.message}`);
+    expect(reported).toEqual(["endpoints: must be a list, not a string", "name: must be at most 3 characters long"]);
   });
 });

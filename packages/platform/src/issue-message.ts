@@ -89,3 +89,18 @@ export function issueMessage(issue: z.core.$ZodRawIssue): string {
       return "is not valid";
   }
 }
+
+/**
+ * The issues worth reporting: where a value is of the wrong kind, zod still runs the checks meant for the right
+ * kind on it (a string given for a list of at most 10 items also fails "at most 10 characters long"); only
+ * the kind is the caller's mistake, so the other issues at that path are left out.
+ */
+export function reportableIssues<I extends { code: string; path: PropertyKey[] }>(issues: readonly I[]): I[] {
+  const wrongKind = new Set(issues.filter((i) => i.code === "invalid_type").map((i) => pathKey(i.path)));
+  if (wrongKind.size === 0) return [...issues];
+  return issues.filter((i) => i.code === "invalid_type" || !wrongKind.has(pathKey(i.path)));
+}
+
+function pathKey(path: PropertyKey[]): string {
+  return JSON.stringify(path.map(String));
+}

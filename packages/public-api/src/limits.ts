@@ -8,3 +8,7 @@
  * take in one body. The connection service holds every writer to it (REST, scripts), set or merged.
  */
 export const MAX_METADATA_BYTES = 1024 * 1024;
+
+/** Integration ids travel in URLs and headers: URL-safe characters only, as the REST edge and the service check. */
+export const INTEGRATION_KEY_PATTERN = /^[A-Za-z0-9._~:@-]{1,255}$/;
+export const INTEGRATION_KEY_RULE = "must be 1-255 characters of letters, digits and . _ ~ : @ -";

@@ -41,7 +41,8 @@ export async function startSandboxUpstream(
   });
   const serve = (at: number) =>
     serveFakes(
-      { port: at, now: options.now, interactive: true, clients: [client] },
+      // Scopes enforced as the real APIs do: a token granted calendar.readonly cannot write an event.
+      { port: at, now: options.now, interactive: true, clients: [client], enforceScopes: true },
       options.stateFile ? persist(options.stateFile) : undefined,
     );
   // The port it had, when none is asked for: the test credentials' URLs stay the same.

@@ -1,4 +1,4 @@
-import { type FieldError, issueMessage } from "@junction/platform";
+import { type FieldError, issueMessage, reportableIssues } from "@junction/platform";
 import { z } from "zod";
 import type { JsonSchema } from "./script-declaration.ts";
 
@@ -26,7 +26,7 @@ export function actionInputErrors(schema: JsonSchema, input: unknown): FieldErro
   const parsed = checker(schema).safeParse(input, { error: issueMessage });
   if (parsed.success) return [];
   // The input is the `input` field of the trigger's body.
-  return parsed.error.issues.map((issue) => ({
+  return reportableIssues(parsed.error.issues).map((issue) => ({
     location: "body",
     path: ["input", ...issue.path.map(String)].join("."),
     message: issue.message,

@@ -11,10 +11,10 @@ import {
 
 /** The connection service's domain errors; the error boundary maps them to Connect codes. */
 export const errors = {
-  unknownProviderConfig: (key: string) =>
+  unknownProviderConfig: (key: string, existing?: string[], total = existing?.length ?? 0) =>
     notFound(
       "unknown_provider_config",
-      `No integration with id "${key}" (sent as Provider-Config-Key / provider_config_key).`,
+      `No integration with id "${key}" (sent as Provider-Config-Key / provider_config_key).${existingIds(existing, total)}`,
     ),
   unknownConnection: (key: string, ids: string[]) =>
     notFound(
@@ -114,3 +114,11 @@ export const errors = {
       Code.PermissionDenied,
     ),
 };
+
+/** " The integrations here: a, b." — what an unknown-integration error adds when the ids that exist are known. */
+function existingIds(existing: string[] | undefined, total: number): string {
+  if (existing === undefined) return "";
+  if (total === 0) return " No integration exists yet: create one with POST /integrations.";
+  const more = total > existing.length ? ` and ${total - existing.length} more` : "";
+  return ` The integrations here: ${existing.join(", ")}${more}.`;
+}

@@ -1,4 +1,4 @@
-import { issueMessage } from "@junction/platform/issue-message";
+import { issueMessage, reportableIssues } from "@junction/platform/issue-message";
 import { z } from "zod";
 import { PLACEHOLDER_PATTERN } from "./placeholders.ts";
 
@@ -218,7 +218,7 @@ export function parseProviderDefinition(input: unknown): ProviderDefinition {
       : "(unnamed)";
   throw new ProviderDefinitionError(
     name,
-    parsed.error.issues.map((i) => ({ path: i.path.join("."), message: i.message })),
+    reportableIssues(parsed.error.issues).map((i) => ({ path: i.path.join("."), message: i.message })),
   );
 }
 

@@ -1,3 +1,4 @@
+import { integrationOrRefuse } from "./integration-or-refuse.ts";
 import {
   create,
   type JsonObject,
@@ -53,9 +54,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
   const integration = async (key: string) => {
     const env = await ctx.environment();
     if (!key) throw errors.invalidField("provider_config_key", "is required");
-    const rec = await ctx.store.getIntegration(env.id, key);
-    if (!rec) throw errors.unknownProviderConfig(key);
-    return { env, rec };
+    return { env, rec: await integrationOrRefuse(ctx, env.id, key) };
   };
   const connection = async (key: string, connectionId: string) => {
     const { env, rec: integ } = await integration(key);

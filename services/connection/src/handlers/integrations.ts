@@ -1,3 +1,5 @@
+import { integrationOrRefuse } from "./integration-or-refuse.ts";
+import { INTEGRATION_KEY_PATTERN, INTEGRATION_KEY_RULE } from "@junction/public-api/limits";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { invalidArgument } from "@junction/platform";
 import { integrationSettingsProblems, MAX_SETTING_VALUE_CHARS, type ProviderAdapter } from "@junction/providers";
@@ -12,13 +14,8 @@ import { checkOAuthUrls } from "../oauth/url-placeholders.ts";
 import type { IntegrationRecord, UpstreamOverridesRecord } from "../store/records.ts";
 import { DuplicateKeyError } from "../store/store.ts";
 
-/** Integration ids travel in URLs and headers: keep them to URL-safe characters. */
-const KEY_RE = /^[A-Za-z0-9._~:@-]{1,255}$/;
-
 export function checkUniqueKey(key: string, path = "unique_key"): void {
-  if (!KEY_RE.test(key)) {
-    throw errors.invalidField(path, "must be 1-255 characters of letters, digits and . _ ~ : @ -");
-  }
+  if (!INTEGRATION_KEY_PATTERN.test(key)) throw errors.invalidField(path, INTEGRATION_KEY_RULE);
 }
 
 function checkOverrides(o: UpstreamOverrides | undefined, policy: PrivateHostPolicy): UpstreamOverridesRecord {
@@ -70,9 +67,7 @@ const nonEmpty = (settings: Readonly<Record<string, string>>) =>
 export function integrationHandlers(ctx: ConnectionServiceContext): Partial<ServiceImpl<typeof ConnectionService>> {
   const load = async (key: string) => {
     const env = await ctx.environment();
-    const rec = await ctx.store.getIntegration(env.id, key);
-    if (!rec) throw errors.unknownProviderConfig(key);
-    return rec;
+    return integrationOrRefuse(ctx, env.id, key);
   };
 
   return {

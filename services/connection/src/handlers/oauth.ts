@@ -1,3 +1,4 @@
+import { integrationOrRefuse } from "./integration-or-refuse.ts";
 import { create, type JsonObject } from "@bufbuild/protobuf";
 import type { ServiceImpl } from "@connectrpc/connect";
 import { type ConnectionService, TestModeSchema } from "@junction/contracts/connection/v1/connection_service_pb";
@@ -14,9 +15,7 @@ import type { IntegrationRecord } from "../store/records.ts";
 export function oauthHandlers(ctx: ConnectionServiceContext): Partial<ServiceImpl<typeof ConnectionService>> {
   const load = async (key: string) => {
     const env = await ctx.environment();
-    const rec = await ctx.store.getIntegration(env.id, key);
-    if (!rec) throw errors.unknownProviderConfig(key);
-    return { env, rec };
+    return { env, rec: await integrationOrRefuse(ctx, env.id, key) };
   };
   const testMode = (rec: IntegrationRecord) => {
     const test = ctx.oauth.testCredentials[rec.provider];

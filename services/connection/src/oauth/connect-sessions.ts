@@ -1,3 +1,4 @@
+import { integrationOrRefuse, unknownIntegration } from "../handlers/integration-or-refuse.ts";
 import type { JsonObject } from "@bufbuild/protobuf";
 import type {
   CreateConnectSessionRequest,
@@ -58,7 +59,7 @@ export async function createConnectSession(
     if (!key || !req.reconnectConnectionId) {
       throw errors.invalidField("connection_id", "and integration_id are both required to reconnect");
     }
-    if (!(await exists(key))) throw errors.unknownProviderConfig(key);
+    if (!(await exists(key))) throw await unknownIntegration(ctx, env.id, key);
     const existing = await ctx.store.getConnection(env.id, key, req.reconnectConnectionId);
     if (!existing) throw errors.unknownConnection(key, [req.reconnectConnectionId]);
     reconnect = { providerConfigKey: key, connectionId: req.reconnectConnectionId };
@@ -218,8 +219,7 @@ function checkDefaults(key: string, d: IntegrationConfigDefaults): IntegrationCo
 export async function sessionTarget(ctx: ConnectionServiceContext, session: ConnectSessionRecord, key: string) {
   if (!key) throw errors.invalidField("provider_config_key", "is required");
   if (!sessionAllows(session, key)) throw errors.integrationNotAllowed(key, session.allowedIntegrations);
-  const integ = await ctx.store.getIntegration(session.environmentId, key);
-  if (!integ) throw errors.unknownProviderConfig(key);
+  const integ = await integrationOrRefuse(ctx, session.environmentId, key);
   const template = ctx.providers.get(integ.provider);
   if (!template)
     throw errors.unknownProvider(

@@ -1,5 +1,5 @@
-import { authorize } from "../../google/fake/bearer-auth.ts";
-import { CALENDAR_SCOPES } from "./options.ts";
+import { authorizeScopes } from "../../google/fake/bearer-auth.ts";
+import { CALENDAR_LIST_SCOPES, CALENDAR_READ_SCOPES } from "./options.ts";
 import { resolveCalendar } from "./calendar-access.ts";
 import type { ChannelRecord } from "./channel-registry.ts";
 import { googleApiError, invalidArgument } from "../../google/fake/google-errors.ts";
@@ -13,7 +13,7 @@ const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /** GET /calendar/v3/users/me/calendarList/{calendarId}: the entry whose id is the primary calendar. */
 export function calendarListEntryRoute(ctx: RequestContext, up: CalendarFakeState): Response {
-  const token = authorize(ctx.request, up.google, CALENDAR_SCOPES);
+  const token = authorizeScopes(ctx.request, up.google, CALENDAR_LIST_SCOPES);
   if (token instanceof Response) return token;
   const calendarId = resolveCalendar(ctx.params[0] ?? "", token.email, up);
   if (calendarId instanceof Response) return calendarId;
@@ -30,7 +30,7 @@ export function calendarListEntryRoute(ctx: RequestContext, up: CalendarFakeStat
 
 /** POST /calendar/v3/calendars/{calendarId}/events/watch: creates a channel, then sends "sync". */
 export async function watchRoute(ctx: RequestContext, up: CalendarFakeState): Promise<Response> {
-  const token = authorize(ctx.request, up.google, CALENDAR_SCOPES);
+  const token = authorizeScopes(ctx.request, up.google, CALENDAR_READ_SCOPES);
   if (token instanceof Response) return token;
   const rawCalendarId = ctx.params[0] ?? "";
   const calendarId = resolveCalendar(rawCalendarId, token.email, up);
@@ -122,7 +122,7 @@ function acceptableAddress(address: string, allowInsecure: boolean): boolean {
 
 /** POST /calendar/v3/channels/stop: 204 for a live channel of this client; Google's 404 otherwise. */
 export async function stopChannelRoute(ctx: RequestContext, up: CalendarFakeState): Promise<Response> {
-  const token = authorize(ctx.request, up.google, CALENDAR_SCOPES);
+  const token = authorizeScopes(ctx.request, up.google, CALENDAR_READ_SCOPES);
   if (token instanceof Response) return token;
   const body = await readJsonObject(ctx.request);
   if (!body) return invalidArgument("Parse Error", "parseError");

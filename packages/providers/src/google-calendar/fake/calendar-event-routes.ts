@@ -1,5 +1,5 @@
-import { authorize } from "../../google/fake/bearer-auth.ts";
-import { CALENDAR_SCOPES } from "./options.ts";
+import { authorizeScopes } from "../../google/fake/bearer-auth.ts";
+import { CALENDAR_READ_SCOPES, CALENDAR_WRITE_SCOPES } from "./options.ts";
 import { resolveCalendar } from "./calendar-access.ts";
 import { googleApiError, invalidArgument, notFound } from "../../google/fake/google-errors.ts";
 import { decodeSegment, type RequestContext, readJsonObject } from "../../fake-kit/router.ts";
@@ -7,10 +7,10 @@ import { type CalendarFakeState, notifyCalendarChanged } from "./state.ts";
 
 type CalendarHandler = (ctx: RequestContext, up: CalendarFakeState, calendarId: string) => Response | Promise<Response>;
 
-/** Authenticates and resolves `{calendarId}` (the first capture) before running `handler`. */
-function onCalendar(handler: CalendarHandler) {
+/** Authenticates, checks the scopes and resolves `{calendarId}` (the first capture) before running `handler`. */
+function onCalendar(handler: CalendarHandler, scopes: readonly string[] = CALENDAR_READ_SCOPES) {
   return (ctx: RequestContext, up: CalendarFakeState): Response | Promise<Response> => {
-    const token = authorize(ctx.request, up.google, CALENDAR_SCOPES);
+    const token = authorizeScopes(ctx.request, up.google, scopes);
     if (token instanceof Response) return token;
     const calendarId = resolveCalendar(ctx.params[0] ?? "", token.email, up);
     if (calendarId instanceof Response) return calendarId;
@@ -54,7 +54,7 @@ export const createEventRoute = onCalendar(async (ctx, up, calendarId) => {
   const event = up.calendars.create(calendarId, body);
   notifyCalendarChanged(up, calendarId);
   return Response.json(event);
-});
+}, CALENDAR_WRITE_SCOPES);
 
 export const getEventRoute = onCalendar((ctx, up, calendarId) => {
   const event = up.calendars.get(calendarId, eventIdOf(ctx));
@@ -69,7 +69,7 @@ export const updateEventRoute = onCalendar(async (ctx, up, calendarId) => {
   if (!event) return notFound();
   notifyCalendarChanged(up, calendarId);
   return Response.json(event);
-});
+}, CALENDAR_WRITE_SCOPES);
 
 export const deleteEventRoute = onCalendar((ctx, up, calendarId) => {
   const outcome = up.calendars.delete(calendarId, eventIdOf(ctx));
@@ -82,7 +82,7 @@ export const deleteEventRoute = onCalendar((ctx, up, calendarId) => {
   }
   notifyCalendarChanged(up, calendarId);
   return new Response(null, { status: 204 });
-});
+}, CALENDAR_WRITE_SCOPES);
 
 function eventIdOf(ctx: RequestContext): string {
   return decodeSegment(ctx.params[1] ?? "") ?? "";

@@ -21,8 +21,35 @@ export interface CalendarFakeOptions {
 
 export type CalendarFakeResolvedOptions = Required<CalendarFakeOptions>;
 
-/** With `enforceScopes`, calendar routes demand a scope starting with this. */
-export const CALENDAR_SCOPES = ["https://www.googleapis.com/auth/calendar"];
+const AUTH = "https://www.googleapis.com/auth";
+
+/**
+ * With `enforceScopes`, what each calendar route accepts, as the "Authorization" section of each method's
+ * reference lists it (https://developers.google.com/workspace/calendar/api/v3/reference/events/list,
+ * …/events/insert, …/calendarList/get): reading events (list, get, watch) takes a read or write scope,
+ * changing them a write scope only.
+ */
+export const CALENDAR_READ_SCOPES = [
+  `${AUTH}/calendar`,
+  `${AUTH}/calendar.readonly`,
+  `${AUTH}/calendar.events`,
+  `${AUTH}/calendar.events.readonly`,
+  `${AUTH}/calendar.events.owned`,
+  `${AUTH}/calendar.events.owned.readonly`,
+  `${AUTH}/calendar.app.created`,
+];
+export const CALENDAR_WRITE_SCOPES = [
+  `${AUTH}/calendar`,
+  `${AUTH}/calendar.events`,
+  `${AUTH}/calendar.events.owned`,
+  `${AUTH}/calendar.app.created`,
+];
+export const CALENDAR_LIST_SCOPES = [
+  `${AUTH}/calendar`,
+  `${AUTH}/calendar.readonly`,
+  `${AUTH}/calendar.calendarlist`,
+  `${AUTH}/calendar.calendarlist.readonly`,
+];
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 

@@ -9,6 +9,17 @@ export function authenticate(request: Request, up: GoogleFakeState): AccessToken
   return record ?? unauthenticated();
 }
 
+/** Like `authenticate`, and with `enforceScopes` also demands one of `scopes`, exactly. */
+export function authorizeScopes(
+  request: Request,
+  up: GoogleFakeState,
+  scopes: readonly string[],
+): AccessTokenRecord | Response {
+  const record = authenticate(request, up);
+  if (record instanceof Response || !up.options.enforceScopes) return record;
+  return record.scopes.some((scope) => scopes.includes(scope)) ? record : insufficientScopes();
+}
+
 /** Like `authenticate`, and with `enforceScopes` also demands a scope starting with one of `prefixes`. */
 export function authorize(request: Request, up: GoogleFakeState, prefixes: string[]): AccessTokenRecord | Response {
   const record = authenticate(request, up);
