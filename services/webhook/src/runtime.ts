@@ -84,7 +84,7 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
     lookups,
     counts,
     limits,
-    readerFetch: readerPolicy.guard((input, init) => fetch(input, init), "provider_settings"),
+    readerFetch: readerPolicy.guard((input, init) => fetch(input, init), "provider_settings", { httpsOnly: true }),
     ...(traces ? { traces } : {}),
   };
   const service = createWebhookService(ctx);
