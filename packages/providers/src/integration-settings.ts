@@ -24,7 +24,7 @@ export function integrationSettingsProblems(
   const known = (adapter?.integrationSettings ?? []).map((s) => s.key);
   for (const [key, value] of Object.entries(input.settings ?? {})) {
     const declared = adapter?.integrationSettings?.find((s) => s.key === key);
-    if (declared?.isUrl && value !== "" && !isAbsoluteHttpsUrl(value)) {
+    if (declared?.isUrl && value !== "" && !isAbsoluteUrl(value)) {
       problems.push({
         code: "invalid_provider_setting",
         path: `provider_settings.${key}`,
@@ -53,12 +53,14 @@ export function integrationSettingsProblems(
   return problems;
 }
 
-/** Scheme and host; whether the host may be reached is the address policy's, where the setting is saved. */
-function isAbsoluteHttpsUrl(value: string): boolean {
+/**
+ * Whether the value is a URL at all ("not a url" and "/oauth2/v3/certs" are not). Its scheme and host are
+ * the address policy's, where the setting is saved (https, or http to a host the operator allowed).
+ */
+function isAbsoluteUrl(value: string): boolean {
   try {
-    const url = new URL(value);
-    // http: too, for an operator-allowed private host (a local fake); the address policy decides.
-    return (url.protocol === "https:" || url.protocol === "http:") && url.hostname !== "";
+    new URL(value);
+    return true;
   } catch {
     return false;
   }

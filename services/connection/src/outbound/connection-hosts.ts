@@ -23,6 +23,12 @@ export function checkConnectionHosts(
   const own = connectionKeys(template);
   const keys = placeholderKeys(baseUrl).filter((k) => own.has(k) && connectionConfig[k] !== undefined);
   if (keys.length === 0) return;
+  // A whole URL (`{instance_url}`): its scheme and host as given, even one the fill would refuse.
+  const whole = keys.find((k) => baseUrl.startsWith(`{${k}}`));
+  const value = whole === undefined ? undefined : connectionConfig[whole];
+  if (whole !== undefined && typeof value === "string") {
+    ctx.addressPolicy.checkSaved(value, `connection_config.${whole}`);
+  }
   let filled: string;
   try {
     filled = connectionBaseUrl(integ, template, baseUrl, connectionConfig);
