@@ -187,7 +187,7 @@ function viaNode(
       (addresses) => {
         const refused = allowPrivate ? undefined : addresses.find((a) => isPrivateOrLoopbackHost(a.address));
         const first = addresses[0];
-        if (refused) callback(new AddressRefused(hostname, refused.address), "");
+        if (refused) callback(resolvedToPrivate(hostname, refused.address), "");
         else if (!first) callback(Object.assign(new Error(`${hostname} did not resolve`), { code: "ENOTFOUND" }), "");
         else if (opts.all) callback(null, addresses);
         else callback(null, first.address, first.family);
@@ -234,12 +234,6 @@ function viaNode(
 }
 
 /** A DNS name resolved to an address the policy refuses. */
-class AddressRefused extends Error {
-  constructor(hostname: string, address: string) {
-    super(`refused: ${hostname} resolves to ${address}, a private, loopback or link-local address`);
-    this.name = "AddressRefused";
-  }
-}
 
 /** The endpoint check at send time, its policy refusal as a reason for the delivery log. */
 function checkedEndpoint(raw: string, policy: OutboundAddressPolicy): EndpointUrlCheck {
@@ -252,11 +246,21 @@ function checkedEndpoint(raw: string, policy: OutboundAddressPolicy): EndpointUr
   }
 }
 
+/** The address policy's refusal of an address a name resolved to, at connect time. */
+function resolvedToPrivate(hostname: string, address: string): AddressRefusedError {
+  return new AddressRefusedError({
+    field: "endpoint_url",
+    host: hostname,
+    reason: `resolves to ${address}, a private, loopback or link-local address`,
+    when: "fetched",
+  });
+}
+
 /** A short, stable description of a transport failure, for the delivery log. */
 function describe(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string; cause?: unknown };
-  if (err instanceof AddressRefused) return err.message;
-  if (e?.cause instanceof AddressRefused) return e.cause.message;
+  const refused = err instanceof AddressRefusedError ? err : e?.cause instanceof AddressRefusedError ? e.cause : null;
+  if (refused) return `refused: ${refused.refusal.host} ${refused.refusal.reason}`;
   const cause = e?.cause as { name?: string; code?: string } | undefined;
   if (e?.name === "TimeoutError" || cause?.name === "TimeoutError" || e?.name === "AbortError") {
     return `timed out after ${timeoutMs} ms`;
