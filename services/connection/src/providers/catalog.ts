@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import type { Logger } from "@junction/platform";
 import { OutboundAddressPolicy } from "@junction/platform/outbound-address-policy";
-import { adapterFromDefinition, type ProviderAdapter, providerAdapters } from "@junction/providers";
+import { adapterFromDefinition, type ProviderAdapter, providerAdapter, providerAdapters } from "@junction/providers";
 import type { ProviderDefinitionStore } from "../store/provider-definitions.ts";
 import { loadDefinitionFiles } from "./definition-files.ts";
 
@@ -70,6 +70,11 @@ export class ProviderCatalog {
     }
     // What follows is synchronous: nothing is defined between here and the swap.
     for (const record of records) {
+      // Stored before built-in names were refused: the built-in serves again (its connections' tokens stay with it).
+      if (providerAdapter(record.name) !== undefined) {
+        logger?.error("stored provider definition skipped: it redefines a built-in", { provider: record.name });
+        continue;
+      }
       try {
         next.set(record.name, this.adapterOf(JSON.parse(record.definition)));
       } catch (err) {
