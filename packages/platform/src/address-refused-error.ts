@@ -13,6 +13,8 @@ export interface AddressRefusal {
   /** Why, in words ("is a private or loopback address", "uses file:; only http and https are fetched"). */
   reason: string;
   when: "saved" | "fetched";
+  /** Whether the operator's allow list could change the answer (not for a scheme); default true. */
+  allowable?: boolean;
 }
 
 /**
@@ -27,11 +29,12 @@ export class AddressRefusedError extends JunctionError {
   /** `errors`: the field errors to answer when a caller refuses several values at once (default: this one). */
   constructor(refusal: AddressRefusal, errors?: FieldError[]) {
     const { field, host, reason, when } = refusal;
+    const allowable = refusal.allowable !== false;
     super(
       ADDRESS_REFUSED_CODE,
       when === "saved"
-        ? `${field} points at ${host}, which ${reason}. Nothing was saved. Only the operator can allow a private host (JUNCTION_ALLOWED_PRIVATE_HOSTS).`
-        : `refused by the outbound address policy: ${host} ${reason} (the operator may allow a private host with JUNCTION_ALLOWED_PRIVATE_HOSTS)`,
+        ? `${field} points at ${host}, which ${reason}. Nothing was saved.${allowable ? " Only the operator can allow a private host (JUNCTION_ALLOWED_PRIVATE_HOSTS)." : ""}`
+        : `refused by the outbound address policy: ${host} ${reason}${allowable ? " (the operator may allow a private host with JUNCTION_ALLOWED_PRIVATE_HOSTS)" : ""}`,
       Code.InvalidArgument,
       errors ?? [{ path: field, message: `must not point at ${host}, which ${reason}, unless the operator allows it` }],
     );

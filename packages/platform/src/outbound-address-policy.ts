@@ -105,7 +105,13 @@ export class OutboundAddressPolicy {
 
   private checkLiteral(url: URL, field: string, when: "saved" | "fetched", httpsOnly: boolean): void {
     if (url.protocol !== "https:" && url.protocol !== "http:") {
-      throw refused(field, url.protocol, "is not an http or https URL", when);
+      throw new AddressRefusedError({
+        field,
+        host: url.protocol,
+        reason: "is not an http or https URL",
+        when,
+        allowable: false,
+      });
     }
     const allowed = this.allows(url.hostname);
     if (httpsOnly && url.protocol !== "https:" && !allowed) {

@@ -32,13 +32,16 @@ export function loadDefinitionFiles(
     }
     const name = (input as { name?: unknown } | null)?.name;
     try {
-      if (typeof input === "object" && input !== null) {
-        checkDefinitionAddresses(input as Record<string, unknown>, policy);
-      }
-      out.push(adapterFromDefinition(input, typeof name === "string" ? byName.get(name) : undefined));
+      // The schema first (its words for a malformed URL), then the address policy on what it accepted.
+      const adapter = adapterFromDefinition(input, typeof name === "string" ? byName.get(name) : undefined);
+      checkDefinitionAddresses(input as Record<string, unknown>, policy);
+      out.push(adapter);
     } catch (err) {
-      if (err instanceof ProviderDefinitionError || err instanceof JunctionError) {
-        throw new ConfigError(`provider definition ${path}: ${err.message}`);
+      if (err instanceof ProviderDefinitionError) throw new ConfigError(`provider definition ${path}: ${err.message}`);
+      if (err instanceof JunctionError) {
+        throw new ConfigError(
+          `provider definition ${path}: Provider definition "${String(name)}" is refused: ${err.message}`,
+        );
       }
       throw err;
     }
