@@ -169,3 +169,58 @@ describe("the address policy, one table: every spelling × every place", () => {
     expect((await j.api("GET", "/providers/acme-table")).status).toBe(404);
   });
 });
+
+describe("the address policy when fetched: a DNS name resolving to a private address (a test resolver)", () => {
+  let d: TestJunction;
+  const lookups: string[] = [];
+  beforeAll(async () => {
+    d = await startTestJunction({
+      env: { JUNCTION_ALLOWED_PRIVATE_HOSTS: "", JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "false" },
+      lookup: async (host) => {
+        lookups.push(host);
+        return host === "internal.acme.test" ? ["10.0.0.7"] : ["93.184.216.34"];
+      },
+    });
+  });
+  afterAll(() => d.close());
+
+  test("the proxy: an override saved as a name is refused when it resolves to 10.0.0.7; the token is not sent", async () => {
+    const created = await d.api("POST", "/integrations", {
+      unique_key: "named",
+      provider: "google-calendar",
+      upstream_overrides: { base_url: "https://internal.acme.test" },
+    });
+    expect(created.status).toBe(200);
+    const imported = await d.api("POST", "/connections", {
+      provider_config_key: "named",
+      connection_id: "c1",
+      credentials: { type: "OAUTH2", access_token: "stored-token" },
+    });
+    expect(imported.status).toBe(200);
+    const res = await d.api("GET", "/proxy/x", undefined, { "provider-config-key": "named", "connection-id": "c1" });
+    expect(res.status).toBe(400);
+    expect(res.body.error.code).toBe("private_address_not_allowed");
+    expect(res.text).not.toContain("stored-token");
+    expect(lookups).toContain("internal.acme.test");
+  });
+
+  test("a push's JWKS on such a name is not fetched: 503 naming no host", async () => {
+    const created = await d.api("POST", "/integrations", {
+      unique_key: "mail",
+      provider: "google-mail",
+      provider_settings: { pubsub_jwks_url: "https://internal.acme.test/certs", pubsub_audience: "aud" },
+    });
+    expect(created.status).toBe(200);
+    const webhookUrl = new URL(created.body.data.webhook_url as string);
+    const res = await fetch(`${d.url}${webhookUrl.pathname}`, {
+      method: "POST",
+      headers: { authorization: "Bearer a.b.c", "content-type": "application/json" },
+      body: JSON.stringify({ message: { data: "e30=", messageId: "m1" }, subscription: "s" }),
+    });
+    expect(res.status).toBe(503);
+    const text = await res.text();
+    expect(text).toContain("pubsub_keys_unavailable");
+    expect(text).not.toContain("internal.acme.test");
+    expect(text).not.toContain("10.0.0.7");
+  });
+});

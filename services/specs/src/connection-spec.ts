@@ -81,6 +81,7 @@ export const connectionSpec: ServiceSpec<ConnectionServiceConfig, { store: Conne
       scripts: ctx.optionalClient("scripts"),
       metrics: ctx.metrics,
       ...(ctx.tracing ? { tracing: ctx.tracing } : {}),
+      ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
     });
     return {
       routes: (r) => r.service(ConnectionService, impl),

@@ -22,6 +22,7 @@ export const proxySpec: ServiceSpec<ProxyConfig> = {
           ...loadAllowedPrivateHosts(ctx.env),
           ...hostsOf(Object.values(ctx.testCredentials ?? {}).flatMap((c) => [c.baseUrl, c.tokenUrl])),
         ],
+        ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
       }),
     });
     return { routes: (r) => r.service(ProxyService, impl) };

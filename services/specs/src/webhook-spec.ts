@@ -60,6 +60,7 @@ export const webhookSpec: ServiceSpec<
       logger: ctx.logger,
       allowPrivateEndpoints: config.allowPrivateEndpoints,
       allowedPrivateHosts: config.allowedPrivateHosts,
+      ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
       environment: ctx.environment,
       bus: ctx.bus,
       connections: ctx.client("connection"),
