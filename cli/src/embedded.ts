@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import type { HostLookup } from "@junction/platform/address-policy";
 import { type Bus, MemoryBus, MeteredBus, TracedBus } from "@junction/bus";
 import {
   createGateway,
@@ -35,6 +36,8 @@ export interface EmbeddedOptions {
   hostname?: string;
   clock?: Clock;
   logger?: Logger;
+  /** DNS for the outbound address policy (tests give a resolver of their own). */
+  lookup?: HostLookup;
 }
 
 export interface EmbeddedJunction {
@@ -110,6 +113,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     encryptor,
     baseUrl: () => baseUrl,
     testCredentials: sandbox?.testCredentials,
+    ...(options.lookup ? { lookup: options.lookup } : {}),
     metrics,
     ...(tracing ? { tracing } : {}),
   });

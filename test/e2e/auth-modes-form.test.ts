@@ -77,6 +77,34 @@ describe("the connect page's form", () => {
     expect(await w.connectionIds()).toEqual([]);
   });
 
+  test("a host typed into the form (an instance URL) is checked by the address policy; nothing is written", async () => {
+    const w = await world({
+      definition: () => ({
+        ...keyed(),
+        baseUrl: "{instance_url}/api",
+        connectFields: [
+          { key: "instance_url", label: "Your Acme instance" },
+          { key: "apiKey", label: "Acme API key", secret: true },
+        ],
+      }),
+      integrationCredentials: null,
+    });
+    const token = await w.session();
+    for (const typed of [
+      "http://127.0.0.2:9",
+      "http://[::ffff:127.0.0.2]",
+      "https://169.254.169.254",
+      "http://2130706434",
+    ]) {
+      const refused = await submit(w, token, { instance_url: typed, apiKey: "k" });
+      expect(refused.status).toBe(400);
+      const html = await refused.text();
+      expect(html).toContain("connection_config.instance_url");
+      expect(html).toContain("private or loopback");
+    }
+    expect(await w.connectionIds()).toEqual([]);
+  });
+
   test("BASIC: user name and password by default; OAUTH2 integrations are not connected through the form", async () => {
     const w = await world({
       definition: () => ({ authMode: "BASIC", authorizationUrl: undefined, tokenUrl: undefined }),

@@ -1,3 +1,4 @@
+import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
 
@@ -34,5 +35,52 @@ describe("upstream_overrides at private addresses", () => {
     const kept = await j.api("GET", "/integrations/internal");
     expect(JSON.stringify(kept.body.data)).toContain("https://api.example.test");
     expect(JSON.stringify(kept.body.data)).not.toContain("127.0.0.1:1");
+  });
+});
+
+describe("an override saved while its host was allowed", () => {
+  test("once the operator no longer allows the host, the proxy refuses it and the token is not sent", async () => {
+    const seen: string[] = [];
+    const upstream = Bun.serve({
+      port: 0,
+      hostname: "127.0.0.1",
+      fetch(req) {
+        seen.push(req.headers.get("authorization") ?? "");
+        return Response.json({ ok: true });
+      },
+    });
+    const first = await startTestJunction({ env: { JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1" } });
+    try {
+      const created = await first.api("POST", "/integrations", {
+        unique_key: "local",
+        provider: "google-calendar",
+        upstream_overrides: { base_url: `http://127.0.0.1:${upstream.port}` },
+      });
+      expect(created.status).toBe(200);
+      const imported = await first.api("POST", "/connections", {
+        provider_config_key: "local",
+        connection_id: "c1",
+        credentials: { type: "OAUTH2", access_token: "stored-token" },
+      });
+      expect(imported.status).toBe(200);
+      const headers = { "provider-config-key": "local", "connection-id": "c1" };
+      expect((await first.api("GET", "/proxy/calendars", undefined, headers)).status).toBe(200);
+      expect(seen).toEqual(["Bearer stored-token"]);
+      await first.close({ keepData: true });
+
+      const again = await startTestJunction({ dataDir: first.dataDir, env: { JUNCTION_ALLOWED_PRIVATE_HOSTS: "" } });
+      try {
+        const refused = await again.api("GET", "/proxy/calendars", undefined, headers);
+        expect(refused.status).toBe(400);
+        expect(refused.body.error.code).toBe("private_address_not_allowed");
+        expect(refused.text).not.toContain("stored-token");
+        expect(seen).toHaveLength(1);
+      } finally {
+        await again.close();
+      }
+    } finally {
+      upstream.stop(true);
+      rmSync(first.dataDir, { recursive: true, force: true });
+    }
   });
 });

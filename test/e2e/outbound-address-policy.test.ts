@@ -27,7 +27,7 @@ describe("the outbound address policy, as each user applies it", () => {
       const host = address.includes(":") ? `[${address}]` : address;
       const res = await h.junction.api("PUT", "/webhook-settings", { endpoints: [`https://${host}/hooks`] });
       expect(res.status).toBe(400);
-      expect(res.text).toContain("invalid_endpoint_url");
+      expect(res.body.error.code).toBe("private_address_not_allowed");
     }
   });
 
@@ -51,8 +51,9 @@ describe("the outbound address policy, as each user applies it", () => {
         (err: unknown) => err,
       );
       expect(refused).toBeInstanceOf(JunctionError);
-      expect((refused as JunctionError).code).toBe("base_url_override_not_allowed");
-      expect((refused as JunctionError).errors[0]?.message).toBe("points to a private or loopback address");
+      // The address policy's one refusal, naming the header.
+      expect((refused as JunctionError).code).toBe("private_address_not_allowed");
+      expect((refused as JunctionError).errors[0]?.path).toBe("Base-Url-Override");
       expect(h.fake.state.requests.length).toBe(from);
     }
   });

@@ -30,6 +30,8 @@ export async function startTestJunction(
     secretKey?: string | null;
     /** "warn": only warnings and errors are kept (a load test's requests would fill `logLines`). */
     logLevel?: "debug" | "warn";
+    /** A test resolver for the outbound address policy (names resolved to chosen addresses). */
+    lookup?: (hostname: string) => Promise<string[]>;
   } = {},
 ): Promise<TestJunction> {
   const dir = options.dataDir ? { path: options.dataDir, remove: () => {} } : tempDir();
@@ -43,7 +45,14 @@ export async function startTestJunction(
     JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1,localhost",
     ...options.env,
   };
-  const junction = await startEmbedded({ env, port: 0, hostname: "127.0.0.1", logger, clock: options.clock });
+  const junction = await startEmbedded({
+    env,
+    port: 0,
+    hostname: "127.0.0.1",
+    logger,
+    clock: options.clock,
+    ...(options.lookup ? { lookup: options.lookup } : {}),
+  });
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const init: RequestInit = {
       method,

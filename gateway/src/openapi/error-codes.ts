@@ -38,7 +38,15 @@ export const ERROR_CODES = {
   unknown_provider_config: e(Code.NotFound, "No integration with this id."),
   private_address_not_allowed: e(
     Code.InvalidArgument,
-    "An `upstream_overrides` URL points at a private or loopback address the operator did not allow (JUNCTION_ALLOWED_PRIVATE_HOSTS); `errors` names the field.",
+    "The outbound address policy refused a URL Junction would fetch (an override, a provider definition's URL, a connection-config host, a URL setting, a webhook endpoint, the proxy's resolved upstream): a private or loopback host the operator did not allow (JUNCTION_ALLOWED_PRIVATE_HOSTS), a scheme other than http(s), or http where https is required; `errors` names the field. Nothing was saved or sent.",
+  ),
+  invalid_provider_setting: e(
+    Code.InvalidArgument,
+    "A `provider_settings` value that must be a URL (`pubsub_jwks_url`) is not an absolute URL; `errors` names it.",
+  ),
+  provider_is_built_in: e(
+    Code.AlreadyExists,
+    "POST /providers named a built-in provider: built-ins cannot be redefined over the API; define it under a new name.",
   ),
   stored_secret_unreadable: e(
     Code.DataLoss,

@@ -148,6 +148,7 @@ export function connectionRoutes(): Route[] {
         "invalid_tags",
         "invalid_request",
         "invalid_webhook_url",
+        "private_address_not_allowed",
       ],
     },
   });

@@ -124,11 +124,11 @@ export function providerRoutes(): Route[] {
       doc: {
         summary: "Define a provider",
         description:
-          "Adds a provider defined as data, or overrides one (a built-in keeps its code: notifications, channels), with the schema of the built-in catalogue (docs/providers.md). Stored with the integrations: it survives restarts and every process of the connection service knows it within seconds. 201 when no provider was defined over the API under this name, 200 when one is replaced.",
+          "Adds a provider defined as data, or replaces one defined over the API (a built-in's name is refused: 409 provider_is_built_in), with the schema of the built-in catalogue (docs/providers.md). Stored with the integrations: it survives restarts and every process of the connection service knows it within seconds. 201 when no provider was defined over the API under this name, 200 when one is replaced.",
         tags: ["Providers"],
         body: providerDefinitionSchema,
         responses: { 200: dataOf(providerAnswer), 201: dataOf(providerAnswer) },
-        errors: ["invalid_provider_definition"],
+        errors: ["invalid_provider_definition", "private_address_not_allowed", "provider_is_built_in"],
       },
     },
     {

@@ -57,6 +57,7 @@ const doc: RouteDoc = {
     "connection_refresh_busy",
     "upstream_unreachable",
     "upstream_timeout",
+    "private_address_not_allowed",
   ],
 };
 

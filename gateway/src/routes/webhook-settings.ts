@@ -62,7 +62,7 @@ export function webhookSettingsRoutes(): Route[] {
         tags: ["Webhooks"],
         body: updateSchema,
         responses: { 200: dataOf(settingsAnswer.extend({ signing_secret: z.string().optional() })) },
-        errors: ["invalid_endpoint_url", "too_many_endpoints", "settings_conflict"],
+        errors: ["invalid_endpoint_url", "private_address_not_allowed", "too_many_endpoints", "settings_conflict"],
       },
     },
     {

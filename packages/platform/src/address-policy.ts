@@ -3,9 +3,9 @@ import { isIP } from "node:net";
 import ipaddr from "ipaddr.js";
 
 /**
- * The one outbound address policy: which addresses a call made for a customer (a proxied request's
- * Base-Url-Override, a webhook delivery, a script's proxy call) must not reach, so that a URL someone
- * else chose cannot reach the operator's own network (SSRF). Public unicast only: every IANA
+ * The address classification of the one outbound address policy (`outbound-address-policy.ts`, which
+ * every URL Junction fetches passes): which addresses a call made for a customer must not reach, so that
+ * a URL someone else chose cannot reach the operator's own network (SSRF). Public unicast only: every IANA
  * special-purpose range (`ipaddr.js`'s list: "this network", RFC 1918, carrier-grade NAT, loopback,
  * link-local with the cloud metadata at 169.254.169.254, IETF protocol assignments 192.0.0.0/24,
  * documentation, benchmarking, multicast, reserved, broadcast; IPv6 unspecified, loopback, unique-local,

@@ -209,6 +209,8 @@ export interface IntegrationSetting {
   defaultValue: string;
   /** Where the operator finds the value (a documentation URL). */
   docsUrl?: string;
+  /** The value is a URL Junction fetches: an absolute https URL, checked by the address policy when saved. */
+  isUrl?: boolean;
 }
 
 export type GuidanceSensitivity = ScopeSensitivity | "unknown";

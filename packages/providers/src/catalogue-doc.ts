@@ -78,6 +78,8 @@ export function catalogueMarkdown(adapters: readonly ProviderAdapter[]): string 
     "",
     `${sorted.length} providers ship with Junction. An operator adds or overrides one with a definition file in`,
     "`{data dir}/providers/` or `POST /providers` (the same schema: packages/providers/src/definition/provider-definition.ts).",
+    "`POST /providers` takes new names only (a built-in is overridden in the data dir); every URL of a definition is",
+    "checked by the [address policy](security.md#the-outbound-address-policy).",
     "",
     "| Provider | Name | Auth mode | The connect page asks | Docs |",
     "|---|---|---|---|---|",

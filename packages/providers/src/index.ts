@@ -50,6 +50,7 @@ export { type AuthorizationRequest, buildAuthorizationUrl, SCOPE_SEPARATORS } fr
 export {
   describePlaceholderProblem,
   fillPlaceholders,
+  PLACEHOLDER_PATTERN,
   type PlaceholderFill,
   placeholderKeys,
 } from "./definition/placeholders.ts";

@@ -5,14 +5,14 @@ export const MAX_SETTING_VALUE_CHARS = 2048;
 
 /** Why an integration's provider settings or `managed_channels` were refused; `path` names the field. */
 export interface IntegrationSettingsProblem {
-  code: "unknown_provider_setting" | "managed_channels_unsupported";
+  code: "unknown_provider_setting" | "managed_channels_unsupported" | "invalid_provider_setting";
   path: string;
   message: string;
 }
 
 /**
  * What is wrong with an integration's `provider_settings` and `managed_channels` for its provider:
- * a key its adapter does not declare, or managed channels for a provider whose channels Junction
+ * a key its adapter does not declare, a URL setting whose value is not an absolute https URL, or managed channels for a provider whose channels Junction
  * cannot create. Empty when both are fine. Value lengths are the caller's schema's (one bound for all).
  */
 export function integrationSettingsProblems(
@@ -22,7 +22,15 @@ export function integrationSettingsProblems(
   const problems: IntegrationSettingsProblem[] = [];
   const name = adapter?.name ?? "this provider";
   const known = (adapter?.integrationSettings ?? []).map((s) => s.key);
-  for (const key of Object.keys(input.settings ?? {})) {
+  for (const [key, value] of Object.entries(input.settings ?? {})) {
+    const declared = adapter?.integrationSettings?.find((s) => s.key === key);
+    if (declared?.isUrl && value !== "" && !isAbsoluteUrl(value)) {
+      problems.push({
+        code: "invalid_provider_setting",
+        path: `provider_settings.${key}`,
+        message: "must be an absolute https URL (https://host/path; http only to a host the operator allows)",
+      });
+    }
     if (known.includes(key)) continue;
     problems.push({
       code: "unknown_provider_setting",
@@ -43,4 +51,17 @@ export function integrationSettingsProblems(
     });
   }
   return problems;
+}
+
+/**
+ * Whether the value is a URL at all ("not a url" and "/oauth2/v3/certs" are not). Its scheme and host are
+ * the address policy's, where the setting is saved (https, or http to a host the operator allowed).
+ */
+function isAbsoluteUrl(value: string): boolean {
+  try {
+    new URL(value);
+    return true;
+  } catch {
+    return false;
+  }
 }

@@ -2,6 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { JunctionError } from "@junction/platform";
 import { checkBaseUrlOverride } from "./base-url-override.ts";
 import { isPrivateAddress } from "@junction/platform/address-policy";
+import { AddressRefusedError } from "@junction/platform/address-refused-error";
 
 const integration = { baseUrl: "http://127.0.0.1:4010/api", allowedHosts: ["www.googleapis.com"] };
 const dns = (table: Record<string, string[]>) => async (host: string) => {
@@ -15,6 +16,12 @@ async function reason(override: string, lookup = publicDns): Promise<string> {
   try {
     return `allowed ${await checkBaseUrlOverride(override, integration, lookup)}`;
   } catch (err) {
+    if (err instanceof AddressRefusedError) {
+      // The address policy's one refusal: its own code, the header named.
+      expect(err.code).toBe("private_address_not_allowed");
+      expect(err.errors[0]?.path).toBe("Base-Url-Override");
+      return "refused by the address policy";
+    }
     if (!(err instanceof JunctionError)) throw err;
     expect(err.code).toBe("base_url_override_not_allowed");
     return err.errors[0]?.message ?? "";
@@ -34,19 +41,19 @@ describe("Base-Url-Override", () => {
 
   test("a listed host that resolves to a private address is refused (DNS rebinding)", async () => {
     expect(await reason("https://www.googleapis.com", dns({ "www.googleapis.com": ["10.1.2.3"] }))).toBe(
-      "points to a private or loopback address",
+      "refused by the address policy",
     );
     expect(await reason("https://www.googleapis.com", dns({ "www.googleapis.com": ["142.250.74.42", "::1"] }))).toBe(
-      "points to a private or loopback address",
+      "refused by the address policy",
     );
-    expect(await reason("https://www.googleapis.com", dns({}))).toBe("points to a private or loopback address");
+    expect(await reason("https://www.googleapis.com", dns({}))).toBe("refused by the address policy");
   });
 
   test("addresses one of the two old classifiers missed are refused (proxy and scripts' proxy calls)", async () => {
     // 198.18.0.1 (benchmarking) was missed by the webhook's list, 64:ff9b::a00:1 (NAT64 of 10.0.0.1) by the proxy's.
     for (const address of ["198.18.0.1", "192.0.0.8", "64:ff9b::a00:1", "2002:a00:1::1"]) {
       expect(await reason("https://www.googleapis.com", dns({ "www.googleapis.com": [address] }))).toBe(
-        "points to a private or loopback address",
+        "refused by the address policy",
       );
     }
   });

@@ -1,13 +1,14 @@
 import { proxyErrors } from "./proxy-errors.ts";
 import { type HostLookup, resolvesToPrivateAddress } from "@junction/platform/address-policy";
+import { AddressRefusedError } from "@junction/platform/address-refused-error";
 
 /**
  * Checks the caller's `Base-Url-Override` (spec: Proxy rules; Nango's header) and returns the base
  * to use. Allowed: an https URL on a host the provider lists (`allowed_override_hosts`) that resolves
  * only to public addresses, or a URL under the integration's own base URL, which the operator chose
  * (it may be a local address, as the operator's override is trusted). Refused with 400: another host,
- * another scheme, user info (`https://allowed@evil`), a query or fragment, and private or loopback
- * addresses. The address is checked when the request is made; fetch resolves the name again, so a
+ * another scheme, user info (`https://allowed@evil`), a query or fragment; and private or loopback
+ * addresses with the address policy's refusal (400 `private_address_not_allowed`). The address is checked when the request is made; fetch resolves the name again, so a
  * provider host whose DNS flips between the two is not covered (provider hosts are not expected to).
  */
 export async function checkBaseUrlOverride(
@@ -40,7 +41,13 @@ export async function checkBaseUrlOverride(
   if (url.protocol !== "https:") throw proxyErrors.overrideRefused("must use https");
   if (url.port !== "") throw proxyErrors.overrideRefused("must use the host's default port");
   if (await resolvesToPrivateAddress(url.hostname, lookupHost)) {
-    throw proxyErrors.overrideRefused("points to a private or loopback address");
+    // The address policy's one refusal (no operator allow list here: a caller's header never reaches a private host).
+    throw new AddressRefusedError({
+      field: "Base-Url-Override",
+      host: url.hostname,
+      reason: "is or resolves to a private or loopback address",
+      when: "fetched",
+    });
   }
   return base;
 }

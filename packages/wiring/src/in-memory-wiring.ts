@@ -10,7 +10,15 @@ import {
   MetricsRegistry,
   type Tracing,
 } from "@junction/platform";
-import type { Env, ServiceClients, ServiceKey, ServiceSpec, TestCredentials, WiredService } from "./service-spec.ts";
+import type {
+  Env,
+  ServiceClients,
+  ServiceKey,
+  ServiceSpec,
+  TestCredentials,
+  WiredService,
+  WiringContext,
+} from "./service-spec.ts";
 import { buildService, lateClients } from "./wire.ts";
 
 /** What the services of one in-memory wiring share: the process's resources, or a test kit's. */
@@ -27,6 +35,8 @@ export interface InMemoryWiringOptions {
   /** {base_url}; needed by the services that declare it. */
   baseUrl?: () => string;
   testCredentials?: TestCredentials;
+  /** DNS for the outbound address policy (a test resolver); the system's when absent. */
+  lookup?: WiringContext["lookup"];
   /** Services built by another wiring (a test kit's peers), reached over these transports. */
   peers?: Partial<Record<ServiceKey, Transport>>;
   /** False for a wiring that stands for one process of the distributed topology. */
@@ -89,6 +99,7 @@ export class InMemoryWiring {
       runs: (name: ServiceKey) => o.services.includes(name) || o.peers?.[name] !== undefined,
       baseUrl: () => (o.baseUrl ? o.baseUrl() : ""),
       testCredentials: o.testCredentials,
+      ...(o.lookup ? { lookup: o.lookup } : {}),
     };
     const resources = { bus: o.bus, db: o.db, encryptor: o.encryptor };
     const service = await buildService(spec, config, wiring, resources, options.extras);

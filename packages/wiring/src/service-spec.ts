@@ -1,4 +1,5 @@
 import type { Database } from "bun:sqlite";
+import type { HostLookup } from "@junction/platform/address-policy";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { Bus } from "@junction/bus";
 import type { Clock, CommonConfig, Encryptor, Logger, MetricsRegistry, Tracing } from "@junction/platform";
@@ -52,6 +53,8 @@ export interface WiringContext {
   baseUrl(): string;
   /** OAuth test credentials offered by the built-in sandbox upstream, when it runs. */
   testCredentials?: TestCredentials;
+  /** DNS for the outbound address policy: a test resolver in tests; the system's when absent. */
+  lookup?: HostLookup;
 }
 
 /** A built service: what it serves, and its workers' and stores' lifecycles. */

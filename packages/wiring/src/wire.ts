@@ -20,6 +20,7 @@ export interface ProcessWiring {
   runs(name: ServiceKey): boolean;
   baseUrl(): string;
   testCredentials?: WiringContext["testCredentials"];
+  lookup?: WiringContext["lookup"];
 }
 
 /** A transport made on its first call: clients can exist before the services they reach are built. */
@@ -79,6 +80,7 @@ export async function buildService<C, P, X>(
     environment: async () => (await client("connection").getEnvironment({})).environment?.id ?? "",
     baseUrl: () => declared(spec.needs.baseUrl && wiring.baseUrl(), "the base URL"),
     testCredentials: wiring.testCredentials,
+    ...(wiring.lookup ? { lookup: wiring.lookup } : {}),
   };
   return spec.build(ctx, config, extras);
 }

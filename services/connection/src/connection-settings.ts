@@ -1,6 +1,6 @@
 import { loadConfig } from "@junction/platform";
 import { z } from "zod";
-import { parseAllowedHosts } from "./outbound/private-hosts.ts";
+import { parseAllowedHosts } from "@junction/platform/outbound-address-policy";
 
 /** "true"/"false" from an environment variable, or a boolean from the config file. */
 const flag = z

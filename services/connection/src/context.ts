@@ -7,7 +7,8 @@ import { type ConnectionSettings, connectionSettingsSchema } from "./connection-
 import { DEFAULT_OAUTH_SETTINGS, type OAuthSettings } from "./oauth/oauth-settings.ts";
 import type { ProviderCatalog } from "./providers/catalog.ts";
 import type { ConnectionServiceStore } from "./store/store.ts";
-import { PrivateHostPolicy } from "./outbound/private-hosts.ts";
+import type { HostLookup } from "@junction/platform/address-policy";
+import { hostsOf, OutboundAddressPolicy } from "@junction/platform/outbound-address-policy";
 import type { EnvironmentRecord } from "./store/records.ts";
 
 /** What the connection service's handlers need; passed in, never module-level. */
@@ -26,6 +27,8 @@ export interface ConnectionServiceDeps {
   settings?: Partial<ConnectionSettings>;
   /** Outbound HTTP to the upstream (token endpoint, primary calendar); global fetch by default. */
   fetch?: HttpFetch;
+  /** DNS for the outbound address policy (a test resolver in tests); the system's by default. */
+  lookup?: HostLookup;
   /**
    * Stops the notification channels still active for a connection (the channel service's
    * StopChannels). Called just before the record is deleted, while its credentials still work; a
@@ -58,8 +61,8 @@ export interface ConnectionServiceContext extends ConnectionServiceDeps {
   oauth: OAuthSettings;
   settings: ConnectionSettings;
   fetch: HttpFetch;
-  /** Which private hosts integration URLs may reach; `fetch` already applies it to every request. */
-  privateHosts: PrivateHostPolicy;
+  /** The outbound address policy with the operator's allowed hosts; `fetch` already applies it to every request. */
+  addressPolicy: OutboundAddressPolicy;
   environment(): Promise<EnvironmentRecord>;
 }
 
@@ -68,13 +71,17 @@ export function createContext(deps: ConnectionServiceDeps): ConnectionServiceCon
   const oauth = { ...DEFAULT_OAUTH_SETTINGS, ...deps.oauth };
   const settings = { ...connectionSettingsSchema.parse({}), ...deps.settings };
   // The operator's test credentials (the built-in sandbox upstream among them) are configuration too.
-  const privateHosts = new PrivateHostPolicy([...settings.allowedPrivateHosts, ...testCredentialHosts(oauth)]);
+  const addressPolicy = new OutboundAddressPolicy({
+    allowedHosts: [...settings.allowedPrivateHosts, ...testCredentialHosts(oauth)],
+    ...(deps.lookup ? { lookup: deps.lookup } : {}),
+  });
   return {
     ...deps,
     oauth,
     settings,
-    privateHosts,
-    fetch: privateHosts.guard(deps.fetch ?? ((input, init) => fetch(input, init))),
+    addressPolicy,
+    // Token, refresh and post-authorization reads: checked before each request and each redirect hop.
+    fetch: addressPolicy.guard(deps.fetch ?? ((input, init) => fetch(input, init)), "upstream_url"),
     environment() {
       env ??= deps.store.getOrCreateEnvironment(() => ({
         id: newId("env", deps.clock.now()),
@@ -88,12 +95,5 @@ export function createContext(deps: ConnectionServiceDeps): ConnectionServiceCon
 
 /** The hosts of the URLs in the operator's test credentials. */
 function testCredentialHosts(oauth: OAuthSettings): string[] {
-  const urls = Object.values(oauth.testCredentials).flatMap((c) => [c.authorizationUrl, c.tokenUrl, c.baseUrl]);
-  return urls.flatMap((u) => {
-    try {
-      return u ? [new URL(u).hostname] : [];
-    } catch {
-      return [];
-    }
-  });
+  return hostsOf(Object.values(oauth.testCredentials).flatMap((c) => [c.authorizationUrl, c.tokenUrl, c.baseUrl]));
 }

@@ -47,12 +47,6 @@ export const errors = {
       `Invalid metadata: ${fieldErrors.map((e) => `${e.path} ${e.message}`).join("; ")}.`,
       fieldErrors,
     ),
-  privateAddressNotAllowed: (path: string, host: string) =>
-    invalidArgument(
-      "private_address_not_allowed",
-      `${path} points at ${host}, a private or loopback address. Nothing was saved. Only the operator can allow such a host (JUNCTION_ALLOWED_PRIVATE_HOSTS).`,
-      [{ path, message: `must not point at a private or loopback address (${host}) unless the operator allows it` }],
-    ),
   invalidField: (path: string, message: string) =>
     invalidArgument("invalid_request", `${path} ${message}.`, [{ path, message }]),
   unknownSecretKey: (id: string) => notFound("unknown_secret_key", `No secret key with id "${id}".`),

@@ -5,6 +5,7 @@ import { ScriptJobSchema } from "@junction/contracts/scripts/v1/scripts_service_
 import { newId } from "@junction/platform";
 import type { ConnectionServiceContext } from "./context.ts";
 import { type StoredCredentials, sealCredentials } from "./credentials.ts";
+import { checkConnectionHosts } from "./outbound/connection-hosts.ts";
 import type { ConnectionErrorRecord, ConnectionRecord, EnvironmentRecord, IntegrationRecord } from "./store/records.ts";
 
 export interface SaveConnectionInput {
@@ -38,6 +39,7 @@ export async function saveConnection(
   const { env, integ, connectionId } = input;
   const now = ctx.clock.now();
   const revise = input.reviseErrors ?? ((e: ConnectionErrorRecord[]) => e);
+  checkConnectionHosts(ctx, integ, ctx.providers.get(integ.provider), input.connectionConfig);
   const result = await ctx.store.upsertConnection({
     id: newId("conn", now),
     environmentId: env.id,

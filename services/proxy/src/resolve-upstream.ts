@@ -5,6 +5,7 @@ import type {
   ResolveUpstreamResponseSchema,
 } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { type Clock, failedPrecondition, fromConnectError } from "@junction/platform";
+import type { OutboundAddressPolicy } from "@junction/platform/outbound-address-policy";
 import type { MessageInitShape } from "@bufbuild/protobuf";
 import type { ProxyConfig } from "./config.ts";
 
@@ -15,11 +16,15 @@ export interface ResolveDeps {
   connections: Client<typeof ConnectionService>;
   clock: Clock;
   config: ProxyConfig;
+  addressPolicy: OutboundAddressPolicy;
 }
 
 /**
  * ResolveUpstream: the connection's fresh credentials (GetCredentials applies the refresh rule and
  * throws `connection_refresh_failed` when it cannot), the integration's base URL and for how long the answer may be reused.
+ * The base URL (the definition's, an override, or one filled from the connection config) passes the
+ * outbound address policy here, DNS answers included, on every resolve (at most JUNCTION_PROXY_RESOLVE_CACHE_MS
+ * apart): the proxy and the scripts' proxy never call a private host the operator did not allow.
  */
 export async function resolveUpstream(
   deps: ResolveDeps,
@@ -43,11 +48,11 @@ export async function resolveUpstream(
       `Connection "${req.connectionId}" has no upstream credentials; authorize it again.`,
     );
   }
-  // The operator's per-integration override is trusted as given (it may point at a local fake).
   const baseUrl = res.integration?.overrides?.baseUrl || res.provider?.baseUrl || "";
   if (baseUrl === "") {
     throw failedPrecondition("integration_has_no_base_url", "The integration has no upstream base URL.");
   }
+  await deps.addressPolicy.checkFetch(baseUrl, "base_url");
   const now = deps.clock.now();
   const expiresAt = Number(creds.expiresAtMs);
   const reuseUntil = now + deps.config.resolveCacheMs;

@@ -16,6 +16,7 @@ import {
   memoryLogger,
   openDatabase,
 } from "@junction/platform";
+import { OutboundAddressPolicy } from "@junction/platform/outbound-address-policy";
 import { loadProxyConfig } from "./config.ts";
 import { EXPIRY_MARGIN_MS } from "./resolve-upstream.ts";
 import { createProxyService } from "./service.ts";
@@ -50,7 +51,12 @@ beforeEach(async () => {
     createRouterTransport((r) => r.service(ConnectionService, connectionImpl), { router: { interceptors } }),
   );
   const config = loadProxyConfig({ JUNCTION_PROXY_RESOLVE_CACHE_MS: "4000" });
-  const impl = createProxyService({ connections, bus, clock, logger, config });
+  // The local upstream allowed as the connection service allows it; names resolve to a public address.
+  const addressPolicy = new OutboundAddressPolicy({
+    allowedHosts: ["127.0.0.1"],
+    lookup: async () => ["142.250.74.42"],
+  });
+  const impl = createProxyService({ connections, bus, clock, logger, config, addressPolicy });
   proxy = createClient(
     ProxyService,
     createRouterTransport((r) => r.service(ProxyService, impl), { router: { interceptors } }),

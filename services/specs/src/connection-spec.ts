@@ -38,13 +38,16 @@ export const connectionSpec: ServiceSpec<ConnectionServiceConfig, { store: Conne
     database: true,
     baseUrl: true,
   },
-  config: (env) => ({
-    oauth: loadOAuthSettings(env),
-    settings: loadConnectionSettings(env),
-    // The built-in providers, and those defined as data in {data dir}/providers/*.json: read with the
-    // settings, so a wrong definition stops the start before anything listens.
-    providers: ProviderCatalog.fromDataDir(loadCommonConfig(env).dataDir),
-  }),
+  config: (env) => {
+    const settings = loadConnectionSettings(env);
+    return {
+      oauth: loadOAuthSettings(env),
+      settings,
+      // The built-in providers, and those defined as data in {data dir}/providers/*.json: read with the
+      // settings, so a wrong definition stops the start before anything listens.
+      providers: ProviderCatalog.fromDataDir(loadCommonConfig(env).dataDir, settings.allowedPrivateHosts),
+    };
+  },
   async build(ctx, { oauth, settings, providers }) {
     // spec: Authentication 4: credentials the operator configured win over the sandbox upstream's.
     if (ctx.testCredentials) oauth.testCredentials = { ...ctx.testCredentials, ...oauth.testCredentials };
@@ -78,6 +81,7 @@ export const connectionSpec: ServiceSpec<ConnectionServiceConfig, { store: Conne
       scripts: ctx.optionalClient("scripts"),
       metrics: ctx.metrics,
       ...(ctx.tracing ? { tracing: ctx.tracing } : {}),
+      ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
     });
     return {
       routes: (r) => r.service(ConnectionService, impl),

@@ -11,6 +11,7 @@ import {
   type WebhookServiceDeps,
   type WebhookServiceStore,
 } from "@junction/webhook-service";
+import { loadAllowedPrivateHosts } from "@junction/platform/outbound-address-policy";
 import type { ServiceSpec } from "@junction/wiring";
 
 /** The webhook service's settings. */
@@ -18,6 +19,8 @@ export interface WebhookConfig {
   delivery: DeliveryConfig;
   intake: IntakeConfig;
   allowPrivateEndpoints: boolean;
+  /** JUNCTION_ALLOWED_PRIVATE_HOSTS: endpoints and what readers fetch (a push's JWKS) may reach these. */
+  allowedPrivateHosts: string[];
 }
 
 /**
@@ -46,6 +49,7 @@ export const webhookSpec: ServiceSpec<
     delivery: loadDeliveryConfig(env),
     intake: loadIntakeConfig(env),
     allowPrivateEndpoints: loadAllowPrivateEndpoints(env),
+    allowedPrivateHosts: loadAllowedPrivateHosts(env),
   }),
   async build(ctx, config, extras = {}) {
     const store = await openWebhookStore(ctx.common, ctx.db);
@@ -55,6 +59,8 @@ export const webhookSpec: ServiceSpec<
       clock: ctx.clock,
       logger: ctx.logger,
       allowPrivateEndpoints: config.allowPrivateEndpoints,
+      allowedPrivateHosts: config.allowedPrivateHosts,
+      ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
       environment: ctx.environment,
       bus: ctx.bus,
       connections: ctx.client("connection"),

@@ -1,4 +1,5 @@
 import { describe, expect, test } from "bun:test";
+import { AddressRefusedError } from "@junction/platform/address-refused-error";
 import {
   checkEndpointUrl,
   isLoopbackHost,
@@ -110,18 +111,21 @@ describe("checkEndpointUrl", () => {
     "https://2130706433/",
     "https://127.1/",
     "https://[0:0:0:0:0:ffff:127.0.0.1]/",
-  ])("refuses %s unless private endpoints are allowed", (url) => {
-    expect(checkEndpointUrl(url, strict)).toEqual({
-      ok: false,
-      reason: "points to a private, loopback or link-local address",
-    });
+  ])("refuses %s unless private endpoints are allowed (the address policy's refusal)", (url) => {
+    expect(() => checkEndpointUrl(url, strict)).toThrow(AddressRefusedError);
     expect(checkEndpointUrl(url, lenient)).toMatchObject({ ok: true });
+  });
+
+  test("an operator-allowed host is allowed without the local-development switch", () => {
+    const operator = { allowPrivate: false, allowedHosts: ["127.0.0.1"] };
+    expect(checkEndpointUrl("http://127.0.0.1:8080/hook", operator)).toMatchObject({ ok: true });
+    expect(() => checkEndpointUrl("http://127.0.0.2:8080/hook", operator)).toThrow(AddressRefusedError);
   });
 
   test("allows http only to loopback, and only when private endpoints are allowed", () => {
     for (const url of ["http://127.0.0.1:8080/hook", "http://localhost:3000/x", "http://[::1]:9/x"]) {
       expect(checkEndpointUrl(url, lenient)).toMatchObject({ ok: true });
-      expect(checkEndpointUrl(url, strict)).toMatchObject({ ok: false });
+      expect(() => checkEndpointUrl(url, strict)).toThrow(AddressRefusedError);
     }
     for (const url of ["http://10.0.0.5/hook", "http://example.com/hook"]) {
       expect(checkEndpointUrl(url, lenient)).toEqual({

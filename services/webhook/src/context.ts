@@ -3,6 +3,8 @@ import type { Bus } from "@junction/bus";
 import type { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
 import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { Clock, Encryptor, Logger, MetricsRegistry, Tracing } from "@junction/platform";
+import type { HostLookup } from "@junction/platform/address-policy";
+import type { PolicyFetch } from "@junction/platform/outbound-address-policy";
 import type { DeliveryConfig, IntakeConfig } from "./config.ts";
 import type { DeliveryTraces } from "./delivery/delivery-traces.ts";
 import type { IntakeLimits } from "./intake/intake-limits.ts";
@@ -27,6 +29,10 @@ export interface WebhookServiceDeps {
    * For local development and tests only; see address-policy.ts.
    */
   allowPrivateEndpoints: boolean;
+  /** Hosts the operator allows although private (JUNCTION_ALLOWED_PRIVATE_HOSTS): endpoints, and a push's JWKS. */
+  allowedPrivateHosts?: readonly string[];
+  /** DNS for the address policy of what receipt fetches (a JWKS); a test resolver in tests. */
+  lookup?: HostLookup;
   /**
    * The id of the environment the service works for (one for now). The composition root passes a
    * function that asks the connection service; the service remembers the answer.
@@ -81,4 +87,6 @@ export interface WebhookServiceContext extends WebhookServiceDeps {
   traces?: DeliveryTraces;
   /** Intake's rate limits and pending-work cap (see intake/intake-limits.ts). */
   limits: IntakeLimits;
+  /** What a provider's reader fetches (a JWKS): through the address policy, each redirect hop checked. */
+  readerFetch: PolicyFetch;
 }

@@ -7,6 +7,7 @@ import { deliverRound } from "./delivery/deliver-round.ts";
 import { DeliveryScheduler } from "./delivery/delivery-scheduler.ts";
 import { DeliveryTraces } from "./delivery/delivery-traces.ts";
 import { startDeliveryWorker } from "./delivery/delivery-worker.ts";
+import { OutboundAddressPolicy } from "@junction/platform/outbound-address-policy";
 import { createHttpSender } from "./delivery/http-sender.ts";
 import { SigningKeys } from "./delivery/signing-keys.ts";
 import { startInboundWorker } from "./inbound/inbound-worker.ts";
@@ -49,7 +50,12 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
     return environmentId;
   };
   const keys = new SigningKeys(deps.encryptor);
-  const send = deps.send ?? createHttpSender({ allowPrivate: deps.allowPrivateEndpoints, now: () => deps.clock.now() });
+  const allowedHosts = deps.allowedPrivateHosts ?? [];
+  const send =
+    deps.send ??
+    createHttpSender({ allowPrivate: deps.allowPrivateEndpoints, allowedHosts, now: () => deps.clock.now() });
+  // The local-development switch is for endpoints only: what a reader fetches passes the operator's hosts alone.
+  const readerPolicy = new OutboundAddressPolicy({ allowedHosts, ...(deps.lookup ? { lookup: deps.lookup } : {}) });
   let ctx: WebhookServiceContext;
   const traces = deps.tracing ? new DeliveryTraces(deps.tracing) : undefined;
   const scheduler = new DeliveryScheduler({
@@ -78,6 +84,7 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
     lookups,
     counts,
     limits,
+    readerFetch: readerPolicy.guard((input, init) => fetch(input, init), "provider_settings", { httpsOnly: true }),
     ...(traces ? { traces } : {}),
   };
   const service = createWebhookService(ctx);

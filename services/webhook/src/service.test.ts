@@ -75,6 +75,7 @@ function setup(options: { allowPrivateEndpoints?: boolean; store?: (db: Database
     lookups: batchedLookups(createClient(ConnectionService, none), createClient(ChannelService, none)),
     counts: webhookMetrics(undefined, store, () => clock.now()),
     limits: new IntakeLimits(DEFAULT_INTAKE_CONFIG, store, logger, () => clock.now()),
+    readerFetch: (input, init) => fetch(input, init),
   });
   const transport = createRouterTransport((router) => router.service(WebhookService, impl), {
     router: { interceptors: [errorBoundary(logger)] },
@@ -209,8 +210,9 @@ describe("WebhookService endpoints", () => {
     const { client, store } = setup();
     const { error, header } = await failure(client.updateSettings({ endpointUrls: ["https://ok.example.com/", url] }));
     expect(error.status).toBe(Code.InvalidArgument);
-    expect(error.code).toBe("invalid_endpoint_url");
-    expect(header).toBe("invalid_endpoint_url");
+    // The outbound address policy's one refusal code, wherever a URL enters.
+    expect(error.code).toBe("private_address_not_allowed");
+    expect(header).toBe("private_address_not_allowed");
     expect(error.errors).toHaveLength(1);
     expect(error.errors[0]?.path).toBe("endpoint_urls[1]");
     expect(error.errors[0]?.message).toContain(`"${url}"`);
@@ -259,7 +261,8 @@ describe("WebhookService endpoints", () => {
     for (const url of ["http://hooks.example.com/in", "https://10.0.0.5/hook", "ftp://x.example.com/", "nope"]) {
       const { error } = await failure(strict.checkEndpointUrl({ url, field: "webhook_url_override" }));
       expect(error.status).toBe(Code.InvalidArgument);
-      expect(error.code).toBe("invalid_webhook_url");
+      // A private host is the address policy's refusal (its one code); the others are the endpoint rules'.
+      expect(error.code).toBe(url.includes("10.0.0.5") ? "private_address_not_allowed" : "invalid_webhook_url");
       expect(error.errors[0]?.path).toBe("webhook_url_override");
     }
     const relaxed = setup({ allowPrivateEndpoints: true }).client;

@@ -89,7 +89,8 @@ function formHtml(ctx: RouteContext, token: string, provider: Provider): string 
   const inputs = formFields(provider)
     .map((f) => {
       const id = `field-${escapeHtml(f.key)}`;
-      const where = f.docsUrl
+      // https only (definitions are checked so when saved; a link shown to an end user never runs script).
+      const where = f.docsUrl.startsWith("https://")
         ? ` <a class="docs" href="${escapeHtml(f.docsUrl)}" target="_blank" rel="noopener">Where to find it</a>`
         : "";
       const type = f.secret ? "password" : "text";

@@ -52,6 +52,17 @@ export const templateUrlSchema = z.string().refine(
   { message: "must be an http(s) URL; placeholders are written {name}" },
 );
 
+/** A link shown to end users and operators (a provider's documentation): https only, never javascript: or data:. */
+const httpsLinkSchema = z
+  .string()
+  .url()
+  .refine((value) => value.startsWith("https://"), { message: "must be an https:// URL" });
+
+/** A header name or value as sent: no CR, LF or NUL (they would end the header, and every call would fail). */
+const headerTextSchema = z.string().refine((value) => !/[\r\n\0]/.test(value), {
+  message: "must not contain CR, LF or NUL",
+});
+
 /** A dotted path into a JSON object ("authed_user.access_token"); "" is the object itself. */
 const jsonPathSchema = z.string().regex(/^$|^[A-Za-z0-9_$-]+(\.[A-Za-z0-9_$-]+)*$/, {
   message: "must be a dotted path of keys (letters, digits, _ - $), e.g. authed_user.access_token",
@@ -96,7 +107,7 @@ const connectFieldSchema = z.strictObject({
   key: z.string().min(1),
   label: z.string().min(1),
   /** Where the user finds the value (a documentation or settings URL). */
-  docsUrl: z.string().url().optional(),
+  docsUrl: httpsLinkSchema.optional(),
   /** Shown masked and stored encrypted with the credentials. */
   secret: z.boolean().default(false),
 });
@@ -111,15 +122,15 @@ const identitySchema = z.strictObject({
   /** Where the account's id is in the answer ("id", "authed_user.id", "0.id"). */
   idPath: jsonPathSchema,
   /** The provider's documentation of the request. */
-  docsUrl: z.string().url(),
+  docsUrl: httpsLinkSchema,
 });
 
 /** Where a credential goes on proxied calls (an API key, or an OAuth access token where the upstream says so). */
 const apiKeySchema = z.strictObject({
   in: z.enum(["header", "query"]).default("header"),
-  name: z.string().min(1).default("authorization"),
+  name: headerTextSchema.pipe(z.string().min(1)).default("authorization"),
   /** Put before the key ("Bearer ", "Token "); "" for none. */
-  prefix: z.string().default(""),
+  prefix: headerTextSchema.default(""),
 });
 
 export const providerDefinitionSchema = z
@@ -129,7 +140,7 @@ export const providerDefinitionSchema = z
     displayName: z.string().min(1),
     authMode: z.enum(AUTH_MODES, { message: `must be one of ${AUTH_MODES.join(", ")}` }),
     /** The provider's documentation of its API and authorization. */
-    docsUrl: z.string().url().default(""),
+    docsUrl: httpsLinkSchema.default(""),
     baseUrl: templateUrlSchema,
     /** OAUTH2: where the user consents. "" for the other modes. */
     authorizationUrl: templateUrlSchema.or(z.literal("")).default(""),
@@ -163,7 +174,10 @@ export const providerDefinitionSchema = z
      * replaces one with `Nango-Proxy-<name>`.
      */
     proxyHeaders: z
-      .record(z.string().regex(/^[A-Za-z0-9-]{1,64}$/, { message: "must be a header name" }), z.string().max(1024))
+      .record(
+        z.string().regex(/^[A-Za-z0-9-]{1,64}$/, { message: "must be a header name" }),
+        headerTextSchema.pipe(z.string().max(1024)),
+      )
       .default({}),
     /** OAUTH2, OAUTH2_CC: where the access token goes, when not `Authorization: Bearer` (Shopify's X-Shopify-Access-Token). */
     accessToken: apiKeySchema.optional(),

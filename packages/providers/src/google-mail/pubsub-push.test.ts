@@ -236,7 +236,7 @@ describe("authenticating a push (https://cloud.google.com/pubsub/docs/authentica
     expect(refusal(rotated)).toEqual({ status: 403, code: "pubsub_token_invalid" });
   });
 
-  test("keys that cannot be fetched refuse the push with 503 pubsub_keys_unavailable, and are fetched again next time", async () => {
+  test("keys that cannot be fetched refuse the push with 503 pubsub_keys_unavailable, and are fetched again after a backoff", async () => {
     const reader = pubsubPushReader();
     const bearer = `Bearer ${await token()}`;
     const broken = { ...SECURED, pubsub_jwks_url: `http://127.0.0.1:${jwks.port}/certs` };
@@ -254,6 +254,8 @@ describe("authenticating a push (https://cloud.google.com/pubsub/docs/authentica
     };
     expect(refusal(await reader(notification, context()))).toEqual({ status: 503, code: "pubsub_keys_unavailable" });
     fail = false;
-    expect((await reader(notification, context())).kind).toBe("notifications");
+    // Within the backoff (5 s on the injected clock) the failure is answered without fetching again.
+    expect(refusal(await reader(notification, context()))).toEqual({ status: 503, code: "pubsub_keys_unavailable" });
+    expect((await reader(notification, { ...context(), now: NOW + 5_000 })).kind).toBe("notifications");
   });
 });

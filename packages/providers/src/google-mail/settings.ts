@@ -37,6 +37,7 @@ export const GMAIL_SETTINGS: readonly IntegrationSetting[] = [
     description: "Where the keys that sign push tokens are published. Google's, unless testing against a fake.",
     defaultValue: DEFAULT_JWKS_URL,
     docsUrl: PUSH_AUTH_DOCS,
+    isUrl: true,
   },
   {
     key: SETTING.topic,

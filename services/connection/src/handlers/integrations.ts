@@ -7,7 +7,7 @@ import type { ConnectionService, UpstreamOverrides } from "@junction/contracts/c
 import type { ConnectionServiceContext } from "../context.ts";
 import { resealMovedCredentials } from "../credentials.ts";
 import { errors } from "../errors.ts";
-import type { PrivateHostPolicy } from "../outbound/private-hosts.ts";
+import type { OutboundAddressPolicy } from "@junction/platform/outbound-address-policy";
 import { secretContexts } from "../secret-contexts.ts";
 import { toIntegration, toProvider } from "../mappers.ts";
 import { checkOAuthUrls } from "../oauth/url-placeholders.ts";
@@ -18,7 +18,14 @@ export function checkUniqueKey(key: string, path = "unique_key"): void {
   if (!INTEGRATION_KEY_PATTERN.test(key)) throw errors.invalidField(path, INTEGRATION_KEY_RULE);
 }
 
-function checkOverrides(o: UpstreamOverrides | undefined, policy: PrivateHostPolicy): UpstreamOverridesRecord {
+/** The REST names of an integration's URL overrides, for the field an error names. */
+const OVERRIDE_FIELDS = {
+  baseUrl: "upstream_overrides.base_url",
+  authorizationUrl: "upstream_overrides.authorization_url",
+  tokenUrl: "upstream_overrides.token_url",
+} as const;
+
+function checkOverrides(o: UpstreamOverrides | undefined, policy: OutboundAddressPolicy): UpstreamOverridesRecord {
   const out: UpstreamOverridesRecord = {};
   if (!o) return out;
   for (const [field, value] of [
@@ -27,16 +34,10 @@ function checkOverrides(o: UpstreamOverrides | undefined, policy: PrivateHostPol
     ["tokenUrl", o.tokenUrl],
   ] as const) {
     if (!value) continue;
-    let url: URL;
-    try {
-      url = new URL(value);
-    } catch {
+    // Scheme and literal host by the address policy; DNS when fetched.
+    if (!policy.checkSaved(value, OVERRIDE_FIELDS[field])) {
       throw errors.invalidField(`overrides.${field}`, "must be an absolute http(s) URL");
     }
-    if (url.protocol !== "https:" && url.protocol !== "http:") {
-      throw errors.invalidField(`overrides.${field}`, "must be an absolute http(s) URL");
-    }
-    policy.checkOverride(field, value);
     out[field] = value.replace(/\/+$/, "");
   }
   return out;
@@ -50,9 +51,15 @@ function checkProviderSettings(
   adapter: ProviderAdapter | undefined,
   settings: Readonly<Record<string, string>>,
   managedChannels: boolean,
+  policy: OutboundAddressPolicy,
 ): void {
   const [problem] = integrationSettingsProblems(adapter, { settings, managedChannels });
   if (problem) throw invalidArgument(problem.code, `${problem.path} ${problem.message}.`, [problem]);
+  // A setting Junction fetches (a JWKS URL): https, or http to a host the operator allowed.
+  for (const setting of adapter?.integrationSettings ?? []) {
+    const value = settings[setting.key];
+    if (setting.isUrl && value) policy.checkSaved(value, `provider_settings.${setting.key}`, { httpsOnly: true });
+  }
   for (const [key, value] of Object.entries(settings)) {
     if (value.length > MAX_SETTING_VALUE_CHARS) {
       throw errors.invalidField(`provider_settings.${key}`, `must be at most ${MAX_SETTING_VALUE_CHARS} characters`);
@@ -91,7 +98,7 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
           ? ctx.encryptor.encrypt(req.clientSecret, secretContexts.integrationClientSecret(env.id, req.uniqueKey))
           : null,
         scopes: req.scopes.length > 0 ? [...new Set(req.scopes)] : template.defaultScopes,
-        overrides: checkOverrides(req.overrides, ctx.privateHosts),
+        overrides: checkOverrides(req.overrides, ctx.addressPolicy),
         forwardWebhooks: true,
         useTestCredentials: false,
         providerSettings: nonEmpty(req.providerSettings),
@@ -100,7 +107,7 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
         createdAt: now,
         updatedAt: now,
       };
-      checkProviderSettings(template, req.providerSettings, req.managedChannels);
+      checkProviderSettings(template, req.providerSettings, req.managedChannels, ctx.addressPolicy);
       checkOAuthUrls(template, rec.overrides, req.providerSettings);
       try {
         await ctx.store.insertIntegration(rec);
@@ -143,13 +150,18 @@ export function integrationHandlers(ctx: ConnectionServiceContext): Partial<Serv
         next.clientSecretEnc = ctx.encryptor.reseal(next.clientSecretEnc, from, secretContext);
       }
       if (req.replaceScopes) next.scopes = [...new Set(req.scopes)];
-      if (req.overrides) next.overrides = checkOverrides(req.overrides, ctx.privateHosts);
+      if (req.overrides) next.overrides = checkOverrides(req.overrides, ctx.addressPolicy);
       if (req.forwardWebhooks !== undefined) next.forwardWebhooks = req.forwardWebhooks;
       if (req.providerSettings) next.providerSettings = nonEmpty(req.providerSettings.values);
       if (req.managedChannels !== undefined) next.managedChannels = req.managedChannels;
       if (req.strictChannels !== undefined) next.strictChannels = req.strictChannels;
       const adapter = ctx.providers.get(next.provider);
-      checkProviderSettings(adapter, req.providerSettings?.values ?? {}, req.managedChannels ?? false);
+      checkProviderSettings(
+        adapter,
+        req.providerSettings?.values ?? {},
+        req.managedChannels ?? false,
+        ctx.addressPolicy,
+      );
       if (adapter) checkOAuthUrls(adapter, next.overrides, next.providerSettings ?? {});
       try {
         const found = await ctx.store.replaceIntegration(env.id, current.uniqueKey, next, (moved) =>

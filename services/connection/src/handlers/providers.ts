@@ -1,11 +1,16 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
-import { ProviderDefinitionError } from "@junction/providers";
+import { alreadyExists } from "@junction/platform";
+import { ProviderDefinitionError, providerAdapter } from "@junction/providers";
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { toProvider } from "../mappers.ts";
+import { checkDefinitionAddresses } from "../providers/definition-addresses.ts";
 
-/** The provider catalogue: listed, and added to or overridden with definitions sent as data (POST /providers). */
+/**
+ * The provider catalogue: listed, and added to with definitions sent as data (POST /providers): new names
+ * only (a built-in's data is the operator's to change, in the data dir), every URL through the address policy.
+ */
 export function providerHandlers(ctx: ConnectionServiceContext): Partial<ServiceImpl<typeof ConnectionService>> {
   return {
     async listProviders() {
@@ -26,6 +31,15 @@ export function providerHandlers(ctx: ConnectionServiceContext): Partial<Service
           { path: "(definition)", message: "must be a JSON object in the provider definition schema" },
         ]);
       }
+      const name = (input as { name?: unknown }).name;
+      // Redefining a built-in over the API would send its connections' tokens wherever the new data says.
+      if (typeof name === "string" && providerAdapter(name) !== undefined) {
+        throw alreadyExists(
+          "provider_is_built_in",
+          `"${name}" is a built-in provider and cannot be redefined over the API; define it under a new name. Nothing was saved.`,
+        );
+      }
+      checkDefinitionAddresses(input as Record<string, unknown>, ctx.addressPolicy);
       let adapter: ReturnType<typeof ctx.providers.adapterOf>;
       try {
         adapter = ctx.providers.adapterOf(input);

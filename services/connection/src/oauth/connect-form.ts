@@ -11,6 +11,7 @@ import { endUserOf } from "./authorization-callback.ts";
 import { SCOPE_SEPARATORS } from "@junction/providers";
 import { resolveConnectSession, sessionConfigFor, sessionTarget } from "./connect-sessions.ts";
 import { connectionBaseUrl, resolveOAuthClient } from "./oauth-client.ts";
+import { checkConnectionHosts } from "../outbound/connection-hosts.ts";
 import { describeTokenFailure, requestToken } from "./token-client.ts";
 
 const CREDENTIAL_KEYS = new Set(["apiKey", "username", "password"]);
@@ -46,6 +47,8 @@ export async function submitConnectForm(
   }
   // A base URL the connection cannot fill is refused now, not at the first proxied call.
   connectionBaseUrl(integ, template, integ.overrides.baseUrl || template.baseUrl, connectionConfig);
+  // ...and one the address policy refuses, before any credential is requested with it.
+  checkConnectionHosts(ctx, integ, template, connectionConfig);
 
   let credentials: StoredCredentials;
   if (template.authMode === "OAUTH2_CC") {

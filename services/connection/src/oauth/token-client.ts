@@ -1,4 +1,5 @@
 import type { ProviderDefinition } from "@junction/providers";
+import { AddressRefusedError } from "@junction/platform/address-refused-error";
 import type { HttpFetch } from "../context.ts";
 import { parseTokenBody, readTokenSet, type TokenSet } from "./token-answer.ts";
 
@@ -125,6 +126,8 @@ function formEncode(value: string): string {
 }
 
 function describeNetworkError(err: unknown): string {
+  // The operator's own configuration was refused: the policy's words say which host and why.
+  if (err instanceof AddressRefusedError) return err.message;
   const code = (err as { code?: unknown }).code;
   return typeof code === "string" ? code : (err as Error).message.slice(0, 200);
 }

@@ -66,6 +66,19 @@ describe("ProviderCatalog: providers defined over the API", () => {
     expect(JSON.stringify(logged)).toContain("broken");
   });
 
+  test("a definition stored under a built-in's name (before such names were refused) is not loaded", async () => {
+    const catalog = new ProviderCatalog();
+    const logged: unknown[] = [];
+    const logger = { error: (...a: unknown[]) => logged.push(a) } as never;
+    const hijack = { ...definition("salesforce", "Hijacked"), baseUrl: "https://collector.example.test" };
+    await catalog.reload(
+      memoryStore([{ name: "salesforce", definition: JSON.stringify(hijack), updatedAt: 1 }]),
+      logger,
+    );
+    expect(catalog.get("salesforce")?.displayName).not.toBe("Hijacked");
+    expect(JSON.stringify(logged)).toContain("redefines a built-in");
+  });
+
   test("a provider defined while a reload reads an older list is kept", async () => {
     const catalog = new ProviderCatalog([builtin]);
     const store = memoryStore([]);

@@ -1,6 +1,7 @@
 import { join } from "node:path";
 import type { Logger } from "@junction/platform";
-import { adapterFromDefinition, type ProviderAdapter, providerAdapters } from "@junction/providers";
+import { OutboundAddressPolicy } from "@junction/platform/outbound-address-policy";
+import { adapterFromDefinition, type ProviderAdapter, providerAdapter, providerAdapters } from "@junction/providers";
 import type { ProviderDefinitionStore } from "../store/provider-definitions.ts";
 import { loadDefinitionFiles } from "./definition-files.ts";
 
@@ -20,10 +21,14 @@ export class ProviderCatalog {
     this.base = new Map([...templates, ...defined].map((t) => [t.name, t]));
   }
 
-  /** The built-in adapters with the definitions in `{dataDir}/providers/*.json` over them. */
-  static fromDataDir(dataDir: string): ProviderCatalog {
+  /**
+   * The built-in adapters with the definitions in `{dataDir}/providers/*.json` over them, their URLs
+   * checked by the address policy with the operator's allowed hosts.
+   */
+  static fromDataDir(dataDir: string, allowedPrivateHosts: readonly string[] = []): ProviderCatalog {
     const builtins = providerAdapters();
-    return new ProviderCatalog(builtins, loadDefinitionFiles(join(dataDir, "providers"), builtins));
+    const policy = new OutboundAddressPolicy({ allowedHosts: allowedPrivateHosts });
+    return new ProviderCatalog(builtins, loadDefinitionFiles(join(dataDir, "providers"), builtins, policy));
   }
 
   get(name: string): ProviderAdapter | undefined {
@@ -65,6 +70,11 @@ export class ProviderCatalog {
     }
     // What follows is synchronous: nothing is defined between here and the swap.
     for (const record of records) {
+      // Stored before built-in names were refused: the built-in serves again (its connections' tokens stay with it).
+      if (providerAdapter(record.name) !== undefined) {
+        logger?.error("stored provider definition skipped: it redefines a built-in", { provider: record.name });
+        continue;
+      }
       try {
         next.set(record.name, this.adapterOf(JSON.parse(record.definition)));
       } catch (err) {

@@ -3,7 +3,9 @@ import http from "node:http";
 import https from "node:https";
 import { isIP } from "node:net";
 import { parseRetryAfter } from "@junction/platform/retry";
-import { checkEndpointUrl, isPrivateOrLoopbackHost } from "../address-policy.ts";
+import { AddressRefusedError } from "@junction/platform/address-refused-error";
+import type { OutboundAddressPolicy } from "@junction/platform/outbound-address-policy";
+import { checkEndpointUrl, type EndpointUrlCheck, endpointPolicy, isPrivateOrLoopbackHost } from "../address-policy.ts";
 
 export { parseRetryAfter };
 
@@ -34,6 +36,8 @@ export type Resolver = (hostname: string) => Promise<LookupAddress[]>;
 export interface HttpSenderOptions {
   /** Private and loopback addresses allowed (local development, tests). */
   allowPrivate: boolean;
+  /** Hosts the operator allows although private (JUNCTION_ALLOWED_PRIVATE_HOSTS). */
+  allowedHosts?: readonly string[];
   resolve?: Resolver;
   /** The current time in Unix ms, for Retry-After given as an HTTP date. */
   now?: () => number;
@@ -67,10 +71,11 @@ export function createHttpSender(options: HttpSenderOptions): (request: SendRequ
   // Endpoints are few and every message goes to them: each URL is checked and parsed once. The
   // check depends only on the URL and on `allowPrivate`, fixed for this sender.
   const targets = new Map<string, Target>();
+  const policy = endpointPolicy(options);
   const targetOf = (raw: string): Target => {
     let target = targets.get(raw);
     if (!target) {
-      const check = checkEndpointUrl(raw, { allowPrivate: options.allowPrivate });
+      const check = checkedEndpoint(raw, policy);
       if (!check.ok) target = { refused: `refused: the endpoint URL ${check.reason}` };
       else {
         const url = new URL(check.url);
@@ -90,7 +95,7 @@ export function createHttpSender(options: HttpSenderOptions): (request: SendRequ
     try {
       const response = target.literal
         ? await viaFetch(target.href, request)
-        : await viaNode(target.url, request, agents, resolve, options.allowPrivate);
+        : await viaNode(target.url, request, agents, resolve, policy.allows(target.url.hostname));
       const latencyMs = elapsed();
       const ok = response.status >= 200 && response.status < 300;
       const retryAfterMs = response.status === 429 ? parseRetryAfter(response.retryAfter, now()) : null;
@@ -182,7 +187,7 @@ function viaNode(
       (addresses) => {
         const refused = allowPrivate ? undefined : addresses.find((a) => isPrivateOrLoopbackHost(a.address));
         const first = addresses[0];
-        if (refused) callback(new AddressRefused(hostname, refused.address), "");
+        if (refused) callback(resolvedToPrivate(hostname, refused.address), "");
         else if (!first) callback(Object.assign(new Error(`${hostname} did not resolve`), { code: "ENOTFOUND" }), "");
         else if (opts.all) callback(null, addresses);
         else callback(null, first.address, first.family);
@@ -229,18 +234,33 @@ function viaNode(
 }
 
 /** A DNS name resolved to an address the policy refuses. */
-class AddressRefused extends Error {
-  constructor(hostname: string, address: string) {
-    super(`refused: ${hostname} resolves to ${address}, a private, loopback or link-local address`);
-    this.name = "AddressRefused";
+
+/** The endpoint check at send time, its policy refusal as a reason for the delivery log. */
+function checkedEndpoint(raw: string, policy: OutboundAddressPolicy): EndpointUrlCheck {
+  try {
+    return checkEndpointUrl(raw, policy);
+  } catch (err) {
+    if (err instanceof AddressRefusedError)
+      return { ok: false, reason: "points to a private, loopback or link-local address" };
+    throw err;
   }
+}
+
+/** The address policy's refusal of an address a name resolved to, at connect time. */
+function resolvedToPrivate(hostname: string, address: string): AddressRefusedError {
+  return new AddressRefusedError({
+    field: "endpoint_url",
+    host: hostname,
+    reason: `resolves to ${address}, a private, loopback or link-local address`,
+    when: "fetched",
+  });
 }
 
 /** A short, stable description of a transport failure, for the delivery log. */
 function describe(err: unknown, timeoutMs: number): string {
   const e = err as { name?: string; code?: string; message?: string; cause?: unknown };
-  if (err instanceof AddressRefused) return err.message;
-  if (e?.cause instanceof AddressRefused) return e.cause.message;
+  const refused = err instanceof AddressRefusedError ? err : e?.cause instanceof AddressRefusedError ? e.cause : null;
+  if (refused) return `refused: ${refused.refusal.host} ${refused.refusal.reason}`;
   const cause = e?.cause as { name?: string; code?: string } | undefined;
   if (e?.name === "TimeoutError" || cause?.name === "TimeoutError" || e?.name === "AbortError") {
     return `timed out after ${timeoutMs} ms`;

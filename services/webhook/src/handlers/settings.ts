@@ -1,6 +1,6 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
-import { checkEndpointUrl } from "../address-policy.ts";
+import { checkEndpointUrl, type EndpointPolicyOptions } from "../address-policy.ts";
 import type { WebhookServiceContext } from "../context.ts";
 import { acceptEndpointUrls, replaceEndpoints } from "../endpoints.ts";
 import { errors } from "../errors.ts";
@@ -20,7 +20,7 @@ export function settingsHandlers(ctx: WebhookServiceContext): Partial<ServiceImp
     },
 
     async updateSettings(req) {
-      const urls = acceptEndpointUrls(req.endpointUrls, { allowPrivate: ctx.allowPrivateEndpoints });
+      const urls = acceptEndpointUrls(req.endpointUrls, endpointOptions(ctx));
       const environmentId = await ctx.environment();
       let reveal = false;
       const record = await changeSettings(ctx.store, ctx.encryptor, ctx.clock, environmentId, (current, now) => {
@@ -38,7 +38,7 @@ export function settingsHandlers(ctx: WebhookServiceContext): Partial<ServiceImp
 
     // A connection's webhook URL override: the endpoints' rules (https; private addresses only when allowed).
     async checkEndpointUrl(req) {
-      const check = checkEndpointUrl(req.url, { allowPrivate: ctx.allowPrivateEndpoints });
+      const check = checkEndpointUrl(req.url, endpointOptions(ctx), req.field || "url");
       if (!check.ok) throw errors.invalidWebhookUrl(req.field || "url", check.reason);
       return { url: check.url };
     },
@@ -66,4 +66,9 @@ export function settingsHandlers(ctx: WebhookServiceContext): Partial<ServiceImp
       return { signingSecret: plaintext, settings: toSettings(record, record.updatedAt) };
     },
   };
+}
+
+/** The endpoints' policy options of this service: the local-development switch and the operator's hosts. */
+function endpointOptions(ctx: WebhookServiceContext): EndpointPolicyOptions {
+  return { allowPrivate: ctx.allowPrivateEndpoints, allowedHosts: ctx.allowedPrivateHosts ?? [] };
 }

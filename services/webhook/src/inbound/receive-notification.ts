@@ -73,7 +73,7 @@ export async function receiveNotification(
   // The reader sees the credential headers (a push's signed bearer token); nothing past it does.
   const reading = found.read(
     { headers: req.headers, body: req.body, query: req.query, contentType: req.contentType },
-    { settings: found.settings, now, fetch: globalThis.fetch },
+    { settings: found.settings, now, fetch: ctx.readerFetch },
   );
   // Most readers answer at once: no await (and no microtask) for them.
   const settled = reading instanceof Promise ? await reading : reading;

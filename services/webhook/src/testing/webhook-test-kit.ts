@@ -103,6 +103,8 @@ export async function startWebhookKit(
   const webhook = await wiring.build(webhookSpec, {
     config: {
       allowPrivateEndpoints: true,
+      // The fake upstreams (a push's JWKS among them) listen on 127.0.0.1.
+      allowedPrivateHosts: ["127.0.0.1"],
       delivery: { ...config.delivery, ...options.delivery },
       intake: config.intake,
     },

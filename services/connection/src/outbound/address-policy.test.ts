@@ -2,7 +2,8 @@ import { describe, expect, test } from "bun:test";
 import { AuthorizationOutcome } from "@junction/contracts/connection/v1/connection_service_pb";
 import { fromConnectError } from "@junction/platform";
 import { CLIENT, useOAuthHarness } from "../oauth/oauth-test-kit.ts";
-import { AddressRefusedError, PrivateHostPolicy } from "./private-hosts.ts";
+import { AddressRefusedError } from "@junction/platform/address-refused-error";
+import { OutboundAddressPolicy } from "@junction/platform/outbound-address-policy";
 
 describe("integration URLs and private addresses (issue 25, finding 8)", () => {
   const harness = useOAuthHarness();
@@ -56,13 +57,12 @@ describe("integration URLs and private addresses (issue 25, finding 8)", () => {
       looked.push(host);
       return host === "internal.example.test" ? ["10.0.0.5"] : ["93.184.216.34"];
     };
-    const policy = new PrivateHostPolicy(["Sandbox.Local."], lookup);
-    await expect(policy.checkRequest("https://internal.example.test/token")).rejects.toBeInstanceOf(
-      AddressRefusedError,
-    );
-    await policy.checkRequest("https://oauth2.example.test/token");
-    await policy.checkRequest("http://sandbox.local:4000/token");
+    const policy = new OutboundAddressPolicy({ allowedHosts: ["Sandbox.Local."], lookup });
+    const checkRequest = (url: string) => policy.checkFetch(url, "token_url");
+    await expect(checkRequest("https://internal.example.test/token")).rejects.toBeInstanceOf(AddressRefusedError);
+    await checkRequest("https://oauth2.example.test/token");
+    await checkRequest("http://sandbox.local:4000/token");
     expect(looked).toEqual(["internal.example.test", "oauth2.example.test"]);
-    await expect(policy.checkRequest("http://[fec0::1]/")).rejects.toBeInstanceOf(AddressRefusedError);
+    await expect(checkRequest("http://[fec0::1]/")).rejects.toBeInstanceOf(AddressRefusedError);
   });
 });
