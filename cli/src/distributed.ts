@@ -8,6 +8,7 @@ import {
   createLogger,
   encryptorFromConfig,
   errorBoundary,
+  jsonDepthGuard,
   loadCommonConfig,
   loadPort,
   type Logger,
@@ -150,6 +151,7 @@ export async function serveService(
     interceptors: [
       ...(tracing ? [tracing.connectServerInterceptor()] : []),
       errorBoundary(log.child({ component: name }), metrics),
+      jsonDepthGuard(),
     ],
   });
   await service.start?.();

@@ -7,6 +7,7 @@ import http2 from "node:http2";
 import type { AddressInfo } from "node:net";
 import type { ConnectRouter, Interceptor, Transport } from "@connectrpc/connect";
 import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-node";
+import { RPC_BINARY_OPTIONS } from "./json-depth.ts";
 
 /** A running h2c server for one service process. */
 export interface ServiceServer {
@@ -20,7 +21,11 @@ export async function serveH2c(
   routes: (router: ConnectRouter) => void,
   options: { port: number; host?: string; interceptors?: Interceptor[] },
 ): Promise<ServiceServer> {
-  const handler = connectNodeAdapter({ routes, interceptors: options.interceptors ?? [] });
+  const handler = connectNodeAdapter({
+    routes,
+    interceptors: options.interceptors ?? [],
+    binaryOptions: RPC_BINARY_OPTIONS,
+  });
   const server = http2.createServer(handler);
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
@@ -42,5 +47,11 @@ export async function serveH2c(
 
 /** A Connect client transport to a service process over h2c. */
 export function h2cTransport(baseUrl: string, interceptors: Interceptor[] = []): Transport {
-  return createConnectTransport({ baseUrl, httpVersion: "2", useBinaryFormat: true, interceptors });
+  return createConnectTransport({
+    baseUrl,
+    httpVersion: "2",
+    useBinaryFormat: true,
+    interceptors,
+    binaryOptions: RPC_BINARY_OPTIONS,
+  });
 }

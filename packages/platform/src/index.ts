@@ -9,6 +9,7 @@ export * from "./sqlite.ts";
 export * from "./common-config.ts";
 export * from "./batcher.ts";
 export * from "./read-limited.ts";
+export * from "./json-depth.ts";
 export * from "./retry.ts";
 export * from "./expiring-cache.ts";
 export * from "./issue-message.ts";
