@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { MeteredBus, TracedBus } from "@junction/bus";
 import { NatsBus } from "@junction/bus/nats-bus";
-import { createGateway, serveGateway } from "@junction/gateway";
+import { createGateway, type RunningGateway, serveGateway } from "@junction/gateway";
 import {
   type CommonConfig,
   ConfigError,
@@ -96,9 +96,11 @@ export async function serveService(
     const baseUrl = requireBaseUrl(common);
     // The scripts service is the gateway's only optional peer: a topology without it is ready without it.
     const peers = SERVICE_KEYS.filter((other) => other !== "scripts" || Boolean(env[urlVariable(other)]));
+    let served: RunningGateway | undefined;
     const gateway = createGateway({
       clients,
       baseUrl,
+      addressOf: (req) => served?.addressOf(req),
       logger: log.child({ component: name }),
       proxySettings: loadProxySettings(env),
       metrics,
@@ -110,6 +112,7 @@ export async function serveService(
     const generated = await bootstrapSecretKey(clients.connection, settings.secretKey, { waitMs: 60_000 });
     if (generated) printGeneratedKey(generated);
     const server = serveGateway(gateway, { port, hostname: settings.host });
+    served = server;
     return {
       name,
       url: server.url,

@@ -119,6 +119,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     proxySettings: loadProxySettings(env),
     metrics,
     metricsToken,
+    addressOf: server.addressOf,
     ...(tracing ? { tracing } : {}),
     readiness: [
       mongo ?? sqliteCheck("store", db),

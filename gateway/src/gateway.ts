@@ -53,6 +53,8 @@ export interface GatewayDeps {
   readiness?: readonly ReadinessCheck[];
   /** The process's tracing (OTEL_EXPORTER_OTLP_ENDPOINT): a server span per request, continuing its `traceparent`. */
   tracing?: Tracing;
+  /** A request's client address, as the server serving the gateway sees it (RunningGateway.addressOf). */
+  addressOf?: (req: Request) => string | undefined;
 }
 
 export interface Gateway {
@@ -104,7 +106,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...deliveryRoutes(),
     ...scriptRoutes(),
     ...channelRoutes(),
-    ...dashboardRoutes({ router: () => router, now }),
+    ...dashboardRoutes({ router: () => router, now, addressOf: (req) => deps.addressOf?.(req) }),
     ...openApiRoutes({ routes: () => router.list(), baseUrl: deps.baseUrl }),
     ...observeRoutes({ metrics, metricsToken: deps.metricsToken, readiness: deps.readiness ?? [] }),
     ...rpcRoutes(authenticator),

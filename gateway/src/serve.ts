@@ -3,6 +3,8 @@ import type { Gateway } from "./gateway.ts";
 export interface RunningGateway {
   port: number;
   url: string;
+  /** The client address of a request this server is serving (its TCP peer). */
+  addressOf(req: Request): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -25,6 +27,7 @@ export function serveGateway(gateway: Gateway, options: { port: number; hostname
   return {
     port,
     url: `http://127.0.0.1:${port}`,
+    addressOf: (req) => server.requestIP(req)?.address,
     stop: async () => {
       await server.stop(true);
     },

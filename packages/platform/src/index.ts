@@ -17,3 +17,4 @@ export * from "./metrics.ts";
 export * from "./metrics-endpoint.ts";
 export * from "./readiness.ts";
 export { type SpanNote, type Tracing, tracesEndpoint } from "./tracing-types.ts";
+export * from "./token-buckets.ts";
