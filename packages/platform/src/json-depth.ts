@@ -72,21 +72,24 @@ function fieldName(text: string, start: number, end: number): string {
  */
 export function deepValueField(value: unknown, limit = MAX_JSON_DEPTH): string | null {
   if (!isContainer(value)) return null;
-  for (const [field, child] of Object.entries(value)) {
-    if (nestsDeeper(child, limit)) return field;
+  for (const field in value) {
+    if (nestsDeeper((value as Record<string, unknown>)[field], limit)) return field;
   }
   return null;
 }
 
-/** Whether `value` nests more than `limit` levels; iterative, so a deep value cannot exhaust the stack. */
+/**
+ * Whether `value` nests more than `limit` levels. Recursive, but never deeper than `limit` + 1 calls,
+ * so a deep value cannot exhaust the stack; no allocation (it runs on every service call).
+ */
 export function nestsDeeper(value: unknown, limit = MAX_JSON_DEPTH): boolean {
-  const stack: Array<[unknown, number]> = [[value, 0]];
-  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
-    const [v, depth] = next;
-    if (!isContainer(v)) continue;
-    if (depth + 1 > limit) return true;
-    for (const child of Object.values(v)) if (isContainer(child)) stack.push([child, depth + 1]);
+  if (!isContainer(value)) return false;
+  if (limit <= 0) return true;
+  if (Array.isArray(value)) {
+    for (let i = 0; i < value.length; i++) if (nestsDeeper(value[i], limit - 1)) return true;
+    return false;
   }
+  for (const key in value) if (nestsDeeper((value as Record<string, unknown>)[key], limit - 1)) return true;
   return false;
 }
 
