@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { create, type JsonObject, toBinary } from "@bufbuild/protobuf";
@@ -11,6 +12,8 @@ setDefaultTimeout(60_000);
 
 let j: TestJunction;
 const KEY = "cal";
+/** Deeper than the limit, and than what the RPC wire read back before its recursion limit was raised. */
+const DEPTH_OLD = 50;
 
 beforeAll(async () => {
   j = await startTestJunction();
@@ -198,11 +201,24 @@ describe("JSON nesting at the edge", () => {
 
 describe("nothing stored that cannot be read back", () => {
   test("a connection with metadata deeper than the limit is not created, and lists keep working", async () => {
-    const res = await j.api("POST", "/connections", importBody("deep", { metadata: nested(49) }));
+    const res = await j.api("POST", "/connections", importBody("deep", { metadata: nested(DEPTH_OLD) }));
     expect(res.status).toBe(400);
     expect((await j.api("GET", `/connections/deep?provider_config_key=${KEY}`)).status).toBe(404);
     const list = await j.api("GET", "/connections");
     expect(list.status).toBe(200);
+  });
+
+  test("a row an older version stored with 50 levels of metadata reads back: lists work, the connection deletes", async () => {
+    await j.api("POST", "/connections", importBody("old-deep"));
+    const db = new Database(join(j.dataDir, "junction.sqlite"));
+    db.query("UPDATE connections SET metadata = ? WHERE connection_id = 'old-deep'").run(
+      JSON.stringify(nested(DEPTH_OLD)),
+    );
+    db.close();
+    expect((await j.api("GET", "/connections")).status).toBe(200);
+    const one = await j.api("GET", `/connections/old-deep?provider_config_key=${KEY}`);
+    expect(one.body.metadata).toEqual(nested(DEPTH_OLD));
+    expect((await j.api("DELETE", `/connections/old-deep?provider_config_key=${KEY}`)).status).toBe(200);
   });
 
   test("a caller of the service itself (a script's setMetadata) is refused past the limit; 32 levels read back", async () => {

@@ -125,6 +125,7 @@ export function jsonDepthGuard(): Interceptor {
 
 /**
  * The RPC wire's decoding options: a recursion limit that reads back every value the guard lets in (two
- * messages a level) and those older versions stored unguarded (up to 49 levels).
+ * messages a level) and whatever older versions stored unguarded (their writes stopped near 50 levels,
+ * where the default limit of 100 failed reads already).
  */
 export const RPC_BINARY_OPTIONS = { recursionLimit: 128 };
