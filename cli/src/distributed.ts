@@ -1,13 +1,14 @@
 import { join } from "node:path";
 import { MeteredBus, TracedBus } from "@junction/bus";
 import { NatsBus } from "@junction/bus/nats-bus";
-import { createGateway, loadAuthSocketSettings, serveGateway } from "@junction/gateway";
+import { createGateway, loadAuthSocketSettings, type RunningGateway, serveGateway } from "@junction/gateway";
 import {
   type CommonConfig,
   ConfigError,
   createLogger,
   encryptorFromConfig,
   errorBoundary,
+  jsonDepthGuard,
   loadCommonConfig,
   loadPort,
   type Logger,
@@ -98,9 +99,11 @@ export async function serveService(
     const peers = SERVICE_KEYS.filter((other) => other !== "scripts" || Boolean(env[urlVariable(other)]));
     // Core NATS only: an authorization's result reaches the gateway process holding the SDK's socket.
     const gatewayBus = await NatsBus.connect({ servers: common.natsUrl, name: "junction-gateway" });
+    let served: RunningGateway | undefined;
     const gateway = createGateway({
       clients,
       baseUrl,
+      addressOf: (req) => served?.addressOf(req),
       logger: log.child({ component: name }),
       proxySettings: loadProxySettings(env),
       metrics,
@@ -117,6 +120,7 @@ export async function serveService(
     const generated = await bootstrapSecretKey(clients.connection, settings.secretKey, { waitMs: 60_000 });
     if (generated) printGeneratedKey(generated);
     const server = serveGateway(gateway, { port, hostname: settings.host });
+    served = server;
     return {
       name,
       url: server.url,
@@ -160,6 +164,7 @@ export async function serveService(
     interceptors: [
       ...(tracing ? [tracing.connectServerInterceptor()] : []),
       errorBoundary(log.child({ component: name }), metrics),
+      jsonDepthGuard(),
     ],
   });
   await service.start?.();

@@ -138,6 +138,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     authSocketSettings: loadAuthSocketSettings(env),
     metrics,
     metricsToken,
+    addressOf: server.addressOf,
     ...(tracing ? { tracing } : {}),
     readiness: [
       mongo ?? sqliteCheck("store", db),

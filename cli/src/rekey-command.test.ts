@@ -6,6 +6,7 @@ import { join } from "node:path";
 import { SqliteConnectionStore } from "@junction/connection-service/store/sqlite-store";
 import { Encryptor, openDatabase, secretContext } from "@junction/platform";
 import { currentSigningSecrets, ensureSettings, SqliteWebhookStore } from "@junction/webhook-service";
+import { ChannelTokens, SqliteChannelStore } from "@junction/channel-service";
 import { runRekeyCommand } from "./rekey-command.ts";
 import { legacySeal } from "@junction/platform/testing/legacy-envelope";
 
@@ -60,6 +61,13 @@ async function seed(oldKey: Buffer): Promise<{ dir: string; signing: string }> {
   const settings = await ensureSettings(webhooks, old, ENV, T0);
   const [signing] = await currentSigningSecrets(webhooks, old, ENV, T0);
   expect(settings.signingSecretEnc.startsWith("enc:v2:")).toBe(true);
+  // A channel token stored as given (before tokens were sealed) and one sealed under the old key.
+  const channels = new SqliteChannelStore(db);
+  const watch = { environmentId: ENV, resourceId: "r", providerConfigKey: "cal", connectionId: "c0", at: T0 };
+  const more = { resourceUri: "https://calendar.example.test/events", expiration: null };
+  await channels.recordWatch({ ...watch, ...more, channelId: "ch-plain", token: "plain-token" });
+  const sealed = new ChannelTokens(old).seal(ENV, "ch-old", "old-token");
+  await channels.recordWatch({ ...watch, ...more, channelId: "ch-old", ...sealed });
   await store.close();
   return { dir, signing: signing as string };
 }
@@ -88,6 +96,7 @@ describe("junction rekey", () => {
     expect(await runRekeyCommand(["--batch", "2"], both, resumed.io)).toBe(0);
     expect(resumed.lines.out.join("\n")).toContain("3 rewritten, 3 already current");
     expect(resumed.lines.out.join("\n")).toContain("1 webhook signing secret record(s) rewritten");
+    expect(resumed.lines.out.join("\n")).toContain("2 channel token(s) rewritten");
 
     // The old key is gone from the configuration: everything still opens, nothing is left to do.
     const newOnly = { JUNCTION_DATA_DIR: dir, JUNCTION_ENCRYPTION_KEYS: `new:${newKey.toString("base64")}` };
@@ -97,6 +106,7 @@ describe("junction rekey", () => {
     expect(await runRekeyCommand([], strict, again.io)).toBe(0);
     expect(again.lines.out.join("\n")).toContain("0 rewritten, 6 already current");
     expect(again.lines.out.join("\n")).toContain("0 webhook signing secret record(s) rewritten");
+    expect(again.lines.out.join("\n")).toContain("0 channel token(s) rewritten");
     const db = openDatabase(join(dir, "junction.sqlite"));
     const enc = new Encryptor({ id: "new", key: newKey });
     const webhooks = new SqliteWebhookStore(db);
@@ -106,6 +116,18 @@ describe("junction rekey", () => {
     };
     const opened = enc.decrypt(row.credentials_enc, secretContext("connection-credentials", ENV, "cal", "c4"));
     expect(JSON.parse(opened).apiKey).toBe("key-4");
+    const tokens = new ChannelTokens(enc);
+    const rows = db.query("SELECT environment_id, id, token, token_digest FROM channels ORDER BY id").all() as {
+      environment_id: string;
+      id: string;
+      token: string;
+      token_digest: string;
+    }[];
+    expect(JSON.stringify(rows)).not.toContain("-token");
+    const opened2 = rows.map((r) =>
+      tokens.open({ environmentId: r.environment_id, id: r.id, token: r.token, tokenDigest: r.token_digest }),
+    );
+    expect(opened2).toEqual(["old-token", "plain-token"]);
     db.close();
   });
 

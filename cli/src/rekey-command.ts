@@ -1,4 +1,5 @@
 import { join } from "node:path";
+import { ChannelTokens, openChannelStore, resealChannelTokens } from "@junction/channel-service";
 import { openConnectionStore, rekeyConnectionSecrets } from "@junction/connection-service";
 import {
   ConfigError,
@@ -18,12 +19,12 @@ export const REKEY_USAGE = `usage:
   junction rekey [--distributed] [--batch <rows>]
 Re-encrypts every stored secret under the current key (the first of JUNCTION_ENCRYPTION_KEYS, or
 JUNCTION_ENCRYPTION_KEY), bound to its row. Safe to interrupt (Ctrl-C) and to run again, also while
-Junction runs. --distributed: the per-service stores (connection.sqlite, webhook.sqlite, or MongoDB)
+Junction runs. --distributed: the per-service stores (connection.sqlite, webhook.sqlite, channel.sqlite, or MongoDB)
 instead of the embedded default's junction.sqlite.`;
 
 /**
- * `junction rekey` (issue 25): rewrites client secrets, connection credentials and webhook signing
- * secrets under the current key. Exit code 0 when every secret is current, 1 when some row could not
+ * `junction rekey`: rewrites client secrets, connection credentials, webhook signing secrets and
+ * channel tokens under the current key. Exit code 0 when every secret is current, 1 when some row could not
  * be read (named, never its value), 2 for a usage error, 130 when interrupted (run it again).
  */
 export async function runRekeyCommand(
@@ -58,9 +59,17 @@ export async function runRekeyCommand(
     !distributed && common.store === "sqlite" ? openDatabase(join(common.dataDir, "junction.sqlite")) : undefined;
   const connections = await openConnectionStore(common, shared);
   const webhooks = await openWebhookStore(common, shared);
+  const channels = await openChannelStore(common, shared);
   try {
     const counts = await rekeyConnectionSecrets(connections.secrets, encryptor, { batchSize, shouldStop });
     let signing = 0;
+    let channelTokens = 0;
+    if (!counts.interrupted) {
+      const tokens = await resealChannelTokens(channels, new ChannelTokens(encryptor), { batchSize, shouldStop });
+      channelTokens = tokens.rewritten;
+      counts.unreadable.push(...tokens.unreadable.map((name) => `the token of ${name}`));
+      counts.interrupted = tokens.interrupted;
+    }
     if (!counts.interrupted) {
       for (const environmentId of await environmentIds(connections)) {
         try {
@@ -73,7 +82,7 @@ export async function runRekeyCommand(
     }
     io.out(
       `rekey (key ${encryptor.currentKeyId}): ${counts.rewritten} rewritten, ${counts.current} already current, ` +
-        `${counts.raced} changed meanwhile (written under the current key), ${signing} webhook signing secret record(s) rewritten`,
+        `${counts.raced} changed meanwhile (written under the current key), ${signing} webhook signing secret record(s) rewritten, ${channelTokens} channel token(s) rewritten`,
     );
     for (const name of counts.unreadable) io.err(`junction: cannot decrypt the secret of ${name}`);
     if (counts.interrupted) {
@@ -84,6 +93,7 @@ export async function runRekeyCommand(
   } finally {
     await connections.close();
     await webhooks.close();
+    await channels.close();
     shared?.close();
   }
 }

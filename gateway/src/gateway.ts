@@ -65,6 +65,8 @@ export interface GatewayDeps {
   bus?: Bus;
   /** The frontend SDK's WebSocket: its extra path, bound and lifetime (loadAuthSocketSettings). */
   authSocketSettings?: AuthSocketSettings;
+  /** A request's client address, as the server serving the gateway sees it (RunningGateway.addressOf). */
+  addressOf?: (req: Request) => string | undefined;
 }
 
 export interface Gateway {
@@ -127,7 +129,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...deliveryRoutes(),
     ...scriptRoutes(),
     ...channelRoutes(),
-    ...dashboardRoutes({ router: () => router, now }),
+    ...dashboardRoutes({ router: () => router, now, addressOf: (req) => deps.addressOf?.(req) }),
     ...openApiRoutes({ routes: () => router.list(), baseUrl: deps.baseUrl }),
     ...observeRoutes({ metrics, metricsToken: deps.metricsToken, readiness: deps.readiness ?? [] }),
     ...rpcRoutes(authenticator),

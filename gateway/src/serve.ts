@@ -5,6 +5,8 @@ import type { Gateway } from "./gateway.ts";
 export interface RunningGateway {
   port: number;
   url: string;
+  /** The client address of a request this server is serving (its TCP peer). */
+  addressOf(req: Request): string | undefined;
   stop(): Promise<void>;
 }
 
@@ -38,6 +40,7 @@ export function serveGateway(gateway: Servable, options: { port: number; hostnam
   return {
     port,
     url: `http://127.0.0.1:${port}`,
+    addressOf: (req) => server.requestIP(req)?.address,
     stop: async () => {
       await server.stop(true);
     },

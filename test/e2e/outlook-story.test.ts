@@ -1,5 +1,7 @@
 import { describe, expect, test } from "bun:test";
+import { Database } from "bun:sqlite";
 import { randomUUID } from "node:crypto";
+import { join } from "node:path";
 import { startWebhookReceiver } from "../fake-upstream/index.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { CLIENT, useOAuthWorld } from "./oauth-e2e-kit.ts";
@@ -47,6 +49,15 @@ describe("the Outlook story", () => {
       // Recorded in the channel registry from the proxied creation (how its notifications find the connection).
       await waitFor("the subscription in the registry", async () => (await registryOf(j, connectionId)).length > 0);
       expect(await registryOf(j, connectionId)).toEqual([[subscriptionId, "active"]]);
+      // Its clientState is stored sealed, with a digest: the row holds no plaintext (checked below by the
+      // forwarded and the forged items).
+      const db = new Database(join(j.dataDir, "junction.sqlite"), { readonly: true });
+      const rows = db.query("SELECT token, token_digest FROM channels WHERE id = ?").all(subscriptionId);
+      db.close();
+      expect(rows).toEqual([
+        { token: expect.stringMatching(/^enc:v2:/), token_digest: expect.stringMatching(/^mac:v1:/) },
+      ]);
+      expect(JSON.stringify(rows)).not.toContain(String(created.outlookClientState));
       // Made by the script's real-time clock, which started with the manual one (seconds apart at most).
       expect(Math.abs((subscription?.expiration ?? 0) - (clock.now() + LIFETIME))).toBeLessThan(60_000);
 

@@ -1,4 +1,5 @@
 import {
+  deepJsonField,
   type FieldError,
   type InputLocation,
   invalidArgument,
@@ -6,11 +7,15 @@ import {
   JunctionError,
   reportableIssues,
   readTextLimited,
+  tooDeep,
 } from "@junction/platform";
 import { Code } from "@connectrpc/connect";
 import type { z } from "zod";
 
-/** Reads a JSON body up to `limit` bytes, refusing other content types and oversize bodies. */
+/**
+ * Reads a JSON body up to `limit` bytes, refusing other content types, oversize bodies and values nested
+ * deeper than MAX_JSON_DEPTH (checked on the text, before anything parses it).
+ */
 export async function readJson(req: Request, limit: number): Promise<unknown> {
   const type = req.headers.get("content-type") ?? "";
   if (!/^application\/json\b/i.test(type.trim())) {
@@ -24,6 +29,8 @@ export async function readJson(req: Request, limit: number): Promise<unknown> {
   if (declared > limit) throw tooLarge(limit);
   const text = await readTextLimited(req.body, limit, () => tooLarge(limit));
   if (text.trim() === "") throw invalidArgument("invalid_body", "The request body is empty; send a JSON object.");
+  const deep = deepJsonField(text);
+  if (deep !== null) throw tooDeep("invalid_body", deep, "body");
   try {
     return JSON.parse(text);
   } catch {

@@ -5,6 +5,7 @@ import { type Asset, DashboardAssets } from "../dashboard/dashboard-assets.ts";
 import { DashboardAuth, sameOrigin, sessionCookie } from "../dashboard/dashboard-auth.ts";
 import { dashboardHeaders, htmlResponse, loginPage, shellPage } from "../dashboard/dashboard-pages.ts";
 import { DashboardSessions } from "../dashboard/dashboard-sessions.ts";
+import { LoginThrottle } from "../dashboard/login-throttle.ts";
 import { readForm } from "../dashboard/read-form.ts";
 import { watchUriHint } from "../dashboard/watch-uri-hints.ts";
 import type { Route, RouteContext, Router } from "../router.ts";
@@ -14,6 +15,8 @@ export interface DashboardOptions {
   router: () => Router;
   now?: () => number;
   sessions?: DashboardSessions;
+  /** The client address of a request (the server's peer; a reverse proxy's own address behind one). */
+  addressOf?: (req: Request) => string | undefined;
 }
 
 const API_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -30,6 +33,8 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
   const now = options.now ?? Date.now;
   const sessions = options.sessions ?? new DashboardSessions({ now });
   const auth = new DashboardAuth(sessions, now);
+  const throttle = new LoginThrottle(now);
+  const addressOf = options.addressOf ?? (() => undefined);
   const assets = new DashboardAssets();
   const api = dashboardApiHandler(auth, options.router);
   const open = (method: string, pattern: string, handler: Route["handler"]): Route => ({
@@ -53,7 +58,13 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
       if (!sameOrigin(ctx)) return htmlResponse(403, loginPage("Log in from this Junction's own login page."));
       const form = await readForm(ctx.req, 4096);
       const key = (form.secret_key ?? "").trim();
-      const refused = () => htmlResponse(401, loginPage("That secret key is not valid, or it was revoked."));
+      const address = addressOf(ctx.req) ?? "unknown";
+      const wait = throttle.retryAfterSeconds(address, key);
+      if (wait > 0) return throttled(wait);
+      const refused = () => {
+        throttle.failed(address, key);
+        return htmlResponse(401, loginPage("That secret key is not valid, or it was revoked."));
+      };
       if (key === "") return refused();
       const verified = await ctx.clients.connection.verifySecretKey({ secretKey: key });
       if (!verified.valid) return refused();
@@ -93,6 +104,12 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
       errorResponse(404, "not_found", `No dashboard page at ${ctx.url.pathname}; the dashboard is at /dashboard.`),
     ),
   ];
+}
+
+/** 429 with Retry-After: too many failed logins from this address, or with this key. */
+function throttled(seconds: number): Response {
+  const page = loginPage(`Too many failed logins from here. Try again in ${seconds} seconds.`);
+  return htmlResponse(429, page, { "retry-after": String(seconds) });
 }
 
 /** An asset with its ETag; a matching If-None-Match gets 304. Private: the app script is behind the login. */

@@ -14,12 +14,15 @@ import {
 } from "@connectrpc/connect/protocol";
 import { codeToHttpStatus, errorToJson } from "@connectrpc/connect/protocol-connect";
 import {
+  deepJsonField,
+  deepValueField,
   ERROR_CODE_HEADER,
   fromConnectError,
   JunctionError,
   type Logger,
   readBytesLimited,
   toConnectError,
+  tooDeep,
 } from "@junction/platform";
 import { MAX_METADATA_BYTES } from "@junction/public-api/limits";
 import { PUBLIC_RPC_METHODS, type PublicServiceKey, RPC_PREFIX } from "@junction/public-api/public-rpc";
@@ -78,6 +81,7 @@ async function serve(methods: Map<string, PublicMethod>, authenticator: Authenti
   if (declared > method.guard.bodyLimit) throw tooLarge(method.guard.bodyLimit);
   const body = await readBytesLimited(ctx.req.body, method.guard.bodyLimit);
   if (body === null) throw tooLarge(method.guard.bodyLimit);
+  checkJsonDepth(ctx.req.headers.get("content-type"), body);
   // The body, read within the limit, handed to the Connect handler as a fresh request.
   const bounded = new Request(ctx.req.url, { method: "POST", headers: ctx.req.headers, body: body as BodyInit });
   const request = universalServerRequestFromFetch(bounded, {});
@@ -132,6 +136,9 @@ async function delegate(key: PublicServiceKey, name: string, guard: RpcGuard, re
   const caller = context.values.get(CALLER);
   if (!caller) throw new ConnectError("no caller", Code.Internal);
   caller.methodRan = true;
+  // A binary body's values, now decoded (JSON text was checked before parsing).
+  const deep = deepValueField(req);
+  if (deep !== null) throw toConnectError(tooDeep("invalid_body", deep, "body"));
   try {
     await guard.check?.(req, caller);
     const client = caller.clients[key] as unknown as Record<string, (r: unknown) => Promise<unknown>>;
@@ -155,6 +162,13 @@ function connectErrorResponse(err: unknown, ctx: RouteContext): Response {
   const headers = new Headers(ce.metadata);
   headers.set("content-type", "application/json");
   return new Response(JSON.stringify(errorToJson(ce, undefined)), { status: codeToHttpStatus(ce.code), headers });
+}
+
+/** A JSON body's values nested too deep are refused before the protocol layer parses them. */
+function checkJsonDepth(contentType: string | null, body: Uint8Array): void {
+  if (!/^application\/json\b/i.test(contentType?.trim() ?? "")) return;
+  const deep = deepJsonField(new TextDecoder().decode(body));
+  if (deep !== null) throw tooDeep("invalid_body", deep, "body");
 }
 
 function unknownRpc(path: string): JunctionError {

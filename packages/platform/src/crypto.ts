@@ -41,6 +41,8 @@ export class Encryptor {
   /** v1 envelopes (and v2 ones sealed before the key was given an id) name a key by a hash of it. */
   private readonly legacyKeys = new Map<string, Buffer>();
   private readonly primaryId: string;
+  /** The HMAC keys of `digest`, derived from each encryption key on first use. */
+  private readonly macKeys = new Map<string, Buffer>();
 
   /** Whether `enc:v1:` values (bound to no row) still open; off once `junction rekey` has run. */
   private readonly acceptUnbound: boolean;
@@ -129,6 +131,43 @@ export class Encryptor {
   isStale(envelope: string): boolean {
     const parts = envelope.split(":");
     return parts[1] !== "v2" || parts[2] !== this.primaryId;
+  }
+
+  /**
+   * A keyed digest of `value` for the row named by `context`, written `mac:v1:<key id>:<HMAC-SHA256>`:
+   * what a secret is compared against without opening its sealed copy (one HMAC per comparison). The
+   * HMAC key is derived from the encryption key, never the key itself.
+   */
+  digest(value: string, context: string): string {
+    return `mac:v1:${this.primaryId}:${this.mac(this.primaryId, value, context)}`;
+  }
+
+  /** Whether `value` is the one `digest` was made of, for the same row; false for a key no longer listed. */
+  digestMatches(digest: string, value: string, context: string): boolean {
+    const at = digest.lastIndexOf(":");
+    if (!digest.startsWith("mac:v1:") || at <= 7) return false;
+    const id = digest.slice(7, at);
+    if (!this.keys.has(id)) return false;
+    // A plain comparison: the caller picks the HMAC's input, never its output, so how long the
+    // comparison takes tells nothing about the secret (and this runs on every notification).
+    return digest.slice(at + 1) === this.mac(id, value, context);
+  }
+
+  /** Whether a digest was made with a key other than the current one (`junction rekey` remakes it). */
+  isStaleDigest(digest: string): boolean {
+    return digest.split(":")[2] !== this.primaryId;
+  }
+
+  private mac(keyId: string, value: string, context: string): string {
+    let key = this.macKeys.get(keyId);
+    if (key === undefined) {
+      key = createHmac("sha256", this.keys.get(keyId) as Buffer)
+        .update("junction:digest-key:v1")
+        .digest();
+      this.macKeys.set(keyId, key);
+    }
+    // Bun's hasher: the same HMAC as node:crypto's, in less time (it is on every notification's check).
+    return new Bun.CryptoHasher("sha256", key).update(`${context}\n${value}`).digest("base64url");
   }
 
   /** Opens a value and seals it again under the current key for `context` (rekey, renames). */

@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import type { ConnectRouter, Interceptor, Transport } from "@connectrpc/connect";
 import { connectNodeAdapter, createConnectTransport } from "@connectrpc/connect-node";
 import { transportFailures } from "./transport-failure.ts";
+import { RPC_BINARY_OPTIONS } from "./json-depth.ts";
 
 /** A running h2c server for one service process. */
 export interface ServiceServer {
@@ -21,7 +22,11 @@ export async function serveH2c(
   routes: (router: ConnectRouter) => void,
   options: { port: number; host?: string; interceptors?: Interceptor[] },
 ): Promise<ServiceServer> {
-  const handler = connectNodeAdapter({ routes, interceptors: options.interceptors ?? [] });
+  const handler = connectNodeAdapter({
+    routes,
+    interceptors: options.interceptors ?? [],
+    binaryOptions: RPC_BINARY_OPTIONS,
+  });
   const server = http2.createServer(handler);
   const host = options.host ?? "127.0.0.1";
   await new Promise<void>((resolve, reject) => {
@@ -51,5 +56,6 @@ export function h2cTransport(baseUrl: string, interceptors: Interceptor[] = []):
     httpVersion: "2",
     useBinaryFormat: true,
     interceptors: [transportFailures(), ...interceptors],
+    binaryOptions: RPC_BINARY_OPTIONS,
   });
 }

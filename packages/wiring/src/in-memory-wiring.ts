@@ -6,6 +6,8 @@ import {
   type CommonConfig,
   type Encryptor,
   errorBoundary,
+  jsonDepthGuard,
+  RPC_BINARY_OPTIONS,
   type Logger,
   MetricsRegistry,
   type Tracing,
@@ -108,13 +110,17 @@ export class InMemoryWiring {
       ...(tracing ? [tracing.connectServerInterceptor()] : []),
       ...(options.interceptors ?? []),
       errorBoundary(o.logger, this.metrics),
+      jsonDepthGuard(),
     ];
-    const transport = tracing ? { interceptors: [tracing.connectInterceptor()] } : undefined;
+    const transport = {
+      binaryOptions: RPC_BINARY_OPTIONS,
+      ...(tracing ? { interceptors: [tracing.connectInterceptor()] } : {}),
+    };
     this.transports.set(
       spec.name,
       createRouterTransport((r) => service.routes(r), {
-        router: { interceptors },
-        ...(transport ? { transport } : {}),
+        router: { interceptors, binaryOptions: RPC_BINARY_OPTIONS },
+        transport,
       }),
     );
     this.built.push({ name: spec.name, service });

@@ -10,6 +10,8 @@ import { applyNotification, observeChannels } from "./channel-observer.ts";
 import { createChannelService } from "./service.ts";
 import type { ChannelRecord } from "./store/records.ts";
 import { SqliteChannelStore } from "./store/sqlite-store.ts";
+import { testTokens } from "./testing/test-tokens.ts";
+const tokens = testTokens();
 
 const ENV = "env_observer_test";
 const PCK = "google-calendar";
@@ -38,7 +40,7 @@ describe("observeChannels", () => {
     logger = memoryLogger();
     bus = new MemoryBus(undefined, { clock, logger });
     store = SqliteChannelStore.open(":memory:");
-    subscription = await observeChannels(bus, store, clock, logger);
+    subscription = await observeChannels(bus, store, clock, logger, tokens);
   });
   afterEach(async () => {
     await subscription.stop();
@@ -80,7 +82,7 @@ describe("observeChannels", () => {
   const get = (id: string) => store.get(ENV, id, clock.now());
   const exists = (c: ChannelRecord | null) => c !== null;
 
-  test("records a watch that returned 200, with the token as given", async () => {
+  test("records a watch that returned 200, its token sealed beside a digest (no plaintext stored)", async () => {
     const at = clock.now();
     await publish(watched("ch-1"));
     const channel = await eventually(() => get("ch-1"), exists);
@@ -92,8 +94,13 @@ describe("observeChannels", () => {
       expiration: at + 7 * DAY,
       state: "active",
       createdAt: at,
-      token: "customer-token",
     });
+    expect(channel?.token).toStartWith("enc:v2:");
+    expect(channel?.tokenDigest).toStartWith("mac:v1:");
+    expect(JSON.stringify(channel)).not.toContain("customer-token");
+    expect(tokens.open(channel as ChannelRecord)).toBe("customer-token");
+    expect(tokens.matches(channel as ChannelRecord, "customer-token")).toBe(true);
+    expect(tokens.matches(channel as ChannelRecord, "customer-tokem")).toBe(false);
   });
 
   test("records a watch answered 201 Created (a subscription), as any 2xx", async () => {
@@ -167,7 +174,7 @@ describe("observeChannels", () => {
       (c) => c?.state === "stopped",
     );
 
-    const impl = createChannelService({ store, clock, logger, environment: async () => ENV });
+    const impl = createChannelService({ store, tokens, clock, logger, environment: async () => ENV });
     const transport = createRouterTransport((router) => router.service(ChannelService, impl), {
       router: { interceptors: [errorBoundary(logger)] },
     });
@@ -206,7 +213,8 @@ describe("observeChannels", () => {
       () => get("sub-1"),
       (c) => c?.expiration !== first,
     );
-    expect(channel).toMatchObject({ state: "active", expiration: clock.now() + 6 * DAY, token: "customer-token" });
+    expect(channel).toMatchObject({ state: "active", expiration: clock.now() + 6 * DAY });
+    expect(tokens.open(channel as ChannelRecord)).toBe("customer-token");
     await clock.advance(4 * DAY);
     expect((await store.markExpired(ENV, clock.now())).map((c) => c.id)).toEqual([]);
   });

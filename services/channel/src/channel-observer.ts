@@ -1,3 +1,4 @@
+import type { ChannelTokens } from "./channel-tokens.ts";
 import { fromBinary } from "@bufbuild/protobuf";
 import { type Bus, type Subscription, subjects } from "@junction/bus";
 import { ChannelCall, type ChannelObserved, ChannelObservedSchema } from "@junction/contracts/events/v1/events_pb";
@@ -17,7 +18,13 @@ const MESSAGE_NUMBER_HEADERS = ["x-provider-message-number", ...webhookHeaderNam
  * a 2xx records the channel, a renewal that returned a 2xx extends it, a stop that returned 2xx or
  * 404 stops it (spec: Notification channel lifecycle).
  */
-export function observeChannels(bus: Bus, store: ChannelStore, clock: Clock, logger: Logger): Promise<Subscription> {
+export function observeChannels(
+  bus: Bus,
+  store: ChannelStore,
+  clock: Clock,
+  logger: Logger,
+  tokens: ChannelTokens,
+): Promise<Subscription> {
   const log = logger.child({ component: "channel-observer" });
   return bus.subscribe(
     subjects.channelObserved(),
@@ -30,7 +37,7 @@ export function observeChannels(bus: Bus, store: ChannelStore, clock: Clock, log
         return;
       }
       try {
-        await applyChannelObserved(store, event, clock.now(), log);
+        await applyChannelObserved(store, event, clock.now(), log, tokens);
       } catch (err) {
         log.error("channel event not recorded", {
           channelId: event.channelId,
@@ -49,6 +56,7 @@ export async function applyChannelObserved(
   event: ChannelObserved,
   now: number,
   logger: Logger,
+  tokens: ChannelTokens,
 ): Promise<void> {
   const at = event.atMs > 0n ? Number(event.atMs) : now;
   const fields = { environmentId: event.environmentId, channelId: event.channelId, status: event.status };
@@ -67,7 +75,7 @@ export async function applyChannelObserved(
       connectionId: event.connectionId,
       resourceUri: event.resourceUri,
       expiration: event.expirationMs > 0n ? Number(event.expirationMs) : null,
-      token: event.token || null,
+      ...tokens.seal(event.environmentId, event.channelId, event.token),
       at,
     });
     logger.info(applied ? "channel watch recorded" : "late channel watch ignored", fields);

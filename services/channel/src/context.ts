@@ -4,6 +4,7 @@ import type { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb
 import type { Bus } from "@junction/bus";
 import type { Clock, Logger, MetricsRegistry } from "@junction/platform";
 import type { ManagedChannels } from "./managed/managed-channels.ts";
+import type { ChannelTokens } from "./channel-tokens.ts";
 import type { ChannelStore } from "./store/store.ts";
 
 /** The part of fetch the service uses to call the upstream (injectable). */
@@ -12,6 +13,8 @@ export type HttpFetch = (input: string | URL, init?: RequestInit) => Promise<Res
 /** What the channel service's handlers need; passed in, never module-level. */
 export interface ChannelServiceDeps {
   store: ChannelStore;
+  /** Channel tokens sealed at rest: checked against their digest, opened to stop a channel. */
+  tokens: ChannelTokens;
   /** The time channels are read at: an active channel past its expiration reads as expired. */
   clock: Clock;
   logger: Logger;

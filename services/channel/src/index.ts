@@ -27,3 +27,5 @@ export {
 export type { ManagedSlot, ManagedSlotKey } from "./store/managed-records.ts";
 export { channelEventBody, type ChannelOperation } from "./managed/managed-webhook.ts";
 export { registerChannelGauges } from "./channel-gauges.ts";
+export { ChannelTokens } from "./channel-tokens.ts";
+export { type ResealCounts, resealChannelTokens } from "./reseal-tokens.ts";

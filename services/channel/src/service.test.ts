@@ -6,6 +6,8 @@ import { createChannelService } from "./service.ts";
 import type { ChannelWatch } from "./store/records.ts";
 import { SqliteChannelStore } from "./store/sqlite-store.ts";
 import type { ChannelStore } from "./store/store.ts";
+import { testTokens } from "./testing/test-tokens.ts";
+const tokens = testTokens();
 
 const ENV = "env_service_test";
 const HOUR = 3_600_000;
@@ -20,7 +22,7 @@ describe("ChannelService", () => {
     store = SqliteChannelStore.open(":memory:");
     clock = new ManualClock();
     logger = memoryLogger();
-    const impl = createChannelService({ store, clock, logger, environment: async () => ENV });
+    const impl = createChannelService({ store, tokens, clock, logger, environment: async () => ENV });
     const transport = createRouterTransport((router) => router.service(ChannelService, impl), {
       router: { interceptors: [errorBoundary(logger)] },
     });

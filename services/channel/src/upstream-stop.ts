@@ -1,3 +1,4 @@
+import type { ChannelTokens } from "./channel-tokens.ts";
 import type { Client } from "@connectrpc/connect";
 import type { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { type Clock, type Counter, fromConnectError, type Logger, MetricsRegistry } from "@junction/platform";
@@ -20,6 +21,7 @@ export interface UpstreamStopDeps {
   timeoutMs: number;
   /** Counts the stops by integration and outcome (channelStops). */
   stops?: Counter;
+  tokens: ChannelTokens;
 }
 
 /** The counter of channels Junction stopped upstream, by integration and outcome (stopped, gone, failed). */
@@ -68,7 +70,7 @@ async function callStop(deps: UpstreamStopDeps, channel: ChannelRecord): Promise
       resourceUri: channel.resourceUri,
       connectionId: channel.connectionId,
       expirationMs: channel.expiration ?? 0,
-      token: channel.token ?? "",
+      token: deps.tokens.open(channel),
     }),
   );
   if ("code" in res) return { outcome: "failed", ...res };

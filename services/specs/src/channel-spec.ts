@@ -1,5 +1,6 @@
 import {
   type ChannelConfig,
+  ChannelTokens,
   type ChannelStore,
   createChannelService,
   createManagedChannels,
@@ -7,6 +8,7 @@ import {
   observeChannels,
   openChannelStore,
   registerChannelGauges,
+  resealChannelTokens,
   startExpirySweeps,
 } from "@junction/channel-service";
 import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
@@ -19,16 +21,21 @@ import type { ServiceSpec } from "@junction/wiring";
 export const channelSpec: ServiceSpec<ChannelConfig, { store: ChannelStore }> = {
   name: "channel",
   defaultPort: 4103,
-  needs: { clients: ["connection", "proxy"], bus: true, database: true },
+  needs: { clients: ["connection", "proxy"], bus: true, database: true, encryptor: true },
   config: (env) => loadChannelConfig(env),
   async build(ctx, config) {
     const { bus, clock, logger } = ctx;
     const store = await openChannelStore(ctx.common, ctx.db);
-    const observer = await observeChannels(bus, store, clock, logger);
+    const tokens = new ChannelTokens(ctx.encryptor);
+    // Tokens stored before they were sealed are sealed before anything reads them.
+    const sealed = await resealChannelTokens(store, tokens, { unsealedOnly: true });
+    if (sealed.rewritten > 0) logger.info("channel tokens sealed", { channels: sealed.rewritten });
+    const observer = await observeChannels(bus, store, clock, logger, tokens);
     const proxy = ctx.client("proxy");
     const connections = ctx.client("connection");
     const managed = createManagedChannels({
       store,
+      tokens,
       clock,
       logger,
       bus,
@@ -42,6 +49,7 @@ export const channelSpec: ServiceSpec<ChannelConfig, { store: ChannelStore }> = 
     registerChannelGauges(ctx.metrics, store, ctx.environment, () => clock.now());
     const impl = createChannelService({
       store,
+      tokens,
       clock,
       logger,
       environment: ctx.environment,

@@ -2,7 +2,7 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { MetadataWriteMode } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { ServiceClients } from "@junction/public-api/service-clients";
 import { presentConnection } from "@junction/public-api/connection-shape";
-import type { Logger } from "@junction/platform";
+import { deepValueField, type Logger, tooDeep } from "@junction/platform";
 import type { JsonValue } from "../../runtime/run-types.ts";
 import type { ProxyConfiguration, ProxyResponse, ScriptHost } from "../../runtime/script-host.ts";
 import { type FailureLog, scriptFailure } from "./host-failure.ts";
@@ -46,13 +46,17 @@ export function createRunHost(deps: RunHostDeps, scope: RunScope, failures: Fail
     if (!res.connection) throw new Error("GetConnection answered without a connection");
     return res.connection;
   };
-  const writeMetadata = (metadata: Metadata, mode: MetadataWriteMode) =>
-    clients.connection.writeMetadata({
+  const writeMetadata = async (metadata: Metadata, mode: MetadataWriteMode) => {
+    // Refused here as the service would: deeper still, the RPC wire could not carry it there.
+    const deep = deepValueField({ metadata });
+    if (deep !== null) throw tooDeep("invalid_metadata", deep);
+    return clients.connection.writeMetadata({
       providerConfigKey: scope.providerConfigKey,
       connectionIds: [scope.connectionId],
       metadata: metadata as JsonObject,
       mode,
     });
+  };
 
   return {
     proxy: (config) =>

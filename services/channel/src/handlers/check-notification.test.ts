@@ -6,6 +6,8 @@ import { errorBoundary, fromConnectError, ManualClock, memoryLogger } from "@jun
 import { createChannelService } from "../service.ts";
 import { SqliteChannelStore } from "../store/sqlite-store.ts";
 import type { ChannelStore } from "../store/store.ts";
+import { testTokens } from "../testing/test-tokens.ts";
+const tokens = testTokens();
 
 const ENV = "env_check_test";
 
@@ -21,7 +23,7 @@ describe("CheckNotifications", () => {
     store = SqliteChannelStore.open(":memory:");
     clock = new ManualClock();
     const logger = memoryLogger();
-    const impl = createChannelService({ store, clock, logger, environment: async () => ENV });
+    const impl = createChannelService({ store, tokens, clock, logger, environment: async () => ENV });
     client = createClient(
       ChannelService,
       createRouterTransport((r) => r.service(ChannelService, impl), {

@@ -1,6 +1,5 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { ChannelService, CheckNotificationRequest } from "@junction/contracts/channel/v1/channel_service_pb";
-import { constantTimeEqual } from "@junction/platform";
 import type { ChannelServiceDeps } from "../context.ts";
 import { errors } from "../errors.ts";
 
@@ -45,7 +44,7 @@ async function check(
   const channel = await deps.store.get(env, req.channelId, now);
   if (!channel) return { known: false, tokenMatches: true };
   // A channel created without a token has nothing to check against.
-  const tokenMatches = channel.token === null || constantTimeEqual(channel.token, req.token);
+  const tokenMatches = deps.tokens.matches(channel, req.token);
   if (tokenMatches && req.messageNumber > 0n) {
     await deps.store.recordNotification(env, req.channelId, Number(req.messageNumber), now);
   }

@@ -52,6 +52,7 @@ export function stopChannelsHandler(
         fetch: deps.fetch ?? ((input, init) => fetch(input, init)),
         timeoutMs: deps.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS,
         stops: channelStops(deps.metrics),
+        tokens: deps.tokens,
       } satisfies Parameters<typeof stopUpstream>[0];
       const results = new Array<StopResult>(channels.length);
       let next = 0;

@@ -1,3 +1,4 @@
+import type { ChannelTokens } from "../channel-tokens.ts";
 import type { Integration } from "@junction/contracts/connection/v1/connection_service_pb";
 import { newId, randomToken } from "@junction/platform";
 import {
@@ -24,6 +25,7 @@ export type StepResult = { channel: ChannelRecord } | { failure: UpstreamFailure
 
 export interface StepDeps extends UpstreamCallDeps {
   store: ChannelStore;
+  tokens: ChannelTokens;
 }
 
 /** Random bytes of a managed channel's token (its `clientState` on Graph, at most 128 characters). */
@@ -98,14 +100,15 @@ export async function renewInPlace(
   channel: ChannelRecord,
   now: number,
 ): Promise<StepResult> {
-  const input = creationInput(integration, channel.id, channel.token ?? "", now);
+  const token = deps.tokens.open(channel);
+  const input = creationInput(integration, channel.id, token, now);
   const ref = {
     id: channel.id,
     resourceId: channel.resourceId,
     resourceUri: channel.resourceUri,
     connectionId: channel.connectionId,
     expirationMs: channel.expiration ?? 0,
-    token: channel.token ?? "",
+    token,
   };
   let adapter: ChannelAdapter | undefined;
   const res = await callUpstream(deps, key, (provider) => {
@@ -142,7 +145,7 @@ async function record(
     connectionId: key.connectionId,
     resourceUri: facts.resourceUri,
     expiration: facts.expirationMs || null,
-    token: facts.token || null,
+    ...deps.tokens.seal(key.environmentId, facts.channelId, facts.token),
     at: now,
   });
   return { channel };

@@ -1,3 +1,4 @@
+import type { ChannelTokens } from "../channel-tokens.ts";
 import { fromBinary } from "@bufbuild/protobuf";
 import type { Client } from "@connectrpc/connect";
 import { type Bus, type BusMessage, type Subscription, subjects } from "@junction/bus";
@@ -22,6 +23,8 @@ export interface ManagedChannelsDeps {
   /** The process's metrics (channel stops). */
   metrics?: MetricsRegistry;
   store: ChannelStore;
+  /** Seals the tokens of the channels it creates, opens them to renew and stop. */
+  tokens: ChannelTokens;
   clock: Clock;
   logger: Logger;
   bus: Bus;

@@ -18,6 +18,8 @@ import { createChannelService } from "../service.ts";
 import { SqliteChannelStore } from "../store/sqlite-store.ts";
 import type { ChannelStore } from "../store/store.ts";
 import { createManagedChannels, type ManagedChannels } from "./managed-channels.ts";
+import { testTokens } from "../testing/test-tokens.ts";
+const tokens = testTokens();
 
 // Managed channels' tests: small in-test stand-ins for the three providers' channel calls (never the
 // providers' own fakes), the proxy and connection services as in-memory routers, on one manual clock.
@@ -221,6 +223,7 @@ export async function managedHarness(
   const runner = () => {
     const m = createManagedChannels({
       store,
+      tokens,
       clock,
       logger,
       bus,
@@ -236,6 +239,7 @@ export async function managedHarness(
   const managed = runner();
   const impl = createChannelService({
     store,
+    tokens,
     clock,
     logger,
     environment,

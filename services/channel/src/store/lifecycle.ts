@@ -35,6 +35,7 @@ export function applyWatch(existing: ChannelRecord | null, watch: ChannelWatch):
     resourceUri: watch.resourceUri,
     expiration: watch.expiration,
     token: watch.token,
+    tokenDigest: watch.tokenDigest ?? null,
     state: "active" as const,
     stoppedAt: null,
   };

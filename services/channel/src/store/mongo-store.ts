@@ -1,7 +1,7 @@
 import { type Collection, type Db, type Filter, MongoClient, MongoServerError } from "mongodb";
 import { applyWatch, asOf, newestFirst } from "./lifecycle.ts";
 import { MongoManagedSlots } from "./mongo-managed.ts";
-import type { ChannelFilter, ChannelRecord, ChannelState, ChannelWatch } from "./records.ts";
+import type { ChannelFilter, ChannelRecord, ChannelState, ChannelTokenRow, ChannelWatch } from "./records.ts";
 import type { ChannelStore } from "./store.ts";
 
 /** A stored channel: the record plus `rev`, bumped on every write, for compare-and-set. */
@@ -156,6 +156,43 @@ export class MongoChannelStore implements ChannelStore {
     return expired.sort(newestFirst);
   }
 
+  async tokenRows(
+    after: { environmentId: string; id: string } | null,
+    limit: number,
+    unsealedOnly: boolean,
+  ): Promise<ChannelTokenRow[]> {
+    const from = after ?? { environmentId: "", id: "" };
+    const docs = await this.channels
+      .find(
+        {
+          token: { $type: "string" },
+          ...(unsealedOnly ? { tokenDigest: null } : {}),
+          $or: [
+            { environmentId: { $gt: from.environmentId } },
+            { environmentId: from.environmentId, id: { $gt: from.id } },
+          ],
+        },
+        { projection: { _id: 0, environmentId: 1, id: 1, token: 1, tokenDigest: 1 } },
+      )
+      .sort({ environmentId: 1, id: 1 })
+      .limit(limit)
+      .toArray();
+    return docs.map((d) => ({
+      environmentId: d.environmentId,
+      id: d.id,
+      token: d.token as string,
+      tokenDigest: d.tokenDigest ?? null,
+    }));
+  }
+
+  async replaceToken(row: ChannelTokenRow, expected: string): Promise<boolean> {
+    const res = await this.channels.updateOne(
+      { environmentId: row.environmentId, id: row.id, token: expected },
+      { $set: { token: row.token, tokenDigest: row.tokenDigest }, $inc: { rev: 1 } },
+    );
+    return res.modifiedCount === 1;
+  }
+
   async close(): Promise<void> {
     await this.client?.close();
   }
@@ -189,6 +226,7 @@ function fromDoc(d: ChannelRecord): ChannelRecord {
     stoppedAt: d.stoppedAt ?? null,
     lastMessageNumber: d.lastMessageNumber,
     token: d.token ?? null,
+    tokenDigest: d.tokenDigest ?? null,
     expiryWarnedAt: d.expiryWarnedAt ?? null,
   };
 }

@@ -22,10 +22,12 @@ export interface ChannelRecord {
   /** Highest x-provider-message-number seen; 0 before any notification. */
   lastMessageNumber: number;
   /**
-   * The channel token: a shared secret the customer chose at creation, kept as given so that
-   * notifications can be verified against it later. Null when none was set.
+   * The channel token (a shared secret chosen at creation, echoed by every notification), sealed to this
+   * row (`ChannelTokens`); as given in a row stored before tokens were sealed. Null when none was set.
    */
   token: string | null;
+  /** The token's keyed digest, what notifications are checked against; null with no token, or not yet sealed. */
+  tokenDigest: string | null;
   /**
    * When the customer was warned that the channel expires within a day with no successor; null until
    * then. Cleared when the channel starts afresh or its expiration changes, so that each life of a
@@ -43,8 +45,19 @@ export interface ChannelWatch {
   connectionId: string;
   resourceUri: string;
   expiration: number | null;
+  /** The watch's token, sealed (`ChannelTokens.seal`) with its digest; null for none. */
   token: string | null;
+  /** Absent or null: `token` is as given (a row the service seals at its start). */
+  tokenDigest?: string | null;
   at: number;
+}
+
+/** A channel's token for rewriting its seal (`junction rekey`, sealing rows stored as given). */
+export interface ChannelTokenRow {
+  environmentId: string;
+  id: string;
+  token: string;
+  tokenDigest: string | null;
 }
 
 /** Filter for listing channels; absent fields do not filter. */

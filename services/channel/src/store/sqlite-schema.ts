@@ -50,6 +50,11 @@ export const MIGRATIONS: readonly string[] = [
   ) STRICT;
   CREATE INDEX managed_slots_due ON managed_slots (environment_id, due_at);
   `,
+  // Channel tokens sealed: the keyed digest notifications are checked against (the token column holds
+  // the sealed token; rows without a digest hold it as given until the service seals them).
+  `
+  ALTER TABLE channels ADD COLUMN token_digest TEXT;
+  `,
 ];
 
 /** A row of `channels`. */
@@ -68,6 +73,7 @@ export interface ChannelRow {
   last_message_number: number;
   token: string | null;
   expiry_warned_at: number | null;
+  token_digest: string | null;
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { Database, Statement } from "bun:sqlite";
 import { migrate, openDatabase } from "@junction/platform";
 import { applyWatch, asOf, newestFirst } from "./lifecycle.ts";
-import type { ChannelFilter, ChannelRecord, ChannelState, ChannelWatch } from "./records.ts";
+import type { ChannelFilter, ChannelRecord, ChannelState, ChannelTokenRow, ChannelWatch } from "./records.ts";
 import { SqliteManagedSlots } from "./sqlite-managed.ts";
 import { type ChannelRow, EXPIRE_SQL, listSql, MIGRATIONS } from "./sqlite-schema.ts";
 import type { ChannelStore } from "./store.ts";
@@ -95,6 +95,30 @@ export class SqliteChannelStore implements ChannelStore {
     return this.q.expire.all({ environment_id: environmentId, now }).map(fromRow).sort(newestFirst);
   }
 
+  async tokenRows(
+    after: { environmentId: string; id: string } | null,
+    limit: number,
+    unsealedOnly: boolean,
+  ): Promise<ChannelTokenRow[]> {
+    const rows = this.q.tokenRows.all({
+      environment_id: after?.environmentId ?? "",
+      id: after?.id ?? "",
+      unsealed_only: unsealedOnly ? 1 : 0,
+      limit,
+    });
+    return rows.map((r) => ({
+      environmentId: r.environment_id,
+      id: r.id,
+      token: r.token,
+      tokenDigest: r.token_digest,
+    }));
+  }
+
+  async replaceToken(row: ChannelTokenRow, expected: string): Promise<boolean> {
+    const params = { environment_id: row.environmentId, id: row.id, token: row.token, expected };
+    return this.q.replaceToken.run({ ...params, token_digest: row.tokenDigest }).changes === 1;
+  }
+
   async close(): Promise<void> {
     for (const s of this.listQueries.values()) s.finalize();
     this.db.close();
@@ -116,14 +140,23 @@ function prepareStatements(db: Database) {
   return {
     get: p<ChannelRow>(`SELECT * FROM channels WHERE ${KEY}`),
     upsert: p(
-      `INSERT INTO channels (environment_id, id, resource_id, provider_config_key, connection_id, resource_uri, expiration, state, created_at, updated_at, stopped_at, last_message_number, token, expiry_warned_at)
-       VALUES ($environment_id, $id, $resource_id, $provider_config_key, $connection_id, $resource_uri, $expiration, $state, $created_at, $updated_at, $stopped_at, $last_message_number, $token, $expiry_warned_at)
+      `INSERT INTO channels (environment_id, id, resource_id, provider_config_key, connection_id, resource_uri, expiration, state, created_at, updated_at, stopped_at, last_message_number, token, expiry_warned_at, token_digest)
+       VALUES ($environment_id, $id, $resource_id, $provider_config_key, $connection_id, $resource_uri, $expiration, $state, $created_at, $updated_at, $stopped_at, $last_message_number, $token, $expiry_warned_at, $token_digest)
        ON CONFLICT (environment_id, id) DO UPDATE SET resource_id = excluded.resource_id,
          provider_config_key = excluded.provider_config_key, connection_id = excluded.connection_id,
          resource_uri = excluded.resource_uri, expiration = excluded.expiration, state = excluded.state,
          created_at = excluded.created_at, updated_at = excluded.updated_at, stopped_at = excluded.stopped_at,
          last_message_number = excluded.last_message_number, token = excluded.token,
-         expiry_warned_at = excluded.expiry_warned_at`,
+         expiry_warned_at = excluded.expiry_warned_at, token_digest = excluded.token_digest`,
+    ),
+    tokenRows: p<{ environment_id: string; id: string; token: string; token_digest: string | null }>(
+      `SELECT environment_id, id, token, token_digest FROM channels
+       WHERE token IS NOT NULL AND (environment_id > $environment_id OR (environment_id = $environment_id AND id > $id))
+         AND ($unsealed_only = 0 OR token_digest IS NULL)
+       ORDER BY environment_id, id LIMIT $limit`,
+    ),
+    replaceToken: p(
+      `UPDATE channels SET token = $token, token_digest = $token_digest WHERE ${KEY} AND token = $expected`,
     ),
     stop: p(
       `UPDATE channels SET state = 'stopped', stopped_at = $at, updated_at = MAX(updated_at, $at)
@@ -162,6 +195,7 @@ function fromRow(r: ChannelRow): ChannelRecord {
     stoppedAt: r.stopped_at,
     lastMessageNumber: r.last_message_number,
     token: r.token,
+    tokenDigest: r.token_digest,
     expiryWarnedAt: r.expiry_warned_at,
   };
 }
@@ -182,5 +216,6 @@ function toRow(c: ChannelRecord): ChannelRow {
     last_message_number: c.lastMessageNumber,
     token: c.token,
     expiry_warned_at: c.expiryWarnedAt,
+    token_digest: c.tokenDigest,
   };
 }

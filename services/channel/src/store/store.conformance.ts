@@ -43,6 +43,26 @@ export function channelStoreConformance(name: string, factory: ChannelStoreFacto
     });
     const ids = (channels: ChannelRecord[]) => channels.map((c) => c.id);
 
+    describe("channel tokens", () => {
+      test("keeps a watch's digest, lists the rows with a token in order, and swaps a token only if unchanged", async () => {
+        await store.recordWatch(watch("ch-b", { token: "enc:v2:sealed-b", tokenDigest: "mac:v1:k:b" }));
+        await store.recordWatch(watch("ch-a"));
+        await store.recordWatch(watch("ch-c", { token: null }));
+        expect((await store.get(ENV, "ch-b", T0))?.tokenDigest).toBe("mac:v1:k:b");
+        const all = await store.tokenRows(null, 10, false);
+        expect(all).toEqual([
+          { environmentId: ENV, id: "ch-a", token: "target=ops&v=1", tokenDigest: null },
+          { environmentId: ENV, id: "ch-b", token: "enc:v2:sealed-b", tokenDigest: "mac:v1:k:b" },
+        ]);
+        expect(await store.tokenRows(null, 10, true)).toEqual(all.slice(0, 1));
+        expect(await store.tokenRows({ environmentId: ENV, id: "ch-a" }, 1, false)).toEqual(all.slice(1, 2));
+        const next = { environmentId: ENV, id: "ch-a", token: "enc:v2:sealed-a", tokenDigest: "mac:v1:k:a" };
+        expect(await store.replaceToken(next, "something else")).toBe(false);
+        expect(await store.replaceToken(next, "target=ops&v=1")).toBe(true);
+        expect(await store.get(ENV, "ch-a", T0)).toMatchObject({ token: "enc:v2:sealed-a", tokenDigest: "mac:v1:k:a" });
+      });
+    });
+
     describe("recordWatch", () => {
       test("inserts an active channel with every field, the token kept as given", async () => {
         const { applied, channel } = await store.recordWatch(watch("ch-1"));
@@ -60,6 +80,7 @@ export function channelStoreConformance(name: string, factory: ChannelStoreFacto
           stoppedAt: null,
           lastMessageNumber: 0,
           token: "target=ops&v=1",
+          tokenDigest: null,
           expiryWarnedAt: null,
         };
         expect(applied).toBe(true);

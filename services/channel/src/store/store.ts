@@ -1,5 +1,5 @@
 import type { ManagedSlotStore } from "./managed-store.ts";
-import type { ChannelFilter, ChannelRecord, ChannelWatch } from "./records.ts";
+import type { ChannelFilter, ChannelRecord, ChannelTokenRow, ChannelWatch } from "./records.ts";
 
 /**
  * The channel registry: one record per (environment, channel id). Times come in as arguments, so
@@ -49,5 +49,16 @@ export interface ChannelStore {
   releaseExpiryWarning(environmentId: string, channelId: string, at: number): Promise<void>;
   /** Writes `expired` on every active channel whose expiration is at or before `now`; returns them, newest first. */
   markExpired(environmentId: string, now: number): Promise<ChannelRecord[]>;
+  /**
+   * Channels with a token, in (environment, id) order after `after`, at most `limit`: all of them, or
+   * (`unsealedOnly`) those stored before tokens were sealed (no digest).
+   */
+  tokenRows(
+    after: { environmentId: string; id: string } | null,
+    limit: number,
+    unsealedOnly: boolean,
+  ): Promise<ChannelTokenRow[]>;
+  /** Replaces a channel's token and digest when its token is still `expected` (compare-and-set). */
+  replaceToken(row: ChannelTokenRow, expected: string): Promise<boolean>;
   close(): Promise<void>;
 }

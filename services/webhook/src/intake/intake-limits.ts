@@ -1,8 +1,7 @@
-import { ExpiringCache, type Logger } from "@junction/platform";
+import { ExpiringCache, type Logger, TokenBuckets } from "@junction/platform";
 import type { IntakeConfig } from "../config.ts";
 import type { WebhookDeliveryStore } from "../store/store.ts";
 import { PendingWork } from "./pending-work.ts";
-import { TokenBuckets } from "./token-buckets.ts";
 
 /** A refusal for now: intake records nothing and the gateway answers 503 with Retry-After. */
 export interface Throttle {

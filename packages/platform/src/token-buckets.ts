@@ -6,7 +6,7 @@ interface Bucket {
 }
 
 /**
- * Token buckets by key (an integration, a channel), on the caller's clock: `ratePerSecond` tokens a
+ * Token buckets by key (an integration, a channel, a client address), on the caller's clock: `ratePerSecond` tokens a
  * second up to `burst`. A bucket full again is the same as none. At most `maxKeys` are kept, in two
  * generations of half each: when the newer is full it becomes the older and the older is forgotten
  * (a forgotten bucket starts full: a flood of distinct keys is bounded by the limit above it, not by
