@@ -29,6 +29,7 @@ import {
   type PhaseCounts,
   PROXY_INTEGRATION,
   runMix,
+  type SoakKind,
   type SoakTarget,
 } from "./support/soak-traffic.ts";
 
@@ -39,6 +40,13 @@ const CONCURRENCY = Math.min(256, Math.max(1, Number(env.BENCH_SOAK_CONCURRENCY 
 const DRAIN = Math.min(600, Number(env.BENCH_SOAK_DRAIN_SECONDS ?? 120));
 const IDLE = Math.min(120, Number(env.BENCH_SOAK_IDLE_SECONDS ?? 5));
 const SNAPSHOTS = env.BENCH_SOAK_SNAPSHOTS;
+// At each idle point (after the figures are read), SQLite is asked to free its page caches: what that frees is
+// printed, and the next phase starts with empty caches (a diagnostic; it changes what is measured after it).
+const SHRINK = env.BENCH_SOAK_SHRINK === "1";
+const ONLY = env.BENCH_SOAK_ONLY as SoakKind | undefined;
+if (ONLY !== undefined && !["proxy", "notifications", "rest"].includes(ONLY)) {
+  throw new Error("BENCH_SOAK_ONLY is one of proxy, notifications, rest");
+}
 const KEY = "jct_sk_bench_soak_0123456789abcdefghijklmn";
 const HOUR_MS = 3_600_000;
 const ROOT = join(import.meta.dir, "..");
@@ -111,8 +119,15 @@ const child = spawn(["bun", join(ROOT, "bench/support/soak-junction.ts")], {
     }
   },
 });
+// Interrupted, the bench stops its Junction (the child also stops when its IPC channel closes).
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.once(signal, () => {
+    child.kill("SIGTERM");
+    process.exit(130);
+  });
+}
 let asked = 0;
-const memoryOf = (options: { gc?: boolean; snapshot?: string } = {}) =>
+const memoryOf = (options: { gc?: boolean; snapshot?: string; shrink?: boolean } = {}) =>
   new Promise<SoakMemory>((resolve, reject) => {
     const id = ++asked;
     const timer = setTimeout(() => reject(new Error("Junction did not answer the memory request")), 60_000);
@@ -183,6 +198,21 @@ function report(start: SoakMemory, rows: PhaseRow[]): void {
     `\nobjects at idle: ${[start, ...rows.map((r) => r.idle)].map((m) => m.objectCount).join(" → ")}; ` +
       `database + WAL (MiB): ${[start, ...rows.map((r) => r.idle)].map((m) => `${mib(m.dbBytes)} + ${mib(m.walBytes)}`).join(" → ")}`,
   );
+  log(
+    `external + array buffers at idle (MiB): ${[start, ...rows.map((r) => r.idle)].map((m) => `${mib(m.external)} + ${mib(m.arrayBuffers)}`).join(" → ")}`,
+  );
+  log(
+    `malloc committed / live at idle (MiB): ${[start, ...rows.map((r) => r.idle)].map((m) => `${mib(m.mallocCommitted)} / ${mib(m.mallocLive)}`).join(" → ")}`,
+  );
+  const kinds = [...new Set([start, ...rows.map((r) => r.idle)].flatMap((m) => Object.keys(m.anonByKind)))];
+  for (const kind of kinds.sort()) {
+    log(
+      `anonymous, ${kind} (MiB): ${[start, ...rows.map((r) => r.idle)].map((m) => mib(m.anonByKind[kind] ?? 0)).join(" → ")}`,
+    );
+  }
+  log(
+    `SQLite at idle: ${[start, ...rows.map((r) => r.idle)].map((m) => `${m.sqliteConnections} connections, ${m.sqliteStatements} statements${SHRINK ? `, ${mib(m.sqliteCacheFreed)} MiB freed by shrink_memory` : ""}`).join(" → ")}`,
+  );
   log(`drain after each phase (s): ${rows.map((r) => (r.drainedMs / 1000).toFixed(1)).join(", ")}`);
   const idles = [start, ...rows.map((r) => r.idle)];
   for (let i = 1; i < idles.length; i++) {
@@ -203,7 +233,9 @@ function report(start: SoakMemory, rows: PhaseRow[]): void {
 }
 
 log(`# Soak (Bun ${Bun.version}, ${navigator.hardwareConcurrency} CPUs, load ${load()})`);
-log(`${PHASES} phases of ${SECONDS} s at ${CONCURRENCY} in flight: proxy 50 %, notifications 25 %, REST 25 %`);
+log(
+  `${PHASES} phases of ${SECONDS} s at ${CONCURRENCY} in flight: ${ONLY ?? "proxy 50 %, notifications 25 %, REST 25 %"}`,
+);
 try {
   const t = await setUp(`http://127.0.0.1:${await ready}`);
   if (SNAPSHOTS) mkdirSync(SNAPSHOTS, { recursive: true });
@@ -213,7 +245,7 @@ try {
   let accepted = 0;
   const rows: PhaseRow[] = [];
   for (let phase = 1; phase <= PHASES && performance.now() < runDeadline; phase++) {
-    const counts = await runMix(t, CONCURRENCY, performance.now() + SECONDS * 1000, () => n++);
+    const counts = await runMix(t, CONCURRENCY, performance.now() + SECONDS * 1000, () => n++, ONLY);
     const end = await memoryOf();
     accepted += counts.accepted;
     const drainFrom = performance.now();
@@ -221,7 +253,7 @@ try {
     const drainedMs = performance.now() - drainFrom;
     if (delivered < accepted) log(`phase ${phase}: ${delivered} of ${accepted} notifications forwarded (NOT drained)`);
     await Bun.sleep(IDLE * 1000);
-    const idle = await memoryOf({ gc: true, ...snapshot(`idle-${phase}`) });
+    const idle = await memoryOf({ gc: true, shrink: SHRINK, ...snapshot(`idle-${phase}`) });
     rows.push({ counts, end, idle, drainedMs });
     log(
       `phase ${phase}: ${counts.requests} requests (${counts.errors} errors), RSS ${mib(end.rss)} → idle ${mib(idle.rss)} MiB; load ${load()}`,

@@ -77,13 +77,17 @@ function restCall(t: SoakTarget, n: number): { path: string; init: RequestInit; 
   return { ...call, ok: (s) => s < 300 };
 }
 
-/** Request number `n` of the mix: 0–1 of every 4 proxy, 2 a notification, 3 REST. */
+/** Which kinds the mix sends (BENCH_SOAK_ONLY: one of them alone, to tell which one grows). */
+export type SoakKind = "proxy" | "notifications" | "rest";
+
+/** Request number `n` of the mix: 0–1 of every 4 proxy, 2 a notification, 3 REST (or `only` that kind). */
 export function requestOf(
   t: SoakTarget,
   n: number,
+  only?: SoakKind,
 ): { url: string; init: RequestInit; ok: (s: number) => boolean; notification: boolean } {
-  const slot = n % 4;
-  const k = Math.floor(n / 4);
+  const slot = only === undefined ? n % 4 : { proxy: n % 2, notifications: 2, rest: 3 }[only];
+  const k = only === undefined ? Math.floor(n / 4) : n;
   if (slot <= 1) {
     // Every 16th proxy call names a connection that does not exist (a 404), with a new id each time.
     const missing = k % 16 === 15;
@@ -136,11 +140,12 @@ export async function runMix(
   concurrency: number,
   until: number,
   next: () => number,
+  only?: SoakKind,
 ): Promise<PhaseCounts> {
   const counts: PhaseCounts = { requests: 0, errors: 0, accepted: 0, latenciesMs: [], samples: [] };
   const worker = async () => {
     while (performance.now() < until) {
-      const r = requestOf(t, next());
+      const r = requestOf(t, next(), only);
       const started = performance.now();
       try {
         const res = await fetch(r.url, r.init);

@@ -57,7 +57,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const { metricsToken } = loadObserveSettings(env);
   // One registry for the whole process: the gateway's and every service's metrics on one /metrics.
   const metrics = new MetricsRegistry();
-  const db = openDatabase(join(common.dataDir, "junction.sqlite"));
+  const db = openDatabase(join(common.dataDir, "junction.sqlite"), { cacheMb: common.sqliteCacheMb });
   // Loaded only when the OTEL_* variables turn tracing on: off, the process never loads the SDK.
   const tracing = tracesEndpoint(env)
     ? (await import("@junction/platform/tracing")).startTracing(env, "embedded")
