@@ -6,6 +6,7 @@
  * is the figure to compare.
  *   bun bench/support/js-loop.ts [junction|handler|floor|both] [requests] [--bytes]
  * (handler: the /proxy handler alone, without the gateway around it; both: junction and floor).
+ * --no-metrics: every counter and histogram event a no-op (what the metrics cost: run with and without it).
  * --bytes: also the bytes allocated per request, from the collector's own log (`BUN_JSC_logGC`, set for a
  * child run only: the heap's growth between collections, summed, over the requests; repeatable to a few bytes).
  */
@@ -13,13 +14,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmbedded } from "@junction/cli";
-import { createLogger } from "@junction/platform";
+import { Counter, createLogger, Histogram } from "@junction/platform";
 import { createGateway } from "../../gateway/src/gateway.ts";
 import { directProxyHandler } from "./direct-handler.ts";
 import { minimalCheckedProxy } from "./minimal-checked-proxy.ts";
 import { addConnection, CONNECTION, INTEGRATION, SECRET_KEY } from "./topologies.ts";
 
-const args = process.argv.slice(2).filter((a) => a !== "--bytes");
+const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+if (process.argv.includes("--no-metrics")) {
+  Counter.prototype.inc = () => {};
+  Histogram.prototype.observe = () => {};
+}
 const which = args[0] ?? "both";
 const total = Number(args[1] ?? 300_000);
 const UPSTREAM = "http://127.0.0.1:9";
