@@ -1,9 +1,12 @@
 /**
  * The proxy's JavaScript alone: Junction's gateway (or the floor's handler) called in a loop with the
  * upstream `fetch` answered at once, 64 requests in flight, no sockets. Steadier than the load runs:
- * for telling a few hundred ns of per-request work apart.
+ * for telling a few hundred ns of per-request work apart. Each round prints its wall time and the process's
+ * CPU time (user + system, every thread: the collector's too) per request; on a shared machine the CPU time
+ * is the figure to compare.
  *   bun bench/support/js-loop.ts [junction|handler|floor|both] [requests] [--bytes]
  * (handler: the /proxy handler alone, without the gateway around it; both: junction and floor).
+ * --no-metrics: every counter and histogram event a no-op (what the metrics cost: run with and without it).
  * --bytes: also the bytes allocated per request, from the collector's own log (`BUN_JSC_logGC`, set for a
  * child run only: the heap's growth between collections, summed, over the requests; repeatable to a few bytes).
  */
@@ -11,13 +14,17 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmbedded } from "@junction/cli";
-import { createLogger } from "@junction/platform";
+import { Counter, createLogger, Histogram } from "@junction/platform";
 import { createGateway } from "../../gateway/src/gateway.ts";
 import { directProxyHandler } from "./direct-handler.ts";
 import { minimalCheckedProxy } from "./minimal-checked-proxy.ts";
 import { addConnection, CONNECTION, INTEGRATION, SECRET_KEY } from "./topologies.ts";
 
-const args = process.argv.slice(2).filter((a) => a !== "--bytes");
+const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+if (process.argv.includes("--no-metrics")) {
+  Counter.prototype.inc = () => {};
+  Histogram.prototype.observe = () => {};
+}
 const which = args[0] ?? "both";
 const total = Number(args[1] ?? 300_000);
 const UPSTREAM = "http://127.0.0.1:9";
@@ -64,7 +71,8 @@ const headers = {
 };
 const request = () => new Request("http://127.0.0.1:8080/proxy/small", { headers });
 
-async function run(fetchOf: (req: Request) => Promise<Response>, n: number): Promise<number> {
+/** Wall and CPU microseconds per request of `n` requests. */
+async function run(fetchOf: (req: Request) => Promise<Response>, n: number): Promise<{ wall: number; cpu: number }> {
   let next = 0;
   const worker = async () => {
     while (next < n) {
@@ -75,22 +83,26 @@ async function run(fetchOf: (req: Request) => Promise<Response>, n: number): Pro
     }
   };
   const started = performance.now();
+  const cpu = process.cpuUsage();
   await Promise.all(Array.from({ length: 64 }, worker));
-  return ((performance.now() - started) * 1000) / n;
+  const used = process.cpuUsage(cpu);
+  return { wall: ((performance.now() - started) * 1000) / n, cpu: (used.user + used.system) / n };
 }
 
 const names = which === "both" ? ["junction", "floor"] : [which];
 for (const name of names) await run(targets[name] as (req: Request) => Promise<Response>, WARMUP_REQUESTS);
-const results: Record<string, number[]> = Object.fromEntries(names.map((name) => [name, []]));
+const results: Record<string, { wall: number; cpu: number }[]> = Object.fromEntries(names.map((name) => [name, []]));
 for (let round = 0; round < 5; round++) {
   for (const name of names)
     results[name]?.push(await run(targets[name] as (req: Request) => Promise<Response>, total / 5));
 }
 for (const name of names) {
-  const sorted = [...(results[name] as number[])].sort((a, b) => a - b);
-  console.log(
-    `${name.padEnd(9)} median ${sorted[2]?.toFixed(2)} µs/request  (rounds ${sorted.map((v) => v.toFixed(2)).join(" ")})`,
-  );
+  for (const kind of ["wall", "cpu"] as const) {
+    const sorted = (results[name] ?? []).map((r) => r[kind]).sort((a, b) => a - b);
+    console.log(
+      `${name.padEnd(9)} ${kind.padEnd(4)} median ${sorted[2]?.toFixed(2)} µs/request  (rounds ${sorted.map((v) => v.toFixed(2)).join(" ")})`,
+    );
+  }
 }
 await junction.stop();
 rmSync(dataDir, { recursive: true, force: true });

@@ -118,8 +118,11 @@ export async function startJunction(
     env: {
       PATH: env.PATH ?? "",
       HOME: env.HOME ?? "/tmp",
-      // Tuning knobs pass through (JUNCTION_WEBHOOK_INBOUND_CONCURRENCY...); the delivery concurrency is the bench's.
-      ...Object.fromEntries(Object.entries(env).filter(([k]) => k.startsWith("JUNCTION_WEBHOOK_"))),
+      // Tuning knobs pass through (JUNCTION_WEBHOOK_INBOUND_CONCURRENCY, JUNCTION_SQLITE_CACHE_MB...); the
+      // delivery concurrency is the bench's.
+      ...Object.fromEntries(
+        Object.entries(env).filter(([k]) => k.startsWith("JUNCTION_WEBHOOK_") || k.startsWith("JUNCTION_SQLITE_")),
+      ),
       JUNCTION_DATA_DIR: dataDir,
       PORT: String(port),
       JUNCTION_HOST: "127.0.0.1",

@@ -142,7 +142,9 @@ export async function serveService(
     : undefined;
   const bus = nats && tracing ? new TracedBus(nats, tracing) : nats;
   const db =
-    spec.needs.database && common.store === "sqlite" ? openDatabase(join(common.dataDir, `${name}.sqlite`)) : undefined;
+    spec.needs.database && common.store === "sqlite"
+      ? openDatabase(join(common.dataDir, `${name}.sqlite`), { cacheMb: common.sqliteCacheMb })
+      : undefined;
   const wiring = {
     env,
     common,

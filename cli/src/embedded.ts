@@ -69,7 +69,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   // One registry for the whole process: the gateway's and every service's metrics on one /metrics.
   const metrics = new MetricsRegistry();
   const databaseFile = join(common.dataDir, "junction.sqlite");
-  const db = openDatabase(databaseFile);
+  const db = openDatabase(databaseFile, { cacheMb: common.sqliteCacheMb });
   // Loaded only when the OTEL_* variables turn tracing on: off, the process never loads the SDK.
   const tracing = tracesEndpoint(env)
     ? (await import("@junction/platform/tracing")).startTracing(env, "embedded")

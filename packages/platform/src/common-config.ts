@@ -34,6 +34,8 @@ export const commonConfigSchema = z.object({
   store: z.enum(["sqlite", "mongodb"]).default("sqlite"),
   mongodbUrl: z.string().optional(),
   mongodbDatabase: z.string().default("junction"),
+  /** Each SQLite connection's page cache bound, MiB (private memory; reads beyond it go through a memory map). */
+  sqliteCacheMb: z.coerce.number().int().min(1).max(4096).default(16),
 });
 
 export type CommonConfig = z.infer<typeof commonConfigSchema>;

@@ -64,6 +64,24 @@ describe("MetricsRegistry", () => {
     expect(() => a.inc("1", "2")).toThrow();
   });
 
+  test("keeps apart series whose label values would read alike joined, and counts each series once", async () => {
+    const registry = new MetricsRegistry();
+    const c = registry.counter("t_total", "T.", ["a", "b"]);
+    c.inc("x\u0001y", "z");
+    c.inc("x", "y\u0001z");
+    c.inc("x", "y\u0001z");
+    expect(c.value("x\u0001y", "z")).toBe(1);
+    expect(c.value("x", "y\u0001z")).toBe(2);
+    expect(c.value("x")).toBe(0);
+    const text = await registry.render();
+    expect(text.split("\n").filter((l) => l.startsWith("t_total{"))).toHaveLength(2);
+    const g = registry.gauge("g", "G.");
+    g.set(3);
+    g.reset();
+    g.add(1);
+    expect(g.value()).toBe(1);
+  });
+
   test("runs collectors before a scrape and survives a failing one", async () => {
     const r = new MetricsRegistry();
     const g = r.gauge("junction_pending", "Pending.");

@@ -1,8 +1,8 @@
 /**
  * Metrics in the Prometheus text exposition format (version 0.0.4): counters, gauges and histograms
  * with labels, held by a registry that the process creates and hands to its services (never a module
- * singleton). A metric's series are found by their label values joined, so an event costs one map
- * lookup and an addition. Label values must never carry secrets (keys, tokens, query strings).
+ * singleton). A metric's series are found by one map lookup per label value, so an event costs those
+ * lookups and an addition, and builds no string. Label values must never carry secrets (keys, tokens, query strings).
  */
 
 /** Default latency buckets, in seconds (from 5 ms to 30 s). */
@@ -20,12 +20,6 @@ interface Metric {
 
 const NAME_RE = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
 const LABEL_RE = /^[a-zA-Z_][a-zA-Z0-9_]*$/;
-const SEP = "\u0001";
-
-function seriesKey(values: readonly string[]): string {
-  return values.length === 1 ? (values[0] as string) : values.join(SEP);
-}
-
 /** A label value as the format wants it: backslash, double quote and newline escaped. */
 export function escapeLabelValue(value: string): string {
   return value.replace(/\\/g, "\\\\").replace(/"/g, '\\"').replace(/\n/g, "\\n");
@@ -48,8 +42,21 @@ function labelText(names: readonly string[], values: readonly string[], extra?: 
   return parts.length === 0 ? "" : `{${parts.join(",")}}`;
 }
 
+interface Series<S> {
+  values: readonly string[];
+  state: S;
+}
+
+/** Series by their label values, one map level per label. */
+type SeriesTree<S> = Map<string, SeriesTree<S> | Series<S>>;
+
 abstract class LabelledMetric<S> implements Metric {
-  protected readonly series = new Map<string, { values: readonly string[]; state: S }>();
+  /** Every series, in the order they were first seen (the exposition's order). */
+  protected series: Series<S>[] = [];
+  // Found by walking one map per label value rather than by the values joined: an event builds no
+  // string (a joined key was a new string to hash on every request; ~0.1 µs an event in Bun).
+  private tree: SeriesTree<S> = new Map();
+  private unlabelled: Series<S> | undefined;
   abstract readonly kind: Kind;
 
   constructor(
@@ -59,15 +66,52 @@ abstract class LabelledMetric<S> implements Metric {
   ) {}
 
   protected state(values: readonly string[]): S {
-    const key = seriesKey(values);
-    const found = this.series.get(key);
-    if (found) return found.state;
-    if (values.length !== this.labelNames.length) {
+    const last = values.length - 1;
+    if (last !== this.labelNames.length - 1) {
       throw new Error(`${this.name} takes ${this.labelNames.length} label values, got ${values.length}`);
     }
-    const state = this.initial();
-    this.series.set(key, { values: [...values], state });
-    return state;
+    if (last < 0) {
+      this.unlabelled ??= this.newSeries(values);
+      return this.unlabelled.state;
+    }
+    let level = this.tree;
+    for (let i = 0; i < last; i++) {
+      const value = values[i] as string;
+      let next = level.get(value) as SeriesTree<S> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        level.set(value, next);
+      }
+      level = next;
+    }
+    const value = values[last] as string;
+    const found = level.get(value) as Series<S> | undefined;
+    if (found !== undefined) return found.state;
+    const series = this.newSeries(values);
+    level.set(value, series);
+    return series.state;
+  }
+
+  /** The series of these label values, if it was seen (never creates one). */
+  protected find(values: readonly string[]): Series<S> | undefined {
+    if (values.length !== this.labelNames.length) return undefined;
+    if (values.length === 0) return this.unlabelled;
+    let node: SeriesTree<S> | Series<S> | undefined = this.tree;
+    for (const value of values) node = node instanceof Map ? node.get(value) : undefined;
+    return node instanceof Map ? undefined : node;
+  }
+
+  /** Forgets every series. */
+  protected clear(): void {
+    this.series = [];
+    this.tree = new Map();
+    this.unlabelled = undefined;
+  }
+
+  private newSeries(values: readonly string[]): Series<S> {
+    const series = { values: [...values], state: this.initial() };
+    this.series.push(series);
+    return series;
   }
 
   protected abstract initial(): S;
@@ -90,10 +134,10 @@ export class Counter extends LabelledMetric<{ v: number }> {
   }
   /** The series' value (tests). */
   value(...labels: string[]): number {
-    return this.series.get(seriesKey(labels))?.state.v ?? 0;
+    return this.find(labels)?.state.v ?? 0;
   }
   write(lines: string[]): void {
-    for (const { values, state } of this.series.values()) {
+    for (const { values, state } of this.series) {
       lines.push(`${this.name}${labelText(this.labelNames, values)} ${formatValue(state.v)}`);
     }
   }
@@ -112,14 +156,14 @@ export class Gauge extends LabelledMetric<{ v: number }> {
     this.state(labels).v += n;
   }
   value(...labels: string[]): number {
-    return this.series.get(seriesKey(labels))?.state.v ?? 0;
+    return this.find(labels)?.state.v ?? 0;
   }
   /** Forgets every series (a scrape-time gauge rebuilt from a query). */
   reset(): void {
-    this.series.clear();
+    this.clear();
   }
   write(lines: string[]): void {
-    for (const { values, state } of this.series.values()) {
+    for (const { values, state } of this.series) {
       lines.push(`${this.name}${labelText(this.labelNames, values)} ${formatValue(state.v)}`);
     }
   }
@@ -161,10 +205,10 @@ export class Histogram extends LabelledMetric<HistogramState> {
   }
   /** Observations of the series (tests). */
   count(...labels: string[]): number {
-    return this.series.get(seriesKey(labels))?.state.count ?? 0;
+    return this.find(labels)?.state.count ?? 0;
   }
   write(lines: string[]): void {
-    for (const { values, state } of this.series.values()) {
+    for (const { values, state } of this.series) {
       let cumulative = 0;
       for (const [i, le] of this.buckets.entries()) {
         cumulative += state.counts[i] as number;

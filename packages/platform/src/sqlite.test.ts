@@ -1,7 +1,9 @@
 import { afterAll, expect, test } from "bun:test";
+import { heapStats } from "bun:jsc";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { loadCommonConfig } from "./common-config.ts";
 import { openDatabase } from "./sqlite.ts";
 
 const root = mkdtempSync(join(tmpdir(), "junction-sqlite-"));
@@ -15,4 +17,40 @@ test("a database file opens in WAL mode, synced at checkpoints, checkpointing ev
   expect(pragma("wal_autocheckpoint")).toBe(10000);
   expect(pragma("foreign_keys")).toBe(1);
   db.close();
+});
+
+test("the page cache is bounded: 16 MiB by default, JUNCTION_SQLITE_CACHE_MB otherwise", () => {
+  const cacheKib = (db: ReturnType<typeof openDatabase>) =>
+    -((db.query("PRAGMA cache_size").get() as { cache_size: number }).cache_size as number);
+  const byDefault = openDatabase(join(root, "default.sqlite"));
+  expect(cacheKib(byDefault)).toBe(16 * 1024);
+  byDefault.close();
+  const { sqliteCacheMb } = loadCommonConfig({ JUNCTION_SQLITE_CACHE_MB: "4" });
+  const set = openDatabase(join(root, "set.sqlite"), { cacheMb: sqliteCacheMb });
+  expect(cacheKib(set)).toBe(4 * 1024);
+  set.close();
+  expect(loadCommonConfig({}).sqliteCacheMb).toBe(16);
+  expect(() => loadCommonConfig({ JUNCTION_SQLITE_CACHE_MB: "0" })).toThrow(/JUNCTION_SQLITE_CACHE_MB/);
+});
+
+test("writing more than the page cache's bound keeps the connection's memory near the bound", () => {
+  // Bun's allocator counts the page cache's pages among its live allocations (the RSS where it cannot say).
+  const live = () => {
+    const m = (heapStats() as unknown as { mimalloc?: { malloc_normal?: { current: number } } }).mimalloc;
+    return m?.malloc_normal?.current ?? process.memoryUsage().rss;
+  };
+  const db = openDatabase(join(root, "bounded.sqlite"), { cacheMb: 2 });
+  db.exec("CREATE TABLE t (id INTEGER PRIMARY KEY, v BLOB NOT NULL)");
+  const insert = db.query("INSERT INTO t (v) VALUES (?)");
+  const row = new Uint8Array(3000);
+  const before = live();
+  // 15 MB of new pages, all of them in the WAL (no checkpoint before 10 000 pages): each was in the cache.
+  for (let batch = 0; batch < 10; batch++)
+    db.transaction(() => {
+      for (let i = 0; i < 500; i++) insert.run(row);
+    })();
+  const grown = (live() - before) / 1048576;
+  db.close();
+  // Unbounded (the 64 MiB it was), the cache kept ~25 MiB of these pages.
+  expect(grown).toBeLessThan(8);
 });

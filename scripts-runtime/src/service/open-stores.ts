@@ -27,7 +27,7 @@ export async function openScriptsStores(cfg: CommonConfig, db?: Database): Promi
     return openMongoScriptsStores(cfg.mongodbUrl as string, cfg.mongodbDatabase);
   }
   const owned = db === undefined;
-  const database = db ?? openDatabase(join(cfg.dataDir, "scripts.sqlite"));
+  const database = db ?? openDatabase(join(cfg.dataDir, "scripts.sqlite"), { cacheMb: cfg.sqliteCacheMb });
   const stores = {
     scripts: new SqliteScriptStore(database),
     runs: new SqliteScriptRunStore(database),

@@ -12,5 +12,7 @@ export async function openChannelStore(cfg: CommonConfig, db?: Database): Promis
     const { MongoChannelStore } = await import("./store/mongo-store.ts");
     return MongoChannelStore.connect(cfg.mongodbUrl as string, cfg.mongodbDatabase);
   }
-  return new SqliteChannelStore(db ?? openDatabase(join(cfg.dataDir, "channel.sqlite")));
+  return new SqliteChannelStore(
+    db ?? openDatabase(join(cfg.dataDir, "channel.sqlite"), { cacheMb: cfg.sqliteCacheMb }),
+  );
 }

@@ -13,5 +13,7 @@ export async function openConnectionStore(cfg: CommonConfig, db?: Database): Pro
     const { MongoConnectionStore } = await import("./store/mongo-store.ts");
     return MongoConnectionStore.connect(cfg.mongodbUrl as string, cfg.mongodbDatabase);
   }
-  return new SqliteConnectionStore(db ?? openDatabase(join(cfg.dataDir, "connection.sqlite")));
+  return new SqliteConnectionStore(
+    db ?? openDatabase(join(cfg.dataDir, "connection.sqlite"), { cacheMb: cfg.sqliteCacheMb }),
+  );
 }

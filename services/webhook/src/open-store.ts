@@ -12,5 +12,7 @@ export async function openWebhookStore(cfg: CommonConfig, db?: Database): Promis
     const { MongoWebhookStore } = await import("./store/mongo-store.ts");
     return MongoWebhookStore.connect(cfg.mongodbUrl as string, cfg.mongodbDatabase);
   }
-  return new SqliteWebhookStore(db ?? openDatabase(join(cfg.dataDir, "webhook.sqlite")));
+  return new SqliteWebhookStore(
+    db ?? openDatabase(join(cfg.dataDir, "webhook.sqlite"), { cacheMb: cfg.sqliteCacheMb }),
+  );
 }

@@ -67,7 +67,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
   const withOverrides = async <M extends { connectionIds: string[] }>(envId: string, key: string, match: M) => {
     const webhookUrlOverrides: Record<string, string> = {};
     for (const id of match.connectionIds) {
-      const override = (await ctx.store.getConnection(envId, key, id))?.webhookUrlOverride;
+      const override = (await ctx.store.connectionWebhookOverride(envId, key, id))?.webhookUrlOverride;
       if (override) webhookUrlOverrides[id] = override;
     }
     return { ...match, webhookUrlOverrides };
@@ -304,7 +304,7 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         // A channel's connection is matched exactly; an email the notification names goes to rule 2's tiers.
         const match =
           r.connectionId !== ""
-            ? (await ctx.store.getConnection(envId, r.providerConfigKey, r.connectionId))
+            ? (await ctx.store.connectionWebhookOverride(envId, r.providerConfigKey, r.connectionId))
               ? { connectionIds: [r.connectionId], rule: MatchRule.CHANNEL }
               : { connectionIds: [], rule: MatchRule.NONE }
             : r.email !== ""

@@ -261,6 +261,12 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     return doc ? connectionFromDocument(doc) : null;
   }
 
+  async connectionWebhookOverride(environmentId: string, providerConfigKey: string, connectionId: string) {
+    const filter = this.key(environmentId, providerConfigKey, connectionId);
+    const doc = await this.connections.findOne(filter, { projection: { _id: 0, webhookUrlOverride: 1 } });
+    return doc ? { webhookUrlOverride: doc.webhookUrlOverride || undefined } : null;
+  }
+
   async listConnections(
     environmentId: string,
     filter: ConnectionFilter,

@@ -55,6 +55,9 @@ export function prepareStatements(db: Database) {
       "UPDATE connections SET provider_config_key = $new_key WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key",
     ),
     connectionsDeleteAll: p(`DELETE FROM connections WHERE ${CONNECTION_KEY}`),
+    connectionOverride: p<{ webhook_url_override: string }>(
+      `SELECT webhook_url_override FROM connections WHERE ${CONNECTION_KEY} AND connection_id = $connection_id`,
+    ),
     connectionGet: p<ConnectionRow>(
       `SELECT ${CONNECTION_COLUMNS} FROM connections WHERE ${CONNECTION_KEY} AND connection_id = $connection_id`,
     ),

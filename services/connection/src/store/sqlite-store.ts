@@ -234,6 +234,19 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     return this.getRecord(environmentId, providerConfigKey, connectionId);
   }
 
+  async connectionWebhookOverride(
+    environmentId: string,
+    providerConfigKey: string,
+    connectionId: string,
+  ): Promise<{ webhookUrlOverride: string | undefined } | null> {
+    const row = this.q.connectionOverride.get({
+      environment_id: environmentId,
+      provider_config_key: providerConfigKey,
+      connection_id: connectionId,
+    });
+    return row ? { webhookUrlOverride: row.webhook_url_override || undefined } : null;
+  }
+
   async listConnections(
     environmentId: string,
     filter: ConnectionFilter,

@@ -378,6 +378,7 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         await create(connection("cal", "b"));
         expect((await get("cal", "a"))?.webhookUrlOverride).toBe("https://hooks.example.test/a");
         expect((await get("cal", "b"))?.webhookUrlOverride).toBeUndefined();
+        expect(await store.connectionWebhookOverride(ENV, "cal", "b")).toEqual({ webhookUrlOverride: undefined });
 
         await create(connection("cal", "a"));
         expect((await get("cal", "a"))?.webhookUrlOverride).toBe("https://hooks.example.test/a");
@@ -392,6 +393,10 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
           9_000,
         );
         expect(patched?.webhookUrlOverride).toBe("https://hooks.example.test/b");
+        expect(await store.connectionWebhookOverride(ENV, "cal", "b")).toEqual({
+          webhookUrlOverride: "https://hooks.example.test/b",
+        });
+        expect(await store.connectionWebhookOverride(ENV, "cal", "nobody")).toBeNull();
         expect((await get("cal", "b"))?.webhookUrlOverride).toBe("https://hooks.example.test/b");
         await store.patchConnection(ENV, "cal", "b", { tags: { team: "core" } }, 10_000);
         expect(await get("cal", "b")).toMatchObject({

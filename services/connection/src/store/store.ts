@@ -69,6 +69,15 @@ export interface ConnectionStore {
     providerConfigKey: string,
     connectionId: string,
   ): Promise<ConnectionRecord | null>;
+  /**
+   * Whether the connection exists, and its webhook URL override: one column read, not the whole row
+   * (matching asks it for every connection of every notification).
+   */
+  connectionWebhookOverride(
+    environmentId: string,
+    providerConfigKey: string,
+    connectionId: string,
+  ): Promise<{ webhookUrlOverride: string | undefined } | null>;
   /** Newest first. */
   listConnections(
     environmentId: string,
