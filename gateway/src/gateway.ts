@@ -104,7 +104,11 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...deliveryRoutes(),
     ...scriptRoutes(),
     ...channelRoutes(),
-    ...dashboardRoutes({ router: () => router, now }),
+    ...dashboardRoutes({
+      router: () => router,
+      now,
+      observability: { metrics: Boolean(deps.metricsToken), tracing: deps.tracing !== undefined },
+    }),
     ...openApiRoutes({ routes: () => router.list(), baseUrl: deps.baseUrl }),
     ...observeRoutes({ metrics, metricsToken: deps.metricsToken, readiness: deps.readiness ?? [] }),
     ...rpcRoutes(authenticator),

@@ -14,6 +14,8 @@ export interface DashboardOptions {
   router: () => Router;
   now?: () => number;
   sessions?: DashboardSessions;
+  /** What the operator switched on at start (JUNCTION_METRICS_TOKEN, OTEL_EXPORTER_OTLP_ENDPOINT): shown read-only. */
+  observability?: { metrics: boolean; tracing: boolean };
 }
 
 const API_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -81,6 +83,8 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
           base_url: ctx.baseUrl,
           redirect_uri: `${ctx.baseUrl}/oauth/callback`,
           expires_at: new Date(session.expiresAtMs).toISOString(),
+          metrics_enabled: options.observability?.metrics === true,
+          tracing_enabled: options.observability?.tracing === true,
         },
       });
     }),

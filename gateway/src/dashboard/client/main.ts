@@ -9,6 +9,7 @@ import { integrationPage } from "./pages/integration-page.ts";
 import { integrationsPage } from "./pages/integrations-page.ts";
 import { newIntegrationPage } from "./pages/new-integration-page.ts";
 import { scriptsPage } from "./pages/scripts-page.ts";
+import { settingsPage } from "./pages/settings-page.ts";
 import { scriptPage, scriptRunPage } from "./pages/script-detail-pages.ts";
 
 type Render = (params: string[]) => Promise<Node>;
@@ -26,6 +27,7 @@ const ROUTES: [RegExp, string, Render][] = [
   [/^\/scripts$/, "scripts", () => scriptsPage()],
   [/^\/scripts\/runs\/([^/]+)$/, "scripts", ([id]) => scriptRunPage(id as string)],
   [/^\/scripts\/([^/]+)\/([^/]+)$/, "scripts", ([key, name]) => scriptPage(key as string, name as string)],
+  [/^\/settings$/, "settings", () => settingsPage()],
 ];
 
 const app = document.getElementById("app") as HTMLElement;
