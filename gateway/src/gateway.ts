@@ -129,7 +129,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...deliveryRoutes(),
     ...scriptRoutes(),
     ...channelRoutes(),
-    ...dashboardRoutes({ router: () => router, now, addressOf: (req) => deps.addressOf?.(req) }),
+    ...dashboardRoutes({
+      router: () => router,
+      now,
+      addressOf: (req) => deps.addressOf?.(req),
+      observability: { metrics: Boolean(deps.metricsToken), tracing: deps.tracing !== undefined },
+    }),
     ...openApiRoutes({ routes: () => router.list(), baseUrl: deps.baseUrl }),
     ...observeRoutes({ metrics, metricsToken: deps.metricsToken, readiness: deps.readiness ?? [] }),
     ...rpcRoutes(authenticator),

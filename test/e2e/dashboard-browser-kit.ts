@@ -115,3 +115,14 @@ export function columnTexts(page: Page, selector: string, label: string): Promis
     label,
   );
 }
+
+/** Goes to a hash route and waits for its view; the old view is marked first, so it cannot be mistaken for the new one. */
+export async function goTo(page: Page, hash: string, view: string): Promise<void> {
+  await page.evaluate(() => {
+    (document.getElementById("app") as HTMLElement).dataset.view = "stale";
+  });
+  await page.evaluate((h) => {
+    location.hash = h;
+  }, hash);
+  await page.waitForSelector(`#app[data-view="${view}"]`);
+}

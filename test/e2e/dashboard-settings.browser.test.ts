@@ -134,10 +134,13 @@ describe("integration settings and channel kinds in a real browser", () => {
         return res.body.data[0] ?? null;
       });
       await go(`#/deliveries/${mail.id}`, "deliveries");
-      await page.waitForSelector("#message-payload");
+      await page.waitForSelector("#payload-note");
       expect(await page.textContent("#message-summary")).toBe("mailbox watch notification");
-      const payload = JSON.parse((await page.textContent("#message-payload")) ?? "{}");
-      expect(payload).toMatchObject({ emailAddress: "nobody@example.com", messageId: "kinds-msg-1" });
+      const body = JSON.parse((await page.textContent("#message-body")) ?? "{}");
+      expect(body.payload).toMatchObject({ emailAddress: "nobody@example.com", messageId: "kinds-msg-1" });
+      // The payload is shown once: in the body, as signed and sent.
+      const text = (await page.textContent("#message")) ?? "";
+      expect(text.split("kinds-msg-1").length - 1).toBe(1);
     },
     STEP_MS,
   );

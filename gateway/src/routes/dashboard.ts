@@ -17,6 +17,8 @@ export interface DashboardOptions {
   sessions?: DashboardSessions;
   /** The client address of a request (the server's peer; a reverse proxy's own address behind one). */
   addressOf?: (req: Request) => string | undefined;
+  /** What the operator switched on at start (JUNCTION_METRICS_TOKEN, OTEL_EXPORTER_OTLP_ENDPOINT): shown read-only. */
+  observability?: { metrics: boolean; tracing: boolean };
 }
 
 const API_METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
@@ -92,6 +94,8 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
           base_url: ctx.baseUrl,
           redirect_uri: `${ctx.baseUrl}/oauth/callback`,
           expires_at: new Date(session.expiresAtMs).toISOString(),
+          metrics_enabled: options.observability?.metrics === true,
+          tracing_enabled: options.observability?.tracing === true,
         },
       });
     }),

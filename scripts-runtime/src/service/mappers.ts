@@ -93,7 +93,7 @@ export function toScriptVersion(v: ScriptVersionRecord | ScriptVersionSummary): 
     providerConfigKey: v.providerConfigKey,
     name: v.name,
     version: v.version,
-    filename: "compiled" in v ? v.compiled.filename : "",
+    filename: "compiled" in v ? v.compiled.filename : v.filename,
     declaration: declaration(v.declaration),
     sourceHash: "compiled" in v ? v.compiled.sourceHash : v.sourceHash,
     createdAtMs: BigInt(v.createdAt),

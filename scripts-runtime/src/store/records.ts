@@ -79,11 +79,15 @@ export interface ScriptVersionRecord {
 export type NewScriptVersion = Omit<ScriptVersionRecord, "version">;
 
 /** A version without its source and code, for listings. */
-export type ScriptVersionSummary = Omit<ScriptVersionRecord, "source" | "compiled"> & { sourceHash: string };
+export type ScriptVersionSummary = Omit<ScriptVersionRecord, "source" | "compiled"> & {
+  sourceHash: string;
+  filename: string;
+};
 
 export const summarize = ({ source: _s, compiled, ...rest }: ScriptVersionRecord): ScriptVersionSummary => ({
   ...rest,
   sourceHash: compiled.sourceHash,
+  filename: compiled.filename,
 });
 
 export const DEFAULT_RUN_PAGE = 100;

@@ -75,7 +75,7 @@ export function scriptStoreConformance(name: string, factory: ScriptStoreFactory
       expect(await store.listLatest(ENV, "none")).toEqual([]);
     });
 
-    test("listVersions is newest first and leaves source and code out", async () => {
+    test("listVersions is newest first, keeps the file name, and leaves source and code out", async () => {
       const v1 = await store.addVersion(upload("renewal"));
       const v2 = await store.addVersion(upload("renewal"));
       const versions = await store.listVersions(ENV, "google-calendar", "renewal");
@@ -89,6 +89,7 @@ export function scriptStoreConformance(name: string, factory: ScriptStoreFactory
         declaration: v2.declaration,
         createdAt: v2.createdAt,
         sourceHash: v2.compiled.sourceHash,
+        filename: "renewal.ts",
       });
       expect(versions[1]?.id).toBe(v1.id);
       expect(Object.keys(versions[0] as object)).not.toContain("source");

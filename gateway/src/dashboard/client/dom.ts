@@ -85,3 +85,8 @@ export function hashLink(path: string, query: Record<string, string | number | u
   const s = q.toString();
   return `#${path}${s ? `?${s}` : ""}`;
 }
+
+/** A URL or path with line-break opportunities after each "/" (its text is unchanged), so it wraps between parts, not mid-word. */
+export function breakable(text: string): Child[] {
+  return text.split(/(?<=\/)/).flatMap((part, i) => (i === 0 ? [part] : [h("wbr"), part]));
+}

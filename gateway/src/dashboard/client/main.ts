@@ -9,6 +9,7 @@ import { integrationPage } from "./pages/integration-page.ts";
 import { integrationsPage } from "./pages/integrations-page.ts";
 import { newIntegrationPage } from "./pages/new-integration-page.ts";
 import { scriptsPage } from "./pages/scripts-page.ts";
+import { settingsPage } from "./pages/settings-page.ts";
 import { scriptPage, scriptRunPage } from "./pages/script-detail-pages.ts";
 
 type Render = (params: string[]) => Promise<Node>;
@@ -26,6 +27,7 @@ const ROUTES: [RegExp, string, Render][] = [
   [/^\/scripts$/, "scripts", () => scriptsPage()],
   [/^\/scripts\/runs\/([^/]+)$/, "scripts", ([id]) => scriptRunPage(id as string)],
   [/^\/scripts\/([^/]+)\/([^/]+)$/, "scripts", ([key, name]) => scriptPage(key as string, name as string)],
+  [/^\/settings$/, "settings", () => settingsPage()],
 ];
 
 const app = document.getElementById("app") as HTMLElement;
@@ -36,7 +38,7 @@ async function route(): Promise<void> {
   const path = hash.split("?")[0] || "/integrations";
   const found = ROUTES.map(([re, nav, render]) => ({ m: re.exec(path), nav, render })).find((r) => r.m);
   if (!found?.m) {
-    location.replace("#/integrations");
+    showNotFound(path);
     return;
   }
   for (const a of Array.from(document.querySelectorAll<HTMLAnchorElement>("#nav a"))) {
@@ -56,6 +58,23 @@ async function route(): Promise<void> {
   replace(app, view);
   app.dataset.view = found.nav;
   app.dataset.renderMs = String(Math.round(performance.now() - started));
+}
+
+/** An unknown route says so (and where to go), rather than silently showing another page. */
+function showNotFound(path: string): void {
+  ++rendering;
+  for (const a of Array.from(document.querySelectorAll<HTMLAnchorElement>("#nav a"))) a.classList.remove("active");
+  replace(
+    app,
+    h(
+      "section",
+      { id: "not-found" },
+      h("h1", null, "Page not found"),
+      h("p", null, "The dashboard has no page at ", h("code", null, path), "."),
+      h("p", null, h("a", { href: "#/integrations" }, "Go to Integrations")),
+    ),
+  );
+  app.dataset.view = "not-found";
 }
 
 window.addEventListener("hashchange", () => void route());

@@ -35,6 +35,22 @@ async function newestIds(key: string): Promise<Set<string>> {
 }
 
 /**
+ * The error page Junction showed in the window instead of sending it upstream (it is on this origin:
+ * readable; a provider's page is not, and reading it throws). Null while none is shown.
+ */
+function popupError(popup: Window | null): { code: string; message: string } | null {
+  try {
+    if (!popup || popup.closed || popup.location.origin !== location.origin) return null;
+    if (!popup.location.pathname.startsWith("/oauth/connect/")) return null;
+    const code = popup.document.querySelector("#result")?.getAttribute("data-code");
+    if (!code) return null;
+    return { code, message: popup.document.getElementById("message")?.textContent ?? "" };
+  } catch {
+    return null;
+  }
+}
+
+/**
  * Starts an authorization in a new window (spec: Authentication 4: a test connection created in the
  * dashboard and authorized by logging in upstream) and reports into `out` when it completes: from the
  * callback page's postMessage, or, when that does not come (no opener), by polling the connection list.
@@ -73,6 +89,7 @@ export async function authorizeInPopup(
   );
 
   const started = Date.now();
+  let popupClosedAt = 0;
   let done = false;
   const finish = (node: Node) => {
     if (done) return;
@@ -110,6 +127,30 @@ export async function authorizeInPopup(
   // A re-authorization keeps its id: only the message tells about it. A new connection also shows up in the list.
   const poll = async () => {
     if (done) return;
+    const refused = popupError(popup);
+    if (refused) {
+      finish(
+        h(
+          "div",
+          { class: "error", role: "alert", id: "authorize-result", "data-code": refused.code },
+          `The authorization could not start: ${refused.message} (code: ${refused.code}). Fix it and press the button again.`,
+        ),
+      );
+      popup?.close();
+      return;
+    }
+    if (popup?.closed && !popupClosedAt) popupClosedAt = Date.now();
+    // The list is asked once more after the window closed, so a connection made just before is still seen.
+    if (popupClosedAt && Date.now() - popupClosedAt > POLL_MS) {
+      finish(
+        h(
+          "p",
+          { class: "error", id: "authorize-result", "data-code": "window_closed" },
+          "The authorization window was closed before a connection was made; press the button to start again.",
+        ),
+      );
+      return;
+    }
     if (Date.now() - started > GIVE_UP_MS) {
       finish(h("p", { class: "error", id: "authorize-result" }, "No connection after 10 minutes; start again."));
       return;

@@ -1,4 +1,4 @@
-import { h } from "../dom.ts";
+import { breakable, h } from "../dom.ts";
 
 /** Copies text: the Clipboard API where the page may use it, else a selection and the copy command. */
 async function copyText(text: string): Promise<boolean> {
@@ -29,5 +29,5 @@ export function copyField(id: string, value: string): HTMLElement {
     status.textContent = ok ? "Copied." : "Could not copy: select the text and copy it.";
     status.dataset.copied = ok ? value : "";
   });
-  return h("div", { class: "copy-field" }, h("code", { id }, value), button, status);
+  return h("div", { class: "copy-field" }, h("code", { id }, breakable(value)), button, status);
 }

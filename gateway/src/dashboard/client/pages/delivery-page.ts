@@ -1,5 +1,5 @@
 import { api, errorBox } from "../api.ts";
-import { badge, duration, fields, h, hashLink, jsonBlock, replace, when } from "../dom.ts";
+import { badge, duration, fields, h, hashLink, replace, when } from "../dom.ts";
 import type { Message, Provider, WatchUriHint } from "../types.ts";
 import { bodyOf, messageSummary } from "./message-summary.ts";
 
@@ -98,20 +98,17 @@ function attemptsTable(m: Message): Node {
   );
 }
 
-/** A forwarded notification's payload: the headers as received, or what its provider's reader made of it. */
-function payloadCard(m: Message, provider: Provider | undefined): Node | null {
+/**
+ * Where a forwarded notification's payload is in the body: said once, in words, rather than shown a
+ * second time (the body above already holds it, exactly as sent).
+ */
+function payloadNote(m: Message, provider: Provider | undefined): Node | null {
   const body = bodyOf(m);
   if (m.type !== "forward" || !body || body.payload === undefined) return null;
   return h(
-    "div",
-    { class: "card" },
-    h("h2", null, "Notification payload"),
-    h(
-      "p",
-      { class: "muted" },
-      `What ${provider?.display_name ?? String(body.from ?? "the provider")}'s notification said, as Junction read it (its headers, or the fields its reader decoded).`,
-    ),
-    jsonBlock(body.payload, "message-payload"),
+    "p",
+    { class: "muted", id: "payload-note" },
+    `Its "payload" is what ${provider?.display_name ?? String(body.from ?? "the provider")}'s notification said, as Junction read it (its headers, or the fields its reader decoded).`,
   );
 }
 
@@ -152,8 +149,8 @@ function render(m: Message, providers: Provider[]): Node {
       ]),
       h("h2", null, "Body (exactly as signed and sent)"),
       h("pre", { id: "message-body" }, pretty(m.body)),
+      payloadNote(m, provider),
     ),
-    payloadCard(m, provider),
     h("div", { class: "card" }, h("h2", null, "Attempts"), attemptsTable(m)),
   );
 }

@@ -82,21 +82,27 @@ export async function integrationPage(key: string): Promise<Node> {
 }
 
 function testModeCard(key: string, t: TestMode): HTMLElement {
+  // Offered only where the operator configured test credentials for this provider.
+  if (!t.available && !t.enabled) {
+    return h(
+      "div",
+      { class: "card", id: "test-mode-card" },
+      h("h2", null, "Test credentials"),
+      h(
+        "p",
+        { class: "muted", id: "test-mode-status" },
+        "None for this provider: the operator configured no test credentials for it. Enter your OAuth client under Client and scopes.",
+      ),
+    );
+  }
   const out = h("div", { id: "test-mode-result" });
   const status = h("span", { class: "muted", id: "test-mode-status" });
   const show = (m: TestMode) => {
     status.textContent = m.enabled
       ? `On: client ${m.client_id ?? "?"}${m.sandbox ? " (built-in sandbox upstream)" : ""}`
-      : m.available
-        ? "Off"
-        : "Off: the operator configured no test credentials for this provider.";
+      : "Off";
   };
-  const box = h("input", {
-    type: "checkbox",
-    id: "test-mode",
-    checked: t.enabled,
-    disabled: !t.available && !t.enabled,
-  });
+  const box = h("input", { type: "checkbox", id: "test-mode", checked: t.enabled });
   box.addEventListener("change", async () => {
     replace(out);
     box.disabled = true;
@@ -113,7 +119,7 @@ function testModeCard(key: string, t: TestMode): HTMLElement {
   show(t);
   return h(
     "div",
-    { class: "card" },
+    { class: "card", id: "test-mode-card" },
     h("h2", null, "Test credentials"),
     h(
       "p",

@@ -1,5 +1,5 @@
 import { api, errorBox } from "../api.ts";
-import { badge, h, replace } from "../dom.ts";
+import { badge, breakable, h, replace } from "../dom.ts";
 import type { Integration, Provider, ScopeInfo } from "../types.ts";
 import { providerPicker } from "./provider-picker.ts";
 import { settingInputs, settingValues } from "./provider-settings-card.ts";
@@ -14,7 +14,7 @@ export function scopeChecklist(scopes: ScopeInfo[], checked: Set<string>): HTMLE
         "label",
         null,
         h("input", { type: "checkbox", name: "scope", value: s.name, checked: checked.has(s.name) }),
-        h("code", null, s.name),
+        h("code", null, breakable(s.name)),
         s.sensitivity ? badge(s.sensitivity) : badge("not classified", "unknown"),
         h("span", { class: "muted" }, s.description ?? ""),
       ),
@@ -52,7 +52,7 @@ export async function newIntegrationPage(): Promise<Node> {
     h(
       "p",
       { class: "muted" },
-      "Leave both empty to use Junction's test credentials (switched on in the integration's settings).",
+      "Leave both empty to enter them later on the integration's page; there, if the operator configured test credentials for this provider, you can switch them on instead.",
     ),
     h("label", null, "Scopes"),
     scopesBox,
@@ -90,7 +90,7 @@ export async function newIntegrationPage(): Promise<Node> {
         h(
           "p",
           { class: "error" },
-          "Scopes are saved with the client id and secret. Enter both to choose scopes, or keep the template's defaults (and switch on test credentials on the next page).",
+          "Scopes are saved with the client id and secret. Enter both to choose scopes, or keep the template's defaults.",
         ),
       );
       return;

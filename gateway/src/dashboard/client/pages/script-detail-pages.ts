@@ -1,5 +1,5 @@
-import { api, qs } from "../api.ts";
-import { h, when } from "../dom.ts";
+import { api, errorBox, qs } from "../api.ts";
+import { h, hashLink, replace, when } from "../dom.ts";
 import { type Cells, recordsTable, runRow } from "./scripts-page.ts";
 
 type Row = Record<string, unknown>;
@@ -22,6 +22,7 @@ export async function scriptPage(key: string, name: string): Promise<Node> {
     "section",
     null,
     h("h1", null, `${key} / ${name}`),
+    scriptActions(key, name, String(script.kind)),
     h("h2", null, "Versions"),
     h("div", { class: "card", id: "script-versions" }, recordsTable(script.versions.map(versionRow), "versions-table")),
     h("h2", null, "Latest runs"),
@@ -79,4 +80,57 @@ function cancelButton(id: string): Node {
     }
   });
   return h("div", { class: "row" }, button, out);
+}
+
+/**
+ * Run (a sync, for every connection of the integration: POST /sync/trigger) and Remove (every version,
+ * after typing the name: DELETE /scripts/{integration}/{name}). Actions and on-event scripts run when
+ * called or when their event happens, so they get no Run button.
+ */
+function scriptActions(key: string, name: string, kind: string): Node {
+  const out = h("div", { id: "script-action-result" });
+  const run = h("button", { type: "button", id: "run-script" }, "Run now for every connection");
+  run.addEventListener("click", async () => {
+    replace(out);
+    run.disabled = true;
+    try {
+      const res = await api<{ runs: { id: string; connection_id: string }[]; queued: unknown[] }>(
+        "POST",
+        "/sync/trigger",
+        { provider_config_key: key, syncs: [name] },
+      );
+      replace(
+        out,
+        h(
+          "p",
+          { class: "ok", id: "run-started" },
+          res.runs.length === 0 && res.queued.length === 0
+            ? "No connection to run it for."
+            : `Started ${res.runs.length} run(s), queued ${res.queued.length}: `,
+          res.runs.map((r) => [h("a", { href: `#/scripts/runs/${encodeURIComponent(r.id)}` }, r.connection_id), " "]),
+        ),
+      );
+    } catch (err) {
+      replace(out, errorBox(err));
+    }
+    run.disabled = false;
+  });
+  const typed = h("input", { type: "text", id: "remove-script-typed", placeholder: `Type ${name} to remove` });
+  const remove = h("button", { type: "button", class: "danger", id: "remove-script" }, "Remove every version");
+  remove.addEventListener("click", async () => {
+    replace(out);
+    if (typed.value !== name) {
+      replace(out, h("p", { class: "error" }, `Type the script's name (${name}) to confirm.`));
+      return;
+    }
+    remove.disabled = true;
+    try {
+      await api("DELETE", `/scripts/${encodeURIComponent(key)}/${encodeURIComponent(name)}`);
+      location.hash = hashLink("/scripts", { removed: name });
+    } catch (err) {
+      replace(out, errorBox(err));
+      remove.disabled = false;
+    }
+  });
+  return h("div", { class: "card" }, h("div", { class: "row" }, kind === "sync" ? run : null, typed, remove), out);
 }
