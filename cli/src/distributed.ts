@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { MeteredBus, TracedBus } from "@junction/bus";
 import { NatsBus } from "@junction/bus/nats-bus";
-import { createGateway, serveGateway } from "@junction/gateway";
+import { createGateway, loadConnectUiSettings, serveGateway } from "@junction/gateway";
 import {
   type CommonConfig,
   ConfigError,
@@ -102,6 +102,7 @@ export async function serveService(
       proxySettings: loadProxySettings(env),
       metrics,
       metricsToken,
+      connectUi: loadConnectUiSettings(env),
       readiness: peers.map(peerCheck),
       ...(tracing ? { tracing } : {}),
     });

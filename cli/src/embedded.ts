@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { type Bus, MemoryBus, MeteredBus, TracedBus } from "@junction/bus";
-import { createGateway, type GatewayClients, serveGateway } from "@junction/gateway";
+import { createGateway, type GatewayClients, loadConnectUiSettings, serveGateway } from "@junction/gateway";
 import {
   type Clock,
   createLogger,
@@ -119,6 +119,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     proxySettings: loadProxySettings(env),
     metrics,
     metricsToken,
+    connectUi: loadConnectUiSettings(env),
     ...(tracing ? { tracing } : {}),
     readiness: [
       mongo ?? sqliteCheck("store", db),

@@ -4,3 +4,4 @@ export { createGatewayClients, type GatewayClients } from "./clients.ts";
 export type { Route, RouteContext, Handler } from "./router.ts";
 export { errorResponse } from "./http/error-response.ts";
 export { readJson, parseWith, queryObject } from "./http/read-json.ts";
+export { loadConnectUiSettings, type ConnectUiSettings } from "./connect-ui/connect-ui-settings.ts";

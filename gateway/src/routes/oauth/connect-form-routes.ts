@@ -4,6 +4,7 @@ import { invalidArgument, JunctionError, readTextLimited } from "@junction/platf
 import { z } from "zod";
 import { queryObject } from "../../http/read-json.ts";
 import type { Route, RouteContext } from "../../router.ts";
+import { json } from "../../http/json.ts";
 import { browserError, wantsHtml } from "./browser-error.ts";
 import { escapeHtml, htmlPage } from "./html-page.ts";
 import { openerMessage, originOf, startingOrigin } from "./opener.ts";
@@ -13,6 +14,11 @@ const OPENER_FIELD = "opener_origin";
 
 /** A form holds a few short fields: a key, a user name and password, a subdomain. */
 const FORM_LIMIT = 16 * 1024;
+
+/** Whether the caller asked for JSON (`Accept: application/json`), as the Connect UI's script does. */
+function wantsJson(req: Request): boolean {
+  return (req.headers.get("accept") ?? "").includes("application/json");
+}
 
 /** The fields a provider's form asks for: the definition's connect fields, and its mode's credentials when it names none. */
 export function formFields(provider: Provider): { key: string; label: string; docsUrl: string; secret: boolean }[] {
@@ -175,6 +181,10 @@ export function connectFormRoutes(): Route[] {
             providerConfigKey: ctx.params.integration as string,
             fields: rest,
           });
+          // A script (the Connect UI) asks for JSON: Nango's answer of POST /api-auth/api-key/{integration}.
+          if (wantsJson(ctx.req)) {
+            return json({ connectionId: res.connectionId, providerConfigKey: ctx.params.integration as string });
+          }
           return htmlPage(
             200,
             {
@@ -214,7 +224,11 @@ export function connectFormRoutes(): Route[] {
         rawBody:
           "application/x-www-form-urlencoded: connect_session_token and the form's fields (apiKey, username, password, connection_config keys).",
         responses: {
-          200: { description: "An HTML page: connected.", contentType: "text/html" },
+          200: {
+            description:
+              'An HTML page: connected; with `Accept: application/json`, `{"connectionId","providerConfigKey"}` (Nango\'s answer of POST /api-auth/api-key/{integration}).',
+            contentType: "text/html",
+          },
           302: {
             description: "An OAUTH2 provider's form: to its authorization URL, its connect fields filled in.",
             headers: { location: "The authorization URL." },
