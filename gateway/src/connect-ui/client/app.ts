@@ -37,6 +37,8 @@ export interface Shell {
   /** The step shown in the indicator; none for a screen outside the steps (an error). */
   step?: number;
   onBack?: () => void;
+  /** The content centred in the card (a screen with little on it). */
+  center?: boolean;
   content: Child[];
 }
 
@@ -56,7 +58,12 @@ export function render(s: Shell): void {
   );
   const el = root();
   el.setAttribute("aria-busy", "false");
-  replace(el, bar, s.step === undefined ? null : steps(s.words, s.step), h("div", { class: "body" }, s.content));
+  replace(
+    el,
+    bar,
+    s.step === undefined ? null : steps(s.words, s.step),
+    h("div", { class: s.center ? "body center" : "body" }, s.content),
+  );
   (el.querySelector<HTMLElement>("[autofocus]") ?? el.querySelector<HTMLElement>("h1"))?.focus();
 }
 

@@ -31,9 +31,11 @@ function showFatal(w: Words, code: string, retry?: () => void): void {
             : w.unknownError;
   render({
     words: w,
+    center: true,
     content: [
       h("div", { class: "hero" }, h("span", { class: "avatar large warn", "aria-hidden": "true" }, "!")),
-      h("h1", { id: "title", tabindex: "-1", "data-error": code }, message),
+      h("h1", { id: "title", tabindex: "-1", "data-error": code }, w.cannotConnect),
+      h("p", { class: "muted", id: "message" }, message),
       retry ? h("button", { type: "button", class: "primary", id: "retry", onclick: retry }, w.tryAgain) : null,
       framed ? h("button", { type: "button", class: "secondary", id: "close", onclick: close }, w.close) : null,
     ],
