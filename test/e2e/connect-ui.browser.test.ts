@@ -204,6 +204,8 @@ describe("openConnectUI against Junction's Connect UI", () => {
       const french = await openUI(page, { ...ui(w), sessionToken: token, lang: "fr" });
       await french.locator("#integrations").waitFor();
       expect(await french.locator("h1").textContent()).toBe("Connecter un compte");
+      // A real key press in the frame (a locator's press would wait on the frame that Escape removes).
+      await french.locator("h1").focus();
       await page.keyboard.press("Escape");
       await page.waitForFunction(() => !document.querySelector("#connect-ui"));
 
