@@ -69,7 +69,14 @@ function variablesTheCodeReads(files: string[], text: (file: string) => string):
   const add = (set: Set<string>) => {
     for (const n of set) names.add(n);
   };
-  for (const load of [loadCommonConfig, loadProcessSettings, loadLogLevel, loadProxySettings, loadObserveSettings, loadConnectUiSettings]) {
+  for (const load of [
+    loadCommonConfig,
+    loadProcessSettings,
+    loadLogLevel,
+    loadProxySettings,
+    loadObserveSettings,
+    loadConnectUiSettings,
+  ]) {
     const read = namesRead(load);
     expect(read.has("*")).toBe(false);
     add(read);
