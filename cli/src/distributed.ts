@@ -1,7 +1,7 @@
 import { join } from "node:path";
 import { MeteredBus, TracedBus } from "@junction/bus";
 import { NatsBus } from "@junction/bus/nats-bus";
-import { createGateway, loadConnectUiSettings, serveGateway } from "@junction/gateway";
+import { createGateway, loadAuthSocketSettings, loadConnectUiSettings, serveGateway } from "@junction/gateway";
 import {
   type CommonConfig,
   ConfigError,
@@ -95,6 +95,8 @@ export async function serveService(
     const baseUrl = requireBaseUrl(common);
     // The scripts service is the gateway's only optional peer: a topology without it is ready without it.
     const peers = SERVICE_KEYS.filter((other) => other !== "scripts" || Boolean(env[urlVariable(other)]));
+    // Core NATS only: an authorization's result reaches the gateway process holding the SDK's socket.
+    const gatewayBus = await NatsBus.connect({ servers: common.natsUrl, name: "junction-gateway" });
     const gateway = createGateway({
       clients,
       baseUrl,
@@ -103,9 +105,12 @@ export async function serveService(
       metrics,
       metricsToken,
       connectUi: loadConnectUiSettings(env),
-      readiness: peers.map(peerCheck),
+      readiness: [...peers.map(peerCheck), busCheck(gatewayBus)],
       ...(tracing ? { tracing } : {}),
+      bus: gatewayBus,
+      authSocketSettings: loadAuthSocketSettings(env),
     });
+    await gateway.authSockets.start();
     // Serve only once the key exists: a healthy gateway must accept the configured key.
     const generated = await bootstrapSecretKey(clients.connection, settings.secretKey, { waitMs: 60_000 });
     if (generated) printGeneratedKey(generated);
@@ -114,7 +119,9 @@ export async function serveService(
       name,
       url: server.url,
       async stop() {
+        await gateway.authSockets.stop();
         await server.stop();
+        await gatewayBus.close();
         await tracing?.shutdown();
       },
     };

@@ -1,6 +1,13 @@
 import { join } from "node:path";
 import { type Bus, MemoryBus, MeteredBus, TracedBus } from "@junction/bus";
-import { createGateway, type GatewayClients, loadConnectUiSettings, serveGateway } from "@junction/gateway";
+import {
+  createGateway,
+  type Gateway,
+  type GatewayClients,
+  loadAuthSocketSettings,
+  loadConnectUiSettings,
+  serveGateway,
+} from "@junction/gateway";
 import {
   type Clock,
   createLogger,
@@ -68,10 +75,14 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const settings = loadProcessSettings(env);
   // Bind the port first: the base URL (webhook URLs, OAuth redirect) depends on it.
   let fetchImpl: (req: Request) => Promise<Response> = async () => new Response("starting", { status: 503 });
-  const server = serveGateway({ fetch: (req) => fetchImpl(req) } as Parameters<typeof serveGateway>[0], {
-    port: options.port ?? loadPort(env, "", 3003),
-    hostname: options.hostname ?? settings.host,
-  });
+  let upgradeImpl: Gateway["upgrade"] = () => false;
+  const server = serveGateway(
+    { fetch: (req) => fetchImpl(req), upgrade: (req, srv) => upgradeImpl(req, srv) },
+    {
+      port: options.port ?? loadPort(env, "", 3003),
+      hostname: options.hostname ?? settings.host,
+    },
+  );
   const baseUrl = (common.baseUrl ?? `http://localhost:${server.port}`).replace(/\/+$/, "");
 
   // spec: Authentication 4: the built-in sandbox upstream offers test credentials for trying Junction
@@ -117,6 +128,8 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     logger: logger.child({ component: "gateway" }),
     clock,
     proxySettings: loadProxySettings(env),
+    // One gateway in the process: a result always reaches its socket here, no bus needed.
+    authSocketSettings: loadAuthSocketSettings(env),
     metrics,
     metricsToken,
     connectUi: loadConnectUiSettings(env),
@@ -128,6 +141,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     ],
   });
   fetchImpl = gateway.fetch;
+  upgradeImpl = gateway.upgrade;
 
   const generatedSecretKey = await bootstrapSecretKey(clients.connection, settings.secretKey);
   await wiring.start();
@@ -141,6 +155,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     bus,
     generatedSecretKey,
     async stop() {
+      await gateway.authSockets.stop();
       await server.stop();
       await sandbox?.stop();
       await wiring.stop();

@@ -9,6 +9,10 @@ import {
   type Tracing,
 } from "@junction/platform";
 import { type ProxySettings, proxyMetrics } from "@junction/upstream-proxy";
+import type { Bus } from "@junction/bus";
+import type { Server } from "bun";
+import { type AuthSocketData, AuthSockets } from "./auth-socket/auth-sockets.ts";
+import type { AuthSocketSettings } from "./auth-socket/auth-socket-settings.ts";
 import type { GatewayClients } from "./clients.ts";
 import { errorResponse, toErrorResponse } from "./http/error-response.ts";
 import { Authenticator } from "./middleware/authenticate.ts";
@@ -25,6 +29,7 @@ import { providerRoutes } from "./routes/providers.ts";
 import { secretKeyRoutes } from "./routes/secret-keys.ts";
 import { webhookSettingsRoutes } from "./routes/webhook-settings.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
+import { apiAuthRoutes } from "./routes/api-auth.ts";
 import { proxyRoutes } from "./routes/proxy.ts";
 import { inboundWebhookRoutes } from "./routes/inbound-webhook.ts";
 import { deliveryRoutes } from "./routes/deliveries.ts";
@@ -58,6 +63,13 @@ export interface GatewayDeps {
   connectUi?: ConnectUiSettings;
   /** The process's tracing (OTEL_EXPORTER_OTLP_ENDPOINT): a server span per request, continuing its `traceparent`. */
   tracing?: Tracing;
+  /**
+   * The bus that carries an authorization's result to the gateway process holding the frontend SDK's
+   * socket (distributed: NATS); without it results reach this process's sockets only.
+   */
+  bus?: Bus;
+  /** The frontend SDK's WebSocket: its extra path, bound and lifetime (loadAuthSocketSettings). */
+  authSocketSettings?: AuthSocketSettings;
 }
 
 export interface Gateway {
@@ -65,6 +77,10 @@ export interface Gateway {
   authenticator: Authenticator;
   /** Every route served, in registration order (the OpenAPI document is built from them). */
   routes(): readonly Route[];
+  /** The frontend SDK's WebSocket upgrade at `/` and the configured path (serve.ts). */
+  upgrade(req: Request, server: Server<AuthSocketData>): Response | undefined | false;
+  /** The sockets and the relay of results: `start` subscribes to other processes' results, `stop` closes them. */
+  authSockets: AuthSockets;
 }
 
 const KNOWN_METHODS = new Set(["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"]);
@@ -77,6 +93,12 @@ export function createGateway(deps: GatewayDeps): Gateway {
   const clock = deps.clock ?? systemClock;
   const now = () => clock.now();
   const authenticator = new Authenticator(deps.clients, now);
+  const authSockets = new AuthSockets({
+    clock,
+    logger,
+    ...(deps.bus ? { bus: deps.bus } : {}),
+    ...(deps.authSocketSettings ? { settings: deps.authSocketSettings } : {}),
+  });
   const metrics = deps.metrics ?? new MetricsRegistry();
   const requests = metrics.counter(
     "junction_http_requests_total",
@@ -98,7 +120,8 @@ export function createGateway(deps: GatewayDeps): Gateway {
     patchConnectionRoute(),
     ...secretKeyRoutes(authenticator),
     ...webhookSettingsRoutes(),
-    ...oauthRoutes(),
+    ...oauthRoutes(authSockets.relay, deps.authSocketSettings?.path),
+    ...apiAuthRoutes(),
     ...connectUiRoutes(deps.connectUi),
     ...proxyRoutes({
       clock,
@@ -198,8 +221,14 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return route.handler(ctx);
   }
 
+  const served = {
+    authenticator,
+    routes: () => router.list(),
+    upgrade: (req: Request, server: Server<AuthSocketData>) => authSockets.upgrade(req, server),
+    authSockets,
+  };
   const tracing = deps.tracing;
-  if (tracing === undefined) return { fetch, authenticator, routes: () => router.list() };
+  if (tracing === undefined) return { fetch, ...served };
   // Traced: each request in a server span named after its route (never its path: it holds ids).
   const traced = (req: Request): Promise<Response> => {
     const { method } = req;
@@ -218,7 +247,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
       traceparent ? { parent: { traceparent }, kind: "server" } : { kind: "server" },
     );
   };
-  return { fetch: traced, authenticator, routes: () => router.list() };
+  return { fetch: traced, ...served };
 }
 
 /** 405 naming the allowed methods when the path has routes, otherwise 404. */

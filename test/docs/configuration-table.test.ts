@@ -7,6 +7,7 @@ import { loadConnectUiSettings } from "../../gateway/src/connect-ui/connect-ui-s
 import { loadProcessSettings } from "../../cli/src/process-settings.ts";
 import { portVariable, urlVariable } from "../../cli/src/wiring/addresses.ts";
 import { SERVICE_TABLE } from "../../cli/src/wiring/service-table.ts";
+import { loadAuthSocketSettings } from "../../gateway/src/auth-socket/auth-socket-settings.ts";
 import { loadProxySettings } from "../../packages/upstream-proxy/src/proxy-settings.ts";
 import { loadOAuthSettings } from "../../services/connection/src/oauth/oauth-settings.ts";
 import { ROOT, readDoc } from "./markdown.ts";
@@ -51,6 +52,7 @@ const LOADER_FILES = [
   "cli/src/embedded.ts",
   "cli/src/observe-settings.ts",
   "cli/src/process-settings.ts",
+  "gateway/src/auth-socket/auth-socket-settings.ts",
   "gateway/src/connect-ui/connect-ui-settings.ts",
   "packages/platform/src/common-config.ts",
   "packages/platform/src/config.ts",
@@ -75,6 +77,7 @@ function variablesTheCodeReads(files: string[], text: (file: string) => string):
     loadLogLevel,
     loadProxySettings,
     loadObserveSettings,
+    loadAuthSocketSettings,
     loadConnectUiSettings,
   ]) {
     const read = namesRead(load);

@@ -79,6 +79,11 @@ export const ERROR_CODES = {
   integration_not_allowed: e(Code.PermissionDenied, "The connect session does not allow this integration."),
   integration_missing_credentials: e(Code.FailedPrecondition, "The integration has no OAuth client id and secret."),
   test_credentials_unavailable: e(Code.FailedPrecondition, "Test mode is on, but no test credentials are configured."),
+  ws_client_id_in_use: e(
+    Code.AlreadyExists,
+    "The `ws_client_id` already waits for another connect session's authorization: open a new WebSocket.",
+  ),
+  invalid_auth_mode: e(Code.InvalidArgument, "The integration's provider does not authenticate this way."),
   // The proxy.
   invalid_headers: e(Code.InvalidArgument, "A control header is missing or invalid; `errors` names each."),
   invalid_proxy_path: e(Code.InvalidArgument, "The upstream path is not allowed (e.g. it would leave the base URL)."),

@@ -1,3 +1,4 @@
+import type { AuthSocketRelay } from "../auth-socket/auth-socket-relay.ts";
 import type { Route } from "../router.ts";
 import { authorizationRoutes } from "./oauth/authorization-routes.ts";
 import { connectFormRoutes } from "./oauth/connect-form-routes.ts";
@@ -7,8 +8,13 @@ import { testModeRoutes } from "./oauth/test-mode-routes.ts";
 /**
  * The OAuth flow (spec: Authentication 2, 4-8): connect sessions (/connect/sessions), the browser's
  * /connect page, /oauth/connect/{integration}, /oauth/callback, and per-integration test mode and
- * consent guidance.
+ * consent guidance. An authorization started by the frontend SDK also ends with a message on its WebSocket.
  */
-export function oauthRoutes(): Route[] {
-  return [...connectSessionRoutes(), ...connectFormRoutes(), ...authorizationRoutes(), ...testModeRoutes()];
+export function oauthRoutes(relay: AuthSocketRelay, websocketsPath = "/"): Route[] {
+  return [
+    ...connectSessionRoutes(websocketsPath),
+    ...connectFormRoutes(relay),
+    ...authorizationRoutes(relay),
+    ...testModeRoutes(),
+  ];
 }

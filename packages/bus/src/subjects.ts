@@ -13,6 +13,11 @@ export const subjects = {
   connectionDeleting: (providerConfigKey = "*") => `${ROOT}.connection.deleting.${token(providerConfigKey)}`,
   /** A channel watch or stop call seen through the proxy (events.v1.ChannelObserved). */
   channelObserved: (providerConfigKey = "*") => `${ROOT}.channel.observed.${token(providerConfigKey)}`,
+  /**
+   * The end of a browser authorization, for the gateway process holding the frontend SDK's WebSocket
+   * (events.v1.AuthSocketResult); every gateway subscribes and delivers to the sockets it holds.
+   */
+  authSocketResult: () => `${ROOT}.auth.socket_result`,
   /** Every connection event, for subscribers that want them all. */
   allConnectionEvents: () => `${ROOT}.connection.>`,
 } as const;

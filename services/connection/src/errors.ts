@@ -79,6 +79,11 @@ export const errors = {
       "integration_missing_credentials",
       `Integration "${key}" has no OAuth client id and secret: set them (PATCH /integrations/${key}) or switch it to test credentials (PUT /integrations/${key}/test-mode).`,
     ),
+  authSocketInUse: () =>
+    alreadyExists(
+      "ws_client_id_in_use",
+      "This ws_client_id already waits for another connect session's authorization. Nothing was started; open a new WebSocket for a new id.",
+    ),
   notAnAuthorizationFlow: (key: string, provider: string, mode: string) =>
     failedPrecondition(
       "not_an_authorization_flow",

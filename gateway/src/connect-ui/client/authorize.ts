@@ -113,7 +113,12 @@ function navigate(popup: Window, name: string, o: AuthorizeOptions, wsClientId: 
     form.method = "post";
     form.target = name;
     form.action = `${apiBase}/connect/form/${encodeURIComponent(o.key)}`;
-    const values = { ...o.fields, connect_session_token: o.token, opener_origin: origin };
+    const values = {
+      ...o.fields,
+      connect_session_token: o.token,
+      opener_origin: origin,
+      ...(wsClientId ? { ws_client_id: wsClientId } : {}),
+    };
     for (const [k, v] of Object.entries(values)) {
       const input = document.createElement("input");
       input.type = "hidden";

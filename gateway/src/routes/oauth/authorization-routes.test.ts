@@ -5,7 +5,8 @@ import {
   AuthorizationOutcome,
   CompleteAuthorizationResponseSchema,
 } from "@junction/contracts/connection/v1/connection_service_pb";
-import { memoryLogger } from "@junction/platform";
+import { ManualClock, memoryLogger } from "@junction/platform";
+import { AuthSockets } from "../../auth-socket/auth-sockets.ts";
 import type { GatewayClients } from "../../clients.ts";
 import type { RouteContext } from "../../router.ts";
 import { authorizationRoutes } from "./authorization-routes.ts";
@@ -14,7 +15,8 @@ import { authorizationRoutes } from "./authorization-routes.ts";
 // service does, the browser gets a page.
 
 function callbackWith(completeAuthorization: () => Promise<unknown>, query = "?state=s&code=c") {
-  const route = authorizationRoutes().find((r) => r.pattern === "/oauth/callback");
+  const sockets = new AuthSockets({ clock: new ManualClock(), logger: memoryLogger() });
+  const route = authorizationRoutes(sockets.relay).find((r) => r.pattern === "/oauth/callback");
   if (!route) throw new Error("no callback route");
   const logger = memoryLogger();
   const ctx: RouteContext = {

@@ -1,6 +1,9 @@
+import { fromConnectError } from "@junction/platform";
 import { z } from "zod";
+import type { AuthSocketRelay } from "../../auth-socket/auth-socket-relay.ts";
+import { outcomeMessage, startErrorMessage } from "../../auth-socket/auth-socket-messages.ts";
 import { parseWith, queryObject } from "../../http/read-json.ts";
-import type { Route } from "../../router.ts";
+import type { Route, RouteContext } from "../../router.ts";
 import { browserError, wantsHtml } from "./browser-error.ts";
 import { callbackPage } from "./callback-page.ts";
 import { htmlPage } from "./html-page.ts";
@@ -27,12 +30,47 @@ const connectQuery = z.object({
     .describe(
       "The origin of the page that opened this window (set by the connect page; else the Referer's is used): the only origin the callback page posts its result to.",
     ),
+  ws_client_id: z
+    .string()
+    .max(64)
+    .optional()
+    .describe(
+      "The frontend SDK's WebSocket id (its `connection_ack`): the authorization's result is sent on that socket too. Refused when another connect session's authorization holds it.",
+    ),
+  "params[{key}]": z
+    .string()
+    .max(512)
+    .optional()
+    .describe("Nango's connection config (`params[subdomain]=acme`): the provider's connect fields."),
 });
+
+/** Nango's `params[key]=value` query entries: the connect fields the SDK's `auth(…, { params })` passes. */
+export function queryParams(q: Record<string, string | string[]>): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(q)) {
+    const key = /^params\[([A-Za-z0-9_.-]{1,64})\]$/.exec(name)?.[1];
+    if (key !== undefined && typeof value === "string" && value.length <= 512) out[key] = value;
+  }
+  return out;
+}
+
+/** The connect form of an integration connected without a consent screen, for the SDK's popup. */
+function formLocation(ctx: RouteContext): string {
+  const target = new URL(`${ctx.baseUrl}/connect/form/${encodeURIComponent(ctx.params.integration as string)}`);
+  for (const name of ["connect_session_token", "ws_client_id", "origin"]) {
+    const value = ctx.url.searchParams.get(name);
+    if (value !== null) target.searchParams.set(name, value);
+  }
+  for (const [key, value] of Object.entries(queryParams(queryObject(ctx.url)))) {
+    target.searchParams.set(`params[${key}]`, value);
+  }
+  return target.toString();
+}
 
 const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? "";
 
 /** GET /oauth/connect/{integration} (302 upstream) and GET /oauth/callback (a page saying what happened). */
-export function authorizationRoutes(): Route[] {
+export function authorizationRoutes(relay: AuthSocketRelay): Route[] {
   return [
     {
       method: "GET",
@@ -41,8 +79,11 @@ export function authorizationRoutes(): Route[] {
       handler: async (ctx) => {
         const html = wantsHtml(ctx.req);
         try {
-          const q = parseWith(connectQuery, queryObject(ctx.url), "invalid_query_params", "query");
+          const query = queryObject(ctx.url);
+          const q = parseWith(connectQuery, query, "invalid_query_params", "query");
           const { authorizationUrl } = await ctx.clients.connection.startAuthorization({
+            connectionConfig: queryParams(query),
+            wsClientId: q.ws_client_id ?? "",
             providerConfigKey: ctx.params.integration as string,
             connectSessionToken: q.connect_session_token,
             extraScopes: q.user_scope ?? [],
@@ -55,18 +96,32 @@ export function authorizationRoutes(): Route[] {
             headers: { location: authorizationUrl, "cache-control": "no-store", "referrer-policy": "no-referrer" },
           });
         } catch (err) {
+          const refusal = fromConnectError(err);
+          // The SDK's popup for an API key, basic or client-credentials integration: its form, which ends the same way.
+          if (html && refusal.code === "not_an_authorization_flow") {
+            return new Response(null, {
+              status: 302,
+              headers: { location: formLocation(ctx), "cache-control": "no-store", "referrer-policy": "no-referrer" },
+            });
+          }
+          const wsClientId = ctx.url.searchParams.get("ws_client_id");
+          const told = wsClientId ? startErrorMessage(ctx.params.integration as string, refusal) : undefined;
+          if (wsClientId && told) await relay.push(wsClientId, told);
           return browserError(err, ctx, html, "Cannot start the connection");
         }
       },
       doc: {
         summary: "Start the OAuth authorization",
         description:
-          "Redirects the browser to the provider's consent page. Errors are pages for a browser (Accept: text/html), the error body otherwise.",
+          "Redirects the browser to the provider's consent page (a browser asking for an integration connected through a form, to its form at /connect/form/{integration}). Errors are pages for a browser (Accept: text/html), the error body otherwise.",
         tags: ["Connect"],
         params: { integration: "The integration's id." },
         query: connectQuery,
         responses: {
-          302: { description: "To the provider's authorization URL.", headers: { location: "The authorization URL." } },
+          302: {
+            description: "To the provider's authorization URL, or a browser to the integration's connect form.",
+            headers: { location: "The authorization URL, or the form's." },
+          },
         },
         errors: [
           "unknown_connect_session_token",
@@ -78,6 +133,7 @@ export function authorizationRoutes(): Route[] {
           "unknown_connection",
           "invalid_request",
           "not_an_authorization_flow",
+          "ws_client_id_in_use",
         ],
       },
     },
@@ -99,6 +155,8 @@ export function authorizationRoutes(): Route[] {
             },
             { timeoutMs: CALLBACK_DEADLINE_MS },
           );
+          // The SDK's socket, when the authorization was started with one: only a first use of the state names it.
+          if (res.wsClientId) await relay.push(res.wsClientId, outcomeMessage(res));
           return callbackPage(res, ctx.requestId, originOf(ctx.baseUrl));
         } catch (err) {
           const page = await browserError(err, ctx, true, "Authorization failed");

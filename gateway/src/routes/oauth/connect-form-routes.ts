@@ -2,15 +2,20 @@ import { Code } from "@connectrpc/connect";
 import type { Integration, Provider } from "@junction/contracts/connection/v1/connection_service_pb";
 import { invalidArgument, JunctionError, readTextLimited } from "@junction/platform";
 import { z } from "zod";
+import type { AuthSocketRelay } from "../../auth-socket/auth-socket-relay.ts";
+import { successMessage } from "../../auth-socket/auth-socket-messages.ts";
 import { queryObject } from "../../http/read-json.ts";
 import type { Route, RouteContext } from "../../router.ts";
 import { json } from "../../http/json.ts";
 import { browserError, wantsHtml } from "./browser-error.ts";
 import { escapeHtml, htmlPage } from "./html-page.ts";
+import { queryParams } from "./authorization-routes.ts";
 import { openerMessage, originOf, startingOrigin } from "./opener.ts";
 
 /** The form's hidden field naming the page that opened the flow (opener.ts); not a credential field. */
 const OPENER_FIELD = "opener_origin";
+/** The form's hidden field carrying the frontend SDK's WebSocket id from the popup's URL. */
+const SOCKET_FIELD = "ws_client_id";
 
 /** A form holds a few short fields: a key, a user name and password, a subdomain. */
 const FORM_LIMIT = 16 * 1024;
@@ -47,11 +52,11 @@ export function usesForm(provider: Provider | undefined): boolean {
   return provider.authMode !== "OAUTH2" || provider.connectFields.length > 0;
 }
 
-/** The session's integration and its provider, or the error a browser is shown. */
-async function sessionIntegration(
+/** The integration of the path as the session allows it (integration_not_allowed otherwise), and its provider. */
+export async function allowedIntegration(
   ctx: RouteContext,
   token: string,
-): Promise<{ integ: Integration; provider: Provider }> {
+): Promise<{ integ: Integration; provider: Provider | undefined }> {
   const key = ctx.params.integration as string;
   const session = await ctx.clients.connection.getConnectSession({ token });
   const integ = session.integrations.find((i) => i.uniqueKey === key);
@@ -63,7 +68,16 @@ async function sessionIntegration(
     );
   }
   const { providers } = await ctx.clients.connection.listProviders({});
-  const provider = providers.find((p) => p.name === integ.provider);
+  return { integ, provider: providers.find((p) => p.name === integ.provider) };
+}
+
+/** The session's integration and its provider, or the error a browser is shown. */
+async function sessionIntegration(
+  ctx: RouteContext,
+  token: string,
+): Promise<{ integ: Integration; provider: Provider }> {
+  const key = ctx.params.integration as string;
+  const { integ, provider } = await allowedIntegration(ctx, token);
   if (!usesForm(provider)) {
     throw invalidArgument(
       "invalid_request",
@@ -75,6 +89,9 @@ async function sessionIntegration(
 
 function formHtml(ctx: RouteContext, token: string, provider: Provider): string {
   const key = ctx.params.integration as string;
+  const query = queryObject(ctx.url);
+  // Fields the SDK passed as `params[key]` are filled in; secrets never travel in a URL.
+  const given = queryParams(query);
   const inputs = formFields(provider)
     .map((f) => {
       const id = `field-${escapeHtml(f.key)}`;
@@ -82,20 +99,23 @@ function formHtml(ctx: RouteContext, token: string, provider: Provider): string 
         ? ` <a class="docs" href="${escapeHtml(f.docsUrl)}" target="_blank" rel="noopener">Where to find it</a>`
         : "";
       const type = f.secret ? "password" : "text";
-      return `<p><label for="${id}">${escapeHtml(f.label)}</label>${where}<br><input id="${id}" name="${escapeHtml(f.key)}" type="${type}" autocomplete="off"></p>`;
+      const value = !f.secret && given[f.key] ? ` value="${escapeHtml(given[f.key] as string)}"` : "";
+      return `<p><label for="${id}">${escapeHtml(f.label)}</label>${where}<br><input id="${id}" name="${escapeHtml(f.key)}" type="${type}"${value} autocomplete="off"></p>`;
     })
     .join("");
   const action = `${ctx.baseUrl}/connect/form/${encodeURIComponent(key)}`;
   const opener = startingOrigin(ctx.req, ctx.url);
   const origin = opener ? `<input type="hidden" name="${OPENER_FIELD}" value="${escapeHtml(opener)}">` : "";
-  return `<form id="connect-form" method="post" action="${escapeHtml(action)}"><input type="hidden" name="connect_session_token" value="${escapeHtml(token)}">${origin}${inputs}<p><button type="submit">Connect</button></p></form>`;
+  const socketId = typeof query[SOCKET_FIELD] === "string" ? query[SOCKET_FIELD] : "";
+  const socket = socketId ? `<input type="hidden" name="${SOCKET_FIELD}" value="${escapeHtml(socketId)}">` : "";
+  return `<form id="connect-form" method="post" action="${escapeHtml(action)}"><input type="hidden" name="connect_session_token" value="${escapeHtml(token)}">${origin}${socket}${inputs}<p><button type="submit">Connect</button></p></form>`;
 }
 
 /**
  * GET and POST /connect/form/{integration}: the connect page's form for API_KEY, BASIC and client-credentials
  * providers, and for OAUTH2 providers with connect fields (then on to the consent screen).
  */
-export function connectFormRoutes(): Route[] {
+export function connectFormRoutes(relay: AuthSocketRelay): Route[] {
   return [
     {
       method: "GET",
@@ -130,7 +150,11 @@ export function connectFormRoutes(): Route[] {
           "For an integration whose provider uses an API key, a user name and password, client credentials, or OAuth with connect fields (a subdomain, a shop): a page asking for the fields its definition names, each with a link to where the user finds it.",
         tags: ["Connect"],
         params: { integration: "The integration's id." },
-        query: z.object({ connect_session_token: z.string() }),
+        query: z.object({
+          connect_session_token: z.string(),
+          ws_client_id: z.string().optional().describe("The frontend SDK's WebSocket id, carried by the form."),
+          "params[{key}]": z.string().optional().describe("A connect field's value, filled in (never a secret's)."),
+        }),
         queryUnchecked: true,
         responses: { 200: { description: "An HTML page with the form.", contentType: "text/html" } },
         errors: [
@@ -161,7 +185,12 @@ export function connectFormRoutes(): Route[] {
           const fields = Object.fromEntries(
             new URLSearchParams(await readTextLimited(ctx.req.body, FORM_LIMIT, tooLarge)),
           );
-          const { connect_session_token: token = "", [OPENER_FIELD]: opener = "", ...rest } = fields;
+          const {
+            connect_session_token: token = "",
+            [OPENER_FIELD]: opener = "",
+            [SOCKET_FIELD]: wsClientId = "",
+            ...rest
+          } = fields;
           const { provider } = await sessionIntegration(ctx, token);
           if (provider.authMode === "OAUTH2") {
             // The connect fields fill the provider's URLs; then its consent screen, as /oauth/connect does.
@@ -170,6 +199,7 @@ export function connectFormRoutes(): Route[] {
               connectSessionToken: token,
               connectionConfig: rest,
               openerOrigin: (originOf(opener) === opener && opener) || "",
+              wsClientId,
             });
             return new Response(null, {
               status: 302,
@@ -180,7 +210,11 @@ export function connectFormRoutes(): Route[] {
             connectSessionToken: token,
             providerConfigKey: ctx.params.integration as string,
             fields: rest,
+            wsClientId,
           });
+          // The service bound the id to this session before saving: the SDK's socket hears of it too.
+          if (wsClientId)
+            await relay.push(wsClientId, successMessage(ctx.params.integration as string, res.connectionId));
           // A script (the Connect UI) asks for JSON: Nango's answer of POST /api-auth/api-key/{integration}.
           if (wantsJson(ctx.req)) {
             return json({ connectionId: res.connectionId, providerConfigKey: ctx.params.integration as string });
@@ -222,7 +256,7 @@ export function connectFormRoutes(): Route[] {
         tags: ["Connect"],
         params: { integration: "The integration's id." },
         rawBody:
-          "application/x-www-form-urlencoded: connect_session_token and the form's fields (apiKey, username, password, connection_config keys).",
+          "application/x-www-form-urlencoded: connect_session_token, ws_client_id (optional: the frontend SDK's WebSocket, told of the connection) and the form's fields (apiKey, username, password, connection_config keys).",
         responses: {
           200: {
             description:
@@ -244,6 +278,7 @@ export function connectFormRoutes(): Route[] {
           "client_credentials_refused",
           "test_credentials_unavailable",
           "integration_missing_credentials",
+          "ws_client_id_in_use",
         ],
       },
     },

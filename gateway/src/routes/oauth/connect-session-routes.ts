@@ -164,8 +164,6 @@ const connectSessionAnswer = dataOf(
   }),
 );
 
-/** Where the gateway serves the authorization WebSocket that Nango's frontend SDK opens. */
-const WEBSOCKETS_PATH = "/";
 /** The Connect UI's accent colours (Junction's own UI's) and theme: the system's unless the page says. */
 const CONNECT_UI_SETTINGS = {
   theme: { light: { primary: "#2f5bd3" }, dark: { primary: "#8fb0ff" } },
@@ -174,7 +172,7 @@ const CONNECT_UI_SETTINGS = {
 };
 
 /** GET /connect/session's data, in Nango's shape (endUser, allowed_integrations, ..., isReconnecting). */
-function presentSession(s: GetConnectSessionResponse) {
+function presentSession(s: GetConnectSessionResponse, websocketsPath: string) {
   const eu = s.endUser as Record<string, unknown> | undefined;
   const org = s.organization as Record<string, unknown> | undefined;
   const data: Record<string, unknown> = {
@@ -218,13 +216,14 @@ function presentSession(s: GetConnectSessionResponse) {
     );
   }
   if (s.reconnectConnectionId) data.isReconnecting = true;
-  data.websocketsPath = WEBSOCKETS_PATH;
+  data.websocketsPath = websocketsPath;
   data.connectUISettings = CONNECT_UI_SETTINGS;
   return data;
 }
 
 /** POST /connect/sessions, POST /connect/sessions/reconnect and GET /connect/session. */
-export function connectSessionRoutes(): Route[] {
+/** `websocketsPath`: where the gateway serves the frontend SDK's socket (JUNCTION_WEBSOCKETS_PATH). */
+export function connectSessionRoutes(websocketsPath: string): Route[] {
   const created = (baseUrl: string, token: string, expiresAtMs: bigint) =>
     json(
       {
@@ -296,7 +295,7 @@ export function connectSessionRoutes(): Route[] {
       handler: async ({ clients, req }) => {
         const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get("authorization") ?? "")?.[1] ?? "";
         const session = await clients.connection.getConnectSession({ token });
-        return json({ data: presentSession(session) });
+        return json({ data: presentSession(session, websocketsPath) });
       },
       doc: {
         summary: "Read the connect session",

@@ -42,7 +42,8 @@ export async function completeAuthorization(
   const st = used.state;
   // The page that started this attempt is the only one its result is posted to (issue 25).
   const opener = { providerConfigKey: st.providerConfigKey, openerOrigin: st.openerOrigin ?? "" };
-  const where = { ...opener, connectionId: st.connectionId };
+  // The frontend SDK's socket hears only from the first use of the state (never from a replay).
+  const where = { ...opener, connectionId: st.connectionId, wsClientId: st.wsClientId ?? "" };
   if (used.alreadyUsed) {
     ctx.logger.warn("authorization callback replayed", { integration: st.providerConfigKey });
     // Whoever replays a callback URL learns nothing about the connection it made.

@@ -10,6 +10,7 @@ import {
   sessionConfigFor,
   sessionTarget,
 } from "./connect-sessions.ts";
+import { claimAuthSocket } from "./auth-socket-claim.ts";
 import { resolveOAuthClient } from "./oauth-client.ts";
 import { newPkce } from "./pkce.ts";
 
@@ -28,6 +29,8 @@ export async function startAuthorization(
   req: StartAuthorizationRequest,
 ): Promise<{ authorizationUrl: string }> {
   const session = await resolveConnectSession(ctx, req.connectSessionToken);
+  // Bound first: every later refusal then belongs to this session's attempt, and may be told to its socket.
+  const wsClientId = await claimAuthSocket(ctx, req.wsClientId, session.id);
   const key = req.providerConfigKey;
   const { integ, template, connectionId, existingConfig } = await sessionTarget(ctx, session, key);
   if (template.authMode !== "OAUTH2") throw errors.notAnAuthorizationFlow(key, template.name, template.authMode);
@@ -77,6 +80,7 @@ export async function startAuthorization(
     expiresAt: now + ctx.oauth.authorizationStateTtlMs,
     consumedAt: null,
     ...(isOrigin(req.openerOrigin) ? { openerOrigin: req.openerOrigin } : {}),
+    ...(wsClientId ? { wsClientId } : {}),
   });
 
   const url = buildAuthorizationUrl(template, {

@@ -5,6 +5,7 @@ import { enteredCredentials } from "../entered-credentials.ts";
 import { errors } from "../errors.ts";
 import { isRefreshError } from "../refresh/credential-refresher.ts";
 import { saveConnection } from "../save-connection.ts";
+import { claimAuthSocket } from "./auth-socket-claim.ts";
 import { enqueueAuthWebhook } from "./auth-webhook.ts";
 import { endUserOf } from "./authorization-callback.ts";
 import { SCOPE_SEPARATORS } from "@junction/providers";
@@ -25,6 +26,8 @@ export async function submitConnectForm(
   req: SubmitConnectFormRequest,
 ): Promise<{ connectionId: string; created: boolean; integrationDisplayName: string }> {
   const session = await resolveConnectSession(ctx, req.connectSessionToken);
+  // Bound before anything is saved: an id held by another session's attempt changes nothing.
+  await claimAuthSocket(ctx, req.wsClientId, session.id);
   const key = req.providerConfigKey;
   const env = await ctx.environment();
   const { integ, template, connectionId } = await sessionTarget(ctx, session, key);

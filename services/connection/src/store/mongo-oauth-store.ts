@@ -86,6 +86,7 @@ export class MongoOAuthFlowStore implements OAuthFlowStore {
     await Promise.all([
       this.states.deleteMany({ expiresAt: { $lt: before } }),
       this.sessions.deleteMany({ expiresAt: { $lt: before } }),
+      this.leases.deleteMany({ expiresAt: { $lt: before } }),
     ]);
   }
 

@@ -93,12 +93,15 @@ export function oauthFlowStoreConformance(store: () => ConnectionServiceStore): 
       expect(await store().consumeOAuthState("never-issued", T0)).toBeNull();
     });
 
-    test("keep the origin of the page that started them, and none when none was known", async () => {
-      const s = state("h2", { openerOrigin: "https://app.example.test" });
+    test("keep the origin of the page that started them and the SDK's socket id, and none when none was known", async () => {
+      const s = state("h2", { openerOrigin: "https://app.example.test", wsClientId: "sock-0123456789abcdef" });
       await store().insertOAuthState(s);
       await store().insertOAuthState(state("h3"));
-      expect((await store().consumeOAuthState("h2", T0 + 1))?.state.openerOrigin).toBe("https://app.example.test");
-      expect((await store().consumeOAuthState("h3", T0 + 1))?.state).not.toHaveProperty("openerOrigin");
+      const kept = (await store().consumeOAuthState("h2", T0 + 1))?.state;
+      expect([kept?.openerOrigin, kept?.wsClientId]).toEqual(["https://app.example.test", "sock-0123456789abcdef"]);
+      const none = (await store().consumeOAuthState("h3", T0 + 1))?.state;
+      expect(none).not.toHaveProperty("openerOrigin");
+      expect(none).not.toHaveProperty("wsClientId");
     });
 
     test("used concurrently, exactly one use wins", async () => {

@@ -188,4 +188,6 @@ export interface OAuthStateRecord {
    * to this origin only (issue 25). Absent when unknown: then only to the gateway's own origin.
    */
   openerOrigin?: string;
+  /** The frontend SDK's WebSocket waiting for the result (Nango's ws_client_id); absent when none. */
+  wsClientId?: string;
 }

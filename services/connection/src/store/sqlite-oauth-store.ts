@@ -35,6 +35,7 @@ interface StateRow {
   expires_at: number;
   consumed_at: number | null;
   opener_origin: string;
+  ws_client_id: string;
 }
 
 const sessionFromRow = (r: SessionRow): ConnectSessionRecord => ({
@@ -68,6 +69,7 @@ const stateFromRow = (r: StateRow): OAuthStateRecord => ({
   expiresAt: r.expires_at,
   consumedAt: r.consumed_at,
   ...(r.opener_origin ? { openerOrigin: r.opener_origin } : {}),
+  ...(r.ws_client_id ? { wsClientId: r.ws_client_id } : {}),
 });
 
 /**
@@ -86,7 +88,7 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
       sessionByToken: p<SessionRow>("SELECT * FROM connect_sessions WHERE token_hash = $token_hash"),
       sessionById: p<SessionRow>("SELECT * FROM connect_sessions WHERE id = $id"),
       stateInsert: p(
-        "INSERT INTO oauth_states (state_hash, environment_id, session_id, provider_config_key, connection_id, code_verifier_enc, redirect_uri, scopes, test_credentials, connection_config, created_at, expires_at, consumed_at, opener_origin) VALUES ($state_hash, $environment_id, $session_id, $provider_config_key, $connection_id, $code_verifier_enc, $redirect_uri, $scopes, $test_credentials, $connection_config, $created_at, $expires_at, NULL, $opener_origin)",
+        "INSERT INTO oauth_states (state_hash, environment_id, session_id, provider_config_key, connection_id, code_verifier_enc, redirect_uri, scopes, test_credentials, connection_config, created_at, expires_at, consumed_at, opener_origin, ws_client_id) VALUES ($state_hash, $environment_id, $session_id, $provider_config_key, $connection_id, $code_verifier_enc, $redirect_uri, $scopes, $test_credentials, $connection_config, $created_at, $expires_at, NULL, $opener_origin, $ws_client_id)",
       ),
       stateConsume: p<StateRow>(
         "UPDATE oauth_states SET consumed_at = $at WHERE state_hash = $state_hash AND consumed_at IS NULL RETURNING *",
@@ -98,6 +100,7 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
       leaseAcquire: p(
         "INSERT INTO leases (lease_key, holder, expires_at) VALUES ($lease_key, $holder, $expires_at) ON CONFLICT (lease_key) DO UPDATE SET holder = excluded.holder, expires_at = excluded.expires_at WHERE leases.expires_at <= $now OR leases.holder = excluded.holder",
       ),
+      leasesPurge: p("DELETE FROM leases WHERE expires_at < $before"),
       leaseRelease: p("DELETE FROM leases WHERE lease_key = $lease_key AND holder = $holder"),
     };
   }
@@ -150,6 +153,7 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
       created_at: s.createdAt,
       expires_at: s.expiresAt,
       opener_origin: s.openerOrigin ?? "",
+      ws_client_id: s.wsClientId ?? "",
     });
   }
 
@@ -163,6 +167,7 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
   async purgeOAuthFlow(before: number): Promise<void> {
     this.q.statesPurge.run({ before });
     this.q.sessionsPurge.run({ before });
+    this.q.leasesPurge.run({ before });
   }
 
   async acquireLease(key: string, holder: string, now: number, expiresAt: number): Promise<boolean> {

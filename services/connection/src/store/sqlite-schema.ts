@@ -223,6 +223,10 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE oauth_states ADD COLUMN opener_origin TEXT NOT NULL DEFAULT '';
   `,
+  // The frontend SDK's WebSocket waiting for an authorization's result; '' is none.
+  `
+  ALTER TABLE oauth_states ADD COLUMN ws_client_id TEXT NOT NULL DEFAULT '';
+  `,
   // Strict intake of notifications (unknown channels refused); NULL: never set, managed_channels decides.
   `
   ALTER TABLE integrations ADD COLUMN strict_channels INTEGER;

@@ -155,7 +155,7 @@ export interface OAuthFlowStore {
    * alreadyUsed=false. Returns null when no such state is stored.
    */
   consumeOAuthState(stateHash: string, at: number): Promise<ConsumedState | null>;
-  /** Deletes connect sessions and states that expired before `before`. */
+  /** Deletes connect sessions, states and leases that expired before `before`. */
   purgeOAuthFlow(before: number): Promise<void>;
   /**
    * Compare-and-set: takes the lease `key` for `holder` until `expiresAt` when nobody holds it, when
