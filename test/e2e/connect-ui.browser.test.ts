@@ -68,11 +68,21 @@ describe("openConnectUI against Junction's Connect UI", () => {
       await page.keyboard.press("Enter");
       await frame.locator("#connect-button").waitFor();
       expect(await frame.locator("h1").textContent()).toBe("Connect Google Calendar");
+      const starts: string[] = [];
+      browser.context.on("request", (r) => {
+        if (r.url().includes("/oauth/connect/")) starts.push(r.url());
+      });
       const [popup] = await Promise.all([page.waitForEvent("popup"), frame.locator("#connect-button").click()]);
       await popup.waitForSelector("#login_email");
+      // As a provider's opener policy does (Cross-Origin-Opener-Policy): the window loses its opener, so
+      // the callback page's message reaches nobody and the result comes over the SDK's socket alone.
+      await popup.evaluate(() => {
+        window.opener = null;
+      });
       await popup.fill("#login_email", "alice@example.com");
       await popup.click("#allow");
       await frame.locator('h1[data-result="connected"]').waitFor();
+      expect(new URL(starts[0] ?? "").searchParams.get("ws_client_id")).toMatch(/.+/);
       const [connectionId] = await w.connectionIds("cal");
       const heard = await waitForEvent(page, "connect");
       expect(heard.find((e) => e.type === "connect")).toEqual({
