@@ -1,7 +1,8 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { type AppServer, events, openUI, serveApp, waitForEvent } from "./connect-ui-browser-kit.ts";
+import { events, openUI, waitForEvent } from "./connect-ui-browser-kit.ts";
 import { type Browser, launchChromium, screenshot } from "./dashboard-browser-kit.ts";
+import { consent, type SdkApp, serveSdkApp } from "./frontend-sdk-kit.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { type OAuthWorld, useOAuthWorld } from "./oauth-e2e-kit.ts";
 
@@ -12,10 +13,10 @@ const STEP_MS = 120_000;
 const world = useOAuthWorld();
 
 let browser: Browser;
-let app: AppServer;
+let app: SdkApp;
 beforeAll(async () => {
   browser = await launchChromium();
-  app = await serveApp();
+  app = await serveSdkApp();
 });
 afterAll(async () => {
   app?.stop();
@@ -171,8 +172,7 @@ describe("openConnectUI against Junction's Connect UI", () => {
       const frame = await openUI(page, { ...ui(w), sessionToken: token });
       await frame.locator('#integrations button[data-key="cal"]').click();
       const [declined] = await Promise.all([page.waitForEvent("popup"), frame.locator("#connect-button").click()]);
-      await declined.waitForSelector("#deny");
-      await declined.click("#deny");
+      await consent(declined, "deny");
       await frame.locator("#error").waitFor();
       expect(await frame.locator("#error").textContent()).toContain("Access was not allowed at Google Calendar");
       const heard = await waitForEvent(page, "error");
@@ -188,9 +188,7 @@ describe("openConnectUI against Junction's Connect UI", () => {
 
       expect(await frame.locator("#connect-button").textContent()).toBe("Try again");
       const [again] = await Promise.all([page.waitForEvent("popup"), frame.locator("#connect-button").click()]);
-      await again.waitForSelector("#login_email");
-      await again.fill("#login_email", "alice@example.com");
-      await again.click("#allow");
+      await consent(again, "allow");
       await frame.locator('h1[data-result="connected"]').waitFor();
       expect(await w.connectionIds("cal")).toHaveLength(1);
     },
@@ -236,7 +234,7 @@ describe("openConnectUI against Junction's Connect UI", () => {
     async () => {
       const w = await connectWorld();
       const token = await w.session({ ...everything, allowed_integrations: ["cal"] });
-      const other = await serveApp();
+      const other = await serveSdkApp();
       try {
         // Another origin: Chromium refuses to show the UI in its frame (frame-ancestors).
         const refused = await browser.context.newPage();
