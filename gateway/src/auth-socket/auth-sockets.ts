@@ -28,6 +28,8 @@ export const authSocketHandlers: WebSocketHandler<AuthSocketData> = {
 export class AuthSockets {
   readonly hub: AuthSocketHub;
   readonly relay: AuthSocketRelay;
+  /** The configured path (JUNCTION_WEBSOCKETS_PATH; "/" by default): what GET /connect/session names as `websocketsPath`. */
+  readonly path: string;
   private readonly paths: Set<string>;
 
   constructor(options: { clock: Clock; logger: Logger; bus?: Bus; settings?: AuthSocketSettings }) {
@@ -38,6 +40,7 @@ export class AuthSockets {
       maxSockets: settings.maxSockets,
     });
     this.relay = new AuthSocketRelay(this.hub, options.logger, options.bus);
+    this.path = settings.path;
     this.paths = new Set(["/", settings.path]);
   }
 
