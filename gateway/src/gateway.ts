@@ -120,7 +120,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     patchConnectionRoute(),
     ...secretKeyRoutes(authenticator),
     ...webhookSettingsRoutes(),
-    ...oauthRoutes(authSockets.relay, deps.authSocketSettings?.path),
+    ...oauthRoutes(authSockets.relay, authSockets.path),
     ...apiAuthRoutes(),
     ...connectUiRoutes(deps.connectUi),
     ...proxyRoutes({

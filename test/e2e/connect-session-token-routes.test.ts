@@ -79,6 +79,12 @@ describe("session-token routes (Nango's Connect UI)", () => {
       websocketsPath: "/",
       connectUISettings: { defaultTheme: "system", showWatermark: false },
     });
+    // The operator's path for the SDK's socket (Nango's NANGO_SERVER_WEBSOCKETS_PATH) is the one named.
+    const moved = await world({ env: { JUNCTION_WEBSOCKETS_PATH: "/sockets/auth" } });
+    await moved.integration("cal");
+    const other = await moved.session();
+    const named = await moved.j.api("GET", "/connect/session", undefined, bearer(other));
+    expect(named.body.data.websocketsPath).toBe("/sockets/auth");
   });
 });
 
