@@ -212,10 +212,12 @@ describe("openConnectUI against Junction's Connect UI", () => {
       const french = await openUI(page, { ...ui(w), sessionToken: token, lang: "fr" });
       await french.locator("#integrations").waitFor();
       expect(await french.locator("h1").textContent()).toBe("Connecter un compte");
-      // A real key press in the frame (a locator's press would wait on the frame that Escape removes).
+      // A real key in the frame: down there, up once Escape has removed the frame (a press, or a locator's,
+      // may wait on the frame it removed).
       await french.locator("h1").focus();
-      await page.keyboard.press("Escape");
+      await page.keyboard.down("Escape");
       await page.waitForFunction(() => !document.querySelector("#connect-ui"));
+      await page.keyboard.up("Escape");
 
       await w.clock.advance(31 * 60_000);
       const expired = await openUI(page, { ...ui(w), sessionToken: token });
