@@ -1,7 +1,13 @@
 import { join } from "node:path";
 import { MeteredBus, TracedBus } from "@junction/bus";
 import { NatsBus } from "@junction/bus/nats-bus";
-import { createGateway, loadAuthSocketSettings, type RunningGateway, serveGateway } from "@junction/gateway";
+import {
+  createGateway,
+  loadAuthSocketSettings,
+  loadConnectUiSettings,
+  type RunningGateway,
+  serveGateway,
+} from "@junction/gateway";
 import {
   type CommonConfig,
   ConfigError,
@@ -108,6 +114,7 @@ export async function serveService(
       proxySettings: loadProxySettings(env),
       metrics,
       metricsToken,
+      connectUi: loadConnectUiSettings(env),
       readiness: [...peers.map(peerCheck), busCheck(gatewayBus)],
       ...(tracing ? { tracing } : {}),
       bus: gatewayBus,

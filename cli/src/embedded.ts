@@ -6,6 +6,7 @@ import {
   type Gateway,
   type GatewayClients,
   loadAuthSocketSettings,
+  loadConnectUiSettings,
   serveGateway,
 } from "@junction/gateway";
 import {
@@ -139,6 +140,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     metrics,
     metricsToken,
     addressOf: server.addressOf,
+    connectUi: loadConnectUiSettings(env),
     ...(tracing ? { tracing } : {}),
     readiness: [
       mongo ?? sqliteCheck("store", db),

@@ -16,6 +16,7 @@ import type { AuthSocketSettings } from "./auth-socket/auth-socket-settings.ts";
 import type { GatewayClients } from "./clients.ts";
 import { errorResponse, toErrorResponse } from "./http/error-response.ts";
 import { Authenticator } from "./middleware/authenticate.ts";
+import { connectSessionBearer } from "./middleware/connect-session-bearer.ts";
 import { plainRequestTarget } from "./http/request-target.ts";
 import { type HeaderRecord, headerRecord } from "./http/header-record.ts";
 import { type Route, type RouteContext, Router } from "./router.ts";
@@ -35,6 +36,8 @@ import { deliveryRoutes } from "./routes/deliveries.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 import { channelRoutes } from "./routes/channels.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
+import { connectUiRoutes } from "./routes/connect-ui.ts";
+import type { ConnectUiSettings } from "./connect-ui/connect-ui-settings.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
 import { observeRoutes } from "./routes/observe.ts";
 import { rpcRoutes } from "./rpc/rpc-routes.ts";
@@ -56,6 +59,8 @@ export interface GatewayDeps {
   metricsToken?: string;
   /** What GET /ready checks: the services the gateway calls, and in the embedded process the store and bus. */
   readiness?: readonly ReadinessCheck[];
+  /** The Connect UI's settings (JUNCTION_CONNECT_UI_*, loadConnectUiSettings); framed by no page when absent. */
+  connectUi?: ConnectUiSettings;
   /** The process's tracing (OTEL_EXPORTER_OTLP_ENDPOINT): a server span per request, continuing its `traceparent`. */
   tracing?: Tracing;
   /**
@@ -117,8 +122,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     patchConnectionRoute(),
     ...secretKeyRoutes(authenticator),
     ...webhookSettingsRoutes(),
-    ...oauthRoutes(authSockets.relay),
+    ...oauthRoutes(authSockets.relay, authSockets.path),
     ...apiAuthRoutes(),
+    ...connectUiRoutes(deps.connectUi),
     ...proxyRoutes({
       clock,
       settings: deps.proxySettings,
@@ -209,6 +215,13 @@ export function createGateway(deps: GatewayDeps): Gateway {
   /** Runs the route, authenticating first without a hop when the secret key is cached. */
   function handle(route: Route, ctx: RequestContext): Response | Promise<Response> {
     if (route.auth === false) return route.handler(ctx);
+    if (route.acceptsConnectSession) {
+      const token = connectSessionBearer(ctx.headers.authorization);
+      if (token !== undefined) {
+        ctx.connectSessionToken = token;
+        return route.handler(ctx);
+      }
+    }
     const environmentId = authenticator.environmentOfHeader(ctx.headers.authorization);
     if (typeof environmentId !== "string") return handleAfter(environmentId, route, ctx);
     ctx.environmentId = environmentId;
@@ -255,6 +268,7 @@ function notRouted(method: string, path: string, allowed: string[]): Response {
 /** A route's context. The URL is parsed on first use: most routes never read more than the path. */
 class RequestContext implements RouteContext {
   environmentId = "";
+  connectSessionToken: string | undefined;
 
   constructor(
     readonly req: Request,

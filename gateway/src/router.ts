@@ -18,6 +18,11 @@ export interface RouteContext {
   baseUrl: string;
   /** Set when a dashboard session runs the handler (/dashboard/api/*): tokens are never returned to it. */
   dashboard?: boolean;
+  /**
+   * Set instead of `environmentId` when a route that accepts one (`acceptsConnectSession`) was called with a
+   * connect session token as its bearer: the handler answers only what that session allows.
+   */
+  connectSessionToken?: string;
 }
 
 export type Handler = (ctx: RouteContext) => Promise<Response>;
@@ -28,6 +33,12 @@ export interface Route {
   pattern: string;
   /** Secret-key auth required (default true). */
   auth?: boolean;
+  /**
+   * Also answers a connect session token as the bearer (Nango's Connect UI calls GET /integrations and GET
+   * /providers/{provider} with one); the handler then reads `connectSessionToken` and limits its answer to
+   * the session. Any other route refuses such a token as it refuses any key it does not know.
+   */
+  acceptsConnectSession?: boolean;
   handler: Handler;
   /**
    * The route answers with an upstream's response as it came (the proxy). The gateway then adds

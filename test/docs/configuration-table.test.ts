@@ -3,6 +3,7 @@ import { SERVICE_KEYS } from "../../packages/public-api/src/service-clients.ts";
 import { loadCommonConfig, loadLogLevel, loadPort } from "@junction/platform";
 import { adminPort } from "../../cli/src/admin-server.ts";
 import { loadObserveSettings } from "../../cli/src/observe-settings.ts";
+import { loadConnectUiSettings } from "../../gateway/src/connect-ui/connect-ui-settings.ts";
 import { loadProcessSettings } from "../../cli/src/process-settings.ts";
 import { portVariable, urlVariable } from "../../cli/src/wiring/addresses.ts";
 import { SERVICE_TABLE } from "../../cli/src/wiring/service-table.ts";
@@ -52,6 +53,7 @@ const LOADER_FILES = [
   "cli/src/observe-settings.ts",
   "cli/src/process-settings.ts",
   "gateway/src/auth-socket/auth-socket-settings.ts",
+  "gateway/src/connect-ui/connect-ui-settings.ts",
   "packages/platform/src/common-config.ts",
   "packages/platform/src/config.ts",
   "packages/upstream-proxy/src/proxy-settings.ts",
@@ -76,6 +78,7 @@ function variablesTheCodeReads(files: string[], text: (file: string) => string):
     loadProxySettings,
     loadObserveSettings,
     loadAuthSocketSettings,
+    loadConnectUiSettings,
   ]) {
     const read = namesRead(load);
     expect(read.has("*")).toBe(false);

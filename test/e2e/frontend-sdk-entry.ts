@@ -1,5 +1,5 @@
 // The test page's script: Nango's frontend SDK as a customer's web app bundles it (bun build).
-import Nango, { AuthError } from "@nangohq/frontend";
+import Nango, { AuthError, type ConnectUI, type ConnectUIEvent } from "@nangohq/frontend";
 
 type Options = { host: string; connectSessionToken: string; websocketsPath?: string };
 
@@ -23,3 +23,25 @@ w.sdkAuth = (options: Options, integration: string, authOptions?: Record<string,
     },
   );
 };
+
+/** `openConnectUI`'s events, in order; `openUI` opens the Connect UI as an app does, `setToken` sends it a token. */
+const events: ConnectUIEvent[] = [];
+let ui: ConnectUI | undefined;
+Object.assign(window, {
+  events,
+  openUI(o: { baseURL: string; apiURL: string; sessionToken?: string; theme?: "light" | "dark"; lang?: string }) {
+    ui = new Nango().openConnectUI({
+      baseURL: o.baseURL,
+      apiURL: o.apiURL,
+      ...(o.sessionToken ? { sessionToken: o.sessionToken } : {}),
+      ...(o.theme ? { themeOverride: o.theme } : {}),
+      ...(o.lang ? { lang: o.lang } : {}),
+      onEvent: (event) => {
+        events.push(event);
+      },
+    });
+  },
+  setToken(token: string) {
+    ui?.setSessionToken(token);
+  },
+});

@@ -11,24 +11,30 @@ export type SdkOutcome =
 
 export interface SdkApp {
   url: string;
+  origin: string;
   stop(): void;
 }
+
+/** At /sibling: a page that posts a session token to the first frame of its parent (not that frame's parent). */
+const SIBLING = `<!doctype html><script>window.sendToken = (t) => parent.frames[0].postMessage({ type: "session_token", sessionToken: t }, "*");</script>`;
 
 /** Bundles the SDK with `bun build` and serves it on a page of its own origin. */
 export async function serveSdkApp(): Promise<SdkApp> {
   const built = await Bun.build({ entrypoints: [join(import.meta.dir, "frontend-sdk-entry.ts")], target: "browser" });
   if (!built.success) throw new Error(`bun build: ${built.logs.join("\n")}`);
   const script = await (built.outputs[0] as Blob).text();
-  const page = `<!doctype html><meta charset="utf-8"><title>app</title><script type="module" src="/sdk.js"></script>`;
+  const page = `<!doctype html><meta charset="utf-8"><title>app</title><script type="module" src="/sdk.js"></script><h1>Acme app</h1><p>Your settings page.</p>`;
   const server = Bun.serve({
     hostname: "127.0.0.1",
     port: 0,
-    fetch: (req) =>
-      new URL(req.url).pathname === "/sdk.js"
-        ? new Response(script, { headers: { "content-type": "text/javascript" } })
-        : new Response(page, { headers: { "content-type": "text/html" } }),
+    fetch: (req) => {
+      const path = new URL(req.url).pathname;
+      if (path === "/sdk.js") return new Response(script, { headers: { "content-type": "text/javascript" } });
+      return new Response(path === "/sibling" ? SIBLING : page, { headers: { "content-type": "text/html" } });
+    },
   });
-  return { url: `http://127.0.0.1:${server.port}/`, stop: () => server.stop(true) };
+  const origin = `http://127.0.0.1:${server.port}`;
+  return { url: `${origin}/`, origin, stop: () => server.stop(true) };
 }
 
 /** Opens the app page with the SDK loaded. */

@@ -52,7 +52,8 @@ describe("connect sessions with Nango's fields", () => {
       },
     });
 
-    const page = await fetch(created.body.data.connect_link.replace(w.j.baseUrl, w.j.url));
+    // The page of links (the older connect link's) shows the override's docs link.
+    const page = await fetch(`${w.j.url}/connect?connect_session_token=${encodeURIComponent(token)}`);
     expect(await page.text()).toContain('<a class="docs" href="https://docs.example.test/cal">Docs</a>');
 
     const start = await w.start("cal", token);
@@ -116,6 +117,12 @@ describe("connect sessions with Nango's fields", () => {
       expires_at: created.body.data.expires_at,
       allowed_integrations: ["cal"],
       overrides: { cal: { docs_connect: "https://docs.example.test/cal" } },
+      websocketsPath: "/",
+      connectUISettings: {
+        theme: { light: { primary: "#2f5bd3" }, dark: { primary: "#8fb0ff" } },
+        defaultTheme: "system",
+        showWatermark: false,
+      },
     });
     const forged = await fetch(`${w.j.url}/connect/session`, { headers: { authorization: "Bearer jct_sk_nope" } });
     expect(forged.status).toBe(401);

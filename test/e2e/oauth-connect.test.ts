@@ -18,8 +18,10 @@ describe("connecting a user through the browser", () => {
     expect(token).toMatch(/^jct_connect_session_/);
     expect(expires_at).toBe(new Date(w.clock.now() + 30 * 60_000).toISOString());
 
-    // The connect link lists what the session allows.
-    const page = await fetch(connect_link.replace(w.j.baseUrl, w.j.url));
+    // The connect link opens the Connect UI (connect-ui.browser.test.ts); the older link lists what the
+    // session allows without scripts.
+    expect(connect_link).toBe(`${w.j.baseUrl}/connect/?session_token=${encodeURIComponent(token)}`);
+    const page = await fetch(`${w.j.url}/connect?connect_session_token=${encodeURIComponent(token)}`);
     expect(page.status).toBe(200);
     const pageHtml = await page.text();
     expect(pageHtml).toContain(`/oauth/connect/cal?connect_session_token=${encodeURIComponent(token)}`);

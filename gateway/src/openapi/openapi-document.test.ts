@@ -111,7 +111,10 @@ describe("the OpenAPI document", () => {
   });
 
   test("names each operation's credential: the secret key, a connect session token, or none", () => {
-    expect(op("/integrations", "get").security).toEqual([{ secretKey: [] }]);
+    expect(op("/integrations", "post").security).toEqual([{ secretKey: [] }]);
+    // Nango's Connect UI reads these two with a session token; a secret key reads everything.
+    expect(op("/integrations", "get").security).toEqual([{ secretKey: [] }, { connectSessionToken: [] }]);
+    expect(op("/providers/{provider}", "get").security).toEqual([{ secretKey: [] }, { connectSessionToken: [] }]);
     expect(op("/connect/session", "get").security).toEqual([{ connectSessionToken: [] }]);
     expect(op("/connect", "get").security).toEqual([]);
     expect(Object.keys(doc.components.securitySchemes ?? {})).toEqual(["secretKey", "connectSessionToken"]);

@@ -20,6 +20,8 @@ export const UNDOCUMENTED_ROUTES: readonly { pattern: string; reason: string }[]
   { pattern: "/rpc/*", reason: "the public Connect RPCs (docs/rpc.md): typed by the protos, not REST operations" },
   { pattern: "/dashboard/api/*", reason: "the documented REST routes again, for the dashboard's session cookie" },
   { pattern: "/dashboard/*", reason: DASHBOARD },
+  { pattern: "/connect/ui.js", reason: "the Connect UI's script (docs/connect-ui.md)" },
+  { pattern: "/connect/ui.css", reason: "the Connect UI's stylesheet (docs/connect-ui.md)" },
 ];
 
 const AUTH_ERRORS: ErrorCode[] = ["missing_auth_header", "malformed_auth_header", "unknown_account"];
@@ -160,7 +162,9 @@ function operation(
     ? [{ connectSessionToken: [] }]
     : route.auth === false
       ? []
-      : [{ secretKey: [] }];
+      : route.acceptsConnectSession
+        ? [{ secretKey: [] }, { connectSessionToken: [] }]
+        : [{ secretKey: [] }];
   const parameters = [
     ...pathParameters(route.pattern, doc),
     ...fromObject(doc.query, "query"),

@@ -11,6 +11,7 @@ import {
   providerSettingsSchema,
 } from "./integration-settings-input.ts";
 import { integrationAnswer, presentIntegration } from "./present.ts";
+import { sessionIntegrations } from "./connect-session-scope.ts";
 
 const BODY_LIMIT = 64 * 1024;
 
@@ -97,17 +98,22 @@ export function integrationRoutes(): Route[] {
     {
       method: "GET",
       pattern: "/integrations",
-      handler: async ({ clients, url }) => {
-        parseWith(noQuery, queryObject(url), "invalid_query_params", "query");
-        const { integrations } = await clients.connection.listIntegrations({});
+      acceptsConnectSession: true,
+      handler: async (ctx) => {
+        parseWith(noQuery, queryObject(ctx.url), "invalid_query_params", "query");
+        const { integrations } = ctx.connectSessionToken
+          ? { integrations: await sessionIntegrations(ctx, ctx.connectSessionToken) }
+          : await ctx.clients.connection.listIntegrations({});
         return json({ data: integrations.map((i) => presentIntegration(i)) });
       },
       doc: {
         summary: "List integrations",
+        description:
+          "With a secret key, every integration; with a connect session token (as Nango's Connect UI calls it), only those the session allows.",
         tags: ["Integrations"],
         query: noQuery,
         responses: { 200: dataOf(z.array(integrationAnswer)) },
-        errors: [],
+        errors: ["unknown_connect_session_token", "connect_session_expired"],
       },
     },
     {

@@ -10,6 +10,11 @@ import { testModeRoutes } from "./oauth/test-mode-routes.ts";
  * /connect page, /oauth/connect/{integration}, /oauth/callback, and per-integration test mode and
  * consent guidance. An authorization started by the frontend SDK also ends with a message on its WebSocket.
  */
-export function oauthRoutes(relay: AuthSocketRelay): Route[] {
-  return [...connectSessionRoutes(), ...connectFormRoutes(relay), ...authorizationRoutes(relay), ...testModeRoutes()];
+export function oauthRoutes(relay: AuthSocketRelay, websocketsPath = "/"): Route[] {
+  return [
+    ...connectSessionRoutes(websocketsPath),
+    ...connectFormRoutes(relay),
+    ...authorizationRoutes(relay),
+    ...testModeRoutes(),
+  ];
 }

@@ -7,9 +7,14 @@ import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import { dataOf } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
 import { formFields } from "./oauth/connect-form-routes.ts";
+import { sessionProvider } from "./connect-session-scope.ts";
 
 // Nango's `search` (listProviders({ search })): a case-insensitive part of the provider's name.
 const listQuery = z.object({ search: z.string().min(1).max(255).optional() }).strict();
+
+const nangoField = z.object({ type: z.literal("string"), title: z.string(), secret: z.boolean() });
+/** The connect fields the connection service keeps as credentials; the others are connection config. */
+const CREDENTIAL_FIELDS = new Set(["apiKey", "username", "password"]);
 
 const scopeAnswer = z.object({ name: z.string(), description: z.string(), sensitivity: z.string() });
 const providerAnswer = z
@@ -21,6 +26,12 @@ const providerAnswer = z
     connect_fields: z
       .array(z.object({ key: z.string(), label: z.string(), docs_url: z.string(), secret: z.boolean() }))
       .describe("What the connect page asks the user for (an API key, a user name and password, a subdomain)."),
+    connection_config: z
+      .record(z.string(), nangoField)
+      .describe("Nango's shape of the connect fields stored as connection config (a subdomain, a shop)."),
+    credentials: z
+      .record(z.string(), nangoField)
+      .describe("Nango's shape of the connect fields that are credentials (an API key, a user name and password)."),
     proxy: z.object({ base_url: z.string() }),
     authorization_url: z.string(),
     token_url: z.string(),
@@ -57,6 +68,7 @@ function presentProvider(p: Provider) {
     auth_mode: p.authMode || "OAUTH2",
     docs: p.docsUrl,
     connect_fields: formFields(p).map((f) => ({ key: f.key, label: f.label, docs_url: f.docsUrl, secret: f.secret })),
+    ...nangoFields(p),
     proxy: { base_url: p.baseUrl },
     authorization_url: p.authorizationUrl,
     token_url: p.tokenUrl,
@@ -66,6 +78,16 @@ function presentProvider(p: Provider) {
     webhooks: p.webhookHeaders && Object.keys(p.webhookHeaders).length > 0 ? { headers: p.webhookHeaders } : null,
     ...providerExtras(p.name),
   };
+}
+
+/** The connect fields as Nango's Connect UI reads them: `credentials` and `connection_config`, JSON-schema-like. */
+function nangoFields(p: Provider) {
+  const out = { connection_config: {} as Record<string, unknown>, credentials: {} as Record<string, unknown> };
+  for (const f of formFields(p)) {
+    const group = CREDENTIAL_FIELDS.has(f.key) ? out.credentials : out.connection_config;
+    group[f.key] = { type: "string", title: f.label, secret: f.secret };
+  }
+  return out;
 }
 
 /** What the provider's adapter says of its integration settings and channels (none for one it does not know). */
@@ -134,18 +156,30 @@ export function providerRoutes(): Route[] {
     {
       method: "GET",
       pattern: "/providers/:provider",
-      handler: async ({ clients, params }) => {
-        const { providers } = await clients.connection.listProviders({});
-        const provider = providers.find((p) => p.name === params.provider);
-        if (!provider) return errorResponse(404, "unknown_provider", `Unknown provider "${params.provider}".`);
+      acceptsConnectSession: true,
+      handler: async (ctx) => {
+        const name = ctx.params.provider as string;
+        if (ctx.connectSessionToken) {
+          return json({ data: presentProvider(await sessionProvider(ctx, ctx.connectSessionToken, name)) });
+        }
+        const { providers } = await ctx.clients.connection.listProviders({});
+        const provider = providers.find((p) => p.name === name);
+        if (!provider) return errorResponse(404, "unknown_provider", `Unknown provider "${name}".`);
         return json({ data: presentProvider(provider) });
       },
       doc: {
         summary: "Get a provider template",
+        description:
+          "With a connect session token (as Nango's Connect UI calls it), only a provider of an integration the session allows.",
         tags: ["Providers"],
         params: { provider: `The provider's name (e.g. ${documentationExample.provider}).` },
         responses: { 200: dataOf(providerAnswer) },
-        errors: ["unknown_provider"],
+        errors: [
+          "unknown_provider",
+          "unknown_connect_session_token",
+          "connect_session_expired",
+          "integration_not_allowed",
+        ],
         errorStatus: { unknown_provider: 404 },
       },
     },

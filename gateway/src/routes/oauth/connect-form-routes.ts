@@ -6,6 +6,7 @@ import type { AuthSocketRelay } from "../../auth-socket/auth-socket-relay.ts";
 import { successMessage } from "../../auth-socket/auth-socket-messages.ts";
 import { queryObject } from "../../http/read-json.ts";
 import type { Route, RouteContext } from "../../router.ts";
+import { json } from "../../http/json.ts";
 import { browserError, wantsHtml } from "./browser-error.ts";
 import { escapeHtml, htmlPage } from "./html-page.ts";
 import { queryParams } from "./authorization-routes.ts";
@@ -18,6 +19,11 @@ const SOCKET_FIELD = "ws_client_id";
 
 /** A form holds a few short fields: a key, a user name and password, a subdomain. */
 const FORM_LIMIT = 16 * 1024;
+
+/** Whether the caller asked for JSON (`Accept: application/json`), as the Connect UI's script does. */
+function wantsJson(req: Request): boolean {
+  return (req.headers.get("accept") ?? "").includes("application/json");
+}
 
 /** The fields a provider's form asks for: the definition's connect fields, and its mode's credentials when it names none. */
 export function formFields(provider: Provider): { key: string; label: string; docsUrl: string; secret: boolean }[] {
@@ -210,6 +216,10 @@ export function connectFormRoutes(relay: AuthSocketRelay): Route[] {
           // The service bound the id to this session before saving: the SDK's socket hears of it too.
           if (wsClientId)
             await relay.push(wsClientId, successMessage(ctx.params.integration as string, res.connectionId));
+          // A script (the Connect UI) asks for JSON: Nango's answer of POST /api-auth/api-key/{integration}.
+          if (wantsJson(ctx.req)) {
+            return json({ connectionId: res.connectionId, providerConfigKey: ctx.params.integration as string });
+          }
           return htmlPage(
             200,
             {
@@ -249,7 +259,11 @@ export function connectFormRoutes(relay: AuthSocketRelay): Route[] {
         rawBody:
           "application/x-www-form-urlencoded: connect_session_token, ws_client_id (optional: the frontend SDK's WebSocket, told of the connection) and the form's fields (apiKey, username, password, connection_config keys).",
         responses: {
-          200: { description: "An HTML page: connected.", contentType: "text/html" },
+          200: {
+            description:
+              'An HTML page: connected; with `Accept: application/json`, `{"connectionId","providerConfigKey"}` (Nango\'s answer of POST /api-auth/api-key/{integration}).',
+            contentType: "text/html",
+          },
           302: {
             description: "An OAUTH2 provider's form: to its authorization URL, its connect fields filled in.",
             headers: { location: "The authorization URL." },

@@ -3,14 +3,10 @@ import type { GetConnectSessionResponse } from "@junction/contracts/connection/v
 import { invalidArgument } from "@junction/platform";
 import { z } from "zod";
 import { iso, json } from "../../http/json.ts";
-import { parseWith, queryObject, readJson } from "../../http/read-json.ts";
+import { parseWith, readJson } from "../../http/read-json.ts";
 import { dataOf, isoOrNull } from "../../openapi/route-doc.ts";
 import type { Route } from "../../router.ts";
 import { checkWebhookUrlOverride } from "../webhook-url-override.ts";
-import { browserError } from "./browser-error.ts";
-import { usesForm } from "./connect-form-routes.ts";
-import { escapeHtml, htmlPage } from "./html-page.ts";
-import { startingOrigin } from "./opener.ts";
 
 const BODY_LIMIT = 64 * 1024;
 const key = z.string().min(1).max(255);
@@ -157,11 +153,26 @@ const connectSessionAnswer = dataOf(
       )
       .optional(),
     isReconnecting: z.literal(true).optional().describe("Only for a reconnect session."),
+    websocketsPath: z.string().describe("The path of the authorization WebSocket (Nango's `websocketsPath`)."),
+    connectUISettings: z
+      .object({
+        theme: z.object({ light: z.object({ primary: z.string() }), dark: z.object({ primary: z.string() }) }),
+        defaultTheme: z.enum(["light", "dark", "system"]),
+        showWatermark: z.boolean(),
+      })
+      .describe("Nango's Connect UI settings: its accent colours and default theme."),
   }),
 );
 
+/** The Connect UI's accent colours (Junction's own UI's) and theme: the system's unless the page says. */
+const CONNECT_UI_SETTINGS = {
+  theme: { light: { primary: "#2f5bd3" }, dark: { primary: "#8fb0ff" } },
+  defaultTheme: "system",
+  showWatermark: false,
+};
+
 /** GET /connect/session's data, in Nango's shape (endUser, allowed_integrations, ..., isReconnecting). */
-function presentSession(s: GetConnectSessionResponse) {
+function presentSession(s: GetConnectSessionResponse, websocketsPath: string) {
   const eu = s.endUser as Record<string, unknown> | undefined;
   const org = s.organization as Record<string, unknown> | undefined;
   const data: Record<string, unknown> = {
@@ -205,18 +216,21 @@ function presentSession(s: GetConnectSessionResponse) {
     );
   }
   if (s.reconnectConnectionId) data.isReconnecting = true;
+  data.websocketsPath = websocketsPath;
+  data.connectUISettings = CONNECT_UI_SETTINGS;
   return data;
 }
 
-/** POST /connect/sessions, POST /connect/sessions/reconnect and the connect page at GET /connect. */
-export function connectSessionRoutes(): Route[] {
+/** POST /connect/sessions, POST /connect/sessions/reconnect and GET /connect/session. */
+/** `websocketsPath`: where the gateway serves the frontend SDK's socket (JUNCTION_WEBSOCKETS_PATH). */
+export function connectSessionRoutes(websocketsPath: string): Route[] {
   const created = (baseUrl: string, token: string, expiresAtMs: bigint) =>
     json(
       {
         data: {
           token,
           expires_at: iso(expiresAtMs),
-          connect_link: `${baseUrl}/connect?connect_session_token=${encodeURIComponent(token)}`,
+          connect_link: `${baseUrl}/connect/?session_token=${encodeURIComponent(token)}`,
         },
       },
       201,
@@ -281,7 +295,7 @@ export function connectSessionRoutes(): Route[] {
       handler: async ({ clients, req }) => {
         const token = /^Bearer\s+(\S+)\s*$/i.exec(req.headers.get("authorization") ?? "")?.[1] ?? "";
         const session = await clients.connection.getConnectSession({ token });
-        return json({ data: presentSession(session) });
+        return json({ data: presentSession(session, websocketsPath) });
       },
       doc: {
         summary: "Read the connect session",
@@ -291,59 +305,6 @@ export function connectSessionRoutes(): Route[] {
         tags: ["Connect"],
         connectSessionToken: true,
         responses: { 200: connectSessionAnswer },
-        errors: ["unknown_connect_session_token", "connect_session_expired"],
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/connect",
-      auth: false,
-      handler: async (ctx) => {
-        try {
-          const token = queryObject(ctx.url).connect_session_token;
-          const session = await ctx.clients.connection.getConnectSession({
-            token: typeof token === "string" ? token : "",
-          });
-          const { providers } = await ctx.clients.connection.listProviders({});
-          // This page sends no Referer on: the app that opened it is named to the next page explicitly.
-          const opener = startingOrigin(ctx.req, ctx.url);
-          const originParam = opener ? `&origin=${encodeURIComponent(opener)}` : "";
-          const links = session.integrations
-            .map((i) => {
-              // A provider with an API key, a password or client credentials is connected through a form.
-              const path = usesForm(providers.find((p) => p.name === i.provider)) ? "connect/form" : "oauth/connect";
-              const href = `${ctx.baseUrl}/${path}/${encodeURIComponent(i.uniqueKey)}?connect_session_token=${encodeURIComponent(token as string)}${originParam}`;
-              const docs = session.overrides[i.uniqueKey]?.docsConnect;
-              const docsLink = docs ? ` <a class="docs" href="${escapeHtml(docs)}">Docs</a>` : "";
-              return `<li><a href="${escapeHtml(href)}">${escapeHtml(i.displayName)}</a> <span class="code">${escapeHtml(i.uniqueKey)}</span>${docsLink}</li>`;
-            })
-            .join("");
-          return htmlPage(
-            200,
-            {
-              title: "Connect",
-              code: "connect_session",
-              heading: session.reconnectConnectionId ? "Authorize again" : "Connect an account",
-              message:
-                session.integrations.length > 0
-                  ? "Choose what to connect. You will be sent to the provider to sign in and allow access."
-                  : "This session allows no integration that exists.",
-              extraHtml: `<ul id="integrations">${links}</ul>`,
-            },
-            ctx.requestId,
-          );
-        } catch (err) {
-          return browserError(err, ctx, true, "Cannot connect");
-        }
-      },
-      doc: {
-        summary: "The connect page",
-        description:
-          "The page a connect session's `connect_link` opens: the integrations the session allows. Errors are pages.",
-        tags: ["Connect"],
-        query: z.object({ connect_session_token: z.string() }),
-        queryUnchecked: true,
-        responses: { 200: { description: "An HTML page.", contentType: "text/html" } },
         errors: ["unknown_connect_session_token", "connect_session_expired"],
       },
     },
