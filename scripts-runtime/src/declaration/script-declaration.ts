@@ -27,6 +27,17 @@ export interface SyncDeclaration {
   endpoints: ScriptEndpoint[];
   description: string | null;
   version: string | null;
+  /**
+   * The records it saves, by model name: each model's JSON Schema (a zero-yaml zod model as Nango's
+   * CLI converts it). Absent in versions stored before models existed: read with `?? {}`.
+   */
+  models?: Record<string, JsonSchema>;
+  /** Nango's `syncType`: "full" (the default) or "incremental". */
+  syncType?: "full" | "incremental";
+  /** Nango's `trackDeletes` (deprecated there for `trackDeletesStart`/`trackDeletesEnd`). */
+  trackDeletes?: boolean;
+  /** The scopes the sync needs, as declared (informative). */
+  scopes?: string[];
 }
 
 /** A lifecycle script: `exec` runs once when `event` happens to a connection. */
@@ -50,6 +61,8 @@ export interface ActionDeclaration {
   endpoints: ScriptEndpoint[];
   description: string | null;
   version: string | null;
+  /** The scopes the action needs, as declared (informative). */
+  scopes?: string[];
 }
 
 /** The entry points a run can call. */

@@ -319,6 +319,36 @@
     return `{"ok":true,"output":${json === undefined ? "null" : json}}`;
   };
 
+  // Zod schemas (zero-yaml models, an action's input and output) become JSON Schemas as Nango's CLI
+  // makes them: draft 7, what JSON cannot express as {}, dates as date-time strings, void as null.
+  const SCHEMA_FIELDS = ["input", "output", "metadata", "checkpoint"];
+  const isZod = (value) => value !== null && typeof value === "object" && isPlainObject(value._zod);
+  const dateAsString = (found) => {
+    if (found.zodSchema._zod.def.type !== "date") return;
+    found.jsonSchema.type = "string";
+    found.jsonSchema.format = "date-time";
+  };
+  const jsonSchemaOf = (schema) => {
+    const z = globalThis.__junctionZod;
+    if (!z) return { $unserializable: "zod" };
+    if (schema._zod.def.type === "void") return { type: "null" };
+    const out = z.toJSONSchema(schema, { target: "draft-7", unrepresentable: "any", override: dateAsString });
+    delete out.$schema;
+    return out;
+  };
+  const projectField = (key, value) => {
+    if (SCHEMA_FIELDS.includes(key) && isZod(value)) return jsonSchemaOf(value);
+    if (key === "models" && isPlainObject(value)) {
+      const models = {};
+      for (const name of keys(value)) {
+        const model = value[name];
+        models[name] = isZod(model) ? jsonSchemaOf(model) : parse(stringify(model) ?? "null");
+      }
+      return models;
+    }
+    return parse(stringify(value) ?? "null");
+  };
+
   /** The default export as JSON, functions replaced by a marker: read by the parent's declaration check. */
   const describe = (namespace) => {
     const declaration = namespace.default;
@@ -336,7 +366,7 @@
         continue;
       }
       try {
-        fields[key] = parse(stringify(value) ?? "null");
+        fields[key] = projectField(key, value);
       } catch {
         fields[key] = { $unserializable: typeof value };
       }
