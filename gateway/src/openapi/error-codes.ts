@@ -130,6 +130,10 @@ export const ERROR_CODES = {
   channel_stops_unavailable: e(Code.Unavailable, "The channel service cannot call the upstream."),
   // Scripts.
   invalid_script: e(Code.InvalidArgument, "The script is refused; `errors` names the file, line and column."),
+  invalid_cli_version: e(
+    Code.InvalidArgument,
+    "The nango CLI is older than Junction reads, or the project still has a nango.yaml; the message says what to do.",
+  ),
   unknown_script: e(Code.NotFound, "No script with this name is deployed for the integration."),
   unknown_run: e(Code.NotFound, "No script run with this id."),
   run_not_running: e(Code.FailedPrecondition, "The script run has ended; only a running run can be cancelled."),

@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file junction/scripts/v1/scripts_service.proto.
  */
 export const file_junction_scripts_v1_scripts_service: GenFile = /*@__PURE__*/
-  fileDesc("CilqdW5jdGlvbi9zY3JpcHRzL3YxL3NjcmlwdHNfc2VydmljZS5wcm90bxITanVuY3Rpb24uc2NyaXB0cy52MSIuCg5TY3JpcHRFbmRwb2ludBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCSKnAwoRU2NyaXB0RGVjbGFyYXRpb24SLQoEa2luZBgBIAEoDjIfLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0S2luZBIRCglmcmVxdWVuY3kYAiABKAkSFAoMZnJlcXVlbmN5X21zGAMgASgDEhIKCmF1dG9fc3RhcnQYBCABKAgSHQoVd2ViaG9va19zdWJzY3JpcHRpb25zGAUgAygJEhYKDmhhc19vbl93ZWJob29rGAYgASgIEjYKCWVuZHBvaW50cxgHIAMoCzIjLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0RW5kcG9pbnQSMgoFZXZlbnQYCCABKA4yIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpZmVjeWNsZUV2ZW50EhMKC2Rlc2NyaXB0aW9uGAkgASgJEg8KB3ZlcnNpb24YCiABKAkSLQoMaW5wdXRfc2NoZW1hGAsgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIuCg1vdXRwdXRfc2NoZW1hGAwgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCLSAQoNU2NyaXB0VmVyc2lvbhIKCgJpZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEgwKBG5hbWUYAyABKAkSDwoHdmVyc2lvbhgEIAEoBRIQCghmaWxlbmFtZRgFIAEoCRI7CgtkZWNsYXJhdGlvbhgGIAEoCzImLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0RGVjbGFyYXRpb24SEwoLc291cmNlX2hhc2gYByABKAkSFQoNY3JlYXRlZF9hdF9tcxgIIAEoAyJaCgZTY3JpcHQSMgoGbGF0ZXN0GAEgASgLMiIuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRWZXJzaW9uEhwKFGZvcndhcmRfd2ViaG9va3NfdG9vGAIgASgIIm4KCFJ1bkVycm9yEgwKBG5hbWUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRINCgVzdGFjaxgDIAEoCRIOCgZzdGF0dXMYBCABKAUSJAoEYm9keRgFIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZSJYCghMb2dFbnRyeRIsCgVsZXZlbBgBIAEoDjIdLmp1bmN0aW9uLnNjcmlwdHMudjEuTG9nTGV2ZWwSDwoHbWVzc2FnZRgCIAEoCRINCgVhdF9tcxgDIAEoAyLZAwoJU2NyaXB0UnVuEgoKAmlkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSEwoLc2NyaXB0X25hbWUYAyABKAkSFgoOc2NyaXB0X3ZlcnNpb24YBCABKAUSFQoNY29ubmVjdGlvbl9pZBgFIAEoCRIwCgd0cmlnZ2VyGAYgASgOMh8uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5UcmlnZ2VyEg0KBWVudHJ5GAcgASgJEg8KB2F0dGVtcHQYCCABKAUSLgoGc3RhdHVzGAkgASgOMh4uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5TdGF0dXMSFQoNc3RhcnRlZF9hdF9tcxgKIAEoAxIWCg5maW5pc2hlZF9hdF9tcxgLIAEoAxITCgtkdXJhdGlvbl9tcxgMIAEoARIrCgRsb2dzGA0gAygLMh0uanVuY3Rpb24uc2NyaXB0cy52MS5Mb2dFbnRyeRIWCg5sb2dzX3RydW5jYXRlZBgOIAEoCBIsCgVlcnJvchgPIAEoCzIdLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuRXJyb3ISJgoGb3V0cHV0GBAgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIp4BChNEZXBsb3lTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCRIQCghmaWxlbmFtZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkSIQoUZm9yd2FyZF93ZWJob29rc190b28YBSABKAhIAIgBAUIXChVfZm9yd2FyZF93ZWJob29rc190b28iQwoURGVwbG95U2NyaXB0UmVzcG9uc2USKwoGc2NyaXB0GAEgASgLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiMQoSTGlzdFNjcmlwdHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkiQwoTTGlzdFNjcmlwdHNSZXNwb25zZRIsCgdzY3JpcHRzGAEgAygLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiPQoQR2V0U2NyaXB0UmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEgwKBG5hbWUYAiABKAkihgEKEUdldFNjcmlwdFJlc3BvbnNlEisKBnNjcmlwdBgBIAEoCzIbLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0Eg4KBnNvdXJjZRgCIAEoCRI0Cgh2ZXJzaW9ucxgDIAMoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0VmVyc2lvbiJAChNSZW1vdmVTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCSIwChRSZW1vdmVTY3JpcHRSZXNwb25zZRIYChByZW1vdmVkX3ZlcnNpb25zGAEgASgFItsBCg9MaXN0UnVuc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEhMKC3NjcmlwdF9uYW1lGAMgASgJEi4KBnN0YXR1cxgEIAEoDjIeLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuU3RhdHVzEjAKB3RyaWdnZXIYBSABKA4yHy5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1blRyaWdnZXISDQoFbGltaXQYBiABKAUSDgoGY3Vyc29yGAcgASgJIlUKEExpc3RSdW5zUmVzcG9uc2USLAoEcnVucxgBIAMoCzIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0UnVuEhMKC25leHRfY3Vyc29yGAIgASgJIhsKDUdldFJ1blJlcXVlc3QSCgoCaWQYASABKAkiPQoOR2V0UnVuUmVzcG9uc2USKwoDcnVuGAEgASgLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4iHgoQQ2FuY2VsUnVuUmVxdWVzdBIKCgJpZBgBIAEoCSJAChFDYW5jZWxSdW5SZXNwb25zZRIrCgNydW4YASABKAsyHi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdFJ1biKKAQoTVHJpZ2dlclN5bmNzUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSDQoFc3luY3MYAyADKAkSMAoJc3luY19tb2RlGAQgASgOMh0uanVuY3Rpb24uc2NyaXB0cy52MS5TeW5jTW9kZSJ1ChRUcmlnZ2VyU3luY3NSZXNwb25zZRIsCgRydW5zGAEgAygLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4SLwoGcXVldWVkGAIgAygLMh8uanVuY3Rpb24uc2NyaXB0cy52MS5RdWV1ZWRTeW5jIjEKClF1ZXVlZFN5bmMSDAoEbmFtZRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJIswBCgpTeW5jU3RhdHVzEgoKAmlkGAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSDAoEbmFtZRgDIAEoCRItCgVzdGF0ZRgEIAEoDjIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU3luY1N0YXRlEhYKDmZpbmlzaGVkX2F0X21zGAUgASgDEhwKFG5leHRfc2NoZWR1bGVkX2F0X21zGAYgASgDEhEKCWZyZXF1ZW5jeRgHIAEoCRIVCg1sYXRlc3RfcnVuX2lkGAggASgJIlkKFEdldFN5bmNTdGF0dXNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDQoFc3luY3MYAiADKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCSJHChVHZXRTeW5jU3RhdHVzUmVzcG9uc2USLgoFc3luY3MYASADKAsyHy5qdW5jdGlvbi5zY3JpcHRzLnYxLlN5bmNTdGF0dXMiagoVU2V0U3luY3NQYXVzZWRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDQoFc3luY3MYAiADKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRIOCgZwYXVzZWQYBCABKAgiKQoWU2V0U3luY3NQYXVzZWRSZXNwb25zZRIPCgdjaGFuZ2VkGAEgASgFIoYBChdTZXRTeW5jRnJlcXVlbmN5UmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSEQoJc3luY19uYW1lGAMgASgJEhYKCWZyZXF1ZW5jeRgEIAEoCUgAiAEBQgwKCl9mcmVxdWVuY3kiLQoYU2V0U3luY0ZyZXF1ZW5jeVJlc3BvbnNlEhEKCWZyZXF1ZW5jeRgBIAEoCSKCAQoYUnVuTGlmZWN5Y2xlRXZlbnRSZXF1ZXN0EjIKBWV2ZW50GAEgASgOMiMuanVuY3Rpb24uc2NyaXB0cy52MS5MaWZlY3ljbGVFdmVudBIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkiSQoZUnVuTGlmZWN5Y2xlRXZlbnRSZXNwb25zZRIsCgRydW5zGAEgAygLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4ilQIKG0Rpc3BhdGNoTm90aWZpY2F0aW9uUmVxdWVzdBIXCg9ub3RpZmljYXRpb25faWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRIQCghwcm92aWRlchgDIAEoCRJOCgdoZWFkZXJzGAQgAygLMj0uanVuY3Rpb24uc2NyaXB0cy52MS5EaXNwYXRjaE5vdGlmaWNhdGlvblJlcXVlc3QuSGVhZGVyc0VudHJ5EhYKDmNvbm5lY3Rpb25faWRzGAUgAygJEhYKDnJlY2VpdmVkX2F0X21zGAYgASgDGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBImUKHERpc3BhdGNoTm90aWZpY2F0aW9uUmVzcG9uc2USHgoWaGFuZGxlZF9jb25uZWN0aW9uX2lkcxgBIAMoCRIlCh1pbnRlZ3JhdGlvbl9oYXNfc3Vic2NyaXB0aW9ucxgCIAEoCCKmAQoQUnVuQWN0aW9uUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSEwoLYWN0aW9uX25hbWUYAyABKAkSJQoFaW5wdXQYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDQoFYXN5bmMYBSABKAgSEwoLbWF4X3JldHJpZXMYBiABKAUiQAoRUnVuQWN0aW9uUmVzcG9uc2USKwoDcnVuGAEgASgLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4iigIKCVNjcmlwdEpvYhJDChJjb25uZWN0aW9uX2NyZWF0ZWQYASABKAsyJS5qdW5jdGlvbi5ldmVudHMudjEuQ29ubmVjdGlvbkNyZWF0ZWRIABI9Cg1saWZlY3ljbGVfcnVuGAIgASgLMiQuanVuY3Rpb24uc2NyaXB0cy52MS5MaWZlY3ljbGVSdW5Kb2JIABI5Cgt3ZWJob29rX3J1bhgDIAEoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuV2ViaG9va1J1bkpvYkgAEjcKCmFjdGlvbl9ydW4YBCABKAsyIS5qdW5jdGlvbi5zY3JpcHRzLnYxLkFjdGlvblJ1bkpvYkgAQgUKA2pvYiLTAQoMQWN0aW9uUnVuSm9iEhYKDmVudmlyb25tZW50X2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSEwoLc2NyaXB0X25hbWUYBSABKAkSFgoOc2NyaXB0X3ZlcnNpb24YBiABKAUSJQoFaW5wdXQYByABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSEwoLbWF4X3JldHJpZXMYCCABKAUipgEKD0xpZmVjeWNsZVJ1bkpvYhIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIyCgVldmVudBgCIAEoDjIjLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlmZWN5Y2xlRXZlbnQSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgDIAEoCRIVCg1jb25uZWN0aW9uX2lkGAQgASgJEhMKC3NjcmlwdF9uYW1lGAUgASgJIo0CCg1XZWJob29rUnVuSm9iEhYKDmVudmlyb25tZW50X2lkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRITCgtzY3JpcHRfbmFtZRgEIAEoCRIXCg9ub3RpZmljYXRpb25faWQYBSABKAkSEAoIcHJvdmlkZXIYBiABKAkSQAoHaGVhZGVycxgHIAMoCzIvLmp1bmN0aW9uLnNjcmlwdHMudjEuV2ViaG9va1J1bkpvYi5IZWFkZXJzRW50cnkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEqcQoKU2NyaXB0S2luZBIbChdTQ1JJUFRfS0lORF9VTlNQRUNJRklFRBAAEhQKEFNDUklQVF9LSU5EX1NZTkMQARIYChRTQ1JJUFRfS0lORF9PTl9FVkVOVBACEhYKElNDUklQVF9LSU5EX0FDVElPThADKowBCg5MaWZlY3ljbGVFdmVudBIfChtMSUZFQ1lDTEVfRVZFTlRfVU5TUEVDSUZJRUQQABIsCihMSUZFQ1lDTEVfRVZFTlRfUE9TVF9DT05ORUNUSU9OX0NSRUFUSU9OEAESKwonTElGRUNZQ0xFX0VWRU5UX1BSRV9DT05ORUNUSU9OX0RFTEVUSU9OEAIqwgEKCVJ1blN0YXR1cxIaChZSVU5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASFgoSUlVOX1NUQVRVU19SVU5OSU5HEAESGAoUUlVOX1NUQVRVU19TVUNDRUVERUQQAhIVChFSVU5fU1RBVFVTX0ZBSUxFRBADEhgKFFJVTl9TVEFUVVNfVElNRURfT1VUEAQSHgoaUlVOX1NUQVRVU19NRU1PUllfRVhDRUVERUQQBRIWChJSVU5fU1RBVFVTX0NSQVNIRUQQBiqjAQoKUnVuVHJpZ2dlchIbChdSVU5fVFJJR0dFUl9VTlNQRUNJRklFRBAAEhUKEVJVTl9UUklHR0VSX0VWRU5UEAESGAoUUlVOX1RSSUdHRVJfU0NIRURVTEUQAhIWChJSVU5fVFJJR0dFUl9NQU5VQUwQAxIXChNSVU5fVFJJR0dFUl9XRUJIT09LEAQSFgoSUlVOX1RSSUdHRVJfQUNUSU9OEAUqXAoIU3luY01vZGUSGQoVU1lOQ19NT0RFX1VOU1BFQ0lGSUVEEAASGQoVU1lOQ19NT0RFX0lOQ1JFTUVOVEFMEAESGgoWU1lOQ19NT0RFX0ZVTExfUkVGUkVTSBACKncKCExvZ0xldmVsEhkKFUxPR19MRVZFTF9VTlNQRUNJRklFRBAAEhMKD0xPR19MRVZFTF9ERUJVRxABEhIKDkxPR19MRVZFTF9JTkZPEAISEgoOTE9HX0xFVkVMX1dBUk4QAxITCg9MT0dfTEVWRUxfRVJST1IQBCqEAQoJU3luY1N0YXRlEhoKFlNZTkNfU1RBVEVfVU5TUEVDSUZJRUQQABIWChJTWU5DX1NUQVRFX1JVTk5JTkcQARIWChJTWU5DX1NUQVRFX1NVQ0NFU1MQAhIUChBTWU5DX1NUQVRFX0VSUk9SEAMSFQoRU1lOQ19TVEFURV9QQVVTRUQQBDKWCwoOU2NyaXB0c1NlcnZpY2USYwoMRGVwbG95U2NyaXB0EiguanVuY3Rpb24uc2NyaXB0cy52MS5EZXBsb3lTY3JpcHRSZXF1ZXN0GikuanVuY3Rpb24uc2NyaXB0cy52MS5EZXBsb3lTY3JpcHRSZXNwb25zZRJgCgtMaXN0U2NyaXB0cxInLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFNjcmlwdHNSZXF1ZXN0GiguanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0U2NyaXB0c1Jlc3BvbnNlEloKCUdldFNjcmlwdBIlLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0U2NyaXB0UmVxdWVzdBomLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0U2NyaXB0UmVzcG9uc2USYwoMUmVtb3ZlU2NyaXB0EiguanVuY3Rpb24uc2NyaXB0cy52MS5SZW1vdmVTY3JpcHRSZXF1ZXN0GikuanVuY3Rpb24uc2NyaXB0cy52MS5SZW1vdmVTY3JpcHRSZXNwb25zZRJXCghMaXN0UnVucxIkLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFJ1bnNSZXF1ZXN0GiUuanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0UnVuc1Jlc3BvbnNlElEKBkdldFJ1bhIiLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0UnVuUmVxdWVzdBojLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0UnVuUmVzcG9uc2USWgoJQ2FuY2VsUnVuEiUuanVuY3Rpb24uc2NyaXB0cy52MS5DYW5jZWxSdW5SZXF1ZXN0GiYuanVuY3Rpb24uc2NyaXB0cy52MS5DYW5jZWxSdW5SZXNwb25zZRJjCgxUcmlnZ2VyU3luY3MSKC5qdW5jdGlvbi5zY3JpcHRzLnYxLlRyaWdnZXJTeW5jc1JlcXVlc3QaKS5qdW5jdGlvbi5zY3JpcHRzLnYxLlRyaWdnZXJTeW5jc1Jlc3BvbnNlEmYKDUdldFN5bmNTdGF0dXMSKS5qdW5jdGlvbi5zY3JpcHRzLnYxLkdldFN5bmNTdGF0dXNSZXF1ZXN0GiouanVuY3Rpb24uc2NyaXB0cy52MS5HZXRTeW5jU3RhdHVzUmVzcG9uc2USaQoOU2V0U3luY3NQYXVzZWQSKi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNldFN5bmNzUGF1c2VkUmVxdWVzdBorLmp1bmN0aW9uLnNjcmlwdHMudjEuU2V0U3luY3NQYXVzZWRSZXNwb25zZRJvChBTZXRTeW5jRnJlcXVlbmN5EiwuanVuY3Rpb24uc2NyaXB0cy52MS5TZXRTeW5jRnJlcXVlbmN5UmVxdWVzdBotLmp1bmN0aW9uLnNjcmlwdHMudjEuU2V0U3luY0ZyZXF1ZW5jeVJlc3BvbnNlEnIKEVJ1bkxpZmVjeWNsZUV2ZW50Ei0uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5MaWZlY3ljbGVFdmVudFJlcXVlc3QaLi5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1bkxpZmVjeWNsZUV2ZW50UmVzcG9uc2USewoURGlzcGF0Y2hOb3RpZmljYXRpb24SMC5qdW5jdGlvbi5zY3JpcHRzLnYxLkRpc3BhdGNoTm90aWZpY2F0aW9uUmVxdWVzdBoxLmp1bmN0aW9uLnNjcmlwdHMudjEuRGlzcGF0Y2hOb3RpZmljYXRpb25SZXNwb25zZRJaCglSdW5BY3Rpb24SJS5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1bkFjdGlvblJlcXVlc3QaJi5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1bkFjdGlvblJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_junction_events_v1_events]);
+  fileDesc("CilqdW5jdGlvbi9zY3JpcHRzL3YxL3NjcmlwdHNfc2VydmljZS5wcm90bxITanVuY3Rpb24uc2NyaXB0cy52MSIuCg5TY3JpcHRFbmRwb2ludBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCSKKBAoRU2NyaXB0RGVjbGFyYXRpb24SLQoEa2luZBgBIAEoDjIfLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0S2luZBIRCglmcmVxdWVuY3kYAiABKAkSFAoMZnJlcXVlbmN5X21zGAMgASgDEhIKCmF1dG9fc3RhcnQYBCABKAgSHQoVd2ViaG9va19zdWJzY3JpcHRpb25zGAUgAygJEhYKDmhhc19vbl93ZWJob29rGAYgASgIEjYKCWVuZHBvaW50cxgHIAMoCzIjLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0RW5kcG9pbnQSMgoFZXZlbnQYCCABKA4yIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpZmVjeWNsZUV2ZW50EhMKC2Rlc2NyaXB0aW9uGAkgASgJEg8KB3ZlcnNpb24YCiABKAkSLQoMaW5wdXRfc2NoZW1hGAsgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIuCg1vdXRwdXRfc2NoZW1hGAwgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBInCgZtb2RlbHMYDSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhEKCXN5bmNfdHlwZRgOIAEoCRIVCg10cmFja19kZWxldGVzGA8gASgIEg4KBnNjb3BlcxgQIAMoCSLSAQoNU2NyaXB0VmVyc2lvbhIKCgJpZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEgwKBG5hbWUYAyABKAkSDwoHdmVyc2lvbhgEIAEoBRIQCghmaWxlbmFtZRgFIAEoCRI7CgtkZWNsYXJhdGlvbhgGIAEoCzImLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0RGVjbGFyYXRpb24SEwoLc291cmNlX2hhc2gYByABKAkSFQoNY3JlYXRlZF9hdF9tcxgIIAEoAyJaCgZTY3JpcHQSMgoGbGF0ZXN0GAEgASgLMiIuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRWZXJzaW9uEhwKFGZvcndhcmRfd2ViaG9va3NfdG9vGAIgASgIIm4KCFJ1bkVycm9yEgwKBG5hbWUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRINCgVzdGFjaxgDIAEoCRIOCgZzdGF0dXMYBCABKAUSJAoEYm9keRgFIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZSJYCghMb2dFbnRyeRIsCgVsZXZlbBgBIAEoDjIdLmp1bmN0aW9uLnNjcmlwdHMudjEuTG9nTGV2ZWwSDwoHbWVzc2FnZRgCIAEoCRINCgVhdF9tcxgDIAEoAyLZAwoJU2NyaXB0UnVuEgoKAmlkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSEwoLc2NyaXB0X25hbWUYAyABKAkSFgoOc2NyaXB0X3ZlcnNpb24YBCABKAUSFQoNY29ubmVjdGlvbl9pZBgFIAEoCRIwCgd0cmlnZ2VyGAYgASgOMh8uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5UcmlnZ2VyEg0KBWVudHJ5GAcgASgJEg8KB2F0dGVtcHQYCCABKAUSLgoGc3RhdHVzGAkgASgOMh4uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5TdGF0dXMSFQoNc3RhcnRlZF9hdF9tcxgKIAEoAxIWCg5maW5pc2hlZF9hdF9tcxgLIAEoAxITCgtkdXJhdGlvbl9tcxgMIAEoARIrCgRsb2dzGA0gAygLMh0uanVuY3Rpb24uc2NyaXB0cy52MS5Mb2dFbnRyeRIWCg5sb2dzX3RydW5jYXRlZBgOIAEoCBIsCgVlcnJvchgPIAEoCzIdLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuRXJyb3ISJgoGb3V0cHV0GBAgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIp4BChNEZXBsb3lTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCRIQCghmaWxlbmFtZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkSIQoUZm9yd2FyZF93ZWJob29rc190b28YBSABKAhIAIgBAUIXChVfZm9yd2FyZF93ZWJob29rc190b28iQwoURGVwbG95U2NyaXB0UmVzcG9uc2USKwoGc2NyaXB0GAEgASgLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiMQoSTGlzdFNjcmlwdHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkiQwoTTGlzdFNjcmlwdHNSZXNwb25zZRIsCgdzY3JpcHRzGAEgAygLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiPQoQR2V0U2NyaXB0UmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEgwKBG5hbWUYAiABKAkihgEKEUdldFNjcmlwdFJlc3BvbnNlEisKBnNjcmlwdBgBIAEoCzIbLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0Eg4KBnNvdXJjZRgCIAEoCRI0Cgh2ZXJzaW9ucxgDIAMoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0VmVyc2lvbiJAChNSZW1vdmVTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCSIwChRSZW1vdmVTY3JpcHRSZXNwb25zZRIYChByZW1vdmVkX3ZlcnNpb25zGAEgASgFItIBCgxTY3JpcHRCdW5kbGUSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIMCgRuYW1lGAIgASgJEi0KBGtpbmQYAyABKA4yHy5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdEtpbmQSDgoGYnVuZGxlGAQgASgJEg4KBnNvdXJjZRgFIAEoCRIQCghmaWxlbmFtZRgGIAEoCRIXCgphdXRvX3N0YXJ0GAcgASgISACIAQESDgoGbW9kZWxzGAggAygJQg0KC19hdXRvX3N0YXJ0IsYBCg1QbGFubmVkU2NyaXB0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCRItCgRraW5kGAMgASgOMh8uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRLaW5kEhMKC2Nvbm5lY3Rpb25zGAQgASgFEhIKCmF1dG9fc3RhcnQYBSABKAgSMgoFZXZlbnQYBiABKA4yIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpZmVjeWNsZUV2ZW50ImkKFERlcGxveUJ1bmRsZXNSZXF1ZXN0EjIKB2J1bmRsZXMYASADKAsyIS5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdEJ1bmRsZRIMCgRtb2RlGAIgASgJEg8KB2RyeV9ydW4YAyABKAgiggIKFURlcGxveUJ1bmRsZXNSZXNwb25zZRIxCgVhZGRlZBgBIAMoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuUGxhbm5lZFNjcmlwdBIzCgd1cGRhdGVkGAIgAygLMiIuanVuY3Rpb24uc2NyaXB0cy52MS5QbGFubmVkU2NyaXB0EjMKB3JlbW92ZWQYAyADKAsyIi5qdW5jdGlvbi5zY3JpcHRzLnYxLlBsYW5uZWRTY3JpcHQSFgoOcmVtb3ZlZF9tb2RlbHMYBCADKAkSNAoIZGVwbG95ZWQYBSADKAsyIi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdFZlcnNpb24i2wEKD0xpc3RSdW5zUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSEwoLc2NyaXB0X25hbWUYAyABKAkSLgoGc3RhdHVzGAQgASgOMh4uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5TdGF0dXMSMAoHdHJpZ2dlchgFIAEoDjIfLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuVHJpZ2dlchINCgVsaW1pdBgGIAEoBRIOCgZjdXJzb3IYByABKAkiVQoQTGlzdFJ1bnNSZXNwb25zZRIsCgRydW5zGAEgAygLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4SEwoLbmV4dF9jdXJzb3IYAiABKAkiGwoNR2V0UnVuUmVxdWVzdBIKCgJpZBgBIAEoCSI9Cg5HZXRSdW5SZXNwb25zZRIrCgNydW4YASABKAsyHi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdFJ1biIeChBDYW5jZWxSdW5SZXF1ZXN0EgoKAmlkGAEgASgJIkAKEUNhbmNlbFJ1blJlc3BvbnNlEisKA3J1bhgBIAEoCzIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0UnVuIooBChNUcmlnZ2VyU3luY3NSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRINCgVzeW5jcxgDIAMoCRIwCglzeW5jX21vZGUYBCABKA4yHS5qdW5jdGlvbi5zY3JpcHRzLnYxLlN5bmNNb2RlInUKFFRyaWdnZXJTeW5jc1Jlc3BvbnNlEiwKBHJ1bnMYASADKAsyHi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdFJ1bhIvCgZxdWV1ZWQYAiADKAsyHy5qdW5jdGlvbi5zY3JpcHRzLnYxLlF1ZXVlZFN5bmMiMQoKUXVldWVkU3luYxIMCgRuYW1lGAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkizAEKClN5bmNTdGF0dXMSCgoCaWQYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEi0KBXN0YXRlGAQgASgOMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TeW5jU3RhdGUSFgoOZmluaXNoZWRfYXRfbXMYBSABKAMSHAoUbmV4dF9zY2hlZHVsZWRfYXRfbXMYBiABKAMSEQoJZnJlcXVlbmN5GAcgASgJEhUKDWxhdGVzdF9ydW5faWQYCCABKAkiWQoUR2V0U3luY1N0YXR1c1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRINCgVzeW5jcxgCIAMoCRIVCg1jb25uZWN0aW9uX2lkGAMgASgJIkcKFUdldFN5bmNTdGF0dXNSZXNwb25zZRIuCgVzeW5jcxgBIAMoCzIfLmp1bmN0aW9uLnNjcmlwdHMudjEuU3luY1N0YXR1cyJqChVTZXRTeW5jc1BhdXNlZFJlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRINCgVzeW5jcxgCIAMoCRIVCg1jb25uZWN0aW9uX2lkGAMgASgJEg4KBnBhdXNlZBgEIAEoCCIpChZTZXRTeW5jc1BhdXNlZFJlc3BvbnNlEg8KB2NoYW5nZWQYASABKAUihgEKF1NldFN5bmNGcmVxdWVuY3lSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIRCglzeW5jX25hbWUYAyABKAkSFgoJZnJlcXVlbmN5GAQgASgJSACIAQFCDAoKX2ZyZXF1ZW5jeSItChhTZXRTeW5jRnJlcXVlbmN5UmVzcG9uc2USEQoJZnJlcXVlbmN5GAEgASgJIoIBChhSdW5MaWZlY3ljbGVFdmVudFJlcXVlc3QSMgoFZXZlbnQYASABKA4yIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpZmVjeWNsZUV2ZW50EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCSJJChlSdW5MaWZlY3ljbGVFdmVudFJlc3BvbnNlEiwKBHJ1bnMYASADKAsyHi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdFJ1biKVAgobRGlzcGF0Y2hOb3RpZmljYXRpb25SZXF1ZXN0EhcKD25vdGlmaWNhdGlvbl9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhAKCHByb3ZpZGVyGAMgASgJEk4KB2hlYWRlcnMYBCADKAsyPS5qdW5jdGlvbi5zY3JpcHRzLnYxLkRpc3BhdGNoTm90aWZpY2F0aW9uUmVxdWVzdC5IZWFkZXJzRW50cnkSFgoOY29ubmVjdGlvbl9pZHMYBSADKAkSFgoOcmVjZWl2ZWRfYXRfbXMYBiABKAMaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiZQocRGlzcGF0Y2hOb3RpZmljYXRpb25SZXNwb25zZRIeChZoYW5kbGVkX2Nvbm5lY3Rpb25faWRzGAEgAygJEiUKHWludGVncmF0aW9uX2hhc19zdWJzY3JpcHRpb25zGAIgASgIIqYBChBSdW5BY3Rpb25SZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRITCgthY3Rpb25fbmFtZRgDIAEoCRIlCgVpbnB1dBgEIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRINCgVhc3luYxgFIAEoCBITCgttYXhfcmV0cmllcxgGIAEoBSJAChFSdW5BY3Rpb25SZXNwb25zZRIrCgNydW4YASABKAsyHi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdFJ1biKKAgoJU2NyaXB0Sm9iEkMKEmNvbm5lY3Rpb25fY3JlYXRlZBgBIAEoCzIlLmp1bmN0aW9uLmV2ZW50cy52MS5Db25uZWN0aW9uQ3JlYXRlZEgAEj0KDWxpZmVjeWNsZV9ydW4YAiABKAsyJC5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpZmVjeWNsZVJ1bkpvYkgAEjkKC3dlYmhvb2tfcnVuGAMgASgLMiIuanVuY3Rpb24uc2NyaXB0cy52MS5XZWJob29rUnVuSm9iSAASNwoKYWN0aW9uX3J1bhgEIAEoCzIhLmp1bmN0aW9uLnNjcmlwdHMudjEuQWN0aW9uUnVuSm9iSABCBQoDam9iItMBCgxBY3Rpb25SdW5Kb2ISFgoOZW52aXJvbm1lbnRfaWQYASABKAkSDgoGcnVuX2lkGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRITCgtzY3JpcHRfbmFtZRgFIAEoCRIWCg5zY3JpcHRfdmVyc2lvbhgGIAEoBRIlCgVpbnB1dBgHIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZRITCgttYXhfcmV0cmllcxgIIAEoBSKmAQoPTGlmZWN5Y2xlUnVuSm9iEhYKDmVudmlyb25tZW50X2lkGAEgASgJEjIKBWV2ZW50GAIgASgOMiMuanVuY3Rpb24uc2NyaXB0cy52MS5MaWZlY3ljbGVFdmVudBIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSEwoLc2NyaXB0X25hbWUYBSABKAkijQIKDVdlYmhvb2tSdW5Kb2ISFgoOZW52aXJvbm1lbnRfaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRIVCg1jb25uZWN0aW9uX2lkGAMgASgJEhMKC3NjcmlwdF9uYW1lGAQgASgJEhcKD25vdGlmaWNhdGlvbl9pZBgFIAEoCRIQCghwcm92aWRlchgGIAEoCRJACgdoZWFkZXJzGAcgAygLMi8uanVuY3Rpb24uc2NyaXB0cy52MS5XZWJob29rUnVuSm9iLkhlYWRlcnNFbnRyeRouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASpxCgpTY3JpcHRLaW5kEhsKF1NDUklQVF9LSU5EX1VOU1BFQ0lGSUVEEAASFAoQU0NSSVBUX0tJTkRfU1lOQxABEhgKFFNDUklQVF9LSU5EX09OX0VWRU5UEAISFgoSU0NSSVBUX0tJTkRfQUNUSU9OEAMqjAEKDkxpZmVjeWNsZUV2ZW50Eh8KG0xJRkVDWUNMRV9FVkVOVF9VTlNQRUNJRklFRBAAEiwKKExJRkVDWUNMRV9FVkVOVF9QT1NUX0NPTk5FQ1RJT05fQ1JFQVRJT04QARIrCidMSUZFQ1lDTEVfRVZFTlRfUFJFX0NPTk5FQ1RJT05fREVMRVRJT04QAirCAQoJUnVuU3RhdHVzEhoKFlJVTl9TVEFUVVNfVU5TUEVDSUZJRUQQABIWChJSVU5fU1RBVFVTX1JVTk5JTkcQARIYChRSVU5fU1RBVFVTX1NVQ0NFRURFRBACEhUKEVJVTl9TVEFUVVNfRkFJTEVEEAMSGAoUUlVOX1NUQVRVU19USU1FRF9PVVQQBBIeChpSVU5fU1RBVFVTX01FTU9SWV9FWENFRURFRBAFEhYKElJVTl9TVEFUVVNfQ1JBU0hFRBAGKqMBCgpSdW5UcmlnZ2VyEhsKF1JVTl9UUklHR0VSX1VOU1BFQ0lGSUVEEAASFQoRUlVOX1RSSUdHRVJfRVZFTlQQARIYChRSVU5fVFJJR0dFUl9TQ0hFRFVMRRACEhYKElJVTl9UUklHR0VSX01BTlVBTBADEhcKE1JVTl9UUklHR0VSX1dFQkhPT0sQBBIWChJSVU5fVFJJR0dFUl9BQ1RJT04QBSpcCghTeW5jTW9kZRIZChVTWU5DX01PREVfVU5TUEVDSUZJRUQQABIZChVTWU5DX01PREVfSU5DUkVNRU5UQUwQARIaChZTWU5DX01PREVfRlVMTF9SRUZSRVNIEAIqdwoITG9nTGV2ZWwSGQoVTE9HX0xFVkVMX1VOU1BFQ0lGSUVEEAASEwoPTE9HX0xFVkVMX0RFQlVHEAESEgoOTE9HX0xFVkVMX0lORk8QAhISCg5MT0dfTEVWRUxfV0FSThADEhMKD0xPR19MRVZFTF9FUlJPUhAEKoQBCglTeW5jU3RhdGUSGgoWU1lOQ19TVEFURV9VTlNQRUNJRklFRBAAEhYKElNZTkNfU1RBVEVfUlVOTklORxABEhYKElNZTkNfU1RBVEVfU1VDQ0VTUxACEhQKEFNZTkNfU1RBVEVfRVJST1IQAxIVChFTWU5DX1NUQVRFX1BBVVNFRBAEMv4LCg5TY3JpcHRzU2VydmljZRJjCgxEZXBsb3lTY3JpcHQSKC5qdW5jdGlvbi5zY3JpcHRzLnYxLkRlcGxveVNjcmlwdFJlcXVlc3QaKS5qdW5jdGlvbi5zY3JpcHRzLnYxLkRlcGxveVNjcmlwdFJlc3BvbnNlEmAKC0xpc3RTY3JpcHRzEicuanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0U2NyaXB0c1JlcXVlc3QaKC5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpc3RTY3JpcHRzUmVzcG9uc2USWgoJR2V0U2NyaXB0EiUuanVuY3Rpb24uc2NyaXB0cy52MS5HZXRTY3JpcHRSZXF1ZXN0GiYuanVuY3Rpb24uc2NyaXB0cy52MS5HZXRTY3JpcHRSZXNwb25zZRJjCgxSZW1vdmVTY3JpcHQSKC5qdW5jdGlvbi5zY3JpcHRzLnYxLlJlbW92ZVNjcmlwdFJlcXVlc3QaKS5qdW5jdGlvbi5zY3JpcHRzLnYxLlJlbW92ZVNjcmlwdFJlc3BvbnNlEmYKDURlcGxveUJ1bmRsZXMSKS5qdW5jdGlvbi5zY3JpcHRzLnYxLkRlcGxveUJ1bmRsZXNSZXF1ZXN0GiouanVuY3Rpb24uc2NyaXB0cy52MS5EZXBsb3lCdW5kbGVzUmVzcG9uc2USVwoITGlzdFJ1bnMSJC5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpc3RSdW5zUmVxdWVzdBolLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFJ1bnNSZXNwb25zZRJRCgZHZXRSdW4SIi5qdW5jdGlvbi5zY3JpcHRzLnYxLkdldFJ1blJlcXVlc3QaIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkdldFJ1blJlc3BvbnNlEloKCUNhbmNlbFJ1bhIlLmp1bmN0aW9uLnNjcmlwdHMudjEuQ2FuY2VsUnVuUmVxdWVzdBomLmp1bmN0aW9uLnNjcmlwdHMudjEuQ2FuY2VsUnVuUmVzcG9uc2USYwoMVHJpZ2dlclN5bmNzEiguanVuY3Rpb24uc2NyaXB0cy52MS5UcmlnZ2VyU3luY3NSZXF1ZXN0GikuanVuY3Rpb24uc2NyaXB0cy52MS5UcmlnZ2VyU3luY3NSZXNwb25zZRJmCg1HZXRTeW5jU3RhdHVzEikuanVuY3Rpb24uc2NyaXB0cy52MS5HZXRTeW5jU3RhdHVzUmVxdWVzdBoqLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0U3luY1N0YXR1c1Jlc3BvbnNlEmkKDlNldFN5bmNzUGF1c2VkEiouanVuY3Rpb24uc2NyaXB0cy52MS5TZXRTeW5jc1BhdXNlZFJlcXVlc3QaKy5qdW5jdGlvbi5zY3JpcHRzLnYxLlNldFN5bmNzUGF1c2VkUmVzcG9uc2USbwoQU2V0U3luY0ZyZXF1ZW5jeRIsLmp1bmN0aW9uLnNjcmlwdHMudjEuU2V0U3luY0ZyZXF1ZW5jeVJlcXVlc3QaLS5qdW5jdGlvbi5zY3JpcHRzLnYxLlNldFN5bmNGcmVxdWVuY3lSZXNwb25zZRJyChFSdW5MaWZlY3ljbGVFdmVudBItLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuTGlmZWN5Y2xlRXZlbnRSZXF1ZXN0Gi4uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5MaWZlY3ljbGVFdmVudFJlc3BvbnNlEnsKFERpc3BhdGNoTm90aWZpY2F0aW9uEjAuanVuY3Rpb24uc2NyaXB0cy52MS5EaXNwYXRjaE5vdGlmaWNhdGlvblJlcXVlc3QaMS5qdW5jdGlvbi5zY3JpcHRzLnYxLkRpc3BhdGNoTm90aWZpY2F0aW9uUmVzcG9uc2USWgoJUnVuQWN0aW9uEiUuanVuY3Rpb24uc2NyaXB0cy52MS5SdW5BY3Rpb25SZXF1ZXN0GiYuanVuY3Rpb24uc2NyaXB0cy52MS5SdW5BY3Rpb25SZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_junction_events_v1_events]);
 
 /**
  * An HTTP endpoint a sync exposes (an identifier of the script, not a route of Junction).
@@ -133,6 +133,34 @@ export type ScriptDeclaration = Message<"junction.scripts.v1.ScriptDeclaration">
    * @generated from field: google.protobuf.Struct output_schema = 12;
    */
   outputSchema?: JsonObject | undefined;
+
+  /**
+   * Sync: its records' models, by name, each a JSON Schema (zero-yaml zod models converted).
+   *
+   * @generated from field: google.protobuf.Struct models = 13;
+   */
+  models?: JsonObject | undefined;
+
+  /**
+   * Sync: Nango's syncType, "full" or "incremental".
+   *
+   * @generated from field: string sync_type = 14;
+   */
+  syncType: string;
+
+  /**
+   * Sync: Nango's trackDeletes.
+   *
+   * @generated from field: bool track_deletes = 15;
+   */
+  trackDeletes: boolean;
+
+  /**
+   * Sync or action: the scopes it declares it needs (informative).
+   *
+   * @generated from field: repeated string scopes = 16;
+   */
+  scopes: string[];
 };
 
 /**
@@ -676,6 +704,217 @@ export const RemoveScriptResponseSchema: GenMessage<RemoveScriptResponse> = /*@_
   messageDesc(file_junction_scripts_v1_scripts_service, 14);
 
 /**
+ * One script of a Nango CLI deploy (a flow config or an on-event script).
+ *
+ * @generated from message junction.scripts.v1.ScriptBundle
+ */
+export type ScriptBundle = Message<"junction.scripts.v1.ScriptBundle"> & {
+  /**
+   * The integration it belongs to (must exist).
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Script name (what /sync/trigger names).
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * What the CLI says it is: the bundle must declare the same.
+   *
+   * @generated from field: junction.scripts.v1.ScriptKind kind = 3;
+   */
+  kind: ScriptKind;
+
+  /**
+   * The CLI's CommonJS bundle (fileBody.js), at most 4 MiB.
+   *
+   * @generated from field: string bundle = 4;
+   */
+  bundle: string;
+
+  /**
+   * The script's TypeScript (fileBody.ts), kept as its source.
+   *
+   * @generated from field: string source = 5;
+   */
+  source: string;
+
+  /**
+   * The file name stack frames name, e.g. "github/syncs/issues.ts".
+   *
+   * @generated from field: string filename = 6;
+   */
+  filename: string;
+
+  /**
+   * Sync: the CLI's auto_start, which wins over the declaration's.
+   *
+   * @generated from field: optional bool auto_start = 7;
+   */
+  autoStart?: boolean | undefined;
+
+  /**
+   * Sync: the models the CLI says it saves (what the plan's removed models are read from).
+   *
+   * @generated from field: repeated string models = 8;
+   */
+  models: string[];
+};
+
+/**
+ * Describes the message junction.scripts.v1.ScriptBundle.
+ * Use `create(ScriptBundleSchema)` to create a new message.
+ */
+export const ScriptBundleSchema: GenMessage<ScriptBundle> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 15);
+
+/**
+ * A script in a deploy plan.
+ *
+ * @generated from message junction.scripts.v1.PlannedScript
+ */
+export type PlannedScript = Message<"junction.scripts.v1.PlannedScript"> & {
+  /**
+   * Integration id.
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Script name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Sync, action or lifecycle script.
+   *
+   * @generated from field: junction.scripts.v1.ScriptKind kind = 3;
+   */
+  kind: ScriptKind;
+
+  /**
+   * Connections of the integration (what a removed sync stops running for).
+   *
+   * @generated from field: int32 connections = 4;
+   */
+  connections: number;
+
+  /**
+   * Sync: whether it starts by itself.
+   *
+   * @generated from field: bool auto_start = 5;
+   */
+  autoStart: boolean;
+
+  /**
+   * Lifecycle script: its event.
+   *
+   * @generated from field: junction.scripts.v1.LifecycleEvent event = 6;
+   */
+  event: LifecycleEvent;
+};
+
+/**
+ * Describes the message junction.scripts.v1.PlannedScript.
+ * Use `create(PlannedScriptSchema)` to create a new message.
+ */
+export const PlannedScriptSchema: GenMessage<PlannedScript> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 16);
+
+/**
+ * Request for DeployBundles.
+ *
+ * @generated from message junction.scripts.v1.DeployBundlesRequest
+ */
+export type DeployBundlesRequest = Message<"junction.scripts.v1.DeployBundlesRequest"> & {
+  /**
+   * The scripts to deploy.
+   *
+   * @generated from field: repeated junction.scripts.v1.ScriptBundle bundles = 1;
+   */
+  bundles: ScriptBundle[];
+
+  /**
+   * "all" (the environment's other scripts are removed), "integration" (the other scripts of the
+   * bundles' integrations are removed) or "single" (nothing is removed).
+   *
+   * @generated from field: string mode = 2;
+   */
+  mode: string;
+
+  /**
+   * Only answer the plan.
+   *
+   * @generated from field: bool dry_run = 3;
+   */
+  dryRun: boolean;
+};
+
+/**
+ * Describes the message junction.scripts.v1.DeployBundlesRequest.
+ * Use `create(DeployBundlesRequestSchema)` to create a new message.
+ */
+export const DeployBundlesRequestSchema: GenMessage<DeployBundlesRequest> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 17);
+
+/**
+ * Response for DeployBundles.
+ *
+ * @generated from message junction.scripts.v1.DeployBundlesResponse
+ */
+export type DeployBundlesResponse = Message<"junction.scripts.v1.DeployBundlesResponse"> & {
+  /**
+   * Scripts that do not exist yet.
+   *
+   * @generated from field: repeated junction.scripts.v1.PlannedScript added = 1;
+   */
+  added: PlannedScript[];
+
+  /**
+   * Scripts that get a new version.
+   *
+   * @generated from field: repeated junction.scripts.v1.PlannedScript updated = 2;
+   */
+  updated: PlannedScript[];
+
+  /**
+   * Scripts removed by the mode.
+   *
+   * @generated from field: repeated junction.scripts.v1.PlannedScript removed = 3;
+   */
+  removed: PlannedScript[];
+
+  /**
+   * Models of the scope's syncs that no deployed sync declares any more.
+   *
+   * @generated from field: repeated string removed_models = 4;
+   */
+  removedModels: string[];
+
+  /**
+   * The new versions, in the order of the bundles (empty for a dry run).
+   *
+   * @generated from field: repeated junction.scripts.v1.ScriptVersion deployed = 5;
+   */
+  deployed: ScriptVersion[];
+};
+
+/**
+ * Describes the message junction.scripts.v1.DeployBundlesResponse.
+ * Use `create(DeployBundlesResponseSchema)` to create a new message.
+ */
+export const DeployBundlesResponseSchema: GenMessage<DeployBundlesResponse> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 18);
+
+/**
  * Request for ListRuns.
  *
  * @generated from message junction.scripts.v1.ListRunsRequest
@@ -736,7 +975,7 @@ export type ListRunsRequest = Message<"junction.scripts.v1.ListRunsRequest"> & {
  * Use `create(ListRunsRequestSchema)` to create a new message.
  */
 export const ListRunsRequestSchema: GenMessage<ListRunsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 15);
+  messageDesc(file_junction_scripts_v1_scripts_service, 19);
 
 /**
  * Response for ListRuns.
@@ -764,7 +1003,7 @@ export type ListRunsResponse = Message<"junction.scripts.v1.ListRunsResponse"> &
  * Use `create(ListRunsResponseSchema)` to create a new message.
  */
 export const ListRunsResponseSchema: GenMessage<ListRunsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 16);
+  messageDesc(file_junction_scripts_v1_scripts_service, 20);
 
 /**
  * Request for GetRun.
@@ -785,7 +1024,7 @@ export type GetRunRequest = Message<"junction.scripts.v1.GetRunRequest"> & {
  * Use `create(GetRunRequestSchema)` to create a new message.
  */
 export const GetRunRequestSchema: GenMessage<GetRunRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 17);
+  messageDesc(file_junction_scripts_v1_scripts_service, 21);
 
 /**
  * Response for GetRun.
@@ -806,7 +1045,7 @@ export type GetRunResponse = Message<"junction.scripts.v1.GetRunResponse"> & {
  * Use `create(GetRunResponseSchema)` to create a new message.
  */
 export const GetRunResponseSchema: GenMessage<GetRunResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 18);
+  messageDesc(file_junction_scripts_v1_scripts_service, 22);
 
 /**
  * Request for CancelRun.
@@ -827,7 +1066,7 @@ export type CancelRunRequest = Message<"junction.scripts.v1.CancelRunRequest"> &
  * Use `create(CancelRunRequestSchema)` to create a new message.
  */
 export const CancelRunRequestSchema: GenMessage<CancelRunRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 19);
+  messageDesc(file_junction_scripts_v1_scripts_service, 23);
 
 /**
  * Response for CancelRun.
@@ -848,7 +1087,7 @@ export type CancelRunResponse = Message<"junction.scripts.v1.CancelRunResponse">
  * Use `create(CancelRunResponseSchema)` to create a new message.
  */
 export const CancelRunResponseSchema: GenMessage<CancelRunResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 20);
+  messageDesc(file_junction_scripts_v1_scripts_service, 24);
 
 /**
  * Request for TriggerSyncs.
@@ -890,7 +1129,7 @@ export type TriggerSyncsRequest = Message<"junction.scripts.v1.TriggerSyncsReque
  * Use `create(TriggerSyncsRequestSchema)` to create a new message.
  */
 export const TriggerSyncsRequestSchema: GenMessage<TriggerSyncsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 21);
+  messageDesc(file_junction_scripts_v1_scripts_service, 25);
 
 /**
  * Response for TriggerSyncs.
@@ -918,7 +1157,7 @@ export type TriggerSyncsResponse = Message<"junction.scripts.v1.TriggerSyncsResp
  * Use `create(TriggerSyncsResponseSchema)` to create a new message.
  */
 export const TriggerSyncsResponseSchema: GenMessage<TriggerSyncsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 22);
+  messageDesc(file_junction_scripts_v1_scripts_service, 26);
 
 /**
  * A follow-up run queued behind a sync's run in progress for a connection.
@@ -946,7 +1185,7 @@ export type QueuedSync = Message<"junction.scripts.v1.QueuedSync"> & {
  * Use `create(QueuedSyncSchema)` to create a new message.
  */
 export const QueuedSyncSchema: GenMessage<QueuedSync> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 23);
+  messageDesc(file_junction_scripts_v1_scripts_service, 27);
 
 /**
  * One sync of one connection.
@@ -1016,7 +1255,7 @@ export type SyncStatus = Message<"junction.scripts.v1.SyncStatus"> & {
  * Use `create(SyncStatusSchema)` to create a new message.
  */
 export const SyncStatusSchema: GenMessage<SyncStatus> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 24);
+  messageDesc(file_junction_scripts_v1_scripts_service, 28);
 
 /**
  * Request for GetSyncStatus.
@@ -1051,7 +1290,7 @@ export type GetSyncStatusRequest = Message<"junction.scripts.v1.GetSyncStatusReq
  * Use `create(GetSyncStatusRequestSchema)` to create a new message.
  */
 export const GetSyncStatusRequestSchema: GenMessage<GetSyncStatusRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 25);
+  messageDesc(file_junction_scripts_v1_scripts_service, 29);
 
 /**
  * Response for GetSyncStatus.
@@ -1072,7 +1311,7 @@ export type GetSyncStatusResponse = Message<"junction.scripts.v1.GetSyncStatusRe
  * Use `create(GetSyncStatusResponseSchema)` to create a new message.
  */
 export const GetSyncStatusResponseSchema: GenMessage<GetSyncStatusResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 26);
+  messageDesc(file_junction_scripts_v1_scripts_service, 30);
 
 /**
  * Request for SetSyncsPaused.
@@ -1114,7 +1353,7 @@ export type SetSyncsPausedRequest = Message<"junction.scripts.v1.SetSyncsPausedR
  * Use `create(SetSyncsPausedRequestSchema)` to create a new message.
  */
 export const SetSyncsPausedRequestSchema: GenMessage<SetSyncsPausedRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 27);
+  messageDesc(file_junction_scripts_v1_scripts_service, 31);
 
 /**
  * Response for SetSyncsPaused.
@@ -1135,7 +1374,7 @@ export type SetSyncsPausedResponse = Message<"junction.scripts.v1.SetSyncsPaused
  * Use `create(SetSyncsPausedResponseSchema)` to create a new message.
  */
 export const SetSyncsPausedResponseSchema: GenMessage<SetSyncsPausedResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 28);
+  messageDesc(file_junction_scripts_v1_scripts_service, 32);
 
 /**
  * Request for SetSyncFrequency.
@@ -1177,7 +1416,7 @@ export type SetSyncFrequencyRequest = Message<"junction.scripts.v1.SetSyncFreque
  * Use `create(SetSyncFrequencyRequestSchema)` to create a new message.
  */
 export const SetSyncFrequencyRequestSchema: GenMessage<SetSyncFrequencyRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 29);
+  messageDesc(file_junction_scripts_v1_scripts_service, 33);
 
 /**
  * Response for SetSyncFrequency.
@@ -1199,7 +1438,7 @@ export type SetSyncFrequencyResponse = Message<"junction.scripts.v1.SetSyncFrequ
  * Use `create(SetSyncFrequencyResponseSchema)` to create a new message.
  */
 export const SetSyncFrequencyResponseSchema: GenMessage<SetSyncFrequencyResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 30);
+  messageDesc(file_junction_scripts_v1_scripts_service, 34);
 
 /**
  * Request for RunLifecycleEvent.
@@ -1234,7 +1473,7 @@ export type RunLifecycleEventRequest = Message<"junction.scripts.v1.RunLifecycle
  * Use `create(RunLifecycleEventRequestSchema)` to create a new message.
  */
 export const RunLifecycleEventRequestSchema: GenMessage<RunLifecycleEventRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 31);
+  messageDesc(file_junction_scripts_v1_scripts_service, 35);
 
 /**
  * Response for RunLifecycleEvent.
@@ -1255,7 +1494,7 @@ export type RunLifecycleEventResponse = Message<"junction.scripts.v1.RunLifecycl
  * Use `create(RunLifecycleEventResponseSchema)` to create a new message.
  */
 export const RunLifecycleEventResponseSchema: GenMessage<RunLifecycleEventResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 32);
+  messageDesc(file_junction_scripts_v1_scripts_service, 36);
 
 /**
  * Request for DispatchNotification: a notification after matching, as the webhook service saw it.
@@ -1311,7 +1550,7 @@ export type DispatchNotificationRequest = Message<"junction.scripts.v1.DispatchN
  * Use `create(DispatchNotificationRequestSchema)` to create a new message.
  */
 export const DispatchNotificationRequestSchema: GenMessage<DispatchNotificationRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 33);
+  messageDesc(file_junction_scripts_v1_scripts_service, 37);
 
 /**
  * Response for DispatchNotification.
@@ -1340,7 +1579,7 @@ export type DispatchNotificationResponse = Message<"junction.scripts.v1.Dispatch
  * Use `create(DispatchNotificationResponseSchema)` to create a new message.
  */
 export const DispatchNotificationResponseSchema: GenMessage<DispatchNotificationResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 34);
+  messageDesc(file_junction_scripts_v1_scripts_service, 38);
 
 /**
  * Request for RunAction.
@@ -1397,7 +1636,7 @@ export type RunActionRequest = Message<"junction.scripts.v1.RunActionRequest"> &
  * Use `create(RunActionRequestSchema)` to create a new message.
  */
 export const RunActionRequestSchema: GenMessage<RunActionRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 35);
+  messageDesc(file_junction_scripts_v1_scripts_service, 39);
 
 /**
  * Response for RunAction.
@@ -1418,7 +1657,7 @@ export type RunActionResponse = Message<"junction.scripts.v1.RunActionResponse">
  * Use `create(RunActionResponseSchema)` to create a new message.
  */
 export const RunActionResponseSchema: GenMessage<RunActionResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 36);
+  messageDesc(file_junction_scripts_v1_scripts_service, 40);
 
 /**
  * A job on the durable queue `scripts.runs` (@junction/bus queues.scriptRuns). The bus msgId of the
@@ -1474,7 +1713,7 @@ export type ScriptJob = Message<"junction.scripts.v1.ScriptJob"> & {
  * Use `create(ScriptJobSchema)` to create a new message.
  */
 export const ScriptJobSchema: GenMessage<ScriptJob> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 37);
+  messageDesc(file_junction_scripts_v1_scripts_service, 41);
 
 /**
  * Runs one async action: the version and run recorded when it was accepted. Every attempt writes
@@ -1546,7 +1785,7 @@ export type ActionRunJob = Message<"junction.scripts.v1.ActionRunJob"> & {
  * Use `create(ActionRunJobSchema)` to create a new message.
  */
 export const ActionRunJobSchema: GenMessage<ActionRunJob> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 38);
+  messageDesc(file_junction_scripts_v1_scripts_service, 42);
 
 /**
  * Runs one lifecycle script (the latest version at run time) for one connection.
@@ -1595,7 +1834,7 @@ export type LifecycleRunJob = Message<"junction.scripts.v1.LifecycleRunJob"> & {
  * Use `create(LifecycleRunJobSchema)` to create a new message.
  */
 export const LifecycleRunJobSchema: GenMessage<LifecycleRunJob> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 39);
+  messageDesc(file_junction_scripts_v1_scripts_service, 43);
 
 /**
  * Runs one sync's onWebhook (the latest version at run time) for one matched connection.
@@ -1658,7 +1897,7 @@ export type WebhookRunJob = Message<"junction.scripts.v1.WebhookRunJob"> & {
  * Use `create(WebhookRunJobSchema)` to create a new message.
  */
 export const WebhookRunJobSchema: GenMessage<WebhookRunJob> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 40);
+  messageDesc(file_junction_scripts_v1_scripts_service, 44);
 
 /**
  * What a script is.
@@ -2018,6 +2257,20 @@ export const ScriptsService: GenService<{
     methodKind: "unary";
     input: typeof RemoveScriptRequestSchema;
     output: typeof RemoveScriptResponseSchema;
+  },
+  /**
+   * Deploys the scripts of a Nango CLI project (POST /sync/deploy, `nango deploy`): every bundle is
+   * checked before anything is stored, then each gets a new version and, by `mode`, the environment's
+   * (or the integrations') other scripts are removed. With `dry_run` nothing is checked or stored:
+   * the answer is the plan (POST /sync/deploy/confirmation). InvalidArgument `invalid_script` naming
+   * the file; NotFound `unknown_provider_config`.
+   *
+   * @generated from rpc junction.scripts.v1.ScriptsService.DeployBundles
+   */
+  deployBundles: {
+    methodKind: "unary";
+    input: typeof DeployBundlesRequestSchema;
+    output: typeof DeployBundlesResponseSchema;
   },
   /**
    * Lists recorded runs, newest first, filtered and paged (without their logs).
