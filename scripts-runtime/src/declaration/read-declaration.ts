@@ -36,6 +36,8 @@ const SYNC_KEYS = [
   "autoStart",
   "description",
   "version",
+  "models",
+  "trackDeletes",
 ];
 const ON_EVENT_KEYS = ["type", "event", "exec", "description", "version"];
 const ACTION_KEYS = ["type", "exec", "input", "output", "endpoint", "endpoints", "description", "version"];
@@ -80,9 +82,16 @@ function readSync(fields: Record<string, unknown>): DeclarationRead {
   }
   const endpoints = readEndpoints(fields);
   if ("problem" in endpoints) return { ok: false, problem: endpoints.problem };
+  const models = readModels(fields.models);
+  if ("problem" in models) return { ok: false, problem: models.problem };
+  if (fields.trackDeletes !== undefined && typeof fields.trackDeletes !== "boolean") {
+    return fail("trackDeletes must be true or false", "trackDeletes");
+  }
   return {
     ok: true,
     declaration: {
+      ...(models.models ? { models: models.models } : {}),
+      ...(fields.trackDeletes === true ? { trackDeletes: true } : {}),
       kind: "sync",
       frequency: frequency.frequency.text,
       frequencyMs: frequency.frequency.ms,
@@ -136,6 +145,26 @@ function readAction(fields: Record<string, unknown>): DeclarationRead {
       ...common,
     },
   };
+}
+
+/** A sync's `models`: each name to a JSON Schema object Junction can check records with. */
+function readModels(given: unknown): { models: Record<string, JsonSchema> | null } | { problem: DeclarationProblem } {
+  if (given === undefined || given === null) return { models: null };
+  const bad = (message: string) => ({ problem: { message, key: "models" } });
+  if (typeof given !== "object" || Array.isArray(given)) {
+    return bad("models must map each model name to its JSON Schema, e.g. { Issue: { type: \"object\", ... } }");
+  }
+  const models: Record<string, JsonSchema> = {};
+  for (const [name, schema] of Object.entries(given as Record<string, unknown>)) {
+    if (!/^[A-Za-z0-9_.:-]{1,255}$/.test(name)) return bad(`model name ${JSON.stringify(name)} is not a name`);
+    if (typeof schema !== "object" || schema === null || Array.isArray(schema) || "$function" in schema) {
+      return bad(`model ${name} must be a JSON Schema object`);
+    }
+    const problem = schemaProblem(schema as JsonSchema);
+    if (problem) return bad(`model ${name} is not a JSON Schema Junction can check: ${problem}`);
+    models[name] = schema as JsonSchema;
+  }
+  return { models };
 }
 
 type Common = { description: string | null; version: string | null };

@@ -27,6 +27,13 @@ export interface SyncDeclaration {
   endpoints: ScriptEndpoint[];
   description: string | null;
   version: string | null;
+  /**
+   * The models it writes and their JSON Schemas (Nango's `models_json_schema`, one per model): records
+   * are checked against them. Absent or empty: any model, unchecked.
+   */
+  models?: Record<string, JsonSchema>;
+  /** Nango's `trackDeletes`: after a successful run, records of a model it wrote but did not save this run are deleted. */
+  trackDeletes?: boolean;
 }
 
 /** A lifecycle script: `exec` runs once when `event` happens to a connection. */
