@@ -152,7 +152,7 @@ function readModels(given: unknown): { models: Record<string, JsonSchema> | null
   if (given === undefined || given === null) return { models: null };
   const bad = (message: string) => ({ problem: { message, key: "models" } });
   if (typeof given !== "object" || Array.isArray(given)) {
-    return bad("models must map each model name to its JSON Schema, e.g. { Issue: { type: \"object\", ... } }");
+    return bad('models must map each model name to its JSON Schema, e.g. { Issue: { type: "object", ... } }');
   }
   const models: Record<string, JsonSchema> = {};
   for (const [name, schema] of Object.entries(given as Record<string, unknown>)) {

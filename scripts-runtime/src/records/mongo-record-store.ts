@@ -117,7 +117,12 @@ export class MongoRecordStore implements RecordStore {
         .filter((r) => r.action !== "DELETED")
         .sort((a, b) => (a.id < b.id ? -1 : 1));
       if (live.length === 0) return counts;
-      counts.deleted = await this.markDeleted(session, p, live.map((r) => r.id), now);
+      counts.deleted = await this.markDeleted(
+        session,
+        p,
+        live.map((r) => r.id),
+        now,
+      );
       return counts;
     });
   }

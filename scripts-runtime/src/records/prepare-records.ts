@@ -1,4 +1,3 @@
-import { createHash } from "node:crypto";
 import { schemaIssues } from "../declaration/action-input.ts";
 import type { JsonSchema } from "../declaration/script-declaration.ts";
 import { RecordsError } from "./record-errors.ts";
@@ -79,5 +78,5 @@ export function prepareRecord(record: unknown, index: number, model: string, sch
 
 /** The payload hash: a save of identical data writes nothing. */
 export function hashData(data: string): string {
-  return createHash("sha1").update(data).digest("base64");
+  return new Bun.CryptoHasher("sha1").update(data).digest("base64");
 }

@@ -15,6 +15,7 @@ export const RECORD_MIGRATIONS: readonly string[] = [
      UNIQUE (environment_id, provider_config_key, connection_id, model, variant)
    );
    CREATE TABLE records (
+     rid INTEGER PRIMARY KEY,
      pid INTEGER NOT NULL,
      id TEXT NOT NULL,
      seq INTEGER NOT NULL,
@@ -25,9 +26,9 @@ export const RECORD_MIGRATIONS: readonly string[] = [
      last_modified_at INTEGER NOT NULL,
      deleted_at INTEGER,
      pruned_at INTEGER,
-     seen_mark INTEGER NOT NULL,
-     PRIMARY KEY (pid, id)
-   ) WITHOUT ROWID;
+     seen_mark INTEGER NOT NULL
+   );
+   CREATE UNIQUE INDEX records_by_id ON records (pid, id);
    CREATE UNIQUE INDEX records_by_seq ON records (pid, seq);
    CREATE TABLE sync_checkpoints (
      environment_id TEXT NOT NULL,

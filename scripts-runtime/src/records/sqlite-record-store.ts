@@ -270,7 +270,9 @@ export class SqliteRecordStore implements RecordStore {
          pruned_at = NULL, seen_mark = ? WHERE pid = ? AND id = ?`,
     );
     const touch = this.db.query("UPDATE records SET seen_mark = ? WHERE pid = ? AND id = ?");
-    const restore = this.db.query("UPDATE records SET seen_mark = ?, data = ?, pruned_at = NULL WHERE pid = ? AND id = ?");
+    const restore = this.db.query(
+      "UPDATE records SET seen_mark = ?, data = ?, pruned_at = NULL WHERE pid = ? AND id = ?",
+    );
     for (const w of plan.writes) {
       const r = w.record;
       if (w.kind === "insert") insert.run(pid, r.id, w.seq, r.data, r.hash, plan.at, plan.at, mark);

@@ -163,13 +163,15 @@
     return model;
   };
   const recordsArgument = (name, records) => {
-    if (!isArray(records)) throw new TypeError(`nango.${name}(records, model): records must be an array, got ${kindOf(records)}`);
+    if (!isArray(records))
+      throw new TypeError(`nango.${name}(records, model): records must be an array, got ${kindOf(records)}`);
     return records;
   };
   const recordsCall = (name) => async (records, model) =>
     call(name, [recordsArgument(name, records), modelArgument(name, model)]);
   const getRecordsByIds = async (ids, model) => {
-    if (!isArray(ids)) throw new TypeError(`nango.getRecordsByIds(ids, model): ids must be an array, got ${kindOf(ids)}`);
+    if (!isArray(ids))
+      throw new TypeError(`nango.getRecordsByIds(ids, model): ids must be an array, got ${kindOf(ids)}`);
     const pairs = await call("getRecordsByIds", [ids, modelArgument("getRecordsByIds", model)]);
     const byText = new Map(pairs);
     const found = new Map();
@@ -178,7 +180,11 @@
   };
 
   // Dotted paths ("data.items", "meta.next[0]") as Nango's pagination settings name fields.
-  const pathParts = (path) => String(path).replace(/\[(\d+)\]/g, ".$1").split(".").filter((p) => p !== "");
+  const pathParts = (path) =>
+    String(path)
+      .replace(/\[(\d+)\]/g, ".$1")
+      .split(".")
+      .filter((p) => p !== "");
   const getPath = (value, path) => {
     let current = value;
     for (const part of pathParts(path)) {
@@ -216,24 +222,32 @@
       need("cursor_path_in_response", "for cursor pagination");
     } else if (p.type === "link") {
       if (!p.link_rel_in_response_header && !p.link_path_in_response_body) {
-        throw new TypeError("nango.paginate: link pagination needs link_rel_in_response_header or link_path_in_response_body");
+        throw new TypeError(
+          "nango.paginate: link pagination needs link_rel_in_response_header or link_path_in_response_body",
+        );
       }
     } else if (p.type === "offset") {
       need("offset_name_in_request", "for offset pagination");
     } else {
-      throw new TypeError(`nango.paginate: pagination type ${stringify(p.type)} is not supported (cursor, link, offset)`);
+      throw new TypeError(
+        `nango.paginate: pagination type ${stringify(p.type)} is not supported (cursor, link, offset)`,
+      );
     }
-    if (p.limit && !p.limit_name_in_request) throw new TypeError("nango.paginate: limit_name_in_request is required with limit");
+    if (p.limit && !p.limit_name_in_request)
+      throw new TypeError("nango.paginate: limit_name_in_request is required with limit");
   };
   let providerPagination;
   /** Nango's paginate: the provider's settings (its definition's), overridden by `config.paginate`. */
   const paginate = async function* (config) {
-    if (!isPlainObject(config)) throw new TypeError(`nango.paginate(config): config must be an object, got ${kindOf(config)}`);
+    if (!isPlainObject(config))
+      throw new TypeError(`nango.paginate(config): config must be an object, got ${kindOf(config)}`);
     providerPagination ??= await call("getPagination", []);
     const given = isPlainObject(config.paginate) ? config.paginate : {};
-    const provider = providerPagination && providerPagination.paginate;
+    const provider = providerPagination?.paginate;
     if (!provider && !given.type) {
-      throw new TypeError("nango.paginate: this integration's provider has no pagination settings: pass config.paginate");
+      throw new TypeError(
+        "nango.paginate: this integration's provider has no pagination settings: pass config.paginate",
+      );
     }
     const p = { ...(provider || {}), ...given };
     checkPagination(p);
@@ -243,7 +257,10 @@
     const state = { ...((inBody ? config.data : config.params) || {}) };
     if (p.limit) state[p.limit_name_in_request] = p.limit;
     const apply = () => {
-      if (!inBody) return void (req.params = { ...state });
+      if (!inBody) {
+        req.params = { ...state };
+        return;
+      }
       const data = {};
       for (const key of keys(state)) setPath(data, key, state[key]);
       req.data = data;
@@ -257,7 +274,7 @@
       for (;;) {
         apply();
         const { res, page } = await fetchPage();
-        if (!page || !page.length) return;
+        if (!page?.length) return;
         yield page;
         let next = getPath(res.data, p.cursor_path_in_response);
         if (typeof next === "string") next = next.trim() || undefined;
@@ -272,7 +289,7 @@
         state[p.offset_name_in_request] = inBody ? offset : String(offset);
         apply();
         const { page } = await fetchPage();
-        if (!page || !page.length) return;
+        if (!page?.length) return;
         yield page;
         if (p.limit && page.length < Number(p.limit)) return;
         offset += p.offset_calculation_method === "per-page" ? 1 : page.length;

@@ -133,7 +133,11 @@ export class ScriptRunner {
     };
     const data = await openRunData(this.ctx, record, plan);
     const host = {
-      ...createRunHost({ clients: this.ctx.clients(), proxy: this.ctx.proxy, logger: this.ctx.logger }, scope, failures),
+      ...createRunHost(
+        { clients: this.ctx.clients(), proxy: this.ctx.proxy, logger: this.ctx.logger },
+        scope,
+        failures,
+      ),
       records: data.records,
     };
     let result: RunResult;

@@ -47,7 +47,7 @@ export function createRunRecords(deps: RunRecordsDeps): RunRecords {
     }
     return { ...deps.scope, model };
   };
-  const count = (model: string, n: number, what: string) => {
+  const count = (n: number, what: string) => {
     checkBatchSize(n, `nango.${what}`);
     if (written + n > deps.maxRecordsPerRun) {
       throw new RecordsError(
@@ -57,7 +57,6 @@ export function createRunRecords(deps: RunRecordsDeps): RunRecords {
       );
     }
     written += n;
-    void model;
   };
   const sum = (model: string, c: WriteCounts) => {
     const prev = changes.get(model) ?? { added: 0, updated: 0, deleted: 0, unchanged: 0 };
@@ -92,7 +91,7 @@ export function createRunRecords(deps: RunRecordsDeps): RunRecords {
     changes: () => changes,
     async batchSave(records, model) {
       const scope = scopeOf(model, "batchSave");
-      count(model, records.length, "batchSave");
+      count(records.length, "batchSave");
       const schema = deps.models?.[model];
       const prepared = records.map((r, i) => prepareRecord(r, i, model, schema));
       await tracked(scope);
@@ -100,7 +99,7 @@ export function createRunRecords(deps: RunRecordsDeps): RunRecords {
     },
     async batchUpdate(records, model) {
       const scope = scopeOf(model, "batchUpdate");
-      count(model, records.length, "batchUpdate");
+      count(records.length, "batchUpdate");
       const updates = new Map<string, unknown>();
       records.forEach((r, i) => {
         const id = recordId(r, i, model);
@@ -116,7 +115,7 @@ export function createRunRecords(deps: RunRecordsDeps): RunRecords {
     },
     async batchDelete(records, model) {
       const scope = scopeOf(model, "batchDelete");
-      count(model, records.length, "batchDelete");
+      count(records.length, "batchDelete");
       const ids = records.map((r, i) => recordId(r, i, model));
       sum(model, await deps.store.delete(scope, ids, deps.now()));
     },
@@ -157,7 +156,12 @@ function withScriptErrors(host: RunRecords): RunRecords {
         return await fn(...args);
       } catch (err) {
         if (err instanceof RecordsError) {
-          throw new ScriptHostError(err.message, err.status, { error: { code: err.code, message: err.message } }, err.code);
+          throw new ScriptHostError(
+            err.message,
+            err.status,
+            { error: { code: err.code, message: err.message } },
+            err.code,
+          );
         }
         throw err;
       }

@@ -29,7 +29,11 @@ async function pagination(ctx: ScriptsServiceContext, providerConfigKey: string)
 }
 
 /** Builds the record API of a run; a sync's run also sends its webhooks when it ends. */
-export async function openRunData(ctx: ScriptsServiceContext, record: ScriptRunRecord, plan: RunPlan): Promise<RunData> {
+export async function openRunData(
+  ctx: ScriptsServiceContext,
+  record: ScriptRunRecord,
+  plan: RunPlan,
+): Promise<RunData> {
   const declaration = plan.version.declaration;
   const sync = declaration.kind === "sync" ? (declaration as SyncDeclaration) : null;
   const models = sync?.models && Object.keys(sync.models).length ? sync.models : null;
