@@ -28,13 +28,14 @@ export interface SyncDeclaration {
   description: string | null;
   version: string | null;
   /**
-   * The records it saves, by model name: each model's JSON Schema (a zero-yaml zod model as Nango's
-   * CLI converts it). Absent in versions stored before models existed: read with `?? {}`.
+   * The models it writes and their JSON Schemas (Nango's `models_json_schema`, one per model; a
+   * zero-yaml zod model as Nango's CLI converts it): records are checked against them. Absent (versions
+   * stored before models existed) or empty: any model, unchecked.
    */
   models?: Record<string, JsonSchema>;
   /** Nango's `syncType`: "full" (the default) or "incremental". */
   syncType?: "full" | "incremental";
-  /** Nango's `trackDeletes` (deprecated there for `trackDeletesStart`/`trackDeletesEnd`). */
+  /** Nango's `trackDeletes`: after a successful run, records of a model it wrote but did not save this run are deleted. */
   trackDeletes?: boolean;
   /** The scopes the sync needs, as declared (informative). */
   scopes?: string[];
