@@ -183,6 +183,32 @@ describe("nango deploy's endpoints", () => {
     expect((await w.api("GET", "/scripts")).body.data).toEqual([]);
   });
 
+  test("POST /scripts takes the same zero-yaml file, zod and all", async () => {
+    const w = await world();
+    const source = `import { createSync } from "nango";
+import * as z from "zod";
+const Ticket = z.object({ id: z.string(), title: z.string() });
+export default createSync({
+  frequency: "every hour", syncType: "incremental", scopes: ["tickets:read"], models: { Ticket },
+  exec: async (nango) => { await nango.batchSave([{ id: "1", title: "a" }], "Ticket"); },
+});`;
+    const script = await w.deploy("tickets", source, { filename: "cal/syncs/tickets.ts" });
+    expect(script).toMatchObject({
+      kind: "sync",
+      sync_type: "incremental",
+      track_deletes: false,
+      scopes: ["tickets:read"],
+      models: { Ticket: { type: "object", required: ["id", "title"], additionalProperties: false } },
+    });
+    const refused = await w.api("POST", "/scripts", {
+      provider_config_key: CAL,
+      name: "bad",
+      source: source.replace('syncType: "incremental"', 'syncType: "incremental", trackDeletes: true'),
+    });
+    expect(refused.status).toBe(400);
+    expect(refused.body.error.message).toContain("trackDeletes is not supported for incremental syncs");
+  });
+
   test("the CLI's telemetry is accepted without a key and dropped", async () => {
     const w = await world();
     const res = await fetch(`${w.j.url}/cli/telemetry`, {
