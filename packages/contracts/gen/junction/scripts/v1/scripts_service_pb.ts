@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file junction/scripts/v1/scripts_service.proto.
  */
 export const file_junction_scripts_v1_scripts_service: GenFile = /*@__PURE__*/
-  fileDesc("CilqdW5jdGlvbi9zY3JpcHRzL3YxL3NjcmlwdHNfc2VydmljZS5wcm90bxITanVuY3Rpb24uc2NyaXB0cy52MSIuCg5TY3JpcHRFbmRwb2ludBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCSKnAwoRU2NyaXB0RGVjbGFyYXRpb24SLQoEa2luZBgBIAEoDjIfLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0S2luZBIRCglmcmVxdWVuY3kYAiABKAkSFAoMZnJlcXVlbmN5X21zGAMgASgDEhIKCmF1dG9fc3RhcnQYBCABKAgSHQoVd2ViaG9va19zdWJzY3JpcHRpb25zGAUgAygJEhYKDmhhc19vbl93ZWJob29rGAYgASgIEjYKCWVuZHBvaW50cxgHIAMoCzIjLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0RW5kcG9pbnQSMgoFZXZlbnQYCCABKA4yIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpZmVjeWNsZUV2ZW50EhMKC2Rlc2NyaXB0aW9uGAkgASgJEg8KB3ZlcnNpb24YCiABKAkSLQoMaW5wdXRfc2NoZW1hGAsgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIuCg1vdXRwdXRfc2NoZW1hGAwgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCLSAQoNU2NyaXB0VmVyc2lvbhIKCgJpZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEgwKBG5hbWUYAyABKAkSDwoHdmVyc2lvbhgEIAEoBRIQCghmaWxlbmFtZRgFIAEoCRI7CgtkZWNsYXJhdGlvbhgGIAEoCzImLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0RGVjbGFyYXRpb24SEwoLc291cmNlX2hhc2gYByABKAkSFQoNY3JlYXRlZF9hdF9tcxgIIAEoAyJaCgZTY3JpcHQSMgoGbGF0ZXN0GAEgASgLMiIuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRWZXJzaW9uEhwKFGZvcndhcmRfd2ViaG9va3NfdG9vGAIgASgIIm4KCFJ1bkVycm9yEgwKBG5hbWUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRINCgVzdGFjaxgDIAEoCRIOCgZzdGF0dXMYBCABKAUSJAoEYm9keRgFIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZSJYCghMb2dFbnRyeRIsCgVsZXZlbBgBIAEoDjIdLmp1bmN0aW9uLnNjcmlwdHMudjEuTG9nTGV2ZWwSDwoHbWVzc2FnZRgCIAEoCRINCgVhdF9tcxgDIAEoAyLZAwoJU2NyaXB0UnVuEgoKAmlkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSEwoLc2NyaXB0X25hbWUYAyABKAkSFgoOc2NyaXB0X3ZlcnNpb24YBCABKAUSFQoNY29ubmVjdGlvbl9pZBgFIAEoCRIwCgd0cmlnZ2VyGAYgASgOMh8uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5UcmlnZ2VyEg0KBWVudHJ5GAcgASgJEg8KB2F0dGVtcHQYCCABKAUSLgoGc3RhdHVzGAkgASgOMh4uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5TdGF0dXMSFQoNc3RhcnRlZF9hdF9tcxgKIAEoAxIWCg5maW5pc2hlZF9hdF9tcxgLIAEoAxITCgtkdXJhdGlvbl9tcxgMIAEoARIrCgRsb2dzGA0gAygLMh0uanVuY3Rpb24uc2NyaXB0cy52MS5Mb2dFbnRyeRIWCg5sb2dzX3RydW5jYXRlZBgOIAEoCBIsCgVlcnJvchgPIAEoCzIdLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuRXJyb3ISJgoGb3V0cHV0GBAgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIp4BChNEZXBsb3lTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCRIQCghmaWxlbmFtZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkSIQoUZm9yd2FyZF93ZWJob29rc190b28YBSABKAhIAIgBAUIXChVfZm9yd2FyZF93ZWJob29rc190b28iQwoURGVwbG95U2NyaXB0UmVzcG9uc2USKwoGc2NyaXB0GAEgASgLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiMQoSTGlzdFNjcmlwdHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkiQwoTTGlzdFNjcmlwdHNSZXNwb25zZRIsCgdzY3JpcHRzGAEgAygLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiPQoQR2V0U2NyaXB0UmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEgwKBG5hbWUYAiABKAkihgEKEUdldFNjcmlwdFJlc3BvbnNlEisKBnNjcmlwdBgBIAEoCzIbLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0Eg4KBnNvdXJjZRgCIAEoCRI0Cgh2ZXJzaW9ucxgDIAMoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0VmVyc2lvbiJAChNSZW1vdmVTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCSIwChRSZW1vdmVTY3JpcHRSZXNwb25zZRIYChByZW1vdmVkX3ZlcnNpb25zGAEgASgFItsBCg9MaXN0UnVuc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEhMKC3NjcmlwdF9uYW1lGAMgASgJEi4KBnN0YXR1cxgEIAEoDjIeLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuU3RhdHVzEjAKB3RyaWdnZXIYBSABKA4yHy5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1blRyaWdnZXISDQoFbGltaXQYBiABKAUSDgoGY3Vyc29yGAcgASgJIlUKEExpc3RSdW5zUmVzcG9uc2USLAoEcnVucxgBIAMoCzIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0UnVuEhMKC25leHRfY3Vyc29yGAIgASgJIhsKDUdldFJ1blJlcXVlc3QSCgoCaWQYASABKAkiPQoOR2V0UnVuUmVzcG9uc2USKwoDcnVuGAEgASgLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4iHgoQQ2FuY2VsUnVuUmVxdWVzdBIKCgJpZBgBIAEoCSJAChFDYW5jZWxSdW5SZXNwb25zZRIrCgNydW4YASABKAsyHi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdFJ1biKKAQoTVHJpZ2dlclN5bmNzUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSDQoFc3luY3MYAyADKAkSMAoJc3luY19tb2RlGAQgASgOMh0uanVuY3Rpb24uc2NyaXB0cy52MS5TeW5jTW9kZSJ1ChRUcmlnZ2VyU3luY3NSZXNwb25zZRIsCgRydW5zGAEgAygLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4SLwoGcXVldWVkGAIgAygLMh8uanVuY3Rpb24uc2NyaXB0cy52MS5RdWV1ZWRTeW5jIjEKClF1ZXVlZFN5bmMSDAoEbmFtZRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJIswBCgpTeW5jU3RhdHVzEgoKAmlkGAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSDAoEbmFtZRgDIAEoCRItCgVzdGF0ZRgEIAEoDjIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU3luY1N0YXRlEhYKDmZpbmlzaGVkX2F0X21zGAUgASgDEhwKFG5leHRfc2NoZWR1bGVkX2F0X21zGAYgASgDEhEKCWZyZXF1ZW5jeRgHIAEoCRIVCg1sYXRlc3RfcnVuX2lkGAggASgJIlkKFEdldFN5bmNTdGF0dXNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDQoFc3luY3MYAiADKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCSJHChVHZXRTeW5jU3RhdHVzUmVzcG9uc2USLgoFc3luY3MYASADKAsyHy5qdW5jdGlvbi5zY3JpcHRzLnYxLlN5bmNTdGF0dXMiagoVU2V0U3luY3NQYXVzZWRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDQoFc3luY3MYAiADKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRIOCgZwYXVzZWQYBCABKAgiKQoWU2V0U3luY3NQYXVzZWRSZXNwb25zZRIPCgdjaGFuZ2VkGAEgASgFIoYBChdTZXRTeW5jRnJlcXVlbmN5UmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSEQoJc3luY19uYW1lGAMgASgJEhYKCWZyZXF1ZW5jeRgEIAEoCUgAiAEBQgwKCl9mcmVxdWVuY3kiLQoYU2V0U3luY0ZyZXF1ZW5jeVJlc3BvbnNlEhEKCWZyZXF1ZW5jeRgBIAEoCSKCAQoYUnVuTGlmZWN5Y2xlRXZlbnRSZXF1ZXN0EjIKBWV2ZW50GAEgASgOMiMuanVuY3Rpb24uc2NyaXB0cy52MS5MaWZlY3ljbGVFdmVudBIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkiSQoZUnVuTGlmZWN5Y2xlRXZlbnRSZXNwb25zZRIsCgRydW5zGAEgAygLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4ilQIKG0Rpc3BhdGNoTm90aWZpY2F0aW9uUmVxdWVzdBIXCg9ub3RpZmljYXRpb25faWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRIQCghwcm92aWRlchgDIAEoCRJOCgdoZWFkZXJzGAQgAygLMj0uanVuY3Rpb24uc2NyaXB0cy52MS5EaXNwYXRjaE5vdGlmaWNhdGlvblJlcXVlc3QuSGVhZGVyc0VudHJ5EhYKDmNvbm5lY3Rpb25faWRzGAUgAygJEhYKDnJlY2VpdmVkX2F0X21zGAYgASgDGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBImUKHERpc3BhdGNoTm90aWZpY2F0aW9uUmVzcG9uc2USHgoWaGFuZGxlZF9jb25uZWN0aW9uX2lkcxgBIAMoCRIlCh1pbnRlZ3JhdGlvbl9oYXNfc3Vic2NyaXB0aW9ucxgCIAEoCCKmAQoQUnVuQWN0aW9uUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSEwoLYWN0aW9uX25hbWUYAyABKAkSJQoFaW5wdXQYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDQoFYXN5bmMYBSABKAgSEwoLbWF4X3JldHJpZXMYBiABKAUiQAoRUnVuQWN0aW9uUmVzcG9uc2USKwoDcnVuGAEgASgLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4iigIKCVNjcmlwdEpvYhJDChJjb25uZWN0aW9uX2NyZWF0ZWQYASABKAsyJS5qdW5jdGlvbi5ldmVudHMudjEuQ29ubmVjdGlvbkNyZWF0ZWRIABI9Cg1saWZlY3ljbGVfcnVuGAIgASgLMiQuanVuY3Rpb24uc2NyaXB0cy52MS5MaWZlY3ljbGVSdW5Kb2JIABI5Cgt3ZWJob29rX3J1bhgDIAEoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuV2ViaG9va1J1bkpvYkgAEjcKCmFjdGlvbl9ydW4YBCABKAsyIS5qdW5jdGlvbi5zY3JpcHRzLnYxLkFjdGlvblJ1bkpvYkgAQgUKA2pvYiLTAQoMQWN0aW9uUnVuSm9iEhYKDmVudmlyb25tZW50X2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSEwoLc2NyaXB0X25hbWUYBSABKAkSFgoOc2NyaXB0X3ZlcnNpb24YBiABKAUSJQoFaW5wdXQYByABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSEwoLbWF4X3JldHJpZXMYCCABKAUipgEKD0xpZmVjeWNsZVJ1bkpvYhIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIyCgVldmVudBgCIAEoDjIjLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlmZWN5Y2xlRXZlbnQSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgDIAEoCRIVCg1jb25uZWN0aW9uX2lkGAQgASgJEhMKC3NjcmlwdF9uYW1lGAUgASgJIo0CCg1XZWJob29rUnVuSm9iEhYKDmVudmlyb25tZW50X2lkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRITCgtzY3JpcHRfbmFtZRgEIAEoCRIXCg9ub3RpZmljYXRpb25faWQYBSABKAkSEAoIcHJvdmlkZXIYBiABKAkSQAoHaGVhZGVycxgHIAMoCzIvLmp1bmN0aW9uLnNjcmlwdHMudjEuV2ViaG9va1J1bkpvYi5IZWFkZXJzRW50cnkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEqcQoKU2NyaXB0S2luZBIbChdTQ1JJUFRfS0lORF9VTlNQRUNJRklFRBAAEhQKEFNDUklQVF9LSU5EX1NZTkMQARIYChRTQ1JJUFRfS0lORF9PTl9FVkVOVBACEhYKElNDUklQVF9LSU5EX0FDVElPThADKowBCg5MaWZlY3ljbGVFdmVudBIfChtMSUZFQ1lDTEVfRVZFTlRfVU5TUEVDSUZJRUQQABIsCihMSUZFQ1lDTEVfRVZFTlRfUE9TVF9DT05ORUNUSU9OX0NSRUFUSU9OEAESKwonTElGRUNZQ0xFX0VWRU5UX1BSRV9DT05ORUNUSU9OX0RFTEVUSU9OEAIqwgEKCVJ1blN0YXR1cxIaChZSVU5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASFgoSUlVOX1NUQVRVU19SVU5OSU5HEAESGAoUUlVOX1NUQVRVU19TVUNDRUVERUQQAhIVChFSVU5fU1RBVFVTX0ZBSUxFRBADEhgKFFJVTl9TVEFUVVNfVElNRURfT1VUEAQSHgoaUlVOX1NUQVRVU19NRU1PUllfRVhDRUVERUQQBRIWChJSVU5fU1RBVFVTX0NSQVNIRUQQBiqjAQoKUnVuVHJpZ2dlchIbChdSVU5fVFJJR0dFUl9VTlNQRUNJRklFRBAAEhUKEVJVTl9UUklHR0VSX0VWRU5UEAESGAoUUlVOX1RSSUdHRVJfU0NIRURVTEUQAhIWChJSVU5fVFJJR0dFUl9NQU5VQUwQAxIXChNSVU5fVFJJR0dFUl9XRUJIT09LEAQSFgoSUlVOX1RSSUdHRVJfQUNUSU9OEAUqXAoIU3luY01vZGUSGQoVU1lOQ19NT0RFX1VOU1BFQ0lGSUVEEAASGQoVU1lOQ19NT0RFX0lOQ1JFTUVOVEFMEAESGgoWU1lOQ19NT0RFX0ZVTExfUkVGUkVTSBACKncKCExvZ0xldmVsEhkKFUxPR19MRVZFTF9VTlNQRUNJRklFRBAAEhMKD0xPR19MRVZFTF9ERUJVRxABEhIKDkxPR19MRVZFTF9JTkZPEAISEgoOTE9HX0xFVkVMX1dBUk4QAxITCg9MT0dfTEVWRUxfRVJST1IQBCqEAQoJU3luY1N0YXRlEhoKFlNZTkNfU1RBVEVfVU5TUEVDSUZJRUQQABIWChJTWU5DX1NUQVRFX1JVTk5JTkcQARIWChJTWU5DX1NUQVRFX1NVQ0NFU1MQAhIUChBTWU5DX1NUQVRFX0VSUk9SEAMSFQoRU1lOQ19TVEFURV9QQVVTRUQQBDKWCwoOU2NyaXB0c1NlcnZpY2USYwoMRGVwbG95U2NyaXB0EiguanVuY3Rpb24uc2NyaXB0cy52MS5EZXBsb3lTY3JpcHRSZXF1ZXN0GikuanVuY3Rpb24uc2NyaXB0cy52MS5EZXBsb3lTY3JpcHRSZXNwb25zZRJgCgtMaXN0U2NyaXB0cxInLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFNjcmlwdHNSZXF1ZXN0GiguanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0U2NyaXB0c1Jlc3BvbnNlEloKCUdldFNjcmlwdBIlLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0U2NyaXB0UmVxdWVzdBomLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0U2NyaXB0UmVzcG9uc2USYwoMUmVtb3ZlU2NyaXB0EiguanVuY3Rpb24uc2NyaXB0cy52MS5SZW1vdmVTY3JpcHRSZXF1ZXN0GikuanVuY3Rpb24uc2NyaXB0cy52MS5SZW1vdmVTY3JpcHRSZXNwb25zZRJXCghMaXN0UnVucxIkLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFJ1bnNSZXF1ZXN0GiUuanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0UnVuc1Jlc3BvbnNlElEKBkdldFJ1bhIiLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0UnVuUmVxdWVzdBojLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0UnVuUmVzcG9uc2USWgoJQ2FuY2VsUnVuEiUuanVuY3Rpb24uc2NyaXB0cy52MS5DYW5jZWxSdW5SZXF1ZXN0GiYuanVuY3Rpb24uc2NyaXB0cy52MS5DYW5jZWxSdW5SZXNwb25zZRJjCgxUcmlnZ2VyU3luY3MSKC5qdW5jdGlvbi5zY3JpcHRzLnYxLlRyaWdnZXJTeW5jc1JlcXVlc3QaKS5qdW5jdGlvbi5zY3JpcHRzLnYxLlRyaWdnZXJTeW5jc1Jlc3BvbnNlEmYKDUdldFN5bmNTdGF0dXMSKS5qdW5jdGlvbi5zY3JpcHRzLnYxLkdldFN5bmNTdGF0dXNSZXF1ZXN0GiouanVuY3Rpb24uc2NyaXB0cy52MS5HZXRTeW5jU3RhdHVzUmVzcG9uc2USaQoOU2V0U3luY3NQYXVzZWQSKi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNldFN5bmNzUGF1c2VkUmVxdWVzdBorLmp1bmN0aW9uLnNjcmlwdHMudjEuU2V0U3luY3NQYXVzZWRSZXNwb25zZRJvChBTZXRTeW5jRnJlcXVlbmN5EiwuanVuY3Rpb24uc2NyaXB0cy52MS5TZXRTeW5jRnJlcXVlbmN5UmVxdWVzdBotLmp1bmN0aW9uLnNjcmlwdHMudjEuU2V0U3luY0ZyZXF1ZW5jeVJlc3BvbnNlEnIKEVJ1bkxpZmVjeWNsZUV2ZW50Ei0uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5MaWZlY3ljbGVFdmVudFJlcXVlc3QaLi5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1bkxpZmVjeWNsZUV2ZW50UmVzcG9uc2USewoURGlzcGF0Y2hOb3RpZmljYXRpb24SMC5qdW5jdGlvbi5zY3JpcHRzLnYxLkRpc3BhdGNoTm90aWZpY2F0aW9uUmVxdWVzdBoxLmp1bmN0aW9uLnNjcmlwdHMudjEuRGlzcGF0Y2hOb3RpZmljYXRpb25SZXNwb25zZRJaCglSdW5BY3Rpb24SJS5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1bkFjdGlvblJlcXVlc3QaJi5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1bkFjdGlvblJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_junction_events_v1_events]);
+  fileDesc("CilqdW5jdGlvbi9zY3JpcHRzL3YxL3NjcmlwdHNfc2VydmljZS5wcm90bxITanVuY3Rpb24uc2NyaXB0cy52MSIuCg5TY3JpcHRFbmRwb2ludBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCSKnAwoRU2NyaXB0RGVjbGFyYXRpb24SLQoEa2luZBgBIAEoDjIfLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0S2luZBIRCglmcmVxdWVuY3kYAiABKAkSFAoMZnJlcXVlbmN5X21zGAMgASgDEhIKCmF1dG9fc3RhcnQYBCABKAgSHQoVd2ViaG9va19zdWJzY3JpcHRpb25zGAUgAygJEhYKDmhhc19vbl93ZWJob29rGAYgASgIEjYKCWVuZHBvaW50cxgHIAMoCzIjLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0RW5kcG9pbnQSMgoFZXZlbnQYCCABKA4yIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpZmVjeWNsZUV2ZW50EhMKC2Rlc2NyaXB0aW9uGAkgASgJEg8KB3ZlcnNpb24YCiABKAkSLQoMaW5wdXRfc2NoZW1hGAsgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIuCg1vdXRwdXRfc2NoZW1hGAwgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCLSAQoNU2NyaXB0VmVyc2lvbhIKCgJpZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEgwKBG5hbWUYAyABKAkSDwoHdmVyc2lvbhgEIAEoBRIQCghmaWxlbmFtZRgFIAEoCRI7CgtkZWNsYXJhdGlvbhgGIAEoCzImLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0RGVjbGFyYXRpb24SEwoLc291cmNlX2hhc2gYByABKAkSFQoNY3JlYXRlZF9hdF9tcxgIIAEoAyJaCgZTY3JpcHQSMgoGbGF0ZXN0GAEgASgLMiIuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRWZXJzaW9uEhwKFGZvcndhcmRfd2ViaG9va3NfdG9vGAIgASgIIm4KCFJ1bkVycm9yEgwKBG5hbWUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRINCgVzdGFjaxgDIAEoCRIOCgZzdGF0dXMYBCABKAUSJAoEYm9keRgFIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZSJYCghMb2dFbnRyeRIsCgVsZXZlbBgBIAEoDjIdLmp1bmN0aW9uLnNjcmlwdHMudjEuTG9nTGV2ZWwSDwoHbWVzc2FnZRgCIAEoCRINCgVhdF9tcxgDIAEoAyLZAwoJU2NyaXB0UnVuEgoKAmlkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSEwoLc2NyaXB0X25hbWUYAyABKAkSFgoOc2NyaXB0X3ZlcnNpb24YBCABKAUSFQoNY29ubmVjdGlvbl9pZBgFIAEoCRIwCgd0cmlnZ2VyGAYgASgOMh8uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5UcmlnZ2VyEg0KBWVudHJ5GAcgASgJEg8KB2F0dGVtcHQYCCABKAUSLgoGc3RhdHVzGAkgASgOMh4uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5TdGF0dXMSFQoNc3RhcnRlZF9hdF9tcxgKIAEoAxIWCg5maW5pc2hlZF9hdF9tcxgLIAEoAxITCgtkdXJhdGlvbl9tcxgMIAEoARIrCgRsb2dzGA0gAygLMh0uanVuY3Rpb24uc2NyaXB0cy52MS5Mb2dFbnRyeRIWCg5sb2dzX3RydW5jYXRlZBgOIAEoCBIsCgVlcnJvchgPIAEoCzIdLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuRXJyb3ISJgoGb3V0cHV0GBAgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIp4BChNEZXBsb3lTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCRIQCghmaWxlbmFtZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkSIQoUZm9yd2FyZF93ZWJob29rc190b28YBSABKAhIAIgBAUIXChVfZm9yd2FyZF93ZWJob29rc190b28iQwoURGVwbG95U2NyaXB0UmVzcG9uc2USKwoGc2NyaXB0GAEgASgLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiMQoSTGlzdFNjcmlwdHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkiQwoTTGlzdFNjcmlwdHNSZXNwb25zZRIsCgdzY3JpcHRzGAEgAygLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiPQoQR2V0U2NyaXB0UmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEgwKBG5hbWUYAiABKAkihgEKEUdldFNjcmlwdFJlc3BvbnNlEisKBnNjcmlwdBgBIAEoCzIbLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0Eg4KBnNvdXJjZRgCIAEoCRI0Cgh2ZXJzaW9ucxgDIAMoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0VmVyc2lvbiJAChNSZW1vdmVTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCSIwChRSZW1vdmVTY3JpcHRSZXNwb25zZRIYChByZW1vdmVkX3ZlcnNpb25zGAEgASgFItsBCg9MaXN0UnVuc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEhMKC3NjcmlwdF9uYW1lGAMgASgJEi4KBnN0YXR1cxgEIAEoDjIeLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuU3RhdHVzEjAKB3RyaWdnZXIYBSABKA4yHy5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1blRyaWdnZXISDQoFbGltaXQYBiABKAUSDgoGY3Vyc29yGAcgASgJIlUKEExpc3RSdW5zUmVzcG9uc2USLAoEcnVucxgBIAMoCzIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0UnVuEhMKC25leHRfY3Vyc29yGAIgASgJIhsKDUdldFJ1blJlcXVlc3QSCgoCaWQYASABKAkiPQoOR2V0UnVuUmVzcG9uc2USKwoDcnVuGAEgASgLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4iHgoQQ2FuY2VsUnVuUmVxdWVzdBIKCgJpZBgBIAEoCSJAChFDYW5jZWxSdW5SZXNwb25zZRIrCgNydW4YASABKAsyHi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdFJ1biKfAQoTVHJpZ2dlclN5bmNzUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSDQoFc3luY3MYAyADKAkSMAoJc3luY19tb2RlGAQgASgOMh0uanVuY3Rpb24uc2NyaXB0cy52MS5TeW5jTW9kZRITCgtlbXB0eV9jYWNoZRgFIAEoCCJ1ChRUcmlnZ2VyU3luY3NSZXNwb25zZRIsCgRydW5zGAEgAygLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4SLwoGcXVldWVkGAIgAygLMh8uanVuY3Rpb24uc2NyaXB0cy52MS5RdWV1ZWRTeW5jIjEKClF1ZXVlZFN5bmMSDAoEbmFtZRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJIvUCCgpTeW5jU3RhdHVzEgoKAmlkGAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSDAoEbmFtZRgDIAEoCRItCgVzdGF0ZRgEIAEoDjIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU3luY1N0YXRlEhYKDmZpbmlzaGVkX2F0X21zGAUgASgDEhwKFG5leHRfc2NoZWR1bGVkX2F0X21zGAYgASgDEhEKCWZyZXF1ZW5jeRgHIAEoCRIVCg1sYXRlc3RfcnVuX2lkGAggASgJEkYKDHJlY29yZF9jb3VudBgJIAMoCzIwLmp1bmN0aW9uLnNjcmlwdHMudjEuU3luY1N0YXR1cy5SZWNvcmRDb3VudEVudHJ5EisKCmNoZWNrcG9pbnQYCiABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0GjIKEFJlY29yZENvdW50RW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgDOgI4ASJZChRHZXRTeW5jU3RhdHVzUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEg0KBXN5bmNzGAIgAygJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkiRwoVR2V0U3luY1N0YXR1c1Jlc3BvbnNlEi4KBXN5bmNzGAEgAygLMh8uanVuY3Rpb24uc2NyaXB0cy52MS5TeW5jU3RhdHVzImoKFVNldFN5bmNzUGF1c2VkUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEg0KBXN5bmNzGAIgAygJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkSDgoGcGF1c2VkGAQgASgIIikKFlNldFN5bmNzUGF1c2VkUmVzcG9uc2USDwoHY2hhbmdlZBgBIAEoBSKGAQoXU2V0U3luY0ZyZXF1ZW5jeVJlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEhEKCXN5bmNfbmFtZRgDIAEoCRIWCglmcmVxdWVuY3kYBCABKAlIAIgBAUIMCgpfZnJlcXVlbmN5Ii0KGFNldFN5bmNGcmVxdWVuY3lSZXNwb25zZRIRCglmcmVxdWVuY3kYASABKAkiggEKGFJ1bkxpZmVjeWNsZUV2ZW50UmVxdWVzdBIyCgVldmVudBgBIAEoDjIjLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlmZWN5Y2xlRXZlbnQSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRIVCg1jb25uZWN0aW9uX2lkGAMgASgJIkkKGVJ1bkxpZmVjeWNsZUV2ZW50UmVzcG9uc2USLAoEcnVucxgBIAMoCzIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0UnVuIpUCChtEaXNwYXRjaE5vdGlmaWNhdGlvblJlcXVlc3QSFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSEAoIcHJvdmlkZXIYAyABKAkSTgoHaGVhZGVycxgEIAMoCzI9Lmp1bmN0aW9uLnNjcmlwdHMudjEuRGlzcGF0Y2hOb3RpZmljYXRpb25SZXF1ZXN0LkhlYWRlcnNFbnRyeRIWCg5jb25uZWN0aW9uX2lkcxgFIAMoCRIWCg5yZWNlaXZlZF9hdF9tcxgGIAEoAxouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASJlChxEaXNwYXRjaE5vdGlmaWNhdGlvblJlc3BvbnNlEh4KFmhhbmRsZWRfY29ubmVjdGlvbl9pZHMYASADKAkSJQodaW50ZWdyYXRpb25faGFzX3N1YnNjcmlwdGlvbnMYAiABKAgipgEKEFJ1bkFjdGlvblJlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEhMKC2FjdGlvbl9uYW1lGAMgASgJEiUKBWlucHV0GAQgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEg0KBWFzeW5jGAUgASgIEhMKC21heF9yZXRyaWVzGAYgASgFIkAKEVJ1bkFjdGlvblJlc3BvbnNlEisKA3J1bhgBIAEoCzIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0UnVuIooCCglTY3JpcHRKb2ISQwoSY29ubmVjdGlvbl9jcmVhdGVkGAEgASgLMiUuanVuY3Rpb24uZXZlbnRzLnYxLkNvbm5lY3Rpb25DcmVhdGVkSAASPQoNbGlmZWN5Y2xlX3J1bhgCIAEoCzIkLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlmZWN5Y2xlUnVuSm9iSAASOQoLd2ViaG9va19ydW4YAyABKAsyIi5qdW5jdGlvbi5zY3JpcHRzLnYxLldlYmhvb2tSdW5Kb2JIABI3CgphY3Rpb25fcnVuGAQgASgLMiEuanVuY3Rpb24uc2NyaXB0cy52MS5BY3Rpb25SdW5Kb2JIAEIFCgNqb2Ii0wEKDEFjdGlvblJ1bkpvYhIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIOCgZydW5faWQYAiABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgDIAEoCRIVCg1jb25uZWN0aW9uX2lkGAQgASgJEhMKC3NjcmlwdF9uYW1lGAUgASgJEhYKDnNjcmlwdF92ZXJzaW9uGAYgASgFEiUKBWlucHV0GAcgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlEhMKC21heF9yZXRyaWVzGAggASgFIqYBCg9MaWZlY3ljbGVSdW5Kb2ISFgoOZW52aXJvbm1lbnRfaWQYASABKAkSMgoFZXZlbnQYAiABKA4yIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpZmVjeWNsZUV2ZW50EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRITCgtzY3JpcHRfbmFtZRgFIAEoCSKNAgoNV2ViaG9va1J1bkpvYhIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkSEwoLc2NyaXB0X25hbWUYBCABKAkSFwoPbm90aWZpY2F0aW9uX2lkGAUgASgJEhAKCHByb3ZpZGVyGAYgASgJEkAKB2hlYWRlcnMYByADKAsyLy5qdW5jdGlvbi5zY3JpcHRzLnYxLldlYmhvb2tSdW5Kb2IuSGVhZGVyc0VudHJ5Gi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBItsBChJMaXN0UmVjb3Jkc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEg0KBW1vZGVsGAMgASgJEg8KB3ZhcmlhbnQYBCABKAkSDgoGY3Vyc29yGAUgASgJEg0KBWxpbWl0GAYgASgFEg8KB2FjdGlvbnMYByADKAkSHgoRbW9kaWZpZWRfYWZ0ZXJfbXMYCCABKANIAIgBARILCgNpZHMYCSADKAlCFAoSX21vZGlmaWVkX2FmdGVyX21zIkAKE0xpc3RSZWNvcmRzUmVzcG9uc2USFAoMcmVjb3Jkc19qc29uGAEgASgJEhMKC25leHRfY3Vyc29yGAIgASgJIo4BChNQcnVuZVJlY29yZHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRINCgVtb2RlbBgDIAEoCRIPCgd2YXJpYW50GAQgASgJEhQKDHVudGlsX2N1cnNvchgFIAEoCRINCgVsaW1pdBgGIAEoBSI3ChRQcnVuZVJlY29yZHNSZXNwb25zZRINCgVjb3VudBgBIAEoAxIQCghoYXNfbW9yZRgCIAEoCCJNChdMaXN0UmVjb3JkTW9kZWxzUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkiWQoLUmVjb3JkTW9kZWwSDQoFbW9kZWwYASABKAkSDwoHdmFyaWFudBgCIAEoCRINCgVjb3VudBgDIAEoAxIbChNsYXN0X21vZGlmaWVkX2F0X21zGAQgASgDIkwKGExpc3RSZWNvcmRNb2RlbHNSZXNwb25zZRIwCgZtb2RlbHMYASADKAsyIC5qdW5jdGlvbi5zY3JpcHRzLnYxLlJlY29yZE1vZGVsKnEKClNjcmlwdEtpbmQSGwoXU0NSSVBUX0tJTkRfVU5TUEVDSUZJRUQQABIUChBTQ1JJUFRfS0lORF9TWU5DEAESGAoUU0NSSVBUX0tJTkRfT05fRVZFTlQQAhIWChJTQ1JJUFRfS0lORF9BQ1RJT04QAyqMAQoOTGlmZWN5Y2xlRXZlbnQSHwobTElGRUNZQ0xFX0VWRU5UX1VOU1BFQ0lGSUVEEAASLAooTElGRUNZQ0xFX0VWRU5UX1BPU1RfQ09OTkVDVElPTl9DUkVBVElPThABEisKJ0xJRkVDWUNMRV9FVkVOVF9QUkVfQ09OTkVDVElPTl9ERUxFVElPThACKsIBCglSdW5TdGF0dXMSGgoWUlVOX1NUQVRVU19VTlNQRUNJRklFRBAAEhYKElJVTl9TVEFUVVNfUlVOTklORxABEhgKFFJVTl9TVEFUVVNfU1VDQ0VFREVEEAISFQoRUlVOX1NUQVRVU19GQUlMRUQQAxIYChRSVU5fU1RBVFVTX1RJTUVEX09VVBAEEh4KGlJVTl9TVEFUVVNfTUVNT1JZX0VYQ0VFREVEEAUSFgoSUlVOX1NUQVRVU19DUkFTSEVEEAYqowEKClJ1blRyaWdnZXISGwoXUlVOX1RSSUdHRVJfVU5TUEVDSUZJRUQQABIVChFSVU5fVFJJR0dFUl9FVkVOVBABEhgKFFJVTl9UUklHR0VSX1NDSEVEVUxFEAISFgoSUlVOX1RSSUdHRVJfTUFOVUFMEAMSFwoTUlVOX1RSSUdHRVJfV0VCSE9PSxAEEhYKElJVTl9UUklHR0VSX0FDVElPThAFKlwKCFN5bmNNb2RlEhkKFVNZTkNfTU9ERV9VTlNQRUNJRklFRBAAEhkKFVNZTkNfTU9ERV9JTkNSRU1FTlRBTBABEhoKFlNZTkNfTU9ERV9GVUxMX1JFRlJFU0gQAip3CghMb2dMZXZlbBIZChVMT0dfTEVWRUxfVU5TUEVDSUZJRUQQABITCg9MT0dfTEVWRUxfREVCVUcQARISCg5MT0dfTEVWRUxfSU5GTxACEhIKDkxPR19MRVZFTF9XQVJOEAMSEwoPTE9HX0xFVkVMX0VSUk9SEAQqhAEKCVN5bmNTdGF0ZRIaChZTWU5DX1NUQVRFX1VOU1BFQ0lGSUVEEAASFgoSU1lOQ19TVEFURV9SVU5OSU5HEAESFgoSU1lOQ19TVEFURV9TVUNDRVNTEAISFAoQU1lOQ19TVEFURV9FUlJPUhADEhUKEVNZTkNfU1RBVEVfUEFVU0VEEAQyzg0KDlNjcmlwdHNTZXJ2aWNlEmMKDERlcGxveVNjcmlwdBIoLmp1bmN0aW9uLnNjcmlwdHMudjEuRGVwbG95U2NyaXB0UmVxdWVzdBopLmp1bmN0aW9uLnNjcmlwdHMudjEuRGVwbG95U2NyaXB0UmVzcG9uc2USYAoLTGlzdFNjcmlwdHMSJy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpc3RTY3JpcHRzUmVxdWVzdBooLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFNjcmlwdHNSZXNwb25zZRJaCglHZXRTY3JpcHQSJS5qdW5jdGlvbi5zY3JpcHRzLnYxLkdldFNjcmlwdFJlcXVlc3QaJi5qdW5jdGlvbi5zY3JpcHRzLnYxLkdldFNjcmlwdFJlc3BvbnNlEmMKDFJlbW92ZVNjcmlwdBIoLmp1bmN0aW9uLnNjcmlwdHMudjEuUmVtb3ZlU2NyaXB0UmVxdWVzdBopLmp1bmN0aW9uLnNjcmlwdHMudjEuUmVtb3ZlU2NyaXB0UmVzcG9uc2USVwoITGlzdFJ1bnMSJC5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpc3RSdW5zUmVxdWVzdBolLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFJ1bnNSZXNwb25zZRJRCgZHZXRSdW4SIi5qdW5jdGlvbi5zY3JpcHRzLnYxLkdldFJ1blJlcXVlc3QaIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkdldFJ1blJlc3BvbnNlEloKCUNhbmNlbFJ1bhIlLmp1bmN0aW9uLnNjcmlwdHMudjEuQ2FuY2VsUnVuUmVxdWVzdBomLmp1bmN0aW9uLnNjcmlwdHMudjEuQ2FuY2VsUnVuUmVzcG9uc2USYwoMVHJpZ2dlclN5bmNzEiguanVuY3Rpb24uc2NyaXB0cy52MS5UcmlnZ2VyU3luY3NSZXF1ZXN0GikuanVuY3Rpb24uc2NyaXB0cy52MS5UcmlnZ2VyU3luY3NSZXNwb25zZRJmCg1HZXRTeW5jU3RhdHVzEikuanVuY3Rpb24uc2NyaXB0cy52MS5HZXRTeW5jU3RhdHVzUmVxdWVzdBoqLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0U3luY1N0YXR1c1Jlc3BvbnNlEmkKDlNldFN5bmNzUGF1c2VkEiouanVuY3Rpb24uc2NyaXB0cy52MS5TZXRTeW5jc1BhdXNlZFJlcXVlc3QaKy5qdW5jdGlvbi5zY3JpcHRzLnYxLlNldFN5bmNzUGF1c2VkUmVzcG9uc2USbwoQU2V0U3luY0ZyZXF1ZW5jeRIsLmp1bmN0aW9uLnNjcmlwdHMudjEuU2V0U3luY0ZyZXF1ZW5jeVJlcXVlc3QaLS5qdW5jdGlvbi5zY3JpcHRzLnYxLlNldFN5bmNGcmVxdWVuY3lSZXNwb25zZRJyChFSdW5MaWZlY3ljbGVFdmVudBItLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuTGlmZWN5Y2xlRXZlbnRSZXF1ZXN0Gi4uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5MaWZlY3ljbGVFdmVudFJlc3BvbnNlEnsKFERpc3BhdGNoTm90aWZpY2F0aW9uEjAuanVuY3Rpb24uc2NyaXB0cy52MS5EaXNwYXRjaE5vdGlmaWNhdGlvblJlcXVlc3QaMS5qdW5jdGlvbi5zY3JpcHRzLnYxLkRpc3BhdGNoTm90aWZpY2F0aW9uUmVzcG9uc2USWgoJUnVuQWN0aW9uEiUuanVuY3Rpb24uc2NyaXB0cy52MS5SdW5BY3Rpb25SZXF1ZXN0GiYuanVuY3Rpb24uc2NyaXB0cy52MS5SdW5BY3Rpb25SZXNwb25zZRJgCgtMaXN0UmVjb3JkcxInLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFJlY29yZHNSZXF1ZXN0GiguanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0UmVjb3Jkc1Jlc3BvbnNlEmMKDFBydW5lUmVjb3JkcxIoLmp1bmN0aW9uLnNjcmlwdHMudjEuUHJ1bmVSZWNvcmRzUmVxdWVzdBopLmp1bmN0aW9uLnNjcmlwdHMudjEuUHJ1bmVSZWNvcmRzUmVzcG9uc2USbwoQTGlzdFJlY29yZE1vZGVscxIsLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFJlY29yZE1vZGVsc1JlcXVlc3QaLS5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpc3RSZWNvcmRNb2RlbHNSZXNwb25zZWIGcHJvdG8z", [file_google_protobuf_struct, file_junction_events_v1_events]);
 
 /**
  * An HTTP endpoint a sync exposes (an identifier of the script, not a route of Junction).
@@ -878,11 +878,18 @@ export type TriggerSyncsRequest = Message<"junction.scripts.v1.TriggerSyncsReque
   syncs: string[];
 
   /**
-   * Incremental (default) or full refresh.
+   * Incremental (default) or full refresh (which also clears the sync's checkpoint).
    *
    * @generated from field: junction.scripts.v1.SyncMode sync_mode = 4;
    */
   syncMode: SyncMode;
+
+  /**
+   * Removes the records of the sync's models for the connections first (Nango's emptyCache).
+   *
+   * @generated from field: bool empty_cache = 5;
+   */
+  emptyCache: boolean;
 };
 
 /**
@@ -1009,6 +1016,20 @@ export type SyncStatus = Message<"junction.scripts.v1.SyncStatus"> & {
    * @generated from field: string latest_run_id = 8;
    */
   latestRunId: string;
+
+  /**
+   * Records kept per model (deleted ones included).
+   *
+   * @generated from field: map<string, int64> record_count = 9;
+   */
+  recordCount: { [key: string]: bigint };
+
+  /**
+   * The sync's checkpoint for the connection, when it saved one.
+   *
+   * @generated from field: google.protobuf.Struct checkpoint = 10;
+   */
+  checkpoint?: JsonObject | undefined;
 };
 
 /**
@@ -1661,6 +1682,286 @@ export const WebhookRunJobSchema: GenMessage<WebhookRunJob> = /*@__PURE__*/
   messageDesc(file_junction_scripts_v1_scripts_service, 40);
 
 /**
+ * Request for ListRecords.
+ *
+ * @generated from message junction.scripts.v1.ListRecordsRequest
+ */
+export type ListRecordsRequest = Message<"junction.scripts.v1.ListRecordsRequest"> & {
+  /**
+   * Integration id.
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Connection id.
+   *
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+
+  /**
+   * Model name.
+   *
+   * @generated from field: string model = 3;
+   */
+  model: string;
+
+  /**
+   * Sync variant; empty means "base".
+   *
+   * @generated from field: string variant = 4;
+   */
+  variant: string;
+
+  /**
+   * The next_cursor of the previous page, or a record's cursor; empty for the first page.
+   *
+   * @generated from field: string cursor = 5;
+   */
+  cursor: string;
+
+  /**
+   * Records per page, 1 to 10000.
+   *
+   * @generated from field: int32 limit = 6;
+   */
+  limit: number;
+
+  /**
+   * Last actions to answer (ADDED, UPDATED, DELETED; their union); empty for all.
+   *
+   * @generated from field: repeated string actions = 7;
+   */
+  actions: string[];
+
+  /**
+   * Only records modified at or after this time, Unix milliseconds; absent for all.
+   *
+   * @generated from field: optional int64 modified_after_ms = 8;
+   */
+  modifiedAfterMs?: bigint | undefined;
+
+  /**
+   * Only these record ids; empty for all.
+   *
+   * @generated from field: repeated string ids = 9;
+   */
+  ids: string[];
+};
+
+/**
+ * Describes the message junction.scripts.v1.ListRecordsRequest.
+ * Use `create(ListRecordsRequestSchema)` to create a new message.
+ */
+export const ListRecordsRequestSchema: GenMessage<ListRecordsRequest> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 41);
+
+/**
+ * Response for ListRecords.
+ *
+ * @generated from message junction.scripts.v1.ListRecordsResponse
+ */
+export type ListRecordsResponse = Message<"junction.scripts.v1.ListRecordsResponse"> & {
+  /**
+   * The records as a JSON array: each its payload, `id` and `_nango_metadata`, as Nango answers them.
+   *
+   * @generated from field: string records_json = 1;
+   */
+  recordsJson: string;
+
+  /**
+   * Cursor of the next page; empty when this is the last.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message junction.scripts.v1.ListRecordsResponse.
+ * Use `create(ListRecordsResponseSchema)` to create a new message.
+ */
+export const ListRecordsResponseSchema: GenMessage<ListRecordsResponse> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 42);
+
+/**
+ * Request for PruneRecords.
+ *
+ * @generated from message junction.scripts.v1.PruneRecordsRequest
+ */
+export type PruneRecordsRequest = Message<"junction.scripts.v1.PruneRecordsRequest"> & {
+  /**
+   * Integration id.
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Connection id.
+   *
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+
+  /**
+   * Model name.
+   *
+   * @generated from field: string model = 3;
+   */
+  model: string;
+
+  /**
+   * Sync variant; empty means "base".
+   *
+   * @generated from field: string variant = 4;
+   */
+  variant: string;
+
+  /**
+   * Records up to and including this cursor lose their payload.
+   *
+   * @generated from field: string until_cursor = 5;
+   */
+  untilCursor: string;
+
+  /**
+   * At most this many records (1 to 10000).
+   *
+   * @generated from field: int32 limit = 6;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message junction.scripts.v1.PruneRecordsRequest.
+ * Use `create(PruneRecordsRequestSchema)` to create a new message.
+ */
+export const PruneRecordsRequestSchema: GenMessage<PruneRecordsRequest> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 43);
+
+/**
+ * Response for PruneRecords.
+ *
+ * @generated from message junction.scripts.v1.PruneRecordsResponse
+ */
+export type PruneRecordsResponse = Message<"junction.scripts.v1.PruneRecordsResponse"> & {
+  /**
+   * Records pruned.
+   *
+   * @generated from field: int64 count = 1;
+   */
+  count: bigint;
+
+  /**
+   * More records up to the cursor are left to prune.
+   *
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message junction.scripts.v1.PruneRecordsResponse.
+ * Use `create(PruneRecordsResponseSchema)` to create a new message.
+ */
+export const PruneRecordsResponseSchema: GenMessage<PruneRecordsResponse> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 44);
+
+/**
+ * Request for ListRecordModels.
+ *
+ * @generated from message junction.scripts.v1.ListRecordModelsRequest
+ */
+export type ListRecordModelsRequest = Message<"junction.scripts.v1.ListRecordModelsRequest"> & {
+  /**
+   * Integration id.
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Connection id.
+   *
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+};
+
+/**
+ * Describes the message junction.scripts.v1.ListRecordModelsRequest.
+ * Use `create(ListRecordModelsRequestSchema)` to create a new message.
+ */
+export const ListRecordModelsRequestSchema: GenMessage<ListRecordModelsRequest> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 45);
+
+/**
+ * The records of one model of a connection.
+ *
+ * @generated from message junction.scripts.v1.RecordModel
+ */
+export type RecordModel = Message<"junction.scripts.v1.RecordModel"> & {
+  /**
+   * Model name.
+   *
+   * @generated from field: string model = 1;
+   */
+  model: string;
+
+  /**
+   * Sync variant.
+   *
+   * @generated from field: string variant = 2;
+   */
+  variant: string;
+
+  /**
+   * Records kept (deleted ones included).
+   *
+   * @generated from field: int64 count = 3;
+   */
+  count: bigint;
+
+  /**
+   * The last change, Unix milliseconds.
+   *
+   * @generated from field: int64 last_modified_at_ms = 4;
+   */
+  lastModifiedAtMs: bigint;
+};
+
+/**
+ * Describes the message junction.scripts.v1.RecordModel.
+ * Use `create(RecordModelSchema)` to create a new message.
+ */
+export const RecordModelSchema: GenMessage<RecordModel> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 46);
+
+/**
+ * Response for ListRecordModels.
+ *
+ * @generated from message junction.scripts.v1.ListRecordModelsResponse
+ */
+export type ListRecordModelsResponse = Message<"junction.scripts.v1.ListRecordModelsResponse"> & {
+  /**
+   * By model then variant.
+   *
+   * @generated from field: repeated junction.scripts.v1.RecordModel models = 1;
+   */
+  models: RecordModel[];
+};
+
+/**
+ * Describes the message junction.scripts.v1.ListRecordModelsResponse.
+ * Use `create(ListRecordModelsResponseSchema)` to create a new message.
+ */
+export const ListRecordModelsResponseSchema: GenMessage<ListRecordModelsResponse> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 47);
+
+/**
  * What a script is.
  *
  * @generated from enum junction.scripts.v1.ScriptKind
@@ -2137,6 +2438,39 @@ export const ScriptsService: GenService<{
     methodKind: "unary";
     input: typeof RunActionRequestSchema;
     output: typeof RunActionResponseSchema;
+  },
+  /**
+   * A page of a connection's records of one model (GET /records), ordered by last modification then
+   * id. InvalidArgument `unknown_connection` (as Nango answers), `invalid_cursor` for a cursor that is
+   * not one of this connection's model; a model never written answers no records.
+   *
+   * @generated from rpc junction.scripts.v1.ScriptsService.ListRecords
+   */
+  listRecords: {
+    methodKind: "unary";
+    input: typeof ListRecordsRequestSchema;
+    output: typeof ListRecordsResponseSchema;
+  },
+  /**
+   * Removes the payloads of a model's records up to and including a cursor (PATCH /records/prune),
+   * keeping their place in the order. InvalidArgument `unknown_connection`, `invalid_cursor`.
+   *
+   * @generated from rpc junction.scripts.v1.ScriptsService.PruneRecords
+   */
+  pruneRecords: {
+    methodKind: "unary";
+    input: typeof PruneRecordsRequestSchema;
+    output: typeof PruneRecordsResponseSchema;
+  },
+  /**
+   * The models a connection has records of, with their counts (the dashboard's record browser).
+   *
+   * @generated from rpc junction.scripts.v1.ScriptsService.ListRecordModels
+   */
+  listRecordModels: {
+    methodKind: "unary";
+    input: typeof ListRecordModelsRequestSchema;
+    output: typeof ListRecordModelsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_junction_scripts_v1_scripts_service, 0);
