@@ -27,6 +27,7 @@ import { oauthRoutes } from "./routes/oauth.ts";
 import { proxyRoutes } from "./routes/proxy.ts";
 import { inboundWebhookRoutes } from "./routes/inbound-webhook.ts";
 import { deliveryRoutes } from "./routes/deliveries.ts";
+import { recordRoutes } from "./routes/records.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 import { channelRoutes } from "./routes/channels.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
@@ -103,6 +104,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...inboundWebhookRoutes(),
     ...deliveryRoutes(),
     ...scriptRoutes(),
+    ...recordRoutes(),
     ...channelRoutes(),
     ...dashboardRoutes({ router: () => router, now }),
     ...openApiRoutes({ routes: () => router.list(), baseUrl: deps.baseUrl }),

@@ -53,6 +53,10 @@ export const ERROR_CODES = {
   integration_already_exists: e(Code.AlreadyExists, "An integration with this id already exists."),
   integration_has_connections: e(Code.FailedPrecondition, "The integration has connections; pass `force=true`."),
   unknown_connection: e(Code.NotFound, "No connection with this id for the integration."),
+  invalid_cursor: e(
+    Code.InvalidArgument,
+    "The cursor is not one of this connection's model (forged, altered or another's).",
+  ),
   connection_already_exists: e(Code.AlreadyExists, "A connection with this id already exists for the integration."),
   invalid_provider_definition: e(
     Code.InvalidArgument,

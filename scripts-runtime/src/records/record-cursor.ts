@@ -1,4 +1,4 @@
-import { createHmac, timingSafeEqual } from "node:crypto";
+import { timingSafeEqual } from "node:crypto";
 
 const MAC_BYTES = 16;
 
@@ -7,8 +7,17 @@ const MAC_BYTES = 16;
  * to callers; one forged, altered or taken from another connection, model or variant does not verify.
  */
 export function encodeCursor(secret: Uint8Array, seq: number): string {
-  const body = `v1.${seq.toString(36)}`;
-  return Buffer.from(`${body}.${mac(secret, body).toString("base64url")}`).toString("base64url");
+  return cursorSigner(secret)(seq);
+}
+
+/** Encodes many cursors of one partition: the keyed hasher is set up once (a page signs 1,000). */
+export function cursorSigner(secret: Uint8Array): (seq: number) => string {
+  const keyed = new Bun.CryptoHasher("sha256", secret);
+  return (seq) => {
+    const body = `v1.${seq.toString(36)}`;
+    const tag = Buffer.from(keyed.copy().update(body).digest().subarray(0, MAC_BYTES)).toString("base64url");
+    return Buffer.from(`${body}.${tag}`).toString("base64url");
+  };
 }
 
 /** The sequence number of a cursor of this partition, or null when it is not one. */
@@ -25,5 +34,6 @@ export function decodeCursor(secret: Uint8Array | null, cursor: string): number 
 }
 
 function mac(secret: Uint8Array, body: string): Buffer {
-  return createHmac("sha256", secret).update(body).digest().subarray(0, MAC_BYTES);
+  // Bun's hasher: node's createHmac costs several times more, once per record of every page.
+  return Buffer.from(new Bun.CryptoHasher("sha256", secret).update(body).digest().subarray(0, MAC_BYTES));
 }

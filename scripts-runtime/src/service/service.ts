@@ -7,6 +7,7 @@ import { proxyMetrics } from "@junction/upstream-proxy";
 import { ScriptRuntime } from "../runtime/script-runtime.ts";
 import type { ScriptsServiceContext, ScriptsServiceDeps } from "./context.ts";
 import { actionHandlers } from "./handlers/action-handlers.ts";
+import { recordHandlers } from "./handlers/record-handlers.ts";
 import { runHandlers } from "./handlers/run-handlers.ts";
 import { deployBundlesHandler } from "./deploy/deploy-bundles.ts";
 import { scriptHandlers } from "./handlers/script-handlers.ts";
@@ -92,6 +93,7 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
     ...triggerHandlers(ctx, runner, syncs),
     ...syncControlHandlers(ctx, syncs, scheduler),
     ...actionHandlers(ctx, runner),
+    ...recordHandlers(ctx),
   };
   let worker: Subscription | undefined;
 
