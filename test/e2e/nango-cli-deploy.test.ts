@@ -60,11 +60,8 @@ export default createAction({
     }
 });
 `;
-const TICKETS = [
-  { id: 1, title: "one", done: true },
-  { id: 2, title: "two" },
-  { id: 3, title: "three" },
-];
+/** What the fake API lists; the test changes it between two runs of the sync. */
+const TICKETS: { id: number; title: string; done?: boolean }[] = [];
 
 /** The upstream API the scripts call: /me, and /tickets in pages of two with a cursor. */
 function startTicketsApi() {
@@ -86,7 +83,7 @@ function startTicketsApi() {
 const INDEX_BOTH = "import './cal/syncs/tickets.js';\nimport './cal/actions/whoami.js';\n";
 
 describe("nango deploy (Nango's CLI) into Junction", () => {
-  test("a zero-yaml project deploys; its action runs through @nangohq/node; a destructive redeploy needs --allow-destructive", async () => {
+  test("a zero-yaml project deploys; its action runs through @nangohq/node; the sync's records read back with listRecords; a destructive redeploy needs --allow-destructive", async () => {
     const api = startTicketsApi();
     cleanups.push(api.stop);
     const w = await world({ baseUrl: () => api.url });
@@ -128,12 +125,40 @@ describe("nango deploy (Nango's CLI) into Junction", () => {
       account: "acct-1",
     });
 
-    // The sync runs in the sandbox with its zod model, paginating the API and saving every page.
+    // The sync runs in the sandbox with its zod model, paginating the API and saving every page;
+    // listRecords reads the records back, page by page.
+    TICKETS.splice(
+      0,
+      TICKETS.length,
+      { id: 1, title: "one", done: true },
+      { id: 2, title: "two" },
+      { id: 3, title: "three" },
+    );
     await nango.triggerSync(CAL, ["tickets"], "alice");
     const [run] = await w.finishedRuns({ script: "tickets" }, 1, 120_000);
     expect(run.error).toBeNull();
     expect(run.status).toBe("succeeded");
     expect(run.logs.map((l: any) => l.message)).toContain("saved 3 tickets");
+    const read = { providerConfigKey: CAL, connectionId: "alice", model: "Ticket" };
+    const page1 = await nango.listRecords<{ id: string; title: string; done: boolean }>({ ...read, limit: 2 });
+    expect(page1.records.map((r) => [r.id, r.title, r.done, r._nango_metadata.last_action])).toEqual([
+      ["1", "one", true, "ADDED"],
+      ["2", "two", false, "ADDED"],
+    ]);
+    expect(page1.next_cursor).toBeTruthy();
+    const rest = await nango.listRecords({ ...read, cursor: page1.next_cursor as string });
+    expect(rest.records.map((r) => r.id)).toEqual(["3"]);
+    expect(rest.next_cursor).toBeNull();
+
+    // Upstream, ticket 2 is gone and ticket 1 renamed: the next run's trackDeletes marks 2 DELETED.
+    TICKETS.splice(0, TICKETS.length, { id: 1, title: "uno", done: true }, { id: 3, title: "three" });
+    await nango.triggerSync(CAL, ["tickets"], "alice");
+    await w.finishedRuns({ script: "tickets" }, 2, 120_000);
+    const changed = await nango.listRecords<{ id: string; title: string }>({ ...read, filter: "updated,deleted" });
+    expect(changed.records.map((r) => [r.id, r.title, r._nango_metadata.last_action]).sort()).toEqual([
+      ["1", "uno", "UPDATED"],
+      ["2", "two", "DELETED"],
+    ]);
 
     // The sync gone from the project: it runs for a connection, so the CLI asks for --allow-destructive.
     writeProjectFiles(project.path, { "index.ts": "import './cal/actions/whoami.js';\n" });
