@@ -33,6 +33,7 @@ import { apiAuthRoutes } from "./routes/api-auth.ts";
 import { proxyRoutes } from "./routes/proxy.ts";
 import { inboundWebhookRoutes } from "./routes/inbound-webhook.ts";
 import { deliveryRoutes } from "./routes/deliveries.ts";
+import { recordRoutes } from "./routes/records.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 import { channelRoutes } from "./routes/channels.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
@@ -134,6 +135,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...inboundWebhookRoutes(),
     ...deliveryRoutes(),
     ...scriptRoutes(),
+    ...recordRoutes(),
     ...channelRoutes(),
     ...dashboardRoutes({
       router: () => router,

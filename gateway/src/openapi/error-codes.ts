@@ -63,6 +63,10 @@ export const ERROR_CODES = {
   integration_already_exists: e(Code.AlreadyExists, "An integration with this id already exists."),
   integration_has_connections: e(Code.FailedPrecondition, "The integration has connections; pass `force=true`."),
   unknown_connection: e(Code.NotFound, "No connection with this id for the integration."),
+  invalid_cursor: e(
+    Code.InvalidArgument,
+    "The cursor is not one of this connection's model (forged, altered or another's).",
+  ),
   connection_already_exists: e(Code.AlreadyExists, "A connection with this id already exists for the integration."),
   invalid_provider_definition: e(
     Code.InvalidArgument,
@@ -145,6 +149,10 @@ export const ERROR_CODES = {
   channel_stops_unavailable: e(Code.Unavailable, "The channel service cannot call the upstream."),
   // Scripts.
   invalid_script: e(Code.InvalidArgument, "The script is refused; `errors` names the file, line and column."),
+  invalid_cli_version: e(
+    Code.InvalidArgument,
+    "The nango CLI is older than Junction reads, or the project still has a nango.yaml; the message says what to do.",
+  ),
   unknown_script: e(Code.NotFound, "No script with this name is deployed for the integration."),
   unknown_run: e(Code.NotFound, "No script run with this id."),
   run_not_running: e(Code.FailedPrecondition, "The script run has ended; only a running run can be cancelled."),

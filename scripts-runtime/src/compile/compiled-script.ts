@@ -20,8 +20,11 @@ export interface ScriptProblem {
   column: number;
 }
 
-/** The imports a script may use: `nango` only, a virtual module with the script-side helpers. */
-export const ALLOWED_IMPORTS: readonly string[] = ["nango"];
+/**
+ * The imports a script may use: `nango`, a virtual module with the script-side helpers, and `zod`
+ * (the version Nango's CLI pins, for zero-yaml models and action schemas).
+ */
+export const ALLOWED_IMPORTS: readonly string[] = ["nango", "zod"];
 
 /** Largest source accepted, in bytes. */
 export const MAX_SOURCE_BYTES = 1024 * 1024;

@@ -33,6 +33,13 @@ export function actionInputErrors(schema: JsonSchema, input: unknown): FieldErro
   }));
 }
 
+/** Where `value` breaks `schema` (empty when it matches): each issue's path and message. */
+export function schemaIssues(schema: JsonSchema, value: unknown): { path: string[]; message: string }[] {
+  const parsed = checker(schema).safeParse(value, { error: issueMessage });
+  if (parsed.success) return [];
+  return parsed.error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message }));
+}
+
 function checker(schema: JsonSchema): Checker {
   let found = cache.get(schema);
   if (!found) {

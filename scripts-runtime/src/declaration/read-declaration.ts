@@ -1,5 +1,6 @@
 import { schemaProblem } from "./action-input.ts";
 import { parseFrequency } from "./frequency.ts";
+import { readScopes, readSyncData } from "./read-sync-data.ts";
 import {
   type JsonSchema,
   LIFECYCLE_EVENTS,
@@ -36,9 +37,19 @@ const SYNC_KEYS = [
   "autoStart",
   "description",
   "version",
+  // zero-yaml (Nango's createSync)
+  "models",
+  "syncType",
+  "trackDeletes",
+  "scopes",
+  "metadata",
+  "checkpoint",
 ];
 const ON_EVENT_KEYS = ["type", "event", "exec", "description", "version"];
-const ACTION_KEYS = ["type", "exec", "input", "output", "endpoint", "endpoints", "description", "version"];
+const ACTION_KEYS = [
+  ...["type", "exec", "input", "output", "endpoint", "endpoints", "description", "version"],
+  ...["scopes", "metadata"],
+];
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"] as const;
 const HOW_TO = "export default createSync({ ... }), createOnEvent({ ... }) or createAction({ ... })";
 
@@ -51,7 +62,8 @@ export function readDeclaration(projection: DeclarationProjection): DeclarationR
   const fields = projection.fields;
   const type = fields.type;
   if (type === "sync") return readSync(fields);
-  if (type === "on-event") return readOnEvent(fields);
+  // Nango's CLI writes "onEvent" where its createOnEvent was.
+  if (type === "on-event" || type === "onEvent") return readOnEvent(fields);
   if (type === "action") return readAction(fields);
   if (type === undefined) {
     return fail(`the declaration has no type: write ${HOW_TO}, or set type: "sync" | "on-event" | "action"`);
@@ -80,10 +92,13 @@ function readSync(fields: Record<string, unknown>): DeclarationRead {
   }
   const endpoints = readEndpoints(fields);
   if ("problem" in endpoints) return { ok: false, problem: endpoints.problem };
+  const data = readSyncData(fields);
+  if ("problem" in data) return { ok: false, problem: data.problem };
   return {
     ok: true,
     declaration: {
       kind: "sync",
+      ...data,
       frequency: frequency.frequency.text,
       frequencyMs: frequency.frequency.ms,
       autoStart: fields.autoStart !== false,
@@ -107,8 +122,9 @@ function readOnEvent(fields: Record<string, unknown>): DeclarationRead {
 }
 
 /**
- * An action's `input` and `output` are JSON Schemas (zod cannot be imported into the sandbox; write
- * what `z.toJSONSchema(schema)` gives). The input schema must be one Junction can check with.
+ * An action's `input` and `output`: zod schemas (the sandbox hands them over as JSON Schemas, as
+ * Nango's CLI converts them) or JSON Schemas as written. The input schema must be one Junction can
+ * check with.
  */
 function readAction(fields: Record<string, unknown>): DeclarationRead {
   const common = readCommon(fields, ACTION_KEYS);
@@ -117,7 +133,7 @@ function readAction(fields: Record<string, unknown>): DeclarationRead {
   for (const key of ["input", "output"] as const) {
     const value = fields[key];
     if (value === undefined || value === null) continue;
-    if (typeof value !== "object" || Array.isArray(value) || "$function" in value) {
+    if (typeof value !== "object" || Array.isArray(value) || "$function" in value || "$unserializable" in value) {
       return fail(`${key} must be a JSON Schema object, e.g. { type: "object", properties: { ... } }`, key);
     }
     const problem = schemaProblem(value as JsonSchema);
@@ -126,10 +142,13 @@ function readAction(fields: Record<string, unknown>): DeclarationRead {
   }
   const endpoints = readEndpoints(fields);
   if ("problem" in endpoints) return { ok: false, problem: endpoints.problem };
+  const scopes = readScopes(fields);
+  if ("problem" in scopes) return { ok: false, problem: scopes.problem };
   return {
     ok: true,
     declaration: {
       kind: "action",
+      scopes: scopes.list,
       inputSchema: schemas.input,
       outputSchema: schemas.output,
       endpoints: endpoints.list,

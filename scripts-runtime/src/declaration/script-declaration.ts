@@ -27,6 +27,18 @@ export interface SyncDeclaration {
   endpoints: ScriptEndpoint[];
   description: string | null;
   version: string | null;
+  /**
+   * The models it writes and their JSON Schemas (Nango's `models_json_schema`, one per model; a
+   * zero-yaml zod model as Nango's CLI converts it): records are checked against them. Absent (versions
+   * stored before models existed) or empty: any model, unchecked.
+   */
+  models?: Record<string, JsonSchema>;
+  /** Nango's `syncType`: "full" (the default) or "incremental". */
+  syncType?: "full" | "incremental";
+  /** Nango's `trackDeletes`: after a successful run, records of a model it wrote but did not save this run are deleted. */
+  trackDeletes?: boolean;
+  /** The scopes the sync needs, as declared (informative). */
+  scopes?: string[];
 }
 
 /** A lifecycle script: `exec` runs once when `event` happens to a connection. */
@@ -50,6 +62,8 @@ export interface ActionDeclaration {
   endpoints: ScriptEndpoint[];
   description: string | null;
   version: string | null;
+  /** The scopes the action needs, as declared (informative). */
+  scopes?: string[];
 }
 
 /** The entry points a run can call. */

@@ -1,6 +1,7 @@
 import { JunctionError, type Logger } from "@junction/platform";
 import { z } from "zod";
 import type { JsonValue } from "./run-types.ts";
+import { dispatchRecordsCall, RECORD_SIGNATURES } from "./records-dispatch.ts";
 import { type ProxyConfiguration, type ScriptHost, ScriptHostError } from "./script-host.ts";
 
 const json: z.ZodType<JsonValue> = z.lazy(() =>
@@ -38,6 +39,7 @@ const SIGNATURES = {
   setMetadata: z.tuple([metadata]),
   updateMetadata: z.tuple([metadata]),
   getWebhookURL: z.tuple([]),
+  ...RECORD_SIGNATURES,
 } as const;
 
 type Method = keyof typeof SIGNATURES;
@@ -119,6 +121,8 @@ async function callHost(host: ScriptHost, method: string, argsJson: string, logg
         return { ok: true, value: null };
       case "getWebhookURL":
         return { ok: true, value: await host.getWebhookURL() };
+      default:
+        return { ok: true, value: await dispatchRecordsCall(host, method as keyof typeof RECORD_SIGNATURES, args) };
     }
   } catch (err) {
     if (err instanceof ScriptHostError) return apiError(err.message, err.status, err.body, err.code);
@@ -127,7 +131,6 @@ async function callHost(host: ScriptHost, method: string, argsJson: string, logg
     logger?.error("script API call failed", { method, cause: err });
     return apiError(`nango.${method} failed because of an internal error`, 500, null, "internal_error");
   }
-  return typeError(`unknown script API function "${method}"`);
 }
 
 const typeError = (message: string): HostReply => ({ ok: false, error: { type: "TypeError", message } });

@@ -47,6 +47,8 @@ export interface RunContext {
   scriptName?: string;
   /** ms since epoch; `nango.lastSyncDate` in the script. */
   lastSyncDate?: number;
+  /** `nango.variant`: the sync's variant, "base" unless it runs as one. */
+  variant?: string;
 }
 
 /** A script given as source is compiled (and cached) by the runtime before it runs. */

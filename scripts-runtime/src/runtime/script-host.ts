@@ -50,6 +50,35 @@ export interface ScriptHost {
   getWebhookURL(): Promise<string | null>;
   /** Each log line as it arrives, for live streaming; the run result holds them all anyway. */
   onLog?(entry: LogEntry): void;
+  /** The records, checkpoints, pagination and variables of a run of the scripts service; absent elsewhere. */
+  records?: RecordsHost;
+}
+
+/** Nango's merging strategies (setMergingStrategy). */
+export type MergingStrategy = "override" | "ignore_if_modified_after";
+
+/**
+ * The record API of a run (Nango's names and semantics): writes of one call are all or nothing, and a
+ * refused call throws a `ScriptHostError` whose message names the record and field.
+ */
+export interface RecordsHost {
+  batchSave(records: unknown[], model: string): Promise<void>;
+  /** Deep-merges each record into the stored one (arrays replaced); unknown ids are left out. */
+  batchUpdate(records: unknown[], model: string): Promise<void>;
+  batchDelete(records: unknown[], model: string): Promise<void>;
+  /** `[id, record]` pairs of the ids found. */
+  getRecordsByIds(ids: (string | number)[], model: string): Promise<[string, JsonValue][]>;
+  trackDeletesStart(model: string): Promise<void>;
+  trackDeletesEnd(model: string): Promise<{ deletedKeys: string[] }>;
+  deleteRecordsFromPreviousExecutions(model: string): Promise<{ deletedKeys: string[] }>;
+  setMergingStrategy(strategy: MergingStrategy, model: string): Promise<void>;
+  getCheckpoint(): Promise<Record<string, string | number | boolean> | null>;
+  saveCheckpoint(checkpoint: Record<string, string | number | boolean>): Promise<void>;
+  clearCheckpoint(): Promise<void>;
+  /** The environment's variables, `{name, value}` each. */
+  getEnvironmentVariables(): Promise<{ name: string; value: string }[]>;
+  /** The provider's pagination settings (Nango's `proxy.paginate`), null when it has none. */
+  getPagination(): Promise<JsonValue>;
 }
 
 /** A script API call that failed in a way the script may handle: an HTTP-like status and a body. */

@@ -1,5 +1,6 @@
 import { type Clock, JunctionError, type Logger, systemClock } from "@junction/platform";
 import { type CompileOutcome, compileScript } from "../compile/compile-script.ts";
+import { compileBundle } from "../compile/compile-bundle.ts";
 import type { CompiledScript } from "../compile/compiled-script.ts";
 import type { RunJob } from "../protocol.ts";
 import { DEFAULT_HOST_CALL_LIMITS, type HostCallLimits } from "./host-call-gate.ts";
@@ -9,7 +10,7 @@ import { DEFAULT_RUN_LIMITS, resolveLimits } from "./run-limits.ts";
 import type { RunLimits, RunRequest, RunResult, ScriptInput } from "./run-types.ts";
 import { type RunTicket, SandboxPool } from "./sandbox-pool.ts";
 import { refusingHost, type ScriptHost } from "./script-host.ts";
-import { type ValidationResult, validateWith } from "./validate-script.ts";
+import { type ValidationResult, validateCompiled, validateWith } from "./validate-script.ts";
 
 export interface ScriptRuntimeOptions {
   /** Sandbox processes kept warm; runs beyond this wait in line. Default 2. */
@@ -91,8 +92,18 @@ export class ScriptRuntime {
    * default export declares a sync or a lifecycle script. Refusals name file, line and column.
    */
   validateScript(source: string, filename: string): Promise<ValidationResult> {
-    return validateWith(source, filename, this.options.declarationTimeoutMs ?? 5000, (compiled, limits) =>
+    return validateWith(source, filename, this.declarationTimeoutMs(), (compiled, limits) =>
       this.execute(compiled, { mode: "declare", entry: "exec", input: "", context: {} }, limits, refusingHost),
+    );
+  }
+
+  /**
+   * Checks a CommonJS bundle built by Nango's CLI (`fileBody.js` of `nango deploy`) as
+   * validateScript checks a source; `source` is the script's TypeScript, kept for the record.
+   */
+  validateBundle(js: string, filename: string): Promise<ValidationResult> {
+    return validateCompiled(compileBundle(js, filename), js, filename, this.declarationTimeoutMs(), (c, limits) =>
+      this.execute(c, { mode: "declare", entry: "exec", input: "", context: {} }, limits, refusingHost),
     );
   }
 
@@ -120,6 +131,11 @@ export class ScriptRuntime {
       const error = { name: "CancelledError", message: cancelReason(request.signal) };
       return { status: "failed", startedAt: at, finishedAt: at, durationMs: 0, logs: [], logsTruncated: false, error };
     }
+  }
+
+  /** How long a script's top level may take when its declaration is read (zod's load included). */
+  private declarationTimeoutMs(): number {
+    return this.options.declarationTimeoutMs ?? 10_000;
   }
 
   /** The pool's processes, for diagnostics and tests. */

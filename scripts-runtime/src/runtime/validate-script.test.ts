@@ -49,6 +49,10 @@ export default createSync({
       endpoints: [{ method: "GET", path: "/google-calendar/watch-renewal" }],
       description: "Renews the calendar channel every day",
       version: "1.0.0",
+      models: {},
+      syncType: "full",
+      trackDeletes: false,
+      scopes: [],
     });
     expect(result.compiled.filename).toBe("google-calendar/watch-renewal.ts");
     expect(result.compiled.code).not.toContain("interface");

@@ -1,4 +1,4 @@
-import { compileScript } from "../compile/compile-script.ts";
+import { type CompileOutcome, compileScript } from "../compile/compile-script.ts";
 import type { CompiledScript, ScriptProblem } from "../compile/compiled-script.ts";
 import { locateDefaultExport, locateKey } from "../compile/locate.ts";
 import { readDeclaration } from "../declaration/read-declaration.ts";
@@ -25,7 +25,20 @@ export async function validateWith(
   timeoutMs: number,
   evaluate: Evaluate,
 ): Promise<ValidationResult> {
-  const compiledOutcome = await compileScript(source, filename);
+  return validateCompiled(await compileScript(source, filename), source, filename, timeoutMs, evaluate);
+}
+
+/**
+ * Evaluates a compiled script's top level to read and check its declaration; `source` is what the
+ * refusal's line numbers point into.
+ */
+export async function validateCompiled(
+  compiledOutcome: CompileOutcome,
+  source: string,
+  filename: string,
+  timeoutMs: number,
+  evaluate: Evaluate,
+): Promise<ValidationResult> {
   if (!compiledOutcome.ok) return compiledOutcome;
   const compiled = compiledOutcome.compiled;
   const limits: RunLimits = { ...DEFAULT_RUN_LIMITS, timeoutMs, maxLogBytes: 16 * 1024 };

@@ -7,6 +7,7 @@
 import type { ChildMessage, ChildOutcome, ParentMessage, RunJob } from "../protocol.ts";
 import { INITIAL_HEAP_BYTES, type QuickJSEngine, QuickJSEngines } from "./quickjs-engine.ts";
 import { SandboxRun } from "./sandbox-run.ts";
+import { importsZod, sandboxZodSource } from "./sandbox-zod.ts";
 
 /** Runs an instance serves before it is replaced, so that heap fragmentation cannot build up. */
 const RUNS_PER_ENGINE = 200;
@@ -24,6 +25,13 @@ async function start(runId: string, job: RunJob): Promise<void> {
     return;
   }
   let used: { value: QuickJSEngine; runs: number };
+  let zodSource: string | null = null;
+  try {
+    if (importsZod(job.code)) zodSource = await sandboxZodSource();
+  } catch (err) {
+    send({ type: "done", runId, outcome: fault(String(err)) });
+    return;
+  }
   try {
     if (!engine || engine.value.memoryBytes !== job.limits.memoryBytes || engine.runs >= RUNS_PER_ENGINE) {
       engine = { value: await engines.create(job.limits.memoryBytes), runs: 0 };
@@ -35,10 +43,15 @@ async function start(runId: string, job: RunJob): Promise<void> {
     return;
   }
   used.runs++;
-  const run = new SandboxRun(used.value, job, {
-    hostCall: (callId, method, args) => send({ type: "host-call", runId, callId, method, args }),
-    log: (level, message) => send({ type: "log", runId, level, message }),
-  });
+  const run = new SandboxRun(
+    used.value,
+    job,
+    {
+      hostCall: (callId, method, args) => send({ type: "host-call", runId, callId, method, args }),
+      log: (level, message) => send({ type: "log", runId, level, message }),
+    },
+    zodSource,
+  );
   current = { runId, run };
   const end = await run.execute();
   current = null;

@@ -155,6 +155,166 @@
     return metadata;
   };
 
+  // Records, checkpoints, pagination ----------------------------------------------------------------
+  const modelArgument = (name, model) => {
+    if (typeof model !== "string" || model === "") {
+      throw new TypeError(`nango.${name}: the model must be a non-empty string, got ${kindOf(model)}`);
+    }
+    return model;
+  };
+  const recordsArgument = (name, records) => {
+    if (!isArray(records))
+      throw new TypeError(`nango.${name}(records, model): records must be an array, got ${kindOf(records)}`);
+    return records;
+  };
+  const recordsCall = (name) => async (records, model) =>
+    call(name, [recordsArgument(name, records), modelArgument(name, model)]);
+  const getRecordsByIds = async (ids, model) => {
+    if (!isArray(ids))
+      throw new TypeError(`nango.getRecordsByIds(ids, model): ids must be an array, got ${kindOf(ids)}`);
+    const pairs = await call("getRecordsByIds", [ids, modelArgument("getRecordsByIds", model)]);
+    const byText = new Map(pairs);
+    const found = new Map();
+    for (const id of ids) if (byText.has(String(id))) found.set(id, byText.get(String(id)));
+    return found;
+  };
+
+  // Dotted paths ("data.items", "meta.next[0]") as Nango's pagination settings name fields.
+  const pathParts = (path) =>
+    String(path)
+      .replace(/\[(\d+)\]/g, ".$1")
+      .split(".")
+      .filter((p) => p !== "");
+  const getPath = (value, path) => {
+    let current = value;
+    for (const part of pathParts(path)) {
+      if (current === null || typeof current !== "object") return undefined;
+      current = current[part];
+    }
+    return current;
+  };
+  const setPath = (target, path, value) => {
+    const parts = pathParts(path);
+    let current = target;
+    for (let i = 0; i < parts.length - 1; i++) {
+      if (current[parts[i]] === null || typeof current[parts[i]] !== "object") current[parts[i]] = {};
+      current = current[parts[i]];
+    }
+    current[parts[parts.length - 1]] = value;
+  };
+  /** RFC 8288 Link header → { rel: url }. */
+  const linkRels = (header) => {
+    const out = {};
+    if (typeof header !== "string") return out;
+    for (const part of header.split(",")) {
+      const m = /<([^>]*)>(.*)/.exec(part.trim());
+      const rel = m && /rel="?([^";]+)"?/.exec(m[2]);
+      if (rel) for (const name of rel[1].trim().split(/\s+/)) out[name] = m[1];
+    }
+    return out;
+  };
+  const checkPagination = (p) => {
+    const need = (key, why) => {
+      if (!p[key]) throw new TypeError(`nango.paginate: ${key} is required ${why}`);
+    };
+    if (p.type === "cursor") {
+      need("cursor_name_in_request", "for cursor pagination");
+      need("cursor_path_in_response", "for cursor pagination");
+    } else if (p.type === "link") {
+      if (!p.link_rel_in_response_header && !p.link_path_in_response_body) {
+        throw new TypeError(
+          "nango.paginate: link pagination needs link_rel_in_response_header or link_path_in_response_body",
+        );
+      }
+    } else if (p.type === "offset") {
+      need("offset_name_in_request", "for offset pagination");
+    } else {
+      throw new TypeError(
+        `nango.paginate: pagination type ${stringify(p.type)} is not supported (cursor, link, offset)`,
+      );
+    }
+    if (p.limit && !p.limit_name_in_request)
+      throw new TypeError("nango.paginate: limit_name_in_request is required with limit");
+  };
+  let providerPagination;
+  /** Nango's paginate: the provider's settings (its definition's), overridden by `config.paginate`. */
+  const paginate = async function* (config) {
+    if (!isPlainObject(config))
+      throw new TypeError(`nango.paginate(config): config must be an object, got ${kindOf(config)}`);
+    providerPagination ??= await call("getPagination", []);
+    const given = isPlainObject(config.paginate) ? config.paginate : {};
+    const provider = providerPagination?.paginate;
+    if (!provider && !given.type) {
+      throw new TypeError(
+        "nango.paginate: this integration's provider has no pagination settings: pass config.paginate",
+      );
+    }
+    const p = { ...(provider || {}), ...given };
+    checkPagination(p);
+    const { paginate: _ignored, ...rest } = config;
+    const req = { ...rest, method: (config.method || "GET").toUpperCase() };
+    const inBody = given.in_body !== undefined ? given.in_body : ["POST", "PUT", "PATCH"].includes(req.method);
+    const state = { ...((inBody ? config.data : config.params) || {}) };
+    if (p.limit) state[p.limit_name_in_request] = p.limit;
+    const apply = () => {
+      if (!inBody) {
+        req.params = { ...state };
+        return;
+      }
+      const data = {};
+      for (const key of keys(state)) setPath(data, key, state[key]);
+      req.data = data;
+    };
+    const fetchPage = async () => {
+      const res = await call("proxy", [proxyConfig("paginate", req, null)]);
+      const page = p.response_path ? getPath(res.data, p.response_path) : res.data;
+      return { res, page };
+    };
+    if (p.type === "cursor") {
+      for (;;) {
+        apply();
+        const { res, page } = await fetchPage();
+        if (!page?.length) return;
+        yield page;
+        let next = getPath(res.data, p.cursor_path_in_response);
+        if (typeof next === "string") next = next.trim() || undefined;
+        else if (typeof next !== "number") next = undefined;
+        if (next === undefined) return;
+        state[p.cursor_name_in_request] = next;
+      }
+    }
+    if (p.type === "offset") {
+      let offset = p.offset_start_value || 0;
+      for (;;) {
+        state[p.offset_name_in_request] = inBody ? offset : String(offset);
+        apply();
+        const { page } = await fetchPage();
+        if (!page?.length) return;
+        yield page;
+        if (p.limit && page.length < Number(p.limit)) return;
+        offset += p.offset_calculation_method === "per-page" ? 1 : page.length;
+      }
+    }
+    apply();
+    let previous;
+    for (;;) {
+      const { res, page } = await fetchPage();
+      yield page;
+      let next = p.link_rel_in_response_header ? linkRels(res.headers.link)[p.link_rel_in_response_header] : undefined;
+      if (!next && p.link_path_in_response_body) next = getPath(res.data, p.link_path_in_response_body);
+      if (!next || next === previous) return;
+      previous = next;
+      const base = providerPagination.baseUrl;
+      if (base && next.startsWith(base)) req.endpoint = next.slice(base.length) || "/";
+      else if (/^https?:\/\//.test(next)) {
+        const m = /^(https?:\/\/[^/?#]+)(.*)$/.exec(next);
+        req.baseUrlOverride = m[1];
+        req.endpoint = m[2] || "/";
+      } else req.endpoint = next;
+      delete req.params;
+    }
+  };
+
   /** The `nango` object of one run; `context` comes from the caller of the run. */
   const makeNango = (context) =>
     freeze({
@@ -179,6 +339,23 @@
       setMetadata: async (metadata) => call("setMetadata", [metadataArgument("setMetadata", metadata)]),
       updateMetadata: async (metadata) => call("updateMetadata", [metadataArgument("updateMetadata", metadata)]),
       getWebhookURL: async () => call("getWebhookURL", []),
+      variant: context.variant ?? "base",
+      batchSave: recordsCall("batchSave"),
+      batchSend: recordsCall("batchSave"),
+      batchUpdate: recordsCall("batchUpdate"),
+      batchDelete: recordsCall("batchDelete"),
+      getRecordsByIds,
+      trackDeletesStart: async (model) => call("trackDeletesStart", [modelArgument("trackDeletesStart", model)]),
+      trackDeletesEnd: async (model) => call("trackDeletesEnd", [modelArgument("trackDeletesEnd", model)]),
+      deleteRecordsFromPreviousExecutions: async (model) =>
+        call("deleteRecordsFromPreviousExecutions", [modelArgument("deleteRecordsFromPreviousExecutions", model)]),
+      setMergingStrategy: async (merging, model) =>
+        call("setMergingStrategy", [merging, modelArgument("setMergingStrategy", model)]),
+      getCheckpoint: async () => call("getCheckpoint", []),
+      saveCheckpoint: async (checkpoint) => call("saveCheckpoint", [checkpoint]),
+      clearCheckpoint: async () => call("clearCheckpoint", []),
+      getEnvironmentVariables: async () => call("getEnvironmentVariables", []),
+      paginate,
       log: nangoLog,
       ActionError,
       uuid: () => native.uuid(),
@@ -319,6 +496,36 @@
     return `{"ok":true,"output":${json === undefined ? "null" : json}}`;
   };
 
+  // Zod schemas (zero-yaml models, an action's input and output) become JSON Schemas as Nango's CLI
+  // makes them: draft 7, what JSON cannot express as {}, dates as date-time strings, void as null.
+  const SCHEMA_FIELDS = ["input", "output", "metadata", "checkpoint"];
+  const isZod = (value) => value !== null && typeof value === "object" && isPlainObject(value._zod);
+  const dateAsString = (found) => {
+    if (found.zodSchema._zod.def.type !== "date") return;
+    found.jsonSchema.type = "string";
+    found.jsonSchema.format = "date-time";
+  };
+  const jsonSchemaOf = (schema) => {
+    const z = globalThis.__junctionZod;
+    if (!z) return { $unserializable: "zod" };
+    if (schema._zod.def.type === "void") return { type: "null" };
+    const out = z.toJSONSchema(schema, { target: "draft-7", unrepresentable: "any", override: dateAsString });
+    delete out.$schema;
+    return out;
+  };
+  const projectField = (key, value) => {
+    if (SCHEMA_FIELDS.includes(key) && isZod(value)) return jsonSchemaOf(value);
+    if (key === "models" && isPlainObject(value)) {
+      const models = {};
+      for (const name of keys(value)) {
+        const model = value[name];
+        models[name] = isZod(model) ? jsonSchemaOf(model) : parse(stringify(model) ?? "null");
+      }
+      return models;
+    }
+    return parse(stringify(value) ?? "null");
+  };
+
   /** The default export as JSON, functions replaced by a marker: read by the parent's declaration check. */
   const describe = (namespace) => {
     const declaration = namespace.default;
@@ -336,7 +543,7 @@
         continue;
       }
       try {
-        fields[key] = parse(stringify(value) ?? "null");
+        fields[key] = projectField(key, value);
       } catch {
         fields[key] = { $unserializable: typeof value };
       }

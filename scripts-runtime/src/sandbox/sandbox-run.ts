@@ -72,13 +72,17 @@ export class SandboxRun {
     private readonly engine: QuickJSEngine,
     private readonly job: RunJob,
     reporter: RunReporter,
+    /** The `zod` module's source when the script imports it (sandbox-zod.ts), else null. */
+    zodSource: string | null = null,
   ) {
     this.logs = new LogBudget(job.limits.maxLogBytes, (level, message) => reporter.log(level, message));
     this.rt = engine.module.newRuntime();
     this.rt.setMaxStackSize(MAX_STACK_BYTES);
-    this.rt.setModuleLoader((name) =>
-      name === "nango" ? NANGO_MODULE : { error: new Error(`import "${name}" is not available in scripts`) },
-    );
+    this.rt.setModuleLoader((name) => {
+      if (name === "nango") return NANGO_MODULE;
+      if (name === "zod" && zodSource !== null) return zodSource;
+      return { error: new Error(`import "${name}" is not available in scripts`) };
+    });
     this.ctx = this.rt.newContext();
     this.natives = new SandboxNatives(this.ctx, {
       hostCall: (callId, method, args) => reporter.hostCall(callId, method, args),

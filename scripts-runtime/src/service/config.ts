@@ -50,6 +50,30 @@ export const scriptsConfigSchema = z.object({
   webhookPauseMs: int(600_000, 1000, 86_400_000),
   /** How long "this integration has no webhook subscriptions" is remembered by the notification sink. */
   subscriptionCacheMs: int(1000, 0, 60_000),
+  /** Records one sync run may save, update or delete (batchSave, batchUpdate, batchDelete). */
+  maxRecordsPerRun: int(5_000_000, 1, 1_000_000_000),
+  /** Send the `sync` webhook after every successful run, also when it changed nothing (Nango: only on changes). */
+  syncWebhookAlways: z
+    .enum(["true", "false"])
+    .default("false")
+    .transform((v) => v === "true"),
+  /** `nango.getEnvironmentVariables()`: a JSON object of names and values, e.g. {"REGION":"eu"}. */
+  environmentVariables: z
+    .string()
+    .default("{}")
+    .transform((text, ctx) => {
+      try {
+        const parsed = JSON.parse(text) as unknown;
+        if (parsed && typeof parsed === "object" && !Array.isArray(parsed)) {
+          const entries = Object.entries(parsed as Record<string, unknown>);
+          if (entries.every(([, v]) => typeof v === "string")) {
+            return entries.map(([name, value]) => ({ name, value: value as string }));
+          }
+        }
+      } catch {}
+      ctx.addIssue({ code: "custom", message: 'must be a JSON object of strings, e.g. {"REGION":"eu"}' });
+      return z.NEVER;
+    }),
 });
 
 export type ScriptsConfig = z.infer<typeof scriptsConfigSchema>;

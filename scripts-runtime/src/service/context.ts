@@ -9,6 +9,7 @@ import type { ScriptsConfig } from "./config.ts";
 import type { ProxyScope } from "./host/proxy-call.ts";
 import type { ProxyConfiguration, ProxyResponse } from "../runtime/script-host.ts";
 import type { ScriptsServiceStore } from "./store/service-store.ts";
+import type { RecordStore } from "../records/record-store.ts";
 
 /** What the scripts service needs; passed in, never module-level. */
 export interface ScriptsServiceDeps {
@@ -18,6 +19,8 @@ export interface ScriptsServiceDeps {
   runs: ScriptRunStore;
   /** Sync schedules and script options. */
   store: ScriptsServiceStore;
+  /** The syncs' records and checkpoints. */
+  records: RecordStore;
   /**
    * Clients of the other services, as the gateway has them: the connection service (connections,
    * metadata, integrations) and the proxy service (what /proxy resolves and reports). A function: in

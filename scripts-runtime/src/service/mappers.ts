@@ -64,6 +64,7 @@ function declaration(d: ScriptDeclaration) {
       endpoints: d.endpoints,
       description: d.description ?? "",
       version: d.version ?? "",
+      scopes: d.scopes ?? [],
     };
   }
   if (d.kind === "on-event") {
@@ -84,6 +85,10 @@ function declaration(d: ScriptDeclaration) {
     endpoints: d.endpoints,
     description: d.description ?? "",
     version: d.version ?? "",
+    models: (d.models ?? {}) as JsonObject,
+    syncType: d.syncType ?? "full",
+    trackDeletes: d.trackDeletes ?? false,
+    scopes: d.scopes ?? [],
   };
 }
 

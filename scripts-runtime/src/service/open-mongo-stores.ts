@@ -3,8 +3,9 @@ import { MongoScriptRunStore } from "../store/mongo-script-run-store.ts";
 import { MongoScriptStore } from "../store/mongo-script-store.ts";
 import type { ScriptsStores } from "./open-stores.ts";
 import { MongoScriptsServiceStore } from "./store/mongo-service-store.ts";
+import { MongoRecordStore } from "../records/mongo-record-store.ts";
 
-/** The scripts service's three stores on MongoDB, sharing one client. */
+/** The scripts service's stores on MongoDB, sharing one client. */
 export async function openMongoScriptsStores(url: string, database: string): Promise<ScriptsStores> {
   const client = await new MongoClient(url).connect();
   try {
@@ -13,7 +14,8 @@ export async function openMongoScriptsStores(url: string, database: string): Pro
     const runs = new MongoScriptRunStore(mdb);
     await Promise.all([scripts.createIndexes(), runs.createIndexes()]);
     const service = await MongoScriptsServiceStore.open(mdb);
-    return { scripts, runs, service, close: () => client.close() };
+    const records = await MongoRecordStore.open(client, mdb);
+    return { scripts, runs, service, records, close: () => client.close() };
   } catch (err) {
     await client.close();
     throw err;

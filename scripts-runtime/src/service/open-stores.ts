@@ -6,12 +6,15 @@ import { SqliteScriptStore } from "../store/sqlite-script-store.ts";
 import type { ScriptRunStore, ScriptStore } from "../store/stores.ts";
 import type { ScriptsServiceStore } from "./store/service-store.ts";
 import { SqliteScriptsServiceStore } from "./store/sqlite-service-store.ts";
+import type { RecordStore } from "../records/record-store.ts";
+import { SqliteRecordStore } from "../records/sqlite-record-store.ts";
 
-/** The three stores of the scripts service, on one database. */
+/** The stores of the scripts service, on one database. */
 export interface ScriptsStores {
   scripts: ScriptStore;
   runs: ScriptRunStore;
   service: ScriptsServiceStore;
+  records: RecordStore;
   close(): Promise<void>;
 }
 
@@ -32,11 +35,12 @@ export async function openScriptsStores(cfg: CommonConfig, db?: Database): Promi
     scripts: new SqliteScriptStore(database),
     runs: new SqliteScriptRunStore(database),
     service: new SqliteScriptsServiceStore(database),
+    records: new SqliteRecordStore(database),
   };
   return {
     ...stores,
     async close() {
-      await Promise.all([stores.scripts.close(), stores.runs.close(), stores.service.close()]);
+      await Promise.all([stores.scripts.close(), stores.runs.close(), stores.service.close(), stores.records.close()]);
       if (owned) database.close();
     },
   };

@@ -5,6 +5,7 @@ import type { RunTrigger, ScriptRunRecord, ScriptVersionRecord } from "../store/
 import type { ScriptsServiceContext } from "./context.ts";
 import { FailureLog } from "./host/host-failure.ts";
 import { createRunHost } from "./host/run-host.ts";
+import { BASE_VARIANT, openRunData } from "./host/sync-run-data.ts";
 import { type ScriptMetrics, scriptMetrics } from "./script-metrics.ts";
 import { keepActionOutput } from "./triggers/action-output.ts";
 
@@ -130,11 +131,15 @@ export class ScriptRunner {
       connectionId: plan.connectionId,
       runId: record.id,
     };
-    const host = createRunHost(
-      { clients: this.ctx.clients(), proxy: this.ctx.proxy, logger: this.ctx.logger },
-      scope,
-      failures,
-    );
+    const data = await openRunData(this.ctx, record, plan);
+    const host = {
+      ...createRunHost(
+        { clients: this.ctx.clients(), proxy: this.ctx.proxy, logger: this.ctx.logger },
+        scope,
+        failures,
+      ),
+      records: data.records,
+    };
     let result: RunResult;
     const controller = new AbortController();
     this.cancellable.set(record.id, controller);
@@ -153,6 +158,7 @@ export class ScriptRunner {
           connectionId: plan.connectionId,
           scriptName: record.scriptName,
           ...(plan.lastSyncDate ? { lastSyncDate: plan.lastSyncDate } : {}),
+          variant: BASE_VARIANT,
         },
         limits: this.ctx.limits,
         host,
@@ -196,6 +202,7 @@ export class ScriptRunner {
       });
       return { record: { ...record, status: result.status, error: result.error ?? null }, transient: true };
     }
+    await data.finish(result);
     await plan
       .beforeRecord?.({ status: result.status, startedAt: record.startedAt })
       .catch((err: unknown) => this.ctx.logger.error("script run end not handled", { runId: record.id, error: err }));

@@ -41,6 +41,7 @@ export const scriptsSpec: ServiceSpec<
       scripts: stores.scripts,
       runs: stores.runs,
       store: stores.service,
+      records: stores.records,
       clients: () => clients,
       bus: ctx.bus,
       clock: ctx.clock,

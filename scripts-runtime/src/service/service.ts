@@ -7,7 +7,9 @@ import { proxyMetrics } from "@junction/upstream-proxy";
 import { ScriptRuntime } from "../runtime/script-runtime.ts";
 import type { ScriptsServiceContext, ScriptsServiceDeps } from "./context.ts";
 import { actionHandlers } from "./handlers/action-handlers.ts";
+import { recordHandlers } from "./handlers/record-handlers.ts";
 import { runHandlers } from "./handlers/run-handlers.ts";
+import { deployBundlesHandler } from "./deploy/deploy-bundles.ts";
 import { scriptHandlers } from "./handlers/script-handlers.ts";
 import { syncControlHandlers } from "./handlers/sync-control-handlers.ts";
 import { triggerHandlers } from "./handlers/trigger-handlers.ts";
@@ -86,10 +88,12 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
   const scheduler = new SyncScheduler(ctx, syncs);
   const service: ServiceImpl<typeof ScriptsService> = {
     ...scriptHandlers(ctx, scheduler),
+    ...deployBundlesHandler(ctx, scheduler),
     ...runHandlers(ctx, runner),
     ...triggerHandlers(ctx, runner, syncs),
     ...syncControlHandlers(ctx, syncs, scheduler),
     ...actionHandlers(ctx, runner),
+    ...recordHandlers(ctx),
   };
   let worker: Subscription | undefined;
 

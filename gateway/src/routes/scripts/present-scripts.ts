@@ -54,6 +54,13 @@ export const versionAnswer = z
     auto_start: z.boolean().nullable(),
     webhook_subscriptions: z.array(z.string()),
     endpoints: z.array(z.object({ method: z.string(), path: z.string() })),
+    models: z
+      .record(z.string(), z.unknown())
+      .optional()
+      .describe("Syncs only: the JSON Schema of each model its records follow (zero-yaml zod models converted)."),
+    sync_type: z.enum(["full", "incremental"]).optional().describe("Syncs only: Nango's syncType."),
+    track_deletes: z.boolean().optional().describe("Syncs only: Nango's trackDeletes."),
+    scopes: z.array(z.string()).optional().describe("Syncs and actions: the scopes declared."),
     input_schema: z.unknown().optional().describe("Actions only: the JSON Schema of the input, or null."),
     output_schema: z.unknown().optional().describe("Actions only: the JSON Schema of the output, or null."),
     description: z.string().nullable(),
@@ -108,7 +115,10 @@ function presentDeclaration(d: ScriptDeclaration | undefined) {
     auto_start: sync ? d.autoStart : null,
     webhook_subscriptions: sync ? d.webhookSubscriptions : [],
     endpoints: sync || action ? d.endpoints.map((e) => ({ method: e.method, path: e.path })) : [],
-    ...(action ? { input_schema: d.inputSchema ?? null, output_schema: d.outputSchema ?? null } : {}),
+    ...(sync
+      ? { models: d.models ?? {}, sync_type: d.syncType || "full", track_deletes: d.trackDeletes, scopes: d.scopes }
+      : {}),
+    ...(action ? { input_schema: d.inputSchema ?? null, output_schema: d.outputSchema ?? null, scopes: d.scopes } : {}),
     description: d?.description || null,
   };
 }

@@ -36,8 +36,13 @@ const statusAnswer = z.object({
       finishedAt: isoOrNull.optional().describe("When its latest run ended; absent while none has, or one runs."),
       nextScheduledSyncAt: isoOrNull,
       frequency: z.string(),
-      recordCount: z.object({}).strict().describe("Always empty: Junction keeps no records."),
-      checkpoint: z.null().describe("Always null: Junction keeps no checkpoints."),
+      recordCount: z
+        .record(z.string(), z.number())
+        .describe("Records kept per model of the sync (deleted ones included)."),
+      checkpoint: z
+        .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+        .nullable()
+        .describe("The sync's checkpoint for the connection (nango.saveCheckpoint), null when none."),
       latest_run_id: z.string().nullable().describe("Its latest run (GET /scripts/runs/{id})."),
     }),
   ),
@@ -55,8 +60,8 @@ const STATES: Record<SyncState, string> = {
 
 /**
  * GET /sync/status, POST /sync/pause and /sync/start, PUT /sync/update-connection-frequency, in
- * Nango's shapes (issue 20, item 6). Junction keeps no records, models or checkpoints: `recordCount`
- * is `{}`, `checkpoint` null, and `type` and `latestResult` are left out.
+ * Nango's shapes (issue 20, item 6): `recordCount` per model and `checkpoint` from the records store;
+ * `type` and `latestResult` are left out.
  */
 export function syncControlRoutes(): Route[] {
   const pauseOrStart = (path: string, paused: boolean): Route => ({
@@ -105,8 +110,8 @@ export function syncControlRoutes(): Route[] {
             ...(s.finishedAtMs > 0n ? { finishedAt: iso(s.finishedAtMs) } : {}),
             nextScheduledSyncAt: iso(s.nextScheduledAtMs),
             frequency: s.frequency,
-            recordCount: {},
-            checkpoint: null,
+            recordCount: Object.fromEntries(Object.entries(s.recordCount).map(([m, n]) => [m, Number(n)])),
+            checkpoint: (s.checkpoint as Record<string, string | number | boolean> | undefined) ?? null,
             latest_run_id: s.latestRunId || null,
           })),
         });
@@ -115,7 +120,7 @@ export function syncControlRoutes(): Route[] {
         summary: "Get the status of syncs",
         description:
           "Per sync and connection (`syncs`: names separated by commas, or `*` for every one). " +
-          "`recordCount` is empty and `checkpoint` null: Junction keeps no records.",
+          "`recordCount` counts the records of each of its models, `checkpoint` is what the sync saved last.",
         tags: ["Syncs"],
         query: statusQuery,
         responses: { 200: statusAnswer },

@@ -21,7 +21,7 @@ const triggerAnswer = z.object({
 
 /**
  * Nango's body (strict): `syncs` as names or `{name, variant}`; `opts` (`reset`: a full refresh;
- * `emptyCache`: nothing to empty in Junction), or the older `sync_mode` / `full_resync`. Only the
+ * `emptyCache`: the records of the sync's models removed first), or the older `sync_mode` / `full_resync`. Only the
  * base variant exists in Junction.
  */
 const triggerBody = z
@@ -72,6 +72,7 @@ export function syncTriggerRoute(): Route {
         connectionId,
         syncs: syncNames(body.syncs),
         syncMode: full ? SyncMode.FULL_REFRESH : SyncMode.INCREMENTAL,
+        emptyCache: body.opts?.emptyCache === true || body.sync_mode === "full_refresh_and_clear_cache",
       });
       return json({
         success: true,

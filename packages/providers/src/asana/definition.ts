@@ -33,4 +33,12 @@ export const asana = {
     idPath: "data.gid",
     docsUrl: "https://developers.asana.com/reference/getuser",
   },
+  // PAGINATION: https://developers.asana.com/docs/pagination (as Nango's providers.yaml, proxy.paginate)
+  paginate: {
+    type: "cursor",
+    cursor_name_in_request: "offset",
+    cursor_path_in_response: "next_page.offset",
+    response_path: "data",
+    limit_name_in_request: "limit",
+  },
 } satisfies ProviderDefinitionInput;

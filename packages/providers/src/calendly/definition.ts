@@ -49,4 +49,9 @@ export const calendly = {
     docsUrl: "https://developer.calendly.com/api-docs/calendly-api/users/get-current-user",
   },
   allowedOverrideHosts: ["api.calendly.com"],
+  // PAGINATION: https://developer.calendly.com/api-docs/ZG9jOjM2MzE2MDM4-pagination (as Nango's providers.yaml, proxy.paginate)
+  paginate: {
+    type: "link",
+    link_path_in_response_body: "pagination.next_page",
+  },
 } satisfies ProviderDefinitionInput;

@@ -133,6 +133,36 @@ const apiKeySchema = z.strictObject({
   prefix: headerTextSchema.default(""),
 });
 
+/**
+ * How the provider's list endpoints page (Nango's `proxy.paginate`, what a script's `nango.paginate`
+ * uses unless it passes its own): field names as Nango's, dotted paths into the answer.
+ */
+const paginateSchema = z.discriminatedUnion("type", [
+  z.strictObject({
+    type: z.literal("cursor"),
+    cursor_name_in_request: z.string().min(1),
+    cursor_path_in_response: z.string().min(1),
+    response_path: z.string().min(1).optional(),
+    limit_name_in_request: z.string().min(1).optional(),
+  }),
+  z.strictObject({
+    type: z.literal("link"),
+    link_rel_in_response_header: z.string().min(1).optional(),
+    link_path_in_response_body: z.string().min(1).optional(),
+    response_path: z.string().min(1).optional(),
+    limit_name_in_request: z.string().min(1).optional(),
+  }),
+  z.strictObject({
+    type: z.literal("offset"),
+    offset_name_in_request: z.string().min(1),
+    offset_start_value: z.number().int().optional(),
+    offset_calculation_method: z.enum(["per-page", "by-response-size"]).optional(),
+    response_path: z.string().min(1).optional(),
+    limit_name_in_request: z.string().min(1).optional(),
+  }),
+]);
+export type ProviderPagination = z.output<typeof paginateSchema>;
+
 export const providerDefinitionSchema = z
   .strictObject({
     /** Catalogue name: lower-case letters, digits and dashes. */
@@ -188,6 +218,8 @@ export const providerDefinitionSchema = z
     allowedOverrideHosts: z.array(z.string().min(1)).default([]),
     /** Connections read the account's email (the adapter's reader) and store connection_config.emailAddressHash. */
     storesEmailHash: z.boolean().default(false),
+    /** How its list endpoints page, for scripts' `nango.paginate`. */
+    paginate: paginateSchema.optional(),
   })
   .superRefine((d, ctx) => {
     const need = (field: "authorizationUrl" | "tokenUrl") => {

@@ -34,4 +34,10 @@ export const github = {
     idPath: "id",
     docsUrl: "https://docs.github.com/en/rest/users/users#get-the-authenticated-user",
   },
+  // PAGINATION: https://docs.github.com/en/rest/using-the-rest-api/using-pagination-in-the-rest-api (as Nango's providers.yaml, proxy.paginate)
+  paginate: {
+    type: "link",
+    link_rel_in_response_header: "next",
+    limit_name_in_request: "per_page",
+  },
 } satisfies ProviderDefinitionInput;

@@ -43,6 +43,14 @@ export const googleCalendar: ProviderAdapter = {
     defaultScopes: ["openid", "email", `${CAL}/calendar.readonly`],
     webhookHeaders: GOOGLE_WEBHOOK_HEADERS,
     allowedOverrideHosts: ["www.googleapis.com", "calendar.googleapis.com"],
+    // PAGINATION: https://developers.google.com/calendar/api/guides/pagination (as Nango's providers.yaml, proxy.paginate)
+    paginate: {
+      type: "cursor",
+      cursor_name_in_request: "pageToken",
+      cursor_path_in_response: "nextPageToken",
+      response_path: "items",
+      limit_name_in_request: "maxSize",
+    },
     storesEmailHash: true,
     authMode: "OAUTH2",
     docsUrl: "https://developers.google.com/workspace/calendar/api/guides/auth",

@@ -33,4 +33,12 @@ export const hubspot = {
     idPath: "portalId",
     docsUrl: "https://developers.hubspot.com/docs/api/settings/account-information-api",
   },
+  // PAGINATION: https://developers.hubspot.com/docs/api/crm/understanding-the-crm#paging-through-results (as Nango's providers.yaml, proxy.paginate)
+  paginate: {
+    type: "cursor",
+    cursor_name_in_request: "after",
+    cursor_path_in_response: "paging.next.after",
+    response_path: "results",
+    limit_name_in_request: "limit",
+  },
 } satisfies ProviderDefinitionInput;

@@ -32,4 +32,12 @@ export const jira = {
   identity: atlassianIdentity(
     "https://developer.atlassian.com/cloud/jira/platform/oauth-2-3lo-apps/#how-do-i-retrieve-the-public-profile-of-the-authenticated-user-",
   ),
+  // PAGINATION: https://developer.atlassian.com/cloud/jira/platform/rest/v3/intro/#pagination (as Nango's providers.yaml, proxy.paginate)
+  paginate: {
+    type: "link",
+    link_rel_in_response_header: "next",
+    link_path_in_response_body: "_links.next",
+    response_path: "results",
+    limit_name_in_request: "limit",
+  },
 } satisfies ProviderDefinitionInput;

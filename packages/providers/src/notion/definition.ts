@@ -27,4 +27,12 @@ export const notion = {
     idPath: "id",
     docsUrl: "https://developers.notion.com/reference/get-self",
   },
+  // PAGINATION: https://developers.notion.com/reference/intro#pagination (as Nango's providers.yaml, proxy.paginate)
+  paginate: {
+    type: "cursor",
+    cursor_name_in_request: "start_cursor",
+    cursor_path_in_response: "next_cursor",
+    response_path: "results",
+    limit_name_in_request: "page_size",
+  },
 } satisfies ProviderDefinitionInput;

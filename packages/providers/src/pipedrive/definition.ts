@@ -34,4 +34,11 @@ export const pipedrive = {
     idPath: "data.id",
     docsUrl: "https://developers.pipedrive.com/docs/api/v1/Users#getCurrentUser",
   },
+  // PAGINATION: https://pipedrive.readme.io/docs/core-api-concepts-pagination (as Nango's providers.yaml, proxy.paginate)
+  paginate: {
+    type: "offset",
+    offset_name_in_request: "start",
+    response_path: "data",
+    limit_name_in_request: "limit",
+  },
 } satisfies ProviderDefinitionInput;

@@ -33,4 +33,11 @@ export const slack = {
   // OAUTH: the answer names the workspace in team.id.
   connectionConfig: [{ key: "team_id", from: "token_response", path: "team.id" }],
   identity: { url: "/auth.test", idPath: "team_id", docsUrl: "https://docs.slack.dev/reference/methods/auth.test" },
+  // PAGINATION: https://api.slack.com/apis/pagination (as Nango's providers.yaml, proxy.paginate)
+  paginate: {
+    type: "cursor",
+    cursor_name_in_request: "cursor",
+    cursor_path_in_response: "response_metadata.next_cursor",
+    limit_name_in_request: "limit",
+  },
 } satisfies ProviderDefinitionInput;

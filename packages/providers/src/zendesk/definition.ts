@@ -39,4 +39,10 @@ export const zendesk = {
     idPath: "user.id",
     docsUrl: "https://developer.zendesk.com/api-reference/ticketing/users/users/#show-self",
   },
+  // PAGINATION: https://developer.zendesk.com/api-reference/introduction/pagination/ (as Nango's providers.yaml, proxy.paginate)
+  paginate: {
+    type: "link",
+    link_path_in_response_body: "next_page",
+    limit_name_in_request: "per_page",
+  },
 } satisfies ProviderDefinitionInput;

@@ -42,4 +42,11 @@ export const zoom = {
     docsUrl: "https://developers.zoom.us/docs/api/users/#tag/users/GET/users/{userId}",
   },
   allowedOverrideHosts: ["api.zoom.us"],
+  // PAGINATION: https://developers.zoom.us/docs/api/using-zoom-apis/#pagination (as Nango's providers.yaml, proxy.paginate)
+  paginate: {
+    type: "cursor",
+    cursor_name_in_request: "next_page_token",
+    cursor_path_in_response: "next_page_token",
+    limit_name_in_request: "page_size",
+  },
 } satisfies ProviderDefinitionInput;

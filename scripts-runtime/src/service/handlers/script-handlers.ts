@@ -1,6 +1,9 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { newId } from "@junction/platform";
+import type { CompiledScript } from "../../compile/compiled-script.ts";
+import type { ScriptDeclaration } from "../../declaration/script-declaration.ts";
+import type { ScriptVersionRecord } from "../../store/records.ts";
 import type { ScriptsServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { toScript, toScriptVersion } from "../mappers.ts";
@@ -9,7 +12,7 @@ import type { SyncScheduler } from "../scheduler/sync-scheduler.ts";
 import { callService } from "./call-service.ts";
 
 /** Script names: what /sync/trigger names, so plain and short. */
-const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+export const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "deployScript" | "listScripts" | "getScript" | "removeScript">;
 
@@ -37,32 +40,16 @@ export function scriptHandlers(ctx: ScriptsServiceContext, scheduler: SyncSchedu
       const filename = req.filename || `${name}.ts`;
       const checked = await (await ctx.runtime()).validateScript(req.source, filename);
       if (!checked.ok) throw errors.invalidScript(checked.error);
-      const now = ctx.clock.now();
-      const version = await ctx.scripts.addVersion({
-        id: newId("scr", now),
+      const version = await storeVersion(ctx, scheduler, {
         environmentId: env,
         providerConfigKey: key,
         name,
         source: req.source,
-        compiled: checked.compiled,
-        declaration: checked.declaration,
-        createdAt: now,
+        checked,
       });
       if (req.forwardWebhooksToo !== undefined) {
         await ctx.store.setOptions(env, key, name, { forwardWebhooksToo: req.forwardWebhooksToo });
       }
-      if (version.declaration.kind === "sync") {
-        if ((await scheduleForAllConnections(ctx, version)) > 0) scheduler.poke();
-      } else {
-        // A sync replaced by a lifecycle script of the same name runs on its schedule no more.
-        await ctx.store.removeScriptSchedules(env, key, name);
-      }
-      ctx.logger.info("script deployed", {
-        integration: key,
-        script: name,
-        version: version.version,
-        kind: version.declaration.kind,
-      });
       return { script: toScript(version, await options(env, key, name)) };
     },
 
@@ -92,12 +79,61 @@ export function scriptHandlers(ctx: ScriptsServiceContext, scheduler: SyncSchedu
       const env = await ctx.environment();
       const key = required(req.providerConfigKey, "provider_config_key");
       const name = required(req.name, "name");
-      const removed = await ctx.scripts.remove(env, key, name);
+      const removed = await removeScript(ctx, env, key, name);
       if (removed === 0) throw errors.unknownScript(key, name);
-      await ctx.store.removeScriptSchedules(env, key, name);
-      await ctx.store.removeOptions(env, key, name);
-      ctx.logger.info("script removed", { integration: key, script: name, versions: removed });
       return { removedVersions: removed };
     },
   };
+}
+
+/** A checked script to store as a new version of `name`. */
+export interface NewVersion {
+  environmentId: string;
+  providerConfigKey: string;
+  name: string;
+  source: string;
+  checked: { compiled: CompiledScript; declaration: ScriptDeclaration };
+}
+
+/** Stores a new version and brings the schedules in line with what it declares. */
+export async function storeVersion(
+  ctx: ScriptsServiceContext,
+  scheduler: SyncScheduler,
+  input: NewVersion,
+): Promise<ScriptVersionRecord> {
+  const { environmentId: env, providerConfigKey: key, name } = input;
+  const now = ctx.clock.now();
+  const version = await ctx.scripts.addVersion({
+    id: newId("scr", now),
+    environmentId: env,
+    providerConfigKey: key,
+    name,
+    source: input.source,
+    compiled: input.checked.compiled,
+    declaration: input.checked.declaration,
+    createdAt: now,
+  });
+  if (version.declaration.kind === "sync") {
+    if ((await scheduleForAllConnections(ctx, version)) > 0) scheduler.poke();
+  } else {
+    // A sync replaced by a lifecycle script of the same name runs on its schedule no more.
+    await ctx.store.removeScriptSchedules(env, key, name);
+  }
+  ctx.logger.info("script deployed", {
+    integration: key,
+    script: name,
+    version: version.version,
+    kind: version.declaration.kind,
+  });
+  return version;
+}
+
+/** Removes every version of a script, its schedules and its options; how many versions there were. */
+export async function removeScript(ctx: ScriptsServiceContext, env: string, key: string, name: string) {
+  const removed = await ctx.scripts.remove(env, key, name);
+  if (removed === 0) return 0;
+  await ctx.store.removeScriptSchedules(env, key, name);
+  await ctx.store.removeOptions(env, key, name);
+  ctx.logger.info("script removed", { integration: key, script: name, versions: removed });
+  return removed;
 }

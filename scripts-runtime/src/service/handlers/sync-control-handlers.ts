@@ -8,6 +8,7 @@ import { errors } from "../errors.ts";
 import type { SyncRuns } from "../scheduler/sync-runs.ts";
 import type { SyncScheduler } from "../scheduler/sync-scheduler.ts";
 import type { ScheduleKey } from "../store/records.ts";
+import { BASE_VARIANT } from "../host/sync-run-data.ts";
 import { callService } from "./call-service.ts";
 import { connectionsOf, deployedSyncs } from "./deployed-syncs.ts";
 
@@ -98,6 +99,7 @@ async function statusOf(ctx: ScriptsServiceContext, syncs: SyncRuns, key: Schedu
   const d = version.declaration;
   const paused = row ? row.nextDueAt === null : !(d.kind === "sync" && d.autoStart);
   const failed = latest !== null && latest.status !== "running" && latest.status !== "succeeded";
+  const records = await syncRecords(ctx, key, d.kind === "sync" ? Object.keys(d.models ?? {}) : []);
   const state = running ? SyncState.RUNNING : paused ? SyncState.PAUSED : failed ? SyncState.ERROR : SyncState.SUCCESS;
   return {
     id: syncId(key),
@@ -108,7 +110,24 @@ async function statusOf(ctx: ScriptsServiceContext, syncs: SyncRuns, key: Schedu
     nextScheduledAtMs: BigInt(row?.nextDueAt ?? 0),
     frequency: row?.frequency?.text ?? (d.kind === "sync" ? d.frequency : ""),
     latestRunId: latest?.id ?? "",
+    ...records,
   };
+}
+
+/** Nango's `recordCount` (per model of the sync; every model of the connection when it declares none) and `checkpoint`. */
+async function syncRecords(ctx: ScriptsServiceContext, key: ScheduleKey, declared: string[]) {
+  const scope = {
+    environmentId: key.environmentId,
+    providerConfigKey: key.providerConfigKey,
+    connectionId: key.connectionId,
+  };
+  const recordCount: Record<string, bigint> = {};
+  for (const m of await ctx.records.models(scope)) {
+    if (m.variant !== BASE_VARIANT || (declared.length > 0 && !declared.includes(m.model))) continue;
+    recordCount[m.model] = BigInt(m.count);
+  }
+  const checkpoint = await ctx.records.getCheckpoint({ ...scope, syncName: key.scriptName, variant: BASE_VARIANT });
+  return { recordCount, ...(checkpoint ? { checkpoint } : {}) };
 }
 
 /** The latest run of a sync's exec for a connection (schedule or trigger; not its onWebhook runs). */

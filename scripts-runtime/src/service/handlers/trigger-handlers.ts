@@ -9,6 +9,7 @@ import { runLifecycleEvent } from "../triggers/lifecycle-runs.ts";
 import { dispatchNotification } from "../triggers/webhook-dispatch.ts";
 import { WebhookRunLimiter } from "../triggers/webhook-run-limiter.ts";
 import { callService } from "./call-service.ts";
+import { resetRecords } from "./reset-records.ts";
 import { connectionsOf, deployedSyncs } from "./deployed-syncs.ts";
 
 type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "triggerSyncs" | "runLifecycleEvent" | "dispatchNotification">;
@@ -46,6 +47,10 @@ export function triggerHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner
           const d = version.declaration;
           const scheduleKey = { environmentId: env, providerConfigKey: key, scriptName: version.name, connectionId };
           const due = d.kind === "sync" && d.autoStart ? now + d.frequencyMs : null;
+          await resetRecords(ctx, scheduleKey, version, {
+            checkpoint: mode === "full_refresh",
+            records: req.emptyCache,
+          });
           const outcome = await syncs.trigger(scheduleKey, version, mode, due);
           if ("started" in outcome) started.push(outcome.started);
           else if ("queued" in outcome) queued.push({ name: version.name, connectionId });

@@ -14,7 +14,7 @@ import type { JsonObject, Message } from "@bufbuild/protobuf";
  * Describes the file junction/scripts/v1/scripts_service.proto.
  */
 export const file_junction_scripts_v1_scripts_service: GenFile = /*@__PURE__*/
-  fileDesc("CilqdW5jdGlvbi9zY3JpcHRzL3YxL3NjcmlwdHNfc2VydmljZS5wcm90bxITanVuY3Rpb24uc2NyaXB0cy52MSIuCg5TY3JpcHRFbmRwb2ludBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCSKnAwoRU2NyaXB0RGVjbGFyYXRpb24SLQoEa2luZBgBIAEoDjIfLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0S2luZBIRCglmcmVxdWVuY3kYAiABKAkSFAoMZnJlcXVlbmN5X21zGAMgASgDEhIKCmF1dG9fc3RhcnQYBCABKAgSHQoVd2ViaG9va19zdWJzY3JpcHRpb25zGAUgAygJEhYKDmhhc19vbl93ZWJob29rGAYgASgIEjYKCWVuZHBvaW50cxgHIAMoCzIjLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0RW5kcG9pbnQSMgoFZXZlbnQYCCABKA4yIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpZmVjeWNsZUV2ZW50EhMKC2Rlc2NyaXB0aW9uGAkgASgJEg8KB3ZlcnNpb24YCiABKAkSLQoMaW5wdXRfc2NoZW1hGAsgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIuCg1vdXRwdXRfc2NoZW1hGAwgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdCLSAQoNU2NyaXB0VmVyc2lvbhIKCgJpZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEgwKBG5hbWUYAyABKAkSDwoHdmVyc2lvbhgEIAEoBRIQCghmaWxlbmFtZRgFIAEoCRI7CgtkZWNsYXJhdGlvbhgGIAEoCzImLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0RGVjbGFyYXRpb24SEwoLc291cmNlX2hhc2gYByABKAkSFQoNY3JlYXRlZF9hdF9tcxgIIAEoAyJaCgZTY3JpcHQSMgoGbGF0ZXN0GAEgASgLMiIuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRWZXJzaW9uEhwKFGZvcndhcmRfd2ViaG9va3NfdG9vGAIgASgIIm4KCFJ1bkVycm9yEgwKBG5hbWUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRINCgVzdGFjaxgDIAEoCRIOCgZzdGF0dXMYBCABKAUSJAoEYm9keRgFIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZSJYCghMb2dFbnRyeRIsCgVsZXZlbBgBIAEoDjIdLmp1bmN0aW9uLnNjcmlwdHMudjEuTG9nTGV2ZWwSDwoHbWVzc2FnZRgCIAEoCRINCgVhdF9tcxgDIAEoAyLZAwoJU2NyaXB0UnVuEgoKAmlkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSEwoLc2NyaXB0X25hbWUYAyABKAkSFgoOc2NyaXB0X3ZlcnNpb24YBCABKAUSFQoNY29ubmVjdGlvbl9pZBgFIAEoCRIwCgd0cmlnZ2VyGAYgASgOMh8uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5UcmlnZ2VyEg0KBWVudHJ5GAcgASgJEg8KB2F0dGVtcHQYCCABKAUSLgoGc3RhdHVzGAkgASgOMh4uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5TdGF0dXMSFQoNc3RhcnRlZF9hdF9tcxgKIAEoAxIWCg5maW5pc2hlZF9hdF9tcxgLIAEoAxITCgtkdXJhdGlvbl9tcxgMIAEoARIrCgRsb2dzGA0gAygLMh0uanVuY3Rpb24uc2NyaXB0cy52MS5Mb2dFbnRyeRIWCg5sb2dzX3RydW5jYXRlZBgOIAEoCBIsCgVlcnJvchgPIAEoCzIdLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuRXJyb3ISJgoGb3V0cHV0GBAgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIp4BChNEZXBsb3lTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCRIQCghmaWxlbmFtZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkSIQoUZm9yd2FyZF93ZWJob29rc190b28YBSABKAhIAIgBAUIXChVfZm9yd2FyZF93ZWJob29rc190b28iQwoURGVwbG95U2NyaXB0UmVzcG9uc2USKwoGc2NyaXB0GAEgASgLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiMQoSTGlzdFNjcmlwdHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkiQwoTTGlzdFNjcmlwdHNSZXNwb25zZRIsCgdzY3JpcHRzGAEgAygLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiPQoQR2V0U2NyaXB0UmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEgwKBG5hbWUYAiABKAkihgEKEUdldFNjcmlwdFJlc3BvbnNlEisKBnNjcmlwdBgBIAEoCzIbLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0Eg4KBnNvdXJjZRgCIAEoCRI0Cgh2ZXJzaW9ucxgDIAMoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0VmVyc2lvbiJAChNSZW1vdmVTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCSIwChRSZW1vdmVTY3JpcHRSZXNwb25zZRIYChByZW1vdmVkX3ZlcnNpb25zGAEgASgFItsBCg9MaXN0UnVuc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEhMKC3NjcmlwdF9uYW1lGAMgASgJEi4KBnN0YXR1cxgEIAEoDjIeLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuU3RhdHVzEjAKB3RyaWdnZXIYBSABKA4yHy5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1blRyaWdnZXISDQoFbGltaXQYBiABKAUSDgoGY3Vyc29yGAcgASgJIlUKEExpc3RSdW5zUmVzcG9uc2USLAoEcnVucxgBIAMoCzIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0UnVuEhMKC25leHRfY3Vyc29yGAIgASgJIhsKDUdldFJ1blJlcXVlc3QSCgoCaWQYASABKAkiPQoOR2V0UnVuUmVzcG9uc2USKwoDcnVuGAEgASgLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4iHgoQQ2FuY2VsUnVuUmVxdWVzdBIKCgJpZBgBIAEoCSJAChFDYW5jZWxSdW5SZXNwb25zZRIrCgNydW4YASABKAsyHi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdFJ1biKKAQoTVHJpZ2dlclN5bmNzUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSDQoFc3luY3MYAyADKAkSMAoJc3luY19tb2RlGAQgASgOMh0uanVuY3Rpb24uc2NyaXB0cy52MS5TeW5jTW9kZSJ1ChRUcmlnZ2VyU3luY3NSZXNwb25zZRIsCgRydW5zGAEgAygLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4SLwoGcXVldWVkGAIgAygLMh8uanVuY3Rpb24uc2NyaXB0cy52MS5RdWV1ZWRTeW5jIjEKClF1ZXVlZFN5bmMSDAoEbmFtZRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJIswBCgpTeW5jU3RhdHVzEgoKAmlkGAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSDAoEbmFtZRgDIAEoCRItCgVzdGF0ZRgEIAEoDjIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU3luY1N0YXRlEhYKDmZpbmlzaGVkX2F0X21zGAUgASgDEhwKFG5leHRfc2NoZWR1bGVkX2F0X21zGAYgASgDEhEKCWZyZXF1ZW5jeRgHIAEoCRIVCg1sYXRlc3RfcnVuX2lkGAggASgJIlkKFEdldFN5bmNTdGF0dXNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDQoFc3luY3MYAiADKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCSJHChVHZXRTeW5jU3RhdHVzUmVzcG9uc2USLgoFc3luY3MYASADKAsyHy5qdW5jdGlvbi5zY3JpcHRzLnYxLlN5bmNTdGF0dXMiagoVU2V0U3luY3NQYXVzZWRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDQoFc3luY3MYAiADKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRIOCgZwYXVzZWQYBCABKAgiKQoWU2V0U3luY3NQYXVzZWRSZXNwb25zZRIPCgdjaGFuZ2VkGAEgASgFIoYBChdTZXRTeW5jRnJlcXVlbmN5UmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSEQoJc3luY19uYW1lGAMgASgJEhYKCWZyZXF1ZW5jeRgEIAEoCUgAiAEBQgwKCl9mcmVxdWVuY3kiLQoYU2V0U3luY0ZyZXF1ZW5jeVJlc3BvbnNlEhEKCWZyZXF1ZW5jeRgBIAEoCSKCAQoYUnVuTGlmZWN5Y2xlRXZlbnRSZXF1ZXN0EjIKBWV2ZW50GAEgASgOMiMuanVuY3Rpb24uc2NyaXB0cy52MS5MaWZlY3ljbGVFdmVudBIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkiSQoZUnVuTGlmZWN5Y2xlRXZlbnRSZXNwb25zZRIsCgRydW5zGAEgAygLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4ilQIKG0Rpc3BhdGNoTm90aWZpY2F0aW9uUmVxdWVzdBIXCg9ub3RpZmljYXRpb25faWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRIQCghwcm92aWRlchgDIAEoCRJOCgdoZWFkZXJzGAQgAygLMj0uanVuY3Rpb24uc2NyaXB0cy52MS5EaXNwYXRjaE5vdGlmaWNhdGlvblJlcXVlc3QuSGVhZGVyc0VudHJ5EhYKDmNvbm5lY3Rpb25faWRzGAUgAygJEhYKDnJlY2VpdmVkX2F0X21zGAYgASgDGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBImUKHERpc3BhdGNoTm90aWZpY2F0aW9uUmVzcG9uc2USHgoWaGFuZGxlZF9jb25uZWN0aW9uX2lkcxgBIAMoCRIlCh1pbnRlZ3JhdGlvbl9oYXNfc3Vic2NyaXB0aW9ucxgCIAEoCCKmAQoQUnVuQWN0aW9uUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSEwoLYWN0aW9uX25hbWUYAyABKAkSJQoFaW5wdXQYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDQoFYXN5bmMYBSABKAgSEwoLbWF4X3JldHJpZXMYBiABKAUiQAoRUnVuQWN0aW9uUmVzcG9uc2USKwoDcnVuGAEgASgLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4iigIKCVNjcmlwdEpvYhJDChJjb25uZWN0aW9uX2NyZWF0ZWQYASABKAsyJS5qdW5jdGlvbi5ldmVudHMudjEuQ29ubmVjdGlvbkNyZWF0ZWRIABI9Cg1saWZlY3ljbGVfcnVuGAIgASgLMiQuanVuY3Rpb24uc2NyaXB0cy52MS5MaWZlY3ljbGVSdW5Kb2JIABI5Cgt3ZWJob29rX3J1bhgDIAEoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuV2ViaG9va1J1bkpvYkgAEjcKCmFjdGlvbl9ydW4YBCABKAsyIS5qdW5jdGlvbi5zY3JpcHRzLnYxLkFjdGlvblJ1bkpvYkgAQgUKA2pvYiLTAQoMQWN0aW9uUnVuSm9iEhYKDmVudmlyb25tZW50X2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSEwoLc2NyaXB0X25hbWUYBSABKAkSFgoOc2NyaXB0X3ZlcnNpb24YBiABKAUSJQoFaW5wdXQYByABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSEwoLbWF4X3JldHJpZXMYCCABKAUipgEKD0xpZmVjeWNsZVJ1bkpvYhIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIyCgVldmVudBgCIAEoDjIjLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlmZWN5Y2xlRXZlbnQSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgDIAEoCRIVCg1jb25uZWN0aW9uX2lkGAQgASgJEhMKC3NjcmlwdF9uYW1lGAUgASgJIo0CCg1XZWJob29rUnVuSm9iEhYKDmVudmlyb25tZW50X2lkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRITCgtzY3JpcHRfbmFtZRgEIAEoCRIXCg9ub3RpZmljYXRpb25faWQYBSABKAkSEAoIcHJvdmlkZXIYBiABKAkSQAoHaGVhZGVycxgHIAMoCzIvLmp1bmN0aW9uLnNjcmlwdHMudjEuV2ViaG9va1J1bkpvYi5IZWFkZXJzRW50cnkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEqcQoKU2NyaXB0S2luZBIbChdTQ1JJUFRfS0lORF9VTlNQRUNJRklFRBAAEhQKEFNDUklQVF9LSU5EX1NZTkMQARIYChRTQ1JJUFRfS0lORF9PTl9FVkVOVBACEhYKElNDUklQVF9LSU5EX0FDVElPThADKowBCg5MaWZlY3ljbGVFdmVudBIfChtMSUZFQ1lDTEVfRVZFTlRfVU5TUEVDSUZJRUQQABIsCihMSUZFQ1lDTEVfRVZFTlRfUE9TVF9DT05ORUNUSU9OX0NSRUFUSU9OEAESKwonTElGRUNZQ0xFX0VWRU5UX1BSRV9DT05ORUNUSU9OX0RFTEVUSU9OEAIqwgEKCVJ1blN0YXR1cxIaChZSVU5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASFgoSUlVOX1NUQVRVU19SVU5OSU5HEAESGAoUUlVOX1NUQVRVU19TVUNDRUVERUQQAhIVChFSVU5fU1RBVFVTX0ZBSUxFRBADEhgKFFJVTl9TVEFUVVNfVElNRURfT1VUEAQSHgoaUlVOX1NUQVRVU19NRU1PUllfRVhDRUVERUQQBRIWChJSVU5fU1RBVFVTX0NSQVNIRUQQBiqjAQoKUnVuVHJpZ2dlchIbChdSVU5fVFJJR0dFUl9VTlNQRUNJRklFRBAAEhUKEVJVTl9UUklHR0VSX0VWRU5UEAESGAoUUlVOX1RSSUdHRVJfU0NIRURVTEUQAhIWChJSVU5fVFJJR0dFUl9NQU5VQUwQAxIXChNSVU5fVFJJR0dFUl9XRUJIT09LEAQSFgoSUlVOX1RSSUdHRVJfQUNUSU9OEAUqXAoIU3luY01vZGUSGQoVU1lOQ19NT0RFX1VOU1BFQ0lGSUVEEAASGQoVU1lOQ19NT0RFX0lOQ1JFTUVOVEFMEAESGgoWU1lOQ19NT0RFX0ZVTExfUkVGUkVTSBACKncKCExvZ0xldmVsEhkKFUxPR19MRVZFTF9VTlNQRUNJRklFRBAAEhMKD0xPR19MRVZFTF9ERUJVRxABEhIKDkxPR19MRVZFTF9JTkZPEAISEgoOTE9HX0xFVkVMX1dBUk4QAxITCg9MT0dfTEVWRUxfRVJST1IQBCqEAQoJU3luY1N0YXRlEhoKFlNZTkNfU1RBVEVfVU5TUEVDSUZJRUQQABIWChJTWU5DX1NUQVRFX1JVTk5JTkcQARIWChJTWU5DX1NUQVRFX1NVQ0NFU1MQAhIUChBTWU5DX1NUQVRFX0VSUk9SEAMSFQoRU1lOQ19TVEFURV9QQVVTRUQQBDKWCwoOU2NyaXB0c1NlcnZpY2USYwoMRGVwbG95U2NyaXB0EiguanVuY3Rpb24uc2NyaXB0cy52MS5EZXBsb3lTY3JpcHRSZXF1ZXN0GikuanVuY3Rpb24uc2NyaXB0cy52MS5EZXBsb3lTY3JpcHRSZXNwb25zZRJgCgtMaXN0U2NyaXB0cxInLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFNjcmlwdHNSZXF1ZXN0GiguanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0U2NyaXB0c1Jlc3BvbnNlEloKCUdldFNjcmlwdBIlLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0U2NyaXB0UmVxdWVzdBomLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0U2NyaXB0UmVzcG9uc2USYwoMUmVtb3ZlU2NyaXB0EiguanVuY3Rpb24uc2NyaXB0cy52MS5SZW1vdmVTY3JpcHRSZXF1ZXN0GikuanVuY3Rpb24uc2NyaXB0cy52MS5SZW1vdmVTY3JpcHRSZXNwb25zZRJXCghMaXN0UnVucxIkLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFJ1bnNSZXF1ZXN0GiUuanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0UnVuc1Jlc3BvbnNlElEKBkdldFJ1bhIiLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0UnVuUmVxdWVzdBojLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0UnVuUmVzcG9uc2USWgoJQ2FuY2VsUnVuEiUuanVuY3Rpb24uc2NyaXB0cy52MS5DYW5jZWxSdW5SZXF1ZXN0GiYuanVuY3Rpb24uc2NyaXB0cy52MS5DYW5jZWxSdW5SZXNwb25zZRJjCgxUcmlnZ2VyU3luY3MSKC5qdW5jdGlvbi5zY3JpcHRzLnYxLlRyaWdnZXJTeW5jc1JlcXVlc3QaKS5qdW5jdGlvbi5zY3JpcHRzLnYxLlRyaWdnZXJTeW5jc1Jlc3BvbnNlEmYKDUdldFN5bmNTdGF0dXMSKS5qdW5jdGlvbi5zY3JpcHRzLnYxLkdldFN5bmNTdGF0dXNSZXF1ZXN0GiouanVuY3Rpb24uc2NyaXB0cy52MS5HZXRTeW5jU3RhdHVzUmVzcG9uc2USaQoOU2V0U3luY3NQYXVzZWQSKi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNldFN5bmNzUGF1c2VkUmVxdWVzdBorLmp1bmN0aW9uLnNjcmlwdHMudjEuU2V0U3luY3NQYXVzZWRSZXNwb25zZRJvChBTZXRTeW5jRnJlcXVlbmN5EiwuanVuY3Rpb24uc2NyaXB0cy52MS5TZXRTeW5jRnJlcXVlbmN5UmVxdWVzdBotLmp1bmN0aW9uLnNjcmlwdHMudjEuU2V0U3luY0ZyZXF1ZW5jeVJlc3BvbnNlEnIKEVJ1bkxpZmVjeWNsZUV2ZW50Ei0uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5MaWZlY3ljbGVFdmVudFJlcXVlc3QaLi5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1bkxpZmVjeWNsZUV2ZW50UmVzcG9uc2USewoURGlzcGF0Y2hOb3RpZmljYXRpb24SMC5qdW5jdGlvbi5zY3JpcHRzLnYxLkRpc3BhdGNoTm90aWZpY2F0aW9uUmVxdWVzdBoxLmp1bmN0aW9uLnNjcmlwdHMudjEuRGlzcGF0Y2hOb3RpZmljYXRpb25SZXNwb25zZRJaCglSdW5BY3Rpb24SJS5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1bkFjdGlvblJlcXVlc3QaJi5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1bkFjdGlvblJlc3BvbnNlYgZwcm90bzM", [file_google_protobuf_struct, file_junction_events_v1_events]);
+  fileDesc("CilqdW5jdGlvbi9zY3JpcHRzL3YxL3NjcmlwdHNfc2VydmljZS5wcm90bxITanVuY3Rpb24uc2NyaXB0cy52MSIuCg5TY3JpcHRFbmRwb2ludBIOCgZtZXRob2QYASABKAkSDAoEcGF0aBgCIAEoCSKKBAoRU2NyaXB0RGVjbGFyYXRpb24SLQoEa2luZBgBIAEoDjIfLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0S2luZBIRCglmcmVxdWVuY3kYAiABKAkSFAoMZnJlcXVlbmN5X21zGAMgASgDEhIKCmF1dG9fc3RhcnQYBCABKAgSHQoVd2ViaG9va19zdWJzY3JpcHRpb25zGAUgAygJEhYKDmhhc19vbl93ZWJob29rGAYgASgIEjYKCWVuZHBvaW50cxgHIAMoCzIjLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0RW5kcG9pbnQSMgoFZXZlbnQYCCABKA4yIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpZmVjeWNsZUV2ZW50EhMKC2Rlc2NyaXB0aW9uGAkgASgJEg8KB3ZlcnNpb24YCiABKAkSLQoMaW5wdXRfc2NoZW1hGAsgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBIuCg1vdXRwdXRfc2NoZW1hGAwgASgLMhcuZ29vZ2xlLnByb3RvYnVmLlN0cnVjdBInCgZtb2RlbHMYDSABKAsyFy5nb29nbGUucHJvdG9idWYuU3RydWN0EhEKCXN5bmNfdHlwZRgOIAEoCRIVCg10cmFja19kZWxldGVzGA8gASgIEg4KBnNjb3BlcxgQIAMoCSLSAQoNU2NyaXB0VmVyc2lvbhIKCgJpZBgBIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEgwKBG5hbWUYAyABKAkSDwoHdmVyc2lvbhgEIAEoBRIQCghmaWxlbmFtZRgFIAEoCRI7CgtkZWNsYXJhdGlvbhgGIAEoCzImLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0RGVjbGFyYXRpb24SEwoLc291cmNlX2hhc2gYByABKAkSFQoNY3JlYXRlZF9hdF9tcxgIIAEoAyJaCgZTY3JpcHQSMgoGbGF0ZXN0GAEgASgLMiIuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRWZXJzaW9uEhwKFGZvcndhcmRfd2ViaG9va3NfdG9vGAIgASgIIm4KCFJ1bkVycm9yEgwKBG5hbWUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRINCgVzdGFjaxgDIAEoCRIOCgZzdGF0dXMYBCABKAUSJAoEYm9keRgFIAEoCzIWLmdvb2dsZS5wcm90b2J1Zi5WYWx1ZSJYCghMb2dFbnRyeRIsCgVsZXZlbBgBIAEoDjIdLmp1bmN0aW9uLnNjcmlwdHMudjEuTG9nTGV2ZWwSDwoHbWVzc2FnZRgCIAEoCRINCgVhdF9tcxgDIAEoAyLZAwoJU2NyaXB0UnVuEgoKAmlkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSEwoLc2NyaXB0X25hbWUYAyABKAkSFgoOc2NyaXB0X3ZlcnNpb24YBCABKAUSFQoNY29ubmVjdGlvbl9pZBgFIAEoCRIwCgd0cmlnZ2VyGAYgASgOMh8uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5UcmlnZ2VyEg0KBWVudHJ5GAcgASgJEg8KB2F0dGVtcHQYCCABKAUSLgoGc3RhdHVzGAkgASgOMh4uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5TdGF0dXMSFQoNc3RhcnRlZF9hdF9tcxgKIAEoAxIWCg5maW5pc2hlZF9hdF9tcxgLIAEoAxITCgtkdXJhdGlvbl9tcxgMIAEoARIrCgRsb2dzGA0gAygLMh0uanVuY3Rpb24uc2NyaXB0cy52MS5Mb2dFbnRyeRIWCg5sb2dzX3RydW5jYXRlZBgOIAEoCBIsCgVlcnJvchgPIAEoCzIdLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuRXJyb3ISJgoGb3V0cHV0GBAgASgLMhYuZ29vZ2xlLnByb3RvYnVmLlZhbHVlIp4BChNEZXBsb3lTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCRIQCghmaWxlbmFtZRgDIAEoCRIOCgZzb3VyY2UYBCABKAkSIQoUZm9yd2FyZF93ZWJob29rc190b28YBSABKAhIAIgBAUIXChVfZm9yd2FyZF93ZWJob29rc190b28iQwoURGVwbG95U2NyaXB0UmVzcG9uc2USKwoGc2NyaXB0GAEgASgLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiMQoSTGlzdFNjcmlwdHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkiQwoTTGlzdFNjcmlwdHNSZXNwb25zZRIsCgdzY3JpcHRzGAEgAygLMhsuanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHQiPQoQR2V0U2NyaXB0UmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEgwKBG5hbWUYAiABKAkihgEKEUdldFNjcmlwdFJlc3BvbnNlEisKBnNjcmlwdBgBIAEoCzIbLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0Eg4KBnNvdXJjZRgCIAEoCRI0Cgh2ZXJzaW9ucxgDIAMoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0VmVyc2lvbiJAChNSZW1vdmVTY3JpcHRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCSIwChRSZW1vdmVTY3JpcHRSZXNwb25zZRIYChByZW1vdmVkX3ZlcnNpb25zGAEgASgFItIBCgxTY3JpcHRCdW5kbGUSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIMCgRuYW1lGAIgASgJEi0KBGtpbmQYAyABKA4yHy5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdEtpbmQSDgoGYnVuZGxlGAQgASgJEg4KBnNvdXJjZRgFIAEoCRIQCghmaWxlbmFtZRgGIAEoCRIXCgphdXRvX3N0YXJ0GAcgASgISACIAQESDgoGbW9kZWxzGAggAygJQg0KC19hdXRvX3N0YXJ0IsYBCg1QbGFubmVkU2NyaXB0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDAoEbmFtZRgCIAEoCRItCgRraW5kGAMgASgOMh8uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRLaW5kEhMKC2Nvbm5lY3Rpb25zGAQgASgFEhIKCmF1dG9fc3RhcnQYBSABKAgSMgoFZXZlbnQYBiABKA4yIy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpZmVjeWNsZUV2ZW50ImkKFERlcGxveUJ1bmRsZXNSZXF1ZXN0EjIKB2J1bmRsZXMYASADKAsyIS5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdEJ1bmRsZRIMCgRtb2RlGAIgASgJEg8KB2RyeV9ydW4YAyABKAgiggIKFURlcGxveUJ1bmRsZXNSZXNwb25zZRIxCgVhZGRlZBgBIAMoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuUGxhbm5lZFNjcmlwdBIzCgd1cGRhdGVkGAIgAygLMiIuanVuY3Rpb24uc2NyaXB0cy52MS5QbGFubmVkU2NyaXB0EjMKB3JlbW92ZWQYAyADKAsyIi5qdW5jdGlvbi5zY3JpcHRzLnYxLlBsYW5uZWRTY3JpcHQSFgoOcmVtb3ZlZF9tb2RlbHMYBCADKAkSNAoIZGVwbG95ZWQYBSADKAsyIi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdFZlcnNpb24i2wEKD0xpc3RSdW5zUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSEwoLc2NyaXB0X25hbWUYAyABKAkSLgoGc3RhdHVzGAQgASgOMh4uanVuY3Rpb24uc2NyaXB0cy52MS5SdW5TdGF0dXMSMAoHdHJpZ2dlchgFIAEoDjIfLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuVHJpZ2dlchINCgVsaW1pdBgGIAEoBRIOCgZjdXJzb3IYByABKAkiVQoQTGlzdFJ1bnNSZXNwb25zZRIsCgRydW5zGAEgAygLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4SEwoLbmV4dF9jdXJzb3IYAiABKAkiGwoNR2V0UnVuUmVxdWVzdBIKCgJpZBgBIAEoCSI9Cg5HZXRSdW5SZXNwb25zZRIrCgNydW4YASABKAsyHi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdFJ1biIeChBDYW5jZWxSdW5SZXF1ZXN0EgoKAmlkGAEgASgJIkAKEUNhbmNlbFJ1blJlc3BvbnNlEisKA3J1bhgBIAEoCzIeLmp1bmN0aW9uLnNjcmlwdHMudjEuU2NyaXB0UnVuIp8BChNUcmlnZ2VyU3luY3NSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRINCgVzeW5jcxgDIAMoCRIwCglzeW5jX21vZGUYBCABKA4yHS5qdW5jdGlvbi5zY3JpcHRzLnYxLlN5bmNNb2RlEhMKC2VtcHR5X2NhY2hlGAUgASgIInUKFFRyaWdnZXJTeW5jc1Jlc3BvbnNlEiwKBHJ1bnMYASADKAsyHi5qdW5jdGlvbi5zY3JpcHRzLnYxLlNjcmlwdFJ1bhIvCgZxdWV1ZWQYAiADKAsyHy5qdW5jdGlvbi5zY3JpcHRzLnYxLlF1ZXVlZFN5bmMiMQoKUXVldWVkU3luYxIMCgRuYW1lGAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAki9QIKClN5bmNTdGF0dXMSCgoCaWQYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEi0KBXN0YXRlGAQgASgOMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TeW5jU3RhdGUSFgoOZmluaXNoZWRfYXRfbXMYBSABKAMSHAoUbmV4dF9zY2hlZHVsZWRfYXRfbXMYBiABKAMSEQoJZnJlcXVlbmN5GAcgASgJEhUKDWxhdGVzdF9ydW5faWQYCCABKAkSRgoMcmVjb3JkX2NvdW50GAkgAygLMjAuanVuY3Rpb24uc2NyaXB0cy52MS5TeW5jU3RhdHVzLlJlY29yZENvdW50RW50cnkSKwoKY2hlY2twb2ludBgKIAEoCzIXLmdvb2dsZS5wcm90b2J1Zi5TdHJ1Y3QaMgoQUmVjb3JkQ291bnRFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAM6AjgBIlkKFEdldFN5bmNTdGF0dXNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDQoFc3luY3MYAiADKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCSJHChVHZXRTeW5jU3RhdHVzUmVzcG9uc2USLgoFc3luY3MYASADKAsyHy5qdW5jdGlvbi5zY3JpcHRzLnYxLlN5bmNTdGF0dXMiagoVU2V0U3luY3NQYXVzZWRSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSDQoFc3luY3MYAiADKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRIOCgZwYXVzZWQYBCABKAgiKQoWU2V0U3luY3NQYXVzZWRSZXNwb25zZRIPCgdjaGFuZ2VkGAEgASgFIoYBChdTZXRTeW5jRnJlcXVlbmN5UmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSEQoJc3luY19uYW1lGAMgASgJEhYKCWZyZXF1ZW5jeRgEIAEoCUgAiAEBQgwKCl9mcmVxdWVuY3kiLQoYU2V0U3luY0ZyZXF1ZW5jeVJlc3BvbnNlEhEKCWZyZXF1ZW5jeRgBIAEoCSKCAQoYUnVuTGlmZWN5Y2xlRXZlbnRSZXF1ZXN0EjIKBWV2ZW50GAEgASgOMiMuanVuY3Rpb24uc2NyaXB0cy52MS5MaWZlY3ljbGVFdmVudBIbChNwcm92aWRlcl9jb25maWdfa2V5GAIgASgJEhUKDWNvbm5lY3Rpb25faWQYAyABKAkiSQoZUnVuTGlmZWN5Y2xlRXZlbnRSZXNwb25zZRIsCgRydW5zGAEgAygLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4ilQIKG0Rpc3BhdGNoTm90aWZpY2F0aW9uUmVxdWVzdBIXCg9ub3RpZmljYXRpb25faWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRIQCghwcm92aWRlchgDIAEoCRJOCgdoZWFkZXJzGAQgAygLMj0uanVuY3Rpb24uc2NyaXB0cy52MS5EaXNwYXRjaE5vdGlmaWNhdGlvblJlcXVlc3QuSGVhZGVyc0VudHJ5EhYKDmNvbm5lY3Rpb25faWRzGAUgAygJEhYKDnJlY2VpdmVkX2F0X21zGAYgASgDGi4KDEhlYWRlcnNFbnRyeRILCgNrZXkYASABKAkSDQoFdmFsdWUYAiABKAk6AjgBImUKHERpc3BhdGNoTm90aWZpY2F0aW9uUmVzcG9uc2USHgoWaGFuZGxlZF9jb25uZWN0aW9uX2lkcxgBIAMoCRIlCh1pbnRlZ3JhdGlvbl9oYXNfc3Vic2NyaXB0aW9ucxgCIAEoCCKmAQoQUnVuQWN0aW9uUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSEwoLYWN0aW9uX25hbWUYAyABKAkSJQoFaW5wdXQYBCABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSDQoFYXN5bmMYBSABKAgSEwoLbWF4X3JldHJpZXMYBiABKAUiQAoRUnVuQWN0aW9uUmVzcG9uc2USKwoDcnVuGAEgASgLMh4uanVuY3Rpb24uc2NyaXB0cy52MS5TY3JpcHRSdW4iigIKCVNjcmlwdEpvYhJDChJjb25uZWN0aW9uX2NyZWF0ZWQYASABKAsyJS5qdW5jdGlvbi5ldmVudHMudjEuQ29ubmVjdGlvbkNyZWF0ZWRIABI9Cg1saWZlY3ljbGVfcnVuGAIgASgLMiQuanVuY3Rpb24uc2NyaXB0cy52MS5MaWZlY3ljbGVSdW5Kb2JIABI5Cgt3ZWJob29rX3J1bhgDIAEoCzIiLmp1bmN0aW9uLnNjcmlwdHMudjEuV2ViaG9va1J1bkpvYkgAEjcKCmFjdGlvbl9ydW4YBCABKAsyIS5qdW5jdGlvbi5zY3JpcHRzLnYxLkFjdGlvblJ1bkpvYkgAQgUKA2pvYiLTAQoMQWN0aW9uUnVuSm9iEhYKDmVudmlyb25tZW50X2lkGAEgASgJEg4KBnJ1bl9pZBgCIAEoCRIbChNwcm92aWRlcl9jb25maWdfa2V5GAMgASgJEhUKDWNvbm5lY3Rpb25faWQYBCABKAkSEwoLc2NyaXB0X25hbWUYBSABKAkSFgoOc2NyaXB0X3ZlcnNpb24YBiABKAUSJQoFaW5wdXQYByABKAsyFi5nb29nbGUucHJvdG9idWYuVmFsdWUSEwoLbWF4X3JldHJpZXMYCCABKAUipgEKD0xpZmVjeWNsZVJ1bkpvYhIWCg5lbnZpcm9ubWVudF9pZBgBIAEoCRIyCgVldmVudBgCIAEoDjIjLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlmZWN5Y2xlRXZlbnQSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgDIAEoCRIVCg1jb25uZWN0aW9uX2lkGAQgASgJEhMKC3NjcmlwdF9uYW1lGAUgASgJIo0CCg1XZWJob29rUnVuSm9iEhYKDmVudmlyb25tZW50X2lkGAEgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAiABKAkSFQoNY29ubmVjdGlvbl9pZBgDIAEoCRITCgtzY3JpcHRfbmFtZRgEIAEoCRIXCg9ub3RpZmljYXRpb25faWQYBSABKAkSEAoIcHJvdmlkZXIYBiABKAkSQAoHaGVhZGVycxgHIAMoCzIvLmp1bmN0aW9uLnNjcmlwdHMudjEuV2ViaG9va1J1bkpvYi5IZWFkZXJzRW50cnkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEi2wEKEkxpc3RSZWNvcmRzUmVxdWVzdBIbChNwcm92aWRlcl9jb25maWdfa2V5GAEgASgJEhUKDWNvbm5lY3Rpb25faWQYAiABKAkSDQoFbW9kZWwYAyABKAkSDwoHdmFyaWFudBgEIAEoCRIOCgZjdXJzb3IYBSABKAkSDQoFbGltaXQYBiABKAUSDwoHYWN0aW9ucxgHIAMoCRIeChFtb2RpZmllZF9hZnRlcl9tcxgIIAEoA0gAiAEBEgsKA2lkcxgJIAMoCUIUChJfbW9kaWZpZWRfYWZ0ZXJfbXMiQAoTTGlzdFJlY29yZHNSZXNwb25zZRIUCgxyZWNvcmRzX2pzb24YASABKAkSEwoLbmV4dF9jdXJzb3IYAiABKAkijgEKE1BydW5lUmVjb3Jkc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEg0KBW1vZGVsGAMgASgJEg8KB3ZhcmlhbnQYBCABKAkSFAoMdW50aWxfY3Vyc29yGAUgASgJEg0KBWxpbWl0GAYgASgFIjcKFFBydW5lUmVjb3Jkc1Jlc3BvbnNlEg0KBWNvdW50GAEgASgDEhAKCGhhc19tb3JlGAIgASgIIk0KF0xpc3RSZWNvcmRNb2RlbHNSZXF1ZXN0EhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYASABKAkSFQoNY29ubmVjdGlvbl9pZBgCIAEoCSJZCgtSZWNvcmRNb2RlbBINCgVtb2RlbBgBIAEoCRIPCgd2YXJpYW50GAIgASgJEg0KBWNvdW50GAMgASgDEhsKE2xhc3RfbW9kaWZpZWRfYXRfbXMYBCABKAMiTAoYTGlzdFJlY29yZE1vZGVsc1Jlc3BvbnNlEjAKBm1vZGVscxgBIAMoCzIgLmp1bmN0aW9uLnNjcmlwdHMudjEuUmVjb3JkTW9kZWwqcQoKU2NyaXB0S2luZBIbChdTQ1JJUFRfS0lORF9VTlNQRUNJRklFRBAAEhQKEFNDUklQVF9LSU5EX1NZTkMQARIYChRTQ1JJUFRfS0lORF9PTl9FVkVOVBACEhYKElNDUklQVF9LSU5EX0FDVElPThADKowBCg5MaWZlY3ljbGVFdmVudBIfChtMSUZFQ1lDTEVfRVZFTlRfVU5TUEVDSUZJRUQQABIsCihMSUZFQ1lDTEVfRVZFTlRfUE9TVF9DT05ORUNUSU9OX0NSRUFUSU9OEAESKwonTElGRUNZQ0xFX0VWRU5UX1BSRV9DT05ORUNUSU9OX0RFTEVUSU9OEAIqwgEKCVJ1blN0YXR1cxIaChZSVU5fU1RBVFVTX1VOU1BFQ0lGSUVEEAASFgoSUlVOX1NUQVRVU19SVU5OSU5HEAESGAoUUlVOX1NUQVRVU19TVUNDRUVERUQQAhIVChFSVU5fU1RBVFVTX0ZBSUxFRBADEhgKFFJVTl9TVEFUVVNfVElNRURfT1VUEAQSHgoaUlVOX1NUQVRVU19NRU1PUllfRVhDRUVERUQQBRIWChJSVU5fU1RBVFVTX0NSQVNIRUQQBiqjAQoKUnVuVHJpZ2dlchIbChdSVU5fVFJJR0dFUl9VTlNQRUNJRklFRBAAEhUKEVJVTl9UUklHR0VSX0VWRU5UEAESGAoUUlVOX1RSSUdHRVJfU0NIRURVTEUQAhIWChJSVU5fVFJJR0dFUl9NQU5VQUwQAxIXChNSVU5fVFJJR0dFUl9XRUJIT09LEAQSFgoSUlVOX1RSSUdHRVJfQUNUSU9OEAUqXAoIU3luY01vZGUSGQoVU1lOQ19NT0RFX1VOU1BFQ0lGSUVEEAASGQoVU1lOQ19NT0RFX0lOQ1JFTUVOVEFMEAESGgoWU1lOQ19NT0RFX0ZVTExfUkVGUkVTSBACKncKCExvZ0xldmVsEhkKFUxPR19MRVZFTF9VTlNQRUNJRklFRBAAEhMKD0xPR19MRVZFTF9ERUJVRxABEhIKDkxPR19MRVZFTF9JTkZPEAISEgoOTE9HX0xFVkVMX1dBUk4QAxITCg9MT0dfTEVWRUxfRVJST1IQBCqEAQoJU3luY1N0YXRlEhoKFlNZTkNfU1RBVEVfVU5TUEVDSUZJRUQQABIWChJTWU5DX1NUQVRFX1JVTk5JTkcQARIWChJTWU5DX1NUQVRFX1NVQ0NFU1MQAhIUChBTWU5DX1NUQVRFX0VSUk9SEAMSFQoRU1lOQ19TVEFURV9QQVVTRUQQBDK2DgoOU2NyaXB0c1NlcnZpY2USYwoMRGVwbG95U2NyaXB0EiguanVuY3Rpb24uc2NyaXB0cy52MS5EZXBsb3lTY3JpcHRSZXF1ZXN0GikuanVuY3Rpb24uc2NyaXB0cy52MS5EZXBsb3lTY3JpcHRSZXNwb25zZRJgCgtMaXN0U2NyaXB0cxInLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFNjcmlwdHNSZXF1ZXN0GiguanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0U2NyaXB0c1Jlc3BvbnNlEloKCUdldFNjcmlwdBIlLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0U2NyaXB0UmVxdWVzdBomLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0U2NyaXB0UmVzcG9uc2USYwoMUmVtb3ZlU2NyaXB0EiguanVuY3Rpb24uc2NyaXB0cy52MS5SZW1vdmVTY3JpcHRSZXF1ZXN0GikuanVuY3Rpb24uc2NyaXB0cy52MS5SZW1vdmVTY3JpcHRSZXNwb25zZRJmCg1EZXBsb3lCdW5kbGVzEikuanVuY3Rpb24uc2NyaXB0cy52MS5EZXBsb3lCdW5kbGVzUmVxdWVzdBoqLmp1bmN0aW9uLnNjcmlwdHMudjEuRGVwbG95QnVuZGxlc1Jlc3BvbnNlElcKCExpc3RSdW5zEiQuanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0UnVuc1JlcXVlc3QaJS5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpc3RSdW5zUmVzcG9uc2USUQoGR2V0UnVuEiIuanVuY3Rpb24uc2NyaXB0cy52MS5HZXRSdW5SZXF1ZXN0GiMuanVuY3Rpb24uc2NyaXB0cy52MS5HZXRSdW5SZXNwb25zZRJaCglDYW5jZWxSdW4SJS5qdW5jdGlvbi5zY3JpcHRzLnYxLkNhbmNlbFJ1blJlcXVlc3QaJi5qdW5jdGlvbi5zY3JpcHRzLnYxLkNhbmNlbFJ1blJlc3BvbnNlEmMKDFRyaWdnZXJTeW5jcxIoLmp1bmN0aW9uLnNjcmlwdHMudjEuVHJpZ2dlclN5bmNzUmVxdWVzdBopLmp1bmN0aW9uLnNjcmlwdHMudjEuVHJpZ2dlclN5bmNzUmVzcG9uc2USZgoNR2V0U3luY1N0YXR1cxIpLmp1bmN0aW9uLnNjcmlwdHMudjEuR2V0U3luY1N0YXR1c1JlcXVlc3QaKi5qdW5jdGlvbi5zY3JpcHRzLnYxLkdldFN5bmNTdGF0dXNSZXNwb25zZRJpCg5TZXRTeW5jc1BhdXNlZBIqLmp1bmN0aW9uLnNjcmlwdHMudjEuU2V0U3luY3NQYXVzZWRSZXF1ZXN0GisuanVuY3Rpb24uc2NyaXB0cy52MS5TZXRTeW5jc1BhdXNlZFJlc3BvbnNlEm8KEFNldFN5bmNGcmVxdWVuY3kSLC5qdW5jdGlvbi5zY3JpcHRzLnYxLlNldFN5bmNGcmVxdWVuY3lSZXF1ZXN0Gi0uanVuY3Rpb24uc2NyaXB0cy52MS5TZXRTeW5jRnJlcXVlbmN5UmVzcG9uc2UScgoRUnVuTGlmZWN5Y2xlRXZlbnQSLS5qdW5jdGlvbi5zY3JpcHRzLnYxLlJ1bkxpZmVjeWNsZUV2ZW50UmVxdWVzdBouLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuTGlmZWN5Y2xlRXZlbnRSZXNwb25zZRJ7ChREaXNwYXRjaE5vdGlmaWNhdGlvbhIwLmp1bmN0aW9uLnNjcmlwdHMudjEuRGlzcGF0Y2hOb3RpZmljYXRpb25SZXF1ZXN0GjEuanVuY3Rpb24uc2NyaXB0cy52MS5EaXNwYXRjaE5vdGlmaWNhdGlvblJlc3BvbnNlEloKCVJ1bkFjdGlvbhIlLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuQWN0aW9uUmVxdWVzdBomLmp1bmN0aW9uLnNjcmlwdHMudjEuUnVuQWN0aW9uUmVzcG9uc2USYAoLTGlzdFJlY29yZHMSJy5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpc3RSZWNvcmRzUmVxdWVzdBooLmp1bmN0aW9uLnNjcmlwdHMudjEuTGlzdFJlY29yZHNSZXNwb25zZRJjCgxQcnVuZVJlY29yZHMSKC5qdW5jdGlvbi5zY3JpcHRzLnYxLlBydW5lUmVjb3Jkc1JlcXVlc3QaKS5qdW5jdGlvbi5zY3JpcHRzLnYxLlBydW5lUmVjb3Jkc1Jlc3BvbnNlEm8KEExpc3RSZWNvcmRNb2RlbHMSLC5qdW5jdGlvbi5zY3JpcHRzLnYxLkxpc3RSZWNvcmRNb2RlbHNSZXF1ZXN0Gi0uanVuY3Rpb24uc2NyaXB0cy52MS5MaXN0UmVjb3JkTW9kZWxzUmVzcG9uc2ViBnByb3RvMw", [file_google_protobuf_struct, file_junction_events_v1_events]);
 
 /**
  * An HTTP endpoint a sync exposes (an identifier of the script, not a route of Junction).
@@ -133,6 +133,34 @@ export type ScriptDeclaration = Message<"junction.scripts.v1.ScriptDeclaration">
    * @generated from field: google.protobuf.Struct output_schema = 12;
    */
   outputSchema?: JsonObject | undefined;
+
+  /**
+   * Sync: its records' models, by name, each a JSON Schema (zero-yaml zod models converted).
+   *
+   * @generated from field: google.protobuf.Struct models = 13;
+   */
+  models?: JsonObject | undefined;
+
+  /**
+   * Sync: Nango's syncType, "full" or "incremental".
+   *
+   * @generated from field: string sync_type = 14;
+   */
+  syncType: string;
+
+  /**
+   * Sync: Nango's trackDeletes.
+   *
+   * @generated from field: bool track_deletes = 15;
+   */
+  trackDeletes: boolean;
+
+  /**
+   * Sync or action: the scopes it declares it needs (informative).
+   *
+   * @generated from field: repeated string scopes = 16;
+   */
+  scopes: string[];
 };
 
 /**
@@ -676,6 +704,217 @@ export const RemoveScriptResponseSchema: GenMessage<RemoveScriptResponse> = /*@_
   messageDesc(file_junction_scripts_v1_scripts_service, 14);
 
 /**
+ * One script of a Nango CLI deploy (a flow config or an on-event script).
+ *
+ * @generated from message junction.scripts.v1.ScriptBundle
+ */
+export type ScriptBundle = Message<"junction.scripts.v1.ScriptBundle"> & {
+  /**
+   * The integration it belongs to (must exist).
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Script name (what /sync/trigger names).
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * What the CLI says it is: the bundle must declare the same.
+   *
+   * @generated from field: junction.scripts.v1.ScriptKind kind = 3;
+   */
+  kind: ScriptKind;
+
+  /**
+   * The CLI's CommonJS bundle (fileBody.js), at most 4 MiB.
+   *
+   * @generated from field: string bundle = 4;
+   */
+  bundle: string;
+
+  /**
+   * The script's TypeScript (fileBody.ts), kept as its source.
+   *
+   * @generated from field: string source = 5;
+   */
+  source: string;
+
+  /**
+   * The file name stack frames name, e.g. "github/syncs/issues.ts".
+   *
+   * @generated from field: string filename = 6;
+   */
+  filename: string;
+
+  /**
+   * Sync: the CLI's auto_start, which wins over the declaration's.
+   *
+   * @generated from field: optional bool auto_start = 7;
+   */
+  autoStart?: boolean | undefined;
+
+  /**
+   * Sync: the models the CLI says it saves (what the plan's removed models are read from).
+   *
+   * @generated from field: repeated string models = 8;
+   */
+  models: string[];
+};
+
+/**
+ * Describes the message junction.scripts.v1.ScriptBundle.
+ * Use `create(ScriptBundleSchema)` to create a new message.
+ */
+export const ScriptBundleSchema: GenMessage<ScriptBundle> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 15);
+
+/**
+ * A script in a deploy plan.
+ *
+ * @generated from message junction.scripts.v1.PlannedScript
+ */
+export type PlannedScript = Message<"junction.scripts.v1.PlannedScript"> & {
+  /**
+   * Integration id.
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Script name.
+   *
+   * @generated from field: string name = 2;
+   */
+  name: string;
+
+  /**
+   * Sync, action or lifecycle script.
+   *
+   * @generated from field: junction.scripts.v1.ScriptKind kind = 3;
+   */
+  kind: ScriptKind;
+
+  /**
+   * Connections of the integration (what a removed sync stops running for).
+   *
+   * @generated from field: int32 connections = 4;
+   */
+  connections: number;
+
+  /**
+   * Sync: whether it starts by itself.
+   *
+   * @generated from field: bool auto_start = 5;
+   */
+  autoStart: boolean;
+
+  /**
+   * Lifecycle script: its event.
+   *
+   * @generated from field: junction.scripts.v1.LifecycleEvent event = 6;
+   */
+  event: LifecycleEvent;
+};
+
+/**
+ * Describes the message junction.scripts.v1.PlannedScript.
+ * Use `create(PlannedScriptSchema)` to create a new message.
+ */
+export const PlannedScriptSchema: GenMessage<PlannedScript> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 16);
+
+/**
+ * Request for DeployBundles.
+ *
+ * @generated from message junction.scripts.v1.DeployBundlesRequest
+ */
+export type DeployBundlesRequest = Message<"junction.scripts.v1.DeployBundlesRequest"> & {
+  /**
+   * The scripts to deploy.
+   *
+   * @generated from field: repeated junction.scripts.v1.ScriptBundle bundles = 1;
+   */
+  bundles: ScriptBundle[];
+
+  /**
+   * "all" (the environment's other scripts are removed), "integration" (the other scripts of the
+   * bundles' integrations are removed) or "single" (nothing is removed).
+   *
+   * @generated from field: string mode = 2;
+   */
+  mode: string;
+
+  /**
+   * Only answer the plan.
+   *
+   * @generated from field: bool dry_run = 3;
+   */
+  dryRun: boolean;
+};
+
+/**
+ * Describes the message junction.scripts.v1.DeployBundlesRequest.
+ * Use `create(DeployBundlesRequestSchema)` to create a new message.
+ */
+export const DeployBundlesRequestSchema: GenMessage<DeployBundlesRequest> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 17);
+
+/**
+ * Response for DeployBundles.
+ *
+ * @generated from message junction.scripts.v1.DeployBundlesResponse
+ */
+export type DeployBundlesResponse = Message<"junction.scripts.v1.DeployBundlesResponse"> & {
+  /**
+   * Scripts that do not exist yet.
+   *
+   * @generated from field: repeated junction.scripts.v1.PlannedScript added = 1;
+   */
+  added: PlannedScript[];
+
+  /**
+   * Scripts that get a new version.
+   *
+   * @generated from field: repeated junction.scripts.v1.PlannedScript updated = 2;
+   */
+  updated: PlannedScript[];
+
+  /**
+   * Scripts removed by the mode.
+   *
+   * @generated from field: repeated junction.scripts.v1.PlannedScript removed = 3;
+   */
+  removed: PlannedScript[];
+
+  /**
+   * Models of the scope's syncs that no deployed sync declares any more.
+   *
+   * @generated from field: repeated string removed_models = 4;
+   */
+  removedModels: string[];
+
+  /**
+   * The new versions, in the order of the bundles (empty for a dry run).
+   *
+   * @generated from field: repeated junction.scripts.v1.ScriptVersion deployed = 5;
+   */
+  deployed: ScriptVersion[];
+};
+
+/**
+ * Describes the message junction.scripts.v1.DeployBundlesResponse.
+ * Use `create(DeployBundlesResponseSchema)` to create a new message.
+ */
+export const DeployBundlesResponseSchema: GenMessage<DeployBundlesResponse> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 18);
+
+/**
  * Request for ListRuns.
  *
  * @generated from message junction.scripts.v1.ListRunsRequest
@@ -736,7 +975,7 @@ export type ListRunsRequest = Message<"junction.scripts.v1.ListRunsRequest"> & {
  * Use `create(ListRunsRequestSchema)` to create a new message.
  */
 export const ListRunsRequestSchema: GenMessage<ListRunsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 15);
+  messageDesc(file_junction_scripts_v1_scripts_service, 19);
 
 /**
  * Response for ListRuns.
@@ -764,7 +1003,7 @@ export type ListRunsResponse = Message<"junction.scripts.v1.ListRunsResponse"> &
  * Use `create(ListRunsResponseSchema)` to create a new message.
  */
 export const ListRunsResponseSchema: GenMessage<ListRunsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 16);
+  messageDesc(file_junction_scripts_v1_scripts_service, 20);
 
 /**
  * Request for GetRun.
@@ -785,7 +1024,7 @@ export type GetRunRequest = Message<"junction.scripts.v1.GetRunRequest"> & {
  * Use `create(GetRunRequestSchema)` to create a new message.
  */
 export const GetRunRequestSchema: GenMessage<GetRunRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 17);
+  messageDesc(file_junction_scripts_v1_scripts_service, 21);
 
 /**
  * Response for GetRun.
@@ -806,7 +1045,7 @@ export type GetRunResponse = Message<"junction.scripts.v1.GetRunResponse"> & {
  * Use `create(GetRunResponseSchema)` to create a new message.
  */
 export const GetRunResponseSchema: GenMessage<GetRunResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 18);
+  messageDesc(file_junction_scripts_v1_scripts_service, 22);
 
 /**
  * Request for CancelRun.
@@ -827,7 +1066,7 @@ export type CancelRunRequest = Message<"junction.scripts.v1.CancelRunRequest"> &
  * Use `create(CancelRunRequestSchema)` to create a new message.
  */
 export const CancelRunRequestSchema: GenMessage<CancelRunRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 19);
+  messageDesc(file_junction_scripts_v1_scripts_service, 23);
 
 /**
  * Response for CancelRun.
@@ -848,7 +1087,7 @@ export type CancelRunResponse = Message<"junction.scripts.v1.CancelRunResponse">
  * Use `create(CancelRunResponseSchema)` to create a new message.
  */
 export const CancelRunResponseSchema: GenMessage<CancelRunResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 20);
+  messageDesc(file_junction_scripts_v1_scripts_service, 24);
 
 /**
  * Request for TriggerSyncs.
@@ -878,11 +1117,18 @@ export type TriggerSyncsRequest = Message<"junction.scripts.v1.TriggerSyncsReque
   syncs: string[];
 
   /**
-   * Incremental (default) or full refresh.
+   * Incremental (default) or full refresh (which also clears the sync's checkpoint).
    *
    * @generated from field: junction.scripts.v1.SyncMode sync_mode = 4;
    */
   syncMode: SyncMode;
+
+  /**
+   * Removes the records of the sync's models for the connections first (Nango's emptyCache).
+   *
+   * @generated from field: bool empty_cache = 5;
+   */
+  emptyCache: boolean;
 };
 
 /**
@@ -890,7 +1136,7 @@ export type TriggerSyncsRequest = Message<"junction.scripts.v1.TriggerSyncsReque
  * Use `create(TriggerSyncsRequestSchema)` to create a new message.
  */
 export const TriggerSyncsRequestSchema: GenMessage<TriggerSyncsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 21);
+  messageDesc(file_junction_scripts_v1_scripts_service, 25);
 
 /**
  * Response for TriggerSyncs.
@@ -918,7 +1164,7 @@ export type TriggerSyncsResponse = Message<"junction.scripts.v1.TriggerSyncsResp
  * Use `create(TriggerSyncsResponseSchema)` to create a new message.
  */
 export const TriggerSyncsResponseSchema: GenMessage<TriggerSyncsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 22);
+  messageDesc(file_junction_scripts_v1_scripts_service, 26);
 
 /**
  * A follow-up run queued behind a sync's run in progress for a connection.
@@ -946,7 +1192,7 @@ export type QueuedSync = Message<"junction.scripts.v1.QueuedSync"> & {
  * Use `create(QueuedSyncSchema)` to create a new message.
  */
 export const QueuedSyncSchema: GenMessage<QueuedSync> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 23);
+  messageDesc(file_junction_scripts_v1_scripts_service, 27);
 
 /**
  * One sync of one connection.
@@ -1009,6 +1255,20 @@ export type SyncStatus = Message<"junction.scripts.v1.SyncStatus"> & {
    * @generated from field: string latest_run_id = 8;
    */
   latestRunId: string;
+
+  /**
+   * Records kept per model (deleted ones included).
+   *
+   * @generated from field: map<string, int64> record_count = 9;
+   */
+  recordCount: { [key: string]: bigint };
+
+  /**
+   * The sync's checkpoint for the connection, when it saved one.
+   *
+   * @generated from field: google.protobuf.Struct checkpoint = 10;
+   */
+  checkpoint?: JsonObject | undefined;
 };
 
 /**
@@ -1016,7 +1276,7 @@ export type SyncStatus = Message<"junction.scripts.v1.SyncStatus"> & {
  * Use `create(SyncStatusSchema)` to create a new message.
  */
 export const SyncStatusSchema: GenMessage<SyncStatus> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 24);
+  messageDesc(file_junction_scripts_v1_scripts_service, 28);
 
 /**
  * Request for GetSyncStatus.
@@ -1051,7 +1311,7 @@ export type GetSyncStatusRequest = Message<"junction.scripts.v1.GetSyncStatusReq
  * Use `create(GetSyncStatusRequestSchema)` to create a new message.
  */
 export const GetSyncStatusRequestSchema: GenMessage<GetSyncStatusRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 25);
+  messageDesc(file_junction_scripts_v1_scripts_service, 29);
 
 /**
  * Response for GetSyncStatus.
@@ -1072,7 +1332,7 @@ export type GetSyncStatusResponse = Message<"junction.scripts.v1.GetSyncStatusRe
  * Use `create(GetSyncStatusResponseSchema)` to create a new message.
  */
 export const GetSyncStatusResponseSchema: GenMessage<GetSyncStatusResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 26);
+  messageDesc(file_junction_scripts_v1_scripts_service, 30);
 
 /**
  * Request for SetSyncsPaused.
@@ -1114,7 +1374,7 @@ export type SetSyncsPausedRequest = Message<"junction.scripts.v1.SetSyncsPausedR
  * Use `create(SetSyncsPausedRequestSchema)` to create a new message.
  */
 export const SetSyncsPausedRequestSchema: GenMessage<SetSyncsPausedRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 27);
+  messageDesc(file_junction_scripts_v1_scripts_service, 31);
 
 /**
  * Response for SetSyncsPaused.
@@ -1135,7 +1395,7 @@ export type SetSyncsPausedResponse = Message<"junction.scripts.v1.SetSyncsPaused
  * Use `create(SetSyncsPausedResponseSchema)` to create a new message.
  */
 export const SetSyncsPausedResponseSchema: GenMessage<SetSyncsPausedResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 28);
+  messageDesc(file_junction_scripts_v1_scripts_service, 32);
 
 /**
  * Request for SetSyncFrequency.
@@ -1177,7 +1437,7 @@ export type SetSyncFrequencyRequest = Message<"junction.scripts.v1.SetSyncFreque
  * Use `create(SetSyncFrequencyRequestSchema)` to create a new message.
  */
 export const SetSyncFrequencyRequestSchema: GenMessage<SetSyncFrequencyRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 29);
+  messageDesc(file_junction_scripts_v1_scripts_service, 33);
 
 /**
  * Response for SetSyncFrequency.
@@ -1199,7 +1459,7 @@ export type SetSyncFrequencyResponse = Message<"junction.scripts.v1.SetSyncFrequ
  * Use `create(SetSyncFrequencyResponseSchema)` to create a new message.
  */
 export const SetSyncFrequencyResponseSchema: GenMessage<SetSyncFrequencyResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 30);
+  messageDesc(file_junction_scripts_v1_scripts_service, 34);
 
 /**
  * Request for RunLifecycleEvent.
@@ -1234,7 +1494,7 @@ export type RunLifecycleEventRequest = Message<"junction.scripts.v1.RunLifecycle
  * Use `create(RunLifecycleEventRequestSchema)` to create a new message.
  */
 export const RunLifecycleEventRequestSchema: GenMessage<RunLifecycleEventRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 31);
+  messageDesc(file_junction_scripts_v1_scripts_service, 35);
 
 /**
  * Response for RunLifecycleEvent.
@@ -1255,7 +1515,7 @@ export type RunLifecycleEventResponse = Message<"junction.scripts.v1.RunLifecycl
  * Use `create(RunLifecycleEventResponseSchema)` to create a new message.
  */
 export const RunLifecycleEventResponseSchema: GenMessage<RunLifecycleEventResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 32);
+  messageDesc(file_junction_scripts_v1_scripts_service, 36);
 
 /**
  * Request for DispatchNotification: a notification after matching, as the webhook service saw it.
@@ -1311,7 +1571,7 @@ export type DispatchNotificationRequest = Message<"junction.scripts.v1.DispatchN
  * Use `create(DispatchNotificationRequestSchema)` to create a new message.
  */
 export const DispatchNotificationRequestSchema: GenMessage<DispatchNotificationRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 33);
+  messageDesc(file_junction_scripts_v1_scripts_service, 37);
 
 /**
  * Response for DispatchNotification.
@@ -1340,7 +1600,7 @@ export type DispatchNotificationResponse = Message<"junction.scripts.v1.Dispatch
  * Use `create(DispatchNotificationResponseSchema)` to create a new message.
  */
 export const DispatchNotificationResponseSchema: GenMessage<DispatchNotificationResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 34);
+  messageDesc(file_junction_scripts_v1_scripts_service, 38);
 
 /**
  * Request for RunAction.
@@ -1397,7 +1657,7 @@ export type RunActionRequest = Message<"junction.scripts.v1.RunActionRequest"> &
  * Use `create(RunActionRequestSchema)` to create a new message.
  */
 export const RunActionRequestSchema: GenMessage<RunActionRequest> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 35);
+  messageDesc(file_junction_scripts_v1_scripts_service, 39);
 
 /**
  * Response for RunAction.
@@ -1418,7 +1678,7 @@ export type RunActionResponse = Message<"junction.scripts.v1.RunActionResponse">
  * Use `create(RunActionResponseSchema)` to create a new message.
  */
 export const RunActionResponseSchema: GenMessage<RunActionResponse> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 36);
+  messageDesc(file_junction_scripts_v1_scripts_service, 40);
 
 /**
  * A job on the durable queue `scripts.runs` (@junction/bus queues.scriptRuns). The bus msgId of the
@@ -1474,7 +1734,7 @@ export type ScriptJob = Message<"junction.scripts.v1.ScriptJob"> & {
  * Use `create(ScriptJobSchema)` to create a new message.
  */
 export const ScriptJobSchema: GenMessage<ScriptJob> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 37);
+  messageDesc(file_junction_scripts_v1_scripts_service, 41);
 
 /**
  * Runs one async action: the version and run recorded when it was accepted. Every attempt writes
@@ -1546,7 +1806,7 @@ export type ActionRunJob = Message<"junction.scripts.v1.ActionRunJob"> & {
  * Use `create(ActionRunJobSchema)` to create a new message.
  */
 export const ActionRunJobSchema: GenMessage<ActionRunJob> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 38);
+  messageDesc(file_junction_scripts_v1_scripts_service, 42);
 
 /**
  * Runs one lifecycle script (the latest version at run time) for one connection.
@@ -1595,7 +1855,7 @@ export type LifecycleRunJob = Message<"junction.scripts.v1.LifecycleRunJob"> & {
  * Use `create(LifecycleRunJobSchema)` to create a new message.
  */
 export const LifecycleRunJobSchema: GenMessage<LifecycleRunJob> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 39);
+  messageDesc(file_junction_scripts_v1_scripts_service, 43);
 
 /**
  * Runs one sync's onWebhook (the latest version at run time) for one matched connection.
@@ -1658,7 +1918,287 @@ export type WebhookRunJob = Message<"junction.scripts.v1.WebhookRunJob"> & {
  * Use `create(WebhookRunJobSchema)` to create a new message.
  */
 export const WebhookRunJobSchema: GenMessage<WebhookRunJob> = /*@__PURE__*/
-  messageDesc(file_junction_scripts_v1_scripts_service, 40);
+  messageDesc(file_junction_scripts_v1_scripts_service, 44);
+
+/**
+ * Request for ListRecords.
+ *
+ * @generated from message junction.scripts.v1.ListRecordsRequest
+ */
+export type ListRecordsRequest = Message<"junction.scripts.v1.ListRecordsRequest"> & {
+  /**
+   * Integration id.
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Connection id.
+   *
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+
+  /**
+   * Model name.
+   *
+   * @generated from field: string model = 3;
+   */
+  model: string;
+
+  /**
+   * Sync variant; empty means "base".
+   *
+   * @generated from field: string variant = 4;
+   */
+  variant: string;
+
+  /**
+   * The next_cursor of the previous page, or a record's cursor; empty for the first page.
+   *
+   * @generated from field: string cursor = 5;
+   */
+  cursor: string;
+
+  /**
+   * Records per page, 1 to 10000.
+   *
+   * @generated from field: int32 limit = 6;
+   */
+  limit: number;
+
+  /**
+   * Last actions to answer (ADDED, UPDATED, DELETED; their union); empty for all.
+   *
+   * @generated from field: repeated string actions = 7;
+   */
+  actions: string[];
+
+  /**
+   * Only records modified at or after this time, Unix milliseconds; absent for all.
+   *
+   * @generated from field: optional int64 modified_after_ms = 8;
+   */
+  modifiedAfterMs?: bigint | undefined;
+
+  /**
+   * Only these record ids; empty for all.
+   *
+   * @generated from field: repeated string ids = 9;
+   */
+  ids: string[];
+};
+
+/**
+ * Describes the message junction.scripts.v1.ListRecordsRequest.
+ * Use `create(ListRecordsRequestSchema)` to create a new message.
+ */
+export const ListRecordsRequestSchema: GenMessage<ListRecordsRequest> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 45);
+
+/**
+ * Response for ListRecords.
+ *
+ * @generated from message junction.scripts.v1.ListRecordsResponse
+ */
+export type ListRecordsResponse = Message<"junction.scripts.v1.ListRecordsResponse"> & {
+  /**
+   * The records as a JSON array: each its payload, `id` and `_nango_metadata`, as Nango answers them.
+   *
+   * @generated from field: string records_json = 1;
+   */
+  recordsJson: string;
+
+  /**
+   * Cursor of the next page; empty when this is the last.
+   *
+   * @generated from field: string next_cursor = 2;
+   */
+  nextCursor: string;
+};
+
+/**
+ * Describes the message junction.scripts.v1.ListRecordsResponse.
+ * Use `create(ListRecordsResponseSchema)` to create a new message.
+ */
+export const ListRecordsResponseSchema: GenMessage<ListRecordsResponse> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 46);
+
+/**
+ * Request for PruneRecords.
+ *
+ * @generated from message junction.scripts.v1.PruneRecordsRequest
+ */
+export type PruneRecordsRequest = Message<"junction.scripts.v1.PruneRecordsRequest"> & {
+  /**
+   * Integration id.
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Connection id.
+   *
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+
+  /**
+   * Model name.
+   *
+   * @generated from field: string model = 3;
+   */
+  model: string;
+
+  /**
+   * Sync variant; empty means "base".
+   *
+   * @generated from field: string variant = 4;
+   */
+  variant: string;
+
+  /**
+   * Records up to and including this cursor lose their payload.
+   *
+   * @generated from field: string until_cursor = 5;
+   */
+  untilCursor: string;
+
+  /**
+   * At most this many records (1 to 10000).
+   *
+   * @generated from field: int32 limit = 6;
+   */
+  limit: number;
+};
+
+/**
+ * Describes the message junction.scripts.v1.PruneRecordsRequest.
+ * Use `create(PruneRecordsRequestSchema)` to create a new message.
+ */
+export const PruneRecordsRequestSchema: GenMessage<PruneRecordsRequest> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 47);
+
+/**
+ * Response for PruneRecords.
+ *
+ * @generated from message junction.scripts.v1.PruneRecordsResponse
+ */
+export type PruneRecordsResponse = Message<"junction.scripts.v1.PruneRecordsResponse"> & {
+  /**
+   * Records pruned.
+   *
+   * @generated from field: int64 count = 1;
+   */
+  count: bigint;
+
+  /**
+   * More records up to the cursor are left to prune.
+   *
+   * @generated from field: bool has_more = 2;
+   */
+  hasMore: boolean;
+};
+
+/**
+ * Describes the message junction.scripts.v1.PruneRecordsResponse.
+ * Use `create(PruneRecordsResponseSchema)` to create a new message.
+ */
+export const PruneRecordsResponseSchema: GenMessage<PruneRecordsResponse> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 48);
+
+/**
+ * Request for ListRecordModels.
+ *
+ * @generated from message junction.scripts.v1.ListRecordModelsRequest
+ */
+export type ListRecordModelsRequest = Message<"junction.scripts.v1.ListRecordModelsRequest"> & {
+  /**
+   * Integration id.
+   *
+   * @generated from field: string provider_config_key = 1;
+   */
+  providerConfigKey: string;
+
+  /**
+   * Connection id.
+   *
+   * @generated from field: string connection_id = 2;
+   */
+  connectionId: string;
+};
+
+/**
+ * Describes the message junction.scripts.v1.ListRecordModelsRequest.
+ * Use `create(ListRecordModelsRequestSchema)` to create a new message.
+ */
+export const ListRecordModelsRequestSchema: GenMessage<ListRecordModelsRequest> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 49);
+
+/**
+ * The records of one model of a connection.
+ *
+ * @generated from message junction.scripts.v1.RecordModel
+ */
+export type RecordModel = Message<"junction.scripts.v1.RecordModel"> & {
+  /**
+   * Model name.
+   *
+   * @generated from field: string model = 1;
+   */
+  model: string;
+
+  /**
+   * Sync variant.
+   *
+   * @generated from field: string variant = 2;
+   */
+  variant: string;
+
+  /**
+   * Records kept (deleted ones included).
+   *
+   * @generated from field: int64 count = 3;
+   */
+  count: bigint;
+
+  /**
+   * The last change, Unix milliseconds.
+   *
+   * @generated from field: int64 last_modified_at_ms = 4;
+   */
+  lastModifiedAtMs: bigint;
+};
+
+/**
+ * Describes the message junction.scripts.v1.RecordModel.
+ * Use `create(RecordModelSchema)` to create a new message.
+ */
+export const RecordModelSchema: GenMessage<RecordModel> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 50);
+
+/**
+ * Response for ListRecordModels.
+ *
+ * @generated from message junction.scripts.v1.ListRecordModelsResponse
+ */
+export type ListRecordModelsResponse = Message<"junction.scripts.v1.ListRecordModelsResponse"> & {
+  /**
+   * By model then variant.
+   *
+   * @generated from field: repeated junction.scripts.v1.RecordModel models = 1;
+   */
+  models: RecordModel[];
+};
+
+/**
+ * Describes the message junction.scripts.v1.ListRecordModelsResponse.
+ * Use `create(ListRecordModelsResponseSchema)` to create a new message.
+ */
+export const ListRecordModelsResponseSchema: GenMessage<ListRecordModelsResponse> = /*@__PURE__*/
+  messageDesc(file_junction_scripts_v1_scripts_service, 51);
 
 /**
  * What a script is.
@@ -2020,6 +2560,20 @@ export const ScriptsService: GenService<{
     output: typeof RemoveScriptResponseSchema;
   },
   /**
+   * Deploys the scripts of a Nango CLI project (POST /sync/deploy, `nango deploy`): every bundle is
+   * checked before anything is stored, then each gets a new version and, by `mode`, the environment's
+   * (or the integrations') other scripts are removed. With `dry_run` nothing is checked or stored:
+   * the answer is the plan (POST /sync/deploy/confirmation). InvalidArgument `invalid_script` naming
+   * the file; NotFound `unknown_provider_config`.
+   *
+   * @generated from rpc junction.scripts.v1.ScriptsService.DeployBundles
+   */
+  deployBundles: {
+    methodKind: "unary";
+    input: typeof DeployBundlesRequestSchema;
+    output: typeof DeployBundlesResponseSchema;
+  },
+  /**
    * Lists recorded runs, newest first, filtered and paged (without their logs).
    *
    * @generated from rpc junction.scripts.v1.ScriptsService.ListRuns
@@ -2137,6 +2691,39 @@ export const ScriptsService: GenService<{
     methodKind: "unary";
     input: typeof RunActionRequestSchema;
     output: typeof RunActionResponseSchema;
+  },
+  /**
+   * A page of a connection's records of one model (GET /records), ordered by last modification then
+   * id. InvalidArgument `unknown_connection` (as Nango answers), `invalid_cursor` for a cursor that is
+   * not one of this connection's model; a model never written answers no records.
+   *
+   * @generated from rpc junction.scripts.v1.ScriptsService.ListRecords
+   */
+  listRecords: {
+    methodKind: "unary";
+    input: typeof ListRecordsRequestSchema;
+    output: typeof ListRecordsResponseSchema;
+  },
+  /**
+   * Removes the payloads of a model's records up to and including a cursor (PATCH /records/prune),
+   * keeping their place in the order. InvalidArgument `unknown_connection`, `invalid_cursor`.
+   *
+   * @generated from rpc junction.scripts.v1.ScriptsService.PruneRecords
+   */
+  pruneRecords: {
+    methodKind: "unary";
+    input: typeof PruneRecordsRequestSchema;
+    output: typeof PruneRecordsResponseSchema;
+  },
+  /**
+   * The models a connection has records of, with their counts (the dashboard's record browser).
+   *
+   * @generated from rpc junction.scripts.v1.ScriptsService.ListRecordModels
+   */
+  listRecordModels: {
+    methodKind: "unary";
+    input: typeof ListRecordModelsRequestSchema;
+    output: typeof ListRecordModelsResponseSchema;
   },
 }> = /*@__PURE__*/
   serviceDesc(file_junction_scripts_v1_scripts_service, 0);

@@ -1,0 +1,86 @@
+import { providerAdapter } from "@junction/providers";
+import type { SyncDeclaration } from "../../declaration/script-declaration.ts";
+import type { Checkpoint } from "../../records/record-store.ts";
+import type { JsonValue, RunResult } from "../../runtime/run-types.ts";
+import type { ScriptRunRecord } from "../../store/records.ts";
+import type { ScriptsServiceContext } from "../context.ts";
+import type { RunPlan } from "../script-runner.ts";
+import { enqueueSyncWebhooks } from "../triggers/sync-webhook.ts";
+import { createRunRecords, type RunRecords } from "./run-records.ts";
+
+/** The variant of every sync run (Junction runs no sync variants yet). */
+export const BASE_VARIANT = "base";
+
+/** A run's record API, and what to do once the run has ended. */
+export interface RunData {
+  records: RunRecords;
+  /** For a sync: deletes per `trackDeletes`, then its `sync` webhooks. Never throws. */
+  finish(result: RunResult): Promise<void>;
+}
+
+/** The pagination settings of the integration's provider, and its base URL when fixed. */
+async function pagination(ctx: ScriptsServiceContext, providerConfigKey: string): Promise<JsonValue> {
+  const res = await ctx.clients().connection.getIntegration({ uniqueKey: providerConfigKey });
+  const definition = res.integration ? providerAdapter(res.integration.provider) : undefined;
+  if (!definition?.paginate) return null;
+  const answer: { [key: string]: JsonValue } = { paginate: definition.paginate as unknown as JsonValue };
+  if (!definition.baseUrl.includes("${")) answer.baseUrl = definition.baseUrl.replace(/\/$/, "");
+  return answer;
+}
+
+/** Builds the record API of a run; a sync's run also sends its webhooks when it ends. */
+export async function openRunData(
+  ctx: ScriptsServiceContext,
+  record: ScriptRunRecord,
+  plan: RunPlan,
+): Promise<RunData> {
+  const declaration = plan.version.declaration;
+  const sync = declaration.kind === "sync" ? (declaration as SyncDeclaration) : null;
+  const models = sync?.models && Object.keys(sync.models).length ? sync.models : null;
+  const scope = {
+    environmentId: record.environmentId,
+    providerConfigKey: record.providerConfigKey,
+    connectionId: plan.connectionId,
+    variant: BASE_VARIANT,
+  };
+  const checkpointKey = { ...scope, syncName: record.scriptName };
+  const from = sync ? await ctx.records.getCheckpoint(checkpointKey).catch(() => null) : null;
+  const records = createRunRecords({
+    store: ctx.records,
+    now: () => ctx.clock.now(),
+    scope,
+    syncName: record.scriptName,
+    models,
+    startedAt: record.startedAt,
+    maxRecordsPerRun: ctx.config.maxRecordsPerRun,
+    pagination: () => pagination(ctx, record.providerConfigKey),
+    environmentVariables: ctx.config.environmentVariables,
+  });
+  const finish = async (result: RunResult) => {
+    if (!sync) return;
+    try {
+      const success = result.status === "succeeded";
+      if (success && sync.trackDeletes) {
+        for (const model of records.changes().keys()) await records.deleteRecordsFromPreviousExecutions(model);
+      }
+      const changes = records.changes();
+      for (const model of Object.keys(models ?? {})) {
+        if (!changes.has(model)) changes.set(model, { added: 0, updated: 0, deleted: 0, unchanged: 0 });
+      }
+      const to: Checkpoint | null = await ctx.records.getCheckpoint(checkpointKey);
+      await enqueueSyncWebhooks(ctx, {
+        run: record,
+        variant: BASE_VARIANT,
+        syncType: plan.lastSyncDate ? "INCREMENTAL" : "INITIAL",
+        changes,
+        checkpoints: from || to ? { from, to } : null,
+        success,
+        error: result.error ?? null,
+        endedAt: result.finishedAt,
+      });
+    } catch (err) {
+      ctx.logger.error("sync run's records not finished", { runId: record.id, error: err });
+    }
+  };
+  return { records, finish };
+}
