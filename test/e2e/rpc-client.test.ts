@@ -12,6 +12,7 @@ import {
   notify,
   startCustomerReceiver,
 } from "./notifications-kit.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { syncSource } from "./scripts-kit.ts";
 
 const KEY = "rpc-cal";
@@ -142,6 +143,47 @@ describe("typed RPC client over real HTTP", () => {
     expect((await client.scripts.listRuns({ providerConfigKey: KEY })).runs).toEqual([]);
     const long = await refusal(client.scripts.setSyncsPaused({ providerConfigKey: KEY, syncs: ["x".repeat(65)] }));
     expect(long).toMatchObject({ connect: Code.InvalidArgument, code: "invalid_body", fields: ["syncs.0"] });
+  });
+
+  test("records: a sync's records listed, pruned and counted through the typed client", async () => {
+    const source = syncSource(
+      'await nango.batchSave([{ id: "a", n: 1 }, { id: "b", n: 2 }], "Thing");',
+      "autoStart: false",
+    );
+    expect((await j.api("POST", "/scripts", { provider_config_key: KEY, name: "rpc-records", source })).status).toBe(
+      201,
+    );
+    const trigger = await j.api("POST", "/sync/trigger", {
+      provider_config_key: KEY,
+      connection_id: "alice",
+      syncs: ["rpc-records"],
+    });
+    expect(trigger.status).toBe(200);
+    const page = await waitFor("the sync's records", async () => {
+      const res = await client.scripts.listRecords({
+        providerConfigKey: KEY,
+        connectionId: "alice",
+        model: "Thing",
+        limit: 1,
+      });
+      return res.recordsJson !== "[]" ? res : null;
+    });
+    const [first] = JSON.parse(page.recordsJson);
+    expect([first.id, first.n, first._nango_metadata.last_action]).toEqual(["a", 1, "ADDED"]);
+    expect(page.nextCursor).not.toBe("");
+    const models = await client.scripts.listRecordModels({ providerConfigKey: KEY, connectionId: "alice" });
+    expect(models.models.map((m) => [m.model, m.variant, Number(m.count)])).toEqual([["Thing", "base", 2]]);
+    const pruned = await client.scripts.pruneRecords({
+      providerConfigKey: KEY,
+      connectionId: "alice",
+      model: "Thing",
+      untilCursor: first._nango_metadata.cursor,
+    });
+    expect([Number(pruned.count), pruned.hasMore]).toEqual([1, false]);
+    const ghost = await refusal(
+      client.scripts.listRecords({ providerConfigKey: KEY, connectionId: "ghost", model: "Thing" }),
+    );
+    expect(ghost).toMatchObject({ connect: Code.InvalidArgument, code: "unknown_connection" });
   });
 
   test("a wrong key is Unauthenticated with REST's code, and the key is in no log line", async () => {

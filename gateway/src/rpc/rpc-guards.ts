@@ -117,6 +117,19 @@ export const RPC_GUARDS: Guards = {
         }
       },
     },
+    listRecords: {
+      bodyLimit: BODY_LIMIT,
+      check: (req) => {
+        // As GET /records: at most 100 ids of 1..255 characters.
+        if (req.ids.length > 100 || req.ids.some((id: string) => id.length < 1 || id.length > 255)) {
+          throw invalidArgument("invalid_body", "Invalid request body.", [
+            { location: "body", path: "ids", message: "must be at most 100 ids of 1 to 255 characters" },
+          ]);
+        }
+      },
+    },
+    pruneRecords: plain,
+    listRecordModels: plain,
   },
 };
 

@@ -31,6 +31,9 @@ export const PUBLIC_RPC_METHODS = {
     "getSyncStatus",
     "setSyncsPaused",
     "setSyncFrequency",
+    "listRecords",
+    "pruneRecords",
+    "listRecordModels",
   ],
 } as const;
 

@@ -151,6 +151,33 @@ describe("validateScript refuses, with the exact reason, file and line", () => {
     });
   });
 
+  test("a sync's models with their JSON Schemas and trackDeletes are read; a model schema that does not compile is refused at its line", async () => {
+    const ok = await runtime.validateScript(
+      `export default createSync({ frequency: "1d", trackDeletes: true,
+  models: { Issue: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } },
+  exec: async () => {} });`,
+      "sync.ts",
+    );
+    expect(ok.ok && ok.declaration).toMatchObject({
+      kind: "sync",
+      trackDeletes: true,
+      models: { Issue: { type: "object", properties: { id: { type: "string" } }, required: ["id"] } },
+    });
+    const error = await refusal(
+      `export default createSync({
+  exec: async () => {},
+  frequency: "1d",
+  models: { Issue: { $ref: "#/definitions/Nowhere" } },
+});`,
+    );
+    expect(error.line).toBe(4);
+    expect(error.message).toStartWith("model Issue is not a JSON Schema Junction can check:");
+    const notObject = await refusal(
+      `export default createSync({ exec: async () => {}, frequency: "1d", models: { Issue: "string" } });`,
+    );
+    expect(notObject.message).toBe("model Issue must be a JSON Schema object");
+  });
+
   test("an import of anything but nango, at its line", async () => {
     const error = await refusal(
       `import { createSync } from "nango";\n\nimport axios from "axios";\nexport default {};`,

@@ -71,7 +71,7 @@ export async function openRunData(
       await enqueueSyncWebhooks(ctx, {
         run: record,
         variant: BASE_VARIANT,
-        syncType: plan.lastSyncDate ? "INCREMENTAL" : "INITIAL",
+        syncType: plan.entry === "onWebhook" ? "WEBHOOK" : plan.lastSyncDate ? "INCREMENTAL" : "INITIAL",
         changes,
         checkpoints: from || to ? { from, to } : null,
         success,

@@ -11,8 +11,8 @@ import type { ScriptsServiceContext } from "../context.ts";
 export interface SyncRunOutcome {
   run: ScriptRunRecord;
   variant: string;
-  /** INITIAL for a first or full run (no lastSyncDate), else INCREMENTAL. */
-  syncType: "INITIAL" | "INCREMENTAL";
+  /** INITIAL for a first or full run (no lastSyncDate), WEBHOOK for an onWebhook run, else INCREMENTAL. */
+  syncType: "INITIAL" | "INCREMENTAL" | "WEBHOOK";
   /** What each model's records did in the run (the declared models too, with zeros). */
   changes: Map<string, WriteCounts>;
   checkpoints: { from: Checkpoint | null; to: Checkpoint | null } | null;
