@@ -151,7 +151,8 @@ describe("junction integrations, connections, connect, metadata and proxy", () =
   test("a connect link opens the connect page; a deleted connection is gone", async () => {
     const link = await junction(["connect", MAIL, "--end-user", "user-7", "--email", "user7@example.com"]);
     expect(link.code).toBe(0);
-    expect(link.stdout).toMatch(/^http:\/\/.+\/connect\?connect_session_token=\S+$/);
+    // The connect link opens the Connect UI as a full page.
+    expect(link.stdout).toMatch(/^http:\/\/.+\/connect\/\?session_token=\S+$/);
     expect(link.stderr).toMatch(/^expires at \d{4}-/);
     const page = await fetch(link.stdout.replace(/^http:\/\/localhost:/, "http://127.0.0.1:"));
     expect(page.status).toBe(200);

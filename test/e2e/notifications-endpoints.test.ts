@@ -189,11 +189,17 @@ describe("where messages may go", () => {
     const strict = await start({
       dataDir: dir.path,
       clock,
-      env: { JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "false", JUNCTION_WEBHOOK_RETRY_SCHEDULE: "0s" },
+      // No private host allowed at all: the operator's allow list applies to endpoints too.
+      env: {
+        JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "false",
+        JUNCTION_ALLOWED_PRIVATE_HOSTS: "",
+        JUNCTION_WEBHOOK_RETRY_SCHEDULE: "0s",
+      },
     });
     const saved = await strict.j.api("PUT", "/webhook-settings", { endpoints: [rx.url, "https://10.1.2.3/hooks"] });
     expect(saved.status).toBe(400);
-    expect(saved.body.error.code).toBe("invalid_endpoint_url");
+    // One address policy, one code, wherever a URL enters.
+    expect(saved.body.error.code).toBe("private_address_not_allowed");
     // The endpoint saved while allowed is refused when delivering, without a request.
     const res = await notify(strict.j, googHeaders(URI, { channelId: "private-1" }));
     const m = await waitForStatus(strict.j, (await messageOf(strict.j, res.body.data.id)).id, "exhausted");

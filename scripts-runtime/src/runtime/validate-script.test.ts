@@ -171,11 +171,11 @@ describe("validateScript refuses, with the exact reason, file and line", () => {
 });`,
     );
     expect(error.line).toBe(4);
-    expect(error.message).toStartWith("model Issue is not a JSON Schema Junction can check:");
+    expect(error.message).toStartWith("models.Issue is not a schema Junction can check records with:");
     const notObject = await refusal(
       `export default createSync({ exec: async () => {}, frequency: "1d", models: { Issue: "string" } });`,
     );
-    expect(notObject.message).toBe("model Issue must be a JSON Schema object");
+    expect(notObject.message).toBe("models.Issue must be a zod schema (z.object({...})) or a JSON Schema");
   });
 
   test("an import of anything but nango, at its line", async () => {

@@ -7,7 +7,7 @@ const NAMED_AT_MOST = 20;
 
 /**
  * The integration `key` of the environment, or `unknown_provider_config` naming the ids that do exist, so that
- * a caller who used a provider's name (`google-calendar`) where the id is another (`cal`) sees the right one.
+ * a caller who sent a provider's name where the integration's id is another sees the right one.
  */
 export async function integrationOrRefuse(
   ctx: ConnectionServiceContext,
