@@ -28,6 +28,7 @@ import { proxyRoutes } from "./routes/proxy.ts";
 import { inboundWebhookRoutes } from "./routes/inbound-webhook.ts";
 import { deliveryRoutes } from "./routes/deliveries.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
+import { mcpRoutes } from "./routes/mcp/mcp-routes.ts";
 import { channelRoutes } from "./routes/channels.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
@@ -103,6 +104,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...inboundWebhookRoutes(),
     ...deliveryRoutes(),
     ...scriptRoutes(),
+    ...mcpRoutes(),
     ...channelRoutes(),
     ...dashboardRoutes({ router: () => router, now }),
     ...openApiRoutes({ routes: () => router.list(), baseUrl: deps.baseUrl }),
