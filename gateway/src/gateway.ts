@@ -12,6 +12,8 @@ import { type ProxySettings, proxyMetrics } from "@junction/upstream-proxy";
 import type { GatewayClients } from "./clients.ts";
 import { errorResponse, toErrorResponse } from "./http/error-response.ts";
 import { Authenticator } from "./middleware/authenticate.ts";
+import { routeScope } from "./middleware/route-scopes.ts";
+import type { ApiKeyScope } from "./middleware/scopes.ts";
 import { plainRequestTarget } from "./http/request-target.ts";
 import { type HeaderRecord, headerRecord } from "./http/header-record.ts";
 import { type Route, type RouteContext, Router } from "./router.ts";
@@ -178,10 +180,21 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return res;
   }
 
+  // Each route's scope, looked up once per route (not per request).
+  const scopes = new Map<Route, ApiKeyScope>();
+  const scopeOf = (route: Route): ApiKeyScope => {
+    let scope = scopes.get(route);
+    if (scope === undefined) {
+      scope = routeScope(route);
+      scopes.set(route, scope);
+    }
+    return scope;
+  };
+
   /** Runs the route, authenticating first without a hop when the secret key is cached. */
   function handle(route: Route, ctx: RequestContext): Response | Promise<Response> {
     if (route.auth === false) return route.handler(ctx);
-    const environmentId = authenticator.environmentOfHeader(ctx.headers.authorization);
+    const environmentId = authenticator.environmentOfHeader(ctx.headers.authorization, scopeOf(route));
     if (typeof environmentId !== "string") return handleAfter(environmentId, route, ctx);
     ctx.environmentId = environmentId;
     return route.handler(ctx);

@@ -1,0 +1,75 @@
+import type { Route } from "../router.ts";
+import { ADMIN_SCOPE, type ApiKeyScope } from "./scopes.ts";
+
+/**
+ * The scope each authenticated route needs, by `METHOD /pattern`: the one table a new route is added
+ * to (route-scopes.test.ts fails for a route missing here). A route not in it needs full access.
+ */
+export const ROUTE_SCOPES: Record<string, ApiKeyScope> = {
+  "GET /providers": "environment:integrations:list",
+  "POST /providers": "environment:integrations:create",
+  "GET /providers/:provider": "environment:integrations:list",
+  "GET /integrations": "environment:integrations:list",
+  "POST /integrations": "environment:integrations:create",
+  "GET /integrations/:key": "environment:integrations:read",
+  "PATCH /integrations/:key": "environment:integrations:update",
+  "DELETE /integrations/:key": "environment:integrations:delete",
+  "GET /integrations/:key/test-mode": "environment:integrations:read",
+  "PUT /integrations/:key/test-mode": "environment:integrations:update",
+  "GET /integrations/:key/consent": "environment:integrations:read",
+  "POST /connections": "environment:connections:create",
+  "GET /connection": "environment:connections:list",
+  "GET /connections": "environment:connections:list",
+  "GET /connection/:connectionId": "environment:connections:read",
+  "GET /connections/:connectionId": "environment:connections:read",
+  "DELETE /connection/:connectionId": "environment:connections:delete",
+  "DELETE /connections/:connectionId": "environment:connections:delete",
+  "POST /connection/metadata": "environment:connections:update",
+  "PATCH /connection/metadata": "environment:connections:update",
+  "POST /connections/metadata": "environment:connections:update",
+  "PATCH /connections/metadata": "environment:connections:update",
+  "PATCH /connections/:connectionId": "environment:connections:update",
+  "GET /secret-keys": ADMIN_SCOPE,
+  "POST /secret-keys": ADMIN_SCOPE,
+  "DELETE /secret-keys/:id": ADMIN_SCOPE,
+  "GET /webhook-settings": "environment:webhooks",
+  "PUT /webhook-settings": "environment:webhooks",
+  "POST /webhook-settings/signing-secret": "environment:webhook_signing_key:rotate",
+  "POST /webhook-settings/endpoints/:id/enable": "environment:webhooks",
+  "GET /webhook-messages": "environment:webhooks",
+  "GET /webhook-messages/:id": "environment:webhooks",
+  "POST /webhook-messages/replay-failed": "environment:webhooks",
+  "POST /webhook-messages/:id/replay": "environment:webhooks",
+  "POST /connect/sessions": "environment:connect_sessions:write",
+  "POST /connect/sessions/reconnect": "environment:connect_sessions:write",
+  "GET /proxy/*": "environment:proxy",
+  "POST /proxy/*": "environment:proxy",
+  "PUT /proxy/*": "environment:proxy",
+  "PATCH /proxy/*": "environment:proxy",
+  "DELETE /proxy/*": "environment:proxy",
+  "OPTIONS /proxy/*": "environment:proxy",
+  "GET /scripts/config": "environment:integrations:list_functions",
+  "GET /scripts/runs": "environment:logs:read",
+  "GET /scripts/runs/:id": "environment:logs:read",
+  "POST /scripts/runs/:id/cancel": "environment:functions:invocations",
+  "POST /scripts": "environment:deploy",
+  "GET /scripts": "environment:functions:list",
+  "GET /scripts/:integration/:name": "environment:functions:read",
+  "DELETE /scripts/:integration/:name": "environment:functions:delete",
+  "POST /sync/trigger": "environment:syncs:execute",
+  "POST /sync/pause": "environment:syncs:execute",
+  "POST /sync/start": "environment:syncs:execute",
+  "GET /sync/status": "environment:syncs:read",
+  "PUT /sync/update-connection-frequency": "environment:syncs:update",
+  "POST /action/trigger": "environment:actions:execute",
+  "GET /action/:id": "environment:actions:execute",
+  "POST /mcp": "environment:mcp",
+  "GET /mcp": "environment:mcp",
+  "GET /channels": "environment:channels",
+  "POST /channels/stop-all": "environment:channels",
+};
+
+/** The scope a route needs (full access for one missing from the table). */
+export function routeScope(route: Pick<Route, "method" | "pattern">): ApiKeyScope {
+  return ROUTE_SCOPES[`${route.method} ${route.pattern}`] ?? ADMIN_SCOPE;
+}
