@@ -53,6 +53,13 @@ describe("scoped secret keys", () => {
       redirect: "manual",
     });
     expect([login.status, login.headers.get("set-cookie")]).toEqual([403, null]);
+    // The RPC routes are for full-access keys only.
+    const rpc = await fetch(`${w.j.url}/rpc/junction.connection.v1.ConnectionService/ListIntegrations`, {
+      method: "POST",
+      headers: { authorization: `Bearer ${key}`, "content-type": "application/json" },
+      body: "{}",
+    });
+    expect([rpc.status, (await rpc.json()).code]).toEqual([403, "permission_denied"]);
     // Nothing was created by the refused call.
     const list = (await w.api("GET", "/secret-keys")).body.data as any[];
     expect(list.map((k) => k.name)).not.toContain("escalate");
