@@ -17,6 +17,8 @@ import type { GatewayClients } from "./clients.ts";
 import { errorResponse, toErrorResponse } from "./http/error-response.ts";
 import { Authenticator } from "./middleware/authenticate.ts";
 import { connectSessionBearer } from "./middleware/connect-session-bearer.ts";
+import { routeScope } from "./middleware/route-scopes.ts";
+import type { ApiKeyScope } from "./middleware/scopes.ts";
 import { plainRequestTarget } from "./http/request-target.ts";
 import { type HeaderRecord, headerRecord } from "./http/header-record.ts";
 import { type Route, type RouteContext, Router } from "./router.ts";
@@ -35,6 +37,7 @@ import { inboundWebhookRoutes } from "./routes/inbound-webhook.ts";
 import { deliveryRoutes } from "./routes/deliveries.ts";
 import { recordRoutes } from "./routes/records.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
+import { mcpRoutes } from "./routes/mcp/mcp-routes.ts";
 import { channelRoutes } from "./routes/channels.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
 import { connectUiRoutes } from "./routes/connect-ui.ts";
@@ -136,6 +139,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...deliveryRoutes(),
     ...scriptRoutes(),
     ...recordRoutes(),
+    ...mcpRoutes(),
     ...channelRoutes(),
     ...dashboardRoutes({
       router: () => router,
@@ -214,6 +218,17 @@ export function createGateway(deps: GatewayDeps): Gateway {
     return res;
   }
 
+  // Each route's scope, looked up once per route (not per request).
+  const scopes = new Map<Route, ApiKeyScope>();
+  const scopeOf = (route: Route): ApiKeyScope => {
+    let scope = scopes.get(route);
+    if (scope === undefined) {
+      scope = routeScope(route);
+      scopes.set(route, scope);
+    }
+    return scope;
+  };
+
   /** Runs the route, authenticating first without a hop when the secret key is cached. */
   function handle(route: Route, ctx: RequestContext): Response | Promise<Response> {
     if (route.auth === false) return route.handler(ctx);
@@ -224,7 +239,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
         return route.handler(ctx);
       }
     }
-    const environmentId = authenticator.environmentOfHeader(ctx.headers.authorization);
+    const environmentId = authenticator.environmentOfHeader(ctx.headers.authorization, scopeOf(route));
     if (typeof environmentId !== "string") return handleAfter(environmentId, route, ctx);
     ctx.environmentId = environmentId;
     return route.handler(ctx);

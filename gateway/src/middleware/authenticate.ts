@@ -1,5 +1,12 @@
 import { ExpiringCache, SharedLoads, unauthenticated } from "@junction/platform";
 import type { GatewayClients } from "../clients.ts";
+import { ADMIN_SCOPE, type ApiKeyScope, allows, insufficientScope } from "./scopes.ts";
+
+/** What a valid key grants: its environment, and its scopes (none: full access). */
+interface Grant {
+  environmentId: string;
+  scopes: readonly string[];
+}
 
 const CACHE_MS = 5000;
 /** Entries this close to expiry are re-verified in the background while still being served. */
@@ -15,9 +22,9 @@ const MAX_CACHED = 1000;
  * to expire is re-verified by one request in the background, so a busy gateway never stalls on expiry.
  */
 export class Authenticator {
-  /** Environment ids by secret key. */
-  private readonly cache: ExpiringCache<string, string>;
-  private readonly inFlight = new SharedLoads<string, string>();
+  /** Grants by secret key. */
+  private readonly cache: ExpiringCache<string, Grant>;
+  private readonly inFlight = new SharedLoads<string, Grant>();
 
   constructor(
     private readonly clients: GatewayClients,
@@ -27,16 +34,20 @@ export class Authenticator {
   }
 
   /** Returns the environment id, or throws a 401-class error with a stable code. */
-  async authenticate(req: Request): Promise<string> {
-    return this.environmentOfHeader(req.headers.get("authorization"));
+  async authenticate(req: Request, scope: ApiKeyScope = ADMIN_SCOPE): Promise<string> {
+    return this.environmentOfHeader(req.headers.get("authorization"), scope);
   }
 
   /**
    * As `authenticate`, from the Authorization header's value (the gateway reads the headers once); a
    * cached key is answered synchronously (no promise on the hot path) and a malformed header throws
-   * synchronously.
+   * synchronously. A key limited to scopes that do not grant `scope` is refused with 403
+   * `insufficient_scope`.
    */
-  environmentOfHeader(header: string | string[] | null | undefined): string | Promise<string> {
+  environmentOfHeader(
+    header: string | string[] | null | undefined,
+    scope: ApiKeyScope = ADMIN_SCOPE,
+  ): string | Promise<string> {
     if (typeof header !== "string") header = header?.join(", ");
     if (!header || header.trim() === "") {
       throw unauthenticated("missing_auth_header", "Authentication failed: send Authorization: Bearer <secret key>.");
@@ -52,9 +63,9 @@ export class Authenticator {
     const cached = this.cache.fresh(key, now);
     if (cached !== undefined) {
       if (this.cache.claimReload(cached, now)) this.verify(key).catch(() => this.cache.delete(key));
-      return cached.value;
+      return environmentFor(cached.value, scope);
     }
-    return this.verify(key);
+    return this.verify(key).then((grant) => environmentFor(grant, scope));
   }
 
   /** Forgets cached keys (after a revocation through this gateway). */
@@ -62,19 +73,25 @@ export class Authenticator {
     this.cache.clear();
   }
 
-  private verify(key: string): Promise<string> {
+  private verify(key: string): Promise<Grant> {
     return this.inFlight.run(key, () => this.ask(key));
   }
 
-  private async ask(key: string): Promise<string> {
+  private async ask(key: string): Promise<Grant> {
     const res = await this.clients.connection.verifySecretKey({ secretKey: key });
     if (!res.valid) {
       this.cache.delete(key);
       throw unauthenticated("unknown_account", "Authentication failed: the secret key is not valid or was revoked.");
     }
-    this.cache.set(key, res.environmentId, this.now() + CACHE_MS);
-    return res.environmentId;
+    const grant = { environmentId: res.environmentId, scopes: res.scopes ?? [] };
+    this.cache.set(key, grant, this.now() + CACHE_MS);
+    return grant;
   }
+}
+
+function environmentFor(grant: Grant, scope: ApiKeyScope): string {
+  if (!allows(grant.scopes, scope)) throw insufficientScope(scope);
+  return grant.environmentId;
 }
 
 const BEARER_RE = /^Bearer\s+(\S+)\s*$/i;

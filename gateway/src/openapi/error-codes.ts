@@ -18,6 +18,7 @@ export const ERROR_CODES = {
   missing_auth_header: e(Code.Unauthenticated, "No Authorization header: send `Bearer <secret key>`."),
   malformed_auth_header: e(Code.Unauthenticated, "The Authorization header is not `Bearer <secret key>`."),
   unknown_account: e(Code.Unauthenticated, "The secret key is not valid, or was revoked."),
+  insufficient_scope: e(Code.PermissionDenied, "The secret key is limited to scopes that do not include this route's."),
   invalid_query_params: e(Code.InvalidArgument, "A query parameter is unknown or invalid; `errors` names each."),
   invalid_content_type: e(Code.InvalidArgument, "The body is not sent as `Content-Type: application/json`."),
   invalid_json: e(Code.InvalidArgument, "The body is not valid JSON."),

@@ -92,7 +92,9 @@ describe("the OpenAPI document", () => {
 
   test("lists each route's errors under their HTTP status, the common ones included", () => {
     const del = op("/integrations/{key}", "delete");
-    expect(Object.keys(del.responses)).toEqual(["200", "400", "401", "404", "409", "500", "503"]);
+    expect(Object.keys(del.responses)).toEqual(["200", "400", "401", "403", "404", "409", "500", "503"]);
+    // A key limited to scopes may be refused on any authenticated route.
+    expect(JSON.stringify(doc.components.responses?.InsufficientScope)).toContain("insufficient_scope");
     expect(del.responses["409"]).toEqual({ $ref: "#/components/responses/IntegrationHasConnections" });
     expect(JSON.stringify(doc.components.responses?.IntegrationHasConnections)).toContain(
       '"enum":["integration_has_connections"]',

@@ -256,7 +256,7 @@ function successResponse(answer: z.ZodType | OtherAnswer, shared: Record<string,
 /** Every error code the document says the route answers: its own and the common ones. */
 export function documentedErrors(route: Route, doc: RouteDoc): Set<ErrorCode> {
   const codes = new Set<ErrorCode>(doc.errors);
-  if (route.auth !== false) for (const c of AUTH_ERRORS) codes.add(c);
+  if (route.auth !== false) for (const c of [...AUTH_ERRORS, "insufficient_scope" as const]) codes.add(c);
   if (doc.query && !doc.queryUnchecked) codes.add("invalid_query_params");
   if (doc.body) for (const c of BODY_ERRORS) codes.add(c);
   for (const c of EVERY_ROUTE_ERRORS) codes.add(c);

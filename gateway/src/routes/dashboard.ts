@@ -1,4 +1,5 @@
 import { errorResponse } from "../http/error-response.ts";
+import { ADMIN_SCOPE, allows } from "../middleware/scopes.ts";
 import { json } from "../http/json.ts";
 import { dashboardApiHandler } from "../dashboard/dashboard-api.ts";
 import { type Asset, DashboardAssets } from "../dashboard/dashboard-assets.ts";
@@ -70,6 +71,10 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
       if (key === "") return refused();
       const verified = await ctx.clients.connection.verifySecretKey({ secretKey: key });
       if (!verified.valid) return refused();
+      // The dashboard can do everything: a key limited to scopes does not open it.
+      if (!allows(verified.scopes, ADMIN_SCOPE)) {
+        return htmlResponse(403, loginPage("That secret key is limited to scopes; log in with a full-access key."));
+      }
       const { cookieValue } = sessions.issue(verified.environmentId, verified.keyId);
       ctx.logger.info("dashboard login", { requestId: ctx.requestId, keyId: verified.keyId });
       return redirect("/dashboard", { "set-cookie": sessionCookie(ctx, cookieValue, sessions.ttl) });

@@ -2,14 +2,32 @@ import { z } from "zod";
 import { iso, json } from "../http/json.ts";
 import { parseWith, readJson } from "../http/read-json.ts";
 import type { Authenticator } from "../middleware/authenticate.ts";
+import { API_KEY_SCOPES } from "../middleware/scopes.ts";
 import { dataOf, isoOrNull } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
 import type { SecretKey } from "@junction/contracts/connection/v1/connection_service_pb";
 
-const createSchema = z.object({ name: z.string().min(1).max(100).optional() }).strict();
+const createSchema = z
+  .object({
+    name: z.string().min(1).max(100).optional(),
+    scopes: z
+      .array(z.enum(API_KEY_SCOPES))
+      .max(API_KEY_SCOPES.length)
+      .optional()
+      .describe("Limits the key to these scopes; left out or empty: full access."),
+  })
+  .strict();
 
 function present(k: SecretKey) {
-  return { id: k.id, name: k.name, prefix: k.prefix, created_at: iso(k.createdAtMs), revoked_at: iso(k.revokedAtMs) };
+  return {
+    id: k.id,
+    name: k.name,
+    prefix: k.prefix,
+    scopes: k.scopes,
+    created_at: iso(k.createdAtMs),
+    last_used_at: iso(k.lastUsedAtMs),
+    revoked_at: iso(k.revokedAtMs),
+  };
 }
 
 const keyAnswer = z
@@ -17,7 +35,9 @@ const keyAnswer = z
     id: z.string(),
     name: z.string(),
     prefix: z.string(),
+    scopes: z.array(z.string()).describe("The scopes the key is limited to; empty: full access."),
     created_at: isoOrNull,
+    last_used_at: isoOrNull.describe("When the key last authenticated a request (to a few seconds)."),
     revoked_at: isoOrNull,
   })
   .meta({ id: "SecretKey" });
@@ -44,7 +64,7 @@ export function secretKeyRoutes(authenticator: Authenticator): Route[] {
       pattern: "/secret-keys",
       handler: async ({ clients, req }) => {
         const body = parseWith(createSchema, await readJson(req, 4096), "invalid_body", "body");
-        const res = await clients.connection.createSecretKey({ name: body.name ?? "" });
+        const res = await clients.connection.createSecretKey({ name: body.name ?? "", scopes: body.scopes ?? [] });
         if (!res.key) throw new Error("createSecretKey returned no key");
         // The only time the plaintext is ever shown.
         return json({ data: { ...present(res.key), secret_key: res.plaintext } }, 201);

@@ -100,5 +100,7 @@ export function toSecretKey(rec: SecretKeyRecord): SecretKey {
     prefix: rec.prefix,
     createdAtMs: BigInt(rec.createdAt),
     revokedAtMs: BigInt(rec.revokedAt ?? 0),
+    scopes: rec.scopes,
+    lastUsedAtMs: BigInt(rec.lastUsedAt ?? 0),
   });
 }

@@ -43,7 +43,9 @@ export function environmentHandlers(ctx: ConnectionServiceContext): Partial<Serv
       for (const key of await activeKeys(env.id)) {
         if (constantTimeEqual(key.hash, hash)) match = key;
       }
-      return match ? { valid: true, environmentId: env.id, keyId: match.id } : { valid: false };
+      if (!match) return { valid: false };
+      await ctx.store.touchSecretKey(env.id, match.id, ctx.clock.now());
+      return { valid: true, environmentId: env.id, keyId: match.id, scopes: match.scopes };
     },
 
     async createSecretKey(req) {
@@ -64,6 +66,8 @@ export function environmentHandlers(ctx: ConnectionServiceContext): Partial<Serv
         hash,
         createdAt: now,
         revokedAt: null,
+        scopes: [...new Set(req.scopes)],
+        lastUsedAt: null,
       };
       await ctx.store.insertSecretKey(rec);
       cache = undefined;

@@ -70,6 +70,8 @@ describe("Mongo connection documents", () => {
       hash: "abc",
       createdAt: 1,
       revokedAt: null,
+      scopes: ["environment:mcp"],
+      lastUsedAt: 2,
     };
     const { id, ...rest } = key;
     expect(secretKeyToDocument(key)).toEqual({ _id: id, ...rest });

@@ -83,6 +83,9 @@ export const secretKeyFromDocument = (d: SecretKeyDocument): SecretKeyRecord => 
   hash: d.hash,
   createdAt: d.createdAt,
   revokedAt: d.revokedAt,
+  // Keys stored before scopes existed have none: full access.
+  scopes: d.scopes ?? [],
+  lastUsedAt: d.lastUsedAt ?? null,
 });
 
 /** An integration document without its _id (and anything else not in the record). */

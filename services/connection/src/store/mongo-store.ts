@@ -159,6 +159,10 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     return docs.map(secretKeyFromDocument);
   }
 
+  async touchSecretKey(environmentId: string, id: string, at: number): Promise<void> {
+    await this.secretKeys.updateOne({ _id: id, environmentId }, { $set: { lastUsedAt: at } });
+  }
+
   async revokeSecretKey(environmentId: string, id: string, at: number): Promise<SecretKeyRecord | null> {
     const doc = await this.secretKeys.findOneAndUpdate(
       { _id: id, environmentId },

@@ -16,6 +16,10 @@ export interface SecretKeyRecord {
   hash: string;
   createdAt: number;
   revokedAt: number | null;
+  /** The scopes the key is limited to; empty: full access. */
+  scopes: string[];
+  /** When the key last authenticated a request (verification), or null. */
+  lastUsedAt: number | null;
 }
 
 export interface UpstreamOverridesRecord {

@@ -24,6 +24,8 @@ export interface SecretKeyRow {
   hash: string;
   created_at: number;
   revoked_at: number | null;
+  scopes: string;
+  last_used_at: number | null;
 }
 
 export interface IntegrationRow {
@@ -90,6 +92,8 @@ export const secretKeyFromRow = (r: SecretKeyRow): SecretKeyRecord => ({
   hash: r.hash,
   createdAt: r.created_at,
   revokedAt: r.revoked_at,
+  scopes: JSON.parse(r.scopes) as string[],
+  lastUsedAt: r.last_used_at,
 });
 
 export const secretKeyToRow = (k: SecretKeyRecord): SecretKeyRow => ({
@@ -100,6 +104,8 @@ export const secretKeyToRow = (k: SecretKeyRecord): SecretKeyRow => ({
   hash: k.hash,
   created_at: k.createdAt,
   revoked_at: k.revokedAt,
+  scopes: JSON.stringify(k.scopes),
+  last_used_at: k.lastUsedAt,
 });
 
 export const integrationFromRow = (r: IntegrationRow): IntegrationRecord => ({

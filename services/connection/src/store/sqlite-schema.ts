@@ -231,6 +231,11 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE integrations ADD COLUMN strict_channels INTEGER;
   `,
+  // Scoped secret keys (a JSON array; empty: full access) and when each was last used.
+  `
+  ALTER TABLE secret_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT '[]';
+  ALTER TABLE secret_keys ADD COLUMN last_used_at INTEGER;
+  `,
 ];
 
 /**

@@ -28,8 +28,9 @@ export function prepareStatements(db: Database) {
     environmentFirst: p<EnvironmentRow>("SELECT * FROM environments ORDER BY created_at, id LIMIT 1"),
     environmentInsert: p("INSERT INTO environments (id, name, created_at) VALUES ($id, $name, $created_at)"),
     keyInsert: p(
-      "INSERT INTO secret_keys (id, environment_id, name, prefix, hash, created_at, revoked_at) VALUES ($id, $environment_id, $name, $prefix, $hash, $created_at, $revoked_at)",
+      "INSERT INTO secret_keys (id, environment_id, name, prefix, hash, created_at, revoked_at, scopes, last_used_at) VALUES ($id, $environment_id, $name, $prefix, $hash, $created_at, $revoked_at, $scopes, $last_used_at)",
     ),
+    keyTouch: p("UPDATE secret_keys SET last_used_at = $at WHERE environment_id = $environment_id AND id = $id"),
     keyList: p<SecretKeyRow>(
       "SELECT * FROM secret_keys WHERE environment_id = $environment_id ORDER BY created_at, id",
     ),

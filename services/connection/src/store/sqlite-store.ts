@@ -111,6 +111,10 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     return this.q.keyList.all({ environment_id: environmentId }).map(secretKeyFromRow);
   }
 
+  async touchSecretKey(environmentId: string, id: string, at: number): Promise<void> {
+    this.q.keyTouch.run({ environment_id: environmentId, id, at });
+  }
+
   async revokeSecretKey(environmentId: string, id: string, at: number): Promise<SecretKeyRecord | null> {
     const row = this.q.keyRevoke.get({ environment_id: environmentId, id, at });
     return row ? secretKeyFromRow(row) : null;

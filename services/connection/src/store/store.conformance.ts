@@ -104,6 +104,8 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         hash: `sha256-${id}`,
         createdAt: tick(),
         revokedAt: null,
+        scopes: id === "key_b" ? ["environment:proxy", "environment:mcp"] : [],
+        lastUsedAt: null,
       });
 
       test("are inserted, listed per environment and revoked", async () => {
@@ -117,6 +119,15 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         const at = tick();
         expect(await store.revokeSecretKey(ENV, "key_a", at)).toEqual({ ...a, revokedAt: at });
         expect(await store.listSecretKeys(ENV)).toEqual([{ ...a, revokedAt: at }, b]);
+      });
+
+      test("keep their scopes and when they were last used", async () => {
+        const b = key("key_b");
+        await store.insertSecretKey(b);
+        const at = tick();
+        await store.touchSecretKey(ENV, "key_b", at);
+        await store.touchSecretKey(OTHER_ENV, "key_b", tick());
+        expect(await store.listSecretKeys(ENV)).toEqual([{ ...b, lastUsedAt: at }]);
       });
 
       test("revoking an unknown key, or one of another environment, returns null", async () => {

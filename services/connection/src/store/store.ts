@@ -30,6 +30,8 @@ export interface EnvironmentStore {
   getOrCreateEnvironment(create: () => EnvironmentRecord): Promise<EnvironmentRecord>;
   insertSecretKey(key: SecretKeyRecord): Promise<void>;
   listSecretKeys(environmentId: string): Promise<SecretKeyRecord[]>;
+  /** Records that the key authenticated a request at `at` (nothing for an unknown key). */
+  touchSecretKey(environmentId: string, id: string, at: number): Promise<void>;
   /** Marks a key revoked; returns it, or null when unknown. */
   revokeSecretKey(environmentId: string, id: string, at: number): Promise<SecretKeyRecord | null>;
 }
