@@ -4,6 +4,7 @@ import { type FakeUpstream, startFakeUpstream } from "../fake-upstream/index.ts"
 import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { type CustomerReceiver, startCustomerReceiver } from "./notifications-kit.ts";
+import { calendarIntegration } from "./oauth-e2e-kit.ts";
 
 // Shared by the channels-*.test.ts files: an embedded Junction and the fake upstream on one manual
 // clock, a calendar integration pointed at the fake, connections holding the fake's tokens, and
@@ -113,21 +114,7 @@ export function useChannelsWorld(): () => Promise<ChannelsWorld> {
 
 /** Creates a calendar integration whose upstream is the fake. */
 export async function integration(world: ChannelsWorld, key: string): Promise<void> {
-  const res = await world.j.api("POST", "/integrations", {
-    unique_key: key,
-    provider: "google-calendar",
-    credentials: {
-      type: "OAUTH2",
-      client_id: CLIENT.clientId,
-      client_secret: CLIENT.clientSecret,
-      scopes: ["openid", "email", CALENDAR_SCOPE],
-    },
-    upstream_overrides: {
-      base_url: world.fake.url,
-      authorization_url: world.fake.endpoints.authorizationUrl,
-      token_url: world.fake.endpoints.tokenUrl,
-    },
-  });
+  const res = await world.j.api("POST", "/integrations", calendarIntegration(world.fake, key, CLIENT));
   if (res.status !== 200) throw new Error(`integration ${key}: ${res.status} ${res.text}`);
 }
 

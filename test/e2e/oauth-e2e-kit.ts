@@ -9,6 +9,25 @@ import { startTestJunction, type TestJunction } from "../support/embedded-juncti
 export const CLIENT = { clientId: "junction-e2e.apps.fake", clientSecret: "e2e-client-secret-do-not-log" };
 export const CALENDAR_SCOPE = "https://www.googleapis.com/auth/calendar";
 
+/** The body of POST /integrations for a Google Calendar integration `key` whose upstream is `fake`. */
+export function calendarIntegration(fake: FakeUpstream, key: string, client = CLIENT) {
+  return {
+    unique_key: key,
+    provider: "google-calendar",
+    credentials: {
+      type: "OAUTH2",
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      scopes: ["openid", "email", CALENDAR_SCOPE],
+    },
+    upstream_overrides: {
+      base_url: fake.url,
+      authorization_url: fake.endpoints.authorizationUrl,
+      token_url: fake.endpoints.tokenUrl,
+    },
+  };
+}
+
 export interface OAuthWorld {
   clock: ManualClock;
   fake: FakeUpstream;
@@ -53,21 +72,7 @@ export function useOAuthWorld() {
       fake,
       j,
       async integration(key = "cal") {
-        const res = await j.api("POST", "/integrations", {
-          unique_key: key,
-          provider: "google-calendar",
-          credentials: {
-            type: "OAUTH2",
-            client_id: CLIENT.clientId,
-            client_secret: CLIENT.clientSecret,
-            scopes: ["openid", "email", CALENDAR_SCOPE],
-          },
-          upstream_overrides: {
-            base_url: fake.url,
-            authorization_url: fake.endpoints.authorizationUrl,
-            token_url: fake.endpoints.tokenUrl,
-          },
-        });
+        const res = await j.api("POST", "/integrations", calendarIntegration(fake, key));
         if (res.status !== 200) throw new Error(`integration: ${res.status} ${res.text}`);
       },
       async session(body = { end_user: { id: "user-1", email: "alice@example.com" }, allowed_integrations: ["cal"] }) {
