@@ -93,6 +93,17 @@ try {
     }
   }
   const rssAfter = new Map(targets.map((t) => [t.name, residentBytes(t.pids)]));
+  // Every round's figures, for the spread an A/B reports beside its medians.
+  log("\n## rounds (req/s, CPU µs per request)\n");
+  for (const p of PAYLOADS) {
+    for (const c of CONCURRENCY) {
+      for (const t of targets) {
+        const rs = results.get(keyOf(t.name, p.name, c)) ?? [];
+        const each = rs.map((r) => `${r.rps.toFixed(0)}/${(r.cpuUsPerRequest ?? Number.NaN).toFixed(0)}`);
+        log(`${p.name} c=${c} ${t.name}: ${each.join("  ")}`);
+      }
+    }
+  }
 
   const med = (t: string, p: string, c: number) => {
     const rs = results.get(keyOf(t, p, c)) ?? [];
