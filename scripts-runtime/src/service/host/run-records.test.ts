@@ -137,6 +137,22 @@ describe("the scripts' record API", () => {
     });
   }
 
+  test("a batchUpdate whose merged record does not fit the model fails the run, and nothing of it is written", async () => {
+    const { store, host } = setup();
+    const result = await run(
+      `await nango.batchSave([{ id: "1", title: "a" }, { id: "2", title: "b" }], "Issue");
+       await nango.batchUpdate([{ id: "1", title: "c" }, { id: "2", title: 5 }], "Issue");`,
+      host,
+    );
+    expect(result.status).toBe("failed");
+    expect(result.error?.message).toContain(`record "2" does not fit model Issue: field title`);
+    const { records: stored } = await list(store);
+    expect(stored.map((r) => [r.id, JSON.parse(r.data ?? "{}").title])).toEqual([
+      ["1", "a"],
+      ["2", "b"],
+    ]);
+  });
+
   test("an undeclared model is refused with the sync's models named", async () => {
     const { host } = setup();
     const result = await run(`await nango.batchSave([{ id: "1" }], "Other");`, host);

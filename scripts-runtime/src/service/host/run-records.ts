@@ -109,7 +109,8 @@ export function createRunRecords(deps: RunRecordsDeps): RunRecords {
       const build = (id: string, existing: string | null) => {
         if (existing === null) return null;
         const merged = deepMerge({ ...(JSON.parse(existing) as object), id }, updates.get(id));
-        return prepareRecord(merged, 0, model);
+        // The merged record must still fit the model, as a saved one must.
+        return prepareRecord(merged, 0, model, deps.models?.[model]);
       };
       sum(model, await deps.store.update(scope, [...updates.keys()], build, options(model)));
     },
