@@ -21,7 +21,7 @@ import { openDatabase } from "@junction/platform";
 import { ScriptRuntime } from "../scripts-runtime/src/index.ts";
 import { SqliteRecordStore } from "../scripts-runtime/src/records/sqlite-record-store.ts";
 import { createRunRecords } from "../scripts-runtime/src/service/host/run-records.ts";
-import { RecordingHost } from "../scripts-runtime/src/testing/recording-host.ts";
+import { RecordingHost } from "../scripts-runtime/testing/recording-host.ts";
 import { freePort, ROOT, startProcess, waitHealthy } from "./support/processes.ts";
 import { median, ratio, table } from "./support/report.ts";
 import { addConnection, CONNECTION, INTEGRATION, SECRET_KEY } from "./support/topologies.ts";

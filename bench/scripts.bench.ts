@@ -14,7 +14,7 @@
  */
 import { loadavg } from "node:os";
 import { type RunResult, ScriptRuntime } from "../scripts-runtime/src/index.ts";
-import { RecordingHost } from "../scripts-runtime/src/testing/recording-host.ts";
+import { RecordingHost } from "../scripts-runtime/testing/recording-host.ts";
 import { median, table } from "./support/report.ts";
 import { measureFairness } from "./support/scripts-fairness.ts";
 

@@ -1,6 +1,14 @@
 import { describe, expect, test } from "bun:test";
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
+import {
+  cyclesOf,
+  isTestCode,
+  packageOf,
+  productionGraph,
+  productionImports,
+  readWorkspace,
+} from "./support/package-graph.ts";
 
 const ROOT = join(import.meta.dir, "..");
 
@@ -59,5 +67,74 @@ describe("file sizes (issue 21: no file over 400 lines outside tests and generat
       .map((file) => [relative(ROOT, file), readFileSync(file, "utf8").split("\n").length - 1] as const)
       .filter(([, lines]) => lines > 400);
     expect(long).toEqual([]);
+  });
+});
+
+describe("the package graph", () => {
+  const packages = readWorkspace(ROOT);
+
+  test("the workspace is read whole", () => {
+    const names = packages.map((p) => p.name);
+    expect(names).toContain("@junction/platform");
+    expect(names).toContain("@junction/scripts-runtime");
+    expect(names).toContain("@junction/cli");
+    expect(names.length).toBeGreaterThan(15);
+  });
+
+  test("no cycle between workspace packages in production (dependencies and production imports)", () => {
+    expect(cyclesOf(productionGraph(ROOT, packages))).toEqual([]);
+  });
+
+  test("no production file imports test code (a testing folder, a test kit, a test or a conformance suite)", () => {
+    const offenders = packages.flatMap((pkg) =>
+      productionImports(ROOT, pkg)
+        .filter((i) => isTestCode(i.specifier))
+        .map((i) => `${i.file} -> ${i.specifier}`),
+    );
+    expect(offenders).toEqual([]);
+  });
+
+  test("every workspace package a production file imports is a declared dependency, not a dev one", () => {
+    const undeclared = packages.flatMap((pkg) =>
+      productionImports(ROOT, pkg)
+        .filter((i) => i.specifier.startsWith("@junction/"))
+        .filter((i) => packageOf(i.specifier) !== pkg.name && !pkg.dependencies.includes(packageOf(i.specifier)))
+        .map((i) => `${i.file} -> ${i.specifier}`),
+    );
+    expect(undeclared).toEqual([]);
+  });
+
+  test("testcontainers is nobody's production dependency", () => {
+    const offenders = packages
+      .map((p) => p.dir)
+      .filter((dir) => {
+        const manifest = JSON.parse(readFileSync(join(ROOT, dir, "package.json"), "utf8"));
+        return "testcontainers" in (manifest.dependencies ?? {});
+      });
+    expect(offenders).toEqual([]);
+  });
+
+  test("the checks fail on a planted cycle and on planted imports of test code", () => {
+    const planted = new Map([
+      ["@junction/a", ["@junction/b"]],
+      ["@junction/b", ["@junction/c"]],
+      ["@junction/c", ["@junction/a"]],
+      ["@junction/d", ["@junction/a"]],
+    ]);
+    expect(cyclesOf(planted)).toEqual([["@junction/a", "@junction/b", "@junction/c", "@junction/a"]]);
+    expect(
+      cyclesOf(
+        new Map([
+          ["@junction/a", ["@junction/b"]],
+          ["@junction/b", []],
+        ]),
+      ),
+    ).toEqual([]);
+    expect(isTestCode("@junction/webhook-service/testing/webhook-test-kit")).toBe(true);
+    expect(isTestCode("services/connection/testing/oauth-test-kit.ts")).toBe(true);
+    expect(isTestCode("services/channel/src/managed/managed-test-kit.ts")).toBe(true);
+    expect(isTestCode("packages/bus/src/bus.conformance.ts")).toBe(true);
+    expect(isTestCode("services/webhook/src/inbound/inbound-worker.ts")).toBe(false);
+    expect(isTestCode("packages/providers/src/fake-kit/index.ts")).toBe(false);
   });
 });

@@ -5,7 +5,7 @@
  * on a pool without fairness (no reserved process, no caps: what the runtime did before).
  */
 import { type RunRequest, type RunResult, ScriptRuntime } from "../../scripts-runtime/src/index.ts";
-import { RecordingHost } from "../../scripts-runtime/src/testing/recording-host.ts";
+import { RecordingHost } from "../../scripts-runtime/testing/recording-host.ts";
 import { median } from "./report.ts";
 
 const LOOP = `export default createSync({ frequency: "1d", exec: async () => { for (;;) {} } });`;

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { createLogger } from "@junction/platform";
 import { MAX_NOTIFICATION_BODY_BYTES } from "@junction/providers";
-import type { MatchedNotification } from "@junction/webhook-service/inbound/notification-sink";
+import type { MatchedNotification } from "@junction/wiring";
 import { readAllWith, testNotificationAdapter } from "@junction/webhook-service/testing/test-reader";
 import { startWebhookKit, type WebhookKit } from "@junction/webhook-service/testing/webhook-test-kit";
 import type { GatewayClients } from "../clients.ts";

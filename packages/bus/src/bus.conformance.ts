@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import type { Bus, BusMessage, Job } from "./bus.ts";
-import { waitFor } from "./testing/wait-for.ts";
+import { waitFor } from "../testing/wait-for.ts";
 
 /** What a conformance run needs: a fresh bus, optionally a way to restart it on the same storage. */
 export interface BusUnderTest {

@@ -3,8 +3,8 @@ import { openDatabase } from "@junction/platform";
 import type { Bus, Job } from "./bus.ts";
 import { MemoryBus } from "./memory-bus.ts";
 import { NatsBus } from "./nats-bus.ts";
-import { startNatsServer } from "./testing/nats-server.ts";
-import { waitFor } from "./testing/wait-for.ts";
+import { startNatsServer } from "../testing/nats-server.ts";
+import { waitFor } from "../testing/wait-for.ts";
 
 /** Enqueues one job with headers and collects its deliveries (nakked once, then acked). */
 async function headersOfDeliveries(bus: Bus, queue: string): Promise<Record<string, string>[]> {

@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { ManualClock, memoryLogger, openDatabase } from "@junction/platform";
 import { busConformance } from "./bus.conformance.ts";
 import { MemoryBus } from "./memory-bus.ts";
-import { waitFor } from "./testing/wait-for.ts";
+import { waitFor } from "../testing/wait-for.ts";
 
 busConformance("in-memory", async () => {
   const bus = new MemoryBus(undefined, { logger: memoryLogger() });

@@ -5,8 +5,8 @@ import { memoryLogger } from "@junction/platform";
 import type { Job } from "./bus.ts";
 import { busConformance } from "./bus.conformance.ts";
 import { NatsBus, WORK_STREAM } from "./nats-bus.ts";
-import { type NatsServer, startNatsServer } from "./testing/nats-server.ts";
-import { waitFor } from "./testing/wait-for.ts";
+import { type NatsServer, startNatsServer } from "../testing/nats-server.ts";
+import { waitFor } from "../testing/wait-for.ts";
 
 let server: NatsServer;
 

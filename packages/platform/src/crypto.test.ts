@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { constantTimeEqual, DecryptionError, Encryptor, secretContext } from "./crypto.ts";
-import { legacySeal } from "./testing/legacy-envelope.ts";
+import { legacySeal } from "../testing/legacy-envelope.ts";
 
 const key = () => randomBytes(32).toString("base64");
 const ROW = secretContext("connection-credentials", "env_1", "google", "alice");

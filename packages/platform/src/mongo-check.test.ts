@@ -1,8 +1,8 @@
 import { describe, expect, test } from "bun:test";
 import { checkReadiness } from "./readiness.ts";
 import { mongoCheck } from "./mongo-check.ts";
-import { freePort } from "./testing/free-port.ts";
-import { mongoForTests } from "./testing/mongo-for-tests.ts";
+import { freePort } from "../testing/free-port.ts";
+import { mongoForTests } from "../testing/mongo-for-tests.ts";
 
 describe("mongoCheck", () => {
   test("a MongoDB that does not answer is missing, and the reason does not name its URL", async () => {

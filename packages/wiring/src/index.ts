@@ -12,3 +12,4 @@ export type {
 export { buildService, lateClients, lateTransport, type ProcessWiring } from "./wire.ts";
 export { SERVICE_DEFINITIONS, SERVICE_KEYS } from "@junction/public-api/service-clients";
 export { busCheck, serviceCheck } from "./readiness-checks.ts";
+export type { MatchedNotification, NotificationSink, SinkResult } from "./notification-sink.ts";

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
-import { RecordingHost, syncScript } from "../testing/recording-host.ts";
+import { RecordingHost, syncScript } from "../../testing/recording-host.ts";
 import type { RunResult } from "./run-types.ts";
 import { ScriptRuntime } from "./script-runtime.ts";
 

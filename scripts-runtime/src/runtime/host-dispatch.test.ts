@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { invalidArgument, memoryLogger } from "@junction/platform";
-import { RecordingHost } from "../testing/recording-host.ts";
+import { RecordingHost } from "../../testing/recording-host.ts";
 import { dispatchHostCall, type HostReply } from "./host-dispatch.ts";
 
 const call = async (host: RecordingHost, method: string, args: unknown, maxReply = 1 << 20, logger = memoryLogger()) =>

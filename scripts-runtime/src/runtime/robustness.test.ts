@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { RecordingHost, syncScript } from "../testing/recording-host.ts";
+import { RecordingHost, syncScript } from "../../testing/recording-host.ts";
 import type { RunLimits, RunResult } from "./run-types.ts";
 import { ScriptRuntime } from "./script-runtime.ts";
 

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { Code } from "@connectrpc/connect";
 import { JunctionError, ManualClock } from "@junction/platform";
 import { SqliteScriptRunStore } from "../store/sqlite-script-run-store.ts";
-import { RecordingHost, syncScript } from "../testing/recording-host.ts";
+import { RecordingHost, syncScript } from "../../testing/recording-host.ts";
 import { runAndRecord, type RunSubject, runtimeRefused } from "./run-and-record.ts";
 import { ScriptRuntime } from "./script-runtime.ts";
 

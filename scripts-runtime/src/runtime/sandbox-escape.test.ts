@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { RecordingHost, syncScript } from "../testing/recording-host.ts";
+import { RecordingHost, syncScript } from "../../testing/recording-host.ts";
 import { ScriptRuntime } from "./script-runtime.ts";
 
 // Each test makes the script try a way out and then checks, from outside, that it did not get

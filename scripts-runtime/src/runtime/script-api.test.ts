@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "@junction/platform";
-import { RecordingHost, syncScript } from "../testing/recording-host.ts";
+import { RecordingHost, syncScript } from "../../testing/recording-host.ts";
 import type { RunRequest } from "./run-types.ts";
 import { ScriptHostError } from "./script-host.ts";
 import { ScriptRuntime } from "./script-runtime.ts";

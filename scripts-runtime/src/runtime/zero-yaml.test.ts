@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
-import { RecordingHost } from "../testing/recording-host.ts";
+import { RecordingHost } from "../../testing/recording-host.ts";
 import { ScriptRuntime } from "./script-runtime.ts";
 
 // Built by `nango deploy` (nango 0.71.10) from a zero-yaml project: a sync with a zod model and an

@@ -10,7 +10,7 @@ import { applyNotification, observeChannels } from "./channel-observer.ts";
 import { createChannelService } from "./service.ts";
 import type { ChannelRecord } from "./store/records.ts";
 import { SqliteChannelStore } from "./store/sqlite-store.ts";
-import { testTokens } from "./testing/test-tokens.ts";
+import { testTokens } from "../testing/test-tokens.ts";
 const tokens = testTokens();
 
 const ENV = "env_observer_test";

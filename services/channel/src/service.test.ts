@@ -6,7 +6,7 @@ import { createChannelService } from "./service.ts";
 import type { ChannelWatch } from "./store/records.ts";
 import { SqliteChannelStore } from "./store/sqlite-store.ts";
 import type { ChannelStore } from "./store/store.ts";
-import { testTokens } from "./testing/test-tokens.ts";
+import { testTokens } from "../testing/test-tokens.ts";
 const tokens = testTokens();
 
 const ENV = "env_service_test";

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { randomBytes } from "node:crypto";
 import { Encryptor, fromConnectError } from "@junction/platform";
 import { openCredentials } from "./credentials.ts";
-import { KEY, useOAuthHarness } from "./oauth/oauth-test-kit.ts";
+import { KEY, useOAuthHarness } from "../testing/oauth-test-kit.ts";
 import { rekeyConnectionSecrets } from "./rekey.ts";
 import { secretContexts } from "./secret-contexts.ts";
 import type { SecretRewriteStore } from "./store/secret-rewrite-store.ts";

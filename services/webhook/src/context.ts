@@ -12,7 +12,7 @@ import type { WebhookMetrics } from "./webhook-metrics.ts";
 import type { IntegrationCache } from "./inbound/integration-cache.ts";
 import type { NotificationAdapterOf } from "./inbound/integration-lookup.ts";
 import type { NotificationLookups } from "./inbound/notification-lookups.ts";
-import type { NotificationSink } from "./inbound/notification-sink.ts";
+import type { NotificationSink } from "@junction/wiring";
 import type { SendRequest, SendResult } from "./delivery/http-sender.ts";
 import type { MessageRecord } from "./store/records.ts";
 import type { WebhookServiceStore } from "./store/store.ts";

@@ -11,7 +11,6 @@ export {
   loadIntakeConfig,
   parseDuration,
 } from "./config.ts";
-export type { MatchedNotification, NotificationSink, SinkResult } from "./inbound/notification-sink.ts";
 export { derivedMessageId, forwardBody, stableStringify } from "./inbound/forward-message.ts";
 export { createHttpSender, type Resolver, type SendRequest, type SendResult } from "./delivery/http-sender.ts";
 export { openWebhookStore } from "./open-store.ts";

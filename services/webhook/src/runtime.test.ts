@@ -1,7 +1,7 @@
 import { afterEach, beforeEach, describe, expect, test } from "bun:test";
 import { idTimeBound } from "@junction/platform";
 import type { MessageRecord } from "./store/records.ts";
-import { startWebhookKit, type WebhookKit } from "./testing/webhook-test-kit.ts";
+import { startWebhookKit, type WebhookKit } from "../testing/webhook-test-kit.ts";
 
 const DAY = 86_400_000;
 let kit: WebhookKit;

@@ -4,7 +4,7 @@ import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { ConnectError } from "@connectrpc/connect";
 import { RunStatus, RunTrigger } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { fromConnectError } from "@junction/platform";
-import { type KitInstance, useServiceKits } from "../testing/service-test-kit.ts";
+import { type KitInstance, useServiceKits } from "../../../testing/service-test-kit.ts";
 import { MAX_ACTION_OUTPUT_BYTES } from "../triggers/action-output.ts";
 
 // Runs start sandbox processes: slow under a loaded machine.

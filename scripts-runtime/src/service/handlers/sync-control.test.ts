@@ -1,6 +1,6 @@
 import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import type { ScriptRunRecord } from "../../store/records.ts";
-import { type ServiceKit, useServiceKits } from "../testing/service-test-kit.ts";
+import { type ServiceKit, useServiceKits } from "../../../testing/service-test-kit.ts";
 
 // Runs start sandbox processes and wait on real time: slow under a loaded machine.
 setDefaultTimeout(60_000);

@@ -4,7 +4,7 @@ import { ManualClock } from "@junction/platform";
 import { SqliteRecordStore } from "../../records/sqlite-record-store.ts";
 import type { ProxyConfiguration, ProxyResponse } from "../../runtime/script-host.ts";
 import { ScriptRuntime } from "../../runtime/script-runtime.ts";
-import { RecordingHost, syncScript } from "../../testing/recording-host.ts";
+import { RecordingHost, syncScript } from "../../../testing/recording-host.ts";
 import { createRunRecords, type RunRecords } from "./run-records.ts";
 
 let runtime: ScriptRuntime;

@@ -6,7 +6,7 @@ import { MetadataWriteMode } from "@junction/contracts/connection/v1/connection_
 import { RunStatus } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { fromConnectError } from "@junction/platform";
 import type { ScriptRunRecord } from "../../store/records.ts";
-import { type KitInstance, type ServiceKit, useServiceKits } from "../testing/service-test-kit.ts";
+import { type KitInstance, type ServiceKit, useServiceKits } from "../../../testing/service-test-kit.ts";
 
 // Runs start sandbox processes and wait on real time: slow under a loaded machine.
 setDefaultTimeout(60_000);

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "
 import { RunStatus } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { ScriptRuntime } from "../../runtime/script-runtime.ts";
 import type { ScriptRunRecord } from "../../store/records.ts";
-import { startServiceKit } from "../testing/service-test-kit.ts";
+import { startServiceKit } from "../../../testing/service-test-kit.ts";
 
 setDefaultTimeout(60_000);
 

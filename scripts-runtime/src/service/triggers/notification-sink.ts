@@ -1,7 +1,7 @@
 import type { CallOptions, Client } from "@connectrpc/connect";
 import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { ExpiringCache } from "@junction/platform";
-import type { MatchedNotification, NotificationSink, SinkResult } from "@junction/webhook-service";
+import type { MatchedNotification, NotificationSink, SinkResult } from "@junction/wiring";
 
 /** The part of the scripts client the sink uses. */
 export type NotificationDispatcher = Pick<Client<typeof ScriptsService>, "dispatchNotification">;

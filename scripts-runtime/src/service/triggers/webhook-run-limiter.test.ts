@@ -1,7 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { ScriptRuntime } from "../../runtime/script-runtime.ts";
 import type { ScriptRunRecord } from "../../store/records.ts";
-import { type ServiceKit, startServiceKit } from "../testing/service-test-kit.ts";
+import { type ServiceKit, startServiceKit } from "../../../testing/service-test-kit.ts";
 import { WebhookRunLimiter } from "./webhook-run-limiter.ts";
 
 setDefaultTimeout(60_000);

@@ -6,7 +6,7 @@ import { errorBoundary, fromConnectError, ManualClock, memoryLogger } from "@jun
 import { createChannelService } from "../service.ts";
 import { SqliteChannelStore } from "../store/sqlite-store.ts";
 import type { ChannelStore } from "../store/store.ts";
-import { testTokens } from "../testing/test-tokens.ts";
+import { testTokens } from "../../testing/test-tokens.ts";
 const tokens = testTokens();
 
 const ENV = "env_check_test";

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { SqliteChannelStore } from "../store/sqlite-store.ts";
-import { DAY, ENV, HOUR, type ManagedHarness, managedHarness, TOPIC } from "./managed-test-kit.ts";
+import { DAY, ENV, HOUR, type ManagedHarness, managedHarness, TOPIC } from "../../testing/managed-test-kit.ts";
 
 const SLOT = { environmentId: ENV, providerConfigKey: "int", connectionId: "conn-a" };
 const MIN = 60_000;

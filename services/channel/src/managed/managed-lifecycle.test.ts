@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { ChannelLifecycleEvent } from "@junction/contracts/channel/v1/channel_service_pb";
 import { fromConnectError } from "@junction/platform";
-import { DAY, ENV, type ManagedHarness, managedHarness } from "./managed-test-kit.ts";
+import { DAY, ENV, type ManagedHarness, managedHarness } from "../../testing/managed-test-kit.ts";
 
 const SLOT = { environmentId: ENV, providerConfigKey: "int", connectionId: "conn-a" };
 

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { fromConnectError } from "@junction/platform";
 import { type ProviderAdapter, providerAdapter } from "@junction/providers";
-import { createIntegrationOf, useOAuthHarness } from "../oauth/oauth-test-kit.ts";
+import { createIntegrationOf, useOAuthHarness } from "../../testing/oauth-test-kit.ts";
 import { ProviderCatalog } from "../providers/catalog.ts";
 
 const PROVIDER = "microsoft-outlook-calendar";

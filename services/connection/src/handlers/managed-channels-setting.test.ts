@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { CLIENT, useOAuthHarness } from "../oauth/oauth-test-kit.ts";
+import { CLIENT, useOAuthHarness } from "../../testing/oauth-test-kit.ts";
 
 describe("integrations: managed_channels and provider_settings (issue 22, item 4)", () => {
   const harness = useOAuthHarness();

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { CLIENT, useOAuthHarness } from "../oauth/oauth-test-kit.ts";
+import { CLIENT, useOAuthHarness } from "../../testing/oauth-test-kit.ts";
 
 describe("integrations: strict_channels (issue 25, item 1)", () => {
   const harness = useOAuthHarness();

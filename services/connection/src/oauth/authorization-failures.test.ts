@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { AuthorizationOutcome } from "@junction/contracts/connection/v1/connection_service_pb";
-import { bodyOf, type Harness, useOAuthHarness } from "./oauth-test-kit.ts";
+import { bodyOf, type Harness, useOAuthHarness } from "../../testing/oauth-test-kit.ts";
 
 const harness = useOAuthHarness();
 

@@ -4,7 +4,7 @@ import { AuthorizationOutcome } from "@junction/contracts/connection/v1/connecti
 import { Encryptor, sha256Hex } from "@junction/platform";
 import { pkceS256 } from "./pkce.ts";
 import { emailAddressHash } from "../email-hash.ts";
-import { BASE_URL, bodyOf, CALENDAR_SCOPE, CLIENT, KEY, useOAuthHarness } from "./oauth-test-kit.ts";
+import { BASE_URL, bodyOf, CALENDAR_SCOPE, CLIENT, KEY, useOAuthHarness } from "../../testing/oauth-test-kit.ts";
 import { secretContexts } from "../secret-contexts.ts";
 
 const harness = useOAuthHarness();

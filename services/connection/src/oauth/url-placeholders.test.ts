@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import type { JsonObject } from "@bufbuild/protobuf";
 import { fromConnectError, type JunctionError } from "@junction/platform";
 import { type ProviderAdapter, providerAdapter } from "@junction/providers";
-import { createIntegrationOf, useOAuthHarness } from "./oauth-test-kit.ts";
+import { createIntegrationOf, useOAuthHarness } from "../../testing/oauth-test-kit.ts";
 import { checkOAuthUrls, fillUrlPlaceholders } from "./url-placeholders.ts";
 
 const PROVIDER = "microsoft-outlook-calendar";

@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { AuthorizationOutcome } from "@junction/contracts/connection/v1/connection_service_pb";
 import { fromConnectError } from "@junction/platform";
-import { CLIENT, useOAuthHarness } from "../oauth/oauth-test-kit.ts";
+import { CLIENT, useOAuthHarness } from "../../testing/oauth-test-kit.ts";
 import { AddressRefusedError } from "@junction/platform/address-refused-error";
 import { OutboundAddressPolicy } from "@junction/platform/outbound-address-policy";
 

@@ -1,6 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import { AuthorizationOutcome } from "@junction/contracts/connection/v1/connection_service_pb";
-import { bodyOf, CLIENT, useOAuthHarness } from "../oauth/oauth-test-kit.ts";
+import { bodyOf, CLIENT, useOAuthHarness } from "../../testing/oauth-test-kit.ts";
 
 const harness = useOAuthHarness();
 const HOUR = 3600_000;

@@ -5,9 +5,9 @@ import { queues } from "@junction/bus";
 import { MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
 import { NotificationReceivedSchema } from "@junction/contracts/events/v1/events_pb";
 import { newId } from "@junction/platform";
-import { startWebhookKit, type WebhookKit } from "../testing/webhook-test-kit.ts";
+import { startWebhookKit, type WebhookKit } from "../../testing/webhook-test-kit.ts";
 import { derivedMessageId } from "./forward-message.ts";
-import type { MatchedNotification, NotificationSink } from "./notification-sink.ts";
+import type { MatchedNotification, NotificationSink } from "@junction/wiring";
 
 const URI = "https://www.googleapis.com/calendar/v3/calendars/pat%40example.com/events?alt=json";
 

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { startWebhookKit, type WebhookKit } from "../testing/webhook-test-kit.ts";
+import { startWebhookKit, type WebhookKit } from "../../testing/webhook-test-kit.ts";
 import { IntegrationCache } from "./integration-cache.ts";
 
 let kit: WebhookKit | undefined;

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { startWebhookKit, type WebhookKit } from "../testing/webhook-test-kit.ts";
+import { startWebhookKit, type WebhookKit } from "../../testing/webhook-test-kit.ts";
 
 // A batch provider's request (Microsoft Graph's `{"value":[...]}`) is written once, not its body once
 // per item: what receipt and the worker store is bounded by a small multiple of the request's size.

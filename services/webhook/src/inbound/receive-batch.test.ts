@@ -3,9 +3,9 @@ import type { JsonObject } from "@bufbuild/protobuf";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ChannelLifecycleEvent } from "@junction/contracts/channel/v1/channel_service_pb";
 import { MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
-import { startWebhookKit, type WebhookKit } from "../testing/webhook-test-kit.ts";
-import { readAllWith, type TestRequest, testNotificationAdapter } from "../testing/test-reader.ts";
-import type { MatchedNotification } from "./notification-sink.ts";
+import { startWebhookKit, type WebhookKit } from "../../testing/webhook-test-kit.ts";
+import { readAllWith, type TestRequest, testNotificationAdapter } from "../../testing/test-reader.ts";
+import type { MatchedNotification } from "@junction/wiring";
 
 // Issue 22: receipt and the inbound worker carry what push providers beyond the calendar need, read
 // by a test reader here (no provider's format): handshakes, batches, dedupe keys, match modes,

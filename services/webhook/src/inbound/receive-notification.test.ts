@@ -2,8 +2,8 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { JunctionError } from "@junction/platform";
 import { providerAdapter } from "@junction/providers";
-import { startWebhookKit, type WebhookKit } from "../testing/webhook-test-kit.ts";
-import type { MatchedNotification, NotificationSink } from "./notification-sink.ts";
+import { startWebhookKit, type WebhookKit } from "../../testing/webhook-test-kit.ts";
+import type { MatchedNotification, NotificationSink } from "@junction/wiring";
 import { checkedReading, MAX_HANDSHAKE_BODY_BYTES } from "./notification-event.ts";
 
 // Issue 21, item 2: the inbound contract carries a bounded body, the content type and the query string.

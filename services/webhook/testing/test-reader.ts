@@ -1,5 +1,5 @@
 import type { NotificationAdapter, NotificationItem } from "@junction/providers";
-import type { NotificationAdapterOf } from "../inbound/integration-lookup.ts";
+import type { NotificationAdapterOf } from "../src/inbound/integration-lookup.ts";
 
 /** What the test reader reads: a JSON body saying what the request is (no provider's format). */
 export type TestRequest =

@@ -14,11 +14,11 @@ import {
 } from "@junction/contracts/events/v1/events_pb";
 import { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { errorBoundary, ManualClock, memoryLogger, notFound } from "@junction/platform";
-import { createChannelService } from "../service.ts";
-import { SqliteChannelStore } from "../store/sqlite-store.ts";
-import type { ChannelStore } from "../store/store.ts";
-import { createManagedChannels, type ManagedChannels } from "./managed-channels.ts";
-import { testTokens } from "../testing/test-tokens.ts";
+import { createChannelService } from "../src/service.ts";
+import { SqliteChannelStore } from "../src/store/sqlite-store.ts";
+import type { ChannelStore } from "../src/store/store.ts";
+import { createManagedChannels, type ManagedChannels } from "../src/managed/managed-channels.ts";
+import { testTokens } from "./test-tokens.ts";
 const tokens = testTokens();
 
 // Managed channels' tests: small in-test stand-ins for the three providers' channel calls (never the

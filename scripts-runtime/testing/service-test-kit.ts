@@ -12,11 +12,11 @@ import { Encryptor, loadCommonConfig, ManualClock, memoryLogger, openDatabase } 
 import { connectionSpec } from "@junction/service-specs";
 import { DEFAULT_PROXY_SETTINGS } from "@junction/upstream-proxy";
 import { InMemoryWiring, partsOf, type ServiceClients } from "@junction/wiring";
-import { ScriptRuntime } from "../../runtime/script-runtime.ts";
-import { DEFAULT_SCRIPTS_CONFIG, type ScriptsConfig } from "../config.ts";
-import type { ScriptsStores } from "../open-stores.ts";
-import { scriptsSpec } from "../scripts-spec.ts";
-import type { ScriptsServiceInstance } from "../service.ts";
+import { ScriptRuntime } from "../src/runtime/script-runtime.ts";
+import { DEFAULT_SCRIPTS_CONFIG, type ScriptsConfig } from "../src/service/config.ts";
+import type { ScriptsStores } from "../src/service/open-stores.ts";
+import { scriptsSpec } from "../src/service/scripts-spec.ts";
+import type { ScriptsServiceInstance } from "../src/service/service.ts";
 
 /** How far the kit's clocks move together in one step; also the instances' scheduler poll. */
 const STEP_MS = 3_600_000;

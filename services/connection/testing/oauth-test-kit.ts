@@ -15,10 +15,10 @@ import { Encryptor, loadCommonConfig, ManualClock, memoryLogger, openDatabase } 
 import { type FakeUpstream, type FakeUpstreamOptions, startFakeUpstream } from "@junction/sandbox-upstream";
 import { connectionSpec } from "@junction/service-specs";
 import { InMemoryWiring, partsOf } from "@junction/wiring";
-import type { ProviderCatalog } from "../providers/catalog.ts";
-import type { SqliteConnectionStore } from "../store/sqlite-store.ts";
-import type { OAuthSettings } from "./oauth-settings.ts";
-import type { ConnectionSettings } from "../connection-settings.ts";
+import type { ProviderCatalog } from "../src/providers/catalog.ts";
+import type { SqliteConnectionStore } from "../src/store/sqlite-store.ts";
+import type { OAuthSettings } from "../src/oauth/oauth-settings.ts";
+import type { ConnectionSettings } from "../src/connection-settings.ts";
 
 // Shared by the OAuth tests of this service: the connection service as the service table builds it
 // (InMemoryWiring), on a SQLite file and a MemoryBus,

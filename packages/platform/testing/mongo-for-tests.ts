@@ -1,7 +1,7 @@
 import { afterAll, beforeAll } from "bun:test";
 import { existsSync } from "node:fs";
 import { MongoClient } from "mongodb";
-import { randomToken } from "../ids.ts";
+import { randomToken } from "../src/ids.ts";
 
 /** A MongoDB for a conformance suite, with a fresh database per test. */
 export interface TestMongo {

@@ -22,11 +22,11 @@ import {
 } from "@junction/platform";
 import { channelSpec, connectionSpec, webhookSpec } from "@junction/service-specs";
 import { InMemoryWiring, partsOf } from "@junction/wiring";
-import type { DeliveryConfig } from "../config.ts";
-import type { NotificationAdapterOf } from "../inbound/integration-lookup.ts";
-import type { NotificationSink } from "../inbound/notification-sink.ts";
-import type { WebhookRuntime } from "../runtime.ts";
-import type { SqliteWebhookStore } from "../store/sqlite-store.ts";
+import type { DeliveryConfig } from "../src/config.ts";
+import type { NotificationAdapterOf } from "../src/inbound/integration-lookup.ts";
+import type { NotificationSink } from "@junction/wiring";
+import type { WebhookRuntime } from "../src/runtime.ts";
+import type { SqliteWebhookStore } from "../src/store/sqlite-store.ts";
 
 type ReceiveRequest = MessageInitShape<typeof ReceiveNotificationRequestSchema>;
 

@@ -1,5 +1,5 @@
-import type { JsonValue, LogEntry } from "../runtime/run-types.ts";
-import type { ProxyConfiguration, ProxyResponse, ScriptHost } from "../runtime/script-host.ts";
+import type { JsonValue, LogEntry } from "../src/runtime/run-types.ts";
+import type { ProxyConfiguration, ProxyResponse, ScriptHost } from "../src/runtime/script-host.ts";
 
 /** One script API call as the host received it. */
 export interface HostCall {
