@@ -1,5 +1,6 @@
 import type { Client } from "@connectrpc/connect";
 import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
+import { exponentialDelay } from "@junction/platform";
 
 /**
  * Makes sure a secret key exists. JUNCTION_SECRET_KEY, when set, is registered (idempotent). Otherwise,
@@ -13,7 +14,8 @@ export async function bootstrapSecretKey(
 ): Promise<string | undefined> {
   // In the distributed topology the connection service may still be starting: wait for it.
   const deadline = Date.now() + (options.waitMs ?? 0);
-  for (let delay = 50; ; delay = Math.min(delay * 2, 1000)) {
+  for (let attempt = 0; ; attempt++) {
+    const delay = exponentialDelay(attempt, 50, 1000);
     try {
       await connections.getEnvironment({});
       break;

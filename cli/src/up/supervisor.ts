@@ -1,3 +1,4 @@
+import { exponentialDelay } from "@junction/platform";
 import type { Subprocess } from "bun";
 import type { ProcessPlan } from "./topology-plan.ts";
 
@@ -94,7 +95,7 @@ export class Supervisor {
     if (this.stopping || (!entry.ready && entry.restarts === 0)) return;
     const { backoffMs = 500, maxBackoffMs = 30_000, stableAfterMs = 60_000 } = this.options;
     const inARow = Date.now() - entry.startedAt >= stableAfterMs ? 0 : entry.restarts;
-    const delay = Math.min(backoffMs * 2 ** inARow, maxBackoffMs);
+    const delay = exponentialDelay(inARow, backoffMs, maxBackoffMs);
     this.options.output.event(
       `${entry.plan.name} exited (${describeExit(entry.proc)}); restarting in ${delay} ms (restart ${entry.restarts + 1})`,
     );

@@ -1,4 +1,4 @@
-import { type Counter, MetricsRegistry, randomToken } from "@junction/platform";
+import { type Counter, exponentialDelay, MetricsRegistry, randomToken } from "@junction/platform";
 import type { ConnectionServiceContext } from "../context.ts";
 import { isRefreshable, openCredentials, type StoredCredentials, sealCredentials } from "../credentials.ts";
 import { errors } from "../errors.ts";
@@ -85,8 +85,8 @@ export class CredentialRefresher {
     const leaseKey = `refresh:${loaded.rec.id}`;
     const holder = randomToken(12);
     const giveUpAt = performance.now() + 2 * ctx.oauth.refreshLeaseTtlMs;
-    let pollMs = POLL_FIRST_MS;
-    for (let polled = false; ; polled = true) {
+    for (let polls = 0; ; polls++) {
+      const polled = polls > 0;
       const settled = await this.settled(loaded, stale);
       if (settled) {
         if (polled) this.refreshes.inc(loaded.integ.uniqueKey, "waited");
@@ -107,8 +107,7 @@ export class CredentialRefresher {
         }
       }
       if (performance.now() > giveUpAt) throw errors.refreshBusy(loaded.integ.uniqueKey, loaded.rec.connectionId);
-      await this.wait(pollMs);
-      pollMs = Math.min(pollMs * 2, POLL_MAX_MS);
+      await this.wait(exponentialDelay(polls, POLL_FIRST_MS, POLL_MAX_MS));
     }
   }
 
