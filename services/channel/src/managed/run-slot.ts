@@ -76,10 +76,38 @@ export async function runSlot(deps: RunDeps, slot: ManagedSlot, owner: string): 
     return finish({ staleChannelId: null, dueAt: next, reason: "renewal" });
   }
   const active = current?.state === "active" ? current : null;
+  const step = await renewOrCreate(deps, slot, integration, active, now, log);
+  if (step === "connection_gone") return finish({ dueAt: null, reason: GONE.connection });
+  const { result, previous } = step;
+  if ("failure" in result) return failed(deps, slot, log, finish, result.failure);
+  return keepChannel(deps, slot, log, finish, {
+    channel: result.channel,
+    renewed: active !== null,
+    previous,
+    stale: staleStopped ? null : slot.staleChannelId,
+    renewal: renewAt(provider, result.channel, now),
+  });
+}
+
+type Finish = (outcome: ManagedOutcome) => Promise<ManagedSlot | null>;
+
+/**
+ * Renews the active channel in place when the provider can (a channel the upstream no longer knows is recorded
+ * stopped and a new one created), else creates a new one (the active one, if any, is then `previous`: stopped
+ * after). A connection that is gone ends the slot; any other failure is the step's failure.
+ */
+async function renewOrCreate(
+  deps: RunDeps,
+  slot: ManagedSlot,
+  integration: Integration,
+  active: ChannelRecord | null,
+  now: number,
+  log: Logger,
+): Promise<{ result: Exclude<StepResult, { gone: true }>; previous: ChannelRecord | null } | "connection_gone"> {
   let result: StepResult;
   let previous: ChannelRecord | null = null;
   try {
-    if (active && typeof provider?.renew === "function") {
+    if (active && typeof channelProvider(integration.provider)?.renew === "function") {
       result = await renewInPlace(deps, slot, integration, active, now);
       if ("gone" in result) {
         await deps.store.recordStop(active.environmentId, active.id, active.resourceId, now);
@@ -93,26 +121,45 @@ export async function runSlot(deps: RunDeps, slot: ManagedSlot, owner: string): 
     const e = fromConnectError(err);
     if (e.code === "unknown_connection" || e.code === "unknown_provider_config") {
       log.info("managed channel not kept: the connection is gone", { code: e.code });
-      return finish({ dueAt: null, reason: GONE.connection });
+      return "connection_gone";
     }
     result = { failure: failureOf(err, log) };
   }
-  if ("gone" in result)
-    result = { failure: { status: 404, code: "upstream_refused", message: "The upstream answered 404." } };
-  if ("failure" in result) return failed(deps, slot, log, finish, result.failure);
+  if ("gone" in result) {
+    return {
+      result: { failure: { status: 404, code: "upstream_refused", message: "The upstream answered 404." } },
+      previous,
+    };
+  }
+  return { result, previous };
+}
 
-  const channel = result.channel;
-  const renewed = active !== null;
-  let stale: string | null = staleStopped ? null : slot.staleChannelId;
+/**
+ * Records the slot's new or renewed channel and its next renewal; stops the channel it replaced (create-then-stop:
+ * the new one is active before the old one goes, so no change is missed); tells the customer.
+ */
+async function keepChannel(
+  deps: RunDeps,
+  slot: ManagedSlot,
+  log: Logger,
+  finish: Finish,
+  kept: {
+    channel: ChannelRecord;
+    renewed: boolean;
+    previous: ChannelRecord | null;
+    stale: string | null;
+    renewal: number;
+  },
+): Promise<ManagedSlot | null> {
+  const { channel, renewed, previous, renewal } = kept;
+  let stale = kept.stale;
   if (previous && previous.id !== channel.id) {
-    // Create-then-stop: the new channel is active before the old one goes, so no change is missed.
     const stopped = await stopUpstream(deps, previous);
     if (stopped.outcome === "failed") {
       log.warn("replaced managed channel not stopped; retried with backoff", { channelId: previous.id });
       stale = previous.id;
     }
   }
-  const renewal = renewAt(provider, channel, now);
   const written = await finish({
     channelId: channel.id,
     staleChannelId: stale,
