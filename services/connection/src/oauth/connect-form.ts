@@ -8,10 +8,11 @@ import { saveConnection } from "../save-connection.ts";
 import { claimAuthSocket } from "./auth-socket-claim.ts";
 import { enqueueAuthWebhook } from "./auth-webhook.ts";
 import { endUserOf } from "./authorization-callback.ts";
-import { SCOPE_SEPARATORS } from "@junction/providers";
+import { type ProviderAdapter, SCOPE_SEPARATORS } from "@junction/providers";
 import { resolveConnectSession, sessionConfigFor, sessionTarget } from "./connect-sessions.ts";
 import { connectionBaseUrl, resolveOAuthClient } from "./oauth-client.ts";
 import { checkConnectionHosts } from "../outbound/connection-hosts.ts";
+import type { IntegrationRecord } from "../store/records.ts";
 import { describeTokenFailure, requestToken } from "./token-client.ts";
 
 const CREDENTIAL_KEYS = new Set(["apiKey", "username", "password"]);
@@ -38,57 +39,24 @@ export async function submitConnectForm(
       `provider "${template.name}" is connected through its authorization flow (/oauth/connect/${key}), not a form`,
     );
   }
-  const fields = req.fields;
-  const connectionConfig: Record<string, unknown> = { ...sessionConfigFor(session, key).connectionConfig };
-  for (const field of template.connectFields) {
-    if (CREDENTIAL_KEYS.has(field.key)) continue;
-    const value = (fields[field.key] ?? "").trim();
-    if (value !== "") connectionConfig[field.key] = value;
-  }
+  const connectionConfig = formConnectionConfig(template, req.fields, sessionConfigFor(session, key).connectionConfig);
   // A base URL the connection cannot fill is refused now, not at the first proxied call.
   connectionBaseUrl(integ, template, integ.overrides.baseUrl || template.baseUrl, connectionConfig);
   // ...and one the address policy refuses, before any credential is requested with it.
   checkConnectionHosts(ctx, integ, template, connectionConfig);
-
-  let credentials: StoredCredentials;
-  if (template.authMode === "OAUTH2_CC") {
-    const client = resolveOAuthClient(ctx, integ, template, integ.useTestCredentials, connectionConfig);
-    const scope = integ.scopes.join(SCOPE_SEPARATORS[template.scopeSeparator]);
-    const result = await requestToken(
-      ctx.fetch,
-      {
-        tokenUrl: client.tokenUrl,
-        params: { grant_type: "client_credentials", ...(scope !== "" ? { scope } : {}) },
-        clientId: client.clientId,
-        clientSecret: client.clientSecret,
-        definition: template,
-      },
-      ctx.oauth.tokenRequestTimeoutMs,
-    );
-    if (!result.ok) {
-      throw errors.clientCredentialsRefused(template.name, describeTokenFailure(result.failure));
-    }
-    const at = ctx.clock.now();
-    credentials = {
-      type: "OAUTH2_CC",
-      accessToken: result.token.accessToken,
-      refreshToken: "",
-      expiresAt: result.token.expiresIn ? at + result.token.expiresIn * 1000 : null,
-      raw: result.token.raw,
-      ...(scope !== "" ? { scope } : {}),
-    };
-  } else {
-    credentials = enteredCredentials(
-      template,
-      {
-        type: template.authMode,
-        apiKey: fields.apiKey ?? "",
-        username: fields.username ?? "",
-        password: fields.password ?? "",
-      },
-      "",
-    );
-  }
+  const credentials =
+    template.authMode === "OAUTH2_CC"
+      ? await clientCredentials(ctx, integ, template, connectionConfig)
+      : enteredCredentials(
+          template,
+          {
+            type: template.authMode,
+            apiKey: req.fields.apiKey ?? "",
+            username: req.fields.username ?? "",
+            password: req.fields.password ?? "",
+          },
+          "",
+        );
 
   const endUser = endUserOf(session);
   const saved = await saveConnection(ctx, {
@@ -119,4 +87,51 @@ export async function submitConnectForm(
     ctx.logger.error("auth webhook could not be enqueued", { error: err });
   }
   return { connectionId, created: saved.created, integrationDisplayName: integ.displayName };
+}
+
+/** The connection config of a form: the session's, then the definition's connect fields the user filled in. */
+function formConnectionConfig(
+  template: ProviderAdapter,
+  fields: Readonly<Record<string, string>>,
+  sessionConfig: Readonly<Record<string, unknown>>,
+): Record<string, unknown> {
+  const connectionConfig: Record<string, unknown> = { ...sessionConfig };
+  for (const field of template.connectFields) {
+    if (CREDENTIAL_KEYS.has(field.key)) continue;
+    const value = (fields[field.key] ?? "").trim();
+    if (value !== "") connectionConfig[field.key] = value;
+  }
+  return connectionConfig;
+}
+
+/** Client credentials: a token requested with the integration's own client and scopes; a refusal is a clear error. */
+async function clientCredentials(
+  ctx: ConnectionServiceContext,
+  integ: IntegrationRecord,
+  template: ProviderAdapter,
+  connectionConfig: Record<string, unknown>,
+): Promise<StoredCredentials> {
+  const client = resolveOAuthClient(ctx, integ, template, integ.useTestCredentials, connectionConfig);
+  const scope = integ.scopes.join(SCOPE_SEPARATORS[template.scopeSeparator]);
+  const result = await requestToken(
+    ctx.fetch,
+    {
+      tokenUrl: client.tokenUrl,
+      params: { grant_type: "client_credentials", ...(scope !== "" ? { scope } : {}) },
+      clientId: client.clientId,
+      clientSecret: client.clientSecret,
+      definition: template,
+    },
+    ctx.oauth.tokenRequestTimeoutMs,
+  );
+  if (!result.ok) throw errors.clientCredentialsRefused(template.name, describeTokenFailure(result.failure));
+  const at = ctx.clock.now();
+  return {
+    type: "OAUTH2_CC",
+    accessToken: result.token.accessToken,
+    refreshToken: "",
+    expiresAt: result.token.expiresIn ? at + result.token.expiresIn * 1000 : null,
+    raw: result.token.raw,
+    ...(scope !== "" ? { scope } : {}),
+  };
 }
