@@ -62,7 +62,7 @@ export {
   headerValue,
   messageNumberOf,
 } from "./notification-reading.ts";
-export { calendarIdFromUri } from "./spec-matching.ts";
+export { calendarIdFromUri, emailKeyReader } from "./spec-matching.ts";
 export {
   type IntegrationSettingsProblem,
   integrationSettingsProblems,

@@ -11,7 +11,6 @@ import type { ServiceImpl } from "@connectrpc/connect";
 import {
   type ConnectionService,
   CredentialsSchema,
-  MatchRule,
   MetadataWriteMode,
 } from "@junction/contracts/connection/v1/connection_service_pb";
 import { ConnectionDeletingSchema } from "@junction/contracts/events/v1/events_pb";
@@ -26,14 +25,11 @@ import { sessionTags } from "../oauth/session-tags.ts";
 import { saveConnection } from "../save-connection.ts";
 import { errors } from "../errors.ts";
 import { toConnection, toIntegration, toProvider } from "../mappers.ts";
-import { matchByEmail, matchNotification } from "../match-notification.ts";
-import type { NotificationAdapter, ProviderAdapter } from "@junction/providers";
+import type { ProviderAdapter } from "@junction/providers";
 import { enteredCredentials } from "../entered-credentials.ts";
 import { checkMetadataSize, validateMetadata } from "../metadata-rules.ts";
 import type { ConnectionRecord } from "../store/records.ts";
 import { UnknownConnectionsError } from "../store/store.ts";
-
-type EmailKeyOf = NotificationAdapter["emailKeyOf"];
 
 /** A connection's tags: derived from the end user (and its organization), then end_user.tags, then `tags`. */
 function tagsOf(endUser: Record<string, unknown> | null, tags: Record<string, string>): Record<string, string> {
@@ -45,8 +41,6 @@ function tagsOf(endUser: Record<string, unknown> | null, tags: Record<string, st
 
 /** Printable ASCII, no leading or trailing space, at most 255 characters (a superset of Nango's). */
 const CONNECTION_ID_RE = /^[!-~](?:[ -~]{0,253}[!-~])?$/;
-/** Most notifications in one MatchNotifications call. */
-const MAX_MATCH_BATCH = 1000;
 
 export function connectionHandlers(ctx: ConnectionServiceContext): Partial<ServiceImpl<typeof ConnectionService>> {
   // A connection's credentials are of its provider's auth mode.
@@ -62,15 +56,6 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
     const rec = await ctx.store.getConnection(env.id, key, connectionId);
     if (!rec) throw errors.unknownConnection(key, [connectionId]);
     return { env, integ, rec };
-  };
-  // The matched connections' webhook URL overrides, read here rather than by the webhook service per message.
-  const withOverrides = async <M extends { connectionIds: string[] }>(envId: string, key: string, match: M) => {
-    const webhookUrlOverrides: Record<string, string> = {};
-    for (const id of match.connectionIds) {
-      const override = (await ctx.store.connectionWebhookOverride(envId, key, id))?.webhookUrlOverride;
-      if (override) webhookUrlOverrides[id] = override;
-    }
-    return { ...match, webhookUrlOverrides };
   };
   const refresher = new CredentialRefresher(ctx);
   const publish = async <D extends DescMessage>(subject: string, schema: D, init: MessageInitShape<D>) => {
@@ -281,45 +266,6 @@ export function connectionHandlers(ctx: ConnectionServiceContext): Partial<Servi
         provider,
         upstreamAuth: creds ? upstreamAuth(template, creds) : undefined,
       };
-    },
-
-    async matchNotifications(req) {
-      if (req.requests.length > MAX_MATCH_BATCH) {
-        throw errors.invalidField("requests", `must hold at most ${MAX_MATCH_BATCH} notifications`);
-      }
-      // One integration lookup per integration in the batch (usually one).
-      const found = new Map<string, Promise<{ envId: string; nangoEmailHashes: boolean; emailKeyOf?: EmailKeyOf }>>();
-      const results = [];
-      for (const r of req.requests) {
-        let scope = found.get(r.providerConfigKey);
-        if (!scope) {
-          scope = integration(r.providerConfigKey).then(({ env, rec }) => ({
-            envId: env.id,
-            nangoEmailHashes: rec.importedEmailHashes === true,
-            emailKeyOf: ctx.providers.get(rec.provider)?.notifications?.emailKeyOf,
-          }));
-          found.set(r.providerConfigKey, scope);
-        }
-        const { envId, nangoEmailHashes, emailKeyOf } = await scope;
-        // A channel's connection is matched exactly; an email the notification names goes to rule 2's tiers.
-        const match =
-          r.connectionId !== ""
-            ? (await ctx.store.connectionWebhookOverride(envId, r.providerConfigKey, r.connectionId))
-              ? { connectionIds: [r.connectionId], rule: MatchRule.CHANNEL }
-              : { connectionIds: [], rule: MatchRule.NONE }
-            : r.email !== ""
-              ? await matchByEmail(ctx.store, envId, r.providerConfigKey, r.email, { nangoEmailHashes })
-              : await matchNotification(
-                  ctx.store,
-                  envId,
-                  r.providerConfigKey,
-                  r.resourceUri,
-                  { nangoEmailHashes },
-                  emailKeyOf,
-                );
-        results.push(await withOverrides(envId, r.providerConfigKey, match));
-      }
-      return { results };
     },
   };
 }
