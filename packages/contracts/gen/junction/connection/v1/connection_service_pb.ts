@@ -3145,7 +3145,7 @@ export enum MatchRule {
   UNSPECIFIED = 0,
 
   /**
-   * Rule 1: the exact URI is in metadata.calendarWatchResourceUris.
+   * Rule 1: the exact URI is in the connection's watch_uris match key (the metadata arrays providers declare).
    *
    * @generated from enum value: MATCH_RULE_WATCH_URI = 1;
    */
