@@ -6,12 +6,13 @@ import { emailAddressHash, matchNotification } from "@junction/connection-servic
 import type { ConnectionRecord } from "@junction/connection-service/store/records";
 import { SqliteConnectionStore } from "@junction/connection-service/store/sqlite-store";
 import { newId } from "@junction/platform";
+import { emailKeyReader } from "@junction/providers";
 import { log, median, uriOf } from "./notification-contenders.ts";
 
 const env = process.env;
 const SIZES = (env.BENCH_MATCH_SIZES ?? "1000,100000,1000000").split(",").map(Number);
 const QUERIES = Number(env.BENCH_MATCH_QUERIES ?? 20_000);
-const MATCH_OPTIONS = { nangoEmailHashes: env.BENCH_MATCH_NANGO === "1" };
+const MATCH_OPTIONS = { nangoEmailHashes: env.BENCH_MATCH_NANGO === "1", emailKeyOf: emailKeyReader(undefined) };
 
 export async function matchTimes(): Promise<void> {
   const dir = mkdtempSync(join(tmpdir(), "junction-bench-match-"));

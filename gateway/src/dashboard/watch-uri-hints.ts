@@ -1,3 +1,4 @@
+import { matchKeyMetadata } from "@junction/providers";
 import type { GatewayClients } from "../clients.ts";
 
 /** The resource-URI header names tried, in order: the template's own name is added before these. */
@@ -9,7 +10,7 @@ const DECODE_ROUNDS = 3;
 
 export interface NearMatch {
   connection_id: string;
-  /** The URI as the connection lists it in metadata.calendarWatchResourceUris. */
+  /** The URI as the connection lists it in a watch-URI metadata key (the providers' `watch_uris` match key). */
   listed_uri: string;
 }
 
@@ -115,7 +116,14 @@ export async function watchUriHint(clients: GatewayClients, messageId: string): 
   return { resource_uri: resourceUri, near_matches: found, scanned, complete: false };
 }
 
+/** The metadata keys providers declare as watch URIs (matching rule 1). */
+const WATCH_URI_KEYS = matchKeyMetadata("watch_uris");
+
 function listedUris(metadata: unknown): string[] {
-  const v = (metadata as Record<string, unknown> | undefined)?.calendarWatchResourceUris;
-  return Array.isArray(v) ? v.filter((x): x is string => typeof x === "string") : [];
+  const out = new Set<string>();
+  for (const key of WATCH_URI_KEYS) {
+    const v = (metadata as Record<string, unknown> | undefined)?.[key];
+    if (Array.isArray(v)) for (const x of v) if (typeof x === "string") out.add(x);
+  }
+  return [...out];
 }

@@ -1,3 +1,4 @@
+import { METADATA_KEY_RULES } from "@junction/providers";
 import { errorResponse } from "../http/error-response.ts";
 import { ADMIN_SCOPE, allows } from "../middleware/scopes.ts";
 import { json } from "../http/json.ts";
@@ -32,6 +33,18 @@ const redirect = (location: string, headers: Record<string, string> = {}) =>
  * renders every view, and /dashboard/api/* for that script. Nothing but the login page and the
  * stylesheet answers without a session.
  */
+/** The known connection metadata keys, as the dashboard's metadata editor shows and checks them. */
+const DASHBOARD_METADATA_KEYS = [
+  { key: "emailAddress", type: "string", description: "the account's email (matching rule 2)" },
+  { key: "email", type: "string", description: "an email (matching rule 2)" },
+  ...METADATA_KEY_RULES.map((rule) => ({
+    key: rule.key,
+    type: rule.type,
+    description: rule.matchKey ? `${rule.description}, matched exactly` : rule.description,
+    ...(rule.matchKey ? { match_key: rule.matchKey } : {}),
+  })),
+];
+
 export function dashboardRoutes(options: DashboardOptions): Route[] {
   const now = options.now ?? Date.now;
   const sessions = options.sessions ?? new DashboardSessions({ now });
@@ -101,6 +114,8 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
           expires_at: new Date(session.expiresAtMs).toISOString(),
           metrics_enabled: options.observability?.metrics === true,
           tracing_enabled: options.observability?.tracing === true,
+          // The metadata editor's known keys: the spec's, then those the providers declare.
+          metadata_keys: DASHBOARD_METADATA_KEYS,
         },
       });
     }),

@@ -200,6 +200,20 @@ export interface ChannelAdapter {
   renew?: "recreate" | ((channel: ChannelRef, input: ChannelCreation) => UpstreamCall);
 }
 
+/**
+ * A connection metadata key a provider gives a meaning to (spec: Resources, Connection, "Known metadata
+ * keys"): its type, checked on every metadata write (null clears it), and how the dashboard's metadata
+ * editor shows it. `matchKey: "watch_uris"`: an array of URIs by which matching rule 1 finds the
+ * connection (indexed by the store under that name, whatever the key is called).
+ */
+export interface MetadataKeyRule {
+  key: string;
+  type: "string" | "string[]";
+  /** For people editing it: what the value is. */
+  description: string;
+  matchKey?: "watch_uris";
+}
+
 /** A provider setting an integration may hold (`provider_settings`), shown and asked for by the dashboard. */
 export interface IntegrationSetting {
   key: string;
@@ -247,6 +261,8 @@ export interface ProviderAdapter extends ProviderTemplate {
    */
   accountEmailScopes?: readonly string[];
   notifications?: NotificationAdapter;
+  /** The connection metadata keys this provider gives a meaning to (validated, indexed, edited). */
+  metadataKeys?: readonly MetadataKeyRule[];
   channels?: ChannelAdapter;
   /** The provider's own integration settings (a push audience, a tenant), with their defaults. */
   integrationSettings?: readonly IntegrationSetting[];

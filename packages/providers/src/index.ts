@@ -1,4 +1,4 @@
-import type { ChannelAdapter, ProviderAdapter } from "./adapter.ts";
+import type { ChannelAdapter, MetadataKeyRule, ProviderAdapter } from "./adapter.ts";
 import type { WebhookHeaderNames } from "./provider-template.ts";
 import { docusign } from "./docusign/adapter.ts";
 import { CATALOGUE } from "./catalogue.ts";
@@ -27,6 +27,7 @@ export type {
   NotificationAdapter,
   NotificationItem,
   NotificationReading,
+  MetadataKeyRule,
   ProviderAdapter,
   ReadContext,
   ScriptTemplates,
@@ -62,7 +63,7 @@ export {
   headerValue,
   messageNumberOf,
 } from "./notification-reading.ts";
-export { calendarIdFromUri } from "./spec-matching.ts";
+export { calendarIdFromUri, emailKeyReader } from "./spec-matching.ts";
 export {
   type IntegrationSettingsProblem,
   integrationSettingsProblems,
@@ -111,6 +112,20 @@ export function channelAdapters(): readonly ChannelAdapter[] {
  */
 export function webhookHeaderNames(role: keyof WebhookHeaderNames): readonly string[] {
   return [...new Set(ADAPTERS.flatMap((a) => (a.webhookHeaders ? [a.webhookHeaders[role]] : [])))];
+}
+
+/**
+ * Every adapter's declared connection metadata keys, de-duplicated by key (the first declaration
+ * wins): what a metadata write is checked against and the dashboard's editor shows, whatever the
+ * connection's provider (a connection imported from elsewhere may carry another provider's keys).
+ */
+export const METADATA_KEY_RULES: readonly MetadataKeyRule[] = [
+  ...new Map(ADAPTERS.flatMap((a) => a.metadataKeys ?? []).map((rule) => [rule.key, rule] as const)).values(),
+];
+
+/** The metadata keys whose string arrays are a named match key (`watch_uris`: matching rule 1's URIs). */
+export function matchKeyMetadata(name: "watch_uris"): readonly string[] {
+  return METADATA_KEY_RULES.filter((rule) => rule.matchKey === name).map((rule) => rule.key);
 }
 
 /** A provider name and a proxy path for examples in the API's documentation (the first adapter's). */

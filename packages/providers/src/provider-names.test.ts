@@ -1,6 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
+import { METADATA_KEY_RULES } from "./index.ts";
 
 // Issue 21, item 1: everything about a provider lives in its folder here; no other source file names a
 // provider or its hosts. The strings are the providers' names, hosts and API path prefixes and header
@@ -77,6 +78,26 @@ describe("provider names live only in packages/providers (issue 21, item 1)", ()
         continue; // deleted in the work tree, not yet in the index
       }
       const found = PROVIDER_STRINGS.filter((s) => text.includes(s));
+      if (found.length > 0) offenders.push(`${file}: ${found.join(", ")}`);
+    }
+    expect(offenders).toEqual([]);
+  });
+
+  test("no other file names a provider's metadata key or match key", () => {
+    // The keys a provider declares (its metadata keys, its watch-URI match keys) are its own: the core
+    // reads them from the declaration (METADATA_KEY_RULES), never by name.
+    const keys = METADATA_KEY_RULES.map((rule) => rule.key);
+    expect(keys.length).toBeGreaterThan(0);
+    const offenders: string[] = [];
+    for (const file of sourceFiles()) {
+      if (EXEMPT.some((e) => e.pattern.test(file))) continue;
+      let text: string;
+      try {
+        text = readFileSync(join(ROOT, file), "utf8");
+      } catch {
+        continue;
+      }
+      const found = keys.filter((key) => new RegExp(`\\b${key}\\b`).test(text));
       if (found.length > 0) offenders.push(`${file}: ${found.join(", ")}`);
     }
     expect(offenders).toEqual([]);

@@ -17,3 +17,14 @@ export function calendarIdFromUri(uri: string): string | null {
     return null;
   }
 }
+
+/**
+ * How matching reads the email a resource URI names (rule 2's key) for a provider: its adapter's
+ * `emailKeyOf`, or the spec's reading (calendarIdFromUri) for a provider without one or gone from
+ * the registry.
+ */
+export function emailKeyReader(
+  notifications: { emailKeyOf(resourceUri: string): string | null } | undefined,
+): (resourceUri: string) => string | null {
+  return notifications ? (uri) => notifications.emailKeyOf(uri) : calendarIdFromUri;
+}

@@ -1,5 +1,4 @@
 import { MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
-import { calendarIdFromUri } from "@junction/providers";
 import type { ConnectionStore, EmailLookup, EmailTier } from "./store/store.ts";
 
 const RULE_OF_TIER: Record<EmailTier, MatchRule> = {
@@ -8,6 +7,9 @@ const RULE_OF_TIER: Record<EmailTier, MatchRule> = {
   metadataEmail: MatchRule.METADATA_EMAIL,
 };
 
+/** How the email of a resource URI is read (rule 2's key): the provider adapter's `emailKeyOf`. */
+export type EmailKeyOf = (resourceUri: string) => string | null;
+
 /**
  * Matches a notification to connections of one integration (spec: Webhook-to-connection matching).
  * Rule 1, the exact watch URI, wins. Otherwise rule 2 is tiered: the first of emailAddressHash,
@@ -15,21 +17,20 @@ const RULE_OF_TIER: Record<EmailTier, MatchRule> = {
  * matching in that tier matches (fan-out, rule 3); the store looks the three tiers up in one call
  * (findByEmail), also under Nango's emailAddressHash formula with `nangoEmailHashes` (an integration
  * with imported connections). No match is rule 4. Every lookup is indexed. The email a resource URI
- * names is read by the provider's adapter (`emailKeyOf`; the spec's reading when it has none).
+ * names is read by `emailKeyOf`, the provider's (`@junction/providers`' `emailKeyReader`).
  */
 export async function matchNotification(
   store: ConnectionStore,
   environmentId: string,
   providerConfigKey: string,
   resourceUri: string,
-  options: EmailLookup = {},
-  emailKeyOf: (resourceUri: string) => string | null = calendarIdFromUri,
+  options: EmailLookup & { emailKeyOf: EmailKeyOf },
 ): Promise<{ connectionIds: string[]; rule: MatchRule }> {
   if (resourceUri !== "") {
     const byUri = await store.findByWatchUri(environmentId, providerConfigKey, resourceUri);
     if (byUri.length > 0) return { connectionIds: byUri, rule: MatchRule.WATCH_URI };
   }
-  return matchByEmail(store, environmentId, providerConfigKey, emailKeyOf(resourceUri), options);
+  return matchByEmail(store, environmentId, providerConfigKey, options.emailKeyOf(resourceUri), options);
 }
 
 /**

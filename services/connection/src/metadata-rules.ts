@@ -1,19 +1,24 @@
 import type { FieldError } from "@junction/platform";
+import { METADATA_KEY_RULES, type MetadataKeyRule } from "@junction/providers";
 import { MAX_METADATA_BYTES } from "@junction/public-api/limits";
 import { errors } from "./errors.ts";
 
+type KeyRule = { check: (v: unknown) => boolean; expected: string };
+
+const RULE_OF_TYPE: Record<MetadataKeyRule["type"], KeyRule> = {
+  string: { check: isString, expected: "a string" },
+  "string[]": { check: isStringArray, expected: "an array of strings" },
+};
+
 /**
- * Known metadata keys and their types (spec: Resources, Connection, "Known metadata keys"). Other keys
- * are stored as given. null is accepted for every known key: it clears the value.
+ * Known metadata keys and their types (spec: Resources, Connection, "Known metadata keys"): the
+ * spec's email keys (matching rule 2, any provider), then the keys the provider adapters declare
+ * (`metadataKeys`). Other keys are stored as given. null is accepted for every known key: it clears the value.
  */
-const KNOWN_KEYS: Record<string, { check: (v: unknown) => boolean; expected: string }> = {
-  calendarChannelId: { check: isString, expected: "a string" },
-  calendarResourceId: { check: isString, expected: "a string" },
-  emailAddress: { check: isString, expected: "a string" },
-  email: { check: isString, expected: "a string" },
-  calendarWatchResourceUris: { check: isStringArray, expected: "an array of strings" },
-  // Nango's name for the same list (connections imported from Nango), read like calendarWatchResourceUris.
-  googleCalendarWatchResourceUris: { check: isStringArray, expected: "an array of strings" },
+const KNOWN_KEYS: Record<string, KeyRule> = {
+  emailAddress: RULE_OF_TYPE.string,
+  email: RULE_OF_TYPE.string,
+  ...Object.fromEntries(METADATA_KEY_RULES.map((rule) => [rule.key, RULE_OF_TYPE[rule.type]])),
 };
 
 /** Throws `invalid_metadata` naming every known key with a wrong type. */

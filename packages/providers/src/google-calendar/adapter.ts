@@ -12,6 +12,7 @@ import {
   readChannelCall,
   readCreatedCalendarChannel,
 } from "./channel-calls.ts";
+import { CALENDAR_METADATA_KEYS } from "./metadata-keys.ts";
 import { readPrimaryCalendarId } from "./primary-calendar.ts";
 
 const CAL = "https://www.googleapis.com/auth";
@@ -64,6 +65,7 @@ export const googleCalendar: ProviderAdapter = {
   },
   // spec: Versioning 2: the primary calendar's id is the account's email.
   readAccountEmail: readPrimaryCalendarId,
+  metadataKeys: CALENDAR_METADATA_KEYS,
   notifications: {
     // The upstream's notifications carry no body; one sent anyway is bounded by this.
     bodyLimitBytes: NOTIFICATION_BODY_LIMIT,

@@ -10,7 +10,8 @@ const MAX_BATCH = 1000;
 
 /**
  * CheckNotification: whether a notification's channel token matches the one its channel was
- * created with, and, when the notification may be accepted, its message number recorded.
+ * created with, and, when the notification may be accepted, its message number recorded; with the
+ * channel's integration and connection, so that a notification matched by its channel carries them.
  */
 export function checkNotificationHandler(
   deps: ChannelServiceDeps,
@@ -37,7 +38,7 @@ function validate(req: CheckNotificationRequest): void {
 async function check(
   deps: ChannelServiceDeps,
   req: CheckNotificationRequest,
-): Promise<{ known: boolean; tokenMatches: boolean }> {
+): Promise<{ known: boolean; tokenMatches: boolean; providerConfigKey?: string; connectionId?: string }> {
   const env = req.environmentId || (await deps.environment());
   const now = deps.clock.now();
   if (req.channelId.length > MAX_CHANNEL_ID) return { known: false, tokenMatches: true };
@@ -48,5 +49,11 @@ async function check(
   if (tokenMatches && req.messageNumber > 0n) {
     await deps.store.recordNotification(env, req.channelId, Number(req.messageNumber), now);
   }
-  return { known: true, tokenMatches };
+  if (!tokenMatches) return { known: true, tokenMatches };
+  return {
+    known: true,
+    tokenMatches,
+    providerConfigKey: channel.providerConfigKey,
+    connectionId: channel.connectionId,
+  };
 }

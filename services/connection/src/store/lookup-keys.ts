@@ -9,7 +9,7 @@ export interface ConnectionLookupKeys {
   metadataEmailAddress: string | null;
   /** metadata.email, trimmed and lower-cased. */
   metadataEmail: string | null;
-  /** metadata.calendarWatchResourceUris and googleCalendarWatchResourceUris, the strings only, de-duplicated (rule 1). */
+  /** The `watch_uris` match key: the strings of the metadata arrays providers declare as watch URIs, de-duplicated (rule 1). */
   watchUris: string[];
   /** endUser.id, for listing by end user. */
   endUserId: string | null;

@@ -14,7 +14,9 @@ import {
   secretKeyFromDocument,
   secretKeyToDocument,
   watchUriQuery,
+  watchUrisExpression,
 } from "./mongo-documents.ts";
+import { matchKeyMetadata } from "@junction/providers";
 import { isDuplicateKey } from "./mongo-duplicate.ts";
 import type { ConnectionRecord, IntegrationRecord, SecretKeyRecord } from "./records.ts";
 
@@ -41,7 +43,7 @@ describe("Mongo connection documents", () => {
     expect(doc._id).toBe(record.id);
     expect(doc.metadata).toEqual(record.metadata);
     expect(doc.connection_config).toEqual(record.connectionConfig);
-    expect(doc.lookup).toEqual({ emailAddress: "ada@example.test", email: null });
+    expect(doc.lookup).toEqual({ emailAddress: "ada@example.test", email: null, watchUris: ["https://c/calendars/a"] });
     expect(doc.endUserId).toBe("u1");
     expect("connectionConfig" in doc).toBe(false);
   });
@@ -56,9 +58,14 @@ describe("Mongo connection documents", () => {
     expect(lookupFields({ emailAddress: " A@B.test ", email: "c@d.test" })).toEqual({
       emailAddress: "a@b.test",
       email: "c@d.test",
+      watchUris: [],
     });
-    expect(lookupFields({ emailAddress: ["a@b.test"], email: "   " })).toEqual({ emailAddress: null, email: null });
-    expect(lookupFields({})).toEqual({ emailAddress: null, email: null });
+    expect(lookupFields({ emailAddress: ["a@b.test"], email: "   " })).toEqual({
+      emailAddress: null,
+      email: null,
+      watchUris: [],
+    });
+    expect(lookupFields({})).toEqual({ emailAddress: null, email: null, watchUris: [] });
   });
 
   test("secret keys and integrations round-trip", () => {
@@ -190,14 +197,11 @@ describe("Mongo connection updates", () => {
     expect(routed?.$set.webhookUrlOverride).toEqual({ $literal: "https://h.example.test/" });
   });
 
-  test("rule 1 looks both watch-URI keys up; rule 2's first tier one or both hash formulas", () => {
+  test("rule 1 looks the watch_uris match key up; rule 2's first tier one or both hash formulas", () => {
     expect(watchUriQuery("env_1", "cal", "https://c/a")).toEqual({
       environmentId: "env_1",
       providerConfigKey: "cal",
-      $or: [
-        { "metadata.calendarWatchResourceUris": { $elemMatch: { $eq: "https://c/a" } } },
-        { "metadata.googleCalendarWatchResourceUris": { $elemMatch: { $eq: "https://c/a" } } },
-      ],
+      "lookup.watchUris": "https://c/a",
     });
     expect(emailHashQuery("env_1", "cal", ["j"])).toEqual({
       environmentId: "env_1",
@@ -221,7 +225,11 @@ describe("Mongo connection updates", () => {
 
   test("metadata set replaces the metadata and every shadow field", () => {
     expect(metadataUpdate({ email: " B@x.test" }, "set", 9)).toEqual({
-      $set: { metadata: { email: " B@x.test" }, lookup: { emailAddress: null, email: "b@x.test" }, updatedAt: 9 },
+      $set: {
+        metadata: { email: " B@x.test" },
+        lookup: { emailAddress: null, email: "b@x.test", watchUris: [] },
+        updatedAt: 9,
+      },
     });
   });
 
@@ -234,6 +242,17 @@ describe("Mongo connection updates", () => {
     ];
     expect(stage.$set["lookup.emailAddress"]).toEqual({ $literal: "a@x.test" });
     expect(stage.$set["lookup.email"]).toEqual({ $literal: null });
+  });
+
+  test("a merge touching a watch-URI key recomputes the watch_uris match key from the merged metadata", () => {
+    const keys = matchKeyMetadata("watch_uris");
+    expect(keys.length).toBeGreaterThan(0);
+    for (const key of keys) {
+      const stages = metadataUpdate({ [key]: ["https://c/a"] }, "update", 9) as { $set: Record<string, unknown> }[];
+      expect(stages).toHaveLength(2);
+      expect(stages[1]?.$set["lookup.watchUris"]).toEqual(watchUrisExpression());
+    }
+    expect(metadataUpdate({ note: 1 }, "update", 9)).toHaveLength(1);
   });
 
   test("patch sets only the fields it holds", () => {

@@ -9,7 +9,7 @@ import type {
   MetadataMode,
   SecretKeyRecord,
 } from "./records.ts";
-import { normalizeEmail, WATCH_URI_KEYS } from "./store.ts";
+import { normalizeEmail, WATCH_URI_KEYS, watchUris } from "./store.ts";
 
 // Document shapes of the MongoDB collections and the pure functions that build them, the queries
 // and the updates. Kept apart from the store so that they are tested without a server.
@@ -29,10 +29,15 @@ export interface SecretKeyDocument extends Omit<SecretKeyRecord, "id"> {
 /** An integration as stored (under a server-generated _id, so that a rename can keep it). */
 export type IntegrationDocument = IntegrationRecord;
 
-/** Email shadow fields, normalized on every write so that an index serves case-insensitive lookups. */
+/**
+ * Shadow fields derived from the metadata on every write: the emails normalized, so that an index
+ * serves case-insensitive lookups, and the `watch_uris` match key (the strings of every metadata
+ * array a provider declares as watch URIs), one multikey index whatever the keys are called.
+ */
 export interface LookupFields {
   emailAddress: string | null;
   email: string | null;
+  watchUris: string[];
 }
 
 export interface ConnectionDocument {
@@ -114,9 +119,29 @@ export const integrationFromDocument = (d: IntegrationDocument): IntegrationReco
 /** Integration documents hold exactly the record's fields (plus _id), so building one is the same copy. */
 export const integrationToDocument: (i: IntegrationRecord) => IntegrationDocument = integrationFromDocument;
 
-/** The normalized email shadow fields of a metadata object (spec: Webhook-to-connection matching, rule 2). */
+/** The shadow fields of a metadata object (spec: Webhook-to-connection matching, rules 1 and 2). */
 export function lookupFields(metadata: Record<string, unknown>): LookupFields {
-  return { emailAddress: normalizeEmail(metadata.emailAddress), email: normalizeEmail(metadata.email) };
+  return {
+    emailAddress: normalizeEmail(metadata.emailAddress),
+    email: normalizeEmail(metadata.email),
+    watchUris: watchUris(metadata),
+  };
+}
+
+/**
+ * `lookup.watchUris` computed by the server from the document's metadata (an aggregation
+ * expression): for a merge, whose result only the server sees, and for documents written before the
+ * field existed (the store's migration on start).
+ */
+export function watchUrisExpression(): Document {
+  return {
+    $setUnion: WATCH_URI_KEYS.map((key) => ({
+      $filter: {
+        input: { $cond: [{ $isArray: `$metadata.${key}` }, `$metadata.${key}`, []] },
+        cond: { $eq: [{ $type: "$$this" }, "string"] },
+      },
+    })),
+  };
 }
 
 export function connectionToDocument(c: ConnectionRecord): ConnectionDocument {
@@ -162,17 +187,13 @@ export function connectionFromDocument(d: ConnectionDocument): ConnectionRecord 
   };
 }
 
-/**
- * Rule 1's query: an element of either watch-URI array equal to `uri` ($elemMatch: a bare string field
- * never matches). Each key has its own index; the server answers the $or with both.
- */
+/** Rule 1's query: the `watch_uris` match key holds `uri` (the multikey index by_watch_uris). */
 export function watchUriQuery(
   environmentId: string,
   providerConfigKey: string,
   uri: string,
 ): Filter<ConnectionDocument> {
-  const element = { $elemMatch: { $eq: uri } };
-  return { environmentId, providerConfigKey, $or: WATCH_URI_KEYS.map((key) => ({ [`metadata.${key}`]: element })) };
+  return { environmentId, providerConfigKey, "lookup.watchUris": uri };
 }
 
 /** Rule 2, tier 1's query: connection_config.emailAddressHash equal to one of `hashes` (one index). */
@@ -267,6 +288,10 @@ export function metadataUpdate(
   const lookup = lookupFields(metadata);
   if (Object.hasOwn(metadata, "emailAddress")) set["lookup.emailAddress"] = { $literal: lookup.emailAddress };
   if (Object.hasOwn(metadata, "email")) set["lookup.email"] = { $literal: lookup.email };
+  // The merged arrays are known only after the first stage.
+  if (WATCH_URI_KEYS.some((key) => Object.hasOwn(metadata, key))) {
+    return [{ $set: set }, { $set: { "lookup.watchUris": watchUrisExpression() } }];
+  }
   return [{ $set: set }];
 }
 

@@ -22,6 +22,7 @@ import {
   secretKeyFromDocument,
   secretKeyToDocument,
   watchUriQuery,
+  watchUrisExpression,
 } from "./mongo-documents.ts";
 import { MongoOAuthFlowStore } from "./mongo-oauth-store.ts";
 import { MongoSecretRewrite } from "./mongo-secret-rewrite.ts";
@@ -88,6 +89,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
       const hello = await db.admin().command({ hello: 1 });
       const transactions = typeof hello.setName === "string" || hello.msg === "isdbgrid";
       const store = new MongoConnectionStore(client, db, transactions);
+      await store.migrateWatchUris();
       await store.createIndexes();
       return store;
     } catch (e) {
@@ -98,6 +100,20 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
 
   async close(): Promise<void> {
     await this.client.close();
+  }
+
+  /**
+   * Documents written before `lookup.watchUris` existed get it from their metadata, and the indexes
+   * it replaces (one per metadata key) go. Idempotent: run on every start.
+   */
+  private async migrateWatchUris(): Promise<void> {
+    await this.connections.updateMany({ "lookup.watchUris": { $exists: false } }, [
+      { $set: { "lookup.watchUris": watchUrisExpression() } },
+    ]);
+    const existing = new Set((await this.connections.listIndexes().toArray()).map((index) => String(index.name)));
+    for (const name of ["by_watch_uri", "by_google_watch_uri"]) {
+      if (existing.has(name)) await this.connections.dropIndex(name);
+    }
   }
 
   private async createIndexes(): Promise<void> {
@@ -114,8 +130,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
         { key: { environmentId: 1, endUserId: 1, createdAt: -1, _id: -1 }, name: "by_end_user" },
         { key: { environmentId: 1, tagPairs: 1 }, name: "by_tag" },
         // spec: Webhook-to-connection matching, rule 1 (multikey) and rule 2's three tiers.
-        { key: { ...scope, "metadata.calendarWatchResourceUris": 1 }, name: "by_watch_uri" },
-        { key: { ...scope, "metadata.googleCalendarWatchResourceUris": 1 }, name: "by_google_watch_uri" },
+        { key: { ...scope, "lookup.watchUris": 1 }, name: "by_watch_uris" },
         { key: { ...scope, "connection_config.emailAddressHash": 1 }, name: "by_email_hash" },
         { key: { ...scope, "lookup.emailAddress": 1 }, name: "by_email_address_normalized" },
         { key: { ...scope, "lookup.email": 1 }, name: "by_email_normalized" },

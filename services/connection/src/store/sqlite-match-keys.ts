@@ -15,7 +15,7 @@ import type { ConnectionLookupKeys } from "./lookup-keys.ts";
 
 /** What a match-key row says about its connection (the kind column). */
 export const MatchKind = {
-  /** metadata.calendarWatchResourceUris holds the value (rule 1). */
+  /** The `watch_uris` match key holds the value (rule 1). */
   watchUri: 0,
   /** connection_config.emailAddressHash is the value (rule 2, tier 1). */
   emailAddressHash: 1,

@@ -71,7 +71,7 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX connections_by_meta_email ON connections (environment_id, provider_config_key, meta_email_norm)
     WHERE meta_email_norm IS NOT NULL;
 
-  -- One row per (connection, watched URI) of metadata.calendarWatchResourceUris; rewritten in the
+  -- One row per (connection, watched URI) of the watch_uris match key; rewritten in the
   -- transaction of every write that touches metadata or moves a connection (spec: Webhook-to-connection
   -- matching, rule 1). WITHOUT ROWID so that the lookup index also carries connection_pk (covering).
   CREATE TABLE connection_watch_uris (
@@ -180,7 +180,7 @@ export const MIGRATIONS: readonly string[] = [
   DROP INDEX connections_by_meta_email_address;
   DROP INDEX connections_by_meta_email;
   `,
-  // Rule 1 also reads metadata.googleCalendarWatchResourceUris (Nango's name): the match keys are
+  // Rule 1 also reads a provider's second watch-URI key (Nango's name): the match keys are
   // rebuilt from the connections on the next open, as after migration 4.
   `
   DELETE FROM connection_watch_keys;

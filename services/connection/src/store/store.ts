@@ -1,3 +1,4 @@
+import { matchKeyMetadata } from "@junction/providers";
 import type { ProviderDefinitionStore } from "./provider-definitions.ts";
 import type { SealedCredentials, SecretRewriteStore } from "./secret-rewrite-store.ts";
 import type {
@@ -112,7 +113,7 @@ export interface ConnectionStore {
   // Matching lookups (spec: Webhook-to-connection matching). Each is served by an index scoped to
   // the integration; none may scan connections. They return connection ids, sorted.
 
-  /** Rule 1: connections whose metadata.calendarWatchResourceUris or googleCalendarWatchResourceUris holds exactly `uri`. */
+  /** Rule 1: connections whose `watch_uris` match key (the metadata arrays WATCH_URI_KEYS names) holds exactly `uri`. */
   findByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<string[]>;
   /** Rule 2, tier 1: connection_config.emailAddressHash equal to `hash`. */
   findByEmailHash(environmentId: string, providerConfigKey: string, hash: string): Promise<string[]>;
@@ -196,10 +197,10 @@ export function normalizeEmail(value: unknown): string | null {
 }
 
 /**
- * The metadata keys whose string arrays list watch URIs (rule 1): Junction's, and Nango's name for the
- * same list, so that connections imported from Nango keep matching. A connection may carry both.
+ * The metadata keys whose string arrays list watch URIs (rule 1), as the provider adapters declare
+ * them (the `watch_uris` match key): a connection may carry several (Junction's name and Nango's).
  */
-export const WATCH_URI_KEYS = ["calendarWatchResourceUris", "googleCalendarWatchResourceUris"] as const;
+export const WATCH_URI_KEYS: readonly string[] = matchKeyMetadata("watch_uris");
 
 /** The watch URIs of a metadata object: the strings of its WATCH_URI_KEYS arrays, de-duplicated. */
 export function watchUris(metadata: Record<string, unknown>): string[] {

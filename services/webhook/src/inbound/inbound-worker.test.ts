@@ -271,4 +271,23 @@ describe("the inbound worker", () => {
     await eventually("the drop", async () => k.logs.some((l) => l.includes("does not match") && l.includes(n.id)));
     expect(await k.store.listMessages(k.environmentId, {}, 10)).toEqual([]);
   });
+
+  test("a notification recorded by an older version, its headers unread at receipt, is read once and forwarded", async () => {
+    const k = await setup();
+    const old = create(NotificationReceivedSchema, {
+      id: newId("ntf", k.clock.now()),
+      environmentId: k.environmentId,
+      providerConfigKey: "cal",
+      headers: headers("ch-old", 7),
+      receivedAtMs: BigInt(k.clock.now()),
+      channelChecked: true,
+    });
+    await k.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, old));
+    const messages = await eventually("two messages", async () => {
+      const list = await k.store.listMessages(k.environmentId, {}, 10);
+      return list.length === 2 ? list : null;
+    });
+    expect(messages.map((m) => m.connectionId).sort()).toEqual(["pam", "pat"]);
+    expect(await k.store.findNotificationKey(k.environmentId, "ch-old", 7)).toBe(old.id);
+  });
 });

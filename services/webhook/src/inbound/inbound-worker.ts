@@ -14,10 +14,9 @@ import { exponentialDelay } from "@junction/platform/retry";
 import type { WebhookServiceContext } from "../context.ts";
 import { acceptMessage } from "../delivery/accept-message.ts";
 import { derivedMessageId, forwardBody } from "./forward-message.ts";
-import { type NotificationFields, readNotification } from "./notification-headers.ts";
+import { catalogueHeaderNames, type NotificationFields, readNotification } from "./notification-headers.ts";
 import { notificationsOf } from "./notification-event.ts";
 import { BatchProgress } from "./batch-progress.ts";
-import type { CurrentIntegration } from "./integration-cache.ts";
 import { checkChannel } from "./notification-lookups.ts";
 
 /** The lifecycle notifications the channel service handles; "missed" is forwarded like a change. */
@@ -95,32 +94,28 @@ export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscrip
 export async function processNotification(ctx: WebhookServiceContext, n: NotificationReceived): Promise<void> {
   // Made only when a line is written: the usual notification logs at debug level only.
   const log = () => ctx.logger.child({ notificationId: n.id, providerConfigKey: n.providerConfigKey });
-  // Not receipt's check again ("is the webhook URL known?"): does the integration still exist now that
-  // the notification is forwarded (it may have been deleted, or forwarding turned off, since receipt).
-  const found = await ctx.integrations.stillExists(n.providerConfigKey);
   const counts = ctx.counts.notifications;
-  if (!found) {
-    counts.inc(n.providerConfigKey, "dropped");
-    log().warn("notification dropped: its integration no longer exists");
-    return;
-  }
-  const headers = n.headers;
-  const read = fieldsOf(n, found);
+  const read = fieldsOf(n);
   const { channelId, messageNumber } = read;
+  const drop = (message: string, fields?: Record<string, unknown>) => {
+    counts.inc(n.providerConfigKey, "dropped");
+    log().warn(message, fields);
+  };
 
-  if (!n.channelChecked && channelId !== undefined) {
-    const check = await checkChannel(ctx.lookups, n.environmentId, { ...read, channelId });
-    if (!check.tokenMatches) {
-      counts.inc(n.providerConfigKey, "dropped");
-      log().warn("notification dropped: its channel token does not match the channel's", { channelId });
-      return;
+  // The channel check receipt could not make (the registry did not answer then), and the channel's
+  // connection of a channel-matched notification receipt did not learn (see channelConnection).
+  let connectionId = n.connectionId;
+  if (
+    channelId !== undefined &&
+    (!n.channelChecked || (n.match === NotificationMatch.CHANNEL && connectionId === ""))
+  ) {
+    const check = await checkChannel(ctx.lookups, n.environmentId, n.providerConfigKey, { ...read, channelId });
+    if (!check.tokenMatches)
+      return drop("notification dropped: its channel token does not match the channel's", { channelId });
+    if (n.strictChannels && !check.known) {
+      return drop("notification dropped: strict integration, channel unknown to the registry", { channelId });
     }
-    // Receipt's strict check, made here when receipt could not reach the registry.
-    if (found.strictChannels && !check.known) {
-      counts.inc(n.providerConfigKey, "dropped");
-      log().warn("notification dropped: strict integration, channel unknown to the registry", { channelId });
-      return;
-    }
+    connectionId = check.connectionId;
   }
 
   // The one de-duplication decision. Receipt only reads whether the key was recorded, for its answer
@@ -139,31 +134,66 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
   }
 
   const lifecycle = CHANNEL_EVENT[n.lifecycle];
-  if (lifecycle !== undefined && channelId === undefined) {
-    counts.inc(n.providerConfigKey, "dropped");
-    log().warn("lifecycle notification dropped: it names no channel", { lifecycle: n.lifecycle });
-    return;
-  }
-  if (lifecycle !== undefined) {
-    // Not a change: the channel service acts (renews, recreates, tells the customer). A failure naks the job.
-    const res = await ctx.channels.handleChannelLifecycle({
-      environmentId: n.environmentId,
-      providerConfigKey: n.providerConfigKey,
-      channelId,
-      event: lifecycle,
-      notificationId: n.id,
-    });
-    log().info("channel lifecycle notification handled", { channelId, lifecycle: n.lifecycle, action: res.action });
-    return;
-  }
+  if (lifecycle !== undefined) return handleLifecycle(ctx, n, channelId, lifecycle, log);
 
-  const match = await matchOf(ctx, n, read.resourceUri, log);
+  const match = await matchOf(ctx, n, read.resourceUri, connectionId, log);
+  if (match === "integration_gone") return drop("notification dropped: its integration no longer exists");
   if (!match) {
     counts.inc(n.providerConfigKey, "dropped");
     return;
   }
   counts.inc(n.providerConfigKey, match.connectionIds.length > 0 ? "matched" : "unmatched");
-  const provider = found.provider;
+  await forwardMatched(ctx, n, match, { channelId, messageNumber }, log);
+}
+
+/**
+ * A notification about its channel rather than a change: the channel service acts (renews,
+ * recreates, tells the customer). Not matched, so the integration's still existing is asked here.
+ * A failure naks the job.
+ */
+async function handleLifecycle(
+  ctx: WebhookServiceContext,
+  n: NotificationReceived,
+  channelId: string | undefined,
+  event: ChannelLifecycleEvent,
+  log: () => Logger,
+): Promise<void> {
+  const counts = ctx.counts.notifications;
+  if (channelId === undefined || !(await ctx.integrations.webhookUrl(n.providerConfigKey))) {
+    counts.inc(n.providerConfigKey, "dropped");
+    log().warn("lifecycle notification dropped: it names no channel, or its integration no longer exists", {
+      lifecycle: n.lifecycle,
+    });
+    return;
+  }
+  const res = await ctx.channels.handleChannelLifecycle({
+    environmentId: n.environmentId,
+    providerConfigKey: n.providerConfigKey,
+    channelId,
+    event,
+    notificationId: n.id,
+  });
+  log().info("channel lifecycle notification handled", { channelId, lifecycle: n.lifecycle, action: res.action });
+}
+
+type Match = Pick<
+  MatchNotificationResponse,
+  "connectionIds" | "rule" | "webhookUrlOverrides" | "provider" | "forwardWebhooks"
+>;
+
+/**
+ * The sinks see a matched notification, then one forward message is stored per matched connection
+ * (one without `connectionId` when none matched), its payload the adapter's when it gave one.
+ */
+async function forwardMatched(
+  ctx: WebhookServiceContext,
+  n: NotificationReceived,
+  match: Match,
+  read: { channelId: string | undefined; messageNumber: number | null },
+  log: () => Logger,
+): Promise<void> {
+  const headers = n.headers;
+  const provider = match.provider;
   // The adapter's payload when it gave one (spec: Forwarded webhook message), else the headers.
   const payload = n.payload === undefined ? headers : (JSON.parse(new TextDecoder().decode(n.payload)) as Payload);
   const handled = new Set<string>();
@@ -185,8 +215,8 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
     for (const id of result?.handledConnectionIds ?? []) handled.add(id);
   }
 
-  const fields = { rule: MatchRule[match.rule], connections: match.connectionIds.length, channelId, messageNumber };
-  if (!found.forwardWebhooks) {
+  const fields = { rule: MatchRule[match.rule], connections: match.connectionIds.length, ...read };
+  if (!match.forwardWebhooks) {
     log().info("notification matched; forwarding is off for this integration", fields);
     return;
   }
@@ -232,45 +262,46 @@ async function claimKey(
 
 /**
  * The connections a notification is for, by its match mode: its resource URI (rules 1–2), an email
- * it names (rule 2's tiers), or its channel (the registry's connection that created it, of the same
- * integration). Null when it must not be forwarded at all: a notification matched by channel whose
- * channel the registry does not hold for this integration could not have its channel's secret
+ * it names (rule 2's tiers), or its channel's connection (the registry's connection that created it,
+ * of the same integration, carried from the channel check). One MatchNotifications call, which also
+ * says the integration as it is now; "integration_gone" when it no longer exists (deleted since
+ * receipt: not forwarded). Null when it must not be forwarded at all: a notification matched by channel
+ * whose channel the registry does not hold for this integration could not have its channel's secret
  * (`clientState`) checked, so it is dropped and logged, never forwarded unmatched.
  */
 async function matchOf(
   ctx: WebhookServiceContext,
   n: NotificationReceived,
   resourceUri: string,
+  connectionId: string,
   log: () => Logger,
-): Promise<Pick<MatchNotificationResponse, "connectionIds" | "rule" | "webhookUrlOverrides"> | null> {
+): Promise<Match | "integration_gone" | null> {
   const providerConfigKey = n.providerConfigKey;
-  if (n.match === NotificationMatch.EMAIL) return ctx.lookups.match({ providerConfigKey, email: n.matchEmail });
-  if (n.match !== NotificationMatch.CHANNEL) return ctx.lookups.match({ providerConfigKey, resourceUri });
-  const channel = await channelOf(ctx, n.channelId);
-  if (!channel || channel.providerConfigKey !== providerConfigKey || channel.connectionId === "") {
+  let request: { providerConfigKey: string; email?: string; resourceUri?: string; connectionId?: string };
+  if (n.match === NotificationMatch.EMAIL) request = { providerConfigKey, email: n.matchEmail };
+  else if (n.match !== NotificationMatch.CHANNEL) request = { providerConfigKey, resourceUri };
+  else if (connectionId !== "") request = { providerConfigKey, connectionId };
+  else {
     log().warn("notification dropped: its channel is unknown to the registry (or of another integration)", {
       channelId: n.channelId,
     });
     return null;
   }
-  // Asked of the connection service still: does the connection exist, and its webhook URL override.
-  return ctx.lookups.match({ providerConfigKey, connectionId: channel.connectionId });
-}
-
-/** The registry's channel, or null when unknown (any other failure is thrown: the job is retried). */
-async function channelOf(ctx: WebhookServiceContext, id: string) {
-  if (id === "") return null;
   try {
-    return (await ctx.channels.getChannel({ id })).channel ?? null;
+    return await ctx.lookups.match(request);
   } catch (err) {
-    if (ConnectError.from(err).code === Code.NotFound) return null;
+    if (ConnectError.from(err).code === Code.NotFound) return "integration_gone";
     throw err;
   }
 }
 
-/** What receipt read from the headers; read here only for a notification recorded before receipt carried it. */
-function fieldsOf(n: NotificationReceived, found: CurrentIntegration): NotificationFields {
-  if (!n.headersRead) return readNotification(n.headers, found.headerNames);
+/**
+ * What receipt read from the headers. A notification recorded by a version whose receipt did not
+ * carry them (`headersRead` false, possibly still queued across an upgrade) is read once here with
+ * the catalogue's header names: the upgrade line.
+ */
+function fieldsOf(n: NotificationReceived): NotificationFields {
+  if (!n.headersRead) return readNotification(n.headers, catalogueHeaderNames());
   return {
     channelId: n.channelId === "" ? undefined : n.channelId,
     messageNumber: n.messageNumber === undefined ? null : Number(n.messageNumber),

@@ -8,15 +8,12 @@ import {
   providerSettings,
 } from "@junction/providers";
 import type { WebhookServiceDeps } from "../context.ts";
-import { type HeaderNames, headerNames } from "./notification-headers.ts";
 
 /** An integration as notification handling needs it. */
 export interface IntegrationView {
   integration: Integration;
   /** Its provider template; undefined when the template is gone from the catalogue. */
   provider: Provider | undefined;
-  /** Where each header role is looked up for it (worked out once per lookup, not per notification). */
-  headerNames: HeaderNames;
   /**
    * How an inbound notification is read: the provider adapter's `read`, or, for a provider without
    * one, the template's webhook header names and the spec's.
@@ -54,7 +51,6 @@ export async function findIntegration(
       integration: res.integration,
       settings: providerSettings(adapter, res.integration.providerSettings),
       provider: res.provider,
-      headerNames: headerNames(res.provider?.webhookHeaders),
       read: notifications?.read ?? headerNotificationReader(res.provider?.webhookHeaders),
       maxItems: notifications?.maxItems ?? 1,
       bodyLimitBytes: notifications?.bodyLimitBytes ?? MAX_NOTIFICATION_BODY_BYTES,

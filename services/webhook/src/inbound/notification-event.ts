@@ -26,6 +26,14 @@ export interface ReceivedRequest {
   strict: boolean;
 }
 
+/** What receipt's channel check learned of an item it records (see receive-notification.ts). */
+export interface ItemCheck {
+  /** The registry answered (false: the worker checks the token before forwarding). */
+  checked: boolean;
+  /** The connection that created the item's channel, of this integration; "" when none or unknown. */
+  connectionId: string;
+}
+
 /** What an adapter's reading asks receipt to do: answer a handshake, or record its items. */
 export type CheckedReading =
   | { kind: "handshake"; status: number; contentType: string; body: Uint8Array }
@@ -79,12 +87,12 @@ export function notificationEvent(
   id: string,
   req: ReceivedRequest,
   item: NotificationItem,
-  channelChecked: boolean,
+  check: ItemCheck,
   dedupeKey: string,
 ): NotificationReceived {
   return create(NotificationReceivedSchema, {
     ...requestFields(req),
-    ...itemFields(id, item, channelChecked, dedupeKey),
+    ...itemFields(id, item, check, dedupeKey),
   });
 }
 
@@ -92,10 +100,10 @@ export function notificationEvent(
 export function batchItem(
   id: string,
   item: NotificationItem,
-  channelChecked: boolean,
+  check: ItemCheck,
   dedupeKey: string,
 ): NotificationReceived {
-  return create(NotificationReceivedSchema, itemFields(id, item, channelChecked, dedupeKey));
+  return create(NotificationReceivedSchema, itemFields(id, item, check, dedupeKey));
 }
 
 /**
@@ -127,6 +135,7 @@ export function notificationsOf(event: NotificationReceived): NotificationReceiv
       body: event.body,
       contentType: event.contentType,
       query: event.query,
+      strictChannels: event.strictChannels,
     }),
   );
 }
@@ -140,13 +149,16 @@ function requestFields(req: ReceivedRequest) {
     body: req.body,
     contentType: req.contentType,
     query: req.query,
+    strictChannels: req.strict,
   };
 }
 
-function itemFields(id: string, item: NotificationItem, channelChecked: boolean, dedupeKey: string) {
+function itemFields(id: string, item: NotificationItem, check: ItemCheck, dedupeKey: string) {
+  const channelChecked = check.checked;
   return {
     id,
     channelChecked,
+    connectionId: check.connectionId,
     headersRead: true,
     channelId: item.channelId ?? "",
     messageNumber: item.messageNumber === null ? undefined : BigInt(item.messageNumber),

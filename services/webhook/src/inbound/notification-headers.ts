@@ -2,7 +2,14 @@
  * An upstream notification's headers: the limits on them, and (for notifications recorded before
  * receipt read them) the header roles, read as the provider adapters' `read` does (`@junction/providers`).
  */
-import { type HeaderNames, headerValue, messageNumberOf } from "@junction/providers";
+import {
+  type HeaderNames,
+  type HeaderRole,
+  headerNames,
+  headerValue,
+  messageNumberOf,
+  webhookHeaderNames,
+} from "@junction/providers";
 
 export { type HeaderNames, type HeaderRole, headerNames, headerValue, messageNumberOf } from "@junction/providers";
 
@@ -47,4 +54,22 @@ export function readNotification(headers: Readonly<Record<string, string>>, name
     resourceUri: headerValue(headers, names, "resourceUri") ?? "",
     channelToken: headerValue(headers, names, "channelToken") ?? "",
   };
+}
+
+let catalogueNames: HeaderNames | undefined;
+
+/**
+ * Every catalogue adapter's header names for each role, then the spec's: how the worker reads a
+ * notification recorded by a version whose receipt did not read its headers (it does not know the
+ * provider then). Worked out once.
+ */
+export function catalogueHeaderNames(): HeaderNames {
+  if (catalogueNames) return catalogueNames;
+  const spec = headerNames(undefined);
+  const names = {} as HeaderNames;
+  for (const role of Object.keys(spec) as HeaderRole[]) {
+    names[role] = [...new Set([...webhookHeaderNames(role).map((n) => n.toLowerCase()), ...spec[role]])];
+  }
+  catalogueNames = names;
+  return names;
 }

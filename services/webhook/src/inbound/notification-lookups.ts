@@ -53,21 +53,34 @@ function one<T>(res: { results: T[] }): T {
   return result;
 }
 
+/** What the channel check says of a notification's channel. */
+export interface ChannelCheck {
+  /** The channel is in the registry. */
+  known: boolean;
+  /** False only when the channel was created with a token and the notification's differs. */
+  tokenMatches: boolean;
+  /** The connection that created the channel, when it is a channel of the notification's integration; "" otherwise. */
+  connectionId: string;
+}
+
 /**
  * Whether a notification's channel is in the registry and its token matches its channel's (and, when
- * it may be accepted, its message number recorded): the one channel check, made at receipt, or by the
- * worker when receipt could not reach the channel registry. Throws when the registry is unreachable.
+ * it may be accepted, its message number recorded), with the channel's connection: the one channel
+ * check, made at receipt, or by the worker when receipt could not reach the channel registry. Throws
+ * when the registry is unreachable.
  */
 export async function checkChannel(
   lookups: NotificationLookups,
   environmentId: string,
+  providerConfigKey: string,
   n: { channelId: string; channelToken: string; messageNumber: number | null },
-): Promise<{ known: boolean; tokenMatches: boolean }> {
+): Promise<ChannelCheck> {
   const check = await lookups.check({
     environmentId,
     channelId: n.channelId,
     token: n.channelToken,
     messageNumber: BigInt(n.messageNumber ?? 0),
   });
-  return { known: check.known, tokenMatches: check.tokenMatches };
+  const connectionId = check.providerConfigKey === providerConfigKey ? check.connectionId : "";
+  return { known: check.known, tokenMatches: check.tokenMatches, connectionId };
 }

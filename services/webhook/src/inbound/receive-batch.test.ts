@@ -220,6 +220,20 @@ describe("matching by channel", () => {
   });
 });
 
+describe("one pass", () => {
+  test("the channel's connection travels from receipt's check: the worker asks the channel service nothing more", async () => {
+    const { k, seen, send } = await setup();
+    await registerChannel(k, "sub-pat", "pat", "");
+    await send({ items: [{ channelId: "sub-pat", dedupeKey: "1", match: { by: "channel" } }] });
+    const list = await forwarded(k, 1);
+    expect(list.map((m) => m.connectionId)).toEqual(["pat"]);
+    expect(seen[0]?.rule).toBe(MatchRule.CHANNEL);
+    expect(seen[0]?.provider).toBe("google-calendar");
+    // One check at receipt, no GetChannel and no second check by the worker.
+    expect(k.channelCalls.map((c) => c.method)).toEqual(["CheckNotifications"]);
+  });
+});
+
 describe("lifecycle notifications", () => {
   test("missed is forwarded like a change; reauthorization and removal go to the channel service, not forwarded", async () => {
     const { k, send } = await setup();

@@ -18,6 +18,7 @@ import {
   batchItemKey,
   bodyDigest,
   checkedReading,
+  type ItemCheck,
   notificationEvent,
   type ReceivedRequest,
 } from "./notification-event.ts";
@@ -33,18 +34,15 @@ type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
  * what the adapter read of them (so the worker reads none again), before the answer. Matching and
  * forwarding happen after the answer, in the inbound worker.
  *
- * Each check is made in one place (issue 21, item 6). Two stay on both sides for a reason, each a
- * different, named check:
- * - the integration: here `webhookUrl` ("is this webhook URL known, and how is it read?", before the
- *   2xx); the worker's `stillExists` ("does it still exist, is forwarding on?", when it forwards: it
- *   may have been deleted meanwhile). One cache answers both.
- * - duplicates: here `recordedAlready`, a read for the answer to a single-notification provider (the
- *   API says `duplicate: true` with the first notification's id, and records nothing again); the
- *   worker's claim is the one decision (atomic in the store; a duplicate recorded twice, say a resend
- *   arriving before the first is processed, is dropped there). Claiming here instead would leave a
- *   claim behind whenever recording failed, and the resend would be lost as a duplicate.
- * The headers and body are read here only. The channel token is checked here, and by the worker only
- * when the registry could not answer here.
+ * Each fact is looked up once, where it is first needed, and travels with the notification (the
+ * rules: docs/architecture.md, "A notification"): the integration here (`webhookUrl`, how its
+ * requests are read, before the 2xx); the channel here (its token, whether the registry holds it, and
+ * its connection, recorded with the item); the connections, the integration as it is then (deleted:
+ * not forwarded) and its forwarding by the worker's one match call. Duplicates: here
+ * `recordedAlready` is a read for the answer to a single-notification provider (the API says
+ * `duplicate: true` with the first notification's id); the worker's claim is the one decision
+ * (atomic in the store; claiming here would leave a claim behind whenever recording failed, and the
+ * resend would be lost as a duplicate).
  *
  * Intake limits (issue 25, item 1; intake/intake-limits.ts): before reading, the integration's rate
  * and pending-work cap; before recording, the channels' rates. Over one, nothing is recorded and the
@@ -245,33 +243,40 @@ async function receiveBatch(
   return { notificationId: ids[0] ?? "", notificationIds: ids };
 }
 
-/** What receipt's channel check said of an item (see checkToken). */
-type ChannelChecked = boolean | "mismatch" | "unknown";
+/**
+ * What receipt's channel check said of an item: "mismatch" (its token differs) or "unknown" (a strict
+ * integration, and the registry does not hold its channel) when it must be dropped; otherwise whether
+ * the registry answered (`checked`: false when it could not, and the worker checks before forwarding)
+ * and the channel's connection ("" when none or unknown).
+ */
+type ChannelChecked = "mismatch" | "unknown" | ItemCheck;
 
 /**
- * The channel check of an item: true when it passed, "mismatch" (its token differs) or "unknown" (a
- * strict integration, and the registry does not hold its channel) when it must be dropped, false when
- * the registry could not answer (receipt must not depend on it: the item is recorded, and the worker
- * checks before forwarding). A strict integration's item naming no channel is unknown too, unless it
- * is matched by the email it names (its provider authenticates those otherwise, e.g. a signed push).
+ * The channel check of an item (see ChannelChecked). A strict integration's item naming no channel
+ * is unknown, unless it is matched by the email it names (its provider authenticates those
+ * otherwise, e.g. a signed push).
  */
 async function checkToken(
   ctx: WebhookServiceContext,
   req: ReceivedRequest,
   item: NotificationItem,
 ): Promise<ChannelChecked> {
-  if (item.channelId === undefined) return req.strict && item.match?.by !== "email" ? "unknown" : true;
+  if (item.channelId === undefined) return req.strict && item.match?.by !== "email" ? "unknown" : PASSED;
   try {
     const n = { channelId: item.channelId, channelToken: item.token, messageNumber: item.messageNumber };
-    const check = await checkChannel(ctx.lookups, req.environmentId, n);
+    const check = await checkChannel(ctx.lookups, req.environmentId, req.providerConfigKey, n);
     if (!check.tokenMatches) return "mismatch";
-    return req.strict && !check.known ? "unknown" : true;
+    if (req.strict && !check.known) return "unknown";
+    return check.connectionId === "" ? PASSED : { checked: true, connectionId: check.connectionId };
   } catch (err) {
     ctx.logger.warn("channel registry unavailable at receipt; the token is checked before forwarding", {
       providerConfigKey: req.providerConfigKey,
       channelId: item.channelId,
       error: err,
     });
-    return false;
+    return UNCHECKED;
   }
 }
+
+const PASSED: ItemCheck = { checked: true, connectionId: "" };
+const UNCHECKED: ItemCheck = { checked: false, connectionId: "" };

@@ -3,7 +3,7 @@ import { badge, fields, h, hashLink, jsonBlock, replace, when } from "../dom.ts"
 import type { Channel, Connection, ConnectionError } from "../types.ts";
 import { authorizeInPopup } from "./authorize-popup.ts";
 import { channelsTable } from "./channels-page.ts";
-import { metadataEditor } from "./metadata-editor.ts";
+import { type MetadataKey, metadataEditor } from "./metadata-editor.ts";
 import { scriptRunsOf } from "./scripts-page.ts";
 
 /** What to do about each kind of connection error (the message itself says why, from the provider). */
@@ -75,7 +75,7 @@ function credentialReads(on: boolean): HTMLElement {
 export async function connectionPage(key: string, connectionId: string): Promise<Node> {
   const [c, session] = await Promise.all([
     api<Connection>("GET", `/connections/${encodeURIComponent(connectionId)}${qs({ provider_config_key: key })}`),
-    api<{ data: { credential_reads: boolean } }>("GET", "/session"),
+    api<{ data: { credential_reads: boolean; metadata_keys: MetadataKey[] } }>("GET", "/session"),
   ]);
   const del = h("button", { type: "button", class: "danger", id: "delete-connection" }, "Delete connection");
   const delOut = h("div");
@@ -143,7 +143,7 @@ export async function connectionPage(key: string, connectionId: string): Promise
       jsonBlock(c.connection_config, "connection-config"),
     ),
     errorsCard(key, c),
-    metadataEditor(key, connectionId, c.metadata),
+    metadataEditor(key, connectionId, c.metadata, session.data.metadata_keys),
     lateSection("connection-channels", "Channels", async () => {
       const res = await api<{ data: Channel[] }>(
         "GET",

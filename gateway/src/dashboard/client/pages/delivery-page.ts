@@ -30,7 +30,7 @@ async function hintFor(m: Message): Promise<Node> {
       null,
       "No connection matched resource URI ",
       h("code", { id: "unmatched-uri" }, data.resource_uri),
-      ". Matching compares calendarWatchResourceUris exactly (same encoding, path and query), then the calendar's email.",
+      ". Matching compares the connections' watch URIs exactly (same encoding, path and query), then the calendar's email.",
     ),
     data.near_matches.length === 0
       ? h(

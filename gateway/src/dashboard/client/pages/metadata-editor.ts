@@ -1,12 +1,22 @@
 import { api, errorBox } from "../api.ts";
 import { h, replace } from "../dom.ts";
 
-/** Known metadata keys and their types (spec: Resources, Connection; checked again by the service). */
-const STRING_KEYS = ["emailAddress", "email", "calendarChannelId", "calendarResourceId"];
-const STRING_ARRAY_KEYS = ["calendarWatchResourceUris"];
+/**
+ * A known metadata key and its type (spec: Resources, Connection; checked again by the service): the
+ * spec's and those the providers declare, as the dashboard's session answer lists them.
+ */
+export interface MetadataKey {
+  key: string;
+  type: "string" | "string[]";
+  description: string;
+  match_key?: string;
+}
 
 /** Problems with a metadata text, before it is sent: not JSON, not an object, a known key of the wrong type. */
-export function metadataProblems(text: string): { metadata?: Record<string, unknown>; problems: string[] } {
+export function metadataProblems(
+  text: string,
+  keys: readonly MetadataKey[],
+): { metadata?: Record<string, unknown>; problems: string[] } {
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -18,12 +28,11 @@ export function metadataProblems(text: string): { metadata?: Record<string, unkn
   }
   const metadata = value as Record<string, unknown>;
   const problems: string[] = [];
-  for (const k of STRING_KEYS) {
-    if (k in metadata && typeof metadata[k] !== "string") problems.push(`${k} must be a string.`);
-  }
-  for (const k of STRING_ARRAY_KEYS) {
+  for (const { key: k, type } of keys) {
     const v = metadata[k];
-    if (k in metadata && !(Array.isArray(v) && v.every((x) => typeof x === "string"))) {
+    if (!(k in metadata) || v === null) continue;
+    if (type === "string" && typeof v !== "string") problems.push(`${k} must be a string.`);
+    if (type === "string[]" && !(Array.isArray(v) && v.every((x) => typeof x === "string"))) {
       problems.push(`${k} must be an array of strings.`);
     }
   }
@@ -34,7 +43,12 @@ export function metadataProblems(text: string): { metadata?: Record<string, unkn
  * The metadata editor: the whole object as JSON, saved with POST /connections/metadata, which
  * replaces it (keys removed here are removed). Checked here first, then by the service.
  */
-export function metadataEditor(key: string, connectionId: string, metadata: Record<string, unknown>): HTMLElement {
+export function metadataEditor(
+  key: string,
+  connectionId: string,
+  metadata: Record<string, unknown>,
+  keys: readonly MetadataKey[],
+): HTMLElement {
   const area = h("textarea", { id: "metadata", spellcheck: "false", "aria-label": "Metadata (JSON)" });
   area.value = JSON.stringify(metadata, null, 2);
   const out = h("div", { id: "metadata-result" });
@@ -42,7 +56,7 @@ export function metadataEditor(key: string, connectionId: string, metadata: Reco
   const submit = async (e: Event) => {
     e.preventDefault();
     replace(out);
-    const checked = metadataProblems(area.value);
+    const checked = metadataProblems(area.value, keys);
     if (!checked.metadata || checked.problems.length > 0) {
       replace(
         out,
@@ -72,7 +86,9 @@ export function metadataEditor(key: string, connectionId: string, metadata: Reco
     h(
       "p",
       { class: "muted" },
-      "Saving replaces the whole object: a key removed here is removed from the connection. Known keys: calendarWatchResourceUris (strings, matched exactly), emailAddress, email, calendarChannelId, calendarResourceId.",
+      `Saving replaces the whole object: a key removed here is removed from the connection. Known keys: ${keys
+        .map((k) => `${k.key} (${k.type === "string[]" ? "strings" : "a string"}: ${k.description})`)
+        .join(", ")}.`,
     ),
     area,
     h("div", { class: "row" }, save),
