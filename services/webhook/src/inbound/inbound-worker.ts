@@ -210,6 +210,7 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
       }),
     ),
   );
+  counts.inc(n.providerConfigKey, "forwarded");
   ctx.logger.debug("notification matched and forwarded", {
     notificationId: n.id,
     providerConfigKey: n.providerConfigKey,
