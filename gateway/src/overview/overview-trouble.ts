@@ -3,25 +3,25 @@ import { RunStatus } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { DeliveryStatus } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import type { GatewayClients } from "../clients.ts";
 
-/** What is wrong with one connection (or an integration's notifications matched to none: connection_id ""). */
-export interface ConnectionTrouble {
-  provider_config_key: string;
-  connection_id: string;
+/** How many problems of each kind. */
+export interface TroubleCounts {
   refresh_failures: number;
   failing_deliveries: number;
   failed_runs: number;
   failing_channels: number;
+}
+
+/** What is wrong with one connection (or an integration's notifications matched to none: connection_id ""). */
+export interface ConnectionTrouble extends TroubleCounts {
+  provider_config_key: string;
+  connection_id: string;
   /** The latest problem's words (a refresh error's message, a delivery's last error, a run's error). */
   last_error: string;
 }
 
-export interface IntegrationTrouble {
+export interface IntegrationTrouble extends TroubleCounts {
   provider_config_key: string;
   connections: number;
-  refresh_failures: number;
-  failing_deliveries: number;
-  failed_runs: number;
-  failing_channels: number;
 }
 
 export interface OverviewTrouble {
@@ -34,7 +34,7 @@ export interface OverviewTrouble {
 /** How much of each store is read per answer: the most recent problems, not all of history. */
 export const TROUBLE_SCAN = { connections: 1000, messages: 500, runs: 500, listed: 50 } as const;
 const FAILED_RUNS = [RunStatus.FAILED, RunStatus.TIMED_OUT, RunStatus.MEMORY_EXCEEDED, RunStatus.CRASHED];
-type Counted = "refresh_failures" | "failing_deliveries" | "failed_runs" | "failing_channels";
+type Counted = keyof TroubleCounts;
 
 /**
  * The connections and integrations in trouble since `fromMs`, from the stores that know them: refresh
