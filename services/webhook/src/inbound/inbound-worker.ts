@@ -210,7 +210,8 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
       }),
     ),
   );
-  counts.inc(n.providerConfigKey, "forwarded");
+  // Every matching connection's script may have taken it instead: then nothing was forwarded.
+  if (targets.length > 0) counts.inc(n.providerConfigKey, "forwarded");
   ctx.logger.debug("notification matched and forwarded", {
     notificationId: n.id,
     providerConfigKey: n.providerConfigKey,
