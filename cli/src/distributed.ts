@@ -42,6 +42,7 @@ import {
   serviceCheck,
 } from "@junction/wiring";
 import { adminPort, serveAdmin } from "./admin-server.ts";
+import { distributedOverview, serveMetricsSamples } from "./metrics-samples.ts";
 import { loadObserveSettings } from "./observe-settings.ts";
 import { serviceSpec } from "./wiring/service-table.ts";
 
@@ -106,9 +107,18 @@ export async function serveService(
     // Core NATS only: an authorization's result reaches the gateway process holding the SDK's socket.
     const gatewayBus = await NatsBus.connect({ servers: common.natsUrl, name: "junction-gateway" });
     let served: RunningGateway | undefined;
+    const overview = distributedOverview({
+      env,
+      dataDir: common.dataDir,
+      metrics,
+      peers,
+      transport: (peer) => h2cTransport(serviceUrl(env, peer as ServiceKey)),
+      logger: log.child({ component: "overview" }),
+    });
     const gateway = createGateway({
       clients,
       baseUrl,
+      overview: overview.store,
       addressOf: (req) => served?.addressOf(req),
       logger: log.child({ component: name }),
       proxySettings: loadProxySettings(env),
@@ -128,12 +138,14 @@ export async function serveService(
     if (generated) printGeneratedKey(generated);
     const server = serveGateway(gateway, { port, hostname: settings.host });
     served = server;
+    await overview.sampler.start();
     return {
       name,
       url: server.url,
       async stop() {
         await gateway.authSockets.stop();
         await server.stop();
+        await overview.close();
         await gatewayBus.close();
         await tracing?.shutdown();
       },
@@ -167,15 +179,21 @@ export async function serveService(
     baseUrl: () => baseUrl,
   };
   const service = await buildService(spec, config, wiring, { bus, db, encryptor });
-  const server = await serveH2c((r) => service.routes(r), {
-    port,
-    host: settings.host,
-    interceptors: [
-      ...(tracing ? [tracing.connectServerInterceptor()] : []),
-      errorBoundary(log.child({ component: name }), metrics),
-      jsonDepthGuard(),
-    ],
-  });
+  const server = await serveH2c(
+    (r) => {
+      service.routes(r);
+      serveMetricsSamples(r, metrics);
+    },
+    {
+      port,
+      host: settings.host,
+      interceptors: [
+        ...(tracing ? [tracing.connectServerInterceptor()] : []),
+        errorBoundary(log.child({ component: name }), metrics),
+        jsonDepthGuard(),
+      ],
+    },
+  );
   await service.start?.();
   // The store /ready asks: its SQLite file, or MongoDB (its module loaded only then).
   const mongo =

@@ -7,6 +7,10 @@ import {
   type GatewayClients,
   loadAuthSocketSettings,
   loadConnectUiSettings,
+  loadOverviewSettings,
+  OVERVIEW_METRICS,
+  OverviewSampler,
+  SqliteOverviewStore,
   serveGateway,
 } from "@junction/gateway";
 import {
@@ -18,6 +22,7 @@ import {
   type Logger,
   MetricsRegistry,
   openDatabase,
+  sampleRegistry,
   sqliteCheck,
   systemClock,
   tracesEndpoint,
@@ -129,9 +134,19 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
           common.mongodbDatabase,
         )
       : undefined;
+  // The overview's buckets live in the one SQLite file; one registry holds every service's counters.
+  const overview = new SqliteOverviewStore(db);
+  const sampler = new OverviewSampler(
+    overview,
+    [{ name: "embedded", sample: async () => sampleRegistry(metrics, OVERVIEW_METRICS) }],
+    clock,
+    logger.child({ component: "overview" }),
+    loadOverviewSettings(env).sampleMs,
+  );
   const gateway = createGateway({
     clients,
     baseUrl,
+    overview,
     logger: logger.child({ component: "gateway" }),
     clock,
     proxySettings: loadProxySettings(env),
@@ -152,6 +167,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   upgradeImpl = gateway.upgrade;
 
   const generatedSecretKey = await bootstrapSecretKey(clients.connection, settings.secretKey);
+  await sampler.start();
   await wiring.start();
   logger.info("junction started", { topology: "embedded", port: server.port, baseUrl, dataDir: common.dataDir });
 
@@ -167,6 +183,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       await gateway.authSockets.stop();
       await server.stop();
       await sandbox?.stop();
+      await sampler.stop();
       await wiring.stop();
       await bus.close();
       await wiring.close();

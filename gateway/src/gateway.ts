@@ -44,6 +44,8 @@ import { connectUiRoutes } from "./routes/connect-ui.ts";
 import type { ConnectUiSettings } from "./connect-ui/connect-ui-settings.ts";
 import { openApiRoutes } from "./routes/openapi.ts";
 import { observeRoutes } from "./routes/observe.ts";
+import { overviewRoutes } from "./routes/overview.ts";
+import { NO_OVERVIEW, type OverviewStore } from "./overview/overview-store.ts";
 import { rpcRoutes } from "./rpc/rpc-routes.ts";
 
 export interface GatewayDeps {
@@ -74,6 +76,8 @@ export interface GatewayDeps {
   bus?: Bus;
   /** The frontend SDK's WebSocket: its extra path, bound and lifetime (loadAuthSocketSettings). */
   authSocketSettings?: AuthSocketSettings;
+  /** Where the overview's buckets are kept (cli: the process's sampler fills it); none kept when absent. */
+  overview?: OverviewStore;
   /** A request's client address, as the server serving the gateway sees it (RunningGateway.addressOf). */
   addressOf?: (req: Request) => string | undefined;
 }
@@ -141,6 +145,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...recordRoutes(),
     ...mcpRoutes(),
     ...channelRoutes(),
+    ...overviewRoutes({ store: deps.overview ?? NO_OVERVIEW, now }),
     ...dashboardRoutes({
       router: () => router,
       now,

@@ -6,3 +6,7 @@ export { errorResponse } from "./http/error-response.ts";
 export { readJson, parseWith, queryObject } from "./http/read-json.ts";
 export { loadConnectUiSettings, type ConnectUiSettings } from "./connect-ui/connect-ui-settings.ts";
 export { loadAuthSocketSettings, type AuthSocketSettings } from "./auth-socket/auth-socket-settings.ts";
+export { SqliteOverviewStore, type OverviewStore } from "./overview/overview-store.ts";
+export { OverviewSampler, type MetricsSource } from "./overview/overview-sampler.ts";
+export { OVERVIEW_METRICS } from "./overview/overview-readings.ts";
+export { loadOverviewSettings } from "./overview/overview-settings.ts";

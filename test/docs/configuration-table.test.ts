@@ -8,6 +8,7 @@ import { loadProcessSettings } from "../../cli/src/process-settings.ts";
 import { portVariable, urlVariable } from "../../cli/src/wiring/addresses.ts";
 import { SERVICE_TABLE } from "../../cli/src/wiring/service-table.ts";
 import { loadAuthSocketSettings } from "../../gateway/src/auth-socket/auth-socket-settings.ts";
+import { loadOverviewSettings } from "../../gateway/src/overview/overview-settings.ts";
 import { loadProxySettings } from "../../packages/upstream-proxy/src/proxy-settings.ts";
 import { loadOAuthSettings } from "../../services/connection/src/oauth/oauth-settings.ts";
 import { ROOT, readDoc } from "./markdown.ts";
@@ -54,6 +55,7 @@ const LOADER_FILES = [
   "cli/src/process-settings.ts",
   "gateway/src/auth-socket/auth-socket-settings.ts",
   "gateway/src/connect-ui/connect-ui-settings.ts",
+  "gateway/src/overview/overview-settings.ts",
   "packages/platform/src/common-config.ts",
   "packages/platform/src/config.ts",
   "packages/upstream-proxy/src/proxy-settings.ts",
@@ -79,6 +81,7 @@ function variablesTheCodeReads(files: string[], text: (file: string) => string):
     loadObserveSettings,
     loadAuthSocketSettings,
     loadConnectUiSettings,
+    loadOverviewSettings,
   ]) {
     const read = namesRead(load);
     expect(read.has("*")).toBe(false);

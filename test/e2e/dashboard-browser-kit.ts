@@ -70,12 +70,16 @@ export async function screenshot(page: Page, name: string): Promise<void> {
   writeFileSync(join(SCREENSHOTS_DIR, `${name}.png`), png);
 }
 
-/** Logs the page in to the dashboard of `junctionUrl` with `secretKey` and waits for the integrations list. */
+/**
+ * Logs the page in to the dashboard of `junctionUrl` with `secretKey`: the overview opens it; then
+ * goes to the integrations list, where the callers' steps start.
+ */
 export async function logIn(page: Page, junctionUrl: string, secretKey: string): Promise<void> {
   await page.goto(`${junctionUrl}/dashboard/login`);
   await page.fill("#secret_key", secretKey);
   await page.click("#login");
-  await page.waitForSelector('#app[data-view="integrations"]');
+  await page.waitForSelector('#app[data-view="overview"]');
+  await goTo(page, "#/integrations", "integrations");
 }
 
 /**

@@ -43,7 +43,7 @@ describe("what the embedded process counts", () => {
     expect(text).not.toContain(h.accessToken);
   });
 
-  test("notifications received, duplicate, matched and unmatched; delivery rounds and attempts; the queue gauges", async () => {
+  test("notifications received, duplicate, matched, unmatched and forwarded; delivery rounds and attempts; the queue gauges", async () => {
     const uri = eventsUri("lee@example.com");
     await setupCalendar(h.junction, [rx.url], "cal2");
     await addConnection(h.junction, "lee", { key: "cal2", metadata: { calendarWatchResourceUris: [uri] } });
@@ -61,6 +61,8 @@ describe("what the embedded process counts", () => {
     expect(notifications("duplicate")).toBe(1);
     expect(notifications("matched")).toBe(1);
     expect(notifications("unmatched")).toBe(1);
+    // Both forwarded: the matched one to its connection, the unmatched one without a connection id.
+    expect(notifications("forwarded")).toBe(2);
     expect(seriesValue(text, 'junction_delivery_attempts_total{outcome="ok"}')).toBe(2);
     expect(seriesValue(text, "junction_delivery_pending")).toBe(0);
     expect(seriesValue(text, "junction_delivery_oldest_due_age_seconds")).toBe(0);

@@ -48,8 +48,9 @@ export function shellPage(csrfToken: string, baseUrl: string): string {
 <meta name="junction-base-url" content="${escapeHtml(baseUrl)}">
 <link rel="stylesheet" href="/dashboard/assets/dashboard.css">
 <script type="module" src="/dashboard/assets/app.js"></script></head>
-<body><header class="top"><a class="brand" href="#/integrations">Junction</a>
+<body><header class="top"><a class="brand" href="#/overview">Junction</a>
 <nav id="nav">
+<a href="#/overview" data-nav="overview">Overview</a>
 <a href="#/integrations" data-nav="integrations">Integrations</a>
 <a href="#/connections" data-nav="connections">Connections</a>
 <a href="#/deliveries" data-nav="deliveries">Deliveries</a>

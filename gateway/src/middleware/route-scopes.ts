@@ -71,6 +71,7 @@ export const ROUTE_SCOPES: Record<string, ApiKeyScope> = {
   "GET /mcp": "environment:mcp",
   "GET /channels": "environment:channels",
   "POST /channels/stop-all": "environment:channels",
+  "GET /overview": "environment:logs:read",
 };
 
 /** The scope a route needs (full access for one missing from the table). */

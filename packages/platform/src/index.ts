@@ -14,6 +14,7 @@ export * from "./retry.ts";
 export * from "./expiring-cache.ts";
 export * from "./issue-message.ts";
 export * from "./metrics.ts";
+export * from "./metrics-sample.ts";
 export * from "./metrics-endpoint.ts";
 export * from "./readiness.ts";
 export { type SpanNote, type Tracing, tracesEndpoint } from "./tracing-types.ts";

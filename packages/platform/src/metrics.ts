@@ -136,6 +136,10 @@ export class Counter extends LabelledMetric<{ v: number }> {
   value(...labels: string[]): number {
     return this.find(labels)?.state.v ?? 0;
   }
+  /** Every series' label values and value (a copy). */
+  values(): { labels: string[]; value: number }[] {
+    return this.series.map(({ values, state }) => ({ labels: [...values], value: state.v }));
+  }
   write(lines: string[]): void {
     for (const { values, state } of this.series) {
       lines.push(`${this.name}${labelText(this.labelNames, values)} ${formatValue(state.v)}`);
@@ -207,6 +211,15 @@ export class Histogram extends LabelledMetric<HistogramState> {
   count(...labels: string[]): number {
     return this.find(labels)?.state.count ?? 0;
   }
+  /** Every series' label values and its per-bucket (not cumulative) counts, sum and count (a copy). */
+  values(): { labels: string[]; counts: number[]; sum: number; count: number }[] {
+    return this.series.map(({ values, state }) => ({
+      labels: [...values],
+      counts: [...state.counts],
+      sum: state.sum,
+      count: state.count,
+    }));
+  }
   write(lines: string[]): void {
     for (const { values, state } of this.series) {
       let cumulative = 0;
@@ -273,6 +286,12 @@ export class MetricsRegistry {
       m.write(lines);
     }
     return `${lines.join("\n")}\n`;
+  }
+
+  /** The counter or histogram of this name, if one is registered (read by the overview's sampler). */
+  find(name: string): Counter | Histogram | undefined {
+    const m = this.metrics.get(name);
+    return m instanceof Counter || m instanceof Histogram ? m : undefined;
   }
 
   private register<M extends Metric>(name: string, kind: Kind, labelNames: readonly string[], make: () => M): M {

@@ -3,7 +3,7 @@ import type { WebhookServiceStore } from "./store/store.ts";
 
 /** What the webhook service counts: notifications by outcome, delivery rounds and attempts, endpoints disabled. */
 export interface WebhookMetrics {
-  /** By integration and outcome: received, refused, dropped, duplicate, matched, unmatched. */
+  /** By integration and outcome: received, refused, dropped, duplicate, matched, unmatched, forwarded. */
   notifications: Counter;
   /** Delivery rounds by outcome: succeeded, failed (retried later), exhausted. */
   deliveries: Counter;
@@ -38,7 +38,7 @@ export function webhookMetrics(
   return {
     notifications: r.counter(
       "junction_notifications_total",
-      "Inbound notifications by integration and outcome (received, refused, dropped, duplicate, matched, unmatched).",
+      "Inbound notifications by integration and outcome (received, refused, dropped, duplicate, matched, unmatched, forwarded: its messages stored for delivery).",
       ["integration", "outcome"],
     ),
     deliveries: r.counter(

@@ -8,6 +8,7 @@ import { deliveryPage } from "./pages/delivery-page.ts";
 import { integrationPage } from "./pages/integration-page.ts";
 import { integrationsPage } from "./pages/integrations-page.ts";
 import { newIntegrationPage } from "./pages/new-integration-page.ts";
+import { overviewPage } from "./pages/overview-page.ts";
 import { scriptsPage } from "./pages/scripts-page.ts";
 import { settingsPage } from "./pages/settings-page.ts";
 import { scriptPage, scriptRunPage } from "./pages/script-detail-pages.ts";
@@ -16,6 +17,7 @@ type Render = (params: string[]) => Promise<Node>;
 
 /** Hash routes (#/path?query): the page is served once and each view is rendered here. */
 const ROUTES: [RegExp, string, Render][] = [
+  [/^\/overview$/, "overview", () => overviewPage()],
   [/^\/integrations$/, "integrations", () => integrationsPage()],
   [/^\/integrations\/new$/, "integrations", () => newIntegrationPage()],
   [/^\/integrations\/([^/]+)$/, "integrations", ([key]) => integrationPage(key as string)],
@@ -35,7 +37,7 @@ let rendering = 0;
 
 async function route(): Promise<void> {
   const hash = location.hash.replace(/^#/, "");
-  const path = hash.split("?")[0] || "/integrations";
+  const path = hash.split("?")[0] || "/overview";
   const found = ROUTES.map(([re, nav, render]) => ({ m: re.exec(path), nav, render })).find((r) => r.m);
   if (!found?.m) {
     showNotFound(path);

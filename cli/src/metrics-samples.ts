@@ -1,0 +1,102 @@
+import { type ConnectRouter, createClient, type Transport } from "@connectrpc/connect";
+import { MetricsService } from "@junction/contracts/metrics/v1/metrics_service_pb";
+import { join } from "node:path";
+import {
+  loadOverviewSettings,
+  type MetricsSource,
+  OVERVIEW_METRICS,
+  OverviewSampler,
+  SqliteOverviewStore,
+} from "@junction/gateway";
+import {
+  type Logger,
+  type MetricsRegistry,
+  type MetricsSample,
+  openDatabase,
+  sampleRegistry,
+  systemClock,
+} from "@junction/platform";
+
+/** Names asked in one call, at most: the overview asks for six. */
+const MAX_NAMES = 64;
+/** A process that does not answer within this is skipped for one reading. */
+const SAMPLE_TIMEOUT_MS = 5_000;
+
+/**
+ * Serves MetricsService beside a process's own service: the gateway's overview sampler reads this
+ * process's counters over the h2c address it already calls (the admin port may be off, token-gated,
+ * or at an address the gateway does not know).
+ */
+export function serveMetricsSamples(router: ConnectRouter, registry: MetricsRegistry): void {
+  router.service(MetricsService, {
+    sampleMetrics(req) {
+      const sample = sampleRegistry(registry, req.names.slice(0, MAX_NAMES));
+      return {
+        metrics: [
+          ...Object.entries(sample.counters).map(([name, counters]) => ({ name, counters })),
+          ...Object.entries(sample.histograms).map(([name, histograms]) => ({ name, histograms })),
+        ],
+      };
+    },
+  });
+}
+
+/** A service process's counters, read over its h2c transport. */
+export function remoteMetricsSource(name: string, transport: Transport, names: readonly string[]): MetricsSource {
+  const client = createClient(MetricsService, transport);
+  return {
+    name,
+    async sample(): Promise<MetricsSample> {
+      const res = await client.sampleMetrics({ names: [...names] }, { timeoutMs: SAMPLE_TIMEOUT_MS });
+      const sample: MetricsSample = { counters: {}, histograms: {} };
+      for (const m of res.metrics) {
+        if (m.counters.length > 0)
+          sample.counters[m.name] = m.counters.map((c) => ({ labels: c.labels, value: c.value }));
+        if (m.histograms.length > 0) {
+          sample.histograms[m.name] = m.histograms.map((h) => ({
+            labels: h.labels,
+            bounds: h.bounds,
+            counts: h.counts,
+            count: h.count,
+          }));
+        }
+      }
+      return sample;
+    },
+  };
+}
+
+/**
+ * The distributed gateway's overview: its buckets in its own SQLite file in the data dir, sampled from
+ * this process's registry (the proxy engine runs here) and from each peer service process over RPC.
+ */
+export function distributedOverview(options: {
+  env: Record<string, string | undefined>;
+  dataDir: string;
+  metrics: MetricsRegistry;
+  peers: readonly string[];
+  transport: (peer: string) => Transport;
+  logger: Logger;
+}): { store: SqliteOverviewStore; sampler: OverviewSampler; close(): Promise<void> } {
+  const db = openDatabase(join(options.dataDir, "gateway.sqlite"));
+  const store = new SqliteOverviewStore(db);
+  const sources: MetricsSource[] = [
+    { name: "gateway", sample: async () => sampleRegistry(options.metrics, OVERVIEW_METRICS) },
+    ...options.peers.map((peer) => remoteMetricsSource(peer, options.transport(peer), OVERVIEW_METRICS)),
+  ];
+  const sampler = new OverviewSampler(
+    store,
+    sources,
+    systemClock,
+    options.logger,
+    loadOverviewSettings(options.env).sampleMs,
+  );
+  return {
+    store,
+    sampler,
+    async close() {
+      await sampler.stop();
+      db.close();
+    },
+  };
+}
