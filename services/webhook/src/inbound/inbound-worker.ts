@@ -241,7 +241,7 @@ async function forwardMatched(
     ),
   );
   // Every matching connection's script may have taken it instead: then nothing was forwarded.
-  if (targets.length > 0) counts.inc(n.providerConfigKey, "forwarded");
+  if (targets.length > 0) ctx.counts.notifications.inc(n.providerConfigKey, "forwarded");
   ctx.logger.debug("notification matched and forwarded", {
     notificationId: n.id,
     providerConfigKey: n.providerConfigKey,
