@@ -1,3 +1,4 @@
+import { METADATA_KEY_RULES, matchKeyMetadata } from "@junction/providers";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ChannelCall } from "@junction/contracts/events/v1/events_pb";
 import { ManualClock, newId } from "@junction/platform";
@@ -156,6 +157,19 @@ describe("with a session", () => {
     expect((await dash(j, s, "GET", "/dashboard/assets/app.js", undefined, { "if-none-match": etag })).status).toBe(
       304,
     );
+  });
+
+  test("the session lists the metadata editor's known keys: the spec's, then those the providers declare", async () => {
+    const session = (await (await dash(j, s, "GET", "/dashboard/api/session")).json()) as {
+      data: { metadata_keys: { key: string; type: string; match_key?: string }[] };
+    };
+    const keys = session.data.metadata_keys;
+    expect(keys.slice(0, 2).map((k) => k.key)).toEqual(["emailAddress", "email"]);
+    const declared = METADATA_KEY_RULES.map((r) => ({ key: r.key, type: r.type }));
+    expect(keys.slice(2).map((k) => ({ key: k.key, type: k.type }))).toEqual(declared);
+    expect(keys.filter((k) => k.match_key === "watch_uris").map((k) => k.key)).toEqual([
+      ...matchKeyMetadata("watch_uris"),
+    ]);
   });
 
   test("reads go through /dashboard/api to the REST handlers; writes need the CSRF token from this origin", async () => {

@@ -1,3 +1,4 @@
+import { migrateWatchUris } from "./mongo-watch-uris.ts";
 import { type ClientSession, type Collection, type Db, type Filter, MongoClient } from "mongodb";
 import { emailAddressHash, nangoEmailAddressHash } from "../email-hash.ts";
 import { isDuplicateKey, mapDuplicate } from "./mongo-duplicate.ts";
@@ -22,7 +23,6 @@ import {
   secretKeyFromDocument,
   secretKeyToDocument,
   watchUriQuery,
-  watchUrisExpression,
 } from "./mongo-documents.ts";
 import { MongoOAuthFlowStore } from "./mongo-oauth-store.ts";
 import { MongoSecretRewrite } from "./mongo-secret-rewrite.ts";
@@ -89,7 +89,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
       const hello = await db.admin().command({ hello: 1 });
       const transactions = typeof hello.setName === "string" || hello.msg === "isdbgrid";
       const store = new MongoConnectionStore(client, db, transactions);
-      await store.migrateWatchUris();
+      await migrateWatchUris(store.connections);
       await store.createIndexes();
       return store;
     } catch (e) {
@@ -100,20 +100,6 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
 
   async close(): Promise<void> {
     await this.client.close();
-  }
-
-  /**
-   * Documents written before `lookup.watchUris` existed get it from their metadata, and the indexes
-   * it replaces (one per metadata key) go. Idempotent: run on every start.
-   */
-  private async migrateWatchUris(): Promise<void> {
-    await this.connections.updateMany({ "lookup.watchUris": { $exists: false } }, [
-      { $set: { "lookup.watchUris": watchUrisExpression() } },
-    ]);
-    const existing = new Set((await this.connections.listIndexes().toArray()).map((index) => String(index.name)));
-    for (const name of ["by_watch_uri", "by_google_watch_uri"]) {
-      if (existing.has(name)) await this.connections.dropIndex(name);
-    }
   }
 
   private async createIndexes(): Promise<void> {
