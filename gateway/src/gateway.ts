@@ -38,6 +38,8 @@ import { deliveryRoutes } from "./routes/deliveries.ts";
 import { recordRoutes } from "./routes/records.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 import { mcpRoutes } from "./routes/mcp/mcp-routes.ts";
+import { mcpAuthRoutes } from "./routes/mcp-auth/mcp-auth-routes.ts";
+import { createMcpAuth, type McpAuthOptions } from "./mcp-auth/mcp-auth.ts";
 import { channelRoutes } from "./routes/channels.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
 import { connectUiRoutes } from "./routes/connect-ui.ts";
@@ -76,6 +78,8 @@ export interface GatewayDeps {
   authSocketSettings?: AuthSocketSettings;
   /** A request's client address, as the server serving the gateway sees it (RunningGateway.addressOf). */
   addressOf?: (req: Request) => string | undefined;
+  /** The MCP front door's store, settings (JUNCTION_MCP_*) and client-metadata fetch; defaults when absent. */
+  mcpAuth?: McpAuthOptions;
 }
 
 export interface Gateway {
@@ -140,6 +144,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...scriptRoutes(),
     ...recordRoutes(),
     ...mcpRoutes(),
+    ...mcpAuthRoutes(createMcpAuth(now, deps.mcpAuth)),
     ...channelRoutes(),
     ...dashboardRoutes({
       router: () => router,

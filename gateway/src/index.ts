@@ -5,4 +5,6 @@ export type { Route, RouteContext, Handler } from "./router.ts";
 export { errorResponse } from "./http/error-response.ts";
 export { readJson, parseWith, queryObject } from "./http/read-json.ts";
 export { loadConnectUiSettings, type ConnectUiSettings } from "./connect-ui/connect-ui-settings.ts";
+export { loadMcpAuthSettings, type McpAuthSettings } from "./mcp-auth/mcp-auth-settings.ts";
+export type { McpAuthOptions } from "./mcp-auth/mcp-auth.ts";
 export { loadAuthSocketSettings, type AuthSocketSettings } from "./auth-socket/auth-socket-settings.ts";

@@ -69,6 +69,10 @@ export const ROUTE_SCOPES: Record<string, ApiKeyScope> = {
   "GET /action/:id": "environment:actions:execute",
   "POST /mcp": "environment:mcp",
   "GET /mcp": "environment:mcp",
+  "POST /mcp/servers": "environment:mcp",
+  "GET /mcp/servers/:id": "environment:mcp",
+  "DELETE /mcp/servers/:id": "environment:mcp",
+  "DELETE /mcp/servers/:id/tokens": "environment:mcp",
   "GET /channels": "environment:channels",
   "POST /channels/stop-all": "environment:channels",
 };
