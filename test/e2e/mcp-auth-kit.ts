@@ -1,4 +1,4 @@
-import type { OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
   OAuthClientInformationMixed,
   OAuthClientMetadata,
@@ -108,4 +108,24 @@ export async function consentOverHttp(authorizationUrl: URL, decision: "allow" |
   const location = answer.headers.get("location");
   if (answer.status !== 303 || !location) throw new Error(`consent: ${answer.status} ${await answer.text()}`);
   return new URL(location);
+}
+
+/** A loopback redirect no listener needs to hear: the consent is answered over HTTP. */
+export const UNHEARD_REDIRECT = "http://127.0.0.1:9/callback";
+
+/**
+ * The SDK's `auth` through registration and the authorization redirect, the consent answered over
+ * HTTP, then `auth` again with the code: the provider then holds tokens for the MCP URL.
+ */
+export async function authorizeOverHttp(mcpUrl: string, provider: MemoryOAuthProvider): Promise<OAuthTokens> {
+  const serverUrl = new URL(mcpUrl);
+  if ((await auth(provider, { serverUrl })) !== "REDIRECT") throw new Error("expected an authorization redirect");
+  if (!provider.authorizationUrl) throw new Error("no authorization URL");
+  const back = await consentOverHttp(provider.authorizationUrl, "allow");
+  const code = back.searchParams.get("code");
+  if (!code) throw new Error(`no code: ${back}`);
+  if ((await auth(provider, { serverUrl, authorizationCode: code })) !== "AUTHORIZED")
+    throw new Error("not authorized");
+  if (!provider.saved) throw new Error("no tokens saved");
+  return provider.saved;
 }
