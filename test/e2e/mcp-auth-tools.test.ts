@@ -83,7 +83,7 @@ describe("MCP front door: an end user's tools", () => {
     const result = await client.callTool({ name: `${OTHER}__whoami` });
     expect(result.isError).toBeFalsy();
     const text = textOf(result);
-    expect(text).toContain(`needs a connected ${OTHER} account`);
+    expect(text).toContain(`needs a connected Google Calendar (${OTHER}) account`);
     const link = /(http\S+session_token=\S+)/.exec(text)?.[1] ?? "";
     expect(link.startsWith(`${w.j.baseUrl}/connect/?session_token=`)).toBe(true);
     const session = await sessionOfLink(w, link);
@@ -101,9 +101,12 @@ describe("MCP front door: an end user's tools", () => {
     const { client, elicited } = await connectedClient(mcp.url, { elicitation: true });
     const result = await client.callTool({ name: "whoami" });
     expect(result.isError).toBeFalsy();
-    expect(textOf(result)).toContain(`sent to connect their ${CAL} account`);
+    expect(textOf(result)).toContain(`sent to connect their Google Calendar (${CAL}) account`);
     expect(elicited).toHaveLength(1);
-    expect(elicited[0]).toMatchObject({ mode: "url", message: `Connect your ${CAL} account to use whoami.` });
+    expect(elicited[0]).toMatchObject({
+      mode: "url",
+      message: `Connect your Google Calendar (${CAL}) account to use whoami.`,
+    });
     const session = await sessionOfLink(w, (elicited[0] as { url: string }).url);
     expect(session.integrations.map((i) => i.uniqueKey)).toEqual([CAL]);
     expect(await w.runs({ trigger: "action" })).toEqual([]);

@@ -69,7 +69,7 @@ async function askToConnect(
   if (grant.endUser.displayName) endUser.display_name = grant.endUser.displayName;
   const session = await clients.connection.createConnectSession({ endUser, allowedIntegrations: [tool.integration] });
   const link = `${baseUrl}/connect/?session_token=${encodeURIComponent(session.token)}`;
-  const message = `Connect your ${tool.integration} account to use ${tool.listed.name}.`;
+  const message = `Connect your ${tool.label} account to use ${tool.listed.name}.`;
   const text = (words: string) => ({ content: [{ type: "text" as const, text: words }] });
   if (sendRequest) {
     const answer = await sendRequest(
@@ -78,14 +78,14 @@ async function askToConnect(
     );
     if (answer.action === "accept") {
       return text(
-        `The user was sent to connect their ${tool.integration} account. Once they have, call ${tool.listed.name} again.`,
+        `The user was sent to connect their ${tool.label} account. Once they have, call ${tool.listed.name} again.`,
       );
     }
     return text(
-      `The user did not open the link to connect their ${tool.integration} account; ${tool.listed.name} did not run.`,
+      `The user did not open the link to connect their ${tool.label} account; ${tool.listed.name} did not run.`,
     );
   }
   return text(
-    `${tool.listed.name} needs a connected ${tool.integration} account, and the user has none yet. Ask the user to open this link and connect one, then call ${tool.listed.name} again: ${link}`,
+    `${tool.listed.name} needs a connected ${tool.label} account, and the user has none yet. Ask the user to open this link and connect one, then call ${tool.listed.name} again: ${link}`,
   );
 }

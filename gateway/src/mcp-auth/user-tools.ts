@@ -11,6 +11,8 @@ export interface UserTool {
   /** The action's own tool (its name is the action's). */
   action: Tool;
   integration: string;
+  /** The integration as the end user knows it: its display name, and its id when they differ. */
+  label: string;
 }
 
 /** The integrations an MCP URL covers: those it names, or every integration of the environment. */
@@ -42,9 +44,10 @@ export async function userTools(clients: GatewayClients, server: McpServerGrant)
       const action = actionTool(script);
       if (!action) continue;
       const name = prefixed ? `${integration.uniqueKey}${TOOL_NAME_SEPARATOR}${action.name}` : action.name;
-      const label = integration.displayName || integration.uniqueKey;
-      const listed = prefixed ? { ...action, name, description: `${action.description} (${label})` } : action;
-      byName.set(name, { listed, action, integration: integration.uniqueKey });
+      const { displayName, uniqueKey } = integration;
+      const label = displayName && displayName !== uniqueKey ? `${displayName} (${uniqueKey})` : uniqueKey;
+      const listed = prefixed ? { ...action, name, description: `${action.description} · ${label}` } : action;
+      byName.set(name, { listed, action, integration: uniqueKey, label });
     }
   }
   return byName;
