@@ -216,7 +216,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     logger.info("request", {
       requestId,
       method,
-      path: target?.pathname ?? "",
+      path: loggedPath(target?.pathname ?? ""),
       status,
       ms: Math.round(ms * 100) / 100,
     });
@@ -277,6 +277,18 @@ export function createGateway(deps: GatewayDeps): Gateway {
     );
   };
   return { fetch: traced, ...served };
+}
+
+/**
+ * The path as the request log writes it: an MCP URL's id (who holds it may ask its end user's consent)
+ * cut to its first characters, enough to tell URLs apart.
+ */
+export function loggedPath(path: string): string {
+  const at = path.indexOf("/mcp/u/mcpu_");
+  if (at < 0) return path;
+  const start = at + "/mcp/u/".length;
+  const end = path.indexOf("/", start);
+  return `${path.slice(0, start + 12)}…${end < 0 ? "" : path.slice(end)}`;
 }
 
 /** 405 naming the allowed methods when the path has routes, otherwise 404. */

@@ -81,6 +81,12 @@ describe("MCP front door: refused tokens", () => {
     await expectRefused(alice.url, alice.id, "jct_mcp_at_not-a-token", w);
     // The refresh token is no access token.
     await expectRefused(alice.url, alice.id, tokens.refresh_token, w);
+    // Neither the tokens nor the MCP URL's id are written to the logs.
+    const logs = w.j.logLines.join("\n");
+    for (const secret of [tokens.access_token, tokens.refresh_token ?? "", alice.id, bob.id]) {
+      expect(logs).not.toContain(secret);
+    }
+    expect(logs).toContain(`/mcp/u/${alice.id.slice(0, 12)}…`);
   });
 
   test("an expired access token is refused; its refresh token answers new tokens once (rotation)", async () => {
