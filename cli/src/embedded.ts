@@ -10,6 +10,7 @@ import {
   loadConnectUiSettings,
   loadMcpAuthSettings,
   type McpAuthOptions,
+  SqliteMcpAuthStore,
   serveGateway,
 } from "@junction/gateway";
 import {
@@ -147,6 +148,8 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     addressOf: server.addressOf,
     connectUi: loadConnectUiSettings(env),
     mcpAuth: {
+      // In the one SQLite file: MCP clients' authorizations outlive a restart.
+      store: new SqliteMcpAuthStore(db),
       settings: loadMcpAuthSettings(env),
       allowedPrivateHosts: loadAllowedPrivateHosts(env),
       ...(options.lookup ? { lookup: options.lookup } : {}),

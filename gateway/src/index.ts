@@ -7,4 +7,5 @@ export { readJson, parseWith, queryObject } from "./http/read-json.ts";
 export { loadConnectUiSettings, type ConnectUiSettings } from "./connect-ui/connect-ui-settings.ts";
 export { loadMcpAuthSettings, type McpAuthSettings } from "./mcp-auth/mcp-auth-settings.ts";
 export type { McpAuthOptions } from "./mcp-auth/mcp-auth.ts";
+export { SqliteMcpAuthStore } from "./mcp-auth/sqlite-mcp-auth-store.ts";
 export { loadAuthSocketSettings, type AuthSocketSettings } from "./auth-socket/auth-socket-settings.ts";

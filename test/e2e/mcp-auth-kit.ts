@@ -92,7 +92,11 @@ export async function issueMcpUrl(
  * Answers the consent page over HTTP (as the browser's form would): follows the authorization URL to
  * the page, posts `decision`, and returns where Junction sends the browser back.
  */
-export async function consentOverHttp(authorizationUrl: URL, decision: "allow" | "deny"): Promise<URL> {
+export async function consentOverHttp(
+  authorizationUrl: URL,
+  decision: "allow" | "deny",
+  fetch: (input: string | URL, init?: RequestInit) => Promise<Response> = globalThis.fetch,
+): Promise<URL> {
   const toPage = await fetch(authorizationUrl, { redirect: "manual" });
   const page = toPage.headers.get("location");
   if (toPage.status !== 302 || !page) throw new Error(`authorize: ${toPage.status} ${await toPage.text()}`);
@@ -117,15 +121,20 @@ export const UNHEARD_REDIRECT = "http://127.0.0.1:9/callback";
  * The SDK's `auth` through registration and the authorization redirect, the consent answered over
  * HTTP, then `auth` again with the code: the provider then holds tokens for the MCP URL.
  */
-export async function authorizeOverHttp(mcpUrl: string, provider: MemoryOAuthProvider): Promise<OAuthTokens> {
+export async function authorizeOverHttp(
+  mcpUrl: string,
+  provider: MemoryOAuthProvider,
+  fetchFn: (input: string | URL, init?: RequestInit) => Promise<Response> = fetch,
+): Promise<OAuthTokens> {
   const serverUrl = new URL(mcpUrl);
-  if ((await auth(provider, { serverUrl })) !== "REDIRECT") throw new Error("expected an authorization redirect");
+  if ((await auth(provider, { serverUrl, fetchFn })) !== "REDIRECT")
+    throw new Error("expected an authorization redirect");
   if (!provider.authorizationUrl) throw new Error("no authorization URL");
-  const back = await consentOverHttp(provider.authorizationUrl, "allow");
+  const back = await consentOverHttp(provider.authorizationUrl, "allow", fetchFn);
   const code = back.searchParams.get("code");
   if (!code) throw new Error(`no code: ${back}`);
-  if ((await auth(provider, { serverUrl, authorizationCode: code })) !== "AUTHORIZED")
-    throw new Error("not authorized");
+  const authorized = await auth(provider, { serverUrl, authorizationCode: code, fetchFn });
+  if (authorized !== "AUTHORIZED") throw new Error("not authorized");
   if (!provider.saved) throw new Error("no tokens saved");
   return provider.saved;
 }

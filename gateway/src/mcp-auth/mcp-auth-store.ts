@@ -82,8 +82,9 @@ export function newSecret(prefix: string): string {
 }
 
 /**
- * The grants in this process's memory: lost on restart and not shared between gateway processes, so an
- * MCP client authorizes again after either (docs/agents.md says so).
+ * The grants in this process's memory (a distributed gateway's): lost on restart and not shared between
+ * gateway processes, so an MCP client authorizes again after either (docs/agents.md says so). The
+ * embedded process uses SqliteMcpAuthStore.
  */
 export class MemoryMcpAuthStore implements McpAuthStore {
   private readonly servers = new Map<string, McpServerGrant>();
