@@ -12,6 +12,7 @@ import type { AuthorizationServerMetadata } from "@modelcontextprotocol/sdk/shar
 import {
   authorizeOverHttp,
   consentOverHttp,
+  initializeRequest,
   issueMcpUrl,
   MemoryOAuthProvider,
   UNHEARD_REDIRECT,
@@ -25,23 +26,8 @@ setDefaultTimeout(60_000);
 
 const world = useScriptsWorld();
 
-/** A raw tools/list on an MCP URL with `token` as the bearer. */
-async function initializeWith(url: string, token: string | undefined) {
-  return fetch(url, {
-    method: "POST",
-    headers: {
-      ...(token ? { authorization: `Bearer ${token}` } : {}),
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    }),
-  });
-}
+/** A raw initialize on an MCP URL with `token` as the bearer. */
+const initializeWith = (url: string, token: string | undefined) => fetch(url, initializeRequest(token));
 
 async function expectRefused(url: string, id: string, token: string | undefined, w: ScriptsWorld) {
   const res = await initializeWith(url, token);

@@ -138,3 +138,21 @@ export async function authorizeOverHttp(
   if (!provider.saved) throw new Error("no tokens saved");
   return provider.saved;
 }
+
+/** A raw MCP initialize request, with `token` as the bearer when given (for what the SDK would not send). */
+export function initializeRequest(token: string | undefined): RequestInit {
+  return {
+    method: "POST",
+    headers: {
+      ...(token ? { authorization: `Bearer ${token}` } : {}),
+      "content-type": "application/json",
+      accept: "application/json, text/event-stream",
+    },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
+    }),
+  };
+}

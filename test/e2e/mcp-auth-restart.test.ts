@@ -1,7 +1,7 @@
 import { afterEach, expect, setDefaultTimeout, test } from "bun:test";
 import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";
-import { authorizeOverHttp, MemoryOAuthProvider, UNHEARD_REDIRECT } from "./mcp-auth-kit.ts";
+import { authorizeOverHttp, initializeRequest, MemoryOAuthProvider, UNHEARD_REDIRECT } from "./mcp-auth-kit.ts";
 
 // The embedded Junction keeps MCP URLs, clients and tokens in its SQLite file: an end user's client
 // stays authorized across a restart. Both runs have one public base URL (as behind a proxy); requests
@@ -18,21 +18,7 @@ afterEach(async () => {
 const via = (j: TestJunction) => (input: string | URL, init?: RequestInit) =>
   fetch(String(input).replace(BASE, j.url), init);
 
-const initialize = (j: TestJunction, url: string, token: string) =>
-  via(j)(url, {
-    method: "POST",
-    headers: {
-      authorization: `Bearer ${token}`,
-      "content-type": "application/json",
-      accept: "application/json, text/event-stream",
-    },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
-    }),
-  });
+const initialize = (j: TestJunction, url: string, token: string) => via(j)(url, initializeRequest(token));
 
 test("an MCP client's tokens and the MCP URL outlive a restart of the embedded Junction", async () => {
   const dir = tempDir("mcp-restart-");
