@@ -251,4 +251,26 @@ describe("MCP front door: refused codes and requests", () => {
     });
     expect(huge.status).toBe(413);
   });
+
+  test("registration is bounded: past the maximum, 503 until clients registered a day ago and never used make room", async () => {
+    const clock = new ManualClock();
+    const w = await world({ clock, env: { JUNCTION_MCP_MAX_REGISTERED_CLIENTS: "2" } });
+    const metadata = (await discoverAuthorizationServerMetadata(w.j.baseUrl)) as AuthorizationServerMetadata;
+    const register = () =>
+      fetch(metadata.registration_endpoint ?? "", {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: JSON.stringify({ client_name: "x", redirect_uris: [UNHEARD_REDIRECT] }),
+      });
+    // One used (it holds tokens), one not.
+    await authorizeOverHttp((await issueMcpUrl(w, "u-alice")).url, new MemoryOAuthProvider(UNHEARD_REDIRECT));
+    expect((await register()).status).toBe(201);
+    const full = await register();
+    expect(full.status).toBe(503);
+    expect((await full.json()).error).toBe("temporarily_unavailable");
+    await clock.advance(86_400_000 + 1);
+    expect((await register()).status).toBe(201);
+    // The used client kept its place: the set is full again.
+    expect((await register()).status).toBe(503);
+  });
 });

@@ -98,3 +98,24 @@ test("the SQLite store keeps digests, never the secrets", () => {
   expect(dump).not.toContain(token);
   expect(store.getAccessToken(token)).toBeDefined();
 });
+
+for (const [name, make] of stores) {
+  test(`${name}: registered clients never used are forgotten past their age; used ones stay`, () => {
+    const store = make();
+    const client = (clientId: string, savedAtMs: number) => ({
+      clientId,
+      clientName: clientId,
+      redirectUris: ["r"],
+      savedAtMs,
+      kind: "dynamic" as const,
+    });
+    store.putClient(client("old-unused", 1));
+    store.putClient(client("old-used", 1));
+    store.putClient(client("new-unused", 500));
+    store.putToken("rt", "refresh", { ...grant, clientId: "old-used" });
+    expect(store.forgetUnusedClients(100)).toBe(1);
+    expect(store.getClient("old-unused")).toBeUndefined();
+    expect(store.getClient("old-used")).toBeDefined();
+    expect(store.getClient("new-unused")).toBeDefined();
+  });
+}

@@ -62,6 +62,11 @@ export interface McpAuthStore {
   putClient(client: McpOAuthClient): void;
   getClient(clientId: string): McpOAuthClient | undefined;
   dynamicClientCount(): number;
+  /**
+   * Forgets registered clients saved before `savedBeforeMs` that hold no consent request, code or
+   * token (registered and never used); how many.
+   */
+  forgetUnusedClients(savedBeforeMs: number): number;
   putConsent(request: ConsentRequest): void;
   takeConsent(id: string): ConsentRequest | undefined;
   getConsent(id: string): ConsentRequest | undefined;
@@ -133,6 +138,20 @@ export class MemoryMcpAuthStore implements McpAuthStore {
     let n = 0;
     for (const c of this.clients.values()) if (c.kind === "dynamic") n++;
     return n;
+  }
+
+  forgetUnusedClients(savedBeforeMs: number): number {
+    const inUse = new Set<string>();
+    for (const map of [this.consents, this.codes, this.tokens] as Map<string, { clientId: string }>[]) {
+      for (const grant of map.values()) inUse.add(grant.clientId);
+    }
+    let forgotten = 0;
+    for (const [id, client] of this.clients) {
+      if (client.kind !== "dynamic" || client.savedAtMs >= savedBeforeMs || inUse.has(id)) continue;
+      this.clients.delete(id);
+      forgotten++;
+    }
+    return forgotten;
   }
 
   putConsent(request: ConsentRequest): void {

@@ -15,7 +15,8 @@ const MIGRATIONS = [
   `CREATE TABLE mcp_servers (id TEXT PRIMARY KEY, body TEXT NOT NULL);
    CREATE TABLE mcp_clients (client_id TEXT PRIMARY KEY, kind TEXT NOT NULL, body TEXT NOT NULL);
    CREATE TABLE mcp_grants (hash TEXT PRIMARY KEY, kind TEXT NOT NULL, server_id TEXT NOT NULL,
-     expires_at_ms INTEGER NOT NULL, body TEXT NOT NULL);
+     client_id TEXT NOT NULL, expires_at_ms INTEGER NOT NULL, body TEXT NOT NULL);
+   CREATE INDEX mcp_grants_client ON mcp_grants (client_id);
    CREATE INDEX mcp_grants_server ON mcp_grants (server_id);
    CREATE INDEX mcp_grants_expiry ON mcp_grants (expires_at_ms);`,
 ];
@@ -124,10 +125,26 @@ export class SqliteMcpAuthStore implements McpAuthStore {
     this.db.query("DELETE FROM mcp_grants WHERE expires_at_ms <= ?").run(nowMs);
   }
 
-  private put(secret: string, kind: GrantKind, grant: { serverId: string; expiresAtMs: number }): void {
+  forgetUnusedClients(savedBeforeMs: number): number {
+    const res = this.db
+      .query(
+        `DELETE FROM mcp_clients WHERE kind = 'dynamic' AND json_extract(body, '$.savedAtMs') < ?
+         AND NOT EXISTS (SELECT 1 FROM mcp_grants g WHERE g.client_id = mcp_clients.client_id)`,
+      )
+      .run(savedBeforeMs);
+    return res.changes;
+  }
+
+  private put(
+    secret: string,
+    kind: GrantKind,
+    grant: { serverId: string; clientId: string; expiresAtMs: number },
+  ): void {
     this.db
-      .query("INSERT OR REPLACE INTO mcp_grants (hash, kind, server_id, expires_at_ms, body) VALUES (?, ?, ?, ?, ?)")
-      .run(sha256Hex(secret), kind, grant.serverId, grant.expiresAtMs, JSON.stringify(grant));
+      .query(
+        "INSERT OR REPLACE INTO mcp_grants (hash, kind, server_id, client_id, expires_at_ms, body) VALUES (?, ?, ?, ?, ?, ?)",
+      )
+      .run(sha256Hex(secret), kind, grant.serverId, grant.clientId, grant.expiresAtMs, JSON.stringify(grant));
   }
 
   /** Reads and deletes in one statement: two concurrent takes cannot both get it. */

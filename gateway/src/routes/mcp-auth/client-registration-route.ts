@@ -6,6 +6,8 @@ import { oauthError, oauthJson, redirectUriProblem } from "../../mcp-auth/oauth-
 import type { Route } from "../../router.ts";
 
 const MAX_BODY_BYTES = 16 * 1024;
+/** A registered client that has not been used for this long may make room for a new one. */
+const UNUSED_CLIENT_MS = 86_400_000;
 
 /** RFC 7591's client metadata: what Junction reads of it (other fields are ignored, as the RFC asks). */
 const registrationBody = z.looseObject({
@@ -63,7 +65,10 @@ export function clientRegistrationRoute(auth: McpAuth): Route {
           "grant_types may hold authorization_code and refresh_token only.",
         );
       }
-      if (auth.store.dynamicClientCount() >= auth.settings.mcpMaxRegisteredClients) {
+      const full = () => auth.store.dynamicClientCount() >= auth.settings.mcpMaxRegisteredClients;
+      // Full: clients registered a day ago and never used make room (registration needs no credential).
+      if (full()) auth.store.forgetUnusedClients(auth.now() - UNUSED_CLIENT_MS);
+      if (full()) {
         return oauthError(503, "temporarily_unavailable", "No more clients can be registered now.");
       }
       const issuedAtMs = auth.now();
