@@ -5,6 +5,7 @@ import {
   createGateway,
   loadAuthSocketSettings,
   loadConnectUiSettings,
+  loadMcpAuthSettings,
   type RunningGateway,
   serveGateway,
 } from "@junction/gateway";
@@ -26,6 +27,7 @@ import {
   tracesEndpoint,
 } from "@junction/platform";
 import { h2cTransport, serveH2c } from "@junction/platform/h2c";
+import { loadAllowedPrivateHosts } from "@junction/platform/outbound-address-policy";
 import { loadProxySettings } from "@junction/upstream-proxy";
 import { loadProcessSettings } from "./process-settings.ts";
 import { bootstrapSecretKey, printGeneratedKey } from "./secret-key-bootstrap.ts";
@@ -125,6 +127,7 @@ export async function serveService(
       metrics,
       metricsToken,
       connectUi: loadConnectUiSettings(env),
+      mcpAuth: { settings: loadMcpAuthSettings(env), allowedPrivateHosts: loadAllowedPrivateHosts(env) },
       readiness: [...peers.map(peerCheck), busCheck(gatewayBus)],
       ...(tracing ? { tracing } : {}),
       bus: gatewayBus,

@@ -1,5 +1,6 @@
 import { join } from "node:path";
 import type { HostLookup } from "@junction/platform/address-policy";
+import { loadAllowedPrivateHosts } from "@junction/platform/outbound-address-policy";
 import { type Bus, MemoryBus, MeteredBus, TracedBus } from "@junction/bus";
 import {
   createGateway,
@@ -11,6 +12,9 @@ import {
   OVERVIEW_METRICS,
   OverviewSampler,
   SqliteOverviewStore,
+  loadMcpAuthSettings,
+  type McpAuthOptions,
+  SqliteMcpAuthStore,
   serveGateway,
 } from "@junction/gateway";
 import {
@@ -44,6 +48,8 @@ export interface EmbeddedOptions {
   logger?: Logger;
   /** DNS for the outbound address policy (tests give a resolver of their own). */
   lookup?: HostLookup;
+  /** The fetch under the policy that reads MCP clients' metadata documents (tests trust a local CA). */
+  mcpClientMetadataFetch?: McpAuthOptions["fetchImpl"];
 }
 
 export interface EmbeddedJunction {
@@ -156,6 +162,14 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     metricsToken,
     addressOf: server.addressOf,
     connectUi: loadConnectUiSettings(env),
+    mcpAuth: {
+      // In the one SQLite file: MCP clients' authorizations outlive a restart.
+      store: new SqliteMcpAuthStore(db),
+      settings: loadMcpAuthSettings(env),
+      allowedPrivateHosts: loadAllowedPrivateHosts(env),
+      ...(options.lookup ? { lookup: options.lookup } : {}),
+      ...(options.mcpClientMetadataFetch ? { fetchImpl: options.mcpClientMetadataFetch } : {}),
+    },
     ...(tracing ? { tracing } : {}),
     readiness: [
       mongo ?? sqliteCheck("store", db),

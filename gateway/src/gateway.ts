@@ -38,6 +38,8 @@ import { deliveryRoutes } from "./routes/deliveries.ts";
 import { recordRoutes } from "./routes/records.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 import { mcpRoutes } from "./routes/mcp/mcp-routes.ts";
+import { mcpAuthRoutes } from "./routes/mcp-auth/mcp-auth-routes.ts";
+import { createMcpAuth, type McpAuthOptions } from "./mcp-auth/mcp-auth.ts";
 import { channelRoutes } from "./routes/channels.ts";
 import { dashboardRoutes } from "./routes/dashboard.ts";
 import { connectUiRoutes } from "./routes/connect-ui.ts";
@@ -80,6 +82,8 @@ export interface GatewayDeps {
   overview?: OverviewStore;
   /** A request's client address, as the server serving the gateway sees it (RunningGateway.addressOf). */
   addressOf?: (req: Request) => string | undefined;
+  /** The MCP front door's store, settings (JUNCTION_MCP_*) and client-metadata fetch; defaults when absent. */
+  mcpAuth?: McpAuthOptions;
 }
 
 export interface Gateway {
@@ -144,6 +148,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...scriptRoutes(),
     ...recordRoutes(),
     ...mcpRoutes(),
+    ...mcpAuthRoutes(createMcpAuth(now, deps.mcpAuth)),
     ...channelRoutes(),
     ...overviewRoutes({ store: deps.overview ?? NO_OVERVIEW, now }),
     ...dashboardRoutes({
@@ -216,7 +221,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     logger.info("request", {
       requestId,
       method,
-      path: target?.pathname ?? "",
+      path: loggedPath(target?.pathname ?? ""),
       status,
       ms: Math.round(ms * 100) / 100,
     });
@@ -277,6 +282,18 @@ export function createGateway(deps: GatewayDeps): Gateway {
     );
   };
   return { fetch: traced, ...served };
+}
+
+/**
+ * The path as the request log writes it: an MCP URL's id (who holds it may ask its end user's consent)
+ * cut to its first characters, enough to tell URLs apart.
+ */
+export function loggedPath(path: string): string {
+  const at = path.indexOf("/mcp/u/mcpu_");
+  if (at < 0) return path;
+  const start = at + "/mcp/u/".length;
+  const end = path.indexOf("/", start);
+  return `${path.slice(0, start + 12)}…${end < 0 ? "" : path.slice(end)}`;
 }
 
 /** 405 naming the allowed methods when the path has routes, otherwise 404. */

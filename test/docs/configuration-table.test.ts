@@ -4,6 +4,7 @@ import { loadCommonConfig, loadLogLevel, loadPort } from "@junction/platform";
 import { adminPort } from "../../cli/src/admin-server.ts";
 import { loadObserveSettings } from "../../cli/src/observe-settings.ts";
 import { loadConnectUiSettings } from "../../gateway/src/connect-ui/connect-ui-settings.ts";
+import { loadMcpAuthSettings } from "../../gateway/src/mcp-auth/mcp-auth-settings.ts";
 import { loadProcessSettings } from "../../cli/src/process-settings.ts";
 import { portVariable, urlVariable } from "../../cli/src/wiring/addresses.ts";
 import { SERVICE_TABLE } from "../../cli/src/wiring/service-table.ts";
@@ -56,6 +57,7 @@ const LOADER_FILES = [
   "gateway/src/auth-socket/auth-socket-settings.ts",
   "gateway/src/connect-ui/connect-ui-settings.ts",
   "gateway/src/overview/overview-settings.ts",
+  "gateway/src/mcp-auth/mcp-auth-settings.ts",
   "packages/platform/src/common-config.ts",
   "packages/platform/src/config.ts",
   "packages/upstream-proxy/src/proxy-settings.ts",
@@ -82,6 +84,7 @@ function variablesTheCodeReads(files: string[], text: (file: string) => string):
     loadAuthSocketSettings,
     loadConnectUiSettings,
     loadOverviewSettings,
+    loadMcpAuthSettings,
   ]) {
     const read = namesRead(load);
     expect(read.has("*")).toBe(false);

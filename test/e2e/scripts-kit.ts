@@ -33,8 +33,8 @@ export interface ScriptsWorld {
   api(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<ApiResponse>;
   /** POST /scripts; throws unless 201. */
   deploy(name: string, source: string, extra?: Record<string, unknown>): Promise<any>;
-  /** Imports a connection with tokens the fake issued for `email` (a new connection each time). */
-  connect(connectionId: string, email?: string): Promise<void>;
+  /** Imports a connection with tokens the fake issued for `email` (a new connection each time), of `endUserId` when given. */
+  connect(connectionId: string, email?: string, endUserId?: string): Promise<void>;
   /** Runs matching the query (GET /scripts/runs). */
   runs(query?: Record<string, string>): Promise<any[]>;
   /** Waits until `count` runs match and none of them is still running; returns them with logs, oldest first. */
@@ -83,7 +83,7 @@ export function useScriptsWorld() {
         if (res.status !== 201) throw new Error(`deploy ${name}: ${res.status} ${res.text}`);
         return res.body.data;
       },
-      async connect(connectionId, email = ALICE) {
+      async connect(connectionId, email = ALICE, endUserId) {
         if (!fake.state.users.has(email)) fake.addUser({ email });
         const tokens = fake.issueTokens({ email, clientId: CLIENT.clientId, scopes: [CALENDAR_SCOPE] });
         secrets.push(tokens.accessToken, tokens.refreshToken ?? "");
@@ -97,6 +97,7 @@ export function useScriptsWorld() {
             expires_at: new Date((now?.() ?? Date.now()) + tokens.expiresIn * 1000).toISOString(),
           },
           metadata: { emailAddress: email },
+          ...(endUserId ? { end_user: { id: endUserId, email } } : {}),
         });
         if (res.status >= 300) throw new Error(`connection: ${res.status} ${res.text}`);
       },

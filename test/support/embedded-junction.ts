@@ -32,6 +32,8 @@ export async function startTestJunction(
     logLevel?: "debug" | "warn";
     /** A test resolver for the outbound address policy (names resolved to chosen addresses). */
     lookup?: (hostname: string) => Promise<string[]>;
+    /** The fetch under the policy that reads MCP clients' metadata documents (to trust a local CA). */
+    mcpClientMetadataFetch?: (input: string | URL, init?: RequestInit) => Promise<Response>;
   } = {},
 ): Promise<TestJunction> {
   const dir = options.dataDir ? { path: options.dataDir, remove: () => {} } : tempDir();
@@ -52,6 +54,7 @@ export async function startTestJunction(
     logger,
     clock: options.clock,
     ...(options.lookup ? { lookup: options.lookup } : {}),
+    ...(options.mcpClientMetadataFetch ? { mcpClientMetadataFetch: options.mcpClientMetadataFetch } : {}),
   });
   const api = async (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) => {
     const init: RequestInit = {

@@ -101,6 +101,11 @@ export const ERROR_CODES = {
   invalid_auth_mode: e(Code.InvalidArgument, "The integration's provider does not authenticate this way."),
   // The proxy.
   invalid_headers: e(Code.InvalidArgument, "A control header is missing or invalid; `errors` names each."),
+  unknown_mcp_server: e(Code.NotFound, "No MCP URL has this id, or it was revoked."),
+  invalid_token: e(
+    Code.Unauthenticated,
+    "No access token for this MCP URL: missing, unknown, expired, revoked or issued for another resource (see `WWW-Authenticate`).",
+  ),
   invalid_proxy_path: e(Code.InvalidArgument, "The upstream path is not allowed (e.g. it would leave the base URL)."),
   base_url_override_not_allowed: e(Code.InvalidArgument, "Base-Url-Override names a host that is not allowed."),
   integration_has_no_base_url: e(Code.FailedPrecondition, "The integration has no upstream base URL."),

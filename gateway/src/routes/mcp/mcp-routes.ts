@@ -31,7 +31,7 @@ const jsonRpcAnswer = z
   .describe("A JSON-RPC 2.0 answer (`result` or `error`); with several requests, an array of them.");
 
 /** A JSON-RPC error answered before the MCP server sees the message (nothing runs). */
-const rpcError = (status: number, code: number, message: string) =>
+export const rpcError = (status: number, code: number, message: string) =>
   new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
     headers: { "content-type": "application/json" },
@@ -114,7 +114,7 @@ async function serveMcp(ctx: RouteContext): Promise<Response> {
  * The body as JSON, or the JSON-RPC error that refuses it: over MAX_BODY_BYTES, not JSON, or a batch
  * (the protocol has had none since its 2025-06-18 version).
  */
-async function readMessage(req: Request): Promise<unknown> {
+export async function readMessage(req: Request): Promise<unknown> {
   const tooLarge = new Error("too large");
   let text: string;
   try {

@@ -65,7 +65,8 @@ export function mcpToolsServer(clients: GatewayClients, target: McpTarget, logge
   return server;
 }
 
-async function callAction(
+/** Runs the action behind `tool` (its name is the action's) on the target connection, as a tool result. */
+export async function callAction(
   clients: GatewayClients,
   target: McpTarget,
   tool: Tool,
@@ -99,6 +100,7 @@ async function callAction(
   }
 }
 
-function toolError(error: Record<string, unknown>): CallToolResult {
+/** A tool result the model reads as a failure (`isError`), the error as JSON text. */
+export function toolError(error: Record<string, unknown>): CallToolResult {
   return { isError: true, content: [{ type: "text", text: JSON.stringify({ error }, null, 2) }] };
 }

@@ -1,0 +1,157 @@
+import type { Database } from "bun:sqlite";
+import { migrate, sha256Hex } from "@junction/platform";
+import type {
+  AuthorizationCode,
+  ConsentRequest,
+  McpAuthStore,
+  McpOAuthClient,
+  McpServerGrant,
+  TokenGrant,
+  TokenKind,
+} from "./mcp-auth-store.ts";
+
+/** Append-only: never edit a shipped migration. */
+const MIGRATIONS = [
+  `CREATE TABLE mcp_servers (id TEXT PRIMARY KEY, body TEXT NOT NULL);
+   CREATE TABLE mcp_clients (client_id TEXT PRIMARY KEY, kind TEXT NOT NULL, body TEXT NOT NULL);
+   CREATE TABLE mcp_grants (hash TEXT PRIMARY KEY, kind TEXT NOT NULL, server_id TEXT NOT NULL,
+     client_id TEXT NOT NULL, expires_at_ms INTEGER NOT NULL, body TEXT NOT NULL);
+   CREATE INDEX mcp_grants_client ON mcp_grants (client_id);
+   CREATE INDEX mcp_grants_server ON mcp_grants (server_id);
+   CREATE INDEX mcp_grants_expiry ON mcp_grants (expires_at_ms);`,
+];
+
+type GrantKind = TokenKind | "code" | "consent";
+
+/**
+ * The MCP front door's grants in SQLite (the embedded process's file): they outlive a restart.
+ * Consent requests, codes and tokens are keyed by their SHA-256, never by their value.
+ */
+export class SqliteMcpAuthStore implements McpAuthStore {
+  constructor(private readonly db: Database) {
+    migrate(db, "mcp_auth", MIGRATIONS);
+  }
+
+  putServer(server: McpServerGrant): void {
+    this.db.query("INSERT OR REPLACE INTO mcp_servers (id, body) VALUES (?, ?)").run(server.id, JSON.stringify(server));
+  }
+
+  getServer(id: string): McpServerGrant | undefined {
+    const row = this.db.query<{ body: string }, [string]>("SELECT body FROM mcp_servers WHERE id = ?").get(id);
+    return row ? (JSON.parse(row.body) as McpServerGrant) : undefined;
+  }
+
+  revokeServer(id: string, nowMs: number): boolean {
+    return this.db.transaction(() => {
+      const server = this.getServer(id);
+      if (!server) return false;
+      server.revokedAtMs ??= nowMs;
+      this.putServer(server);
+      this.revokeTokens(id);
+      return true;
+    })();
+  }
+
+  revokeTokens(serverId: string): number {
+    return this.db.transaction(() => {
+      const tokens = this.db
+        .query<{ n: number }, [string]>(
+          "SELECT COUNT(*) AS n FROM mcp_grants WHERE server_id = ? AND kind IN ('access', 'refresh')",
+        )
+        .get(serverId);
+      this.db.query("DELETE FROM mcp_grants WHERE server_id = ?").run(serverId);
+      return tokens?.n ?? 0;
+    })();
+  }
+
+  putClient(client: McpOAuthClient): void {
+    this.db
+      .query("INSERT OR REPLACE INTO mcp_clients (client_id, kind, body) VALUES (?, ?, ?)")
+      .run(client.clientId, client.kind, JSON.stringify(client));
+  }
+
+  getClient(clientId: string): McpOAuthClient | undefined {
+    const row = this.db
+      .query<{ body: string }, [string]>("SELECT body FROM mcp_clients WHERE client_id = ?")
+      .get(clientId);
+    return row ? (JSON.parse(row.body) as McpOAuthClient) : undefined;
+  }
+
+  dynamicClientCount(): number {
+    return (
+      this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM mcp_clients WHERE kind = 'dynamic'").get()?.n ?? 0
+    );
+  }
+
+  putConsent(request: ConsentRequest): void {
+    this.put(request.id, "consent", request);
+  }
+
+  getConsent(id: string): ConsentRequest | undefined {
+    const row = this.db
+      .query<{ body: string }, [string]>("SELECT body FROM mcp_grants WHERE hash = ? AND kind = 'consent'")
+      .get(sha256Hex(id));
+    return row ? (JSON.parse(row.body) as ConsentRequest) : undefined;
+  }
+
+  takeConsent(id: string): ConsentRequest | undefined {
+    return this.take<ConsentRequest>(id, "consent");
+  }
+
+  putCode(code: string, grant: AuthorizationCode): void {
+    this.put(code, "code", grant);
+  }
+
+  takeCode(code: string): AuthorizationCode | undefined {
+    return this.take<AuthorizationCode>(code, "code");
+  }
+
+  putToken(token: string, kind: TokenKind, grant: TokenGrant): void {
+    this.put(token, kind, grant);
+  }
+
+  getAccessToken(token: string): TokenGrant | undefined {
+    const row = this.db
+      .query<{ body: string }, [string]>("SELECT body FROM mcp_grants WHERE hash = ? AND kind = 'access'")
+      .get(sha256Hex(token));
+    return row ? (JSON.parse(row.body) as TokenGrant) : undefined;
+  }
+
+  takeRefreshToken(token: string): TokenGrant | undefined {
+    return this.take<TokenGrant>(token, "refresh");
+  }
+
+  sweep(nowMs: number): void {
+    this.db.query("DELETE FROM mcp_grants WHERE expires_at_ms <= ?").run(nowMs);
+  }
+
+  forgetUnusedClients(savedBeforeMs: number): number {
+    const res = this.db
+      .query(
+        `DELETE FROM mcp_clients WHERE kind = 'dynamic' AND json_extract(body, '$.savedAtMs') < ?
+         AND NOT EXISTS (SELECT 1 FROM mcp_grants g WHERE g.client_id = mcp_clients.client_id)`,
+      )
+      .run(savedBeforeMs);
+    return res.changes;
+  }
+
+  private put(
+    secret: string,
+    kind: GrantKind,
+    grant: { serverId: string; clientId: string; expiresAtMs: number },
+  ): void {
+    this.db
+      .query(
+        "INSERT OR REPLACE INTO mcp_grants (hash, kind, server_id, client_id, expires_at_ms, body) VALUES (?, ?, ?, ?, ?, ?)",
+      )
+      .run(sha256Hex(secret), kind, grant.serverId, grant.clientId, grant.expiresAtMs, JSON.stringify(grant));
+  }
+
+  /** Reads and deletes in one statement: two concurrent takes cannot both get it. */
+  private take<T>(secret: string, kind: GrantKind): T | undefined {
+    const row = this.db
+      .query<{ body: string }, [string, string]>("DELETE FROM mcp_grants WHERE hash = ? AND kind = ? RETURNING body")
+      .get(sha256Hex(secret), kind);
+    return row ? (JSON.parse(row.body) as T) : undefined;
+  }
+}
