@@ -82,6 +82,25 @@ describe("MetricsRegistry", () => {
     expect(g.value()).toBe(1);
   });
 
+  test("finds each series of up to four labels by its values, and refuses a fifth label name", () => {
+    const r = new MetricsRegistry();
+    const c = r.counter("junction_four_total", "Four labels.", ["a", "b", "c", "d"]);
+    c.inc("1", "2", "3", "4");
+    c.inc("1", "2", "3", "4");
+    c.inc("1", "2", "3", "5");
+    c.add(2, "1", "9", "3", "4");
+    expect([c.value("1", "2", "3", "4"), c.value("1", "2", "3", "5"), c.value("1", "9", "3", "4")]).toEqual([2, 1, 2]);
+    expect(() => c.inc("1", "2", "3")).toThrow("takes 4 label values, got 3");
+    const h = r.histogram("junction_one_seconds", "One label.", ["route"]);
+    h.observe(0.2, "/x");
+    h.observe(0.3, "/y");
+    h.observe(0.4, "/x");
+    expect([h.count("/x"), h.count("/y")]).toEqual([2, 1]);
+    expect(() => r.counter("junction_five_total", "Five.", ["a", "b", "c", "d", "e"])).toThrow(
+      "more than 4 label names",
+    );
+  });
+
   test("runs collectors before a scrape and survives a failing one", async () => {
     const r = new MetricsRegistry();
     const g = r.gauge("junction_pending", "Pending.");

@@ -1,4 +1,4 @@
-import { JunctionError, type Logger } from "@junction/platform";
+import { JunctionError, type Logger, type Tracing } from "@junction/platform";
 import { Code } from "@connectrpc/connect";
 import type { Caller, Watched } from "./deadline-watch.ts";
 import { proxyErrors } from "./proxy-errors.ts";
@@ -32,6 +32,32 @@ export function fetchUpstream(
     if (!(body instanceof Uint8Array)) init.duplex = "half";
   }
   return fetch(url, init as RequestInit);
+}
+
+/**
+ * `fetchUpstream` in a client span (no URL: its query may hold a key), for a process that traces; out
+ * of the engine's request closure, so the untraced hot path does not carry it.
+ */
+export function tracedFetchUpstream(
+  tracing: Tracing,
+  integration: string,
+  attempt: number,
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body: Uint8Array | ReadableStream<Uint8Array> | null,
+  call: { decompress: boolean; controller: AbortController },
+): Promise<Response> {
+  return tracing.span(
+    `upstream ${method}`,
+    { "http.request.method": method, "junction.integration": integration, attempt },
+    async (span) => {
+      const answer = await fetchUpstream(url, method, headers, body, call.decompress, call.controller);
+      span.setAttribute("http.response.status_code", answer.status);
+      return answer;
+    },
+    { kind: "client" },
+  );
 }
 
 /**

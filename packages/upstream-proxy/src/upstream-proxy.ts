@@ -9,10 +9,18 @@ import { dnsLookup, type HostLookup } from "@junction/platform/address-policy";
 import type { UpstreamRequest } from "./proxy-controls.ts";
 import { DEFAULT_PROXY_SETTINGS, type ProxySettings } from "./proxy-settings.ts";
 import { readAhead, readsAhead } from "./read-ahead.ts";
-import { isReplayable, type OutgoingBody } from "./request-body.ts";
+import {
+  type AttemptPlace,
+  discard,
+  keyOf,
+  type RetryParts,
+  retryAfterAnswer,
+  retryAfterFailure,
+} from "./attempt-retry.ts";
+import type { OutgoingBody } from "./request-body.ts";
 import { ResolveCache, type ResolvedUpstream, type ResolveKey } from "./resolve-cache.ts";
-import { backoffDelay, isRetryableStatus, retryAfterDelay, retryBudget } from "./retry-policy.ts";
-import { attemptFailure, clientGone, fetchUpstream, isUpstreamFailure } from "./upstream-call.ts";
+import { isRetryableStatus, retryBudget } from "./retry-policy.ts";
+import { fetchUpstream, tracedFetchUpstream } from "./upstream-call.ts";
 import { parseBase, upstreamUrl, withAuthQuery } from "./upstream-url.ts";
 import type { ProxyMetrics } from "./proxy-metrics.ts";
 
@@ -80,6 +88,7 @@ export function createUpstreamProxy(
   const resolver = new ResolveCache(deps.resolve, now);
   const metrics = deps.metrics;
   const tracing = deps.tracing;
+  const retryParts: RetryParts = { clock, random, policy, resolver, metrics };
 
   /**
    * One request, in one async frame: each attempt waits for the upstream's response headers (and, for
@@ -89,7 +98,7 @@ export function createUpstreamProxy(
    */
   return async (request, caller) => {
     const { method, path } = request;
-    const { req, logger } = caller;
+    const { req } = caller;
     // The caller's headers, read once by the adapter, for every attempt's forwarded headers.
     const incoming = caller.headers;
     // A fresh cached answer is used without waiting on a promise.
@@ -130,58 +139,29 @@ export function createUpstreamProxy(
         res =
           tracing === undefined
             ? await fetchUpstream(url, method, headers, sent, request.decompress, controller)
-            : await tracing.span(
-                `upstream ${method}`,
-                { "http.request.method": method, "junction.integration": request.providerConfigKey, attempt },
-                async (span) => {
-                  const answer = await fetchUpstream(url, method, headers, sent, request.decompress, controller);
-                  span.setAttribute("http.response.status_code", answer.status);
-                  return answer;
-                },
-                { kind: "client" },
-              );
+            : await tracedFetchUpstream(tracing, request.providerConfigKey, attempt, url, method, headers, sent, {
+                decompress: request.decompress,
+                controller,
+              });
         status = res.status;
         metrics?.upstreamSeconds.observe((performance.now() - started) / 1000, request.providerConfigKey);
         if (mayReadAhead && readsAhead(res, method, status)) res = await readAhead(res);
       } catch (err) {
-        const failure = attemptFailure(err, url, timeoutMs, deadline, req, res !== undefined, logger);
-        // An unreachable upstream may be a base URL the operator has since changed: the next request
-        // resolves again instead of reusing the cached answer.
-        const key = keyOf(request, caller);
-        if (isUpstreamFailure(failure)) resolver.forget(key);
-        if (!isUpstreamFailure(failure) || attempt >= budget || !isReplayable(body)) {
-          metrics?.calls.inc(request.providerConfigKey, "error");
-          throw failure;
-        }
-        metrics?.retries.inc(request.providerConfigKey, "network");
-        await pause(clock, backoffDelay(attempt, policy, random), req.signal);
+        const place: AttemptPlace = { request, caller, body, budget, attempt, refreshed, resolved };
+        await retryAfterFailure(retryParts, place, err, url, deadline, res !== undefined);
         attempt++;
         continue;
       } finally {
         deadline.done();
       }
-      if (status === 401 && !refreshed) {
-        // One refresh and one retry (issue 4, item 2). A streamed body cannot be sent twice: the 401
-        // goes back, and the refreshed token serves the next request.
-        refreshed = true;
-        const key = keyOf(request, caller);
-        metrics?.refreshesAfter401.inc(request.providerConfigKey);
-        if (isReplayable(body)) {
-          await discard(res);
-          resolved = await resolver.refresh(key, resolved);
+      // One token refresh and retry after a 401; retries of 429, 5xx and Retry-On statuses within the budget.
+      if (status === 401 || isRetryableStatus(status, request.retryOn)) {
+        const place: AttemptPlace = { request, caller, body, budget, attempt, refreshed, resolved };
+        const next = await retryAfterAnswer(retryParts, place, res, status);
+        if (next !== undefined) {
+          ({ resolved, refreshed, attempt } = next);
           continue;
         }
-        refreshLater(resolver, key, resolved, logger);
-      }
-      if (attempt < budget && isReplayable(body) && isRetryableStatus(status, request.retryOn)) {
-        const wait =
-          retryAfterDelay(res.headers.get("retry-after"), now(), policy) ?? backoffDelay(attempt, policy, random);
-        logger.info("retrying upstream", { requestId: caller.requestId, status, attempt, waitMs: wait });
-        metrics?.retries.inc(request.providerConfigKey, "status");
-        await discard(res);
-        await pause(clock, wait, req.signal);
-        attempt++;
-        continue;
       }
       metrics?.calls.inc(request.providerConfigKey, String(status));
       if (channelCall === undefined) return respond(res, status, method, request.decompress);
@@ -198,20 +178,6 @@ export function createUpstreamProxy(
       return response;
     }
   };
-}
-
-/** The resolve cache's key of a request (made only off the hot path: a cache hit needs none). */
-function keyOf(request: UpstreamRequest, caller: ProxyCaller): ResolveKey {
-  return {
-    environmentId: caller.environmentId,
-    providerConfigKey: request.providerConfigKey,
-    connectionId: request.connectionId,
-  };
-}
-
-/** Refreshes the token for the next request, without waiting (the handler keeps no closure for it). */
-function refreshLater(resolver: ResolveCache, key: ResolveKey, stale: ResolvedUpstream, logger: Logger): void {
-  resolver.refresh(key, stale).catch((err) => logger.warn("token refresh after 401 failed", { error: err }));
 }
 
 function outgoingHeaders(
@@ -260,29 +226,4 @@ function tapRequestBody(body: OutgoingBody): [OutgoingBody, Promise<Uint8Array>]
   }
   const [pass, copy] = teeBounded(body.stream);
   return [{ ...body, stream: pass }, copy];
-}
-
-/** Lets go of a response that will not be passed on, so its connection can be reused. */
-async function discard(res: Response): Promise<void> {
-  try {
-    await res.body?.cancel();
-  } catch {
-    // Already closed.
-  }
-}
-
-/** Waits between attempts on `clock`; gives up when the caller goes away. */
-function pause(clock: Clock, ms: number, signal: AbortSignal): Promise<void> {
-  if (signal.aborted) return Promise.reject(clientGone());
-  return new Promise((resolve, reject) => {
-    const onAbort = () => {
-      timer.cancel();
-      reject(clientGone());
-    };
-    const timer = clock.setTimer(() => {
-      signal.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
-    signal.addEventListener("abort", onAbort, { once: true });
-  });
 }
