@@ -35,6 +35,7 @@ import { apiAuthRoutes } from "./routes/api-auth.ts";
 import { proxyRoutes } from "./routes/proxy.ts";
 import { inboundWebhookRoutes } from "./routes/inbound-webhook.ts";
 import { deliveryRoutes } from "./routes/deliveries.ts";
+import { recordChangesRoute } from "./routes/record-changes.ts";
 import { recordRoutes } from "./routes/records.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 import { mcpRoutes } from "./routes/mcp/mcp-routes.ts";
@@ -138,6 +139,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...inboundWebhookRoutes(),
     ...deliveryRoutes(),
     ...scriptRoutes(),
+    recordChangesRoute(),
     ...recordRoutes(),
     ...mcpRoutes(),
     ...channelRoutes(),

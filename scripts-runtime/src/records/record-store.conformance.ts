@@ -5,7 +5,8 @@ import type { PreparedRecord, RecordScope, RecordStore, StoredRecord } from "./r
 /** Builds a fresh, empty store for one test and a cleanup. */
 export type RecordStoreFactory = () => Promise<{ store: RecordStore; cleanup: () => Promise<void> }>;
 
-const scope: RecordScope = {
+/** The partition the conformance tests (and the feed's) write to. */
+export const scope: RecordScope = {
   environmentId: "env_1",
   providerConfigKey: "github",
   connectionId: "conn-a",
@@ -14,7 +15,8 @@ const scope: RecordScope = {
 };
 const other: RecordScope = { ...scope, connectionId: "conn-b" };
 
-const rec = (id: string, fields: Record<string, unknown> = { title: `t-${id}` }): PreparedRecord => {
+/** A prepared record of `fields`. */
+export const rec = (id: string, fields: Record<string, unknown> = { title: `t-${id}` }): PreparedRecord => {
   const data = JSON.stringify(fields);
   return { id, data, hash: hashData(data) };
 };

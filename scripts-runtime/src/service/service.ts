@@ -4,10 +4,13 @@ import type { Subscription } from "@junction/bus";
 import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { randomToken } from "@junction/platform";
 import { proxyMetrics } from "@junction/upstream-proxy";
+import { RecordChanges, signallingStore } from "../records/record-changes.ts";
 import { ScriptRuntime } from "../runtime/script-runtime.ts";
 import type { ScriptsServiceContext, ScriptsServiceDeps } from "./context.ts";
 import { actionHandlers } from "./handlers/action-handlers.ts";
+import { RecordFeeds } from "./handlers/record-feeds.ts";
 import { recordHandlers } from "./handlers/record-handlers.ts";
+import { watchRecordsHandler } from "./handlers/watch-records.ts";
 import { runHandlers } from "./handlers/run-handlers.ts";
 import { deployBundlesHandler } from "./deploy/deploy-bundles.ts";
 import { scriptHandlers } from "./handlers/script-handlers.ts";
@@ -63,8 +66,12 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
       return started;
     });
   let environmentId: Promise<string> | undefined;
+  const recordChanges = new RecordChanges();
   const ctx: ScriptsServiceContext = {
     ...deps,
+    records: signallingStore(deps.records, recordChanges),
+    recordChanges,
+    recordFeeds: new RecordFeeds(deps.config.recordFeedsMax),
     environment: () => {
       // The environment never changes: asked once, asked again only after a failure.
       environmentId ??= deps.environment().catch((err: unknown) => {
@@ -94,6 +101,7 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
     ...syncControlHandlers(ctx, syncs, scheduler),
     ...actionHandlers(ctx, runner),
     ...recordHandlers(ctx),
+    ...watchRecordsHandler(ctx),
   };
   let worker: Subscription | undefined;
 
@@ -104,6 +112,7 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
       scheduler.start();
     },
     async stop() {
+      ctx.recordFeeds.closeAll();
       scheduler.stop();
       await worker?.stop();
       worker = undefined;
