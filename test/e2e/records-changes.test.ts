@@ -21,6 +21,17 @@ export default createSync({
 });
 `;
 
+/** A sync writing two models for its connection, without the upstream. */
+const ITEMS = `import { createSync } from "nango";
+export default createSync({
+  frequency: "1d",
+  exec: async (nango) => {
+    await nango.batchSave(["1", "2"].map((id) => ({ id, owner: nango.connectionId })), "Item");
+    await nango.batchSave([{ id: "t", owner: nango.connectionId }], "Tag");
+  },
+});
+`;
+
 describe("GET /records/changes: the change feed over HTTP", () => {
   test("follows a sync's writes as they happen, resumes from Last-Event-ID, ends when the client goes away", async () => {
     const w = await world({
@@ -125,5 +136,38 @@ describe("GET /records/changes: the change feed over HTTP", () => {
       headers: { "connection-id": "alice", "provider-config-key": CAL },
     });
     expect(anon.status).toBe(401);
+  });
+
+  test("deleting a connection removes its records (every model) and ends its feeds; others are kept", async () => {
+    const w = await world();
+    await w.connect("alice");
+    await w.connect("bob", "bob@example.com");
+    await w.deploy("items", ITEMS);
+    const records = (connectionId: string, model = "Item") =>
+      w.api("GET", `/records?model=${model}`, undefined, { "connection-id": connectionId, "provider-config-key": CAL });
+    for (const [i, connectionId] of ["alice", "bob"].entries()) {
+      const res = await w.api("POST", "/sync/trigger", {
+        provider_config_key: CAL,
+        connection_id: connectionId,
+        syncs: ["items"],
+      });
+      expect(res.status).toBe(200);
+      expect((await w.finishedRuns({ script: "items" }, i + 1)).every((r) => r.status === "succeeded")).toBe(true);
+    }
+    expect((await records("alice", "Tag")).body.records).toHaveLength(1);
+    const res = await fetch(`${w.j.url}/records/changes?model=Item`, {
+      headers: { authorization: `Bearer ${TEST_SECRET_KEY}`, "connection-id": "alice", "provider-config-key": CAL },
+    });
+    const feed = sseReader(res.body as ReadableStream<Uint8Array>);
+    for (let i = 0; i < 2; i++) expect((await feed.nextRecord())?.data).toContain('"owner":"alice"');
+
+    expect((await w.api("DELETE", `/connection/alice?provider_config_key=${CAL}`)).status).toBe(200);
+    expect(await feed.nextRecord()).toBeNull();
+    expect((await records("alice")).body.error.code).toBe("unknown_connection");
+    expect((await records("bob")).body.records.map((r: any) => r.owner)).toEqual(["bob", "bob"]);
+    // A connection created again under the same id starts with nothing of the old one's.
+    await w.connect("alice");
+    expect((await records("alice")).body).toEqual({ next_cursor: null, records: [] });
+    expect((await records("alice", "Tag")).body).toEqual({ next_cursor: null, records: [] });
   });
 });

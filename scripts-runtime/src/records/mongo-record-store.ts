@@ -49,6 +49,7 @@ interface CheckpointDoc {
 const DELETE_CHUNK = 5_000;
 const partitionId = (s: RecordScope) =>
   JSON.stringify([s.environmentId, s.providerConfigKey, s.connectionId, s.model, s.variant]);
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const checkpointId = (k: CheckpointKey) =>
   JSON.stringify([k.environmentId, k.providerConfigKey, k.connectionId, k.syncName, k.variant]);
 
@@ -228,6 +229,13 @@ export class MongoRecordStore implements RecordStore {
       removed += (await this.records.deleteMany({ p: _id })).deletedCount;
       await this.partitions.deleteOne({ _id });
     }
+    return removed;
+  }
+
+  async forgetConnection(scope: ConnectionScope): Promise<number> {
+    const removed = await this.clear(scope);
+    const prefix = JSON.stringify([scope.environmentId, scope.providerConfigKey, scope.connectionId]).slice(0, -1);
+    await this.checkpoints.deleteMany({ _id: { $regex: `^${escapeRegex(prefix)},` } });
     return removed;
   }
 

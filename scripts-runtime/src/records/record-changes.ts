@@ -64,6 +64,11 @@ export function signallingStore(store: RecordStore, changes: RecordChanges): Rec
       changes.cleared(scope);
       return removed;
     },
+    forgetConnection: async (scope) => {
+      const removed = await store.forgetConnection(scope);
+      changes.cleared(scope);
+      return removed;
+    },
     getByIds: (scope, ids) => store.getByIds(scope, ids),
     list: (scope, query) => store.list(scope, query),
     secret: (scope) => store.secret(scope),

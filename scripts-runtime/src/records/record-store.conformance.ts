@@ -221,6 +221,26 @@ export function recordStoreConformance(name: string, factory: RecordStoreFactory
       expect(ids((await store.list(other, all)).records)).toEqual(["z"]);
     });
 
+    test("a deleted connection is forgotten: every model, variant and checkpoint; other connections kept", async () => {
+      const store = await open();
+      await store.save(scope, [rec("a"), rec("b")], { now: 1000 });
+      await store.save({ ...scope, model: "Pull" }, [rec("p")], { now: 1000 });
+      await store.save({ ...scope, variant: "v2" }, [rec("v")], { now: 1000 });
+      await store.save(other, [rec("z")], { now: 1000 });
+      await store.saveCheckpoint({ ...scope, syncName: "issues" }, { page: 1 }, 1000);
+      await store.saveCheckpoint({ ...other, syncName: "issues" }, { page: 2 }, 1000);
+      // A connection id that is a prefix of another's, with characters a pattern would read.
+      const lookalike = { ...scope, connectionId: "conn-a.*" };
+      await store.saveCheckpoint({ ...lookalike, syncName: "issues" }, { page: 3 }, 1000);
+      expect(await store.forgetConnection(scope)).toBe(4);
+      expect(await store.models(scope)).toEqual([]);
+      expect(await store.secret(scope)).toBeNull();
+      expect(await store.getCheckpoint({ ...scope, syncName: "issues" })).toBeNull();
+      expect(ids((await store.list(other, all)).records)).toEqual(["z"]);
+      expect(await store.getCheckpoint({ ...other, syncName: "issues" })).toEqual({ page: 2 });
+      expect(await store.getCheckpoint({ ...lookalike, syncName: "issues" })).toEqual({ page: 3 });
+    });
+
     test("checkpoints are kept per connection and sync, replaced and cleared", async () => {
       const store = await open();
       const key = { ...scope, syncName: "issues" };

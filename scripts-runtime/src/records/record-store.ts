@@ -121,6 +121,8 @@ export interface RecordStore {
   models(scope: ConnectionScope): Promise<ModelSummary[]>;
   /** Removes a connection's records (one model and variant, or all): Nango's emptyCache. */
   clear(scope: ConnectionScope, model?: { model: string; variant: string }): Promise<number>;
+  /** Removes everything of a deleted connection: its records of every model and variant, its checkpoints. */
+  forgetConnection(scope: ConnectionScope): Promise<number>;
   getCheckpoint(key: CheckpointKey): Promise<Checkpoint | null>;
   saveCheckpoint(key: CheckpointKey, checkpoint: Checkpoint, now: number): Promise<void>;
   clearCheckpoint(key: CheckpointKey): Promise<void>;

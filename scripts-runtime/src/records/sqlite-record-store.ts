@@ -197,6 +197,14 @@ export class SqliteRecordStore implements RecordStore {
     })();
   }
 
+  async forgetConnection(scope: ConnectionScope): Promise<number> {
+    const removed = await this.clear(scope);
+    this.db
+      .query("DELETE FROM sync_checkpoints WHERE environment_id = ? AND provider_config_key = ? AND connection_id = ?")
+      .run(scope.environmentId, scope.providerConfigKey, scope.connectionId);
+    return removed;
+  }
+
   async getCheckpoint(key: CheckpointKey): Promise<Checkpoint | null> {
     const row = this.db
       .query<{ checkpoint: string }, string[]>(

@@ -74,3 +74,18 @@ export async function runLifecycleEvent(
   }
   return finished;
 }
+
+/**
+ * A connection about to be deleted (after its pre-connection-deletion scripts, which may still read
+ * them): its records of every model and variant and its checkpoints are removed, and its change feeds
+ * end. The connection service asks for this in both topologies before the connection goes.
+ */
+export async function forgetRecords(
+  ctx: ScriptsServiceContext,
+  environmentId: string,
+  providerConfigKey: string,
+  connectionId: string,
+): Promise<void> {
+  const removed = await ctx.records.forgetConnection({ environmentId, providerConfigKey, connectionId });
+  ctx.logger.info("records of a deleted connection removed", { integration: providerConfigKey, connectionId, removed });
+}
