@@ -37,6 +37,7 @@ import { inboundWebhookRoutes } from "./routes/inbound-webhook.ts";
 import { deliveryRoutes } from "./routes/deliveries.ts";
 import { recordChangesRoute } from "./routes/record-changes.ts";
 import { recordRoutes } from "./routes/records.ts";
+import { recordsRetentionRoutes } from "./routes/records-retention.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 import { mcpRoutes } from "./routes/mcp/mcp-routes.ts";
 import { channelRoutes } from "./routes/channels.ts";
@@ -141,6 +142,7 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...scriptRoutes(),
     recordChangesRoute(),
     ...recordRoutes(),
+    ...recordsRetentionRoutes(),
     ...mcpRoutes(),
     ...channelRoutes(),
     ...dashboardRoutes({

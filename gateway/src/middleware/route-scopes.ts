@@ -16,6 +16,8 @@ export const ROUTE_SCOPES: Record<string, ApiKeyScope> = {
   "DELETE /integrations/:key": "environment:integrations:delete",
   "GET /integrations/:key/test-mode": "environment:integrations:read",
   "PUT /integrations/:key/test-mode": "environment:integrations:update",
+  "GET /integrations/:key/records-retention": "environment:integrations:read",
+  "PUT /integrations/:key/records-retention": "environment:integrations:update",
   "GET /integrations/:key/consent": "environment:integrations:read",
   "POST /connections": "environment:connections:create",
   "GET /connection": "environment:connections:list",

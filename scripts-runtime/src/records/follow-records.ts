@@ -89,6 +89,8 @@ export async function* followRecords(
           yield { kind: "record", cursor: sign(record.seq), json: recordJson(record, sign) };
           position = record.seq;
         }
+        // What the feed sent is read: retention may go up to it.
+        if (page.records.length) await store.retention.markRead(scope, position);
         if (page.hasMore) continue;
       }
       if (heartbeatDue) {

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Binary, type ClientSession, type Collection, type Db, type Filter, type MongoClient } from "mongodb";
+import { MongoRecordRetention } from "./mongo-record-retention.ts";
 import { type ExistingRecord, planSave, uniqueById } from "./plan-writes.ts";
 import type {
   Checkpoint,
@@ -62,6 +63,7 @@ export class MongoRecordStore implements RecordStore {
   private readonly partitions: Collection<PartitionDoc>;
   private readonly records: Collection<RecordDoc>;
   private readonly checkpoints: Collection<CheckpointDoc>;
+  readonly retention: MongoRecordRetention;
 
   private constructor(
     private readonly client: MongoClient,
@@ -72,6 +74,7 @@ export class MongoRecordStore implements RecordStore {
     this.partitions = db.collection("record_partitions");
     this.records = db.collection("records");
     this.checkpoints = db.collection("sync_checkpoints");
+    this.retention = new MongoRecordRetention(db);
   }
 
   /** The store on `db` of a connected client; indexes created. */

@@ -54,6 +54,7 @@ export function signallingStore(store: RecordStore, changes: RecordChanges): Rec
     return result;
   };
   return {
+    retention: store.retention,
     save: (scope, records, options) => after(scope, store.save(scope, records, options)),
     update: (scope, ids, build, options) => after(scope, store.update(scope, ids, build, options)),
     delete: (scope, ids, now) => after(scope, store.delete(scope, ids, now)),

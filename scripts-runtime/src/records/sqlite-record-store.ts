@@ -16,6 +16,7 @@ import type {
   UpdateRecord,
   WriteCounts,
 } from "./record-store.ts";
+import { SqliteRecordRetention } from "./sqlite-record-retention.ts";
 import { type PartitionRow, RECORD_MIGRATIONS, type RecordRow } from "./sqlite-record-schema.ts";
 
 const SCOPE_WHERE =
@@ -29,9 +30,11 @@ const scopeArgs = (s: RecordScope) => [s.environmentId, s.providerConfigKey, s.c
 /** The records store on SQLite (the embedded default): one transaction per batch. */
 export class SqliteRecordStore implements RecordStore {
   private ownsDatabase = false;
+  readonly retention: SqliteRecordRetention;
 
   constructor(private readonly db: Database) {
     migrate(db, "records", RECORD_MIGRATIONS);
+    this.retention = new SqliteRecordRetention(db);
   }
 
   static open(path: string): SqliteRecordStore {

@@ -58,6 +58,8 @@ export const scriptsConfigSchema = z.object({
   recordFeedHeartbeatMs: int(15_000, 100, 3_600_000),
   /** How often a change feed reads the store for writes of other processes (its own wake it at once). */
   recordFeedPollMs: int(1000, 10, 600_000),
+  /** How often (service clock) the integrations' records retention rules are applied. */
+  recordRetentionSweepMs: int(3_600_000, 1000, 86_400_000),
   /** Send the `sync` webhook after every successful run, also when it changed nothing (Nango: only on changes). */
   syncWebhookAlways: z
     .enum(["true", "false"])

@@ -10,6 +10,7 @@ import type { ScriptsServiceContext, ScriptsServiceDeps } from "./context.ts";
 import { actionHandlers } from "./handlers/action-handlers.ts";
 import { RecordFeeds } from "./handlers/record-feeds.ts";
 import { recordHandlers } from "./handlers/record-handlers.ts";
+import { retentionHandlers } from "./handlers/retention-handlers.ts";
 import { watchRecordsHandler } from "./handlers/watch-records.ts";
 import { runHandlers } from "./handlers/run-handlers.ts";
 import { deployBundlesHandler } from "./deploy/deploy-bundles.ts";
@@ -17,6 +18,7 @@ import { scriptHandlers } from "./handlers/script-handlers.ts";
 import { syncControlHandlers } from "./handlers/sync-control-handlers.ts";
 import { triggerHandlers } from "./handlers/trigger-handlers.ts";
 import { createScriptProxy } from "./host/proxy-call.ts";
+import { RetentionSweep } from "./scheduler/retention-sweep.ts";
 import { SyncRuns } from "./scheduler/sync-runs.ts";
 import { SyncScheduler } from "./scheduler/sync-scheduler.ts";
 import { ScriptRunner } from "./script-runner.ts";
@@ -102,7 +104,9 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
     ...actionHandlers(ctx, runner),
     ...recordHandlers(ctx),
     ...watchRecordsHandler(ctx),
+    ...retentionHandlers(ctx),
   };
+  const retention = new RetentionSweep(ctx);
   let worker: Subscription | undefined;
 
   return {
@@ -110,10 +114,12 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
     async start() {
       worker = await startScriptJobWorker(ctx, runner, scheduler);
       scheduler.start();
+      retention.start();
     },
     async stop() {
       ctx.recordFeeds.closeAll();
       scheduler.stop();
+      await retention.stop();
       await worker?.stop();
       worker = undefined;
       if (started) await (await started.catch(() => undefined))?.close();

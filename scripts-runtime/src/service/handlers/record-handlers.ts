@@ -39,6 +39,8 @@ export function recordHandlers(ctx: ScriptsServiceContext): Handlers {
         ids: req.ids.length ? req.ids : null,
       });
       const last = page.records[page.records.length - 1];
+      // A page of everything (since a time, at most) is read past; a page filtered by action or id is not.
+      if (last && !actions.length && !req.ids.length) await ctx.records.retention.markRead(scope, last.seq);
       return {
         recordsJson: recordsJson(page.records, secret),
         nextCursor: page.hasMore && last && secret ? encodeCursor(secret, last.seq) : "",
@@ -53,6 +55,7 @@ export function recordHandlers(ctx: ScriptsServiceContext): Handlers {
         required(req.untilCursor, "until_cursor"),
         "until_cursor",
       );
+      await ctx.records.retention.markRead(scope, until);
       const pruned = await ctx.records.prune(scope, until, limit, ctx.clock.now());
       ctx.logger.info("records pruned", { integration: scope.providerConfigKey, model: scope.model, ...pruned });
       return { count: BigInt(pruned.count), hasMore: pruned.hasMore };
