@@ -31,6 +31,9 @@ export async function onConnectionCreated(
   event: ConnectionCreated,
   msgId: string,
 ): Promise<void> {
+  // A new connection has no records: any found are a deleted one's of the same id, left when the
+  // scripts service could not be told of the deletion. Removed before its syncs are scheduled.
+  await forgetRecords(ctx, event.environmentId, event.providerConfigKey, event.connectionId);
   const latest = await ctx.scripts.listLatest(event.environmentId, event.providerConfigKey);
   const syncs = latest.filter((v) => v.declaration.kind === "sync");
   if ((await scheduleSyncs(ctx, syncs, [event.connectionId], Number(event.atMs))) > 0) scheduler.poke();
@@ -87,5 +90,11 @@ export async function forgetRecords(
   connectionId: string,
 ): Promise<void> {
   const removed = await ctx.records.forgetConnection({ environmentId, providerConfigKey, connectionId });
-  ctx.logger.info("records of a deleted connection removed", { integration: providerConfigKey, connectionId, removed });
+  if (removed > 0) {
+    ctx.logger.info("records of a deleted connection removed", {
+      integration: providerConfigKey,
+      connectionId,
+      removed,
+    });
+  }
 }
