@@ -84,7 +84,7 @@ beforeAll(async () => {
     provider: "google-calendar",
     upstream_overrides: { base_url: fake.url },
   });
-}, 60_000);
+}, 200_000);
 
 afterAll(async () => {
   await Promise.all(procs.map((p) => p.stop()));
