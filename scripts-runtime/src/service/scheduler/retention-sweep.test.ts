@@ -1,27 +1,10 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { fromConnectError } from "@junction/platform";
-import { hashData } from "../../records/prepare-records.ts";
-import type { ScriptRuntime } from "../../runtime/script-runtime.ts";
+import { codeOf, noSandbox, titled } from "../testing/record-test-kit.ts";
 import { type ServiceKit, startServiceKit } from "../testing/service-test-kit.ts";
 
 const DAY = 86_400_000;
-const noSandbox = async (): Promise<ScriptRuntime> => {
-  throw new Error("these tests run no script");
-};
-const rec = (id: string) => {
-  const data = JSON.stringify({ title: `t-${id}` });
-  return { id, data, hash: hashData(data) };
-};
+const rec = titled;
 const base = { providerConfigKey: "cal", connectionId: "alice", model: "Event", variant: "" };
-
-async function codeOf(p: Promise<unknown>): Promise<string> {
-  try {
-    await p;
-  } catch (err) {
-    return fromConnectError(err).code;
-  }
-  return "no error";
-}
 
 describe("records retention: the operator's rule, applied on the service clock", () => {
   let kit: ServiceKit | undefined;

@@ -1,12 +1,8 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { hashData } from "../../records/prepare-records.ts";
-import type { ScriptRuntime } from "../../runtime/script-runtime.ts";
+import { noSandbox } from "../testing/record-test-kit.ts";
 import { type ServiceKit, startServiceKit } from "../testing/service-test-kit.ts";
 import { enqueueScriptJob } from "./script-jobs.ts";
-
-const noSandbox = async (): Promise<ScriptRuntime> => {
-  throw new Error("these tests run no script");
-};
 
 describe("a new connection starts without records", () => {
   let kit: ServiceKit | undefined;
