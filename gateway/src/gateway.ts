@@ -35,7 +35,9 @@ import { apiAuthRoutes } from "./routes/api-auth.ts";
 import { proxyRoutes } from "./routes/proxy.ts";
 import { inboundWebhookRoutes } from "./routes/inbound-webhook.ts";
 import { deliveryRoutes } from "./routes/deliveries.ts";
+import { recordChangesRoute } from "./routes/record-changes.ts";
 import { recordRoutes } from "./routes/records.ts";
+import { recordsRetentionRoutes } from "./routes/records-retention.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 import { mcpRoutes } from "./routes/mcp/mcp-routes.ts";
 import { mcpAuthRoutes } from "./routes/mcp-auth/mcp-auth-routes.ts";
@@ -146,7 +148,9 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...inboundWebhookRoutes(),
     ...deliveryRoutes(),
     ...scriptRoutes(),
+    recordChangesRoute(),
     ...recordRoutes(),
+    ...recordsRetentionRoutes(),
     ...mcpRoutes(),
     ...mcpAuthRoutes(createMcpAuth(now, deps.mcpAuth)),
     ...channelRoutes(),

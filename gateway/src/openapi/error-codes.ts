@@ -165,6 +165,10 @@ export const ERROR_CODES = {
   run_cancelled: e(Code.FailedPrecondition, "The action's run was cancelled (POST /scripts/runs/{id}/cancel)."),
   unknown_sync: e(Code.NotFound, "The integration has no deployed sync with this name."),
   invalid_frequency: e(Code.InvalidArgument, "The frequency is not one Junction reads (e.g. `every 30 minutes`)."),
+  too_many_feeds: e(
+    Code.ResourceExhausted,
+    "The environment has as many change feeds open as allowed (JUNCTION_SCRIPTS_RECORD_FEEDS_MAX); close one or retry later.",
+  ),
   script_runtime_busy: e(Code.ResourceExhausted, "Too many script runs are waiting; retry later."),
   missing_provider_config_key: e(Code.InvalidArgument, "No provider_config_key in the body nor the headers."),
   missing_connection_id: e(Code.InvalidArgument, "No connection_id in the body nor the headers."),

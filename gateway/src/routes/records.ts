@@ -4,7 +4,8 @@ import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import type { Route } from "../router.ts";
 
-const name = z.string().min(1).max(255);
+/** A model, variant or id name. */
+export const name = z.string().min(1).max(255);
 const actions = ["added", "updated", "deleted"] as const;
 /** Nango's query of GET /records (strict). */
 const listQuery = z
@@ -36,7 +37,8 @@ const pruneBody = z
     variant: name.optional(),
   })
   .strict();
-const connectionHeaders = z.object({
+/** The headers naming the connection (Nango's). */
+export const connectionHeaders = z.object({
   "connection-id": z.string().describe("The connection's id."),
   "provider-config-key": z.string().describe("The integration's id."),
 });
@@ -56,7 +58,7 @@ const pruneAnswer = z.object({ count: z.number(), has_more: z.boolean() });
 const ERRORS = ["invalid_headers", "unknown_connection", "unknown_provider_config", "invalid_cursor"] as const;
 
 /** The Connection-Id and Provider-Config-Key headers (Nango: 400 invalid_headers without them). */
-function connectionOf(req: Request) {
+export function connectionOf(req: Request) {
   const connectionId = req.headers.get("connection-id")?.trim();
   const providerConfigKey = req.headers.get("provider-config-key")?.trim();
   const missing = [...(connectionId ? [] : ["connection-id"]), ...(providerConfigKey ? [] : ["provider-config-key"])];

@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Binary, type ClientSession, type Collection, type Db, type Filter, type MongoClient } from "mongodb";
+import { MongoRecordRetention } from "./mongo-record-retention.ts";
 import { type ExistingRecord, planSave, uniqueById } from "./plan-writes.ts";
 import type {
   Checkpoint,
@@ -49,6 +50,7 @@ interface CheckpointDoc {
 const DELETE_CHUNK = 5_000;
 const partitionId = (s: RecordScope) =>
   JSON.stringify([s.environmentId, s.providerConfigKey, s.connectionId, s.model, s.variant]);
+const escapeRegex = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 const checkpointId = (k: CheckpointKey) =>
   JSON.stringify([k.environmentId, k.providerConfigKey, k.connectionId, k.syncName, k.variant]);
 
@@ -61,6 +63,7 @@ export class MongoRecordStore implements RecordStore {
   private readonly partitions: Collection<PartitionDoc>;
   private readonly records: Collection<RecordDoc>;
   private readonly checkpoints: Collection<CheckpointDoc>;
+  readonly retention: MongoRecordRetention;
 
   private constructor(
     private readonly client: MongoClient,
@@ -71,6 +74,7 @@ export class MongoRecordStore implements RecordStore {
     this.partitions = db.collection("record_partitions");
     this.records = db.collection("records");
     this.checkpoints = db.collection("sync_checkpoints");
+    this.retention = new MongoRecordRetention(db);
   }
 
   /** The store on `db` of a connected client; indexes created. */
@@ -228,6 +232,13 @@ export class MongoRecordStore implements RecordStore {
       removed += (await this.records.deleteMany({ p: _id })).deletedCount;
       await this.partitions.deleteOne({ _id });
     }
+    return removed;
+  }
+
+  async forgetConnection(scope: ConnectionScope): Promise<number> {
+    const removed = await this.clear(scope);
+    const prefix = JSON.stringify([scope.environmentId, scope.providerConfigKey, scope.connectionId]).slice(0, -1);
+    await this.checkpoints.deleteMany({ _id: { $regex: `^${escapeRegex(prefix)},` } });
     return removed;
   }
 

@@ -5,7 +5,8 @@ import type { PreparedRecord, RecordScope, RecordStore, StoredRecord } from "./r
 /** Builds a fresh, empty store for one test and a cleanup. */
 export type RecordStoreFactory = () => Promise<{ store: RecordStore; cleanup: () => Promise<void> }>;
 
-const scope: RecordScope = {
+/** The partition the conformance tests (and the feed's) write to. */
+export const scope: RecordScope = {
   environmentId: "env_1",
   providerConfigKey: "github",
   connectionId: "conn-a",
@@ -14,7 +15,8 @@ const scope: RecordScope = {
 };
 const other: RecordScope = { ...scope, connectionId: "conn-b" };
 
-const rec = (id: string, fields: Record<string, unknown> = { title: `t-${id}` }): PreparedRecord => {
+/** A prepared record of `fields`. */
+export const rec = (id: string, fields: Record<string, unknown> = { title: `t-${id}` }): PreparedRecord => {
   const data = JSON.stringify(fields);
   return { id, data, hash: hashData(data) };
 };
@@ -217,6 +219,90 @@ export function recordStoreConformance(name: string, factory: RecordStoreFactory
       expect(await store.clear(scope)).toBe(1);
       expect(await store.models(scope)).toEqual([]);
       expect(ids((await store.list(other, all)).records)).toEqual(["z"]);
+    });
+
+    test("a deleted connection is forgotten: every model, variant and checkpoint; other connections kept", async () => {
+      const store = await open();
+      await store.save(scope, [rec("a"), rec("b")], { now: 1000 });
+      await store.save({ ...scope, model: "Pull" }, [rec("p")], { now: 1000 });
+      await store.save({ ...scope, variant: "v2" }, [rec("v")], { now: 1000 });
+      await store.save(other, [rec("z")], { now: 1000 });
+      await store.saveCheckpoint({ ...scope, syncName: "issues" }, { page: 1 }, 1000);
+      await store.saveCheckpoint({ ...other, syncName: "issues" }, { page: 2 }, 1000);
+      // A connection id that is a prefix of another's, with characters a pattern would read.
+      const lookalike = { ...scope, connectionId: "conn-a.*" };
+      await store.saveCheckpoint({ ...lookalike, syncName: "issues" }, { page: 3 }, 1000);
+      expect(await store.forgetConnection(scope)).toBe(4);
+      expect(await store.models(scope)).toEqual([]);
+      expect(await store.secret(scope)).toBeNull();
+      expect(await store.getCheckpoint({ ...scope, syncName: "issues" })).toBeNull();
+      expect(ids((await store.list(other, all)).records)).toEqual(["z"]);
+      expect(await store.getCheckpoint({ ...other, syncName: "issues" })).toEqual({ page: 2 });
+      expect(await store.getCheckpoint({ ...lookalike, syncName: "issues" })).toEqual({ page: 3 });
+    });
+
+    test("retention rules are kept per integration and replaced", async () => {
+      const store = await open();
+      const key = { environmentId: "env_1", providerConfigKey: "github" };
+      expect(await store.retention.getRule(key)).toBeNull();
+      await store.retention.setRule(key, { payloadDays: 30, recordsDays: 0 }, 1000);
+      await store.retention.setRule(key, { payloadDays: 7, recordsDays: 60 }, 2000);
+      await store.retention.setRule({ ...key, providerConfigKey: "other" }, { payloadDays: 1, recordsDays: 1 }, 2000);
+      expect(await store.retention.getRule(key)).toEqual({ payloadDays: 7, recordsDays: 60 });
+      const rules = await store.retention.listRules();
+      expect(rules.sort((a, b) => a.providerConfigKey.localeCompare(b.providerConfigKey))).toEqual([
+        { ...key, payloadDays: 7, recordsDays: 60 },
+        { ...key, providerConfigKey: "other", payloadDays: 1, recordsDays: 1 },
+      ]);
+    });
+
+    test("retention prunes and deletes only up to what the app has read", async () => {
+      const store = await open();
+      const key = { environmentId: scope.environmentId, providerConfigKey: scope.providerConfigKey };
+      await store.save(scope, [rec("a"), rec("b")], { now: 1000 });
+      await store.save(scope, [rec("c")], { now: 5000 });
+      // Nothing read yet: nothing goes, however old.
+      expect(await store.retention.apply(key, { pruneBefore: 10_000, deleteBefore: null }, 20_000)).toEqual({
+        pruned: 0,
+        deleted: 0,
+      });
+      const [a, b, c] = (await store.list(scope, all)).records;
+      await store.retention.markRead(scope, b?.seq as number);
+      await store.retention.markRead(scope, a?.seq as number);
+      // Only records read past and unchanged since the cutoff lose their payload; order and cursors kept.
+      expect(await store.retention.apply(key, { pruneBefore: 3000, deleteBefore: null }, 20_000)).toEqual({
+        pruned: 2,
+        deleted: 0,
+      });
+      const after = (await store.list(scope, all)).records;
+      expect(after.map((r): unknown[] => [r.id, r.seq, r.data === null, r.prunedAt])).toEqual([
+        ["a", a?.seq, true, 20_000],
+        ["b", b?.seq, true, 20_000],
+        ["c", c?.seq, false, null],
+      ]);
+      // A run since the cutoff keeps the records; without one, those read are deleted, the rest kept.
+      await store.retention.markRun(scope, [{ model: "Issue", variant: "base" }], 30_000);
+      expect(await store.retention.apply(key, { pruneBefore: null, deleteBefore: 30_000 }, 40_000)).toEqual({
+        pruned: 0,
+        deleted: 0,
+      });
+      expect(await store.retention.apply(key, { pruneBefore: null, deleteBefore: 30_001 }, 40_000)).toEqual({
+        pruned: 0,
+        deleted: 2,
+      });
+      expect(ids((await store.list(scope, all)).records)).toEqual(["c"]);
+      expect((await store.models(scope))[0]?.count).toBe(1);
+      // Another integration's records are untouched by this one's rule.
+      expect(
+        await store.retention.apply(
+          { ...key, providerConfigKey: "none" },
+          { pruneBefore: 1e15, deleteBefore: 1e15 },
+          1,
+        ),
+      ).toEqual({
+        pruned: 0,
+        deleted: 0,
+      });
     });
 
     test("checkpoints are kept per connection and sync, replaced and cleared", async () => {

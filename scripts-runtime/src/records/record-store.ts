@@ -86,11 +86,53 @@ export interface CheckpointKey extends ConnectionScope {
 
 export type Checkpoint = Record<string, string | number | boolean>;
 
+/** How long an integration's records are kept, in days; 0 keeps them. */
+export interface RetentionRule {
+  /** Payloads of records unchanged for this long are pruned. */
+  payloadDays: number;
+  /** Records of a partition no sync run has written for this long are deleted. */
+  recordsDays: number;
+}
+
+/** An integration of an environment: what a retention rule applies to. */
+export interface IntegrationKey {
+  environmentId: string;
+  providerConfigKey: string;
+}
+
+/** When retention applies: records before these times (Unix milliseconds) go; null for none. */
+export interface RetentionCutoffs {
+  /** Prune payloads of records last modified before this time. */
+  pruneBefore: number | null;
+  /** Delete the records of partitions whose last run (or, never run, last change) is before this time. */
+  deleteBefore: number | null;
+}
+
+/**
+ * The operator's retention rules, and the marks that hold them back: a partition's `read` mark is the
+ * highest cursor its app has read (GET /records, the change feed, prune), and retention never prunes
+ * or deletes a record past it.
+ */
+export interface RecordRetention {
+  /** The app has read the partition up to `seq` (the highest mark is kept). */
+  markRead(scope: RecordScope, seq: number): Promise<void>;
+  /** A sync run of the connection wrote (or could have written) these models at `now`. */
+  markRun(scope: ConnectionScope, models: { model: string; variant: string }[], now: number): Promise<void>;
+  getRule(key: IntegrationKey): Promise<RetentionRule | null>;
+  setRule(key: IntegrationKey, rule: RetentionRule, now: number): Promise<void>;
+  /** Every rule set, with a non-zero term or not. */
+  listRules(): Promise<(IntegrationKey & RetentionRule)[]>;
+  /** Applies the cutoffs to the integration's partitions, up to each one's read mark, in bounded transactions. */
+  apply(key: IntegrationKey, cutoffs: RetentionCutoffs, now: number): Promise<{ pruned: number; deleted: number }>;
+}
+
 /**
  * The records store. Each write is one transaction: all of a batch or nothing. Times come in as
  * arguments (the service clock). `secret` of a partition signs its cursors (never shown).
  */
 export interface RecordStore {
+  /** Retention rules and read marks, on the same database. */
+  readonly retention: RecordRetention;
   /** Upserts records (unchanged ones write nothing but their "seen" mark). */
   save(scope: RecordScope, records: PreparedRecord[], options: SaveOptions): Promise<WriteCounts>;
   /** Reads each id's data and writes what `build` makes of it, in one transaction. */
@@ -121,6 +163,8 @@ export interface RecordStore {
   models(scope: ConnectionScope): Promise<ModelSummary[]>;
   /** Removes a connection's records (one model and variant, or all): Nango's emptyCache. */
   clear(scope: ConnectionScope, model?: { model: string; variant: string }): Promise<number>;
+  /** Removes everything of a deleted connection: its records of every model and variant, its checkpoints. */
+  forgetConnection(scope: ConnectionScope): Promise<number>;
   getCheckpoint(key: CheckpointKey): Promise<Checkpoint | null>;
   saveCheckpoint(key: CheckpointKey, checkpoint: Checkpoint, now: number): Promise<void>;
   clearCheckpoint(key: CheckpointKey): Promise<void>;

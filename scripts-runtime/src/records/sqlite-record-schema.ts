@@ -40,6 +40,16 @@ export const RECORD_MIGRATIONS: readonly string[] = [
      updated_at INTEGER NOT NULL,
      PRIMARY KEY (environment_id, provider_config_key, connection_id, sync_name, variant)
    );`,
+  `ALTER TABLE record_partitions ADD COLUMN read_seq INTEGER NOT NULL DEFAULT 0;
+   ALTER TABLE record_partitions ADD COLUMN last_run_at INTEGER NOT NULL DEFAULT 0;
+   CREATE TABLE record_retention (
+     environment_id TEXT NOT NULL,
+     provider_config_key TEXT NOT NULL,
+     payload_days INTEGER NOT NULL,
+     records_days INTEGER NOT NULL,
+     updated_at INTEGER NOT NULL,
+     PRIMARY KEY (environment_id, provider_config_key)
+   );`,
 ];
 
 /** A row of `records` as read. */

@@ -16,6 +16,7 @@ import type {
   UpdateRecord,
   WriteCounts,
 } from "./record-store.ts";
+import { SqliteRecordRetention } from "./sqlite-record-retention.ts";
 import { type PartitionRow, RECORD_MIGRATIONS, type RecordRow } from "./sqlite-record-schema.ts";
 
 const SCOPE_WHERE =
@@ -29,9 +30,11 @@ const scopeArgs = (s: RecordScope) => [s.environmentId, s.providerConfigKey, s.c
 /** The records store on SQLite (the embedded default): one transaction per batch. */
 export class SqliteRecordStore implements RecordStore {
   private ownsDatabase = false;
+  readonly retention: SqliteRecordRetention;
 
   constructor(private readonly db: Database) {
     migrate(db, "records", RECORD_MIGRATIONS);
+    this.retention = new SqliteRecordRetention(db);
   }
 
   static open(path: string): SqliteRecordStore {
@@ -195,6 +198,14 @@ export class SqliteRecordStore implements RecordStore {
       }
       return removed;
     })();
+  }
+
+  async forgetConnection(scope: ConnectionScope): Promise<number> {
+    const removed = await this.clear(scope);
+    this.db
+      .query("DELETE FROM sync_checkpoints WHERE environment_id = ? AND provider_config_key = ? AND connection_id = ?")
+      .run(scope.environmentId, scope.providerConfigKey, scope.connectionId);
+    return removed;
   }
 
   async getCheckpoint(key: CheckpointKey): Promise<Checkpoint | null> {

@@ -52,6 +52,14 @@ export const scriptsConfigSchema = z.object({
   subscriptionCacheMs: int(1000, 0, 60_000),
   /** Records one sync run may save, update or delete (batchSave, batchUpdate, batchDelete). */
   maxRecordsPerRun: int(5_000_000, 1, 1_000_000_000),
+  /** Change feeds (GET /records/changes) open at once per environment in one scripts process. */
+  recordFeedsMax: int(100, 1, 100_000),
+  /** Time between a change feed's heartbeats (service clock). */
+  recordFeedHeartbeatMs: int(15_000, 100, 3_600_000),
+  /** How often a change feed reads the store for writes of other processes (its own wake it at once). */
+  recordFeedPollMs: int(1000, 10, 600_000),
+  /** How often (service clock) the integrations' records retention rules are applied. */
+  recordRetentionSweepMs: int(3_600_000, 1000, 86_400_000),
   /** Send the `sync` webhook after every successful run, also when it changed nothing (Nango: only on changes). */
   syncWebhookAlways: z
     .enum(["true", "false"])

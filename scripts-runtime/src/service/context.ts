@@ -10,6 +10,8 @@ import type { ProxyScope } from "./host/proxy-call.ts";
 import type { ProxyConfiguration, ProxyResponse } from "../runtime/script-host.ts";
 import type { ScriptsServiceStore } from "./store/service-store.ts";
 import type { RecordStore } from "../records/record-store.ts";
+import type { RecordChanges } from "../records/record-changes.ts";
+import type { RecordFeeds } from "./handlers/record-feeds.ts";
 
 /** What the scripts service needs; passed in, never module-level. */
 export interface ScriptsServiceDeps {
@@ -56,4 +58,8 @@ export interface ScriptsServiceContext extends Omit<ScriptsServiceDeps, "runtime
   instanceId: string;
   limits: RunLimits;
   proxy: (scope: ProxyScope, config: ProxyConfiguration) => Promise<ProxyResponse>;
+  /** This process's record writes, signalled to its change feeds (`records` signals them). */
+  recordChanges: RecordChanges;
+  /** The change feeds open in this process. */
+  recordFeeds: RecordFeeds;
 }

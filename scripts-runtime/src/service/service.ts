@@ -4,16 +4,21 @@ import type { Subscription } from "@junction/bus";
 import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { randomToken } from "@junction/platform";
 import { proxyMetrics } from "@junction/upstream-proxy";
+import { RecordChanges, signallingStore } from "../records/record-changes.ts";
 import { ScriptRuntime } from "../runtime/script-runtime.ts";
 import type { ScriptsServiceContext, ScriptsServiceDeps } from "./context.ts";
 import { actionHandlers } from "./handlers/action-handlers.ts";
+import { RecordFeeds } from "./handlers/record-feeds.ts";
 import { recordHandlers } from "./handlers/record-handlers.ts";
+import { retentionHandlers } from "./handlers/retention-handlers.ts";
+import { watchRecordsHandler } from "./handlers/watch-records.ts";
 import { runHandlers } from "./handlers/run-handlers.ts";
 import { deployBundlesHandler } from "./deploy/deploy-bundles.ts";
 import { scriptHandlers } from "./handlers/script-handlers.ts";
 import { syncControlHandlers } from "./handlers/sync-control-handlers.ts";
 import { triggerHandlers } from "./handlers/trigger-handlers.ts";
 import { createScriptProxy } from "./host/proxy-call.ts";
+import { RetentionSweep } from "./scheduler/retention-sweep.ts";
 import { SyncRuns } from "./scheduler/sync-runs.ts";
 import { SyncScheduler } from "./scheduler/sync-scheduler.ts";
 import { ScriptRunner } from "./script-runner.ts";
@@ -63,8 +68,12 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
       return started;
     });
   let environmentId: Promise<string> | undefined;
+  const recordChanges = new RecordChanges();
   const ctx: ScriptsServiceContext = {
     ...deps,
+    records: signallingStore(deps.records, recordChanges),
+    recordChanges,
+    recordFeeds: new RecordFeeds(deps.config.recordFeedsMax),
     environment: () => {
       // The environment never changes: asked once, asked again only after a failure.
       environmentId ??= deps.environment().catch((err: unknown) => {
@@ -94,7 +103,10 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
     ...syncControlHandlers(ctx, syncs, scheduler),
     ...actionHandlers(ctx, runner),
     ...recordHandlers(ctx),
+    ...watchRecordsHandler(ctx),
+    ...retentionHandlers(ctx),
   };
+  const retention = new RetentionSweep(ctx);
   let worker: Subscription | undefined;
 
   return {
@@ -102,9 +114,12 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
     async start() {
       worker = await startScriptJobWorker(ctx, runner, scheduler);
       scheduler.start();
+      retention.start();
     },
     async stop() {
+      ctx.recordFeeds.closeAll();
       scheduler.stop();
+      await retention.stop();
       await worker?.stop();
       worker = undefined;
       if (started) await (await started.catch(() => undefined))?.close();

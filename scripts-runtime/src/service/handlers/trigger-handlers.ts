@@ -5,7 +5,7 @@ import { errors } from "../errors.ts";
 import { EVENTS, nameOf, toScriptRun } from "../mappers.ts";
 import type { SyncRuns } from "../scheduler/sync-runs.ts";
 import type { ScriptRunner, StartedRun } from "../script-runner.ts";
-import { runLifecycleEvent } from "../triggers/lifecycle-runs.ts";
+import { forgetRecords, runLifecycleEvent } from "../triggers/lifecycle-runs.ts";
 import { dispatchNotification } from "../triggers/webhook-dispatch.ts";
 import { WebhookRunLimiter } from "../triggers/webhook-run-limiter.ts";
 import { callService } from "./call-service.ts";
@@ -76,6 +76,7 @@ export function triggerHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner
       const connectionId = required(req.connectionId, "connection_id");
       await connectionMustExist(key, connectionId);
       const finished = await runLifecycleEvent(ctx, runner, env, key, connectionId, event);
+      if (event === "pre-connection-deletion") await forgetRecords(ctx, env, key, connectionId);
       return { runs: finished.map((f) => toScriptRun(f.record, true)) };
     },
 

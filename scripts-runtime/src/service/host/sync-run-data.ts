@@ -67,6 +67,8 @@ export async function openRunData(
       for (const model of Object.keys(models ?? {})) {
         if (!changes.has(model)) changes.set(model, { added: 0, updated: 0, deleted: 0, unchanged: 0 });
       }
+      const ran = [...changes.keys()].map((model) => ({ model, variant: BASE_VARIANT }));
+      await ctx.records.retention.markRun(scope, ran, result.finishedAt);
       const to: Checkpoint | null = await ctx.records.getCheckpoint(checkpointKey);
       await enqueueSyncWebhooks(ctx, {
         run: record,

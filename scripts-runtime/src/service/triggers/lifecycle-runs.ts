@@ -31,6 +31,9 @@ export async function onConnectionCreated(
   event: ConnectionCreated,
   msgId: string,
 ): Promise<void> {
+  // A new connection has no records: any found are a deleted one's of the same id, left when the
+  // scripts service could not be told of the deletion. Removed before its syncs are scheduled.
+  await forgetRecords(ctx, event.environmentId, event.providerConfigKey, event.connectionId);
   const latest = await ctx.scripts.listLatest(event.environmentId, event.providerConfigKey);
   const syncs = latest.filter((v) => v.declaration.kind === "sync");
   if ((await scheduleSyncs(ctx, syncs, [event.connectionId], Number(event.atMs))) > 0) scheduler.poke();
@@ -73,4 +76,25 @@ export async function runLifecycleEvent(
     finished.push(await started.finished);
   }
   return finished;
+}
+
+/**
+ * A connection about to be deleted (after its pre-connection-deletion scripts, which may still read
+ * them): its records of every model and variant and its checkpoints are removed, and its change feeds
+ * end. The connection service asks for this in both topologies before the connection goes.
+ */
+export async function forgetRecords(
+  ctx: ScriptsServiceContext,
+  environmentId: string,
+  providerConfigKey: string,
+  connectionId: string,
+): Promise<void> {
+  const removed = await ctx.records.forgetConnection({ environmentId, providerConfigKey, connectionId });
+  if (removed > 0) {
+    ctx.logger.info("records of a deleted connection removed", {
+      integration: providerConfigKey,
+      connectionId,
+      removed,
+    });
+  }
 }

@@ -4,6 +4,7 @@ import type { Consent, Integration, Provider, TestMode } from "../types.ts";
 import { authorizeInPopup } from "./authorize-popup.ts";
 import { copyField } from "./copy-field.ts";
 import { providerSettingsCard } from "./provider-settings-card.ts";
+import { recordsRetentionCard } from "./records-retention-card.ts";
 import { checkedScopes, scopeChecklist } from "./new-integration-page.ts";
 
 const path = (key: string) => `/integrations/${encodeURIComponent(key)}`;
@@ -76,6 +77,7 @@ export async function integrationPage(key: string): Promise<Node> {
     ),
     credentialsCard(key, integration, provider),
     providerSettingsCard(key, integration, provider),
+    recordsRetentionCard(key),
     consentCard(consent),
     h("div", { class: "card" }, h("h2", null, "Danger zone"), deleteButton(enc, key)),
   );
