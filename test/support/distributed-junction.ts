@@ -18,6 +18,8 @@ export interface DistributedJunctionOptions {
   env?: Record<string, string>;
   /** Waited for after the gateway is healthy, inside the same failure report (say, one process answering through it). */
   ready?: (gatewayUrl: string) => Promise<unknown>;
+  /** How long each process may take to say it listens (default 30 s; a loaded machine may need more). */
+  startTimeoutMs?: number;
 }
 
 export interface DistributedJunction {
@@ -83,7 +85,7 @@ async function startOnce(options: DistributedJunctionOptions): Promise<Distribut
     await Promise.all(procs.map((p) => p.stop()));
   };
   try {
-    await Promise.all(procs.map((p) => p.listening()));
+    await Promise.all(procs.map((p) => p.listening(options.startTimeoutMs)));
     await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 30_000, 50);
     await options.ready?.(gatewayUrl);
   } catch (err) {
