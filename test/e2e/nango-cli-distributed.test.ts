@@ -1,7 +1,12 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from "bun:test";
 import { startNatsServer } from "@junction/bus/testing/nats-server";
 import { Nango } from "@nangohq/node";
-import { type DistributedJunction, startDistributedJunction } from "../support/distributed-junction.ts";
+import {
+  type DistributedJunction,
+  gatewayApi,
+  scriptsServiceAnswers,
+  startDistributedJunction,
+} from "../support/distributed-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { nangoProject, runNangoCli } from "./nango-cli/nango-project.ts";
@@ -19,14 +24,7 @@ let junction: DistributedJunction;
 let ticketsApi: ReturnType<typeof startTicketsApi>;
 const data = tempDir();
 
-async function api(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${junction.gatewayUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${SECRET}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const api = gatewayApi(() => junction.gatewayUrl, SECRET);
 
 beforeAll(async () => {
   nats = await startNatsServer();
@@ -39,13 +37,7 @@ beforeAll(async () => {
     services: ["connection", "proxy", "scripts"],
     startTimeoutMs: 120_000,
     env: { JUNCTION_LOG_LEVEL: "warn", JUNCTION_SCRIPTS_POOL_SIZE: "1" },
-    ready: (url) =>
-      waitFor(
-        "the scripts service to answer",
-        async () => (await fetch(`${url}/scripts`, { headers: { authorization: `Bearer ${SECRET}` } })).status === 200,
-        30_000,
-        50,
-      ),
+    ready: scriptsServiceAnswers(SECRET),
   });
   const created = await api("POST", "/integrations", {
     unique_key: "cal",

@@ -95,3 +95,26 @@ async function startOnce(options: DistributedJunctionOptions): Promise<Distribut
   }
   return { gatewayUrl, serviceUrls, adminUrls, procs, env, stop };
 }
+
+/** Calls the gateway at `url()` with the secret key: its status and JSON body. */
+export function gatewayApi(url: () => string, secretKey: string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url()}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${secretKey}`, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+}
+
+/** A `ready` check: the scripts process answers through the gateway. */
+export function scriptsServiceAnswers(secretKey: string) {
+  return (url: string) =>
+    waitFor(
+      "the scripts service to answer",
+      async () => (await fetch(`${url}/scripts`, { headers: { authorization: `Bearer ${secretKey}` } })).status === 200,
+      30_000,
+      50,
+    );
+}
