@@ -2,7 +2,8 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { RunStatus, SyncState } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { runningRecord } from "../../runtime/run-and-record.ts";
 import type { ScriptRunRecord } from "../../store/records.ts";
-import { type KitInstance, useServiceKits } from "../testing/service-test-kit.ts";
+import { ScriptRuntime } from "../../runtime/script-runtime.ts";
+import { type KitInstance, startServiceKit, useServiceKits } from "../testing/service-test-kit.ts";
 
 // Runs start sandbox processes and wait on real time (a deadline of 1.5 s): slow under a loaded machine.
 setDefaultTimeout(60_000);
@@ -117,6 +118,37 @@ describe("a sync stopped at its deadline resumes from its checkpoint", () => {
     expect(status.syncs[0]).toMatchObject({ state: SyncState.ERROR, latestRunStatus: RunStatus.INTERRUPTED });
     const text = await b.metrics.render();
     expect(text).toContain('junction_sync_runs_stopped_total{status="interrupted"} 2');
+  });
+});
+
+describe("a sync run in progress when its scripts service stops", () => {
+  test("is recorded interrupted, not crashed, and its resume is left queued for the next start", async () => {
+    const runtime = await ScriptRuntime.start({ poolSize: 1 });
+    const kit = await startServiceKit(async () => runtime);
+    try {
+      await kit.connect("c1");
+      const a = await kit.instance();
+      const env = (await kit.connections.getEnvironment({})).environment?.id ?? "";
+      await a.client.deployScript({ providerConfigKey: "cal", name: "items", source: PAGED });
+      await a.client.triggerSyncs({ providerConfigKey: "cal", syncs: ["items"], connectionId: "c1" });
+      const key = { environmentId: env, providerConfigKey: "cal", connectionId: "c1", variant: "base" };
+      for (let i = 0; (await a.stores.records.getCheckpoint({ ...key, syncName: "items" }))?.page !== 2; i++) {
+        if (i > 1000) throw new Error("the run never saved its checkpoint");
+        await Bun.sleep(20);
+      }
+      // The service stops, and with it the sandbox running the sync (its own runtime, in production).
+      const stopped = a.scripts.stop();
+      await runtime.close();
+      await stopped;
+      const [run] = await a.stores.runs.list(env, { scriptName: "items" });
+      expect(run?.status).toBe("interrupted");
+      const schedule = await a.stores.service.getSchedule({ ...key, scriptName: "items" });
+      expect(schedule).toMatchObject({ followUp: "incremental", leaseHolder: null });
+      expect(await a.metrics.render()).toContain('junction_sync_runs_stopped_total{status="interrupted"} 1');
+    } finally {
+      await kit.close();
+      await runtime.close();
+    }
   });
 });
 
