@@ -8,7 +8,14 @@ import type { Client } from "@connectrpc/connect";
 import { MemoryBus } from "@junction/bus";
 import type { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
-import { Encryptor, loadCommonConfig, ManualClock, memoryLogger, openDatabase } from "@junction/platform";
+import {
+  Encryptor,
+  loadCommonConfig,
+  ManualClock,
+  type MetricsRegistry,
+  memoryLogger,
+  openDatabase,
+} from "@junction/platform";
 import { connectionSpec } from "@junction/service-specs";
 import { DEFAULT_PROXY_SETTINGS } from "@junction/upstream-proxy";
 import { InMemoryWiring, partsOf, type ServiceClients } from "@junction/wiring";
@@ -31,6 +38,8 @@ export interface KitInstance {
   clock: ManualClock;
   /** This instance's bus (its durable queues shared with the kit's other such instances, if asked). */
   bus: MemoryBus;
+  /** What this instance counts (its /metrics). */
+  metrics: MetricsRegistry;
 }
 
 export interface ServiceKit {
@@ -123,7 +132,7 @@ export async function startServiceKit(runtime: () => Promise<ScriptRuntime>): Pr
       await wiring.start();
       const { scripts, stores } = partsOf(built);
       const client = wiring.clients.scripts;
-      const instance = { scripts, client, stores, clock: own, bus };
+      const instance = { scripts, client, stores, clock: own, bus, metrics: wiring.metrics };
       started.push({ instance, wiring, db, ...(busDb ? { busDb } : {}) });
       return instance;
     },

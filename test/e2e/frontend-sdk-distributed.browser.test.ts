@@ -3,7 +3,7 @@ import type { Page, Request } from "playwright-core";
 import { startNatsServer } from "@junction/bus/testing/nats-server";
 import { freePort } from "@junction/platform/testing/free-port";
 import { type FakeUpstream, startFakeUpstream } from "../fake-upstream/index.ts";
-import { type DistributedJunction, startDistributedJunction } from "../support/distributed-junction.ts";
+import { type DistributedJunction, gatewayApi, startDistributedJunction } from "../support/distributed-junction.ts";
 import { type JunctionProcess, startJunctionProcess } from "../support/junction-process.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -28,14 +28,7 @@ let browser: Browser;
 let app: SdkApp;
 const data = tempDir();
 
-async function api(method: string, path: string, body?: unknown) {
-  const res = await fetch(`${junction.gatewayUrl}${path}`, {
-    method,
-    headers: { authorization: `Bearer ${SECRET}`, ...(body ? { "content-type": "application/json" } : {}) },
-    body: body ? JSON.stringify(body) : undefined,
-  });
-  return { status: res.status, body: (await res.json()) as any };
-}
+const api = gatewayApi(() => junction.gatewayUrl, SECRET);
 
 beforeAll(async () => {
   app = await serveSdkApp();

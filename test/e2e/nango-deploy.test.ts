@@ -103,7 +103,7 @@ describe("nango deploy's endpoints", () => {
         providerConfigKey: CAL,
         type: "sync",
         models: ["Ticket"],
-        id: expect.stringMatching(/^scr_/),
+        id: 1,
         runs: "every hour",
       },
       {
@@ -112,7 +112,7 @@ describe("nango deploy's endpoints", () => {
         providerConfigKey: CAL,
         type: "action",
         models: ["ActionOutput_cal_createticket"],
-        id: expect.stringMatching(/^scr_/),
+        id: 1,
         runs: null,
       },
     ]);
@@ -143,6 +143,12 @@ describe("nango deploy's endpoints", () => {
     });
     const single = await w.api("POST", "/sync/deploy/confirmation", cliBody({ deployMode: "single" }));
     expect(single.body).toMatchObject({ deletedSyncs: [], updatedSyncs: [{ name: "tickets" }] });
+    // Nango's SyncDeploymentResult.id is a number: here the script's new version number.
+    const second = await w.api("POST", "/sync/deploy", deployBody({ deployMode: "single" }));
+    expect(second.body.map((d: any) => [d.name, d.id])).toEqual([
+      ["tickets", 2],
+      ["create-ticket", 2],
+    ]);
   });
 
   test("bad input: a stable code each, and nothing stored", async () => {

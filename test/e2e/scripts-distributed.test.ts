@@ -7,7 +7,7 @@ import {
   type WebhookReceiver,
 } from "../fake-upstream/index.ts";
 import { type JunctionProcess, startJunctionProcess } from "../support/junction-process.ts";
-import { startDistributedJunction } from "../support/distributed-junction.ts";
+import { scriptsServiceAnswers, startDistributedJunction } from "../support/distributed-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { onEventSource, syncSource } from "./scripts-kit.ts";
@@ -74,13 +74,7 @@ beforeAll(async () => {
       JUNCTION_SCRIPTS_QUEUE_TIMEOUT_MS: "2000",
     },
     // Every process is up once the scripts service answers through the gateway.
-    ready: (url) =>
-      waitFor(
-        "the scripts service to answer",
-        async () => (await fetch(`${url}/scripts`, { headers: { authorization: `Bearer ${SECRET}` } })).status === 200,
-        30_000,
-        50,
-      ),
+    ready: scriptsServiceAnswers(SECRET),
   });
   gatewayUrl = junction.gatewayUrl;
   env = junction.env;

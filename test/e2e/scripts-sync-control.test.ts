@@ -58,6 +58,7 @@ describe("scripts: sync status and control", () => {
       recordCount: {},
       checkpoint: null,
       latest_run_id: null,
+      latest_run_status: null,
     });
     expect((await statusOf(w, "daily,manual::base", "alice")).map((s) => s.name)).toEqual(["daily", "manual"]);
 
@@ -66,9 +67,9 @@ describe("scripts: sync status and control", () => {
     expect((await trigger(["daily", "broken"])).status).toBe(200);
     const runs = await w.finishedRuns({ connection_id: "alice" }, 2);
     const after = await statusOf(w, "daily,broken", "alice");
-    expect(after.map((s) => [s.name, s.status, s.latest_run_id])).toEqual([
-      ["daily", "SUCCESS", runs.find((r) => r.script_name === "daily").id],
-      ["broken", "PAUSED", runs.find((r) => r.script_name === "broken").id],
+    expect(after.map((s) => [s.name, s.status, s.latest_run_id, s.latest_run_status])).toEqual([
+      ["daily", "SUCCESS", runs.find((r) => r.script_name === "daily").id, "succeeded"],
+      ["broken", "PAUSED", runs.find((r) => r.script_name === "broken").id, "failed"],
     ]);
     expect(after[0].finishedAt).toBe(runs.find((r) => r.script_name === "daily").finished_at);
     expect(after[0].id).toBe(daily.id);

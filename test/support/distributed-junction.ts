@@ -18,6 +18,8 @@ export interface DistributedJunctionOptions {
   env?: Record<string, string>;
   /** Waited for after the gateway is healthy, inside the same failure report (say, one process answering through it). */
   ready?: (gatewayUrl: string) => Promise<unknown>;
+  /** How long each process may take to say it listens (default 30 s; a loaded machine may need more). */
+  startTimeoutMs?: number;
 }
 
 export interface DistributedJunction {
@@ -83,7 +85,7 @@ async function startOnce(options: DistributedJunctionOptions): Promise<Distribut
     await Promise.all(procs.map((p) => p.stop()));
   };
   try {
-    await Promise.all(procs.map((p) => p.listening()));
+    await Promise.all(procs.map((p) => p.listening(options.startTimeoutMs)));
     await waitFor("the gateway to report healthy", async () => (await fetch(`${gatewayUrl}/health`)).ok, 30_000, 50);
     await options.ready?.(gatewayUrl);
   } catch (err) {
@@ -92,4 +94,27 @@ async function startOnce(options: DistributedJunctionOptions): Promise<Distribut
     throw new Error(`${(err as Error).message}\n${output}`);
   }
   return { gatewayUrl, serviceUrls, adminUrls, procs, env, stop };
+}
+
+/** Calls the gateway at `url()` with the secret key: its status and JSON body. */
+export function gatewayApi(url: () => string, secretKey: string) {
+  return async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url()}${path}`, {
+      method,
+      headers: { authorization: `Bearer ${secretKey}`, ...(body ? { "content-type": "application/json" } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return { status: res.status, body: (await res.json()) as any };
+  };
+}
+
+/** A `ready` check: the scripts process answers through the gateway. */
+export function scriptsServiceAnswers(secretKey: string) {
+  return (url: string) =>
+    waitFor(
+      "the scripts service to answer",
+      async () => (await fetch(`${url}/scripts`, { headers: { authorization: `Bearer ${secretKey}` } })).status === 200,
+      30_000,
+      50,
+    );
 }

@@ -160,6 +160,10 @@ export const ERROR_CODES = {
     "The nango CLI is older than Junction reads, or the project still has a nango.yaml; the message says what to do.",
   ),
   unknown_script: e(Code.NotFound, "No script with this name is deployed for the integration."),
+  concurrent_deployment: e(
+    Code.FailedPrecondition,
+    "Another deploy of the environment (nango deploy, POST /scripts, a removal) is in progress; retry when it has ended.",
+  ),
   unknown_run: e(Code.NotFound, "No script run with this id."),
   run_not_running: e(Code.FailedPrecondition, "The script run has ended; only a running run can be cancelled."),
   run_cancelled: e(Code.FailedPrecondition, "The action's run was cancelled (POST /scripts/runs/{id}/cancel)."),

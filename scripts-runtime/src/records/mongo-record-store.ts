@@ -176,8 +176,9 @@ export class MongoRecordStore implements RecordStore {
     return found ? new Uint8Array(found.secret.buffer) : null;
   }
 
-  async beginDeleteTracking(scope: RecordScope): Promise<number> {
-    await this.ensurePartition(scope);
+  async beginDeleteTracking(scope: RecordScope, continuing = false): Promise<number> {
+    const partition = await this.ensurePartition(scope);
+    if (continuing && partition.mark > 0) return partition.mark;
     const after = await this.partitions.findOneAndUpdate(
       { _id: partitionId(scope) },
       { $inc: { mark: 1 } },

@@ -162,6 +162,19 @@ export function recordStoreConformance(name: string, factory: RecordStoreFactory
       expect(await store.endDeleteTracking(scope, mark, 4000, 10)).toEqual({ count: 0, ids: [] });
     });
 
+    test("a resumed run continues the phase it resumes: what the interrupted run saved counts as seen", async () => {
+      const store = await open();
+      expect(await store.beginDeleteTracking(scope, true)).toBe(1); // nothing to continue: a new phase
+      await store.save(scope, [rec("a"), rec("b"), rec("c"), rec("d")], { now: 1000 });
+      await store.endDeleteTracking(scope, 1, 1500, 10);
+      const interrupted = await store.beginDeleteTracking(scope);
+      await store.save(scope, [rec("a")], { now: 2000 }); // then stopped before trackDeletesEnd
+      const resumed = await store.beginDeleteTracking(scope, true);
+      expect(resumed).toBe(interrupted);
+      await store.save(scope, [rec("c")], { now: 3000 });
+      expect(await store.endDeleteTracking(scope, resumed, 4000, 10)).toEqual({ count: 2, ids: ["b", "d"] });
+    });
+
     test("update builds each record from the stored one, in one transaction: a failure writes nothing", async () => {
       const store = await open();
       await store.save(scope, [rec("a", { n: 1, tags: ["x"] }), rec("b", { n: 2 })], { now: 1000 });

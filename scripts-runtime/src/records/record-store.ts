@@ -148,8 +148,12 @@ export interface RecordStore {
   prune(scope: RecordScope, untilSeq: number, limit: number, now: number): Promise<{ count: number; hasMore: boolean }>;
   /** The partition's cursor secret, null when nothing was ever written to it. */
   secret(scope: RecordScope): Promise<Uint8Array | null>;
-  /** Starts a deletion-tracking phase: records saved from now on carry the returned mark. */
-  beginDeleteTracking(scope: RecordScope): Promise<number>;
+  /**
+   * Starts a deletion-tracking phase: records saved from now on carry the returned mark. `continuing`
+   * (a run resuming an interrupted one) keeps the partition's current phase when it has one, so that
+   * what the interrupted run saved counts as seen.
+   */
+  beginDeleteTracking(scope: RecordScope, continuing?: boolean): Promise<number>;
   /**
    * Marks deleted every live record not saved since `mark` was begun, in transactions of at most
    * `chunk` records; returns how many, and their ids up to `maxIds`.

@@ -134,9 +134,10 @@ export class SqliteRecordStore implements RecordStore {
     return this.partitionRow(scope)?.secret ?? null;
   }
 
-  async beginDeleteTracking(scope: RecordScope): Promise<number> {
+  async beginDeleteTracking(scope: RecordScope, continuing = false): Promise<number> {
     return this.db.transaction(() => {
       const partition = this.ensurePartition(scope);
+      if (continuing && partition.mark > 0) return partition.mark;
       this.db.query("UPDATE record_partitions SET mark = mark + 1 WHERE pid = ?").run(partition.pid);
       return partition.mark + 1;
     })();

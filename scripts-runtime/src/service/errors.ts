@@ -27,6 +27,11 @@ export const errors = {
     ),
   unknownConnection: (key: string, id: string) =>
     notFound("unknown_connection", `No connection "${id}" for integration "${key}".`),
+  concurrentDeployment: () =>
+    failedPrecondition(
+      "concurrent_deployment",
+      "A deployment is already in progress. Please wait for the current deployment to finish.",
+    ),
   invalidFrequency: (reason: string) =>
     invalidArgument("invalid_frequency", `${reason}.`, [{ path: "frequency", message: reason }]),
 };

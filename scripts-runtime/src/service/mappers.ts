@@ -35,6 +35,7 @@ export const STATUSES: Record<StoredRunStatus, RunStatus> = {
   timed_out: RunStatus.TIMED_OUT,
   memory_exceeded: RunStatus.MEMORY_EXCEEDED,
   crashed: RunStatus.CRASHED,
+  interrupted: RunStatus.INTERRUPTED,
 };
 export const TRIGGERS: Record<TriggerName, RunTrigger> = {
   event: RunTrigger.EVENT,

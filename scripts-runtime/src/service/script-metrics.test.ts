@@ -19,4 +19,20 @@ describe("script metrics", () => {
     expect(text).toContain('junction_script_sandbox_kills_total{reason="memory_exceeded"} 1');
     expect(text).not.toContain('reason="failed"');
   });
+
+  test("count sync runs stopped before their exec returned, by status", async () => {
+    const registry = new MetricsRegistry();
+    const m = scriptMetrics(registry);
+    m.observe("sync", "timed_out", 60_000);
+    m.observe("sync", "interrupted", 5_000);
+    m.observe("sync", "interrupted", 7_000);
+    m.observe("sync", "failed", 10);
+    m.observe("action", "crashed", 10);
+    const text = await registry.render();
+    expect(text).toContain('junction_sync_runs_stopped_total{status="timed_out"} 1');
+    expect(text).toContain('junction_sync_runs_stopped_total{status="interrupted"} 2');
+    expect(text).toContain('junction_script_runs_total{kind="sync",outcome="interrupted"} 2');
+    expect(text).not.toContain('junction_sync_runs_stopped_total{status="failed"}');
+    expect(text).not.toContain('junction_sync_runs_stopped_total{status="crashed"}');
+  });
 });

@@ -1,12 +1,14 @@
 import { MetricsRegistry } from "@junction/platform";
-import type { RunStatus } from "../runtime/run-types.ts";
+import type { EndedRunStatus } from "../store/records.ts";
 
 /** Ends of a run for which the sandbox process was killed (its deadline, its memory, its crash). */
-const KILLED: ReadonlySet<RunStatus> = new Set(["timed_out", "memory_exceeded", "crashed"]);
+const KILLED: ReadonlySet<EndedRunStatus> = new Set(["timed_out", "memory_exceeded", "crashed"]);
+/** Ends of a sync run stopped from outside before its exec returned: the next run resumes it. */
+const STOPPED: ReadonlySet<EndedRunStatus> = new Set([...KILLED, "interrupted"]);
 
 /** What the script runner counts: each run's end by kind and outcome, its duration, sandbox kills. */
 export interface ScriptMetrics {
-  observe(kind: string, status: RunStatus, durationMs: number): void;
+  observe(kind: string, status: EndedRunStatus, durationMs: number): void;
 }
 
 export function scriptMetrics(registry: MetricsRegistry | undefined): ScriptMetrics {
@@ -18,11 +20,20 @@ export function scriptMetrics(registry: MetricsRegistry | undefined): ScriptMetr
     "Sandbox processes killed under a run, by reason (timed_out, memory_exceeded, crashed).",
     ["reason"],
   );
+  const stopped = r.counter(
+    "junction_sync_runs_stopped_total",
+    "Sync runs stopped before their exec returned, by status (timed_out, memory_exceeded, crashed, interrupted).",
+    ["status"],
+  );
   return {
     observe(kind, status, durationMs) {
       runs.inc(kind, status);
       seconds.observe(durationMs / 1000, kind);
       if (KILLED.has(status)) kills.inc(status);
+      if (kind === "sync" && STOPPED.has(status)) stopped.inc(status);
     },
   };
 }
+
+/** Whether a sync run that ended so was stopped from outside (and is to be resumed). */
+export const stoppedFromOutside = (status: EndedRunStatus) => STOPPED.has(status);

@@ -1,7 +1,7 @@
 import type { ScriptEntry } from "../declaration/script-declaration.ts";
 import { runningRecord, runtimeRefused } from "../runtime/run-and-record.ts";
-import type { JsonValue, RunResult, RunStatus } from "../runtime/run-types.ts";
-import type { RunTrigger, ScriptRunRecord, ScriptVersionRecord } from "../store/records.ts";
+import type { JsonValue, RunResult } from "../runtime/run-types.ts";
+import type { EndedRunStatus, RunTrigger, ScriptRunRecord, ScriptVersionRecord } from "../store/records.ts";
 import type { ScriptsServiceContext } from "./context.ts";
 import { FailureLog } from "./host/host-failure.ts";
 import { createRunHost } from "./host/run-host.ts";
@@ -25,12 +25,20 @@ export interface RunPlan {
    * Called when the run has ended, before its end is recorded: whoever reads the run as finished
    * then finds what this released (a sync's lease) released already.
    */
-  beforeRecord?: (ended: { status: RunStatus; startedAt: number }) => Promise<void>;
+  beforeRecord?: (ended: RunEnd) => Promise<void>;
   /**
    * A failure is not written: the run stays `running`, to be tried again under the same id (an
    * async action with retries left). Its logs are lost; its error is logged.
    */
   retryFailure?: boolean;
+}
+
+/** What `beforeRecord` is told of a run's end. */
+export interface RunEnd {
+  status: EndedRunStatus;
+  startedAt: number;
+  /** A sync's checkpoint changed during the run: a run stopped from outside has progress to resume. */
+  checkpointMoved: boolean;
 }
 
 /** How a run ended, and whether trying again may help. */
@@ -61,9 +69,26 @@ export class ScriptRunner {
   private readonly cancellable = new Map<string, AbortController>();
   private readonly running = new Map<string, Promise<FinishedRun>>();
   private readonly counts: ScriptMetrics;
+  /** Set by `stopping()`: sync runs the closing runtime ends are recorded `interrupted`. */
+  private closing = false;
 
   constructor(private readonly ctx: ScriptsServiceContext) {
     this.counts = scriptMetrics(ctx.metrics);
+  }
+
+  /** The service is stopping: sync runs its sandbox ends now were interrupted, not crashed. */
+  stopping(): void {
+    this.closing = true;
+  }
+
+  /** Whether this process is running (or about to run) this run. */
+  isRunning(runId: string): boolean {
+    return this.running.has(runId);
+  }
+
+  /** Counts a run another process left `running` and that is now recorded `interrupted`. */
+  countInterrupted(kind: string, durationMs: number): void {
+    this.counts.observe(kind, "interrupted", durationMs);
   }
 
   /** Waits for the runs in progress to be recorded (at shutdown, after the runtime stopped them). */
@@ -185,10 +210,11 @@ export class ScriptRunner {
       this.cancellable.delete(record.id);
     }
     // Only an action's result is kept: what a sync or a lifecycle script returns means nothing.
-    this.counts.observe(kind, result.status, result.durationMs);
+    this.counts.observe(kind, this.endedStatus(plan, result), result.durationMs);
     const isAction = kind === "action";
     const { output, ...ending } = isAction ? keepActionOutput(result) : result;
     result = ending;
+    const status = this.endedStatus(plan, result);
     const kept = isAction && output !== undefined ? { output } : {};
     // A cancelled run is not tried again: it was stopped on purpose.
     const cancelled = result.error?.name === "CancelledError";
@@ -203,11 +229,12 @@ export class ScriptRunner {
       return { record: { ...record, status: result.status, error: result.error ?? null }, transient: true };
     }
     await data.finish(result);
+    const checkpointMoved = data.checkpointMoved();
     await plan
-      .beforeRecord?.({ status: result.status, startedAt: record.startedAt })
+      .beforeRecord?.({ status, startedAt: record.startedAt, checkpointMoved })
       .catch((err: unknown) => this.ctx.logger.error("script run end not handled", { runId: record.id, error: err }));
     const finished = await this.ctx.runs.finish(record.environmentId, record.id, {
-      status: result.status,
+      status,
       finishedAt: result.finishedAt,
       durationMs: result.durationMs,
       logs: result.logs,
@@ -216,7 +243,7 @@ export class ScriptRunner {
       ...kept,
       ...(plan.attempt !== undefined && plan.attempt !== record.attempt ? { attempt: plan.attempt } : {}),
     });
-    const ended = finished ?? { ...record, status: result.status, error: result.error ?? null, ...kept };
+    const ended = finished ?? { ...record, status, error: result.error ?? null, ...kept };
     const fields = {
       runId: record.id,
       integration: record.providerConfigKey,
@@ -225,11 +252,18 @@ export class ScriptRunner {
       connectionId: record.connectionId,
       trigger: record.trigger,
       attempt: record.attempt,
-      status: result.status,
+      status,
       durationMs: result.durationMs,
     };
-    if (result.status === "succeeded") this.ctx.logger.info("script run succeeded", fields);
+    if (status === "succeeded") this.ctx.logger.info("script run succeeded", fields);
     else this.ctx.logger.warn("script run did not succeed", { ...fields, error: result.error?.name });
     return { record: ended, transient: result.status !== "succeeded" && failures.transient > 0 };
+  }
+
+  /** A sync's exec ended by the stopping service (its sandbox closed, or refused it) was interrupted. */
+  private endedStatus(plan: RunPlan, result: RunResult): EndedRunStatus {
+    const isSync = plan.version.declaration.kind === "sync" && plan.entry === "exec";
+    const byClose = result.status === "crashed" || result.error?.name === "RuntimeUnavailable";
+    return this.closing && isSync && byClose ? "interrupted" : result.status;
   }
 }

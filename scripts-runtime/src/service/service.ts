@@ -19,6 +19,7 @@ import { syncControlHandlers } from "./handlers/sync-control-handlers.ts";
 import { triggerHandlers } from "./handlers/trigger-handlers.ts";
 import { createScriptProxy } from "./host/proxy-call.ts";
 import { RetentionSweep } from "./scheduler/retention-sweep.ts";
+import { sweepInterruptedRuns } from "./scheduler/interrupted-runs.ts";
 import { SyncRuns } from "./scheduler/sync-runs.ts";
 import { SyncScheduler } from "./scheduler/sync-scheduler.ts";
 import { ScriptRunner } from "./script-runner.ts";
@@ -29,7 +30,10 @@ export interface ScriptsServiceInstance {
   service: ServiceImpl<typeof ScriptsService>;
   /** Starts the sync scheduler and the consumer of `scripts.runs`. */
   start(): Promise<void>;
-  /** Stops them, stops the sandbox (runs in progress end as crashed) and waits until runs are recorded. */
+  /**
+   * Stops them, stops the sandbox (sync runs in progress end `interrupted`, others `crashed`) and waits
+   * until runs are recorded.
+   */
   stop(): Promise<void>;
 }
 
@@ -94,7 +98,7 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
   };
   const runner = new ScriptRunner(ctx);
   const syncs = new SyncRuns(ctx, runner);
-  const scheduler = new SyncScheduler(ctx, syncs);
+  const scheduler = new SyncScheduler(ctx, syncs, () => sweepInterruptedRuns(ctx, runner, syncs));
   const service: ServiceImpl<typeof ScriptsService> = {
     ...scriptHandlers(ctx, scheduler),
     ...deployBundlesHandler(ctx, scheduler),
@@ -120,6 +124,7 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
       ctx.recordFeeds.closeAll();
       scheduler.stop();
       await retention.stop();
+      runner.stopping();
       await worker?.stop();
       worker = undefined;
       if (started) await (await started.catch(() => undefined))?.close();

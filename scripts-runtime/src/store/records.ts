@@ -6,8 +6,14 @@ import type { JsonValue, LogEntry, RunError, RunStatus } from "../runtime/run-ty
 export type RunTrigger = "event" | "schedule" | "manual" | "webhook" | "action";
 export const RUN_TRIGGERS: readonly RunTrigger[] = ["event", "schedule", "manual", "webhook", "action"];
 
+/**
+ * How a recorded run ended: the sandbox's outcome, or `interrupted` (a sync run in flight when its
+ * scripts service stopped or died).
+ */
+export type EndedRunStatus = RunStatus | "interrupted";
+
 /** A run is recorded as `running` when it starts, then finished with how it ended. */
-export type StoredRunStatus = RunStatus | "running";
+export type StoredRunStatus = EndedRunStatus | "running";
 
 /** One run of one script version (issue 6: "Every run is recorded"). */
 export interface ScriptRunRecord {
@@ -36,7 +42,7 @@ export interface ScriptRunRecord {
 
 /** How a run ended, written once by `finish`. */
 export interface RunFinish {
-  status: RunStatus;
+  status: EndedRunStatus;
   finishedAt: number;
   durationMs: number;
   logs: LogEntry[];

@@ -45,7 +45,10 @@ const deployedAnswer = z.array(
     providerConfigKey: z.string(),
     type: z.enum(["sync", "action"]),
     models: z.array(z.string()),
-    id: z.string().describe("Junction's id of the new version (Nango answers a number)."),
+    id: z
+      .number()
+      .int()
+      .describe("The script's new version number (1, 2, …), as `GET /scripts/{integration}/{name}` lists it."),
     runs: z.string().nullable(),
   }),
 );
@@ -119,7 +122,8 @@ function deployed(body: NangoDeployBody, versions: ScriptVersion[]) {
       providerConfigKey: f.providerConfigKey,
       type: f.type,
       models: f.models,
-      id: v?.id ?? "",
+      // Nango's is the id of its new sync config row; the version number is what names ours.
+      id: v?.version ?? 0,
       runs: f.type === "sync" ? (v?.declaration?.frequency ?? f.runs ?? null) : null,
     };
   });
@@ -154,6 +158,7 @@ export function nangoDeployRoutes(): Route[] {
           "`nango deploy`: every script is checked first (nothing is stored if one is refused), then each gets a new version; `deployMode` `all` removes the environment's other scripts, `integration` those of the deployed integrations.",
         responses: { 200: deployedAnswer },
         ...common,
+        errors: [...errors, "concurrent_deployment"],
       },
     },
     {

@@ -23,6 +23,7 @@ export const RUN_STATUSES = {
   timed_out: RunStatus.TIMED_OUT,
   memory_exceeded: RunStatus.MEMORY_EXCEEDED,
   crashed: RunStatus.CRASHED,
+  interrupted: RunStatus.INTERRUPTED,
 } as const;
 export const RUN_TRIGGERS = {
   event: RunTrigger.EVENT,
@@ -37,7 +38,7 @@ const EVENTS = {
 } as const;
 const LEVELS = { debug: LogLevel.DEBUG, info: LogLevel.INFO, warn: LogLevel.WARN, error: LogLevel.ERROR } as const;
 
-const enumOf = <T extends Record<string, number>>(table: T) =>
+export const enumOf = <T extends Record<string, number>>(table: T) =>
   z.enum(Object.keys(table) as [keyof T & string, ...(keyof T & string)[]]).nullable();
 
 /** The answer schemas of the presenters below (the OpenAPI document's; checked against real answers in tests). */
@@ -100,7 +101,7 @@ export const runWithLogsAnswer = runAnswer.extend({
   logs: z.array(z.object({ level: enumOf(LEVELS), message: z.string(), at: isoOrNull })),
 });
 
-function nameOf<T extends Record<string, number>>(table: T, value: number): keyof T | null {
+export function nameOf<T extends Record<string, number>>(table: T, value: number): keyof T | null {
   return (Object.keys(table) as (keyof T)[]).find((k) => table[k] === value) ?? null;
 }
 

@@ -55,7 +55,7 @@ export function scriptRoutes(): Route[] {
         tags: ["Scripts"],
         body: deployBody,
         responses: { 201: dataOf(scriptAnswer) },
-        errors: ["invalid_script", "unknown_provider_config", "invalid_request"],
+        errors: ["invalid_script", "unknown_provider_config", "invalid_request", "concurrent_deployment"],
       },
     },
     {
@@ -103,7 +103,7 @@ export function scriptRoutes(): Route[] {
         tags: ["Scripts"],
         params: scriptParams,
         responses: { 200: dataOf(z.object({ removed_versions: z.number().int() })) },
-        errors: ["unknown_script"],
+        errors: ["unknown_script", "concurrent_deployment"],
       },
     },
   ];

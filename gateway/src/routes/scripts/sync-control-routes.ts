@@ -5,6 +5,7 @@ import { parseWith, queryObject, readJson } from "../../http/read-json.ts";
 import type { ErrorCode } from "../../openapi/error-codes.ts";
 import { isoOrNull, successAnswer } from "../../openapi/route-doc.ts";
 import type { Route } from "../../router.ts";
+import { enumOf, nameOf, RUN_STATUSES } from "./present-scripts.ts";
 import { syncNames, syncsField } from "./sync-names.ts";
 
 const key = z.string().min(1).max(255);
@@ -44,6 +45,9 @@ const statusAnswer = z.object({
         .nullable()
         .describe("The sync's checkpoint for the connection (nango.saveCheckpoint), null when none."),
       latest_run_id: z.string().nullable().describe("Its latest run (GET /scripts/runs/{id})."),
+      latest_run_status: enumOf(RUN_STATUSES).describe(
+        "How its latest run ended (`running` while it runs; `timed_out`, `crashed`, `interrupted`: stopped before it ended, the next run resumes from the checkpoint); null when none ran.",
+      ),
     }),
   ),
 });
@@ -113,6 +117,7 @@ export function syncControlRoutes(): Route[] {
             recordCount: Object.fromEntries(Object.entries(s.recordCount).map(([m, n]) => [m, Number(n)])),
             checkpoint: (s.checkpoint as Record<string, string | number | boolean> | undefined) ?? null,
             latest_run_id: s.latestRunId || null,
+            latest_run_status: nameOf(RUN_STATUSES, s.latestRunStatus),
           })),
         });
       },

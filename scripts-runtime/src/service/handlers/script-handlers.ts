@@ -9,6 +9,7 @@ import { errors } from "../errors.ts";
 import { toScript, toScriptVersion } from "../mappers.ts";
 import { scheduleForAllConnections } from "../scheduler/schedule-syncs.ts";
 import type { SyncScheduler } from "../scheduler/sync-scheduler.ts";
+import { withDeployLock } from "../deploy/deploy-lock.ts";
 import { callService } from "./call-service.ts";
 
 /** Script names: what /sync/trigger names, so plain and short. */
@@ -40,16 +41,19 @@ export function scriptHandlers(ctx: ScriptsServiceContext, scheduler: SyncSchedu
       const filename = req.filename || `${name}.ts`;
       const checked = await (await ctx.runtime()).validateScript(req.source, filename);
       if (!checked.ok) throw errors.invalidScript(checked.error);
-      const version = await storeVersion(ctx, scheduler, {
-        environmentId: env,
-        providerConfigKey: key,
-        name,
-        source: req.source,
-        checked,
+      const version = await withDeployLock(ctx, env, async () => {
+        const stored = await storeVersion(ctx, scheduler, {
+          environmentId: env,
+          providerConfigKey: key,
+          name,
+          source: req.source,
+          checked,
+        });
+        if (req.forwardWebhooksToo !== undefined) {
+          await ctx.store.setOptions(env, key, name, { forwardWebhooksToo: req.forwardWebhooksToo });
+        }
+        return stored;
       });
-      if (req.forwardWebhooksToo !== undefined) {
-        await ctx.store.setOptions(env, key, name, { forwardWebhooksToo: req.forwardWebhooksToo });
-      }
       return { script: toScript(version, await options(env, key, name)) };
     },
 
@@ -79,7 +83,7 @@ export function scriptHandlers(ctx: ScriptsServiceContext, scheduler: SyncSchedu
       const env = await ctx.environment();
       const key = required(req.providerConfigKey, "provider_config_key");
       const name = required(req.name, "name");
-      const removed = await removeScript(ctx, env, key, name);
+      const removed = await withDeployLock(ctx, env, () => removeScript(ctx, env, key, name));
       if (removed === 0) throw errors.unknownScript(key, name);
       return { removedVersions: removed };
     },

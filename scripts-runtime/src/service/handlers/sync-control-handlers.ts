@@ -1,10 +1,11 @@
 import { createHash } from "node:crypto";
 import type { ServiceImpl } from "@connectrpc/connect";
-import { type ScriptsService, SyncState } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { RunStatus, type ScriptsService, SyncState } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { parseFrequency } from "../../declaration/frequency.ts";
 import type { ScriptRunRecord, ScriptVersionRecord } from "../../store/records.ts";
 import type { ScriptsServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { STATUSES } from "../mappers.ts";
 import type { SyncRuns } from "../scheduler/sync-runs.ts";
 import type { SyncScheduler } from "../scheduler/sync-scheduler.ts";
 import type { ScheduleKey } from "../store/records.ts";
@@ -110,6 +111,7 @@ async function statusOf(ctx: ScriptsServiceContext, syncs: SyncRuns, key: Schedu
     nextScheduledAtMs: BigInt(row?.nextDueAt ?? 0),
     frequency: row?.frequency?.text ?? (d.kind === "sync" ? d.frequency : ""),
     latestRunId: latest?.id ?? "",
+    latestRunStatus: latest ? STATUSES[latest.status] : RunStatus.UNSPECIFIED,
     ...records,
   };
 }

@@ -22,6 +22,8 @@ export interface RunRecordsDeps {
   maxRecordsPerRun: number;
   pagination: () => Promise<JsonValue>;
   environmentVariables: { name: string; value: string }[];
+  /** The run resumes one stopped from outside: deletion tracking continues that run's phase. */
+  resuming?: boolean;
 }
 
 /** The record API of one run, and what it changed per model (for the sync webhook). */
@@ -69,7 +71,9 @@ export function createRunRecords(deps: RunRecordsDeps): RunRecords {
   };
   /** Every model a run writes is tracked from its first write (deleteRecordsFromPreviousExecutions). */
   const tracked = async (scope: RecordScope) => {
-    if (!marks.has(scope.model)) marks.set(scope.model, await deps.store.beginDeleteTracking(scope));
+    if (!marks.has(scope.model)) {
+      marks.set(scope.model, await deps.store.beginDeleteTracking(scope, deps.resuming === true));
+    }
   };
   const options = (model: string) => ({
     now: deps.now(),

@@ -16,6 +16,26 @@ export interface RunData {
   records: RunRecords;
   /** For a sync: deletes per `trackDeletes`, then its `sync` webhooks. Never throws. */
   finish(result: RunResult): Promise<void>;
+  /** After `finish`: the sync's checkpoint is not what it was when the run started. */
+  checkpointMoved(): boolean;
+}
+
+/**
+ * Whether a sync run resumes one stopped before it ended: the connection's previous run of the
+ * sync's exec did not succeed, and left a checkpoint to resume from.
+ */
+async function resumes(ctx: ScriptsServiceContext, record: ScriptRunRecord, from: Checkpoint | null) {
+  if (from === null) return false;
+  const recent = await ctx.runs.list(record.environmentId, {
+    providerConfigKey: record.providerConfigKey,
+    scriptName: record.scriptName,
+    ...(record.connectionId ? { connectionId: record.connectionId } : {}),
+    limit: 20,
+  });
+  // A sync never overlaps itself: a previous run still `running` is one whose end is being recorded
+  // (a resume starts before the stopped run is written) or whose process died.
+  const previous = recent.find((r) => r.id !== record.id && r.entry === "exec");
+  return previous !== undefined && previous.status !== "succeeded";
 }
 
 /** The pagination settings of the integration's provider, and its base URL when fixed. */
@@ -45,6 +65,8 @@ export async function openRunData(
   };
   const checkpointKey = { ...scope, syncName: record.scriptName };
   const from = sync ? await ctx.records.getCheckpoint(checkpointKey).catch(() => null) : null;
+  const resuming = sync !== null && plan.entry === "exec" && (await resumes(ctx, record, from).catch(() => false));
+  let moved = false;
   const records = createRunRecords({
     store: ctx.records,
     now: () => ctx.clock.now(),
@@ -55,6 +77,7 @@ export async function openRunData(
     maxRecordsPerRun: ctx.config.maxRecordsPerRun,
     pagination: () => pagination(ctx, record.providerConfigKey),
     environmentVariables: ctx.config.environmentVariables,
+    resuming,
   });
   const finish = async (result: RunResult) => {
     if (!sync) return;
@@ -70,6 +93,7 @@ export async function openRunData(
       const ran = [...changes.keys()].map((model) => ({ model, variant: BASE_VARIANT }));
       await ctx.records.retention.markRun(scope, ran, result.finishedAt);
       const to: Checkpoint | null = await ctx.records.getCheckpoint(checkpointKey);
+      moved = JSON.stringify(to) !== JSON.stringify(from);
       await enqueueSyncWebhooks(ctx, {
         run: record,
         variant: BASE_VARIANT,
@@ -84,5 +108,5 @@ export async function openRunData(
       ctx.logger.error("sync run's records not finished", { runId: record.id, error: err });
     }
   };
-  return { records, finish };
+  return { records, finish, checkpointMoved: () => moved };
 }

@@ -1,6 +1,7 @@
 import { fromConnectError } from "@junction/platform";
 import type { ScriptVersionRecord } from "../../store/records.ts";
 import type { ScriptsServiceContext } from "../context.ts";
+import { stoppedFromOutside } from "../script-metrics.ts";
 import type { ScriptRunner, StartedRun } from "../script-runner.ts";
 import { type FollowUpMode, type Lease, type ScheduleKey, scheduleKeyString } from "../store/records.ts";
 
@@ -131,7 +132,13 @@ export class SyncRuns {
         trigger,
         entry: "exec",
         lastSyncDate: row?.lastSuccessAt ?? null,
-        beforeRecord: (ended) => release(ended.status === "succeeded" ? ended.startedAt : null),
+        beforeRecord: async (ended) => {
+          const resume = stoppedFromOutside(ended.status) && ended.checkpointMoved;
+          // Interrupted by this service stopping: the resume is left queued for the next start.
+          if (resume && ended.status !== "interrupted") await this.queueResume(key, ended.status);
+          await release(ended.status === "succeeded" ? ended.startedAt : null);
+          if (resume && ended.status === "interrupted") await this.queueResume(key, ended.status);
+        },
       });
       const finished = started.finished.catch(async (err: unknown) => {
         await release(null).catch(() => undefined);
@@ -142,6 +149,22 @@ export class SyncRuns {
       await release(null).catch(() => undefined);
       throw err;
     }
+  }
+
+  /**
+   * A run stopped from outside (its deadline, its sandbox's death, the service stopping) after it moved
+   * its checkpoint is followed at once by a run that resumes from there, as Nango schedules the next
+   * execution at once; the release of the lease takes it. One that made no progress waits for its
+   * schedule, so that a sync that cannot get past a page does not run in a loop.
+   */
+  async queueResume(key: ScheduleKey, status: string): Promise<void> {
+    await this.ctx.store.queueFollowUp(key, "incremental", this.ctx.clock.now());
+    this.ctx.logger.warn("sync run stopped before it ended; the next run resumes from its checkpoint", {
+      integration: key.providerConfigKey,
+      script: key.scriptName,
+      connectionId: key.connectionId,
+      status,
+    });
   }
 
   /** Starts a follow-up whose lease this process holds, with the script's version of now. */

@@ -24,9 +24,14 @@ export class SyncScheduler {
   private again = false;
   private stopped = true;
 
+  /**
+   * `sweep` records the sync runs a dead process left `running` as interrupted (sweepInterruptedRuns),
+   * before each pass: at start, and at each poll.
+   */
   constructor(
     private readonly ctx: ScriptsServiceContext,
     private readonly syncs: SyncRuns,
+    private readonly sweep: () => Promise<number> = async () => 0,
   ) {
     syncs.onFollowUpQueued = () => this.poke();
   }
@@ -70,6 +75,9 @@ export class SyncScheduler {
   }
 
   private async pass(): Promise<void> {
+    await this.sweep().catch((err: unknown) =>
+      this.ctx.logger.error("interrupted sync runs could not be looked for", { error: err }),
+    );
     const now = this.ctx.clock.now();
     const due = await this.ctx.store.listDue(now, this.ctx.config.schedulerBatch);
     const versions = new Map<string, Promise<ScriptVersionRecord | null>>();

@@ -13,6 +13,12 @@ interface OptionsDoc {
   forwardWebhooksToo: boolean;
 }
 
+interface DeployLockDoc {
+  _id: string;
+  holder: string;
+  until: number;
+}
+
 const DUPLICATE_KEY = 11000;
 const leaseFree = (now: number) => ({ $or: [{ leaseUntil: null }, { leaseUntil: { $lte: now } }] });
 const scheduleId = (k: ScheduleKey) =>
@@ -27,6 +33,7 @@ export class MongoScriptsServiceStore implements ScriptsServiceStore {
   private constructor(
     private readonly schedules: Collection<ScheduleDoc>,
     private readonly options: Collection<OptionsDoc>,
+    private readonly deployLocks: Collection<DeployLockDoc>,
     private readonly client: MongoClient | undefined,
   ) {}
 
@@ -50,7 +57,12 @@ export class MongoScriptsServiceStore implements ScriptsServiceStore {
       { key: { environmentId: 1, providerConfigKey: 1, connectionId: 1 }, name: "by_connection" },
       { key: { environmentId: 1, providerConfigKey: 1, scriptName: 1 }, name: "by_script" },
     ]);
-    return new MongoScriptsServiceStore(schedules, db.collection<OptionsDoc>("script_options"), client);
+    return new MongoScriptsServiceStore(
+      schedules,
+      db.collection<OptionsDoc>("script_options"),
+      db.collection<DeployLockDoc>("deploy_locks"),
+      client,
+    );
   }
 
   async ensureSchedules(entries: (ScheduleKey & { nextDueAt: number | null })[]): Promise<number> {
@@ -264,6 +276,25 @@ export class MongoScriptsServiceStore implements ScriptsServiceStore {
 
   async removeOptions(environmentId: string, providerConfigKey: string, scriptName: string): Promise<void> {
     await this.options.deleteOne({ _id: optionsId(environmentId, providerConfigKey, scriptName) });
+  }
+
+  async acquireDeployLock(environmentId: string, lease: Lease, now: number): Promise<boolean> {
+    try {
+      // Upserts only when no lock is held: a held one makes the upsert collide on _id.
+      await this.deployLocks.updateOne(
+        { _id: environmentId, until: { $lte: now } },
+        { $set: { holder: lease.holder, until: lease.until } },
+        { upsert: true },
+      );
+      return true;
+    } catch (err) {
+      if (err instanceof MongoServerError && err.code === DUPLICATE_KEY) return false;
+      throw err;
+    }
+  }
+
+  async releaseDeployLock(environmentId: string, holder: string): Promise<void> {
+    await this.deployLocks.deleteOne({ _id: environmentId, holder });
   }
 
   async close(): Promise<void> {

@@ -198,5 +198,18 @@ export function serviceStoreConformance(name: string, factory: ServiceStoreFacto
       await store.removeOptions("env_conformance", "google-calendar", "s");
       expect(await store.getOptions("env_conformance", "google-calendar", "s")).toBeNull();
     });
+
+    test("one deploy lock per environment: held until released or lapsed, released only by its holder", async () => {
+      expect(await store.acquireDeployLock("env_a", lease("d1", T0 + 1000), T0)).toBe(true);
+      expect(await store.acquireDeployLock("env_a", lease("d2", T0 + 2000), T0 + 10)).toBe(false);
+      expect(await store.acquireDeployLock("env_b", lease("d3", T0 + 1000), T0 + 10)).toBe(true);
+      await store.releaseDeployLock("env_a", "d2");
+      expect(await store.acquireDeployLock("env_a", lease("d2", T0 + 2000), T0 + 20)).toBe(false);
+      await store.releaseDeployLock("env_a", "d1");
+      expect(await store.acquireDeployLock("env_a", lease("d2", T0 + 2000), T0 + 30)).toBe(true);
+      // A holder that died: its lock lapses.
+      expect(await store.acquireDeployLock("env_a", lease("d4", T0 + 9000), T0 + 2000)).toBe(true);
+      expect(await store.acquireDeployLock("env_a", lease("d5", T0 + 9000), T0 + 3000)).toBe(false);
+    });
   });
 }

@@ -74,5 +74,12 @@ export interface ScriptsServiceStore {
     options: ScriptOptions,
   ): Promise<void>;
   removeOptions(environmentId: string, providerConfigKey: string, scriptName: string): Promise<void>;
+  /**
+   * Takes the deploy lock of an environment for `lease.holder` until `lease.until`, if it is free or
+   * lapsed at `now`; false when another deploy holds it.
+   */
+  acquireDeployLock(environmentId: string, lease: Lease, now: number): Promise<boolean>;
+  /** Gives the deploy lock back (only its holder can). */
+  releaseDeployLock(environmentId: string, holder: string): Promise<void>;
   close(): Promise<void>;
 }

@@ -26,6 +26,12 @@ export const SERVICE_MIGRATIONS: readonly string[] = [
    ALTER TABLE sync_schedules ADD COLUMN frequency TEXT;
    ALTER TABLE sync_schedules ADD COLUMN frequency_ms INTEGER;
    CREATE INDEX sync_schedules_follow_up ON sync_schedules (follow_up_at) WHERE follow_up_at IS NOT NULL;`,
+  // One deploy at a time per environment.
+  `CREATE TABLE deploy_locks (
+     environment_id TEXT NOT NULL PRIMARY KEY,
+     holder TEXT NOT NULL,
+     lease_until INTEGER NOT NULL
+   );`,
 ];
 
 export interface ScheduleRow {

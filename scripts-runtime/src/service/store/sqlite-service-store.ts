@@ -278,6 +278,23 @@ export class SqliteScriptsServiceStore implements ScriptsServiceStore {
       .run({ e: environmentId, p: providerConfigKey, s: scriptName });
   }
 
+  async acquireDeployLock(environmentId: string, lease: Lease, now: number): Promise<boolean> {
+    const taken = this.db
+      .query<unknown, Params>(
+        `INSERT INTO deploy_locks (environment_id, holder, lease_until) VALUES ($e, $holder, $until)
+         ON CONFLICT (environment_id) DO UPDATE SET holder = excluded.holder, lease_until = excluded.lease_until
+         WHERE deploy_locks.lease_until <= $now`,
+      )
+      .run({ e: environmentId, holder: lease.holder, until: lease.until, now });
+    return taken.changes === 1;
+  }
+
+  async releaseDeployLock(environmentId: string, holder: string): Promise<void> {
+    this.db
+      .query<unknown, Params>("DELETE FROM deploy_locks WHERE environment_id = $e AND holder = $holder")
+      .run({ e: environmentId, holder });
+  }
+
   async close(): Promise<void> {
     if (this.ownsDatabase) this.db.close();
   }
