@@ -1,9 +1,11 @@
 import { api, errorBox } from "../api.ts";
 import { badge, fields, h, replace, when } from "../dom.ts";
 import { copyField } from "./copy-field.ts";
+import { secretKeysCard } from "./secret-keys-card.ts";
 
 interface SessionInfo {
   environment_id: string;
+  key_id: string;
   base_url: string;
   redirect_uri: string;
   credential_reads: boolean;
@@ -22,12 +24,13 @@ const GRACE_HOURS = [0, 1, 24, 72, 168];
 /** The grace period last chosen, kept when the card is drawn again after a rotation. */
 let graceHours = "24";
 
-/** #/settings: the environment, webhook endpoints, the signing secret, and what the operator set at start. */
+/** #/settings: the environment, webhook endpoints, the signing secret, secret keys, and what the operator set at start. */
 export async function settingsPage(): Promise<Node> {
   const [{ data: session }, { data: webhooks }] = await Promise.all([
     api<{ data: SessionInfo }>("GET", "/session"),
     api<{ data: WebhookSettings }>("GET", "/webhook-settings"),
   ]);
+  const keys = await secretKeysCard(session.key_id);
   const webhookBox = h("div");
   const secretBox = h("div");
   const show = (w: WebhookSettings) => {
@@ -53,6 +56,7 @@ export async function settingsPage(): Promise<Node> {
     ),
     webhookBox,
     secretBox,
+    keys,
     h(
       "div",
       { class: "card", id: "observability" },
