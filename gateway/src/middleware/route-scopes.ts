@@ -36,6 +36,8 @@ export const ROUTE_SCOPES: Record<string, ApiKeyScope> = {
   "PUT /webhook-settings": "environment:webhooks",
   "POST /webhook-settings/signing-secret": "environment:webhook_signing_key:rotate",
   "POST /webhook-settings/endpoints/:id/enable": "environment:webhooks",
+  "POST /webhook-settings/endpoints/:id/disable": "environment:webhooks",
+  "POST /webhook-settings/endpoints/:id/test": "environment:webhooks",
   "GET /webhook-messages": "environment:webhooks",
   "GET /webhook-messages/:id": "environment:webhooks",
   "POST /webhook-messages/replay-failed": "environment:webhooks",
