@@ -22,6 +22,7 @@ const ALLOWED_RESOURCES = new Set([
   "script-runs",
   "sync",
   "secret-keys",
+  "records",
 ]);
 
 /**

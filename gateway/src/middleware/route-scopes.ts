@@ -58,6 +58,7 @@ export const ROUTE_SCOPES: Record<string, ApiKeyScope> = {
   "POST /sync/deploy/confirmation": "environment:deploy",
   "POST /sync/deploy": "environment:deploy",
   "GET /records": "environment:records:read",
+  "GET /records/models": "environment:records:read",
   "PATCH /records/prune": "environment:records:*",
   "GET /scripts": "environment:functions:list",
   "GET /scripts/:integration/:name": "environment:functions:read",
