@@ -17,6 +17,7 @@ export const ROUTE_SCOPES: Record<string, ApiKeyScope> = {
   "GET /integrations/:key/test-mode": "environment:integrations:read",
   "PUT /integrations/:key/test-mode": "environment:integrations:update",
   "GET /integrations/:key/consent": "environment:integrations:read",
+  "GET /integrations/:key/tools": "environment:integrations:list_functions",
   "POST /connections": "environment:connections:create",
   "GET /connection": "environment:connections:list",
   "GET /connections": "environment:connections:list",
