@@ -18,6 +18,8 @@ export interface RouteContext {
   baseUrl: string;
   /** Set when a dashboard session runs the handler (/dashboard/api/*): tokens are never returned to it. */
   dashboard?: boolean;
+  /** With `dashboard`: the id of the secret key the session logged in with (never the key). */
+  sessionKeyId?: string;
   /**
    * Set instead of `environmentId` when a route that accepts one (`acceptsConnectSession`) was called with a
    * connect session token as its bearer: the handler answers only what that session allows.

@@ -203,11 +203,10 @@ describe("with a session", () => {
     expect((await bad.json()).error.code).toBe("invalid_body");
   });
 
-  test("the proxy, secret keys and public routes are not reachable through the dashboard API", async () => {
+  test("the proxy and public routes are not reachable through the dashboard API", async () => {
     for (const [method, path] of [
       ["GET", "/dashboard/api/proxy/calendar/v3/users/me/calendarList/primary"],
-      ["GET", "/dashboard/api/secret-keys"],
-      ["POST", "/dashboard/api/secret-keys"],
+      ["POST", "/dashboard/api/proxy/calendar/v3/calendars"],
       ["GET", "/dashboard/api/health"],
       ["GET", "/dashboard/api/connect"],
       ["GET", "/dashboard/api/integrations/cal/nothing-here"],
@@ -215,6 +214,57 @@ describe("with a session", () => {
       const res = await dash(j, s, method, path, method === "POST" ? {} : undefined, { "x-junction-csrf": s.csrf });
       expect({ path, status: res.status }).toEqual({ path, status: 404 });
     }
+  });
+
+  test("a session (always a full-access key's) manages secret keys, but never revokes its own", async () => {
+    const w = { "x-junction-csrf": s.csrf };
+    const created = await dash(j, s, "POST", "/dashboard/api/secret-keys", { name: "from-dashboard" }, w);
+    expect(created.status).toBe(201);
+    const key = (await created.json()).data;
+    expect(key.secret_key).toMatch(/^jct_sk_/);
+    const listed = (await (await dash(j, s, "GET", "/dashboard/api/secret-keys")).json()).data as any[];
+    expect(listed.map((k) => k.name)).toContain("from-dashboard");
+    expect(JSON.stringify(listed)).not.toContain(key.secret_key);
+    // Without the CSRF token a write is refused, and nothing is revoked.
+    expect((await dash(j, s, "DELETE", `/dashboard/api/secret-keys/${key.id}`)).status).toBe(403);
+    const { data: session } = await (await dash(j, s, "GET", "/dashboard/api/session")).json();
+    const own = await dash(j, s, "DELETE", `/dashboard/api/secret-keys/${session.key_id}`, undefined, w);
+    expect([own.status, (await own.json()).error.code]).toEqual([409, "revoking_own_key"]);
+    expect((await dash(j, s, "GET", "/dashboard/api/integrations")).status).toBe(200);
+    const revoked = await dash(j, s, "DELETE", `/dashboard/api/secret-keys/${key.id}`, undefined, w);
+    expect([revoked.status, Date.parse((await revoked.json()).data.revoked_at) > 0]).toEqual([200, true]);
+  });
+
+  test("a key limited to scopes opens no session; with the REST API it gets 403 insufficient_scope on keys", async () => {
+    const made = await j.api("POST", "/secret-keys", { name: "ops", scopes: ["environment:integrations:*"] });
+    const scoped = made.body.data.secret_key as string;
+    const res = await fetch(`${j.url}/dashboard/login`, {
+      method: "POST",
+      body: new URLSearchParams({ secret_key: scoped }),
+      redirect: "manual",
+    });
+    expect([res.status, res.headers.get("set-cookie")]).toEqual([403, null]);
+    const bearer = { authorization: `Bearer ${scoped}` };
+    for (const [method, path] of [
+      ["GET", "/secret-keys"],
+      ["POST", "/secret-keys"],
+      ["DELETE", `/secret-keys/${made.body.data.id}`],
+    ] as const) {
+      const r = await j.api(method, path, method === "POST" ? { name: "escalate" } : undefined, bearer);
+      expect([path, r.status, r.body.error.code]).toEqual([path, 403, "insufficient_scope"]);
+    }
+    // A key with the admin scope itself (environment:*) is a full-access key: it opens the dashboard.
+    const admin = await j.api("POST", "/secret-keys", { name: "admin", scopes: ["environment:*"] });
+    await login(j, admin.body.data.secret_key);
+  });
+
+  test("a key cannot revoke itself through the REST API either", async () => {
+    const made = await j.api("POST", "/secret-keys", { name: "self" });
+    const bearer = { authorization: `Bearer ${made.body.data.secret_key}` };
+    const own = await j.api("DELETE", `/secret-keys/${made.body.data.id}`, undefined, bearer);
+    expect([own.status, own.body.error.code, own.body.error.errors[0].path]).toEqual([409, "revoking_own_key", "id"]);
+    expect((await j.api("GET", "/integrations", undefined, bearer)).status).toBe(200);
+    expect((await j.api("DELETE", `/secret-keys/${made.body.data.id}`)).status).toBe(200);
   });
 
   test("logging out clears the cookie and ends the session", async () => {

@@ -61,7 +61,7 @@ describe("the Settings page", () => {
       // Shown once: the page drawn again has the prefix only.
       await goTo(page, "#/settings?again=1", "settings");
       expect(await page.content()).not.toContain(secret);
-      await page.click(`#endpoints-table tr[data-endpoint="${ENDPOINT}"] button`);
+      await page.click(`#endpoints-table tr[data-endpoint="${ENDPOINT}"] button[data-action="remove"]`);
       await page.waitForSelector("#endpoints-table", { state: "detached" });
       expect((await settings()).endpoints).toEqual([]);
     },

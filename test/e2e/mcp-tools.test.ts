@@ -73,6 +73,12 @@ describe("MCP: POST /mcp", () => {
       inputSchema: { type: "object" },
     });
     expect(tools.find((t) => t.name === "ping")?.outputSchema).toBeUndefined();
+    // GET /integrations/{key}/tools (what the dashboard shows) answers the same list as tools/list.
+    const listed = await w.api("GET", `/integrations/${CAL}/tools`);
+    const byName = (a: { name: string }, b: { name: string }) => a.name.localeCompare(b.name);
+    expect(listed.body.data.sort(byName)).toEqual([...tools].sort(byName));
+    const unknown = await w.api("GET", "/integrations/nothing/tools");
+    expect([unknown.status, unknown.body.error.code]).toEqual([404, "unknown_provider_config"]);
 
     const result = await client.callTool({ name: "create-event", arguments: { title: "Standup" } });
     expect(result.isError).toBeFalsy();

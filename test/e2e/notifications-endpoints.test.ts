@@ -1,7 +1,4 @@
 import { afterEach, describe, expect, test } from "bun:test";
-import { create, toBinary } from "@bufbuild/protobuf";
-import { queues } from "@junction/bus";
-import { DeliveryRequestedSchema } from "@junction/contracts/events/v1/events_pb";
 import { ManualClock, newId } from "@junction/platform";
 import { verifyStandard } from "@junction/webhook-service";
 import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
@@ -10,8 +7,8 @@ import { waitFor } from "../support/wait-for.ts";
 import {
   addConnection,
   bodies,
+  enqueueAuthMessage,
   type CustomerReceiver,
-  environmentId,
   eventsUri,
   googHeaders,
   notify,
@@ -214,15 +211,7 @@ describe("where messages may go", () => {
     const secret = (await j.api("POST", "/webhook-settings/signing-secret", {})).body.data.signing_secret as string;
     const messageId = newId("msg");
     const body = '{"connectionId":"c1","from":"junction","operation":"creation","success":true,"type":"auth"}';
-    const event = create(DeliveryRequestedSchema, {
-      messageId,
-      environmentId: await environmentId(j),
-      type: "auth",
-      body: new TextEncoder().encode(body),
-      providerConfigKey: "cal",
-      connectionId: "c1",
-    });
-    await j.bus.enqueue(queues.webhookDelivery, toBinary(DeliveryRequestedSchema, event), { msgId: messageId });
+    await enqueueAuthMessage(j, messageId, "c1", body);
     const [got] = await rx.waitFor(1);
     expect(got?.body).toBe(body);
     expect(got?.headers["webhook-id"]).toBe(messageId);

@@ -2,7 +2,9 @@
  * Helpers shared by the notifications-*.test.ts files: a customer receiver whose answers a test
  * controls, and short ways to create integrations and connections and send notifications.
  */
-import type { JsonObject } from "@bufbuild/protobuf";
+import { create, type JsonObject, toBinary } from "@bufbuild/protobuf";
+import { queues } from "@junction/bus";
+import { DeliveryRequestedSchema } from "@junction/contracts/events/v1/events_pb";
 import { emailAddressHash } from "@junction/connection-service";
 import type { TestJunction } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -206,4 +208,17 @@ export async function waitForStatus(j: TestJunction, id: string, status: string,
     },
     timeoutMs,
   );
+}
+
+/** Puts an auth message for `connectionId` on the delivery queue, as the OAuth flow does. */
+export async function enqueueAuthMessage(j: TestJunction, messageId: string, connectionId: string, body: string) {
+  const event = create(DeliveryRequestedSchema, {
+    messageId,
+    environmentId: await environmentId(j),
+    type: "auth",
+    body: new TextEncoder().encode(body),
+    providerConfigKey: "cal",
+    connectionId,
+  });
+  await j.bus.enqueue(queues.webhookDelivery, toBinary(DeliveryRequestedSchema, event), { msgId: messageId });
 }

@@ -4,8 +4,10 @@ import type { DashboardAuth } from "./dashboard-auth.ts";
 
 /**
  * The REST resources the dashboard's pages may reach through /dashboard/api/*. Not the proxy (the
- * dashboard never calls upstream APIs in a user's name), not secret keys (a session must not mint the
- * key it was derived from), not the public browser and webhook routes.
+ * dashboard never calls upstream APIs in a user's name), not the public browser and webhook routes.
+ * Secret keys are: only a full-access key opens the dashboard (a key limited to scopes, `environment:*`
+ * aside, is refused at login), so every session may do what that key may do on /secret-keys, except
+ * revoke the key it runs on.
  */
 const ALLOWED_RESOURCES = new Set([
   "providers",
@@ -20,6 +22,8 @@ const ALLOWED_RESOURCES = new Set([
   "script-runs",
   "sync",
   "overview",
+  "secret-keys",
+  "records",
 ]);
 
 /**
@@ -43,6 +47,7 @@ export function dashboardApiHandler(auth: DashboardAuth, router: () => Router) {
       params: found.params,
       environmentId: session.environmentId,
       dashboard: true,
+      sessionKeyId: session.keyId,
     });
   };
 }

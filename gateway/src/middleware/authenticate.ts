@@ -5,6 +5,8 @@ import { ADMIN_SCOPE, type ApiKeyScope, allows, insufficientScope } from "./scop
 /** What a valid key grants: its environment, and its scopes (none: full access). */
 interface Grant {
   environmentId: string;
+  /** The key's id (never the key). */
+  keyId: string;
   scopes: readonly string[];
 }
 
@@ -68,6 +70,17 @@ export class Authenticator {
     return this.verify(key).then((grant) => environmentFor(grant, scope));
   }
 
+  /**
+   * The id of the key in an Authorization header that already authenticated its request (read from
+   * the cache, verified again when it has expired since).
+   */
+  async keyIdOfHeader(header: string | null | undefined): Promise<string | undefined> {
+    const key = header ? bearerKey(header) : undefined;
+    if (key === undefined) return undefined;
+    const cached = this.cache.fresh(key, this.now());
+    return (cached?.value ?? (await this.verify(key))).keyId;
+  }
+
   /** Forgets cached keys (after a revocation through this gateway). */
   clear(): void {
     this.cache.clear();
@@ -83,7 +96,7 @@ export class Authenticator {
       this.cache.delete(key);
       throw unauthenticated("unknown_account", "Authentication failed: the secret key is not valid or was revoked.");
     }
-    const grant = { environmentId: res.environmentId, scopes: res.scopes ?? [] };
+    const grant = { environmentId: res.environmentId, keyId: res.keyId, scopes: res.scopes ?? [] };
     this.cache.set(key, grant, this.now() + CACHE_MS);
     return grant;
   }

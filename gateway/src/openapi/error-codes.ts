@@ -79,6 +79,7 @@ export const ERROR_CODES = {
     "A tag is malformed (key, value, not a string) or there are too many; `errors` names each.",
   ),
   unknown_secret_key: e(Code.NotFound, "No secret key with this id."),
+  revoking_own_key: e(Code.FailedPrecondition, "The key would revoke itself; revoke it with another key."),
   credential_reads_disabled: e(
     Code.PermissionDenied,
     "The operator switched credential reads off (JUNCTION_CREDENTIAL_READS=false): use the proxy.",

@@ -107,6 +107,7 @@ export function dashboardRoutes(options: DashboardOptions): Route[] {
       return json({
         data: {
           environment_id: session.environmentId,
+          key_id: session.keyId,
           // The operator's JUNCTION_CREDENTIAL_READS, shown read-only: no API call changes it.
           credential_reads: environment?.credentialReads === true,
           base_url: ctx.baseUrl,

@@ -1,14 +1,10 @@
-import {
-  type Attempt,
-  DeliveryStatus,
-  type Message,
-  type Settings,
-} from "@junction/contracts/webhook/v1/webhook_service_pb";
+import { type Attempt, DeliveryStatus, type Message } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { z } from "zod";
 import { iso, json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import { dataOf, isoOrNull } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
+import { presentSettings, settingsAnswer } from "./webhook-settings-answer.ts";
 
 const STATUSES = {
   pending: DeliveryStatus.PENDING,
@@ -73,20 +69,6 @@ function presentMessage(m: Message | undefined, withAttempts: boolean) {
   };
 }
 
-function presentSettings(s: Settings | undefined) {
-  return {
-    endpoints: (s?.endpoints ?? []).map((e) => ({
-      id: e.id,
-      url: e.url,
-      enabled: e.enabled,
-      disabled_reason: e.disabledReason || null,
-      failing_since: iso(e.failingSinceMs),
-    })),
-    signing_secret_prefix: s?.signingSecretPrefix || null,
-    previous_secret_valid_until: iso(s?.previousSecretValidUntilMs ?? 0n),
-  };
-}
-
 const attemptAnswer = z
   .object({
     id: z.string(),
@@ -115,19 +97,18 @@ const messageAnswer = z
     body: z.string().describe("The exact string that was signed and sent."),
   })
   .meta({ id: "WebhookMessage" });
-const settingsAnswer = z.object({
-  endpoints: z.array(
-    z.object({
-      id: z.string(),
-      url: z.string(),
-      enabled: z.boolean(),
-      disabled_reason: z.string().nullable(),
-      failing_since: isoOrNull,
-    }),
-  ),
-  signing_secret_prefix: z.string().nullable(),
-  previous_secret_valid_until: isoOrNull,
-});
+const testAnswer = z
+  .object({
+    ok: z.boolean().describe("Whether the endpoint answered 2xx in time."),
+    message_id: z.string().describe("The webhook-id the test was signed with."),
+    url: z.string(),
+    status_code: z.number().int().nullable().describe("null: no answer (timeout, refused)."),
+    latency_ms: z.number(),
+    response_snippet: z.string().describe("The first bytes of the endpoint's answer."),
+    error: z.string().nullable(),
+    body: z.string().describe("The exact string that was signed and sent."),
+  })
+  .meta({ id: "WebhookEndpointTest" });
 const messageParam = { id: "The message's id (msg_...)." };
 
 /** The delivery log (/webhook-messages), replays, and re-enabling an automatically disabled endpoint. */
@@ -224,6 +205,54 @@ export function deliveryRoutes(): Route[] {
         params: { id: "The endpoint's id (ep_...)." },
         responses: { 200: dataOf(settingsAnswer) },
         errors: ["invalid_id", "unknown_endpoint", "settings_conflict"],
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/webhook-settings/endpoints/:id/disable",
+      handler: async ({ clients, params }) => {
+        const res = await clients.webhook.disableEndpoint({ id: params.id ?? "" });
+        return json({ data: presentSettings(res.settings) });
+      },
+      doc: {
+        summary: "Disable a webhook endpoint",
+        description:
+          "No delivery is attempted to it until it is enabled again. Messages are not held for it: one that " +
+          'has no enabled endpoint left ends `exhausted` ("every webhook endpoint is disabled"), and ' +
+          "`POST /webhook-messages/replay-failed` sends it once an endpoint is enabled.",
+        tags: ["Webhooks"],
+        params: { id: "The endpoint's id (ep_...)." },
+        responses: { 200: dataOf(settingsAnswer) },
+        errors: ["invalid_id", "unknown_endpoint", "settings_conflict"],
+      },
+    },
+    {
+      method: "POST",
+      pattern: "/webhook-settings/endpoints/:id/test",
+      handler: async ({ clients, params }) => {
+        const r = await clients.webhook.testEndpoint({ id: params.id ?? "" });
+        return json({
+          data: {
+            ok: r.error === "",
+            message_id: r.messageId,
+            url: r.url,
+            status_code: r.statusCode === 0 ? null : r.statusCode,
+            latency_ms: Number(r.latencyMs),
+            response_snippet: r.responseSnippet,
+            error: r.error || null,
+            body: r.body,
+          },
+        });
+      },
+      doc: {
+        summary: "Send a test message to a webhook endpoint",
+        description:
+          "Posts a signed message of type `test` to the endpoint (enabled or not) and answers what it " +
+          "answered. The test is not recorded in the delivery log and never retried.",
+        tags: ["Webhooks"],
+        params: { id: "The endpoint's id (ep_...)." },
+        responses: { 200: dataOf(testAnswer) },
+        errors: ["invalid_id", "unknown_endpoint"],
       },
     },
   ];

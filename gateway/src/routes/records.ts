@@ -1,6 +1,7 @@
 import { invalidArgument } from "@junction/platform";
 import { z } from "zod";
-import { json } from "../http/json.ts";
+import { iso, json } from "../http/json.ts";
+import { dataOf, isoOrNull } from "../openapi/route-doc.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import type { Route } from "../router.ts";
 
@@ -54,6 +55,9 @@ const listAnswer = z.object({
   next_cursor: z.string().nullable(),
   records: z.array(z.object({ id: z.string(), _nango_metadata: metadata }).loose()),
 });
+const modelsAnswer = z.array(
+  z.object({ model: z.string(), variant: z.string(), count: z.number().int(), last_modified_at: isoOrNull }),
+);
 const pruneAnswer = z.object({ count: z.number(), has_more: z.boolean() });
 const ERRORS = ["invalid_headers", "unknown_connection", "unknown_provider_config", "invalid_cursor"] as const;
 
@@ -79,6 +83,30 @@ export function connectionOf(req: Request) {
  */
 export function recordRoutes(): Route[] {
   return [
+    {
+      method: "GET",
+      pattern: "/records/models",
+      handler: async ({ req, clients }) => {
+        const res = await clients.scripts.listRecordModels(connectionOf(req));
+        return json({
+          data: res.models.map((m) => ({
+            model: m.model,
+            variant: m.variant,
+            count: Number(m.count),
+            last_modified_at: iso(m.lastModifiedAtMs),
+          })),
+        });
+      },
+      doc: {
+        summary: "List a connection's record models with their counts",
+        description:
+          "Junction's own (Nango has none): each model a sync wrote for the connection, per variant, with the records kept (deleted ones included) and the last change.",
+        tags: ["Records"],
+        headers: connectionHeaders,
+        responses: { 200: dataOf(modelsAnswer) },
+        errors: [...ERRORS],
+      },
+    },
     {
       method: "GET",
       pattern: "/records",

@@ -1,3 +1,5 @@
+import { Code } from "@connectrpc/connect";
+import { JunctionError } from "@junction/platform";
 import { z } from "zod";
 import { iso, json } from "../http/json.ts";
 import { parseWith, readJson } from "../http/read-json.ts";
@@ -81,7 +83,12 @@ export function secretKeyRoutes(authenticator: Authenticator): Route[] {
     {
       method: "DELETE",
       pattern: "/secret-keys/:id",
-      handler: async ({ clients, params }) => {
+      handler: async (ctx) => {
+        const { clients, params } = ctx;
+        const own = ctx.dashboard
+          ? ctx.sessionKeyId
+          : await authenticator.keyIdOfHeader(ctx.req.headers.get("authorization"));
+        if (own !== undefined && own === params.id) throw revokingOwnKey();
         const res = await clients.connection.revokeSecretKey({ id: params.id as string });
         authenticator.clear();
         if (!res.key) throw new Error("revokeSecretKey returned no key");
@@ -89,12 +96,24 @@ export function secretKeyRoutes(authenticator: Authenticator): Route[] {
       },
       doc: {
         summary: "Revoke a secret key",
-        description: "It stops authenticating within seconds.",
+        description:
+          "It stops authenticating within seconds. A key cannot revoke itself (409 `revoking_own_key`): " +
+          "revoke it with another key, so that a mistake never locks the caller out silently.",
         tags: ["Secret keys"],
         params: { id: "The key's id." },
         responses: { 200: dataOf(keyAnswer) },
-        errors: ["unknown_secret_key"],
+        errors: ["unknown_secret_key", "revoking_own_key"],
       },
     },
   ];
+}
+
+/** 409: the key (or the dashboard session's key) would revoke itself and lock its caller out. */
+function revokingOwnKey(): JunctionError {
+  return new JunctionError(
+    "revoking_own_key",
+    "This is the secret key making the request (or the one this dashboard session logged in with): revoke it with another key.",
+    Code.FailedPrecondition,
+    [{ location: "path", path: "id", message: "is the calling key" }],
+  );
 }

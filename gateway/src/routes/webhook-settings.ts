@@ -1,9 +1,9 @@
-import type { Settings } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { z } from "zod";
-import { iso, json } from "../http/json.ts";
+import { json } from "../http/json.ts";
 import { parseWith, readJson } from "../http/read-json.ts";
-import { dataOf, isoOrNull } from "../openapi/route-doc.ts";
+import { dataOf } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
+import { presentSettings, settingsAnswer } from "./webhook-settings-answer.ts";
 
 const updateSchema = z.object({ endpoints: z.array(z.string().url().max(2048)).max(10) }).strict();
 const rotateSchema = z
@@ -17,27 +17,13 @@ const rotateSchema = z
   })
   .strict();
 
-function present(s: Settings | undefined) {
-  return {
-    endpoints: (s?.endpoints ?? []).map((e) => ({ id: e.id, url: e.url, enabled: e.enabled })),
-    signing_secret_prefix: s?.signingSecretPrefix || null,
-    previous_secret_valid_until: iso(s?.previousSecretValidUntilMs ?? 0n),
-  };
-}
-
-const settingsAnswer = z.object({
-  endpoints: z.array(z.object({ id: z.string(), url: z.string(), enabled: z.boolean() })),
-  signing_secret_prefix: z.string().nullable(),
-  previous_secret_valid_until: isoOrNull,
-});
-
 /** /webhook-settings: where forwarded and auth webhooks go, and the signing secret (never shown again). */
 export function webhookSettingsRoutes(): Route[] {
   return [
     {
       method: "GET",
       pattern: "/webhook-settings",
-      handler: async ({ clients }) => json({ data: present((await clients.webhook.getSettings({})).settings) }),
+      handler: async ({ clients }) => json({ data: presentSettings((await clients.webhook.getSettings({})).settings) }),
       doc: {
         summary: "Get the webhook settings",
         tags: ["Webhooks"],
@@ -52,7 +38,7 @@ export function webhookSettingsRoutes(): Route[] {
         const body = parseWith(updateSchema, await readJson(req, 64 * 1024), "invalid_body", "body");
         const res = await clients.webhook.updateSettings({ endpointUrls: body.endpoints });
         const shown = res.signingSecret ? { signing_secret: res.signingSecret } : {};
-        return json({ data: { ...present(res.settings), ...shown } });
+        return json({ data: { ...presentSettings(res.settings), ...shown } });
       },
       doc: {
         summary: "Set the webhook endpoints",
@@ -74,7 +60,7 @@ export function webhookSettingsRoutes(): Route[] {
         const res = await clients.webhook.rotateSigningSecret({
           graceMs: BigInt((q.grace_period_seconds ?? 24 * 3600) * 1000),
         });
-        return json({ data: { signing_secret: res.signingSecret, ...present(res.settings) } }, 201);
+        return json({ data: { signing_secret: res.signingSecret, ...presentSettings(res.settings) } }, 201);
       },
       doc: {
         summary: "Rotate the webhook signing secret",

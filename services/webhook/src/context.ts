@@ -76,6 +76,8 @@ export interface DeliveryWaker {
 
 /** The handlers' view of the service: the deps, with the environment remembered, and the scheduler. */
 export interface WebhookServiceContext extends WebhookServiceDeps {
+  /** Posts one attempt (the deps' sender, or the address-checking HTTP client). */
+  send: (request: SendRequest) => Promise<SendResult>;
   deliveries: DeliveryWaker;
   /** Integrations of recent notifications (see integration-cache.ts). */
   integrations: IntegrationCache;

@@ -78,6 +78,7 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
   const limits = new IntakeLimits(deps.intake ?? DEFAULT_INTAKE_CONFIG, deps.store, logger, () => deps.clock.now());
   ctx = {
     ...deps,
+    send,
     environment,
     deliveries: scheduler,
     integrations,

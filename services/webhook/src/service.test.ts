@@ -76,6 +76,7 @@ function setup(options: { allowPrivateEndpoints?: boolean; store?: (db: Database
     counts: webhookMetrics(undefined, store, () => clock.now()),
     limits: new IntakeLimits(DEFAULT_INTAKE_CONFIG, store, logger, () => clock.now()),
     readerFetch: (input, init) => fetch(input, init),
+    send: async () => ({ statusCode: 200, latencyMs: 1, responseSnippet: "", error: null, retryAfterMs: null }),
   });
   const transport = createRouterTransport((router) => router.service(WebhookService, impl), {
     router: { interceptors: [errorBoundary(logger)] },

@@ -1,6 +1,7 @@
 import type { ServiceImpl } from "@connectrpc/connect";
 import type { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import type { WebhookServiceContext } from "./context.ts";
+import { endpointControlHandlers } from "./handlers/endpoint-controls.ts";
 import { messageHandlers } from "./handlers/messages.ts";
 import { settingsHandlers } from "./handlers/settings.ts";
 
@@ -12,5 +13,6 @@ export function createWebhookService(ctx: WebhookServiceContext): ServiceImpl<ty
   return {
     ...settingsHandlers(ctx),
     ...messageHandlers(ctx),
+    ...endpointControlHandlers(ctx),
   } as ServiceImpl<typeof WebhookService>;
 }

@@ -21,8 +21,13 @@ export const page = { csrf: meta("junction-csrf"), baseUrl: meta("junction-base-
  * Calls the REST API through /dashboard/api (same origin, the session cookie, the CSRF header on
  * writes). A lost session sends the browser to the login page.
  */
-export async function api<T = unknown>(method: string, path: string, body?: unknown): Promise<T> {
-  const headers: Record<string, string> = { accept: "application/json" };
+export async function api<T = unknown>(
+  method: string,
+  path: string,
+  body?: unknown,
+  extraHeaders: Record<string, string> = {},
+): Promise<T> {
+  const headers: Record<string, string> = { accept: "application/json", ...extraHeaders };
   if (method !== "GET") headers["x-junction-csrf"] = page.csrf;
   if (body !== undefined) headers["content-type"] = "application/json";
   const res = await fetch(`/dashboard/api${path}`, {

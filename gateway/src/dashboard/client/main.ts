@@ -9,6 +9,7 @@ import { integrationPage } from "./pages/integration-page.ts";
 import { integrationsPage } from "./pages/integrations-page.ts";
 import { newIntegrationPage } from "./pages/new-integration-page.ts";
 import { overviewPage } from "./pages/overview-page.ts";
+import { recordsPage } from "./pages/records-page.ts";
 import { scriptsPage } from "./pages/scripts-page.ts";
 import { settingsPage } from "./pages/settings-page.ts";
 import { scriptPage, scriptRunPage } from "./pages/script-detail-pages.ts";
@@ -23,6 +24,11 @@ const ROUTES: [RegExp, string, Render][] = [
   [/^\/integrations\/([^/]+)$/, "integrations", ([key]) => integrationPage(key as string)],
   [/^\/connections$/, "connections", () => connectionsPage()],
   [/^\/connections\/([^/]+)\/([^/]+)$/, "connections", ([key, id]) => connectionPage(key as string, id as string)],
+  [
+    /^\/connections\/([^/]+)\/([^/]+)\/records\/([^/]+)$/,
+    "connections",
+    ([key, id, model]) => recordsPage(key as string, id as string, model as string),
+  ],
   [/^\/deliveries$/, "deliveries", () => deliveriesPage()],
   [/^\/deliveries\/([^/]+)$/, "deliveries", ([id]) => deliveryPage(id as string)],
   [/^\/channels$/, "channels", () => channelsPage()],

@@ -1,6 +1,7 @@
 import type { JsonObject } from "@bufbuild/protobuf";
 import { type Script, ScriptKind } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import type { Tool } from "@modelcontextprotocol/sdk/types.js";
+import type { GatewayClients } from "../../clients.ts";
 
 /**
  * An action as an MCP tool: its name, its description (its name when it has none), its input schema
@@ -20,6 +21,17 @@ export function actionTool(script: Script): Tool | undefined {
     inputSchema: { ...(input ?? {}), type: "object" },
     ...(output?.type === "object" ? { outputSchema: { ...output, type: "object" } } : {}),
   } as Tool;
+}
+
+/** An integration's tools by name: its deployed actions that are tools (what tools/list answers). */
+export async function integrationTools(clients: GatewayClients, providerConfigKey: string): Promise<Map<string, Tool>> {
+  const res = await clients.scripts.listScripts({ providerConfigKey });
+  const byName = new Map<string, Tool>();
+  for (const script of res.scripts) {
+    const tool = actionTool(script);
+    if (tool) byName.set(tool.name, tool);
+  }
+  return byName;
 }
 
 /** `value` is a JSON object (what MCP's `structuredContent` must be). */

@@ -2,8 +2,11 @@ import { fromConnectError, JunctionError, readTextLimited } from "@junction/plat
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { z } from "zod";
 import { errorResponse } from "../../http/error-response.ts";
+import { json } from "../../http/json.ts";
 import { parseWith } from "../../http/read-json.ts";
+import { dataOf } from "../../openapi/route-doc.ts";
 import type { Route, RouteContext } from "../../router.ts";
+import { integrationTools } from "./action-tool.ts";
 import { mcpToolsServer } from "./mcp-tools-server.ts";
 
 /** A tool call's arguments are an action's input: the bound of POST /action/trigger's body. */
@@ -45,6 +48,25 @@ export const rpcError = (status: number, code: number, message: string) =>
  */
 export function mcpRoutes(): Route[] {
   return [
+    {
+      method: "GET",
+      pattern: "/integrations/:key/tools",
+      handler: async ({ clients, params }) => {
+        const key = params.key as string;
+        // An unknown integration is 404 unknown_provider_config, not an empty list.
+        await clients.connection.getIntegration({ uniqueKey: key });
+        return json({ data: [...(await integrationTools(clients, key)).values()] });
+      },
+      doc: {
+        summary: "List an integration's MCP tools",
+        description:
+          "The tools POST /mcp's `tools/list` answers for this integration: each enabled action with an object input, with `name`, `description`, `inputSchema` and `outputSchema` where declared.",
+        tags: ["MCP"],
+        params: { key: "The integration's id." },
+        responses: { 200: dataOf(z.array(z.object({ name: z.string() }).loose())) },
+        errors: ["unknown_provider_config"],
+      },
+    },
     {
       method: "POST",
       pattern: "/mcp",

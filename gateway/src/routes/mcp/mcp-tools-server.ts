@@ -11,7 +11,7 @@ import {
 } from "@modelcontextprotocol/sdk/types.js";
 import type { GatewayClients } from "../../clients.ts";
 import { actionAnswer } from "../scripts/action-answer.ts";
-import { actionTool, isPlainObject } from "./action-tool.ts";
+import { integrationTools, isPlainObject } from "./action-tool.ts";
 
 export interface McpTarget {
   providerConfigKey: string;
@@ -31,14 +31,7 @@ export function mcpToolsServer(clients: GatewayClients, target: McpTarget, logge
   const server = new Server({ name: "Junction connection tools", version: "1.0.0" }, { capabilities: { tools: {} } });
   let loaded: Promise<Map<string, Tool>> | undefined;
   const tools = () => {
-    loaded ??= clients.scripts.listScripts({ providerConfigKey: target.providerConfigKey }).then((res) => {
-      const byName = new Map<string, Tool>();
-      for (const script of res.scripts) {
-        const tool = actionTool(script);
-        if (tool) byName.set(tool.name, tool);
-      }
-      return byName;
-    });
+    loaded ??= integrationTools(clients, target.providerConfigKey);
     return loaded;
   };
   server.setRequestHandler(ListToolsRequestSchema, async () => ({ tools: [...(await tools()).values()] }));

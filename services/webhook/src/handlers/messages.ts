@@ -4,15 +4,14 @@ import { parseId, toItemError } from "@junction/platform";
 import type { WebhookServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { receiveNotification } from "../inbound/receive-notification.ts";
-import { fromDeliveryStatus, toMessage, toSettings } from "../mappers.ts";
-import { changeSettings } from "../settings.ts";
+import { fromDeliveryStatus, toMessage } from "../mappers.ts";
 
 const DEFAULT_PAGE = 50;
 const MAX_PAGE = 500;
 /** Most notifications in one ReceiveNotifications call. */
 const MAX_RECEIVE_BATCH = 1000;
 
-/** ReceiveNotifications, the delivery log (ListMessages, GetMessage), replays and EnableEndpoint. */
+/** ReceiveNotifications, the delivery log (ListMessages, GetMessage) and replays. */
 export function messageHandlers(ctx: WebhookServiceContext): Partial<ServiceImpl<typeof WebhookService>> {
   return {
     // Each notification is recorded or refused on its own; a refused one carries its error in its
@@ -87,21 +86,6 @@ export function messageHandlers(ctx: WebhookServiceContext): Partial<ServiceImpl
       for (const id of ids) ctx.deliveries.schedule(id, now);
       ctx.logger.info("failed webhook messages replayed", { count: ids.length, sinceMs: Number(req.sinceMs) });
       return { replayed: ids.length };
-    },
-
-    async enableEndpoint(req) {
-      const id = parseId("ep", req.id);
-      const environmentId = await ctx.environment();
-      const record = await changeSettings(ctx.store, ctx.encryptor, ctx.clock, environmentId, (current) => {
-        if (!current.endpoints.some((e) => e.id === id)) throw errors.unknownEndpoint(id);
-        return {
-          endpoints: current.endpoints.map((e) =>
-            e.id === id ? { id: e.id, url: e.url, enabled: true, createdAt: e.createdAt } : e,
-          ),
-        };
-      });
-      ctx.logger.info("webhook endpoint enabled", { endpointId: id });
-      return { settings: toSettings(record, record.updatedAt) };
     },
   };
 }

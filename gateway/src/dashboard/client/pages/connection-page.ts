@@ -4,6 +4,7 @@ import type { Channel, Connection, ConnectionError } from "../types.ts";
 import { authorizeInPopup } from "./authorize-popup.ts";
 import { channelsTable } from "./channels-page.ts";
 import { type MetadataKey, metadataEditor } from "./metadata-editor.ts";
+import { recordModelsTable } from "./records-page.ts";
 import { scriptRunsOf } from "./scripts-page.ts";
 
 /** What to do about each kind of connection error (the message itself says why, from the provider). */
@@ -151,6 +152,7 @@ export async function connectionPage(key: string, connectionId: string): Promise
       );
       return channelsTable(res.data);
     }),
+    lateSection("connection-records", "Records", () => recordModelsTable(key, connectionId)),
     lateSection("connection-script-runs", "Script runs", () => scriptRunsOf(key, connectionId)),
     h("div", { class: "card" }, h("h2", null, "Danger zone"), del, delOut),
   );

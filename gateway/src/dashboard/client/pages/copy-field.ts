@@ -31,3 +31,13 @@ export function copyField(id: string, value: string): HTMLElement {
   });
   return h("div", { class: "copy-field" }, h("code", { id }, breakable(value)), button, status);
 }
+
+/** A new signing secret, shown this once, with a copy button. */
+export function secretShownOnce(secret: string): Node {
+  return h(
+    "div",
+    { class: "hint", id: "new-secret" },
+    h("p", null, "The new signing secret, shown this once: keep it where your webhook receiver reads it."),
+    copyField("signing-secret-value", secret),
+  );
+}

@@ -3,8 +3,10 @@ import { badge, fields, h, hashLink, replace } from "../dom.ts";
 import type { Consent, Integration, Provider, TestMode } from "../types.ts";
 import { authorizeInPopup } from "./authorize-popup.ts";
 import { copyField } from "./copy-field.ts";
+import { lateSection } from "./connection-page.ts";
 import { providerSettingsCard } from "./provider-settings-card.ts";
 import { recordsRetentionCard } from "./records-retention-card.ts";
+import { toolsTable } from "./tools-table.ts";
 import { checkedScopes, scopeChecklist } from "./new-integration-page.ts";
 
 const path = (key: string) => `/integrations/${encodeURIComponent(key)}`;
@@ -47,6 +49,7 @@ export async function integrationPage(key: string): Promise<Node> {
       copyField("redirect-uri", `${page.baseUrl}/oauth/callback`),
     ),
     testModeCard(key, testMode),
+    lateSection("integration-tools", "Tools (MCP)", () => toolsTable(key)),
     h(
       "div",
       { class: "card" },

@@ -1,9 +1,12 @@
 import { api, errorBox } from "../api.ts";
 import { badge, fields, h, replace, when } from "../dom.ts";
-import { copyField } from "./copy-field.ts";
+import { copyField, secretShownOnce } from "./copy-field.ts";
+import { secretKeysCard } from "./secret-keys-card.ts";
+import { endpointsCard, type WebhookSettings } from "./webhook-endpoints-card.ts";
 
 interface SessionInfo {
   environment_id: string;
+  key_id: string;
   base_url: string;
   redirect_uri: string;
   credential_reads: boolean;
@@ -11,23 +14,17 @@ interface SessionInfo {
   tracing_enabled: boolean;
 }
 
-interface WebhookSettings {
-  endpoints: { id: string; url: string; enabled: boolean }[];
-  signing_secret_prefix: string | null;
-  previous_secret_valid_until: string | null;
-  signing_secret?: string;
-}
-
 const GRACE_HOURS = [0, 1, 24, 72, 168];
 /** The grace period last chosen, kept when the card is drawn again after a rotation. */
 let graceHours = "24";
 
-/** #/settings: the environment, webhook endpoints, the signing secret, and what the operator set at start. */
+/** #/settings: the environment, webhook endpoints, the signing secret, secret keys, and what the operator set at start. */
 export async function settingsPage(): Promise<Node> {
   const [{ data: session }, { data: webhooks }] = await Promise.all([
     api<{ data: SessionInfo }>("GET", "/session"),
     api<{ data: WebhookSettings }>("GET", "/webhook-settings"),
   ]);
+  const keys = await secretKeysCard(session.key_id);
   const webhookBox = h("div");
   const secretBox = h("div");
   const show = (w: WebhookSettings) => {
@@ -53,6 +50,7 @@ export async function settingsPage(): Promise<Node> {
     ),
     webhookBox,
     secretBox,
+    keys,
     h(
       "div",
       { class: "card", id: "observability" },
@@ -76,68 +74,6 @@ export async function settingsPage(): Promise<Node> {
         ],
       ]),
     ),
-  );
-}
-
-/** The endpoints list: add one, remove one (PUT /webhook-settings with the whole list). */
-function endpointsCard(w: WebhookSettings, show: (w: WebhookSettings) => void): Node {
-  const out = h("div", { id: "endpoints-result" });
-  const save = async (urls: string[]) => {
-    replace(out);
-    try {
-      const { data } = await api<{ data: WebhookSettings }>("PUT", "/webhook-settings", { endpoints: urls });
-      show(data);
-      // The card was drawn again: its new result box shows the secret.
-      const box = document.getElementById("endpoints-result") ?? out;
-      if (data.signing_secret) replace(box, secretShownOnce(data.signing_secret));
-    } catch (err) {
-      replace(out, errorBox(err, "endpoints-error"));
-    }
-  };
-  const urls = w.endpoints.map((e) => e.url);
-  const input = h("input", {
-    type: "text",
-    id: "new-endpoint",
-    class: "grow",
-    placeholder: "https://example.com/webhooks",
-  });
-  const rows = w.endpoints.map((e) =>
-    h(
-      "tr",
-      { "data-endpoint": e.url },
-      h("td", { class: "mono" }, e.url),
-      h("td", null, e.enabled ? badge("enabled", "on") : badge("disabled", "failed")),
-      h(
-        "td",
-        null,
-        h(
-          "button",
-          { type: "button", class: "secondary", onclick: () => save(urls.filter((u) => u !== e.url)) },
-          "Remove",
-        ),
-      ),
-    ),
-  );
-  return h(
-    "div",
-    { class: "card", id: "endpoints" },
-    h("h2", null, "Webhook endpoints"),
-    rows.length > 0
-      ? h("table", { id: "endpoints-table" }, h("tbody", null, rows))
-      : h("p", { class: "muted" }, "None: forwarded and auth webhooks go nowhere."),
-    h(
-      "form",
-      {
-        class: "row",
-        onsubmit: (ev: Event) => {
-          ev.preventDefault();
-          void save([...urls, input.value.trim()]);
-        },
-      },
-      input,
-      h("button", { type: "submit", id: "add-endpoint" }, "Add endpoint"),
-    ),
-    out,
   );
 }
 
@@ -183,14 +119,5 @@ function signingSecretCard(w: WebhookSettings, show: (w: WebhookSettings) => voi
     ]),
     h("div", { class: "row" }, h("label", { for: "grace-hours" }, "Keep the old one valid for"), grace, rotate),
     out,
-  );
-}
-
-function secretShownOnce(secret: string): Node {
-  return h(
-    "div",
-    { class: "hint", id: "new-secret" },
-    h("p", null, "The new signing secret, shown this once: keep it where your webhook receiver reads it."),
-    copyField("signing-secret-value", secret),
   );
 }

@@ -10,7 +10,7 @@ import type { Message as Message$1 } from "@bufbuild/protobuf";
  * Describes the file junction/webhook/v1/webhook_service.proto.
  */
 export const file_junction_webhook_v1_webhook_service: GenFile = /*@__PURE__*/
-  fileDesc("CilqdW5jdGlvbi93ZWJob29rL3YxL3dlYmhvb2tfc2VydmljZS5wcm90bxITanVuY3Rpb24ud2ViaG9vay52MSKoAQoHQXR0ZW1wdBIKCgJpZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRILCgN1cmwYAyABKAkSEwoLc3RhdHVzX2NvZGUYBCABKAUSEgoKbGF0ZW5jeV9tcxgFIAEoAxIYChByZXNwb25zZV9zbmlwcGV0GAYgASgJEg0KBWVycm9yGAcgASgJEg0KBWF0X21zGAggASgDEg4KBm51bWJlchgJIAEoBSLBAgoHTWVzc2FnZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRIMCgRib2R5GAUgASgJEjMKBnN0YXR1cxgGIAEoDjIjLmp1bmN0aW9uLndlYmhvb2sudjEuRGVsaXZlcnlTdGF0dXMSFQoNYXR0ZW1wdF9jb3VudBgHIAEoBRIaChJuZXh0X2F0dGVtcHRfYXRfbXMYCCABKAMSEgoKbGFzdF9lcnJvchgJIAEoCRIVCg1jcmVhdGVkX2F0X21zGAogASgDEhcKD25vdGlmaWNhdGlvbl9pZBgLIAEoCRIuCghhdHRlbXB0cxgMIAMoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuQXR0ZW1wdCKYAgoaUmVjZWl2ZU5vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRJNCgdoZWFkZXJzGAMgAygLMjwuanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdC5IZWFkZXJzRW50cnkSEwoLYm9keV9sZW5ndGgYBCABKAMSDAoEYm9keRgFIAEoDBIUCgxjb250ZW50X3R5cGUYBiABKAkSDQoFcXVlcnkYByABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiYAobUmVjZWl2ZU5vdGlmaWNhdGlvbnNSZXF1ZXN0EkEKCHJlcXVlc3RzGAEgAygLMi8uanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdCJfChxSZWNlaXZlTm90aWZpY2F0aW9uc1Jlc3BvbnNlEj8KB3Jlc3VsdHMYASADKAsyLi5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXN1bHQinQEKGVJlY2VpdmVOb3RpZmljYXRpb25SZXN1bHQSRAoIcmVzcG9uc2UYASABKAsyMC5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXNwb25zZUgAEi8KBWVycm9yGAIgASgLMh4uanVuY3Rpb24ud2ViaG9vay52MS5JdGVtRXJyb3JIAEIJCgdvdXRjb21lIjoKCUl0ZW1FcnJvchIOCgZzdGF0dXMYASABKAUSDAoEY29kZRgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIqYCChtSZWNlaXZlTm90aWZpY2F0aW9uUmVzcG9uc2USFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJEhEKCWR1cGxpY2F0ZRgCIAEoCBIPCgdkcm9wcGVkGAMgASgIEjEKCWhhbmRzaGFrZRgEIAEoCzIeLmp1bmN0aW9uLndlYmhvb2sudjEuSGFuZHNoYWtlEhUKDWFjY2VwdF9zdGF0dXMYBSABKAUSGAoQbm90aWZpY2F0aW9uX2lkcxgGIAMoCRIwCgl0aHJvdHRsZWQYByABKAsyHS5qdW5jdGlvbi53ZWJob29rLnYxLlRocm90dGxlEjQKC2Ryb3BfcmVhc29uGAggASgOMh8uanVuY3Rpb24ud2ViaG9vay52MS5Ecm9wUmVhc29uIkYKCFRocm90dGxlEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIbChNyZXRyeV9hZnRlcl9zZWNvbmRzGAMgASgFIj8KCUhhbmRzaGFrZRIOCgZzdGF0dXMYASABKAUSFAoMY29udGVudF90eXBlGAIgASgJEgwKBGJvZHkYAyABKAwixgEKE0xpc3RNZXNzYWdlc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEjMKBnN0YXR1cxgDIAEoDjIjLmp1bmN0aW9uLndlYmhvb2sudjEuRGVsaXZlcnlTdGF0dXMSDAoEdHlwZRgEIAEoCRIWCg51bm1hdGNoZWRfb25seRgFIAEoCBINCgVsaW1pdBgGIAEoBRIRCgliZWZvcmVfaWQYByABKAkiXgoUTGlzdE1lc3NhZ2VzUmVzcG9uc2USLgoIbWVzc2FnZXMYASADKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2USFgoObmV4dF9iZWZvcmVfaWQYAiABKAkiHwoRR2V0TWVzc2FnZVJlcXVlc3QSCgoCaWQYASABKAkiQwoSR2V0TWVzc2FnZVJlc3BvbnNlEi0KB21lc3NhZ2UYASABKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2UiIgoUUmVwbGF5TWVzc2FnZVJlcXVlc3QSCgoCaWQYASABKAkiRgoVUmVwbGF5TWVzc2FnZVJlc3BvbnNlEi0KB21lc3NhZ2UYASABKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2UiJwoTUmVwbGF5RmFpbGVkUmVxdWVzdBIQCghzaW5jZV9tcxgBIAEoAyIoChRSZXBsYXlGYWlsZWRSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoBSIjChVFbmFibGVFbmRwb2ludFJlcXVlc3QSCgoCaWQYASABKAkiSQoWRW5hYmxlRW5kcG9pbnRSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MiNQoXQ2hlY2tFbmRwb2ludFVybFJlcXVlc3QSCwoDdXJsGAEgASgJEg0KBWZpZWxkGAIgASgJIicKGENoZWNrRW5kcG9pbnRVcmxSZXNwb25zZRILCgN1cmwYASABKAkiZwoIRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEg8KB2VuYWJsZWQYAyABKAgSFwoPZGlzYWJsZWRfcmVhc29uGAQgASgJEhgKEGZhaWxpbmdfc2luY2VfbXMYBSABKAMigwEKCFNldHRpbmdzEjAKCWVuZHBvaW50cxgBIAMoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuRW5kcG9pbnQSHQoVc2lnbmluZ19zZWNyZXRfcHJlZml4GAIgASgJEiYKHnByZXZpb3VzX3NlY3JldF92YWxpZF91bnRpbF9tcxgDIAEoAyIUChJHZXRTZXR0aW5nc1JlcXVlc3QiRgoTR2V0U2V0dGluZ3NSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MiLgoVVXBkYXRlU2V0dGluZ3NSZXF1ZXN0EhUKDWVuZHBvaW50X3VybHMYASADKAkiYQoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MSFgoOc2lnbmluZ19zZWNyZXQYAiABKAkiLgoaUm90YXRlU2lnbmluZ1NlY3JldFJlcXVlc3QSEAoIZ3JhY2VfbXMYASABKAMiZgobUm90YXRlU2lnbmluZ1NlY3JldFJlc3BvbnNlEhYKDnNpZ25pbmdfc2VjcmV0GAEgASgJEi8KCHNldHRpbmdzGAIgASgLMh0uanVuY3Rpb24ud2ViaG9vay52MS5TZXR0aW5ncyqoAQoORGVsaXZlcnlTdGF0dXMSHwobREVMSVZFUllfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGwoXREVMSVZFUllfU1RBVFVTX1BFTkRJTkcQARIdChlERUxJVkVSWV9TVEFUVVNfU1VDQ0VFREVEEAISGgoWREVMSVZFUllfU1RBVFVTX0ZBSUxFRBADEh0KGURFTElWRVJZX1NUQVRVU19FWEhBVVNURUQQBCpqCgpEcm9wUmVhc29uEhsKF0RST1BfUkVBU09OX1VOU1BFQ0lGSUVEEAASHgoaRFJPUF9SRUFTT05fVE9LRU5fTUlTTUFUQ0gQARIfChtEUk9QX1JFQVNPTl9VTktOT1dOX0NIQU5ORUwQAjLBCAoOV2ViaG9va1NlcnZpY2USYAoLR2V0U2V0dGluZ3MSJy5qdW5jdGlvbi53ZWJob29rLnYxLkdldFNldHRpbmdzUmVxdWVzdBooLmp1bmN0aW9uLndlYmhvb2sudjEuR2V0U2V0dGluZ3NSZXNwb25zZRJpCg5VcGRhdGVTZXR0aW5ncxIqLmp1bmN0aW9uLndlYmhvb2sudjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0GisuanVuY3Rpb24ud2ViaG9vay52MS5VcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEngKE1JvdGF0ZVNpZ25pbmdTZWNyZXQSLy5qdW5jdGlvbi53ZWJob29rLnYxLlJvdGF0ZVNpZ25pbmdTZWNyZXRSZXF1ZXN0GjAuanVuY3Rpb24ud2ViaG9vay52MS5Sb3RhdGVTaWduaW5nU2VjcmV0UmVzcG9uc2USewoUUmVjZWl2ZU5vdGlmaWNhdGlvbnMSMC5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25zUmVxdWVzdBoxLmp1bmN0aW9uLndlYmhvb2sudjEuUmVjZWl2ZU5vdGlmaWNhdGlvbnNSZXNwb25zZRJjCgxMaXN0TWVzc2FnZXMSKC5qdW5jdGlvbi53ZWJob29rLnYxLkxpc3RNZXNzYWdlc1JlcXVlc3QaKS5qdW5jdGlvbi53ZWJob29rLnYxLkxpc3RNZXNzYWdlc1Jlc3BvbnNlEl0KCkdldE1lc3NhZ2USJi5qdW5jdGlvbi53ZWJob29rLnYxLkdldE1lc3NhZ2VSZXF1ZXN0GicuanVuY3Rpb24ud2ViaG9vay52MS5HZXRNZXNzYWdlUmVzcG9uc2USZgoNUmVwbGF5TWVzc2FnZRIpLmp1bmN0aW9uLndlYmhvb2sudjEuUmVwbGF5TWVzc2FnZVJlcXVlc3QaKi5qdW5jdGlvbi53ZWJob29rLnYxLlJlcGxheU1lc3NhZ2VSZXNwb25zZRJjCgxSZXBsYXlGYWlsZWQSKC5qdW5jdGlvbi53ZWJob29rLnYxLlJlcGxheUZhaWxlZFJlcXVlc3QaKS5qdW5jdGlvbi53ZWJob29rLnYxLlJlcGxheUZhaWxlZFJlc3BvbnNlEmkKDkVuYWJsZUVuZHBvaW50EiouanVuY3Rpb24ud2ViaG9vay52MS5FbmFibGVFbmRwb2ludFJlcXVlc3QaKy5qdW5jdGlvbi53ZWJob29rLnYxLkVuYWJsZUVuZHBvaW50UmVzcG9uc2USbwoQQ2hlY2tFbmRwb2ludFVybBIsLmp1bmN0aW9uLndlYmhvb2sudjEuQ2hlY2tFbmRwb2ludFVybFJlcXVlc3QaLS5qdW5jdGlvbi53ZWJob29rLnYxLkNoZWNrRW5kcG9pbnRVcmxSZXNwb25zZWIGcHJvdG8z");
+  fileDesc("CilqdW5jdGlvbi93ZWJob29rL3YxL3dlYmhvb2tfc2VydmljZS5wcm90bxITanVuY3Rpb24ud2ViaG9vay52MSKoAQoHQXR0ZW1wdBIKCgJpZBgBIAEoCRITCgtlbmRwb2ludF9pZBgCIAEoCRILCgN1cmwYAyABKAkSEwoLc3RhdHVzX2NvZGUYBCABKAUSEgoKbGF0ZW5jeV9tcxgFIAEoAxIYChByZXNwb25zZV9zbmlwcGV0GAYgASgJEg0KBWVycm9yGAcgASgJEg0KBWF0X21zGAggASgDEg4KBm51bWJlchgJIAEoBSLBAgoHTWVzc2FnZRIKCgJpZBgBIAEoCRIMCgR0eXBlGAIgASgJEhsKE3Byb3ZpZGVyX2NvbmZpZ19rZXkYAyABKAkSFQoNY29ubmVjdGlvbl9pZBgEIAEoCRIMCgRib2R5GAUgASgJEjMKBnN0YXR1cxgGIAEoDjIjLmp1bmN0aW9uLndlYmhvb2sudjEuRGVsaXZlcnlTdGF0dXMSFQoNYXR0ZW1wdF9jb3VudBgHIAEoBRIaChJuZXh0X2F0dGVtcHRfYXRfbXMYCCABKAMSEgoKbGFzdF9lcnJvchgJIAEoCRIVCg1jcmVhdGVkX2F0X21zGAogASgDEhcKD25vdGlmaWNhdGlvbl9pZBgLIAEoCRIuCghhdHRlbXB0cxgMIAMoCzIcLmp1bmN0aW9uLndlYmhvb2sudjEuQXR0ZW1wdCKYAgoaUmVjZWl2ZU5vdGlmaWNhdGlvblJlcXVlc3QSFgoOZW52aXJvbm1lbnRfaWQYASABKAkSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgCIAEoCRJNCgdoZWFkZXJzGAMgAygLMjwuanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdC5IZWFkZXJzRW50cnkSEwoLYm9keV9sZW5ndGgYBCABKAMSDAoEYm9keRgFIAEoDBIUCgxjb250ZW50X3R5cGUYBiABKAkSDQoFcXVlcnkYByABKAkaLgoMSGVhZGVyc0VudHJ5EgsKA2tleRgBIAEoCRINCgV2YWx1ZRgCIAEoCToCOAEiYAobUmVjZWl2ZU5vdGlmaWNhdGlvbnNSZXF1ZXN0EkEKCHJlcXVlc3RzGAEgAygLMi8uanVuY3Rpb24ud2ViaG9vay52MS5SZWNlaXZlTm90aWZpY2F0aW9uUmVxdWVzdCJfChxSZWNlaXZlTm90aWZpY2F0aW9uc1Jlc3BvbnNlEj8KB3Jlc3VsdHMYASADKAsyLi5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXN1bHQinQEKGVJlY2VpdmVOb3RpZmljYXRpb25SZXN1bHQSRAoIcmVzcG9uc2UYASABKAsyMC5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25SZXNwb25zZUgAEi8KBWVycm9yGAIgASgLMh4uanVuY3Rpb24ud2ViaG9vay52MS5JdGVtRXJyb3JIAEIJCgdvdXRjb21lIjoKCUl0ZW1FcnJvchIOCgZzdGF0dXMYASABKAUSDAoEY29kZRgCIAEoCRIPCgdtZXNzYWdlGAMgASgJIqYCChtSZWNlaXZlTm90aWZpY2F0aW9uUmVzcG9uc2USFwoPbm90aWZpY2F0aW9uX2lkGAEgASgJEhEKCWR1cGxpY2F0ZRgCIAEoCBIPCgdkcm9wcGVkGAMgASgIEjEKCWhhbmRzaGFrZRgEIAEoCzIeLmp1bmN0aW9uLndlYmhvb2sudjEuSGFuZHNoYWtlEhUKDWFjY2VwdF9zdGF0dXMYBSABKAUSGAoQbm90aWZpY2F0aW9uX2lkcxgGIAMoCRIwCgl0aHJvdHRsZWQYByABKAsyHS5qdW5jdGlvbi53ZWJob29rLnYxLlRocm90dGxlEjQKC2Ryb3BfcmVhc29uGAggASgOMh8uanVuY3Rpb24ud2ViaG9vay52MS5Ecm9wUmVhc29uIkYKCFRocm90dGxlEgwKBGNvZGUYASABKAkSDwoHbWVzc2FnZRgCIAEoCRIbChNyZXRyeV9hZnRlcl9zZWNvbmRzGAMgASgFIj8KCUhhbmRzaGFrZRIOCgZzdGF0dXMYASABKAUSFAoMY29udGVudF90eXBlGAIgASgJEgwKBGJvZHkYAyABKAwixgEKE0xpc3RNZXNzYWdlc1JlcXVlc3QSGwoTcHJvdmlkZXJfY29uZmlnX2tleRgBIAEoCRIVCg1jb25uZWN0aW9uX2lkGAIgASgJEjMKBnN0YXR1cxgDIAEoDjIjLmp1bmN0aW9uLndlYmhvb2sudjEuRGVsaXZlcnlTdGF0dXMSDAoEdHlwZRgEIAEoCRIWCg51bm1hdGNoZWRfb25seRgFIAEoCBINCgVsaW1pdBgGIAEoBRIRCgliZWZvcmVfaWQYByABKAkiXgoUTGlzdE1lc3NhZ2VzUmVzcG9uc2USLgoIbWVzc2FnZXMYASADKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2USFgoObmV4dF9iZWZvcmVfaWQYAiABKAkiHwoRR2V0TWVzc2FnZVJlcXVlc3QSCgoCaWQYASABKAkiQwoSR2V0TWVzc2FnZVJlc3BvbnNlEi0KB21lc3NhZ2UYASABKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2UiIgoUUmVwbGF5TWVzc2FnZVJlcXVlc3QSCgoCaWQYASABKAkiRgoVUmVwbGF5TWVzc2FnZVJlc3BvbnNlEi0KB21lc3NhZ2UYASABKAsyHC5qdW5jdGlvbi53ZWJob29rLnYxLk1lc3NhZ2UiJwoTUmVwbGF5RmFpbGVkUmVxdWVzdBIQCghzaW5jZV9tcxgBIAEoAyIoChRSZXBsYXlGYWlsZWRSZXNwb25zZRIQCghyZXBsYXllZBgBIAEoBSIjChVFbmFibGVFbmRwb2ludFJlcXVlc3QSCgoCaWQYASABKAkiSQoWRW5hYmxlRW5kcG9pbnRSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MiJAoWRGlzYWJsZUVuZHBvaW50UmVxdWVzdBIKCgJpZBgBIAEoCSJKChdEaXNhYmxlRW5kcG9pbnRSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MiIQoTVGVzdEVuZHBvaW50UmVxdWVzdBIKCgJpZBgBIAEoCSKXAQoUVGVzdEVuZHBvaW50UmVzcG9uc2USEgoKbWVzc2FnZV9pZBgBIAEoCRILCgN1cmwYAiABKAkSEwoLc3RhdHVzX2NvZGUYAyABKAUSEgoKbGF0ZW5jeV9tcxgEIAEoAxIYChByZXNwb25zZV9zbmlwcGV0GAUgASgJEg0KBWVycm9yGAYgASgJEgwKBGJvZHkYByABKAkiNQoXQ2hlY2tFbmRwb2ludFVybFJlcXVlc3QSCwoDdXJsGAEgASgJEg0KBWZpZWxkGAIgASgJIicKGENoZWNrRW5kcG9pbnRVcmxSZXNwb25zZRILCgN1cmwYASABKAkiZwoIRW5kcG9pbnQSCgoCaWQYASABKAkSCwoDdXJsGAIgASgJEg8KB2VuYWJsZWQYAyABKAgSFwoPZGlzYWJsZWRfcmVhc29uGAQgASgJEhgKEGZhaWxpbmdfc2luY2VfbXMYBSABKAMigwEKCFNldHRpbmdzEjAKCWVuZHBvaW50cxgBIAMoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuRW5kcG9pbnQSHQoVc2lnbmluZ19zZWNyZXRfcHJlZml4GAIgASgJEiYKHnByZXZpb3VzX3NlY3JldF92YWxpZF91bnRpbF9tcxgDIAEoAyIUChJHZXRTZXR0aW5nc1JlcXVlc3QiRgoTR2V0U2V0dGluZ3NSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MiLgoVVXBkYXRlU2V0dGluZ3NSZXF1ZXN0EhUKDWVuZHBvaW50X3VybHMYASADKAkiYQoWVXBkYXRlU2V0dGluZ3NSZXNwb25zZRIvCghzZXR0aW5ncxgBIAEoCzIdLmp1bmN0aW9uLndlYmhvb2sudjEuU2V0dGluZ3MSFgoOc2lnbmluZ19zZWNyZXQYAiABKAkiLgoaUm90YXRlU2lnbmluZ1NlY3JldFJlcXVlc3QSEAoIZ3JhY2VfbXMYASABKAMiZgobUm90YXRlU2lnbmluZ1NlY3JldFJlc3BvbnNlEhYKDnNpZ25pbmdfc2VjcmV0GAEgASgJEi8KCHNldHRpbmdzGAIgASgLMh0uanVuY3Rpb24ud2ViaG9vay52MS5TZXR0aW5ncyqoAQoORGVsaXZlcnlTdGF0dXMSHwobREVMSVZFUllfU1RBVFVTX1VOU1BFQ0lGSUVEEAASGwoXREVMSVZFUllfU1RBVFVTX1BFTkRJTkcQARIdChlERUxJVkVSWV9TVEFUVVNfU1VDQ0VFREVEEAISGgoWREVMSVZFUllfU1RBVFVTX0ZBSUxFRBADEh0KGURFTElWRVJZX1NUQVRVU19FWEhBVVNURUQQBCpqCgpEcm9wUmVhc29uEhsKF0RST1BfUkVBU09OX1VOU1BFQ0lGSUVEEAASHgoaRFJPUF9SRUFTT05fVE9LRU5fTUlTTUFUQ0gQARIfChtEUk9QX1JFQVNPTl9VTktOT1dOX0NIQU5ORUwQAjKUCgoOV2ViaG9va1NlcnZpY2USYAoLR2V0U2V0dGluZ3MSJy5qdW5jdGlvbi53ZWJob29rLnYxLkdldFNldHRpbmdzUmVxdWVzdBooLmp1bmN0aW9uLndlYmhvb2sudjEuR2V0U2V0dGluZ3NSZXNwb25zZRJpCg5VcGRhdGVTZXR0aW5ncxIqLmp1bmN0aW9uLndlYmhvb2sudjEuVXBkYXRlU2V0dGluZ3NSZXF1ZXN0GisuanVuY3Rpb24ud2ViaG9vay52MS5VcGRhdGVTZXR0aW5nc1Jlc3BvbnNlEngKE1JvdGF0ZVNpZ25pbmdTZWNyZXQSLy5qdW5jdGlvbi53ZWJob29rLnYxLlJvdGF0ZVNpZ25pbmdTZWNyZXRSZXF1ZXN0GjAuanVuY3Rpb24ud2ViaG9vay52MS5Sb3RhdGVTaWduaW5nU2VjcmV0UmVzcG9uc2USewoUUmVjZWl2ZU5vdGlmaWNhdGlvbnMSMC5qdW5jdGlvbi53ZWJob29rLnYxLlJlY2VpdmVOb3RpZmljYXRpb25zUmVxdWVzdBoxLmp1bmN0aW9uLndlYmhvb2sudjEuUmVjZWl2ZU5vdGlmaWNhdGlvbnNSZXNwb25zZRJjCgxMaXN0TWVzc2FnZXMSKC5qdW5jdGlvbi53ZWJob29rLnYxLkxpc3RNZXNzYWdlc1JlcXVlc3QaKS5qdW5jdGlvbi53ZWJob29rLnYxLkxpc3RNZXNzYWdlc1Jlc3BvbnNlEl0KCkdldE1lc3NhZ2USJi5qdW5jdGlvbi53ZWJob29rLnYxLkdldE1lc3NhZ2VSZXF1ZXN0GicuanVuY3Rpb24ud2ViaG9vay52MS5HZXRNZXNzYWdlUmVzcG9uc2USZgoNUmVwbGF5TWVzc2FnZRIpLmp1bmN0aW9uLndlYmhvb2sudjEuUmVwbGF5TWVzc2FnZVJlcXVlc3QaKi5qdW5jdGlvbi53ZWJob29rLnYxLlJlcGxheU1lc3NhZ2VSZXNwb25zZRJjCgxSZXBsYXlGYWlsZWQSKC5qdW5jdGlvbi53ZWJob29rLnYxLlJlcGxheUZhaWxlZFJlcXVlc3QaKS5qdW5jdGlvbi53ZWJob29rLnYxLlJlcGxheUZhaWxlZFJlc3BvbnNlEmkKDkVuYWJsZUVuZHBvaW50EiouanVuY3Rpb24ud2ViaG9vay52MS5FbmFibGVFbmRwb2ludFJlcXVlc3QaKy5qdW5jdGlvbi53ZWJob29rLnYxLkVuYWJsZUVuZHBvaW50UmVzcG9uc2USbAoPRGlzYWJsZUVuZHBvaW50EisuanVuY3Rpb24ud2ViaG9vay52MS5EaXNhYmxlRW5kcG9pbnRSZXF1ZXN0GiwuanVuY3Rpb24ud2ViaG9vay52MS5EaXNhYmxlRW5kcG9pbnRSZXNwb25zZRJjCgxUZXN0RW5kcG9pbnQSKC5qdW5jdGlvbi53ZWJob29rLnYxLlRlc3RFbmRwb2ludFJlcXVlc3QaKS5qdW5jdGlvbi53ZWJob29rLnYxLlRlc3RFbmRwb2ludFJlc3BvbnNlEm8KEENoZWNrRW5kcG9pbnRVcmwSLC5qdW5jdGlvbi53ZWJob29rLnYxLkNoZWNrRW5kcG9pbnRVcmxSZXF1ZXN0Gi0uanVuY3Rpb24ud2ViaG9vay52MS5DaGVja0VuZHBvaW50VXJsUmVzcG9uc2ViBnByb3RvMw");
 
 /**
  * One delivery attempt of a message to an endpoint.
@@ -767,6 +767,132 @@ export const EnableEndpointResponseSchema: GenMessage<EnableEndpointResponse> = 
   messageDesc(file_junction_webhook_v1_webhook_service, 19);
 
 /**
+ * Request for DisableEndpoint.
+ *
+ * @generated from message junction.webhook.v1.DisableEndpointRequest
+ */
+export type DisableEndpointRequest = Message$1<"junction.webhook.v1.DisableEndpointRequest"> & {
+  /**
+   * Endpoint id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message junction.webhook.v1.DisableEndpointRequest.
+ * Use `create(DisableEndpointRequestSchema)` to create a new message.
+ */
+export const DisableEndpointRequestSchema: GenMessage<DisableEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 20);
+
+/**
+ * Response for DisableEndpoint.
+ *
+ * @generated from message junction.webhook.v1.DisableEndpointResponse
+ */
+export type DisableEndpointResponse = Message$1<"junction.webhook.v1.DisableEndpointResponse"> & {
+  /**
+   * The settings after the change.
+   *
+   * @generated from field: junction.webhook.v1.Settings settings = 1;
+   */
+  settings?: Settings | undefined;
+};
+
+/**
+ * Describes the message junction.webhook.v1.DisableEndpointResponse.
+ * Use `create(DisableEndpointResponseSchema)` to create a new message.
+ */
+export const DisableEndpointResponseSchema: GenMessage<DisableEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 21);
+
+/**
+ * Request for TestEndpoint.
+ *
+ * @generated from message junction.webhook.v1.TestEndpointRequest
+ */
+export type TestEndpointRequest = Message$1<"junction.webhook.v1.TestEndpointRequest"> & {
+  /**
+   * Endpoint id.
+   *
+   * @generated from field: string id = 1;
+   */
+  id: string;
+};
+
+/**
+ * Describes the message junction.webhook.v1.TestEndpointRequest.
+ * Use `create(TestEndpointRequestSchema)` to create a new message.
+ */
+export const TestEndpointRequestSchema: GenMessage<TestEndpointRequest> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 22);
+
+/**
+ * Response for TestEndpoint: the endpoint's answer to the test message.
+ *
+ * @generated from message junction.webhook.v1.TestEndpointResponse
+ */
+export type TestEndpointResponse = Message$1<"junction.webhook.v1.TestEndpointResponse"> & {
+  /**
+   * The webhook-id the test message was signed with (msg_...).
+   *
+   * @generated from field: string message_id = 1;
+   */
+  messageId: string;
+
+  /**
+   * The URL posted to.
+   *
+   * @generated from field: string url = 2;
+   */
+  url: string;
+
+  /**
+   * HTTP status, 0 when no response (timeout, refused).
+   *
+   * @generated from field: int32 status_code = 3;
+   */
+  statusCode: number;
+
+  /**
+   * Time to the response, milliseconds.
+   *
+   * @generated from field: int64 latency_ms = 4;
+   */
+  latencyMs: bigint;
+
+  /**
+   * First bytes of the response body.
+   *
+   * @generated from field: string response_snippet = 5;
+   */
+  responseSnippet: string;
+
+  /**
+   * Why it failed; empty for a 2xx.
+   *
+   * @generated from field: string error = 6;
+   */
+  error: string;
+
+  /**
+   * The exact body that was signed and sent.
+   *
+   * @generated from field: string body = 7;
+   */
+  body: string;
+};
+
+/**
+ * Describes the message junction.webhook.v1.TestEndpointResponse.
+ * Use `create(TestEndpointResponseSchema)` to create a new message.
+ */
+export const TestEndpointResponseSchema: GenMessage<TestEndpointResponse> = /*@__PURE__*/
+  messageDesc(file_junction_webhook_v1_webhook_service, 23);
+
+/**
  * Request for CheckEndpointUrl.
  *
  * @generated from message junction.webhook.v1.CheckEndpointUrlRequest
@@ -792,7 +918,7 @@ export type CheckEndpointUrlRequest = Message$1<"junction.webhook.v1.CheckEndpoi
  * Use `create(CheckEndpointUrlRequestSchema)` to create a new message.
  */
 export const CheckEndpointUrlRequestSchema: GenMessage<CheckEndpointUrlRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 20);
+  messageDesc(file_junction_webhook_v1_webhook_service, 24);
 
 /**
  * Response for CheckEndpointUrl.
@@ -813,7 +939,7 @@ export type CheckEndpointUrlResponse = Message$1<"junction.webhook.v1.CheckEndpo
  * Use `create(CheckEndpointUrlResponseSchema)` to create a new message.
  */
 export const CheckEndpointUrlResponseSchema: GenMessage<CheckEndpointUrlResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 21);
+  messageDesc(file_junction_webhook_v1_webhook_service, 25);
 
 /**
  * A customer webhook endpoint.
@@ -862,7 +988,7 @@ export type Endpoint = Message$1<"junction.webhook.v1.Endpoint"> & {
  * Use `create(EndpointSchema)` to create a new message.
  */
 export const EndpointSchema: GenMessage<Endpoint> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 22);
+  messageDesc(file_junction_webhook_v1_webhook_service, 26);
 
 /**
  * The environment's webhook settings.
@@ -897,7 +1023,7 @@ export type Settings = Message$1<"junction.webhook.v1.Settings"> & {
  * Use `create(SettingsSchema)` to create a new message.
  */
 export const SettingsSchema: GenMessage<Settings> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 23);
+  messageDesc(file_junction_webhook_v1_webhook_service, 27);
 
 /**
  * Request for GetSettings.
@@ -912,7 +1038,7 @@ export type GetSettingsRequest = Message$1<"junction.webhook.v1.GetSettingsReque
  * Use `create(GetSettingsRequestSchema)` to create a new message.
  */
 export const GetSettingsRequestSchema: GenMessage<GetSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 24);
+  messageDesc(file_junction_webhook_v1_webhook_service, 28);
 
 /**
  * Response for GetSettings.
@@ -933,7 +1059,7 @@ export type GetSettingsResponse = Message$1<"junction.webhook.v1.GetSettingsResp
  * Use `create(GetSettingsResponseSchema)` to create a new message.
  */
 export const GetSettingsResponseSchema: GenMessage<GetSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 25);
+  messageDesc(file_junction_webhook_v1_webhook_service, 29);
 
 /**
  * Request for UpdateSettings.
@@ -954,7 +1080,7 @@ export type UpdateSettingsRequest = Message$1<"junction.webhook.v1.UpdateSetting
  * Use `create(UpdateSettingsRequestSchema)` to create a new message.
  */
 export const UpdateSettingsRequestSchema: GenMessage<UpdateSettingsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 26);
+  messageDesc(file_junction_webhook_v1_webhook_service, 30);
 
 /**
  * Response for UpdateSettings.
@@ -983,7 +1109,7 @@ export type UpdateSettingsResponse = Message$1<"junction.webhook.v1.UpdateSettin
  * Use `create(UpdateSettingsResponseSchema)` to create a new message.
  */
 export const UpdateSettingsResponseSchema: GenMessage<UpdateSettingsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 27);
+  messageDesc(file_junction_webhook_v1_webhook_service, 31);
 
 /**
  * Request for RotateSigningSecret.
@@ -1004,7 +1130,7 @@ export type RotateSigningSecretRequest = Message$1<"junction.webhook.v1.RotateSi
  * Use `create(RotateSigningSecretRequestSchema)` to create a new message.
  */
 export const RotateSigningSecretRequestSchema: GenMessage<RotateSigningSecretRequest> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 28);
+  messageDesc(file_junction_webhook_v1_webhook_service, 32);
 
 /**
  * Response for RotateSigningSecret.
@@ -1032,7 +1158,7 @@ export type RotateSigningSecretResponse = Message$1<"junction.webhook.v1.RotateS
  * Use `create(RotateSigningSecretResponseSchema)` to create a new message.
  */
 export const RotateSigningSecretResponseSchema: GenMessage<RotateSigningSecretResponse> = /*@__PURE__*/
-  messageDesc(file_junction_webhook_v1_webhook_service, 29);
+  messageDesc(file_junction_webhook_v1_webhook_service, 33);
 
 /**
  * Where a message stands (Svix-style explicit states).
@@ -1211,6 +1337,28 @@ export const WebhookService: GenService<{
     methodKind: "unary";
     input: typeof EnableEndpointRequestSchema;
     output: typeof EnableEndpointResponseSchema;
+  },
+  /**
+   * Disables an endpoint: no delivery is attempted to it until it is enabled again (messages are not
+   * held for it; one with no enabled endpoint left ends exhausted, replayable).
+   *
+   * @generated from rpc junction.webhook.v1.WebhookService.DisableEndpoint
+   */
+  disableEndpoint: {
+    methodKind: "unary";
+    input: typeof DisableEndpointRequestSchema;
+    output: typeof DisableEndpointResponseSchema;
+  },
+  /**
+   * Posts a signed test message to one endpoint (enabled or not) and returns its answer. Nothing is
+   * recorded in the delivery log.
+   *
+   * @generated from rpc junction.webhook.v1.WebhookService.TestEndpoint
+   */
+  testEndpoint: {
+    methodKind: "unary";
+    input: typeof TestEndpointRequestSchema;
+    output: typeof TestEndpointResponseSchema;
   },
   /**
    * Checks a URL as an endpoint URL would be (scheme, address policy) and returns it normalised:
