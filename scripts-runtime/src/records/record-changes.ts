@@ -73,7 +73,7 @@ export function signallingStore(store: RecordStore, changes: RecordChanges): Rec
     getByIds: (scope, ids) => store.getByIds(scope, ids),
     list: (scope, query) => store.list(scope, query),
     secret: (scope) => store.secret(scope),
-    beginDeleteTracking: (scope) => store.beginDeleteTracking(scope),
+    beginDeleteTracking: (scope, continuing) => store.beginDeleteTracking(scope, continuing),
     models: (scope) => store.models(scope),
     getCheckpoint: (key) => store.getCheckpoint(key),
     saveCheckpoint: (key, checkpoint, now) => store.saveCheckpoint(key, checkpoint, now),
