@@ -1,0 +1,45 @@
+import { z } from "zod";
+import type { Clock } from "../clock.ts";
+import { flagSetting, loadConfig } from "../config.ts";
+import type { MetricsRegistry } from "../metrics.ts";
+import { OperationRecorder } from "./operation-recorder.ts";
+
+/** How each process records its operations, from JUNCTION_LOGS_* (the log's retention is the logs service's). */
+export const recorderSettingsSchema = z.object({
+  /** Record operations at all (off: the log stays empty; for measuring its cost). */
+  record: flagSetting.default(true),
+  /** Operations held in memory waiting for the store; past it they are dropped and counted. */
+  buffer: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  /** Integration ids whose bodies are recorded, comma-separated; no body of any other is kept. */
+  bodies: z
+    .string()
+    .default("")
+    .transform((v) =>
+      v
+        .split(",")
+        .map((s) => s.trim())
+        .filter(Boolean),
+    ),
+});
+
+export type RecorderSettings = z.infer<typeof recorderSettingsSchema>;
+
+export function loadRecorderSettings(env: Record<string, string | undefined> = process.env): RecorderSettings {
+  return loadConfig(recorderSettingsSchema, { prefix: "JUNCTION_LOGS_", env });
+}
+
+/** The process's recorder, from its settings. */
+export function recorderFromEnv(
+  env: Record<string, string | undefined>,
+  clock: Clock,
+  metrics?: MetricsRegistry,
+): OperationRecorder {
+  const s = loadRecorderSettings(env);
+  return new OperationRecorder({
+    clock,
+    enabled: s.record,
+    maxBuffered: s.buffer,
+    bodies: new Set(s.bodies),
+    ...(metrics ? { metrics } : {}),
+  });
+}
