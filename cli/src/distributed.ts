@@ -1,5 +1,7 @@
 import { join } from "node:path";
 import { MeteredBus, TracedBus } from "@junction/bus";
+import { busOperationSink } from "@junction/logs-service";
+import { recorderFromEnv } from "@junction/platform/operations/recorder-settings";
 import { NatsBus } from "@junction/bus/nats-bus";
 import {
   createGateway,
@@ -90,6 +92,8 @@ export async function serveService(
   const port = servicePort(env, name);
   const { metricsToken } = loadObserveSettings(env);
   const metrics = new MetricsRegistry();
+  // Each process records its own operations; the logs process keeps them, the others send them on the bus.
+  const operations = recorderFromEnv(env, systemClock, metrics);
   // Loaded only when the OTEL_* variables turn tracing on: off, a process never loads the SDK.
   const tracing = tracesEndpoint(env)
     ? (await import("@junction/platform/tracing")).startTracing(env, name)
@@ -105,6 +109,7 @@ export async function serveService(
     const peers = SERVICE_KEYS.filter((other) => other !== "scripts" || Boolean(env[urlVariable(other)]));
     // Core NATS only: an authorization's result reaches the gateway process holding the SDK's socket.
     const gatewayBus = await NatsBus.connect({ servers: common.natsUrl, name: "junction-gateway" });
+    operations.attach(busOperationSink(gatewayBus));
     let served: RunningGateway | undefined;
     const gateway = createGateway({
       clients,
@@ -118,6 +123,7 @@ export async function serveService(
       readiness: [...peers.map(peerCheck), busCheck(gatewayBus)],
       ...(tracing ? { tracing } : {}),
       bus: gatewayBus,
+      operations,
       authSocketSettings: loadAuthSocketSettings(env),
     });
     await gateway.authSockets.start();
@@ -134,6 +140,7 @@ export async function serveService(
       async stop() {
         await gateway.authSockets.stop();
         await server.stop();
+        await operations.flushed();
         await gatewayBus.close();
         await tracing?.shutdown();
       },
@@ -160,12 +167,14 @@ export async function serveService(
     embedded: false,
     metrics,
     ...(tracing ? { tracing } : {}),
+    operations,
     clients,
     // Without JUNCTION_<NAME>_URL, an optional service is not run (say, connection and webhook get no
     // scripts client: a topology without a scripts process must not retry every notification against nothing).
     runs: (other: ServiceKey) => Boolean(env[urlVariable(other)]),
     baseUrl: () => baseUrl,
   };
+  if (bus && name !== "logs") operations.attach(busOperationSink(bus));
   const service = await buildService(spec, config, wiring, { bus, db, encryptor });
   const server = await serveH2c((r) => service.routes(r), {
     port,
@@ -209,6 +218,7 @@ export async function serveService(
       await admin?.stop();
       await server.close();
       await service.stop?.();
+      await operations.flushed();
       await bus?.close();
       await service.close?.();
       await mongo?.close();

@@ -10,6 +10,7 @@ import {
 } from "@junction/platform";
 import { type ProxySettings, proxyMetrics } from "@junction/upstream-proxy";
 import type { Bus } from "@junction/bus";
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import type { Server } from "bun";
 import { type AuthSocketData, AuthSockets } from "./auth-socket/auth-sockets.ts";
 import type { AuthSocketSettings } from "./auth-socket/auth-socket-settings.ts";
@@ -35,6 +36,7 @@ import { apiAuthRoutes } from "./routes/api-auth.ts";
 import { proxyRoutes } from "./routes/proxy.ts";
 import { inboundWebhookRoutes } from "./routes/inbound-webhook.ts";
 import { deliveryRoutes } from "./routes/deliveries.ts";
+import { logRoutes } from "./routes/logs.ts";
 import { recordRoutes } from "./routes/records.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
 import { mcpRoutes } from "./routes/mcp/mcp-routes.ts";
@@ -74,6 +76,8 @@ export interface GatewayDeps {
   bus?: Bus;
   /** The frontend SDK's WebSocket: its extra path, bound and lifetime (loadAuthSocketSettings). */
   authSocketSettings?: AuthSocketSettings;
+  /** The process's operations recorder: the gateway records proxy calls (none when absent). */
+  operations?: OperationRecorder;
   /** A request's client address, as the server serving the gateway sees it (RunningGateway.addressOf). */
   addressOf?: (req: Request) => string | undefined;
 }
@@ -129,14 +133,18 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...oauthRoutes(authSockets.relay, authSockets.path),
     ...apiAuthRoutes(),
     ...connectUiRoutes(deps.connectUi),
-    ...proxyRoutes({
-      clock,
-      settings: deps.proxySettings,
-      metrics: proxyMetrics(metrics),
-      ...(deps.tracing ? { tracing: deps.tracing } : {}),
-    }),
+    ...proxyRoutes(
+      {
+        clock,
+        settings: deps.proxySettings,
+        metrics: proxyMetrics(metrics),
+        ...(deps.tracing ? { tracing: deps.tracing } : {}),
+      },
+      deps.operations,
+    ),
     ...inboundWebhookRoutes(),
     ...deliveryRoutes(),
+    ...logRoutes(),
     ...scriptRoutes(),
     ...recordRoutes(),
     ...mcpRoutes(),

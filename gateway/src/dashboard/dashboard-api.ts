@@ -19,6 +19,7 @@ const ALLOWED_RESOURCES = new Set([
   "scripts",
   "script-runs",
   "sync",
+  "logs",
 ]);
 
 /**
