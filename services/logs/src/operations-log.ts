@@ -51,6 +51,11 @@ export class OperationsLog {
     return this.pruning;
   }
 
+  /** Resolves once the retention run under way (a scheduled one included) is over (tests). */
+  idle(): Promise<void> {
+    return this.pruning;
+  }
+
   private schedule(): void {
     this.timer = this.clock.setTimer(() => {
       void this.prune().then(() => {
