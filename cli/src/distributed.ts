@@ -92,8 +92,9 @@ export async function serveService(
   const port = servicePort(env, name);
   const { metricsToken } = loadObserveSettings(env);
   const metrics = new MetricsRegistry();
-  // Each process records its own operations; the logs process keeps them, the others send them on the bus.
-  const operations = recorderFromEnv(env, systemClock, metrics);
+  // Each process records its own operations; the logs process keeps them, the others send them on the bus
+  // (nothing is recorded in a topology without a logs process: no queue would ever be drained).
+  const operations = recorderFromEnv(env, systemClock, metrics, name === "logs" || Boolean(env[urlVariable("logs")]));
   // Loaded only when the OTEL_* variables turn tracing on: off, a process never loads the SDK.
   const tracing = tracesEndpoint(env)
     ? (await import("@junction/platform/tracing")).startTracing(env, name)
@@ -105,8 +106,11 @@ export async function serveService(
   const peerCheck = (other: ServiceKey) => serviceCheck(other, h2cTransport(serviceUrl(env, other)));
   if (name === "gateway") {
     const baseUrl = requireBaseUrl(common);
-    // The scripts service is the gateway's only optional peer: a topology without it is ready without it.
-    const peers = SERVICE_KEYS.filter((other) => other !== "scripts" || Boolean(env[urlVariable(other)]));
+    // The scripts and logs services are the gateway's optional peers: a topology without them is ready
+    // without them (without logs, /logs/operations answers service_unavailable and nothing is kept).
+    const peers = SERVICE_KEYS.filter(
+      (other) => (other !== "scripts" && other !== "logs") || Boolean(env[urlVariable(other)]),
+    );
     // Core NATS only: an authorization's result reaches the gateway process holding the SDK's socket.
     const gatewayBus = await NatsBus.connect({ servers: common.natsUrl, name: "junction-gateway" });
     operations.attach(busOperationSink(gatewayBus));

@@ -26,7 +26,8 @@ export interface ScriptsServiceDeps {
    * metadata, integrations) and the proxy service (what /proxy resolves and reports). A function: in
    * the embedded default they exist only once every service, this one included, is registered.
    */
-  clients: () => ServiceClients;
+  /** The services it calls (not the logs service: its operations go through the recorder). */
+  clients: () => Omit<ServiceClients, "logs">;
   /** Durable queue `scripts.runs` (lifecycle and onWebhook runs). */
   bus: Bus;
   /** Schedules, run timestamps and retry delays. Run deadlines are wall-clock whatever the clock. */

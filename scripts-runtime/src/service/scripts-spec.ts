@@ -26,7 +26,7 @@ export const scriptsSpec: ServiceSpec<
   name: "scripts",
   defaultPort: 4105,
   // The proxy logic of /proxy runs in this process: scripts' calls stream to the upstream from here.
-  needs: { clients: ["connection", "proxy", "channel", "webhook", "scripts", "logs"], bus: true, database: true },
+  needs: { clients: ["connection", "proxy", "channel", "webhook", "scripts"], bus: true, database: true },
   config: (env) => ({ scripts: loadScriptsConfig(env), proxySettings: loadProxySettings(env) }),
   async build(ctx, config, extras = {}) {
     const stores = await openScriptsStores(ctx.common, ctx.db);
@@ -36,7 +36,6 @@ export const scriptsSpec: ServiceSpec<
       channel: ctx.client("channel"),
       webhook: ctx.client("webhook"),
       scripts: ctx.client("scripts"),
-      logs: ctx.client("logs"),
     };
     const scripts = createScriptsService({
       scripts: stores.scripts,

@@ -28,16 +28,17 @@ export function loadRecorderSettings(env: Record<string, string | undefined> = p
   return loadConfig(recorderSettingsSchema, { prefix: "JUNCTION_LOGS_", env });
 }
 
-/** The process's recorder, from its settings. */
+/** The process's recorder, from its settings; `kept: false` when no process of the topology keeps the log. */
 export function recorderFromEnv(
   env: Record<string, string | undefined>,
   clock: Clock,
   metrics?: MetricsRegistry,
+  kept = true,
 ): OperationRecorder {
   const s = loadRecorderSettings(env);
   return new OperationRecorder({
     clock,
-    enabled: s.record,
+    enabled: s.record && kept,
     maxBuffered: s.buffer,
     bodies: new Set(s.bodies),
     ...(metrics ? { metrics } : {}),
