@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
+import { CAL, useScriptsWorld } from "./scripts-kit.ts";
 import { connectedId, proxyGet, revokeAndExpire, useOAuthWorld } from "./oauth-e2e-kit.ts";
 import {
   addConnection,
@@ -82,4 +83,29 @@ describe("the operations log records token refreshes", () => {
     const all = JSON.stringify((await w.j.api("GET", "/logs/operations?limit=500")).body);
     expect(all).not.toContain("e2e-client-secret-do-not-log");
   });
+});
+
+describe("the operations log records script runs", () => {
+  const scripts = useScriptsWorld();
+  test("an action run with its logs as messages, its script and run as tags, and its error", async () => {
+    const w = await scripts();
+    await w.connect("ada");
+    await w.deploy(
+      "explode",
+      `import { createAction } from "nango";\nexport default createAction({\n  exec: async (nango) => {\n    await nango.log("starting the explosion");\n    throw new Error("kaboom");\n  },\n});\n`,
+    );
+    const res = await w.api(
+      "POST",
+      "/action/trigger",
+      { action_name: "explode" },
+      { "connection-id": "ada", "provider-config-key": CAL },
+    );
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    const [run] = await operations(w.j, "action_run", 1);
+    expect(run).toMatchObject({ status: "failed", integration: CAL, connection: "ada" });
+    expect(run.tags).toContain("script:explode");
+    const detail = (await w.api("GET", `/logs/operations/${run.id}`)).body.data;
+    expect(detail.messages.map((m: { text: string }) => m.text)).toEqual(["starting the explosion", "Error: kaboom"]);
+    expect((await w.api("GET", "/logs/operations?tag=script:explode&q=kaboom")).body.data).toHaveLength(1);
+  }, 60_000);
 });

@@ -1,3 +1,4 @@
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import type { Bus } from "@junction/bus";
 import type { ServiceClients } from "@junction/public-api/service-clients";
 import type { Clock, Logger, MetricsRegistry, Tracing } from "@junction/platform";
@@ -49,6 +50,8 @@ export interface ScriptsServiceDeps {
   metrics?: MetricsRegistry;
   /** The process's tracing: the scripts' upstream attempts in the trace of the run's job. */
   tracing?: Tracing;
+  /** The process's operations log: each run is recorded there with its logs. */
+  operations?: OperationRecorder;
 }
 
 /** The handlers' and workers' view: the deps with the runtime, the limits and the proxy resolved. */
