@@ -27,6 +27,8 @@ export interface EmbeddedOptions {
   root?: string;
   /** The target's name in the report (default "embedded"). */
   name?: string;
+  /** More environment for it (BENCH_COMPARE_ENV: another setting of the same code). */
+  env?: Record<string, string>;
 }
 
 /** The local upstream (bench/support/upstream.ts). */
@@ -99,6 +101,7 @@ export async function startEmbedded(
       JUNCTION_DATA_DIR: dir,
       JUNCTION_SECRET_KEY: SECRET_KEY,
       JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
+      ...options.env,
     },
     { quiet: true },
   );

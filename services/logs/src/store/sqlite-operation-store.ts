@@ -9,6 +9,8 @@ import {
   searchWords,
 } from "./operation-store.ts";
 
+// An index is a write per operation: status has few values (a scan along the start time finds them),
+// and an end user's index leaves out the operations without one (proxy calls).
 const MIGRATIONS = [
   `CREATE TABLE operations (
      seq INTEGER PRIMARY KEY,
@@ -27,10 +29,9 @@ const MIGRATIONS = [
    );
    CREATE INDEX operations_started ON operations (started_at, id);
    CREATE INDEX operations_kind ON operations (kind, started_at);
-   CREATE INDEX operations_status ON operations (status, started_at);
    CREATE INDEX operations_integration ON operations (integration, connection, started_at);
    CREATE INDEX operations_connection ON operations (connection, started_at);
-   CREATE INDEX operations_end_user ON operations (end_user, started_at);
+   CREATE INDEX operations_end_user ON operations (end_user, started_at) WHERE end_user != '';
    CREATE TABLE operation_tags (seq INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (tag, seq)) WITHOUT ROWID;
    CREATE INDEX operation_tags_seq ON operation_tags (seq);
    CREATE VIRTUAL TABLE operations_fts USING fts5(body, tokenize = 'unicode61');`,
@@ -84,8 +85,9 @@ export class SqliteOperationStore implements OperationStore {
 
   constructor(private readonly db: Database) {
     migrate(db, "logs", MIGRATIONS);
-    this.insertOne = db.query<{ seq: number }, (string | number)[]>(
-      `INSERT INTO operations (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING RETURNING seq`,
+    // Not RETURNING: in bun:sqlite it costs ~40 µs a row more than reading lastInsertRowid after run().
+    this.insertOne = db.query<never, (string | number)[]>(
+      `INSERT INTO operations (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
     );
     this.insertTag = db.query("INSERT OR IGNORE INTO operation_tags (seq, tag) VALUES (?, ?)");
     this.insertText = db.query("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)");
@@ -94,7 +96,7 @@ export class SqliteOperationStore implements OperationStore {
   async insert(batch: Operation[]): Promise<void> {
     this.db.transaction(() => {
       for (const op of batch) {
-        const row = this.insertOne.get(
+        const inserted = this.insertOne.run(
           op.id,
           op.kind,
           op.status,
@@ -108,9 +110,10 @@ export class SqliteOperationStore implements OperationStore {
           op.title,
           JSON.stringify(op.messages),
         );
-        if (!row) continue;
-        for (const tag of op.tags) this.insertTag.run(row.seq, tag);
-        this.insertText.run(row.seq, searchText(op));
+        if (inserted.changes === 0) continue;
+        const seq = Number(inserted.lastInsertRowid);
+        for (const tag of op.tags) this.insertTag.run(seq, tag);
+        this.insertText.run(seq, searchText(op));
       }
     })();
   }
@@ -127,6 +130,8 @@ export class SqliteOperationStore implements OperationStore {
     eq("status", filter.status);
     eq("integration", filter.integration);
     eq("connection", filter.connection);
+    // The literal term lets SQLite use the partial index (it cannot prove a bound value is not '').
+    if (filter.endUser !== undefined) where.push("end_user != ''");
     eq("end_user", filter.endUser);
     if (filter.tag !== undefined) {
       where.push("seq IN (SELECT seq FROM operation_tags WHERE tag = ?)");
