@@ -40,8 +40,12 @@ describe("the operations log across processes", () => {
     expect(call.status).toBe(404);
     const [op] = await waitFor(
       "the proxy call in the log",
-      async () =>
-        (await get("/logs/operations?kind=proxy_call")).body.data?.filter((o: any) => o.integration === "nope"),
+      async () => {
+        const found = (await get("/logs/operations?kind=proxy_call")).body.data?.filter(
+          (o: any) => o.integration === "nope",
+        );
+        return found?.length ? found : null;
+      },
       20_000,
       100,
     );
