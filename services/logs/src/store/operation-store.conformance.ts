@@ -49,6 +49,20 @@ export function operationStoreConformance(name: string, factory: OperationStoreF
       expect(await store.get("op_missing")).toBeUndefined();
     });
 
+    test("a large batch holding an id already stored keeps every other operation, its tags and its text", async () => {
+      const stored = op({ title: "stored before" });
+      await store.insert([stored]);
+      const batch = Array.from({ length: 70 }, (_, i) => op({ title: `call${i} done`, tags: i % 2 ? ["odd"] : [] }));
+      batch.splice(40, 0, { ...stored, title: "a second copy" });
+      await store.insert(batch);
+      expect(await store.count()).toBe(71);
+      expect((await store.get(stored.id))?.title).toBe("stored before");
+      expect((await store.list({ q: "copy" }, 10)).length).toBe(0);
+      expect((await store.list({ q: "call69" }, 10)).map((o) => o.id)).toEqual([batch[70]?.id]);
+      expect((await store.list({ q: "call39" }, 10)).map((o) => o.id)).toEqual([batch[39]?.id]);
+      expect((await store.list({ tag: "odd" }, 100)).length).toBe(35);
+    });
+
     test("filters by kind, status, integration, connection, end user, tag and period, newest first", async () => {
       const ops = [
         op({ startedAtMs: 100, kind: "token_refresh", status: "failed" }),
