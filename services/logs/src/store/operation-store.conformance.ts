@@ -58,8 +58,8 @@ export function operationStoreConformance(name: string, factory: OperationStoreF
       expect(await store.count()).toBe(71);
       expect((await store.get(stored.id))?.title).toBe("stored before");
       expect((await store.list({ q: "copy" }, 10)).length).toBe(0);
-      expect((await store.list({ q: "call69" }, 10)).map((o) => o.id)).toEqual([batch[70]?.id]);
-      expect((await store.list({ q: "call39" }, 10)).map((o) => o.id)).toEqual([batch[39]?.id]);
+      expect((await store.list({ q: "call69" }, 10)).map((o) => o.id)).toEqual([String(batch[70]?.id)]);
+      expect((await store.list({ q: "call39" }, 10)).map((o) => o.id)).toEqual([String(batch[39]?.id)]);
       expect((await store.list({ tag: "odd" }, 100)).length).toBe(35);
     });
 
