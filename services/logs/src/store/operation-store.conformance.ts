@@ -108,6 +108,10 @@ export function operationStoreConformance(name: string, factory: OperationStoreF
       expect(await ids("contacts saved")).toEqual([b.id]);
       expect(await ids("contacts refused")).toEqual([]);
       expect(await ids('"quoted" AND (x) *')).toEqual([]);
+      const c = op({ messages: [{ atMs: 1, level: "error", text: "not_found: unknown_connection c9" }] });
+      await store.insert([c]);
+      expect(await ids("unknown_connection")).toEqual([c.id]);
+      expect(await ids("unknown_conn")).toEqual([c.id]);
     });
 
     test("retention removes the operations older than the age, then the oldest past the count", async () => {

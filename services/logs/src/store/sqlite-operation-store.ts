@@ -14,6 +14,8 @@ import {
 // a connection is looked up under its integration, and an end user's index leaves out the operations
 // without one. The full-text index keeps no copy of the text (contentless) and no word positions
 // (searches are words and prefixes, never phrases): two writes an operation fewer than plain FTS5.
+// A word is what searchWords reads as one, "_" included: without positions, a search word the
+// tokenizer split in two would be a phrase, which such an index cannot answer.
 const MIGRATIONS = [
   `CREATE TABLE operations (
      seq INTEGER PRIMARY KEY,
@@ -37,7 +39,7 @@ const MIGRATIONS = [
    CREATE TABLE operation_tags (seq INTEGER NOT NULL, tag TEXT NOT NULL, PRIMARY KEY (tag, seq)) WITHOUT ROWID;
    CREATE INDEX operation_tags_seq ON operation_tags (seq);
    CREATE VIRTUAL TABLE operations_fts USING fts5(
-     body, tokenize = 'unicode61', content = '', contentless_delete = 1, detail = none
+     body, tokenize = "unicode61 tokenchars '_'", content = '', contentless_delete = 1, detail = none
    );`,
 ];
 
