@@ -2,7 +2,23 @@ import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
 import { newId } from "../ids.ts";
 import { redact } from "../logger.ts";
 import type { Counter, MetricsRegistry } from "../metrics.ts";
-import type { Operation, OperationInput } from "./operation.ts";
+import type { Operation, OperationInput, OperationMessage } from "./operation.ts";
+
+// The default for an operation without tags or messages: one shared empty array, never written to
+// (operations are read and serialised, never changed), instead of two new ones per proxy call.
+const NONE: never[] = Object.freeze([]) as never[];
+
+/** The messages with their fields redacted; the caller's array itself when none has fields. */
+function redactMessages(messages: OperationMessage[]): OperationMessage[] {
+  let out: OperationMessage[] | undefined;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as OperationMessage;
+    if (!m.fields) continue;
+    out ??= messages.slice();
+    out[i] = { atMs: m.atMs, level: m.level, text: m.text, fields: redact(m.fields) as Record<string, unknown> };
+  }
+  return out ?? messages;
+}
 
 /** Where batches of operations go: the store itself, or the bus towards the process that owns it. */
 export type OperationSink = (batch: Operation[]) => Promise<void>;
@@ -70,7 +86,7 @@ export class OperationRecorder {
     return this.options.bodies?.has(integration) ?? false;
   }
 
-  /** Records one operation; never throws, never waits. */
+  /** Records one operation; never throws, never waits. Its arrays are handed over: the caller builds them for it. */
   record(input: OperationInput): void {
     if (!this.enabled) return;
     if (this.buffer.length >= this.maxBuffered) {
@@ -88,11 +104,9 @@ export class OperationRecorder {
       integration: input.integration ?? "",
       connection: input.connection ?? "",
       endUser: input.endUser ?? "",
-      tags: input.tags ?? [],
+      tags: input.tags ?? NONE,
       title: input.title ?? "",
-      messages: (input.messages ?? []).map((m) =>
-        m.fields ? { ...m, fields: redact(m.fields) as Record<string, unknown> } : m,
-      ),
+      messages: input.messages ? redactMessages(input.messages) : NONE,
     });
     this.schedule();
   }
