@@ -20,7 +20,7 @@ const logged = async (n: number) =>
   );
 
 beforeAll(async () => {
-  h = await startProxyHarness();
+  h = await startProxyHarness({ env: { JUNCTION_LOGS_PROXY_SUCCESSES: "true" } });
   await h.proxy("GET", "/echo/one");
   await h.proxy("GET", "/status/503", { headers: { "provider-config-key": MAIL, retries: "0" } });
   await h.proxy("GET", "/echo/two", { headers: { "connection-id": "nobody" } });

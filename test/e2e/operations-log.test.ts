@@ -4,7 +4,7 @@ import { CALENDAR, CONNECTION, MAIL, type ProxyHarness, startProxyHarness } from
 
 let h: ProxyHarness;
 beforeAll(async () => {
-  h = await startProxyHarness();
+  h = await startProxyHarness({ env: { JUNCTION_LOGS_PROXY_SUCCESSES: "true" } });
   // A success on one integration, a failure on the other, and a call for a connection that does not exist.
   expect((await h.proxy("GET", "/echo/one?key=query-secret")).status).toBe(200);
   expect((await h.proxy("GET", "/status/503", { headers: { "provider-config-key": MAIL, retries: "0" } })).status).toBe(

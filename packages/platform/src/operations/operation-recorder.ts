@@ -32,6 +32,8 @@ export interface OperationRecorderOptions {
   metrics?: MetricsRegistry;
   /** Off: `record` returns at once and keeps nothing (JUNCTION_LOGS_RECORD=false). */
   enabled?: boolean;
+  /** Successful proxy calls recorded one by one (JUNCTION_LOGS_PROXY_SUCCESSES); failures always are. */
+  proxySuccesses?: boolean;
   /** Integrations whose bodies the operator switched on; every other body is dropped. */
   bodies?: ReadonlySet<string>;
   /** Longest wait before a batch smaller than `maxBatch` goes (default 100 ms). */
@@ -49,6 +51,8 @@ export interface OperationRecorderOptions {
  */
 export class OperationRecorder {
   readonly enabled: boolean;
+  /** Successful proxy calls are recorded one by one (failures always are). */
+  readonly proxySuccesses: boolean;
   private readonly maxBuffered: number;
   private readonly maxBatch: number;
   private buffer: Operation[] = [];
@@ -63,6 +67,7 @@ export class OperationRecorder {
 
   constructor(private readonly options: OperationRecorderOptions) {
     this.enabled = options.enabled ?? true;
+    this.proxySuccesses = options.proxySuccesses ?? false;
     this.maxBuffered = Math.max(1, options.maxBuffered ?? 10_000);
     this.maxBatch = Math.max(1, options.maxBatch ?? 500);
     this.dropped = options.metrics?.counter(

@@ -10,6 +10,11 @@ export const recorderSettingsSchema = z.object({
   record: flagSetting.default(true),
   /** Operations held in memory waiting for the store; past it they are dropped and counted. */
   buffer: z.coerce.number().int().min(1).max(1_000_000).default(10_000),
+  /**
+   * Successful proxy calls (answers under 400) recorded one by one too. Off by default: a row per call costs the
+   * proxy ~20 µs of CPU per request (docs/logs.md, "What it costs"); failures and errors are always recorded.
+   */
+  proxySuccesses: flagSetting.default(false),
   /** Integration ids whose bodies are recorded, comma-separated; no body of any other is kept. */
   bodies: z
     .string()
@@ -40,6 +45,7 @@ export function recorderFromEnv(
     clock,
     enabled: s.record && kept,
     maxBuffered: s.buffer,
+    proxySuccesses: s.proxySuccesses,
     bodies: new Set(s.bodies),
     ...(metrics ? { metrics } : {}),
   });
