@@ -12,7 +12,8 @@
  * (never apt-get wrk), BENCH_BREAKDOWN=1 (also measure Junction without parts of its request pipeline, to
  * show where the CPU goes: bench/support/breakdown-server.ts; and the floor in a process that loaded only the
  * architecture's libraries, floor-libraries), BENCH_COMPARE_ROOT=<checkout> (also the embedded
- * topology of another checkout, e.g. the code before a change, in the same rounds: "compared"), BENCH_FLOOR=0
+ * topology of another checkout, e.g. the code before a change, in the same rounds: "compared"), BENCH_COMPARE_ENV=K=V,...
+ * (environment for that one only: BENCH_COMPARE_ROOT=. BENCH_COMPARE_ENV=JUNCTION_LOGS_RECORD=false), BENCH_FLOOR=0
  * (leave out the floor: the smallest proxy doing the issue's per-request checks, in its own process,
  * bench/support/minimal-checked-proxy.ts; what any proxy that checks what Junction must check costs at least).
  */
@@ -55,7 +56,15 @@ try {
   if (TOPOLOGIES.includes("embedded")) targets.push(await startEmbedded(pinning, upstream.url));
   if (env.BENCH_FLOOR !== "0") targets.push(await startFloor(pinning, upstream.url));
   if (env.BENCH_COMPARE_ROOT) {
-    targets.push(await startEmbedded(pinning, upstream.url, { root: env.BENCH_COMPARE_ROOT, name: "compared" }));
+    const compareEnv = Object.fromEntries(
+      (env.BENCH_COMPARE_ENV ?? "")
+        .split(",")
+        .filter((kv) => kv.includes("="))
+        .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+    );
+    targets.push(
+      await startEmbedded(pinning, upstream.url, { root: env.BENCH_COMPARE_ROOT, name: "compared", env: compareEnv }),
+    );
   }
   if (TOPOLOGIES.includes("distributed")) targets.push(await startDistributed(pinning, upstream.url));
   if (env.BENCH_BREAKDOWN === "1") {

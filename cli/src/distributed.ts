@@ -1,5 +1,7 @@
 import { join } from "node:path";
 import { MeteredBus, TracedBus } from "@junction/bus";
+import { busOperationSink } from "@junction/logs-service";
+import { recorderFromEnv } from "@junction/platform/operations/recorder-settings";
 import { NatsBus } from "@junction/bus/nats-bus";
 import {
   createGateway,
@@ -93,6 +95,9 @@ export async function serveService(
   const port = servicePort(env, name);
   const { metricsToken } = loadObserveSettings(env);
   const metrics = new MetricsRegistry();
+  // Each process records its own operations; the logs process keeps them, the others send them on the bus
+  // (nothing is recorded in a topology without a logs process: no queue would ever be drained).
+  const operations = recorderFromEnv(env, systemClock, metrics, name === "logs" || Boolean(env[urlVariable("logs")]));
   // Loaded only when the OTEL_* variables turn tracing on: off, a process never loads the SDK.
   const tracing = tracesEndpoint(env)
     ? (await import("@junction/platform/tracing")).startTracing(env, name)
@@ -104,10 +109,14 @@ export async function serveService(
   const peerCheck = (other: ServiceKey) => serviceCheck(other, h2cTransport(serviceUrl(env, other)));
   if (name === "gateway") {
     const baseUrl = requireBaseUrl(common);
-    // The scripts service is the gateway's only optional peer: a topology without it is ready without it.
-    const peers = SERVICE_KEYS.filter((other) => other !== "scripts" || Boolean(env[urlVariable(other)]));
+    // The scripts and logs services are the gateway's optional peers: a topology without them is ready
+    // without them (without logs, /logs/operations answers service_unavailable and nothing is kept).
+    const peers = SERVICE_KEYS.filter(
+      (other) => (other !== "scripts" && other !== "logs") || Boolean(env[urlVariable(other)]),
+    );
     // Core NATS only: an authorization's result reaches the gateway process holding the SDK's socket.
     const gatewayBus = await NatsBus.connect({ servers: common.natsUrl, name: "junction-gateway" });
+    operations.attach(busOperationSink(gatewayBus));
     let served: RunningGateway | undefined;
     const overview = distributedOverview({
       env,
@@ -131,6 +140,7 @@ export async function serveService(
       readiness: [...peers.map(peerCheck), busCheck(gatewayBus)],
       ...(tracing ? { tracing } : {}),
       bus: gatewayBus,
+      operations,
       authSocketSettings: loadAuthSocketSettings(env),
     });
     await gateway.authSockets.start();
@@ -149,6 +159,7 @@ export async function serveService(
         await gateway.authSockets.stop();
         await server.stop();
         await overview.close();
+        await operations.flushed();
         await gatewayBus.close();
         await tracing?.shutdown();
       },
@@ -175,12 +186,14 @@ export async function serveService(
     embedded: false,
     metrics,
     ...(tracing ? { tracing } : {}),
+    operations,
     clients,
     // Without JUNCTION_<NAME>_URL, an optional service is not run (say, connection and webhook get no
     // scripts client: a topology without a scripts process must not retry every notification against nothing).
     runs: (other: ServiceKey) => Boolean(env[urlVariable(other)]),
     baseUrl: () => baseUrl,
   };
+  if (bus && name !== "logs") operations.attach(busOperationSink(bus));
   const service = await buildService(spec, config, wiring, { bus, db, encryptor });
   const server = await serveH2c(
     (r) => {
@@ -230,6 +243,7 @@ export async function serveService(
       await admin?.stop();
       await server.close();
       await service.stop?.();
+      await operations.flushed();
       await bus?.close();
       await service.close?.();
       await mongo?.close();

@@ -31,6 +31,8 @@ import {
   systemClock,
   tracesEndpoint,
 } from "@junction/platform";
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
+import { recorderFromEnv } from "@junction/platform/operations/recorder-settings";
 import { sandboxStateFile } from "./sandbox-process.ts";
 import { bootstrapSecretKey } from "./secret-key-bootstrap.ts";
 import { loadProxySettings } from "@junction/upstream-proxy";
@@ -57,6 +59,8 @@ export interface EmbeddedJunction {
   port: number;
   baseUrl: string;
   clients: GatewayClients;
+  /** The process's operations recorder (tests wait for it to be flushed). */
+  operations: OperationRecorder;
   /** The in-process bus (tests publish events on it). */
   bus: Bus;
   /** The secret key generated on first start, if one was. */
@@ -80,6 +84,8 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const { metricsToken } = loadObserveSettings(env);
   // One registry for the whole process: the gateway's and every service's metrics on one /metrics.
   const metrics = new MetricsRegistry();
+  // The process's operations log recorder: the logs service, built below, takes its batches into the store.
+  const operations = recorderFromEnv(env, clock, metrics);
   const databaseFile = join(common.dataDir, "junction.sqlite");
   const db = openDatabase(databaseFile, { cacheMb: common.sqliteCacheMb });
   // Loaded only when the OTEL_* variables turn tracing on: off, the process never loads the SDK.
@@ -127,6 +133,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     testCredentials: sandbox?.testCredentials,
     ...(options.lookup ? { lookup: options.lookup } : {}),
     metrics,
+    operations,
     ...(tracing ? { tracing } : {}),
   });
   for (const [i, spec] of SERVICE_TABLE.entries()) await wiring.build(spec, { config: configs[i] });
@@ -160,6 +167,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     authSocketSettings: loadAuthSocketSettings(env),
     metrics,
     metricsToken,
+    operations,
     addressOf: server.addressOf,
     connectUi: loadConnectUiSettings(env),
     mcpAuth: {
@@ -191,6 +199,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     baseUrl,
     clients,
     bus,
+    operations,
     generatedSecretKey,
     databaseFile,
     async stop() {

@@ -10,6 +10,7 @@ import {
 } from "@junction/platform";
 import { type ProxySettings, proxyMetrics } from "@junction/upstream-proxy";
 import type { Bus } from "@junction/bus";
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import type { Server } from "bun";
 import { type AuthSocketData, AuthSockets } from "./auth-socket/auth-sockets.ts";
 import type { AuthSocketSettings } from "./auth-socket/auth-socket-settings.ts";
@@ -36,6 +37,7 @@ import { proxyRoutes } from "./routes/proxy.ts";
 import { inboundWebhookRoutes } from "./routes/inbound-webhook.ts";
 import { deliveryRoutes } from "./routes/deliveries.ts";
 import { recordChangesRoute } from "./routes/record-changes.ts";
+import { logRoutes } from "./routes/logs.ts";
 import { recordRoutes } from "./routes/records.ts";
 import { recordsRetentionRoutes } from "./routes/records-retention.ts";
 import { scriptRoutes } from "./routes/scripts.ts";
@@ -82,6 +84,8 @@ export interface GatewayDeps {
   authSocketSettings?: AuthSocketSettings;
   /** Where the overview's buckets are kept (cli: the process's sampler fills it); none kept when absent. */
   overview?: OverviewStore;
+  /** The process's operations recorder: the gateway records proxy calls (none when absent). */
+  operations?: OperationRecorder;
   /** A request's client address, as the server serving the gateway sees it (RunningGateway.addressOf). */
   addressOf?: (req: Request) => string | undefined;
   /** The MCP front door's store, settings (JUNCTION_MCP_*) and client-metadata fetch; defaults when absent. */
@@ -139,14 +143,18 @@ export function createGateway(deps: GatewayDeps): Gateway {
     ...oauthRoutes(authSockets.relay, authSockets.path),
     ...apiAuthRoutes(),
     ...connectUiRoutes(deps.connectUi),
-    ...proxyRoutes({
-      clock,
-      settings: deps.proxySettings,
-      metrics: proxyMetrics(metrics),
-      ...(deps.tracing ? { tracing: deps.tracing } : {}),
-    }),
+    ...proxyRoutes(
+      {
+        clock,
+        settings: deps.proxySettings,
+        metrics: proxyMetrics(metrics),
+        ...(deps.tracing ? { tracing: deps.tracing } : {}),
+      },
+      deps.operations,
+    ),
     ...inboundWebhookRoutes(),
     ...deliveryRoutes(),
+    ...logRoutes(),
     ...scriptRoutes(),
     recordChangesRoute(),
     ...recordRoutes(),

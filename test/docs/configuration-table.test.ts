@@ -12,6 +12,7 @@ import { loadAuthSocketSettings } from "../../gateway/src/auth-socket/auth-socke
 import { loadOverviewSettings } from "../../gateway/src/overview/overview-settings.ts";
 import { loadProxySettings } from "../../packages/upstream-proxy/src/proxy-settings.ts";
 import { loadOAuthSettings } from "../../services/connection/src/oauth/oauth-settings.ts";
+import { loadRecorderSettings } from "../../packages/platform/src/operations/recorder-settings.ts";
 import { ROOT, readDoc } from "./markdown.ts";
 
 // Issue 24, item 6: the configuration table (docs/configuration.md) lists every variable the code reads, and
@@ -60,11 +61,13 @@ const LOADER_FILES = [
   "gateway/src/overview/overview-settings.ts",
   "packages/platform/src/common-config.ts",
   "packages/platform/src/config.ts",
+  "packages/platform/src/operations/recorder-settings.ts",
   "packages/upstream-proxy/src/proxy-settings.ts",
   "scripts-runtime/src/service/config.ts",
   "services/channel/src/config.ts",
   "services/connection/src/connection-settings.ts",
   "services/connection/src/oauth/oauth-settings.ts",
+  "services/logs/src/config.ts",
   "services/proxy/src/config.ts",
   "services/webhook/src/config.ts",
 ];
@@ -85,6 +88,7 @@ function variablesTheCodeReads(files: string[], text: (file: string) => string):
     loadConnectUiSettings,
     loadOverviewSettings,
     loadMcpAuthSettings,
+    loadRecorderSettings,
   ]) {
     const read = namesRead(load);
     expect(read.has("*")).toBe(false);
@@ -169,6 +173,7 @@ describe("the configuration table (docs/configuration.md)", () => {
     expect([...listed].sort()).toEqual([
       "JUNCTION_CHANNEL_PORT",
       "JUNCTION_CONNECTION_PORT",
+      "JUNCTION_LOGS_PORT",
       "JUNCTION_PROXY_PORT",
       "JUNCTION_SCRIPTS_PORT",
       "JUNCTION_WEBHOOK_PORT",

@@ -49,6 +49,7 @@ describe("/metrics and /ready in the embedded process", () => {
       "service:channel",
       "service:webhook",
       "service:scripts",
+      "service:logs",
     ]);
   });
 

@@ -2,6 +2,7 @@ import { loadScriptsConfig, scriptsNotificationSink, scriptsSpec } from "@juncti
 import {
   channelSpec,
   connectionSpec,
+  logsSpec,
   proxySpec,
   type WebhookConfig,
   type WebhookExtras,
@@ -34,6 +35,7 @@ const TABLE: Readonly<Record<ServiceKey, ServiceSpec>> = {
   channel: channelSpec,
   webhook: webhookWithScripts,
   scripts: scriptsSpec,
+  logs: logsSpec,
 };
 
 /** The table's entries, in build order. */

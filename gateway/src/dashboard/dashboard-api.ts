@@ -24,6 +24,7 @@ const ALLOWED_RESOURCES = new Set([
   "overview",
   "secret-keys",
   "records",
+  "logs",
 ]);
 
 /**

@@ -56,6 +56,7 @@ export function shellPage(csrfToken: string, baseUrl: string): string {
 <a href="#/deliveries" data-nav="deliveries">Deliveries</a>
 <a href="#/channels" data-nav="channels">Channels</a>
 <a href="#/scripts" data-nav="scripts">Scripts</a>
+<a href="#/logs" data-nav="logs">Logs</a>
 <a href="#/settings" data-nav="settings">Settings</a>
 </nav><button type="button" id="logout" class="link">Log out</button></header>
 <main id="app" aria-live="polite"><p class="muted">Loading…</p></main></body></html>`;

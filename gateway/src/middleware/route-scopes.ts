@@ -56,6 +56,8 @@ export const ROUTE_SCOPES: Record<string, ApiKeyScope> = {
   "GET /scripts/config": "environment:integrations:list_functions",
   "GET /scripts/runs": "environment:logs:read",
   "GET /scripts/runs/:id": "environment:logs:read",
+  "GET /logs/operations": "environment:logs:read",
+  "GET /logs/operations/:id": "environment:logs:read",
   "POST /scripts/runs/:id/cancel": "environment:functions:invocations",
   "POST /scripts": "environment:deploy",
   "POST /sync/deploy/confirmation": "environment:deploy",

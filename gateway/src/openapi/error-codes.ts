@@ -66,7 +66,7 @@ export const ERROR_CODES = {
   unknown_connection: e(Code.NotFound, "No connection with this id for the integration."),
   invalid_cursor: e(
     Code.InvalidArgument,
-    "The cursor is not one of this connection's model (forged, altered or another's).",
+    "The cursor is not one the route wrote: forged, altered, or another connection's model (GET /records).",
   ),
   connection_already_exists: e(Code.AlreadyExists, "A connection with this id already exists for the integration."),
   invalid_provider_definition: e(
@@ -130,6 +130,17 @@ export const ERROR_CODES = {
   invalid_grace_period: e(Code.InvalidArgument, "The grace period is out of range."),
   settings_conflict: e(Code.Aborted, "The settings were changed concurrently; retry."),
   unknown_message: e(Code.NotFound, "No webhook message with this id."),
+  // The operations log.
+  unknown_kind: e(Code.InvalidArgument, "`kind` is not one of the operation kinds; the message lists them."),
+  unknown_status: e(Code.InvalidArgument, "`status` is not success, failed, refused or running."),
+  search_too_long: e(Code.InvalidArgument, "`q` is longer than 256 characters."),
+  invalid_period: e(Code.InvalidArgument, "`from` is not before `to`."),
+  period_too_long: e(
+    Code.InvalidArgument,
+    "The period reaches further back than the log keeps (JUNCTION_LOGS_RETENTION_HOURS).",
+  ),
+  cursor_filter_mismatch: e(Code.InvalidArgument, "`cursor` was written for other filters: start again without it."),
+  unknown_operation: e(Code.NotFound, "No operation with this id (it may be past the log's retention)."),
   unknown_endpoint: e(Code.NotFound, "No webhook endpoint with this id."),
   unknown_webhook_url: e(Code.NotFound, "No integration receives notifications at this URL."),
   invalid_notification: e(Code.InvalidArgument, "The notification's headers are not a valid notification."),

@@ -29,6 +29,8 @@ export const queues = {
   webhookDelivery: "webhook.delivery",
   /** Lifecycle script runs to perform (scripts runtime). */
   scriptRuns: "scripts.runs",
+  /** Batches of operations each process recorded, for the logs service (logs.v1.OperationBatch). */
+  logsOperations: "logs.operations",
 } as const;
 
 /** The JetStream subject that carries a durable queue's jobs. */

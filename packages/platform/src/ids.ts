@@ -16,7 +16,8 @@ export type IdPrefix =
   | "sess"
   | "chn"
   | "scr"
-  | "req";
+  | "req"
+  | "op";
 
 // The 80 random bits are kept as two 40-bit halves in plain numbers (exact below 2^53): no BigInt
 // on a path every request takes.

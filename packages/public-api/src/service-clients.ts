@@ -1,6 +1,7 @@
 import { type Client, createClient, type Transport } from "@connectrpc/connect";
 import { ChannelService } from "@junction/contracts/channel/v1/channel_service_pb";
 import { ConnectionService } from "@junction/contracts/connection/v1/connection_service_pb";
+import { LogsService } from "@junction/contracts/logs/v1/logs_service_pb";
 import { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { WebhookService } from "@junction/contracts/webhook/v1/webhook_service_pb";
@@ -16,6 +17,7 @@ export const SERVICE_DEFINITIONS = {
   channel: ChannelService,
   webhook: WebhookService,
   scripts: ScriptsService,
+  logs: LogsService,
 } as const;
 
 /** A service reached over Connect. */

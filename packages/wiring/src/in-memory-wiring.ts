@@ -12,6 +12,7 @@ import {
   MetricsRegistry,
   type Tracing,
 } from "@junction/platform";
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import type {
   Env,
   ServiceClients,
@@ -47,6 +48,8 @@ export interface InMemoryWiringOptions {
   metrics?: MetricsRegistry;
   /** The process's tracing: spans around each call, `traceparent` in its headers. */
   tracing?: Tracing;
+  /** The process's operations recorder; a switched-off one when absent. */
+  operations?: OperationRecorder;
 }
 
 /** How one service is built: settings other than its env's, extras, and interceptors before the error boundary. */
@@ -97,6 +100,7 @@ export class InMemoryWiring {
       embedded: o.embedded ?? true,
       metrics: this.metrics,
       ...(o.tracing ? { tracing: o.tracing } : {}),
+      ...(o.operations ? { operations: o.operations } : {}),
       clients: this.clients,
       runs: (name: ServiceKey) => o.services.includes(name) || o.peers?.[name] !== undefined,
       baseUrl: () => (o.baseUrl ? o.baseUrl() : ""),

@@ -3,6 +3,7 @@ import type { HostLookup } from "@junction/platform/address-policy";
 import type { ConnectRouter } from "@connectrpc/connect";
 import type { Bus } from "@junction/bus";
 import type { Clock, CommonConfig, Encryptor, Logger, MetricsRegistry, Tracing } from "@junction/platform";
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import type { ServiceClients, ServiceKey } from "@junction/public-api/service-clients";
 
 export type { ServiceClients, ServiceKey };
@@ -37,6 +38,8 @@ export interface WiringContext {
   metrics: MetricsRegistry;
   /** The process's tracing, when OTEL_EXPORTER_OTLP_ENDPOINT turns it on. */
   tracing?: Tracing;
+  /** The process's operations log recorder (one per process; a switched-off one in a test kit that gives none). */
+  operations: OperationRecorder;
   /** The in-process bus (embedded) or this process's NATS connection (distributed); only with `needs.bus`. */
   bus: Bus;
   /** The encryptor for secrets at rest; only with `needs.encryptor`. */

@@ -2,6 +2,7 @@ import type { Database } from "bun:sqlite";
 import type { Transport } from "@connectrpc/connect";
 import type { Bus } from "@junction/bus";
 import type { Clock, CommonConfig, Encryptor, Logger, MetricsRegistry, Tracing } from "@junction/platform";
+import { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import { createServiceClients, SERVICE_KEYS } from "@junction/public-api/service-clients";
 import type { Env, ServiceClients, ServiceKey, ServiceSpec, WiredService, WiringContext } from "./service-spec.ts";
 
@@ -14,6 +15,8 @@ export interface ProcessWiring {
   embedded: boolean;
   metrics: MetricsRegistry;
   tracing?: Tracing;
+  /** The process's operations recorder. */
+  operations?: OperationRecorder;
   /** Clients of every service, as this process reaches them. */
   clients: ServiceClients;
   /** Whether this topology runs `name` (optional clients are given only then). */
@@ -67,6 +70,7 @@ export async function buildService<C, P, X>(
     embedded: wiring.embedded,
     metrics: wiring.metrics,
     ...(wiring.tracing ? { tracing: wiring.tracing } : {}),
+    operations: wiring.operations ?? new OperationRecorder({ clock: wiring.clock, enabled: false }),
     get bus() {
       return declared(spec.needs.bus && resources.bus, "the bus");
     },

@@ -1,3 +1,4 @@
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import type { Bus } from "@junction/bus";
 import type { ServiceClients } from "@junction/public-api/service-clients";
 import type { Clock, Logger, MetricsRegistry, Tracing } from "@junction/platform";
@@ -28,7 +29,8 @@ export interface ScriptsServiceDeps {
    * metadata, integrations) and the proxy service (what /proxy resolves and reports). A function: in
    * the embedded default they exist only once every service, this one included, is registered.
    */
-  clients: () => ServiceClients;
+  /** The services it calls (not the logs service: its operations go through the recorder). */
+  clients: () => Omit<ServiceClients, "logs">;
   /** Durable queue `scripts.runs` (lifecycle and onWebhook runs). */
   bus: Bus;
   /** Schedules, run timestamps and retry delays. Run deadlines are wall-clock whatever the clock. */
@@ -50,6 +52,8 @@ export interface ScriptsServiceDeps {
   metrics?: MetricsRegistry;
   /** The process's tracing: the scripts' upstream attempts in the trace of the run's job. */
   tracing?: Tracing;
+  /** The process's operations log: each run is recorded there with its logs. */
+  operations?: OperationRecorder;
 }
 
 /** The handlers' and workers' view: the deps with the runtime, the limits and the proxy resolved. */

@@ -7,6 +7,7 @@ import { FailureLog } from "./host/host-failure.ts";
 import { createRunHost } from "./host/run-host.ts";
 import { BASE_VARIANT, openRunData } from "./host/sync-run-data.ts";
 import { type ScriptMetrics, scriptMetrics } from "./script-metrics.ts";
+import { recordRun } from "./run-operation.ts";
 import { keepActionOutput } from "./triggers/action-output.ts";
 
 /** One run to make: which version, for which connection, why. */
@@ -211,6 +212,7 @@ export class ScriptRunner {
     }
     // Only an action's result is kept: what a sync or a lifecycle script returns means nothing.
     this.counts.observe(kind, this.endedStatus(plan, result), result.durationMs);
+    recordRun(this.ctx.operations, kind, record, result);
     const isAction = kind === "action";
     const { output, ...ending } = isAction ? keepActionOutput(result) : result;
     result = ending;

@@ -50,6 +50,7 @@ export const scriptsSpec: ServiceSpec<
       config: config.scripts,
       proxySettings: config.proxySettings,
       metrics: ctx.metrics,
+      operations: ctx.operations,
       ...(ctx.tracing ? { tracing: ctx.tracing } : {}),
       ...(extras.runtime ? { runtime: extras.runtime } : {}),
     });

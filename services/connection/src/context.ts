@@ -1,3 +1,4 @@
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import type { Bus } from "@junction/bus";
 import type { Client } from "@connectrpc/connect";
 import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
@@ -51,6 +52,8 @@ export interface ConnectionServiceDeps {
   metrics?: MetricsRegistry;
   /** The process's tracing: a span per token refresh. */
   tracing?: Tracing;
+  /** The process's operations log: token refreshes and authorizations are recorded there. */
+  operations?: OperationRecorder;
 }
 
 /** The part of fetch the service uses (injectable). */

@@ -80,6 +80,7 @@ export const connectionSpec: ServiceSpec<ConnectionServiceConfig, { store: Conne
       // Lifecycle scripts, when the scripts service runs.
       scripts: ctx.optionalClient("scripts"),
       metrics: ctx.metrics,
+      operations: ctx.operations,
       ...(ctx.tracing ? { tracing: ctx.tracing } : {}),
       ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
     });

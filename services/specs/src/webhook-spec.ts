@@ -69,6 +69,7 @@ export const webhookSpec: ServiceSpec<
       intake: config.intake,
       sinks: extras.sinks ?? [],
       metrics: ctx.metrics,
+      operations: ctx.operations,
       ...(ctx.tracing ? { tracing: ctx.tracing } : {}),
       ...(extras.notificationAdapterOf ? { notificationAdapterOf: extras.notificationAdapterOf } : {}),
       ...(extras.send ? { send: extras.send } : {}),

@@ -8,6 +8,7 @@ import type { PolicyFetch } from "@junction/platform/outbound-address-policy";
 import type { DeliveryConfig, IntakeConfig } from "./config.ts";
 import type { DeliveryTraces } from "./delivery/delivery-traces.ts";
 import type { IntakeLimits } from "./intake/intake-limits.ts";
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import type { WebhookMetrics } from "./webhook-metrics.ts";
 import type { IntegrationCache } from "./inbound/integration-cache.ts";
 import type { NotificationAdapterOf } from "./inbound/integration-lookup.ts";
@@ -64,6 +65,8 @@ export interface WebhookServiceDeps {
   metrics?: MetricsRegistry;
   /** The process's tracing: delivery rounds traced under the notification that made the message. */
   tracing?: Tracing;
+  /** The process's operations log: receipts and delivery attempts are recorded there. */
+  operations?: OperationRecorder;
 }
 
 /** Wakes the delivery scheduler for a message. */

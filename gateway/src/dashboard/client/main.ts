@@ -5,6 +5,7 @@ import { connectionPage } from "./pages/connection-page.ts";
 import { connectionsPage } from "./pages/connections-page.ts";
 import { deliveriesPage } from "./pages/deliveries-page.ts";
 import { deliveryPage } from "./pages/delivery-page.ts";
+import { logsPage, operationPage } from "./pages/logs-page.ts";
 import { integrationPage } from "./pages/integration-page.ts";
 import { integrationsPage } from "./pages/integrations-page.ts";
 import { newIntegrationPage } from "./pages/new-integration-page.ts";
@@ -35,6 +36,8 @@ const ROUTES: [RegExp, string, Render][] = [
   [/^\/scripts$/, "scripts", () => scriptsPage()],
   [/^\/scripts\/runs\/([^/]+)$/, "scripts", ([id]) => scriptRunPage(id as string)],
   [/^\/scripts\/([^/]+)\/([^/]+)$/, "scripts", ([key, name]) => scriptPage(key as string, name as string)],
+  [/^\/logs$/, "logs", () => logsPage()],
+  [/^\/logs\/([^/]+)$/, "logs", ([id]) => operationPage(id as string)],
   [/^\/settings$/, "settings", () => settingsPage()],
 ];
 

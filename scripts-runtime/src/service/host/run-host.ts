@@ -17,7 +17,7 @@ export interface RunScope {
 }
 
 export interface RunHostDeps {
-  clients: ServiceClients;
+  clients: Omit<ServiceClients, "logs">;
   proxy: (scope: ProxyScope, config: ProxyConfiguration) => Promise<ProxyResponse>;
   logger: Logger;
 }

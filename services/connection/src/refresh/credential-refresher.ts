@@ -8,6 +8,7 @@ import { resolveOAuthClient } from "../oauth/oauth-client.ts";
 import { failureCode, isTransient, requestToken, type TokenFailure } from "../oauth/token-client.ts";
 import type { ConnectionRecord, EnvironmentRecord, IntegrationRecord } from "../store/records.ts";
 import { explainRefreshFailure } from "./refresh-reasons.ts";
+import { recordRefresh } from "./refresh-operation.ts";
 
 /** A refusal by the token endpoint: the customer is told (auth webhook), a re-authorization clears it. */
 export const REFRESH_FAILED = "refresh_failed";
@@ -152,6 +153,7 @@ export class CredentialRefresher {
       );
     const client = resolveOAuthClient(ctx, integ, template, creds.testCredentials === true, rec.connectionConfig);
     const scope = creds.scope ?? integ.scopes.join(SCOPE_SEPARATORS[template.scopeSeparator]);
+    const startedAtMs = ctx.clock.now();
     const result = await requestToken(
       ctx.fetch,
       {
@@ -172,6 +174,8 @@ export class CredentialRefresher {
       ctx.oauth.tokenRequestTimeoutMs,
     );
     const now = ctx.clock.now();
+    const at = { environmentId: env.id, integration: integ.uniqueKey, startedAtMs, nowMs: now };
+    recordRefresh(ctx.operations, at, rec, result.ok ? null : result.failure);
     if (result.ok) {
       const t = result.token;
       const next: StoredCredentials = {

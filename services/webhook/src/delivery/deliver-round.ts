@@ -3,6 +3,7 @@ import type { WebhookServiceContext } from "../context.ts";
 import { ensureSettings } from "../settings.ts";
 import { signatureHeaders } from "../signing.ts";
 import type { AttemptRecord, MessageRecord, RoundOutcome } from "../store/records.ts";
+import { recordDeliveryRound } from "./delivery-operation.ts";
 import { recordEndpointHealth } from "./endpoint-health.ts";
 import type { SendRequest, SendResult } from "./http-sender.ts";
 import { nextRetryDelay } from "./retry-policy.ts";
@@ -60,6 +61,7 @@ export async function deliverRound(
     };
     await ctx.store.completeRound(message.id, token, [], outcome);
     ctx.counts.deliveries.inc(outcome.status);
+    recordDeliveryRound(ctx, message, [], outcome, now);
     return null;
   }
 
@@ -111,6 +113,7 @@ export async function deliverRound(
   }
   const applied = await ctx.store.completeRound(message.id, token, attempts, outcome);
   ctx.counts.deliveries.inc(outcome.status);
+  recordDeliveryRound(ctx, message, attempts, outcome, now);
   return applied ? outcome.nextAttemptAt : dueAgain(ctx, messageId, ctx.clock.now());
 }
 

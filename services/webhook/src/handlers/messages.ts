@@ -3,6 +3,7 @@ import { DeliveryStatus, type WebhookService } from "@junction/contracts/webhook
 import { parseId, toItemError } from "@junction/platform";
 import type { WebhookServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
+import { recordReceipt } from "../inbound/notification-operation.ts";
 import { receiveNotification } from "../inbound/receive-notification.ts";
 import { fromDeliveryStatus, toMessage } from "../mappers.ts";
 
@@ -20,7 +21,9 @@ export function messageHandlers(ctx: WebhookServiceContext): Partial<ServiceImpl
       if (req.requests.length > MAX_RECEIVE_BATCH) {
         throw errors.invalidField("requests", `must hold at most ${MAX_RECEIVE_BATCH} notifications`);
       }
-      const settled = await Promise.allSettled(req.requests.map((r) => receiveNotification(ctx, r)));
+      const settled = await Promise.allSettled(
+        req.requests.map((r) => recordReceipt(ctx.operations, ctx.clock, r, receiveNotification(ctx, r))),
+      );
       return {
         results: settled.map((s) =>
           s.status === "fulfilled"

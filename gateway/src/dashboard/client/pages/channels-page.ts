@@ -158,6 +158,7 @@ export async function channelsPage(): Promise<Node> {
     "section",
     null,
     h("h1", null, "Channels"),
+    h("p", null, h("a", { id: "channel-operations", href: "#/logs?kind=channel_call" }, "Channel calls in the log →")),
     h("div", { class: "card row" }, h("label", { for: "filter-integration" }, "Integration"), select),
     integration
       ? stopAll(integration, activeCount)

@@ -99,6 +99,15 @@ export async function connectionPage(key: string, connectionId: string): Promise
     { "data-connection-id": connectionId },
     h("h1", null, "Connection ", h("span", { class: "mono" }, connectionId)),
     h(
+      "p",
+      null,
+      h(
+        "a",
+        { id: "connection-operations", href: hashLink("/logs", { integration: key, connection: connectionId }) },
+        "Its operations →",
+      ),
+    ),
+    h(
       "div",
       { class: "card" },
       fields([

@@ -209,6 +209,11 @@ export async function deliveryPage(id: string): Promise<Node> {
       { class: "spread" },
       h("h1", null, "Message ", h("span", { class: "mono" }, id)),
       h(
+        "a",
+        { id: "delivery-operations", href: hashLink("/logs", { kind: "webhook_delivery", q: id }) },
+        "Its operations →",
+      ),
+      h(
         "div",
         { class: "row" },
         replay,

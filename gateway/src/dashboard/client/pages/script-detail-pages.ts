@@ -49,6 +49,11 @@ export async function scriptRunPage(id: string): Promise<Node> {
     "section",
     null,
     h("h1", null, `Run ${id}`),
+    h(
+      "p",
+      null,
+      h("a", { id: "run-operations", href: hashLink("/logs", { tag: `run:${id}` }) }, "Its operation in the log →"),
+    ),
     h("div", { class: "card" }, recordsTable([runRow(fields)], "run-fields")),
     run.status === "running" ? cancelButton(id) : null,
     // An action's result (what POST /action/trigger answered).

@@ -1,0 +1,207 @@
+import { api, qs } from "../api.ts";
+import { badge, duration, fields, h, hashLink, hashQuery, replace, when } from "../dom.ts";
+
+const KINDS = [
+  "authorization",
+  "token_refresh",
+  "proxy_call",
+  "notification_received",
+  "webhook_delivery",
+  "sync_run",
+  "action_run",
+  "lifecycle_hook",
+  "channel_call",
+];
+const STATUSES = ["success", "failed", "refused", "running"];
+const FILTERS = ["kind", "status", "integration", "connection", "end_user", "tag", "q"] as const;
+
+interface Operation {
+  id: string;
+  kind: string;
+  status: string;
+  started_at: string | null;
+  duration_ms: number;
+  integration: string | null;
+  connection: string | null;
+  end_user: string | null;
+  tags: string[];
+  title: string;
+  message_count: number;
+}
+interface OperationMessage {
+  at: string | null;
+  level: string;
+  text: string;
+  fields: Record<string, unknown> | null;
+}
+
+const select = (id: string, values: string[], current: string, all: string) =>
+  h(
+    "select",
+    { id },
+    h("option", { value: "" }, all),
+    values.map((v) => h("option", { value: v, selected: v === current }, v)),
+  );
+
+function rows(ops: Operation[]): HTMLElement {
+  if (ops.length === 0) return h("p", { class: "card muted", id: "no-operations" }, "No operation matches.");
+  return h(
+    "table",
+    { id: "operations" },
+    h(
+      "thead",
+      null,
+      h(
+        "tr",
+        null,
+        ["Started", "Kind", "What", "Integration", "Connection", "Status", "Took"].map((t) => h("th", null, t)),
+      ),
+    ),
+    h(
+      "tbody",
+      null,
+      ops.map((o) =>
+        h(
+          "tr",
+          { "data-operation-id": o.id, "data-status": o.status },
+          h("td", null, h("a", { href: `#/logs/${encodeURIComponent(o.id)}` }, when(o.started_at))),
+          h("td", null, o.kind),
+          h("td", { class: "message-summary" }, o.title),
+          h("td", null, o.integration ?? "—"),
+          h("td", null, o.connection ?? "—"),
+          h("td", null, badge(o.status)),
+          h("td", null, duration(o.duration_ms)),
+        ),
+      ),
+    ),
+  );
+}
+
+/** #/logs?kind=&status=&integration=&connection=&end_user=&tag=&q=&cursor=&live=: the operations log. */
+export async function logsPage(): Promise<Node> {
+  const q = hashQuery();
+  const f = Object.fromEntries(FILTERS.map((k) => [k, q.get(k) ?? ""])) as Record<(typeof FILTERS)[number], string>;
+  const cursor = q.get("cursor") ?? "";
+  const path = () => `/logs/operations${qs({ ...f, cursor, limit: 50 })}`;
+  const res = await api<{ data: Operation[]; next_cursor: string | null }>("GET", path());
+  const kind = select("filter-kind", KINDS, f.kind, "Every kind");
+  const status = select("filter-status", STATUSES, f.status, "Any status");
+  const input = (id: string, value: string, placeholder: string) =>
+    h("input", { type: "search", id, value, placeholder });
+  const integration = input("filter-integration", f.integration, "Integration id");
+  const connection = input("filter-connection", f.connection, "Connection id");
+  const endUser = input("filter-end-user", f.end_user, "End user id");
+  const tag = input("filter-tag", f.tag, "Tag");
+  const search = input("filter-q", f.q, "Search messages");
+  const live = h("input", { type: "checkbox", id: "live-tail", checked: q.get("live") === "true" && !cursor });
+  const link = (next?: string) =>
+    hashLink("/logs", {
+      kind: kind.value,
+      status: status.value,
+      integration: integration.value.trim(),
+      connection: connection.value.trim(),
+      end_user: endUser.value.trim(),
+      tag: tag.value.trim(),
+      q: search.value.trim(),
+      cursor: next,
+      live: live.checked && !next ? "true" : undefined,
+    });
+  const apply = (e: Event) => {
+    e.preventDefault();
+    location.hash = link();
+  };
+  live.addEventListener("change", apply);
+  const list = h("div", { id: "operations-list" }, rows(res.data));
+  // Live tail: the newest page again every two seconds while the box is ticked and this page is shown.
+  if (live.checked) {
+    const timer = setInterval(async () => {
+      if (!list.isConnected) return clearInterval(timer);
+      const next = await api<{ data: Operation[] }>("GET", path()).catch(() => undefined);
+      if (next && list.isConnected) replace(list, rows(next.data));
+    }, 2000);
+  }
+  return h(
+    "section",
+    null,
+    h("h1", null, "Logs"),
+    h(
+      "form",
+      { class: "card row", id: "logs-filter", onsubmit: apply },
+      kind,
+      status,
+      integration,
+      connection,
+      endUser,
+      tag,
+      search,
+      h("label", { class: "switch" }, live, "Live tail"),
+      h("button", { type: "submit" }, "Filter"),
+      h("a", { href: "#/logs" }, "Clear"),
+    ),
+    list,
+    h(
+      "p",
+      { class: "row pager" },
+      cursor ? h("a", { href: link() }, "← Newest") : null,
+      res.next_cursor ? h("a", { href: link(res.next_cursor), id: "older" }, "Older →") : null,
+    ),
+  );
+}
+
+/** #/logs/{id}: one operation with its messages. */
+export async function operationPage(id: string): Promise<Node> {
+  const { data: o } = await api<{ data: Operation & { messages: OperationMessage[] } }>(
+    "GET",
+    `/logs/operations/${encodeURIComponent(id)}`,
+  );
+  const byConnection =
+    o.integration && o.connection ? hashLink("/logs", { integration: o.integration, connection: o.connection }) : null;
+  return h(
+    "section",
+    { id: "operation" },
+    h("p", null, h("a", { href: "#/logs" }, "← Logs")),
+    h("h1", null, o.title || o.kind),
+    h(
+      "div",
+      { class: "card" },
+      fields([
+        ["Kind", o.kind],
+        ["Status", badge(o.status)],
+        ["Started", when(o.started_at)],
+        ["Took", duration(o.duration_ms)],
+        ["Integration", o.integration ?? "—"],
+        ["Connection", byConnection ? h("a", { href: byConnection }, o.connection ?? "") : "—"],
+        ["End user", o.end_user ?? "—"],
+        ["Tags", o.tags.length ? o.tags.join(", ") : "—"],
+        ["Id", o.id],
+      ]),
+    ),
+    h("h2", null, "Messages"),
+    h(
+      "table",
+      { id: "operation-messages" },
+      h(
+        "thead",
+        null,
+        h(
+          "tr",
+          null,
+          ["At", "Level", "Message"].map((t) => h("th", null, t)),
+        ),
+      ),
+      h(
+        "tbody",
+        null,
+        o.messages.map((m) =>
+          h(
+            "tr",
+            { "data-level": m.level },
+            h("td", null, when(m.at)),
+            h("td", null, badge(m.level)),
+            h("td", null, m.text, m.fields ? h("pre", null, JSON.stringify(m.fields, null, 2)) : null),
+          ),
+        ),
+      ),
+    ),
+  );
+}

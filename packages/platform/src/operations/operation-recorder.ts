@@ -1,0 +1,176 @@
+import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
+import { newId } from "../ids.ts";
+import { redact } from "../logger.ts";
+import type { Counter, MetricsRegistry } from "../metrics.ts";
+import type { Operation, OperationInput, OperationMessage } from "./operation.ts";
+
+// The default for an operation without tags or messages: one shared empty array, never written to
+// (operations are read and serialised, never changed), instead of two new ones per proxy call.
+const NONE: never[] = Object.freeze([]) as never[];
+
+/** The messages with their fields redacted; the caller's array itself when none has fields. */
+function redactMessages(messages: OperationMessage[]): OperationMessage[] {
+  let out: OperationMessage[] | undefined;
+  for (let i = 0; i < messages.length; i++) {
+    const m = messages[i] as OperationMessage;
+    if (!m.fields) continue;
+    out ??= messages.slice();
+    out[i] = { atMs: m.atMs, level: m.level, text: m.text, fields: redact(m.fields) as Record<string, unknown> };
+  }
+  return out ?? messages;
+}
+
+/** Where batches of operations go: the store itself, or the bus towards the process that owns it. */
+export type OperationSink = (batch: Operation[]) => Promise<void>;
+
+export interface OperationRecorderOptions {
+  clock: Clock;
+  /** Most operations held in memory waiting for the sink; past it, new ones are dropped and counted. */
+  maxBuffered?: number;
+  /** Most operations in one batch. */
+  maxBatch?: number;
+  metrics?: MetricsRegistry;
+  /** Off: `record` returns at once and keeps nothing (JUNCTION_LOGS_RECORD=false). */
+  enabled?: boolean;
+  /** Successful proxy calls recorded one by one (JUNCTION_LOGS_PROXY_SUCCESSES); failures always are. */
+  proxySuccesses?: boolean;
+  /** Integrations whose bodies the operator switched on; every other body is dropped. */
+  bodies?: ReadonlySet<string>;
+  /** Longest wait before a batch smaller than `maxBatch` goes (default 100 ms). */
+  flushDelayMs?: number;
+}
+
+/**
+ * Records operations off the hot path: `record` appends to a bounded in-memory buffer and returns;
+ * the buffer goes to the sink in batches, one batch on its way at a time: a full batch at once, a
+ * smaller one after `flushDelayMs`. Unlike the platform's Batcher (which sends on the next turn of the
+ * event loop, a promise per call), nobody waits for a log line, so the wait makes batches large: a
+ * transaction per few operations cost SQLite's full-text index a segment each (measured: a third
+ * more CPU per proxied request). And it is bounded: a stalled sink costs dropped operations, never
+ * memory or the request's time.
+ */
+export class OperationRecorder {
+  readonly enabled: boolean;
+  /** Successful proxy calls are recorded one by one (failures always are). */
+  readonly proxySuccesses: boolean;
+  private readonly maxBuffered: number;
+  private readonly maxBatch: number;
+  private buffer: Operation[] = [];
+  private sink: OperationSink | undefined;
+  private sending = false;
+  private scheduled = false;
+  private timer: TimerHandle | undefined;
+  private idle: Array<() => void> = [];
+  private readonly dropped: Counter | undefined;
+  private readonly failed: Counter | undefined;
+  private droppedCount = 0;
+
+  constructor(private readonly options: OperationRecorderOptions) {
+    this.enabled = options.enabled ?? true;
+    this.proxySuccesses = options.proxySuccesses ?? false;
+    this.maxBuffered = Math.max(1, options.maxBuffered ?? 10_000);
+    this.maxBatch = Math.max(1, options.maxBatch ?? 500);
+    this.dropped = options.metrics?.counter(
+      "junction_operations_dropped_total",
+      "Operations not recorded: the buffer was full (the store or the bus fell behind)",
+    );
+    this.failed = options.metrics?.counter(
+      "junction_operations_sink_failures_total",
+      "Batches of operations the sink refused (they are lost)",
+    );
+  }
+
+  /** Where batches go from now on (the process sets it once its store or bus is up). */
+  attach(sink: OperationSink): void {
+    this.sink = sink;
+    this.schedule();
+  }
+
+  /** Whether the operator switched bodies on for this integration. */
+  keepsBodies(integration: string): boolean {
+    return this.options.bodies?.has(integration) ?? false;
+  }
+
+  /** Records one operation; never throws, never waits. Its arrays are handed over: the caller builds them for it. */
+  record(input: OperationInput): void {
+    if (!this.enabled) return;
+    if (this.buffer.length >= this.maxBuffered) {
+      this.droppedCount++;
+      this.dropped?.inc();
+      return;
+    }
+    this.buffer.push({
+      id: input.id ?? newId("op", input.startedAtMs),
+      kind: input.kind,
+      status: input.status,
+      startedAtMs: input.startedAtMs,
+      durationMs: input.durationMs ?? Math.max(0, this.options.clock.now() - input.startedAtMs),
+      environmentId: input.environmentId ?? "",
+      integration: input.integration ?? "",
+      connection: input.connection ?? "",
+      endUser: input.endUser ?? "",
+      tags: input.tags ?? NONE,
+      title: input.title ?? "",
+      messages: input.messages ? redactMessages(input.messages) : NONE,
+    });
+    this.schedule();
+  }
+
+  /** Operations dropped since the start (tests; the metric counts them too). */
+  get droppedTotal(): number {
+    return this.droppedCount;
+  }
+
+  /** Resolves once the buffer is empty and no batch is on its way (tests, shutdown). */
+  flushed(): Promise<void> {
+    if (this.buffer.length === 0 && !this.sending) return Promise.resolve();
+    const done = new Promise<void>((resolve) => this.idle.push(resolve));
+    this.schedule(true);
+    return done;
+  }
+
+  /** Sends at once when a batch is full (or `now`), otherwise once the delay has passed. */
+  private schedule(now = false): void {
+    if (this.scheduled || this.sending || !this.sink || this.buffer.length === 0) return;
+    if (!now && this.buffer.length < this.maxBatch) {
+      // Real time, not the injected clock: the wait only gathers a batch (no outcome depends on it),
+      // and a test's manual clock must not hold log lines back.
+      this.timer ??= systemClock.setTimer(() => {
+        this.timer = undefined;
+        this.schedule(true);
+      }, this.options.flushDelayMs ?? 100);
+      return;
+    }
+    this.timer?.cancel();
+    this.timer = undefined;
+    this.scheduled = true;
+    setImmediate(() => {
+      this.scheduled = false;
+      void this.send();
+    });
+  }
+
+  private async send(): Promise<void> {
+    const sink = this.sink;
+    if (this.sending || !sink || this.buffer.length === 0) return this.settle();
+    this.sending = true;
+    const batch = this.buffer.length <= this.maxBatch ? this.buffer : this.buffer.slice(0, this.maxBatch);
+    this.buffer = batch === this.buffer ? [] : this.buffer.slice(this.maxBatch);
+    try {
+      await sink(batch);
+    } catch {
+      this.failed?.inc();
+    } finally {
+      this.sending = false;
+    }
+    if (this.buffer.length > 0) this.schedule(this.idle.length > 0);
+    else this.settle();
+  }
+
+  private settle(): void {
+    if (this.buffer.length > 0 || this.sending) return;
+    const waiting = this.idle;
+    this.idle = [];
+    for (const resolve of waiting) resolve();
+  }
+}

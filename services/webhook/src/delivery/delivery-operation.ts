@@ -1,0 +1,53 @@
+import type { WebhookServiceContext } from "../context.ts";
+import type { AttemptRecord, MessageRecord, RoundOutcome } from "../store/records.ts";
+
+/** An endpoint's URL as the log shows it: without its query, which may carry a token. */
+function shownUrl(url: string): string {
+  const at = url.indexOf("?");
+  return at < 0 ? url : `${url.slice(0, at)}?…`;
+}
+
+/**
+ * Records one delivery round in the operations log: the message, its integration and connection, how
+ * the round ended, and a message per attempt (the endpoint, its status or error, the latency).
+ */
+export function recordDeliveryRound(
+  ctx: WebhookServiceContext,
+  message: MessageRecord,
+  attempts: AttemptRecord[],
+  outcome: RoundOutcome,
+  startedAtMs: number,
+): void {
+  const recorder = ctx.operations;
+  if (!recorder?.enabled) return;
+  const status = outcome.status === "succeeded" ? "success" : outcome.status === "pending" ? "running" : "failed";
+  recorder.record({
+    kind: "webhook_delivery",
+    status,
+    startedAtMs,
+    environmentId: message.environmentId,
+    integration: message.providerConfigKey,
+    connection: message.connectionId,
+    title: `${message.type} message ${message.id}: ${outcome.status}`,
+    messages: [
+      ...attempts.map((a) => ({
+        atMs: a.at,
+        level: a.error === null ? ("info" as const) : ("warn" as const),
+        text: `attempt ${a.number} to ${shownUrl(a.url)}: ${a.error ?? `answered ${a.statusCode}`}`,
+        fields: { messageId: message.id, endpointId: a.endpointId, statusCode: a.statusCode, latencyMs: a.latencyMs },
+      })),
+      ...(outcome.nextAttemptAt !== null
+        ? [
+            {
+              atMs: outcome.updatedAt,
+              level: "info" as const,
+              text: `next attempt at ${new Date(outcome.nextAttemptAt).toISOString()}`,
+            },
+          ]
+        : []),
+      ...(outcome.lastError && attempts.length === 0
+        ? [{ atMs: outcome.updatedAt, level: "warn" as const, text: outcome.lastError }]
+        : []),
+    ],
+  });
+}
