@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { type Subprocess, spawn } from "bun";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { walkedBlocks } from "../docs/shell-blocks.ts";
+import { documentationFiles } from "../docs/markdown.ts";
+import { shellBlocks, walkedBlocks } from "../docs/shell-blocks.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { commandsOf, freePort, walkCommands } from "./readme-quick-start-kit.ts";
@@ -95,4 +96,14 @@ describe("the docs pages, walked as written", () => {
       expect(mismatches, `stderr:\n${stderr}\nJunction:\n${output.slice(-2000)}`).toEqual([]);
     }, 20_000);
   }
+});
+
+test("every block marked to be walked is on a page this walk runs", () => {
+  const walked = documentationFiles().flatMap((file) =>
+    shellBlocks(readFileSync(join(ROOT, file), "utf8")).flatMap((b) =>
+      b.marker.kind === "walk" ? [`${file} ${b.marker.name}`] : [],
+    ),
+  );
+  const run = new Set(PAGES.map(([file, name]) => `${file} ${name}`));
+  expect(walked.filter((w) => !run.has(w))).toEqual([]);
 });
