@@ -20,7 +20,7 @@ export function quickStartBlocks(markdown: string): Map<string, string[]> {
   return blocks;
 }
 
-/** A block's commands: `\`-continued lines joined, comment lines dropped, `# →` lines attached to the command above. */
+/** A block's commands: `\`-continued lines and lines inside a single-quoted argument joined, comment lines dropped, `# →` lines attached to the command above. */
 export function commandsOf(block: string): QuickStartCommand[] {
   const commands: QuickStartCommand[] = [];
   let pending = "";
@@ -38,7 +38,8 @@ export function commandsOf(block: string): QuickStartCommand[] {
     }
     if (pending === "" && (line.trim() === "" || line.trimStart().startsWith("#"))) continue;
     pending += pending === "" ? line : `\n${line}`;
-    if (!line.endsWith("\\")) {
+    // A single-quoted argument may span lines (a JSON body written over several).
+    if (!line.endsWith("\\") && (pending.match(/'/g)?.length ?? 0) % 2 === 0) {
       commands.push({ command: pending, expected: [], eventually: false });
       pending = "";
     }
@@ -125,4 +126,27 @@ export async function listenersOn(port: number): Promise<string[]> {
     }
   }
   return found;
+}
+
+/** The commands run in one bash (`scriptOf`) with only `env` (and PATH, HOME); each answer not as written, shown. */
+export async function walkCommands(
+  commands: readonly QuickStartCommand[],
+  cwd: string,
+  env: Record<string, string> = {},
+): Promise<{ outputs: number; mismatches: string[]; stderr: string }> {
+  const run = Bun.spawn(["bash", "-c", scriptOf(commands)], {
+    cwd,
+    env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp", ...env },
+    stdin: "ignore",
+    stdout: "pipe",
+    stderr: "pipe",
+  });
+  const [stdout, stderr] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text()]);
+  await run.exited;
+  const outputs = outputsOf(stdout);
+  const mismatches = commands
+    .map((c, i) => ({ ...c, output: outputs[i] ?? "" }))
+    .filter((c) => !answersAsWritten(c.output, c.expected))
+    .map((c) => `${c.command}\n  expected: ${c.expected.join(" … ")}\n  got: ${c.output.slice(0, 800)}`);
+  return { outputs: outputs.length, mismatches, stderr };
 }

@@ -13,6 +13,7 @@ import {
   outputsOf,
   quickStartBlocks,
   scriptOf,
+  walkCommands,
 } from "./readme-quick-start-kit.ts";
 
 // Issue 24, item 7: the README's five-minute quick start, run as written. `npm start` with the block's own
@@ -115,21 +116,8 @@ describe("the README's quick start (issue 24, item 7)", () => {
     expect(walk).toMatch(/^KEY=jct_sk_\.\.\. /m);
     const commands = commandsOf(localised(walk).replace(/^KEY=jct_sk_\.\.\. /m, `KEY=${key} `));
     expect(commands.filter((c) => c.expected.length > 0).length).toBeGreaterThanOrEqual(8);
-    const run = spawn(["bash", "-c", scriptOf(commands)], {
-      cwd: data.path,
-      env: { PATH: process.env.PATH ?? "", HOME: process.env.HOME ?? "/tmp" },
-      stdin: "ignore",
-      stdout: "pipe",
-      stderr: "pipe",
-    });
-    const [stdout, stderr] = await Promise.all([new Response(run.stdout).text(), new Response(run.stderr).text()]);
-    await run.exited;
-    const outputs = outputsOf(stdout);
-    expect(outputs.length).toBe(commands.length);
-    const mismatches = commands
-      .map((c, i) => ({ ...c, output: outputs[i] ?? "" }))
-      .filter((c) => !answersAsWritten(c.output, c.expected))
-      .map((c) => `${c.command}\n  expected: ${c.expected.join(" … ")}\n  got: ${c.output.slice(0, 600)}`);
+    const { outputs, mismatches, stderr } = await walkCommands(commands, data.path);
+    expect(outputs).toBe(commands.length);
     expect(mismatches, `stderr:\n${stderr}\nJunction:\n${junctionOutput().slice(-3000)}`).toEqual([]);
 
     // What the prose after the walk says the receiver prints: the auth webhook, then the forwarded change.
@@ -160,6 +148,12 @@ describe("reading the quick start", () => {
       { command: "curl -s $J/a \\\n  -d '{}'", expected: ['{"data":', '"ok":true', "}"], eventually: false },
       { command: "curl -s $J/log", expected: ["succeeded"], eventually: true },
     ]);
+  });
+
+  test("a single-quoted argument written over several lines is one command", () => {
+    const commands = commandsOf(['curl -d \'{"a":1,', '  "b":2}\'', "# → ok", "echo it's", "'"].join("\n"));
+    expect(commands.map((c) => c.command)).toEqual([`curl -d '{"a":1,\n  "b":2}'`, "echo it's\n'"]);
+    expect(commands[0]?.expected).toEqual(["ok"]);
   });
 
   test("an answer missing a piece, or with pieces out of order, is not what the README says", () => {
