@@ -1,5 +1,5 @@
 /**
- * The webhook URL under a flood (issue 25, item 1): `junction start` (the embedded default, its
+ * The webhook URL under a flood: `junction start` (the embedded default, its
  * default intake limits) in a child process on 127.0.0.1; BENCH_FLOOD_SENDERS (32) senders post
  * calendar notifications for made-up channel ids for BENCH_FLOOD_SECONDS (30) while the customer's
  * endpoint answers 503 (down), and a genuine notification (a connection's watched calendar) is sent a

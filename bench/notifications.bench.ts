@@ -26,7 +26,7 @@
  * sizes are measured in interleaved rounds (one batch of each case at each size per round, after an
  * untimed round), so that they see the same machine load; medians of 5 rounds.
  *
- * Providers (issue 22): in the same rounds, the same Junction takes each provider's notifications
+ * Providers: in the same rounds, the same Junction takes each provider's notifications
  * (bench/support/notification-providers.ts): Gmail's Pub/Sub pushes matched by email, without and with
  * the OIDC token verified (gmail, gmail-oidc), and Outlook calendar's Graph batches matched by their
  * subscription through the channel registry, 1 and 10 items per request (outlook, outlook-batch10); a
@@ -140,7 +140,7 @@ async function throughput(): Promise<void> {
       acceptStatus: 200,
       request: (run, i) => ({ headers: headersOf(run, i) }),
     });
-    // The other providers' traffic, each an integration of the same Junction (issue 22).
+    // The other providers' traffic, each an integration of the same Junction.
     const providerRuns: { c: Contender; traffic: ProviderTraffic }[] = [];
     if (PROVIDERS.includes("gmail")) providerRuns.push({ c: main, traffic: await setUpGmail(main.junction) });
     if (PROVIDERS.includes("gmail-oidc")) {

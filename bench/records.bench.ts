@@ -1,5 +1,5 @@
 /**
- * The records store's figures (issue 31):
+ * The records store's figures:
  *
  *   bun run bench:records          (or: bun bench/records.bench.ts)
  *

@@ -53,7 +53,7 @@ describe("the layers", () => {
   });
 });
 
-describe("file sizes (issue 21: no file over 400 lines outside tests and generated code)", () => {
+describe("file sizes (no file over 400 lines outside tests and generated code)", () => {
   /** Test code: tests, conformance suites, test kits and fakes' test helpers; generated code. */
   const EXEMPT = /(\.test\.ts|\.conformance\.ts|-kit\.ts)$|\/(gen|testing)\//;
 
@@ -136,5 +136,25 @@ describe("the package graph", () => {
     expect(isTestCode("packages/bus/src/bus.conformance.ts")).toBe(true);
     expect(isTestCode("services/webhook/src/inbound/inbound-worker.ts")).toBe(false);
     expect(isTestCode("packages/providers/src/fake-kit/index.ts")).toBe(false);
+  });
+});
+
+describe("comments say why, not history", () => {
+  /** "issue 21", "Issue 22, item 3": the tracker's numbers belong in commit messages, not in the code. */
+  const ISSUE_NOTE = /\bissues? \d+/i;
+
+  test("no source or test file names an issue by its number", () => {
+    const files = ["packages", "services", "gateway", "scripts-runtime", "cli", "bench", "scripts", "test"].flatMap(
+      (dir) => filesUnder(join(ROOT, dir)).filter((f) => f.endsWith(".ts") && !f.includes("/gen/")),
+    );
+    expect(files.length).toBeGreaterThan(300);
+    const noted = files
+      .filter((file) => ISSUE_NOTE.test(readFileSync(file, "utf8")))
+      .map((file) => relative(ROOT, file))
+      .filter((file) => file !== "test/layers.test.ts");
+    expect(noted).toEqual([]);
+    expect(ISSUE_NOTE.test("// Issue 22, item 3: after a connection is created")).toBe(true);
+    expect(ISSUE_NOTE.test("(issues 6, 20)")).toBe(true);
+    expect(ISSUE_NOTE.test("an issuer 5 minutes")).toBe(false);
   });
 });

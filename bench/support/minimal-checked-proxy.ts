@@ -1,6 +1,6 @@
 /**
  * A reference point for the proxy benchmark, not a product: the smallest proxy one could write on Bun
- * that still does what issue 4 asks of every request, and nothing more. Per request it:
+ * that still does what the spec's proxy rules ask of every request, and nothing more. Per request it:
  * - checks the secret key (`Authorization: Bearer`, one Map lookup) and the two required headers;
  * - refuses unsafe paths (dot segments, encoded dots, backslashes, `//`, `@`) with one regular expression;
  * - reads the caller's headers once, drops hop-by-hop and its own ones, refuses CR/LF/NUL in values,

@@ -1,5 +1,5 @@
 /**
- * The providers of bench/notifications.bench.ts (issue 22): what each one's upstream posts to its
+ * The providers of bench/notifications.bench.ts: what each one's upstream posts to its
  * integration's webhook URL, and how a Junction is set up to take it. Selected with BENCH_PROVIDERS
  * (a comma-separated list of PROVIDER_CASES; all by default; calendar, the reference, always runs).
  *

@@ -1,5 +1,5 @@
 /**
- * The pool's fairness (issue 25, finding 3): a canary run's latency while two syncs of one
+ * The pool's fairness: a canary run's latency while two syncs of one
  * integration loop, against the same canary on an idle pool (the baseline, same run), on the
  * scripts service's defaults (pool 2, 1 reserved process, 1 sync per integration and per script) and
  * on a pool without fairness (no reserved process, no caps: what the runtime did before).
@@ -34,7 +34,7 @@ export async function measureFairness(count: number, loopDeadlineMs: number): Pr
       name: "fair (service defaults)",
       options: { reservedProcesses: 1, maxRunsPerIntegration: 1, maxRunsPerScript: 1 },
     },
-    // Every run without a ticket: one line in order, no caps, no reserve (the pool before issue 25).
+    // Every run without a ticket: one line in order, no caps, no reserve (the pool without its fairness).
     { name: "no fairness (before)", options: { reservedProcesses: 0, maxRunsPerIntegration: 2, maxRunsPerScript: 2 } },
   ];
   const canaries: [string, Fairness][] = [

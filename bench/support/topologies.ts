@@ -53,7 +53,7 @@ export async function startBareProxy(pinning: Pinning, upstreamUrl: string): Pro
   return { name: "bare", url, pids: [p.proc.pid], stop: p.stop };
 }
 
-/** The smallest proxy doing issue 4's per-request checks (bench/support/minimal-checked-proxy.ts). */
+/** The smallest proxy doing the proxy's per-request checks (spec: Proxy rules) (bench/support/minimal-checked-proxy.ts). */
 export async function startFloor(
   pinning: Pinning,
   upstreamUrl: string,

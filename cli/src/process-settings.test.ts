@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { loadProcessSettings } from "./process-settings.ts";
 
 describe("the process's settings", () => {
-  test("default to the loopback address, no sandbox upstream, a free port for it (issue 24, item 6)", () => {
+  test("default to the loopback address, no sandbox upstream, a free port for it", () => {
     expect(loadProcessSettings({})).toEqual({ host: "127.0.0.1", sandboxUpstream: false, sandboxUpstreamPort: 0 });
   });
 

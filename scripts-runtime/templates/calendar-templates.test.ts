@@ -13,7 +13,7 @@ import { UpstreamHost } from "./testing/upstream-host.ts";
 import { expectChannelTemplates } from "./testing/template-declarations.ts";
 
 // The calendar templates run in the real sandbox against the fake upstream (spec: Customer-side
-// scripts; issue 6, item 5). Each test checks the upstream's own view of its channels.
+// scripts). Each test checks the upstream's own view of its channels.
 
 const ALICE = "alice@example.com";
 const WEEK = 7 * 24 * 3_600_000;

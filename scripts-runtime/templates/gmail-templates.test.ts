@@ -6,7 +6,7 @@ import { type RunResult, ScriptRuntime } from "../src/index.ts";
 import { UpstreamHost } from "./testing/upstream-host.ts";
 import { expectChannelTemplates } from "./testing/template-declarations.ts";
 
-// Issue 22, item 3: the Gmail watch templates run in the real sandbox against a minimal local Gmail
+// The Gmail watch templates run in the real sandbox against a minimal local Gmail
 // (profile, watch and stop). End-to-end against the shared fake upstream: test/e2e/gmail-story.test.ts.
 
 const WEEK = 7 * 24 * 3_600_000;

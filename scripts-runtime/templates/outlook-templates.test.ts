@@ -6,7 +6,7 @@ import { type RunResult, ScriptRuntime } from "../src/index.ts";
 import { UpstreamHost } from "./testing/upstream-host.ts";
 import { expectChannelTemplates } from "./testing/template-declarations.ts";
 
-// The Outlook calendar templates (issue 22, item 3) run in the real sandbox against a local stand-in
+// The Outlook calendar templates run in the real sandbox against a local stand-in
 // for Graph's subscriptions API, which keeps its own list of subscriptions; each test checks it.
 
 const TEMPLATE_DIR = providerAdapter("microsoft-outlook-calendar")?.scriptTemplates?.directory ?? "";

@@ -15,7 +15,7 @@ import { loadOAuthSettings } from "../../services/connection/src/oauth/oauth-set
 import { loadRecorderSettings } from "../../packages/platform/src/operations/recorder-settings.ts";
 import { ROOT, readDoc } from "./markdown.ts";
 
-// Issue 24, item 6: the configuration table (docs/configuration.md) lists every variable the code reads, and
+// The configuration table (docs/configuration.md) lists every variable the code reads, and
 // nothing else. The code's side: every settings loader run against an environment that records what is
 // asked of it, the service ports and addresses, and every variable read by name in product code.
 

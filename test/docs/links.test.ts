@@ -3,7 +3,7 @@ import { existsSync } from "node:fs";
 import { dirname, join, relative } from "node:path";
 import { anchorsOf, documentationFiles, headingAnchor, linkTargets, readDoc, ROOT } from "./markdown.ts";
 
-// Issue 24, item 7: the README became a front door into docs/; every relative link there and in docs/*.md
+// The README became a front door into docs/; every relative link there and in docs/*.md
 // must reach a file, and an #anchor into markdown an existing heading.
 
 /** The broken relative links of one markdown file, as "file: target (why)". */

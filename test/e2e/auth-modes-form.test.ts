@@ -154,7 +154,7 @@ describe("the connect page's form", () => {
   });
 });
 
-describe("the form's result page (issue 25)", () => {
+describe("the form's result page", () => {
   const postTarget = (html: string) => /postMessage\(.*, ("[^"]*")\);<\/script>/.exec(html)?.[1];
 
   test("posts only to the app that opened the connect page, carried through the form; else to the gateway's own origin", async () => {

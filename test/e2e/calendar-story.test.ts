@@ -6,7 +6,7 @@ import { startWebhookReceiver } from "../fake-upstream/index.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { CLIENT, useOAuthWorld } from "./oauth-e2e-kit.ts";
 
-// The spec's calendar story in one test (issue 6, item 5): the three calendar templates deployed, a
+// The spec's calendar story in one test: the three calendar templates deployed, a
 // user authorizes, post-connection-creation creates a channel, the upstream's "sync" and "exists"
 // notifications reach the customer, the daily renewal replaces the channel (old stopped, one active),
 // and deleting the connection stops the channel: nothing more arrives.

@@ -3,7 +3,7 @@ import { waitFor } from "../support/wait-for.ts";
 import { DAY, integration, useChannelsWorld } from "./channels-kit.ts";
 
 // GET /channels: the channel registry, fed by the watch and stop calls made through Junction and by
-// the upstream's notifications (issue 6, item 6).
+// the upstream's notifications.
 
 const world = useChannelsWorld();
 const HOUR = 3_600_000;

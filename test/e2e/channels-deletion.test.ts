@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { useChannelsWorld } from "./channels-kit.ts";
 
 // After a connection's deletion, no channel of it is left sending: Junction stops the ones still
-// active itself, before the record (and its credentials) go (issue 6, item 6; spec: lifecycle, "A
+// active itself, before the record (and its credentials) go (spec: lifecycle, "A
 // channel that is not stopped when its connection is deleted may continue to send notifications").
 
 const world = useChannelsWorld();

@@ -6,7 +6,7 @@ import { startDistributedJunction } from "../support/distributed-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";
 
-// The channel service's stops across processes (issue 6, item 6): the rollback goes gateway → channel
+// The channel service's stops across processes: the rollback goes gateway → channel
 // → proxy → connection over h2c, and a deletion goes connection → channel → proxy → connection, while
 // the connection still exists.
 

@@ -4,7 +4,7 @@ import { DAY, useChannelsWorld, webhooksOfType } from "./channels-kit.ts";
 
 // A channel that expires within a day with no successor means the renewal is not running and
 // notifications are about to stop (spec: Limits, "Channel renewal: not automatic"). Junction warns
-// once, in its logs and with a webhook to the customer, and records expired channels (issue 6, item 6).
+// once, in its logs and with a webhook to the customer, and records expired channels.
 
 const world = useChannelsWorld();
 const HOUR = 3_600_000;

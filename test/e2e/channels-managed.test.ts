@@ -3,7 +3,7 @@ import { MetadataWriteMode } from "@junction/contracts/connection/v1/connection_
 import { waitFor } from "../support/wait-for.ts";
 import { type ChannelsWorld, DAY, useChannelsWorld, webhooksOfType } from "./channels-kit.ts";
 
-// Issue 22, item 4, end to end: an integration with managed_channels gets its connections' channels
+// End to end: an integration with managed_channels gets its connections' channels
 // from Junction itself (no script), against the calendar fake, through the embedded topology's wiring.
 
 const world = useChannelsWorld();

@@ -4,7 +4,7 @@ import { waitFor } from "../support/wait-for.ts";
 import { CLIENT, type ChannelsWorld, integration, useChannelsWorld } from "./channels-kit.ts";
 
 // POST /channels/stop-all: the spec's rollback ("stop webhooks by calling channel stop for each
-// channel") as one call (issue 6, item 6).
+// channel") as one call.
 
 const world = useChannelsWorld();
 const ALICE = "alice@example.com";

@@ -6,7 +6,7 @@ import { consent, type SdkApp, serveSdkApp } from "./frontend-sdk-kit.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { type OAuthWorld, useOAuthWorld } from "./oauth-e2e-kit.ts";
 
-// Issue 30, proof (b): Nango's frontend SDK (`@nangohq/frontend`, bundled with `bun build`) on a page of
+// Nango's frontend SDK (`@nangohq/frontend`, bundled with `bun build`) on a page of
 // its own origin opens Junction's Connect UI with `openConnectUI`, in Chromium.
 
 const STEP_MS = 120_000;

@@ -3,7 +3,7 @@ import type { Page } from "playwright-core";
 import { startTestJunction, TEST_SECRET_KEY, type TestJunction } from "../support/embedded-junction.ts";
 import { type Browser, launchChromium, logIn } from "./dashboard-browser-kit.ts";
 
-// Issue 23, item 3: the dashboard's "new integration" picks the provider from the catalogue with search,
+// The dashboard's "new integration" picks the provider from the catalogue with search,
 // and says each provider's auth mode and what its connect page asks (Debian's Chromium).
 
 const STEP_MS = 120_000;

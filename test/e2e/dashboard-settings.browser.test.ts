@@ -5,7 +5,7 @@ import { waitFor } from "../support/wait-for.ts";
 import { KINDS, seedChannelKinds } from "./channel-kinds-kit.ts";
 import { type Browser, launchChromium, logIn, screenshot } from "./dashboard-browser-kit.ts";
 
-// Issue 22 item 6 in Debian's Chromium: an integration's provider settings and managed channels
+// In Debian's Chromium: an integration's provider settings and managed channels
 // switch, the three channel kinds on the Channels page, and each provider's forward messages in the
 // delivery log. One step per test, in order (they share the browser and the data).
 
@@ -97,7 +97,7 @@ describe("integration settings and channel kinds in a real browser", () => {
       expect((await j.api("GET", "/integrations/kinds-outlook")).body.data.provider_settings).toEqual({
         tenant: "contoso.onmicrosoft.com",
       });
-      // Strict channels (issue 25, item 1): off with managed channels off; turned on, saved.
+      // Strict channels: off with managed channels off; turned on, saved.
       expect(await page.isChecked("#strict-channels")).toBe(false);
       await page.check("#strict-channels");
       await page.click("#save-provider-settings");

@@ -6,7 +6,7 @@ import { waitFor } from "../support/wait-for.ts";
 import { type Browser, brokenWords, columnTexts, launchChromium, screenshot } from "./dashboard-browser-kit.ts";
 
 // The dashboard in Debian's Chromium against the embedded Junction with the built-in sandbox upstream:
-// the flow of issue 7, one step per test, in order (they share the browser and the data).
+// the dashboard walk of docs/dashboard.md, one step per test, in order (they share the browser and the data).
 
 const STEP_MS = 120_000;
 const EMAIL = "dana@example.com";

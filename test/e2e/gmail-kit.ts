@@ -3,7 +3,7 @@ import type { WebhookReceiver } from "../fake-upstream/index.ts";
 import type { OAuthWorld } from "./oauth-e2e-kit.ts";
 import { createIntegration, deployTemplates, metadataOf, testClient } from "./push-stories-kit.ts";
 
-// Shared by the Gmail tests (issue 22, items 1 and 4): the mail integration with push checks on, the fake's
+// Shared by the Gmail tests: the mail integration with push checks on, the fake's
 // Pub/Sub push subscription pointing at its webhook URL, and one connection.
 
 export const ALICE = "alice@example.com";

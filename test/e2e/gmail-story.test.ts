@@ -5,7 +5,7 @@ import { ALICE, connectMailbox, SUBSCRIPTION, TOPIC } from "./gmail-kit.ts";
 import { CLIENT, useOAuthWorld } from "./oauth-e2e-kit.ts";
 import { expectNoSecretsLogged, forwardsOf, metadataOf, registryOf, scriptRuns } from "./push-stories-kit.ts";
 
-// The Gmail story (issue 22, items 1, 3 and 5), as the calendar story: the three Gmail templates deployed,
+// The Gmail story, as the calendar story: the three Gmail templates deployed,
 // a user authorizes, post-connection-creation watches the inbox, a new mail makes the fake's Pub/Sub push
 // a signed request to Junction, which checks the token against the fake's JWKS and forwards the documented
 // payload; a redelivery is forwarded once; the daily renewal watches again; deleting the connection stops

@@ -2,7 +2,7 @@ import { rmSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
 
-// Issue 25, finding 8: without the operator's allow-list, a secret key cannot point an integration at
+// Without the operator's allow-list, a secret key cannot point an integration at
 // the operator's own network.
 let j: TestJunction;
 beforeAll(async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { connect } from "node:net";
 import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
 
-// Issue 25: what Bun.serve itself answers to requests it cannot parse, before Junction sees them
+// What Bun.serve itself answers to requests it cannot parse, before Junction sees them
 // (documented in the README's "Security"). These pin today's behaviour (Bun 1.4): a Bun upgrade that
 // changes it fails here, and the README is updated with it.
 

@@ -6,7 +6,7 @@ import { CLIENT, type OAuthWorld, useOAuthWorld } from "./oauth-e2e-kit.ts";
 import { ADELE, connectManagedCalendar, DAY } from "./outlook-kit.ts";
 import { expectNoSecretsLogged, forwardsOf, registryExpirationOf, registryOf } from "./push-stories-kit.ts";
 
-// Managed channels against the real fakes (issue 22, item 4): an embedded Junction with
+// Managed channels against the real fakes: an embedded Junction with
 // `managed_channels: true` on a Gmail integration (its Pub/Sub push subscription pointing at the
 // integration's webhook URL, OIDC checks on) and on an Outlook one. No script is deployed: Junction
 // watches or subscribes for a new connection, forwards its changes, renews before expiry as the

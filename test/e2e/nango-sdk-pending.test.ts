@@ -1,5 +1,5 @@
 /**
- * Issue 20, the SDK methods whose fixes are made in other branches (helpers 1–4): these tests call
+ * The SDK methods whose fixes are made in other branches (helpers 1–4): these tests call
  * them exactly as Nango's docs show (docs/reference/backend/backend-sdk/node.mdx) and assert what
  * the docs say they return. They fail until those branches are merged; then they belong with
  * nango-sdk.test.ts.

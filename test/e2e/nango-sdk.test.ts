@@ -1,5 +1,5 @@
 /**
- * Issue 20: Junction as a drop-in for Nango's public API, proven with Nango's own Node SDK
+ * Junction as a drop-in for Nango's public API, proven with Nango's own Node SDK
  * (@nangohq/node), every method called as Nango's docs show it
  * (docs/reference/backend/backend-sdk/node.mdx). Methods whose fixes live in other branches are in
  * nango-sdk-pending.test.ts.

@@ -3,7 +3,7 @@ import type { Page } from "playwright-core";
 import { type Browser, launchChromium } from "./dashboard-browser-kit.ts";
 import { type OAuthWorld, useOAuthWorld } from "./oauth-e2e-kit.ts";
 
-// Issue 25, finding 10: the callback page posts its result only to the origin that started the
+// The callback page posts its result only to the origin that started the
 // authorization, never "*", and a failure (a replayed callback) names no connection. In Chromium, with
 // an app page and an unrelated page on their own origins (127.0.0.1, other ports).
 
@@ -36,7 +36,7 @@ afterAll(async () => {
   await browser?.close();
 });
 
-describe("the OAuth callback page's message (issue 25)", () => {
+describe("the OAuth callback page's message", () => {
   test(
     "goes to the app that opened the authorization, in Junction's and Nango's shapes; a replay names no connection and reaches no other page",
     async () => {

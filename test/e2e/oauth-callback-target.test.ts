@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { useOAuthWorld } from "./oauth-e2e-kit.ts";
 
-// Issue 25, finding 10, without a browser: which origin the callback page's script posts to.
+// Without a browser: which origin the callback page's script posts to.
 const world = useOAuthWorld();
 const postTarget = (html: string) => /postMessage\(.*, ("[^"]*")\);<\/script>/.exec(html)?.[1];
 

@@ -10,7 +10,7 @@ import {
 import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
-// Shared by the OAuth variation tests (issue 23, item 1): a provider defined as data in the data
+// Shared by the OAuth variation tests: a provider defined as data in the data
 // directory, pointing at a configurable fake authorization server; an embedded Junction on the same clock.
 
 export const KEY = "acme";

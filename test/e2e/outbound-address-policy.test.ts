@@ -5,7 +5,7 @@ import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
 import { CALENDAR, CONNECTION, type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
 
 /**
- * Issue 21, item 5: one outbound address policy. Each address below was missed by one of the two old
+ * One outbound address policy. Each address below was missed by one of the two old
  * classifiers (benchmarking and IETF protocol assignments by the webhook's, NAT64 and 6to4 forms of a
  * private address by the proxy's); all three users refuse them now.
  */

@@ -4,7 +4,7 @@ import { waitFor } from "../support/wait-for.ts";
 import type { OAuthWorld } from "./oauth-e2e-kit.ts";
 import { createIntegration, deployTemplates, metadataOf, registryOf, testClient } from "./push-stories-kit.ts";
 
-// Shared by the Outlook tests (issue 22, item 2): the integration on a tenant, a user signed in through the
+// Shared by the Outlook tests: the integration on a tenant, a user signed in through the
 // fake identity platform, and the subscription made for the connection (by the templates or by Junction).
 
 export const ADELE = "adele@contoso.example";

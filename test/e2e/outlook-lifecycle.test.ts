@@ -5,7 +5,7 @@ import { type OAuthWorld, useOAuthWorld } from "./oauth-e2e-kit.ts";
 import { activeSubscriptionOf, ADELE, connectCalendar, connectManagedCalendar, realStart } from "./outlook-kit.ts";
 import { expectNoSecretsLogged, forwardsOf, registryOf } from "./push-stories-kit.ts";
 
-// Graph's lifecycle notifications end to end (issue 22, item 2): sent by the Graph fake to the
+// Graph's lifecycle notifications end to end: sent by the Graph fake to the
 // integration's webhook URL, received (202), queued, and handed by the inbound worker to the channel
 // service's HandleChannelLifecycle. Script model: the customer is told; managed: Junction acts.
 

@@ -8,7 +8,7 @@ import { CLIENT, useOAuthWorld } from "./oauth-e2e-kit.ts";
 import { ADELE, connectCalendar, DAY, realStart, TENANT } from "./outlook-kit.ts";
 import { expectNoSecretsLogged, forwardsOf, registryExpirationOf, registryOf, scriptRuns } from "./push-stories-kit.ts";
 
-// The Outlook story (issue 22, items 2, 3 and 5), as the calendar story: the three Outlook templates
+// The Outlook story, as the calendar story: the three Outlook templates
 // deployed, a user signs in through the fake identity platform on the integration's tenant,
 // post-connection-creation creates a Graph subscription (Junction answers the fake's validation request),
 // an event change is posted as a batch, answered 202 and forwarded per item; forged and unknown items are

@@ -3,7 +3,7 @@ import { startFakeAuthorizationServer } from "@junction/providers/fake-authoriza
 import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
-// Issue 23, item 4: an operator defines a provider Junction does not ship over the API (POST /providers),
+// An operator defines a provider Junction does not ship over the API (POST /providers),
 // with the built-in catalogue's schema; it connects through the fake authorization server, proxies a call,
 // and is still there after a restart (stored with the integrations).
 
@@ -68,7 +68,7 @@ async function connect(j: TestJunction, authorize: (location: string) => Promise
   return list.body.connections[0].connection_id as string;
 }
 
-describe("POST /providers: a provider defined over the API (issue 23, item 4)", () => {
+describe("POST /providers: a provider defined over the API", () => {
   test("a bad definition is refused naming the provider and each field, and nothing is stored", async () => {
     const auth = fakeServer();
     const j = await startTestJunction();

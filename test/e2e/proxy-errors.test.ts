@@ -33,7 +33,7 @@ async function errorOf(res: Response) {
   };
 }
 
-describe("proxy errors (issue 4, item 5)", () => {
+describe("proxy errors", () => {
   test("unknown integration: 404 unknown_provider_config", async () => {
     const e = await errorOf(await h.proxy("GET", "/echo/x", { headers: { "provider-config-key": "nope" } }));
     expect(e).toMatchObject({ status: 404, code: "unknown_provider_config" });

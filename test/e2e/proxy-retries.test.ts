@@ -28,7 +28,7 @@ afterAll(async () => {
 const attemptsSince = (from: number, path: string, on: ProxyHarness = h) =>
   on.fake.state.requests.slice(from).filter((r) => r.path === path).length;
 
-describe("proxy retries (issue 4, item 3)", () => {
+describe("proxy retries", () => {
   test("an idempotent call is retried on 5xx with backoff until it succeeds", async () => {
     const from = h.fake.state.requests.length;
     const res = await h.proxy("GET", "/flaky/2", { headers: flakyKey() });
@@ -202,7 +202,7 @@ describe("proxy retries: network errors", () => {
   });
 });
 
-describe("proxy: an upstream 401 causes one refresh and one retry (issue 4, item 2)", () => {
+describe("proxy: an upstream 401 causes one refresh and one retry", () => {
   let r: ProxyHarness;
   beforeAll(async () => {
     r = await startProxyHarness({ fake: { requireAuthOnEcho: true } });

@@ -30,7 +30,7 @@ beforeAll(async () => {
     JUNCTION_DATA_DIR: data.path,
     JUNCTION_SECRET_KEY: SECRET,
     JUNCTION_LOG_LEVEL: "warn",
-    // The fake upstream is on 127.0.0.1: an operator's allow-list lets an integration point there (issue 25).
+    // The fake upstream is on 127.0.0.1: an operator's allow-list lets an integration point there.
     JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
   });
   await waitFor("Junction to listen", async () => (await fetch(`${url}/health`)).ok, 20_000, 50).catch((err) => {
@@ -100,7 +100,7 @@ async function digest(stream: ReadableStream<Uint8Array>): Promise<{ bytes: numb
   return { bytes, sha256: hash.digest("hex") };
 }
 
-describe("proxy: streaming with bounded memory (issue 4, item 1)", () => {
+describe("proxy: streaming with bounded memory", () => {
   test("warm-up: a small call of each direction", async () => {
     const down = await fetch(`${url}/proxy/blob/${1024 * 1024}`, { headers });
     expect((await digest(down.body as ReadableStream<Uint8Array>)).bytes).toBe(1024 * 1024);

@@ -7,7 +7,7 @@ import type { TestJunction } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { CLIENT } from "./oauth-e2e-kit.ts";
 
-// Shared by the Gmail and Outlook stories (issue 22, items 3 and 5): what the calendar story does inline,
+// Shared by the Gmail and Outlook stories: what the calendar story does inline,
 // for an integration of any provider with settings, its templates deployed through the Scripts API.
 
 export interface ForwardedWebhook {

@@ -16,7 +16,7 @@ import {
   walkCommands,
 } from "./readme-quick-start-kit.ts";
 
-// Issue 24, item 7: the README's five-minute quick start, run as written. `npm start` with the block's own
+// The README's five-minute quick start, run as written. `npm start` with the block's own
 // settings (`bun cli/junction.ts start`, what scripts/start.sh runs once the tools are there) on a free port
 // with a temporary data dir; the receiver block as written; then every command of the walk in one bash,
 // each answer checked against its `# →` line. The ports the README names (3003, 8080) become free ones,
@@ -38,7 +38,7 @@ function collect(proc: Subprocess<"ignore", "pipe", "pipe">): () => string {
   return () => text;
 }
 
-describe("the README's quick start (issue 24, item 7)", () => {
+describe("the README's quick start", () => {
   const blocks = quickStartBlocks(README);
   const data = tempDir("junction-quick-start-");
   const procs: Subprocess[] = [];
@@ -105,7 +105,7 @@ describe("the README's quick start (issue 24, item 7)", () => {
     data.remove();
   });
 
-  test("npm start listens on 127.0.0.1 only when JUNCTION_HOST is not set (issue 24, item 6)", async () => {
+  test("npm start listens on 127.0.0.1 only when JUNCTION_HOST is not set", async () => {
     expect(await listenersOn(port)).toEqual(["0100007F"]);
   });
 

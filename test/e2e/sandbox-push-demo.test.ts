@@ -5,7 +5,7 @@ import { waitFor } from "../support/wait-for.ts";
 import { forwardsOf } from "./push-stories-kit.ts";
 import { connectInBrowser, integration } from "./sandbox-kit.ts";
 
-// The no-account demo of docs/test-mode.md for Gmail and Outlook (issue 22, item 5), step by step as written there:
+// The no-account demo of docs/test-mode.md for Gmail and Outlook, step by step as written there:
 // `npm start` with the sandbox upstream, test mode, the sandbox's consent pages in the browser, then a
 // watch or a subscription made through the proxy, and a change on the sandbox forwarded to the endpoint.
 

@@ -4,7 +4,7 @@ import { startTestJunction, type TestJunction } from "../support/embedded-juncti
 import { tempDir } from "../support/temp-dir.ts";
 import { connectInBrowser, integration } from "./sandbox-kit.ts";
 
-// Two starts of `npm start` with JUNCTION_SANDBOX_UPSTREAM=true on one data dir (issue 24, item 6).
+// Two starts of `npm start` with JUNCTION_SANDBOX_UPSTREAM=true on one data dir.
 setDefaultTimeout(60_000);
 
 const HOUR = 3_600_000;

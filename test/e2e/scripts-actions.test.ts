@@ -5,7 +5,7 @@ import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { CAL, type ScriptsWorld, syncSource, useScriptsWorld } from "./scripts-kit.ts";
 
-// Actions (issue 20, item 7): deployed like other scripts, called with the requests of Nango's Node SDK.
+// Actions: deployed like other scripts, called with the requests of Nango's Node SDK.
 // Runs start sandbox processes and wait on real time: slow under a loaded machine.
 setDefaultTimeout(60_000);
 

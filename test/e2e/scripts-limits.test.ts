@@ -2,7 +2,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { waitFor } from "../support/wait-for.ts";
 import { CAL, syncSource, useScriptsWorld } from "./scripts-kit.ts";
 
-// Issue 25: the host side of a script's calls is bounded; a long run is visible and cancellable.
+// The host side of a script's calls is bounded; a long run is visible and cancellable.
 setDefaultTimeout(90_000);
 
 const world = useScriptsWorld();

@@ -14,7 +14,7 @@ import {
   startCustomerReceiver,
 } from "./notifications-kit.ts";
 
-// Issue 25, item 1: the webhook URL under a flood. Senders post notifications for made-up channel ids
+// The webhook URL under a flood. Senders post notifications for made-up channel ids
 // to an embedded Junction on 127.0.0.1 for a bounded time while the customer's endpoint is down; a
 // genuine notification is sent in the middle. The larger run (32 senders, 30 s) is `bun run bench:flood`.
 

@@ -43,7 +43,7 @@ export async function startTestJunction(
     JUNCTION_DATA_DIR: dir.path,
     JUNCTION_SECRET_KEY: secretKey,
     JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
-    // The fake upstreams listen on 127.0.0.1: integrations may point at them (issue 25's allow-list).
+    // The fake upstreams listen on 127.0.0.1: integrations may point at them (JUNCTION_ALLOWED_PRIVATE_HOSTS).
     JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1,localhost",
     ...options.env,
   };

@@ -95,7 +95,7 @@ async function deploy(ctx: CommandContext, args: string[]): Promise<number> {
   return progress.finish() ? EXIT.ok : EXIT.refused;
 }
 
-/** `junction scripts ...` (issue 6, Upload and deploy; issue 24, item 5). */
+/** `junction scripts ...` (spec: Upload and deploy). */
 export const scriptsCommand = withSubcommands("scripts", "customer scripts: syncs, actions, event scripts", {
   deploy: {
     usage: "<integration> <file | directory>... [--name <name>] [--forward-webhooks-too | --no-forward-webhooks-too]",

@@ -28,7 +28,7 @@ const redirect = (location: string, headers: Record<string, string> = {}) =>
   new Response(null, { status: 303, headers: { location, "cache-control": "no-store", ...headers } });
 
 /**
- * The dashboard (issue 7), served by the gateway under /dashboard: a login with a secret key that
+ * The dashboard, served by the gateway under /dashboard: a login with a secret key that
  * sets a signed session cookie (HttpOnly, SameSite=Strict, Path=/dashboard), one page whose script
  * renders every view, and /dashboard/api/* for that script. Nothing but the login page and the
  * stylesheet answers without a session.

@@ -7,7 +7,7 @@ import { startWebhookKit, type WebhookKit } from "@junction/webhook-service/test
 import type { GatewayClients } from "../clients.ts";
 import { createGateway } from "../gateway.ts";
 
-// Issue 21, item 2: the webhook route hands the webhook service the body (bounded), the content type
+// The webhook route hands the webhook service the body (bounded), the content type
 // and the query string; the bound is the providers' (their adapters'), not the gateway's own.
 
 let kit: WebhookKit;
@@ -111,7 +111,7 @@ describe("POST /webhook/{environment}/{integration}", () => {
   });
 });
 
-describe("credentials at the webhook URL (issue 22, item 1)", () => {
+describe("credentials at the webhook URL", () => {
   test("Authorization reaches the webhook service for the provider's reader; Cookie and Proxy-Authorization do not", async () => {
     kit = await startWebhookKit();
     await kit.connections.createIntegration({ uniqueKey: "mail", provider: "google-mail" });
@@ -150,7 +150,7 @@ describe("credentials at the webhook URL (issue 22, item 1)", () => {
     expect(sent[0]?.["proxy-authorization"]).toBeUndefined();
   });
 
-  test("over an intake limit: 503 with Retry-After and a stable code, nothing recorded (issue 25, item 1)", async () => {
+  test("over an intake limit: 503 with Retry-After and a stable code, nothing recorded", async () => {
     const { post } = await start([], {
       testReader: true,
       maxItems: 1,

@@ -78,7 +78,7 @@ export function connectionOf(req: Request) {
 
 /**
  * GET /records (the Node SDK sends /records/) and PATCH /records/prune: a connection's records of a
- * model, in Nango's shapes (issue 31, item 4). The records come from the scripts service as JSON text,
+ * model, in Nango's shapes. The records come from the scripts service as JSON text,
  * put into the answer as they are.
  */
 export function recordRoutes(): Route[] {

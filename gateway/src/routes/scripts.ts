@@ -7,7 +7,7 @@ import { scriptRoutes as deployRoutes } from "./scripts/script-routes.ts";
 import { syncControlRoutes } from "./scripts/sync-control-routes.ts";
 import { syncTriggerRoute } from "./scripts/sync-trigger-route.ts";
 
-/** scripts, runs, /sync/* and /action (issues 6, 20): deploy and list scripts, read runs, trigger and control syncs, run actions. */
+/** scripts, runs, /sync/* and /action: deploy and list scripts, read runs, trigger and control syncs, run actions. */
 export function scriptRoutes(): Route[] {
   return [
     scriptsConfigRoute(),

@@ -6,7 +6,7 @@ const goodKey = randomBytes(32).toString("base64");
 const shortKey = randomBytes(16).toString("base64");
 const oldKey = randomBytes(32).toString("base64");
 
-describe("the encryption key's settings (issue 24, item 6)", () => {
+describe("the encryption key's settings", () => {
   test("a key of the wrong length names JUNCTION_ENCRYPTION_KEY and the length it must have", () => {
     const cfg = loadCommonConfig({ JUNCTION_ENCRYPTION_KEY: shortKey });
     const build = () => encryptorFromConfig(cfg, { embedded: false });

@@ -21,7 +21,7 @@ export const commonConfigSchema = z.object({
    */
   encryptionKeys: z.string().optional(),
   /**
-   * Whether values encrypted before issue 25 (enc:v1, bound to no row) still decrypt. Turn it off once
+   * Whether values encrypted in the unbound format (enc:v1, bound to no row) still decrypt. Turn it off once
    * `junction rekey` has rewritten them: an old copy (a backup) then opens in no row.
    */
   encryptionAcceptUnbound: z

@@ -51,7 +51,7 @@ describe("Encryptor", () => {
     expect(rotated.isStale(rotated.encrypt("x", ROW))).toBe(false);
   });
 
-  test("reads the format before issue 25 (no associated data), flags it stale and reseals it bound", () => {
+  test("reads the unbound enc:v1 format (no associated data), flags it stale and reseals it bound", () => {
     const k = key();
     const enc = new Encryptor({ id: "k1", key: Buffer.from(k, "base64") });
     const legacy = legacySeal(Buffer.from(k, "base64"), "old secret");

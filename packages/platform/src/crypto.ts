@@ -32,7 +32,7 @@ export function secretContext(kind: string, ...parts: string[]): string {
 /**
  * AES-256-GCM envelope for secrets at rest. Written as `enc:v2:<key id>:<iv>:<ciphertext+tag>`
  * (base64url) with associated data naming the format, the key id and the row's context
- * (`secretContext`). `enc:v1:` envelopes (before issue 25: no associated data, key id = a hash of the
+ * (`secretContext`). `enc:v1:` envelopes (the unbound format: no associated data, key id = a hash of the
  * key) are still read, flagged stale, and rewritten by `junction rekey`. The first key encrypts,
  * every key decrypts.
  */

@@ -1,7 +1,7 @@
 import { createCipheriv, createHash, randomBytes } from "node:crypto";
 
 /**
- * Seals `plaintext` the way Junction did before issue 25 (`enc:v1:`, no associated data, the key named
+ * Seals `plaintext` the way Junction did before secrets were bound to their rows (`enc:v1:`, no associated data, the key named
  * by a hash of it): for tests that check such data still opens and is migrated by `junction rekey`.
  */
 export function legacySeal(key: Buffer, plaintext: string): string {

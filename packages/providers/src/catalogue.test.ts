@@ -5,7 +5,7 @@ import { fillPlaceholders, placeholderKeys } from "./definition/placeholders.ts"
 import { type ProviderDefinition, parseProviderDefinition } from "./definition/provider-definition.ts";
 import { type ProviderAdapter, providerAdapter, providerAdapters } from "./index.ts";
 
-// Issue 23, item 5: every catalogue entry is checked the same way: it validates, its URLs are https and
+// Every catalogue entry is checked the same way: it validates, its URLs are https and
 // parse with every placeholder filled (each placeholder being one the connection can fill), and its
 // authorization URL for a sample connection carries what the definition promises.
 
@@ -120,7 +120,7 @@ function authorizationProblems(d: Checked): string[] {
   return problems;
 }
 
-describe("the provider catalogue (issue 23, item 5)", () => {
+describe("the provider catalogue", () => {
   test("every data-only entry validates against the definition schema", () => {
     for (const input of CATALOGUE) expect(() => parseProviderDefinition(input)).not.toThrow();
   });

@@ -3,7 +3,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { METADATA_KEY_RULES } from "./index.ts";
 
-// Issue 21, item 1: everything about a provider lives in its folder here; no other source file names a
+// Everything about a provider lives in its folder here; no other source file names a
 // provider or its hosts. The strings are the providers' names, hosts and API path prefixes and header
 // prefix (case-insensitive): a file holding one outside this package knows something of a provider.
 const PROVIDER_STRINGS = [
@@ -18,7 +18,7 @@ const PROVIDER_STRINGS = [
   "microsoft-outlook-calendar",
   "graph.microsoft.com",
   "login.microsoftonline.com",
-  // The catalogue's hosts (issue 23): its providers' names are common words, their hosts are not.
+  // The catalogue's hosts: its providers' names are common words, their hosts are not.
   "slack.com",
   "api.github.com",
   "github.com/login",
@@ -66,7 +66,7 @@ function sourceFiles(): string[] {
     .filter((f) => f !== "" && !f.includes("node_modules/"));
 }
 
-describe("provider names live only in packages/providers (issue 21, item 1)", () => {
+describe("provider names live only in packages/providers", () => {
   test("no other file names a provider or its hosts", () => {
     const offenders: string[] = [];
     for (const file of sourceFiles()) {

@@ -2,7 +2,7 @@ import { describe, expect, test } from "bun:test";
 import { PUBLIC_RPC_METHODS, type PublicServiceKey } from "./public-rpc.ts";
 import { SERVICE_DEFINITIONS } from "./service-clients.ts";
 
-/** RPCs that hand out secrets or take the services' own traffic: never public (issue 24, item 9). */
+/** RPCs that hand out secrets or take the services' own traffic: never public. */
 const INTERNAL = [
   "verifySecretKey",
   "createSecretKey",

@@ -44,7 +44,7 @@ export function plainRequestTarget(rawUrl: string): RequestTarget | undefined {
 
 /**
  * The last URL read and its answer, which depends on the URL alone. A second reading of one request's
- * target costs a string comparison, not slices and an object (docs/benchmarks.md, "Issue 21").
+ * target costs a string comparison, not slices and an object (docs/benchmarks.md).
  */
 let lastUrl = "";
 let lastTarget: RequestTarget | undefined;

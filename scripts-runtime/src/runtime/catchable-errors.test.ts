@@ -3,7 +3,7 @@ import { RecordingHost, syncScript } from "../../testing/recording-host.ts";
 import type { RunResult } from "./run-types.ts";
 import { ScriptRuntime } from "./script-runtime.ts";
 
-// Issue 25, finding 5: what a script does to itself is an error it can catch, or a run that ends
+// What a script does to itself is an error it can catch, or a run that ends
 // with a named error, never a sandbox fault or a run held until its deadline.
 
 let runtime: ScriptRuntime;

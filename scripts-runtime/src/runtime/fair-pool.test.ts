@@ -3,7 +3,7 @@ import { RecordingHost, syncScript } from "../../testing/recording-host.ts";
 import type { RunRequest, RunResult } from "./run-types.ts";
 import { ScriptRuntime } from "./script-runtime.ts";
 
-// Issue 25, finding 3: two looping scripts must not hold every other script until their deadline.
+// Two looping scripts must not hold every other script until their deadline.
 // The loops' deadline is 30 s; the canaries must start well before it. CANARY_BOUND_MS is generous
 // for a shared 2-core machine (a canary takes ~10–50 ms when the machine is quiet) and still far
 // under the deadline that used to be the wait.

@@ -12,7 +12,7 @@ export const DEFAULT_HOST_CALL_LIMITS: HostCallLimits = { maxConcurrent: 4, maxB
 export type Admission = { admitted: true } | { admitted: false; message: string };
 
 /**
- * The host side of one run's script API calls (issue 25, finding 2): at most `maxConcurrent` are
+ * The host side of one run's script API calls: at most `maxConcurrent` are
  * served at once and the rest wait in line, and the bytes they hold are capped. A script asking for
  * its metadata thousands of times at once thus holds a few replies at a time in the host, not all.
  */

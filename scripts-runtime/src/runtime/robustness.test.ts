@@ -4,7 +4,7 @@ import { RecordingHost, syncScript } from "../../testing/recording-host.ts";
 import type { RunLimits, RunResult } from "./run-types.ts";
 import { ScriptRuntime } from "./script-runtime.ts";
 
-// Issue 6, "Bad input": each misbehaving script gets a clear error and status, and a normal run
+// Each misbehaving script gets a clear error and status, and a normal run
 // right after it succeeds on the same runtime.
 
 const MiB = 1024 * 1024;

@@ -13,7 +13,7 @@ export interface LogEntry {
   at: number;
 }
 
-/** How a run ended (spec: Customer-side scripts; issue 6 "Bad input"). */
+/** How a run ended (spec: Customer-side scripts, "Bad input"). */
 export type RunStatus = "succeeded" | "failed" | "timed_out" | "memory_exceeded" | "crashed";
 
 /**
@@ -63,7 +63,7 @@ export interface RunRequest {
   limits?: Partial<RunLimits>;
   host: ScriptHost;
   /**
-   * What the pool's fairness goes by (issue 25). Without it the run is a priority run, as are
+   * What the pool's fairness goes by. Without it the run is a priority run, as are
    * lifecycle hooks and actions; syncs and onWebhook runs are background runs, capped per
    * integration and per script.
    */

@@ -5,7 +5,7 @@ import { SandboxProcess } from "./sandbox-process.ts";
 export interface SandboxPoolOptions {
   /** Processes for every run. */
   size: number;
-  /** Processes beyond `size` that only priority runs use (issue 25: a looping sync starves no hook). */
+  /** Processes beyond `size` that only priority runs use (a looping sync starves no hook). */
   reserved: number;
   /** Background runs of one integration at once. */
   maxPerIntegration: number;
@@ -44,7 +44,7 @@ interface Waiter {
 const closedError = () => new Error("the script runtime is closed");
 
 /**
- * Warm sandbox processes shared fairly (issue 25, finding 3). A run takes an idle process, or
+ * Warm sandbox processes shared fairly. A run takes an idle process, or
  * starts one while the pool is below its size, or waits in line. The line is served priority runs
  * first, then background runs (syncs, onWebhook) in order, skipping those whose integration or
  * script is at its cap, so that one integration's looping syncs leave processes to the others. A

@@ -28,7 +28,7 @@ export interface ScriptRuntimeOptions {
   /** Runs that may wait for a process before `run` refuses with `script_runtime_busy`. Default 1000. */
   maxQueuedRuns?: number;
   /**
-   * Fairness (issue 25). Processes beyond `poolSize` kept for priority runs (lifecycle hooks, actions,
+   * Fairness. Processes beyond `poolSize` kept for priority runs (lifecycle hooks, actions,
    * validations), default 0; background runs (syncs, onWebhook) of one integration, and of one script,
    * at once, default: the pool size; how long a run may wait for a process, default 5 minutes.
    */
@@ -38,7 +38,7 @@ export interface ScriptRuntimeOptions {
   queueTimeoutMs?: number;
   /** Deadline for evaluating a script's top level when reading its declaration. Default 5 s. */
   declarationTimeoutMs?: number;
-  /** What one run's script API calls may hold of the host at once (issue 25). */
+  /** What one run's script API calls may hold of the host at once. */
   hostCalls?: Partial<HostCallLimits>;
   /** Deadline for a new process to be ready. Default 20 s. */
   processStartTimeoutMs?: number;
@@ -48,7 +48,7 @@ const COMPILE_CACHE_SIZE = 64;
 
 /**
  * Runs customer scripts in QuickJS inside a pool of child processes (spec: Customer-side scripts;
- * issue 6, Sandbox). Each run has a hard heap cap, a wall-clock deadline enforced by killing its
+ * spec: Sandbox). Each run has a hard heap cap, a wall-clock deadline enforced by killing its
  * process, and only the script API of its `host` to reach the outside world.
  */
 export class ScriptRuntime {

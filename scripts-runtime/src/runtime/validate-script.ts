@@ -17,7 +17,7 @@ type Evaluate = (compiled: CompiledScript, limits: RunLimits) => Promise<{ resul
 
 /**
  * Compiles `source`, evaluates it in a sandbox under a short deadline to read its default export,
- * and checks the declaration (spec: Customer-side scripts; issue 6, Upload and deploy).
+ * and checks the declaration (spec: Customer-side scripts, Upload and deploy).
  */
 export async function validateWith(
   source: string,

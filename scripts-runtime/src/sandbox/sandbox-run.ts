@@ -22,7 +22,7 @@ const NANGO_MODULE = [
  * and kills the whole process; 256 KiB makes QuickJS throw a catchable "stack overflow" in time.
  */
 const MAX_STACK_BYTES = 256 * 1024;
-/** How long one regular expression match may run (issue 25, finding 5: catastrophic backtracking). */
+/** How long one regular expression match may run (catastrophic backtracking). */
 export const MAX_REGEX_MATCH_MS = 1000;
 
 export interface RunReporter {

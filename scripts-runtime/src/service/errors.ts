@@ -3,7 +3,7 @@ import type { ScriptProblem } from "../compile/compiled-script.ts";
 
 /** The scripts service's domain errors; the error boundary maps them to Connect codes. */
 export const errors = {
-  /** A script refused at upload, with the place in the file (issue 6: "the exact reason (file, line)"). */
+  /** A script refused at upload, with the place in the file (spec: "the exact reason (file, line)"). */
   invalidScript: (problem: ScriptProblem) => {
     const place = `${problem.file}:${problem.line}:${problem.column}`;
     return invalidArgument("invalid_script", `${place}: ${problem.message}`, [

@@ -62,7 +62,7 @@ export interface StartedRun {
 /**
  * Runs script versions in the sandbox with a host scoped to the run's connection, and records every
  * run: as `running` when it starts (so that the caller gets its id at once), then how it ended, with
- * its logs (issue 6: "Every run is recorded").
+ * its logs (spec: "Every run is recorded").
  */
 export class ScriptRunner {
   private readonly inFlight = new Set<Promise<FinishedRun>>();
@@ -189,7 +189,7 @@ export class ScriptRunner {
         limits: this.ctx.limits,
         host,
         // Lifecycle hooks and actions go first and use the reserved processes; syncs and onWebhook
-        // runs are capped per integration and per script (issue 25, finding 3).
+        // runs are capped per integration and per script.
         fairness: { priority: kind !== "sync", integration, script: `${integration}/${record.scriptName}` },
         signal: controller.signal,
       });

@@ -38,7 +38,7 @@ export interface ScriptsServiceInstance {
 }
 
 /**
- * Builds the scripts service (issue 6): deploys scripts, runs them on every trigger through one
+ * Builds the scripts service: deploys scripts, runs them on every trigger through one
  * ScriptRunner, and records every run. The sandbox pool is started on first use, so that a Junction
  * without scripts never starts a sandbox process.
  */

@@ -2,7 +2,7 @@ import type { CompiledScript } from "../compile/compiled-script.ts";
 import type { ScriptDeclaration, ScriptEntry } from "../declaration/script-declaration.ts";
 import type { JsonValue, LogEntry, RunError, RunStatus } from "../runtime/run-types.ts";
 
-/** What started a run (spec: Customer-side scripts; issue 6, Triggers). */
+/** What started a run (spec: Customer-side scripts, Triggers). */
 export type RunTrigger = "event" | "schedule" | "manual" | "webhook" | "action";
 export const RUN_TRIGGERS: readonly RunTrigger[] = ["event", "schedule", "manual", "webhook", "action"];
 
@@ -15,7 +15,7 @@ export type EndedRunStatus = RunStatus | "interrupted";
 /** A run is recorded as `running` when it starts, then finished with how it ended. */
 export type StoredRunStatus = EndedRunStatus | "running";
 
-/** One run of one script version (issue 6: "Every run is recorded"). */
+/** One run of one script version (spec: "Every run is recorded"). */
 export interface ScriptRunRecord {
   /** `run_...` */
   id: string;
@@ -66,7 +66,7 @@ export interface RunFilter {
   limit?: number;
 }
 
-/** One uploaded version of a script (issue 6, Upload and deploy). */
+/** One uploaded version of a script (spec: Upload and deploy). */
 export interface ScriptVersionRecord {
   /** `scr_...` */
   id: string;

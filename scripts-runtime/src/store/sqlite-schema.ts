@@ -41,7 +41,7 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX script_runs_by_script ON script_runs (environment_id, provider_config_key, script_name, id);
    CREATE INDEX script_runs_by_connection ON script_runs (environment_id, connection_id, id);
    CREATE INDEX script_runs_by_finish ON script_runs (finished_at) WHERE finished_at IS NOT NULL;`,
-  // An action's result, JSON text (issue 20, Actions).
+  // An action's result, JSON text.
   `ALTER TABLE script_runs ADD COLUMN output TEXT;`,
 ];
 

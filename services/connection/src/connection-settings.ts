@@ -19,7 +19,7 @@ export const connectionSettingsSchema = z.object({
   credentialReads: flag.default(true),
   /**
    * Hosts that integration URLs (upstream_overrides, provider definitions) may point at although they
-   * are private or loopback addresses (issue 25): comma-separated names or addresses. Empty: none.
+   * are private or loopback addresses: comma-separated names or addresses. Empty: none.
    */
   allowedPrivateHosts: z
     .union([z.array(z.string()), z.string()])

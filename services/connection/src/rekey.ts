@@ -25,7 +25,7 @@ export interface RekeyOptions {
 
 /**
  * Re-encrypts every client secret and connection credential that is not yet under the current key in
- * the bound format (issue 25). Each row is one compare-and-set, so the pass can stop anywhere and run
+ * the bound format. Each row is one compare-and-set, so the pass can stop anywhere and run
  * again (rows already done are skipped), and a concurrent refresh is never overwritten.
  */
 export async function rekeyConnectionSecrets(

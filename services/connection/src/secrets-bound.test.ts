@@ -14,7 +14,7 @@ const token = (who: string) => ({
   refreshToken: `1//${who}-refresh`,
 });
 
-describe("credentials bound to their rows (issue 25)", () => {
+describe("credentials bound to their rows", () => {
   const harness = useOAuthHarness();
 
   test("a ciphertext copied into another connection's row does not decrypt there: a clear error, nothing leaked", async () => {
@@ -71,7 +71,7 @@ describe("credentials bound to their rows (issue 25)", () => {
       await h.client.createConnection({ providerConfigKey: "cal", connectionId: who, credentials: token(who) });
     }
     const env = (await h.client.getEnvironment({})).environment?.id as string;
-    // Dave's row holds data from before issue 25: the old format, no associated data.
+    // Dave's row holds data in the unbound format, no associated data.
     const legacy = legacySeal(
       Buffer.from(KEY, "base64"),
       JSON.stringify({ ...token("dave"), expiresAt: null, raw: {} }),

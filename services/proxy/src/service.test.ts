@@ -43,7 +43,7 @@ beforeEach(async () => {
     bus,
     providers: new ProviderCatalog(),
     baseUrl: "https://junction.test",
-    // The operator lets integrations point at the local upstream (issue 25's allow-list).
+    // The operator lets integrations point at the local upstream (JUNCTION_ALLOWED_PRIVATE_HOSTS).
     settings: { allowedPrivateHosts: ["127.0.0.1"] },
   });
   connections = createClient(

@@ -79,7 +79,7 @@ export const webhookConfigSchema = z.object({
   integrationCache: duration("1s"),
   /** Endpoints on private and loopback addresses allowed: local development and tests only (see address-policy.ts). */
   allowPrivateEndpoints: flagSetting,
-  // Intake limits (issue 25, item 1); a rate of 0 turns its limit off.
+  // Intake limits; a rate of 0 turns its limit off.
   intakeIntegrationRate: z.coerce.number().min(0).max(1_000_000).default(200),
   intakeIntegrationBurst: z.coerce.number().int().min(1).max(10_000_000).default(2000),
   intakeChannelRate: z.coerce.number().min(0).max(1_000_000).default(10),
@@ -90,7 +90,7 @@ export const webhookConfigSchema = z.object({
   intakeFullRetryAfter: duration("30s"),
 });
 
-/** Limits on what the webhook URL takes in (issue 25, item 1): memory and disk bounded by these, not by a flood. */
+/** Limits on what the webhook URL takes in: memory and disk bounded by these, not by a flood. */
 export interface IntakeConfig {
   /** Notifications recorded per second per integration (0: no limit); past it intake answers 503. */
   integrationRatePerSecond: number;

@@ -1,5 +1,5 @@
 /**
- * Who hears how a browser flow ended (issue 25). The result page posts its message to one origin: the
+ * Who hears how a browser flow ended. The result page posts its message to one origin: the
  * page that started the flow (the app that opened the popup, read from the `origin` Junction's own
  * connect page passes along, else from the Referer of the request that started it), or else the
  * gateway's own. Never "*": another page that opened or replayed the URL hears nothing.

@@ -31,7 +31,7 @@ export async function getScript(ctx: RouteContext, integration: string, name: st
   });
 }
 
-/** POST and GET /scripts, GET and DELETE /scripts/{integration}/{name} (issue 6, Upload and deploy). */
+/** POST and GET /scripts, GET and DELETE /scripts/{integration}/{name} (spec: Upload and deploy). */
 export function scriptRoutes(): Route[] {
   return [
     {

@@ -64,7 +64,7 @@ const STATES: Record<SyncState, string> = {
 
 /**
  * GET /sync/status, POST /sync/pause and /sync/start, PUT /sync/update-connection-frequency, in
- * Nango's shapes (issue 20, item 6): `recordCount` per model and `checkpoint` from the records store;
+ * Nango's shapes: `recordCount` per model and `checkpoint` from the records store;
  * `type` and `latestResult` are left out.
  */
 export function syncControlRoutes(): Route[] {

@@ -3,7 +3,7 @@ import { z } from "zod";
 import { PLACEHOLDER_PATTERN } from "./placeholders.ts";
 
 /**
- * A provider's definition: data only, validated by one schema (issue 23, item 1). Code a provider needs
+ * A provider's definition: data only, validated by one schema. Code a provider needs
  * beside it (reading notifications, consent guidance) lives in its adapter. Every field with a default
  * can be left out; a definition is written in the input shape and used in the output shape.
  */

@@ -3,7 +3,7 @@ import { exportJWK, generateKeyPair, SignJWT } from "jose";
 import type { NotificationReading, ReadContext } from "../adapter.ts";
 import { pubsubPushReader } from "./pubsub-push.ts";
 
-// Issue 22, item 1: Gmail's Pub/Sub pushes, read and (when the integration asks) authenticated by
+// Gmail's Pub/Sub pushes, read and (when the integration asks) authenticated by
 // their OIDC token, checked against keys served by a local JWKS endpoint.
 
 const NOW = Date.UTC(2026, 10, 25, 12, 0, 0);

@@ -4,7 +4,7 @@ import type { ChannelCreation, ChannelRef, UpstreamCall } from "../adapter.ts";
 import { providerAdapter } from "../index.ts";
 import { gmailWatches, readWatchCall, watchCallOf, watchChannelId } from "./watch-calls.ts";
 
-// Issue 22, item 1: Gmail's mailbox watches (https://developers.google.com/workspace/gmail/api/guides/push)
+// Gmail's mailbox watches (https://developers.google.com/workspace/gmail/api/guides/push)
 // as the channel registry sees them, and as Junction makes them itself.
 
 const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value));

@@ -16,7 +16,7 @@ import {
 import { MAX_BATCH_ITEMS, NOTIFICATION_BODY_LIMIT, readGraphNotification } from "./notification-read.ts";
 
 /**
- * Outlook calendars through Microsoft Graph (issue 22, item 2): identity platform v2 OAuth with the
+ * Outlook calendars through Microsoft Graph: identity platform v2 OAuth with the
  * tenant in the URL, proxy paths Graph's verbatim (`/v1.0/...`), change notifications matched by
  * their subscription through the channel registry. Scopes and whether they need an admin's consent:
  * https://learn.microsoft.com/en-us/graph/permissions-reference.
@@ -53,7 +53,7 @@ export const microsoftOutlookCalendar: ProviderAdapter = {
   consentGuidance: (scopes) => microsoftConsentGuidance(microsoftOutlookCalendar, scopes),
   proxyPathExample: "v1.0/me/events",
   integrationSettings: [MICROSOFT_TENANT_SETTING],
-  // The subscription's lifecycle (issue 22, item 3): scripts/README.md.
+  // The subscription's lifecycle: scripts/README.md.
   scriptTemplates: {
     directory: join(import.meta.dir, "scripts"),
     names: ["post-connection-creation", "subscription-renewal", "pre-connection-deletion"],

@@ -1,11 +1,11 @@
 import type { InboundNotification, NotificationItem, NotificationReading } from "../adapter.ts";
 
-/** Graph's tokens are short opaque strings; a far longer one is not Graph's (issue 22: huge tokens refused). */
+/** Graph's tokens are short opaque strings; a far longer one is not Graph's (huge tokens refused). */
 export const MAX_VALIDATION_TOKEN_BYTES = 1024;
 /**
  * Graph documents no batch size; a batch holds the changes of one delivery, a few items in practice.
  * 1000 items is far above what Graph sends; a larger batch is refused rather than recorded item by
- * item (issue 22, Bad input).
+ * item.
  */
 export const MAX_BATCH_ITEMS = 1000;
 /**

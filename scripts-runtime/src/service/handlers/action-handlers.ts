@@ -15,7 +15,7 @@ import { callService } from "./call-service.ts";
 type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "runAction">;
 
 /**
- * RunAction (POST /action/trigger, issue 20 item 7): runs the latest version of an action for one
+ * RunAction (POST /action/trigger): runs the latest version of an action for one
  * connection. Synchronous calls wait for the run's end, which the run deadline bounds (the sandbox
  * kills a run past it); async calls answer with the run as recorded when queued (action-runs.ts).
  */

@@ -12,7 +12,7 @@ type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "listRecords" | "pruneR
 /** Records per page or per prune, at most (Nango's limit). */
 export const MAX_RECORDS_LIMIT = 10_000;
 
-/** ListRecords, PruneRecords, ListRecordModels: Nango's GET /records and PATCH /records/prune (issue 31, item 4). */
+/** ListRecords, PruneRecords, ListRecordModels: Nango's GET /records and PATCH /records/prune. */
 export function recordHandlers(ctx: ScriptsServiceContext): Handlers {
   const limitOf = (limit: number, fallback: number) => {
     const value = limit || fallback;

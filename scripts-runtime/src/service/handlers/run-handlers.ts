@@ -13,8 +13,7 @@ const CANCELLED = "the run was cancelled (POST /scripts/runs/{id}/cancel) and it
 const CANCELLED_UNSTARTED = "the run was cancelled (POST /scripts/runs/{id}/cancel) before it started";
 
 /**
- * ListRuns and GetRun: the record of runs (issue 6: "Every run is recorded"); CancelRun (issue 25:
- * a long-running run is visible and cancellable).
+ * ListRuns and GetRun: the record of runs (spec: "Every run is recorded"); CancelRun (a long-running run is visible and cancellable).
  */
 export function runHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner): Handlers {
   return {

@@ -17,7 +17,7 @@ export const NAME_RE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "deployScript" | "listScripts" | "getScript" | "removeScript">;
 
-/** DeployScript, ListScripts, GetScript, RemoveScript (issue 6, Upload and deploy). */
+/** DeployScript, ListScripts, GetScript, RemoveScript (spec: Upload and deploy). */
 export function scriptHandlers(ctx: ScriptsServiceContext, scheduler: SyncScheduler): Handlers {
   const required = (value: string, path: string) => {
     if (!value) throw errors.invalidField(path, "is required");

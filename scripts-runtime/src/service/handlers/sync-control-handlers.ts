@@ -15,7 +15,7 @@ import { connectionsOf, deployedSyncs } from "./deployed-syncs.ts";
 
 type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "getSyncStatus" | "setSyncsPaused" | "setSyncFrequency">;
 
-/** GetSyncStatus, SetSyncsPaused, SetSyncFrequency: Nango's sync status and control (issue 20, item 6). */
+/** GetSyncStatus, SetSyncsPaused, SetSyncFrequency: Nango's sync status and control. */
 export function syncControlHandlers(ctx: ScriptsServiceContext, syncs: SyncRuns, scheduler: SyncScheduler): Handlers {
   const required = (value: string, path: string) => {
     if (!value) throw errors.invalidField(path, "is required");

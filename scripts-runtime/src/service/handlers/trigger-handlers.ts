@@ -14,7 +14,7 @@ import { connectionsOf, deployedSyncs } from "./deployed-syncs.ts";
 
 type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "triggerSyncs" | "runLifecycleEvent" | "dispatchNotification">;
 
-/** TriggerSyncs, RunLifecycleEvent and DispatchNotification: runs started by a caller (issue 6, Triggers). */
+/** TriggerSyncs, RunLifecycleEvent and DispatchNotification: runs started by a caller (spec: Triggers). */
 export function triggerHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner, syncs: SyncRuns): Handlers {
   const webhookLimiter = new WebhookRunLimiter({
     runsPerWindow: ctx.config.webhookRunsPerWindow,

@@ -25,7 +25,7 @@ export interface RunHostDeps {
 type Metadata = { [key: string]: JsonValue };
 
 /**
- * The script API of one run, backed by the connection and proxy services (issue 6, Script API):
+ * The script API of one run, backed by the connection and proxy services (spec: Script API):
  * `proxy` goes through the gateway's /proxy logic with the connection's credentials; the connection,
  * its metadata and the integration's webhook URL come from the connection service. Like Nango, a
  * script may name another connection (`providerConfigKey`/`connectionId` in a proxy config or in

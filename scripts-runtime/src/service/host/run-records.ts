@@ -32,7 +32,7 @@ export interface RunRecords extends RecordsHost {
 }
 
 /**
- * Nango's record API for one run (spec of issue 31, item 2): checks each record (id, size, the model's
+ * Nango's record API for one run: checks each record (id, size, the model's
  * schema) before anything of its batch is written, bounds the records of a run, keeps deletion
  * tracking and the merging strategy per model, and sums what each call changed.
  */

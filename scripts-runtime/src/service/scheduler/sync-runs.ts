@@ -12,7 +12,7 @@ export type SyncTrigger = "schedule" | "manual";
 export type TriggerOutcome = { started: StartedRun } | { queued: true } | { gone: true };
 
 /**
- * Runs syncs so that a sync never overlaps itself for a connection (issue 6, Triggers). Two guards:
+ * Runs syncs so that a sync never overlaps itself for a connection (spec: Triggers). Two guards:
  * the lease in the schedule row (compare-and-set, shared by every process on the store; it lapses
  * after the queue wait, the run deadline and a margin, in case its holder died), and the keys running in this
  * process, which hold however far the service clock jumps (a test clock moving a day at once would
@@ -48,7 +48,7 @@ export class SyncRuns {
 
   /**
    * Runs a sync of a connection now (a trigger), or, when a run of it is in progress, queues one
-   * follow-up run that starts as soon as that run ends (issue 20, item 3). `nextDueAt` is the due time
+   * follow-up run that starts as soon as that run ends. `nextDueAt` is the due time
    * of a schedule row the trigger creates.
    */
   async trigger(

@@ -9,7 +9,7 @@ import type { SyncRuns } from "./sync-runs.ts";
 const RETRY_SOON_MS = 1000;
 
 /**
- * Runs syncs on their frequency, per connection (issue 6, Triggers). The schedule is in the store:
+ * Runs syncs on their frequency, per connection (spec: Triggers). The schedule is in the store:
  * one row per (sync, connection) with its next due time. A pass takes the rows due at the service
  * clock's time and claims each due time by compare-and-set on it, so that however many processes
  * share the store, each due time runs once. A due time that finds the sync still running (for that

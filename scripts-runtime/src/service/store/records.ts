@@ -7,7 +7,7 @@ export interface ScheduleKey {
 }
 
 /**
- * The schedule of one sync for one connection (issue 6, Triggers): when it is next due, and who is
+ * The schedule of one sync for one connection (spec: Triggers): when it is next due, and who is
  * running it. `nextDueAt` is null for a sync that does not start by itself (`autoStart: false`): it
  * runs only when triggered. The lease says a run is in progress: a due time that finds it held is
  * skipped, and a trigger queues a follow-up run, so that a sync never overlaps itself. A paused sync

@@ -20,7 +20,7 @@ export const SERVICE_MIGRATIONS: readonly string[] = [
      forward_webhooks_too INTEGER NOT NULL,
      PRIMARY KEY (environment_id, provider_config_key, script_name)
    );`,
-  // A trigger's queued follow-up run, and a per-connection frequency (issue 20, items 3 and 6).
+  // A trigger's queued follow-up run, and a per-connection frequency.
   `ALTER TABLE sync_schedules ADD COLUMN follow_up_mode TEXT;
    ALTER TABLE sync_schedules ADD COLUMN follow_up_at INTEGER;
    ALTER TABLE sync_schedules ADD COLUMN frequency TEXT;

@@ -6,7 +6,7 @@ import { startServiceKit } from "../../../testing/service-test-kit.ts";
 
 setDefaultTimeout(60_000);
 
-// Issue 25: looping onWebhook runs must not hold every slot of the `scripts.runs` worker, or an async
+// Looping onWebhook runs must not hold every slot of the `scripts.runs` worker, or an async
 // action (or a lifecycle hook) waits in the queue until their deadline.
 const LOOP_DEADLINE_MS = 30_000;
 /** Generous for a shared 2-core machine; far under the loops' deadline. */

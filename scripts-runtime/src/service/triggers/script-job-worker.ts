@@ -31,8 +31,8 @@ type Outcome = "done" | "retry" | "again";
  * (retryBaseMs doubling up to retryMaxMs, at most maxAttempts runs, each recorded with its attempt
  * number); a script that throws for its own reasons is a recorded failed run, not a retry loop.
  * Async actions are the exception: any failure is tried again, as often as X-Max-Retries said.
- * onWebhook runs take at most `jobConcurrency - 1` of the worker's `jobConcurrency` slots (issue 25;
- * all of one slot): looping onWebhook runs cannot hold every slot, so lifecycle and async action jobs
+ * onWebhook runs take at most `jobConcurrency - 1` of the worker's `jobConcurrency` slots (all of
+ * one slot): looping onWebhook runs cannot hold every slot, so lifecycle and async action jobs
  * always get one.
  */
 export function startScriptJobWorker(

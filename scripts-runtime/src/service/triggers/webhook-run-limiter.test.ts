@@ -23,7 +23,7 @@ describe("WebhookRunLimiter", () => {
   });
 });
 
-// Issue 25, finding 4: a script whose runs cause the notifications that run it. Here the test plays
+// A script whose runs cause the notifications that run it. Here the test plays
 // the upstream: each finished onWebhook run brings the next notification, as the script's own
 // change would. The loop stops at the limit, is recorded once, and the clock ends the pause.
 let runtime: ScriptRuntime;

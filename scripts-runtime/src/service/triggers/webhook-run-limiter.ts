@@ -18,7 +18,7 @@ export interface WebhookRunLimits {
 const MAX_TRACKED = 10_000;
 
 /**
- * Per-script rate limit and loop detection of webhook-caused runs (issue 25, finding 4). A script
+ * Per-script rate limit and loop detection of webhook-caused runs. A script
  * whose own API calls cause the notifications that run it ran thousands of times a minute, without
  * end; it is paused instead once it starts more than `runsPerWindow` runs in a window, on the
  * service clock. Per process: with several scripts processes, each counts what it dispatches.

@@ -7,7 +7,7 @@ import { STOPPED_REASON } from "../store/managed-records.ts";
 import type { ChannelRecord } from "../store/records.ts";
 
 /**
- * HandleChannelLifecycle: what the upstream said about a channel itself (issue 22, item 2). For a
+ * HandleChannelLifecycle: what the upstream said about a channel itself. For a
  * managed channel Junction acts: reauthorization required renews it, removed recreates it. For any
  * other the customer is told (a "channel" webhook), since their scripts own it; a removed channel is
  * marked stopped either way.

@@ -52,7 +52,7 @@ export interface ManagedChannelsDeps {
   retryMaxMs?: number;
 }
 
-/** Junction's own management of notification channels (issue 22, item 4), driven by the schedule in the registry. */
+/** Junction's own management of notification channels, driven by the schedule in the registry. */
 export interface ManagedChannels {
   /** Subscribes to connection events and starts the timer; the schedule left by earlier runs is resumed. */
   start(): Promise<void>;

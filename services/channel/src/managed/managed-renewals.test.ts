@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { DAY, HOUR, type ManagedHarness, managedHarness, TOPIC } from "../../testing/managed-test-kit.ts";
 
-// Issue 22, item 4: "a test runs 30 days of renewals in milliseconds and finds exactly one active
+// Item 4: "a test runs 30 days of renewals in milliseconds and finds exactly one active
 // channel per connection at every point", for each provider, on the injected clock.
 
 const CONNECTIONS = ["conn-a", "conn-b", "conn-c"];

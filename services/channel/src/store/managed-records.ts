@@ -1,4 +1,4 @@
-/** Stored shapes of managed channels (issue 22, item 4): one slot per connection. Times are Unix milliseconds. */
+/** Stored shapes of managed channels: one slot per connection. Times are Unix milliseconds. */
 
 /** The connection a managed slot belongs to. */
 export interface ManagedSlotKey {

@@ -7,7 +7,7 @@ const ENV = "env_managed_conformance";
 const T0 = Date.UTC(2026, 10, 21, 12, 0, 0);
 const MIN = 60_000;
 
-/** The behaviour of the managed channels' schedule every ChannelStore must have (issue 22, item 4). */
+/** The behaviour of the managed channels' schedule every ChannelStore must have. */
 export function managedSlotConformance(name: string, factory: ChannelStoreFactory): void {
   describe(`${name} managed slots`, () => {
     let store: ChannelStore;

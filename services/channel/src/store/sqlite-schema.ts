@@ -30,7 +30,7 @@ export const MIGRATIONS: readonly string[] = [
   `
   ALTER TABLE channels ADD COLUMN expiry_warned_at INTEGER;
   `,
-  // Managed channels (issue 22, item 4): one schedule slot per connection.
+  // Managed channels: one schedule slot per connection.
   `
   CREATE TABLE managed_slots (
     environment_id TEXT NOT NULL,

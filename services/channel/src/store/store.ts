@@ -6,7 +6,7 @@ import type { ChannelFilter, ChannelRecord, ChannelTokenRow, ChannelWatch } from
  * that the rules of the lifecycle are the caller's clock's, never the database's.
  */
 export interface ChannelStore {
-  /** The managed channels' schedule, kept with the registry (issue 22, item 4). */
+  /** The managed channels' schedule, kept with the registry. */
   readonly managed: ManagedSlotStore;
   /**
    * Records a successful watch: inserts the channel, or updates the one under the same id (see

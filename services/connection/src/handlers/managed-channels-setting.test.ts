@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { CLIENT, useOAuthHarness } from "../../testing/oauth-test-kit.ts";
 
-describe("integrations: managed_channels and provider_settings (issue 22, item 4)", () => {
+describe("integrations: managed_channels and provider_settings", () => {
   const harness = useOAuthHarness();
 
   test("are kept on create and update, and read back", async () => {

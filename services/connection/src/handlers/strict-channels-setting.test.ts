@@ -1,7 +1,7 @@
 import { describe, expect, test } from "bun:test";
 import { CLIENT, useOAuthHarness } from "../../testing/oauth-test-kit.ts";
 
-describe("integrations: strict_channels (issue 25, item 1)", () => {
+describe("integrations: strict_channels", () => {
   const harness = useOAuthHarness();
 
   test("follows managed_channels until the operator sets it", async () => {

@@ -4,7 +4,7 @@ import type { ConnectionServiceContext } from "../context.ts";
 import type { IntegrationRecord } from "../store/records.ts";
 import { resolveOAuthClient } from "./oauth-client.ts";
 
-// Where a refresh token is spent (issue 23: Figma's separate refresh endpoint): the definition's refreshUrl,
+// Where a refresh token is spent (Figma's separate refresh endpoint): the definition's refreshUrl,
 // its placeholders filled as the token URL's, unless a token URL override points at another server.
 
 const template = (refreshUrl: string) =>

@@ -17,7 +17,7 @@ function refusal(run: () => unknown): JunctionError {
   throw new Error("expected a refusal");
 }
 
-describe("OAuth URL placeholders (issue 22: the tenant in Microsoft's URLs)", () => {
+describe("OAuth URL placeholders (the tenant in Microsoft's URLs)", () => {
   test("fills {key} from the integration's settings, the adapter's default when it holds none", () => {
     const url = "https://login.example/{tenant}/oauth2/v2.0/authorize";
     expect(fillUrlPlaceholders(url, adapter, {}, "authorization_url")).toBe(

@@ -5,7 +5,7 @@ import { CLIENT, useOAuthHarness } from "../../testing/oauth-test-kit.ts";
 import { AddressRefusedError } from "@junction/platform/address-refused-error";
 import { OutboundAddressPolicy } from "@junction/platform/outbound-address-policy";
 
-describe("integration URLs and private addresses (issue 25, finding 8)", () => {
+describe("integration URLs and private addresses", () => {
   const harness = useOAuthHarness();
 
   test("an override at a private or loopback host is refused when written unless the operator allows it", async () => {

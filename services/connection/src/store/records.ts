@@ -189,7 +189,7 @@ export interface OAuthStateRecord {
   consumedAt: number | null;
   /**
    * The origin (scheme://host[:port]) of the page that started it: the callback page posts its result
-   * to this origin only (issue 25). Absent when unknown: then only to the gateway's own origin.
+   * to this origin only. Absent when unknown: then only to the gateway's own origin.
    */
   openerOrigin?: string;
   /** The frontend SDK's WebSocket waiting for the result (Nango's ws_client_id); absent when none. */

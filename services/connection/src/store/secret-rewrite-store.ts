@@ -16,7 +16,7 @@ export interface SealedClientSecret {
 }
 
 /**
- * Reading and rewriting the sealed secrets one row at a time (issue 25: `junction rekey`). Scans go in a
+ * Reading and rewriting the sealed secrets one row at a time (`junction rekey`). Scans go in a
  * stable order from a cursor, so a run can stop anywhere; swaps are compare-and-set on the sealed value,
  * so a write that happened since the scan (a refresh, a re-authorization) is never overwritten.
  */

@@ -7,7 +7,7 @@ import { startWebhookKit, type WebhookKit } from "../../testing/webhook-test-kit
 import { readAllWith, type TestRequest, testNotificationAdapter } from "../../testing/test-reader.ts";
 import type { MatchedNotification } from "@junction/wiring";
 
-// Issue 22: receipt and the inbound worker carry what push providers beyond the calendar need, read
+// Receipt and the inbound worker carry what push providers beyond the calendar need, read
 // by a test reader here (no provider's format): handshakes, batches, dedupe keys, match modes,
 // payloads and lifecycle notifications.
 

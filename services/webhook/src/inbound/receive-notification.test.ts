@@ -6,7 +6,7 @@ import { startWebhookKit, type WebhookKit } from "../../testing/webhook-test-kit
 import type { MatchedNotification, NotificationSink } from "@junction/wiring";
 import { checkedReading, MAX_HANDSHAKE_BODY_BYTES } from "./notification-event.ts";
 
-// Issue 21, item 2: the inbound contract carries a bounded body, the content type and the query string.
+// The inbound contract carries a bounded body, the content type and the query string.
 
 let kit: WebhookKit;
 afterEach(async () => {
@@ -139,7 +139,7 @@ describe("checkedReading (what receipt accepts of an adapter's reading)", () => 
   });
 });
 
-describe("credential headers at receipt (issue 22, item 1)", () => {
+describe("credential headers at receipt", () => {
   test("the reader sees the request's bearer token; what is recorded never holds it", async () => {
     const seen: MatchedNotification[] = [];
     const k = await setup(seen);

@@ -44,7 +44,7 @@ type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
  * (atomic in the store; claiming here would leave a claim behind whenever recording failed, and the
  * resend would be lost as a duplicate).
  *
- * Intake limits (issue 25, item 1; intake/intake-limits.ts): before reading, the integration's rate
+ * Intake limits (intake/intake-limits.ts): before reading, the integration's rate
  * and pending-work cap; before recording, the channels' rates. Over one, nothing is recorded and the
  * answer is `throttled` (the gateway's 503 with Retry-After, which upstreams retry). A strict
  * integration's notification whose channel the registry does not hold is dropped (`unknown_channel`).

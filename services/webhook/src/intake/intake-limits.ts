@@ -17,7 +17,7 @@ const MAX_INTEGRATIONS = 10_000;
 const WARN_EVERY_MS = 60_000;
 
 /**
- * Intake limits of the webhook URL (issue 25, item 1): a token bucket per integration and per
+ * Intake limits of the webhook URL: a token bucket per integration and per
  * channel on the injected clock, and a cap on each integration's pending work. Every map here is
  * bounded by configuration (`IntakeConfig`), so memory is too, whatever arrives.
  */

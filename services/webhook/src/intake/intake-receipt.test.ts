@@ -3,7 +3,7 @@ import { DropReason } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { startWebhookKit, type WebhookKit } from "../../testing/webhook-test-kit.ts";
 import { readAllWith, type TestRequest, testNotificationAdapter } from "../../testing/test-reader.ts";
 
-// Issue 25, item 1: receipt under the intake limits and strict channels, through ReceiveNotifications
+// Receipt under the intake limits and strict channels, through ReceiveNotifications
 // on the real connection and channel services (a test reader: no provider's format).
 
 let kit: WebhookKit;

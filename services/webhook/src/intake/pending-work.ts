@@ -17,7 +17,7 @@ interface InboundCount {
 }
 
 /**
- * The work an integration has pending, for intake's cap (issue 25, item 1): its notifications
+ * The work an integration has pending, for intake's cap: its notifications
  * recorded here and not yet processed by the inbound worker (counted in memory as they are enqueued
  * and processed), plus its messages not yet final (counted in the store, durable, so right after a
  * restart; recounted at most every `recountMs`, never per request; a notification processed counts as

@@ -10,7 +10,7 @@ interface AuthMessage {
   success: boolean;
   code: string;
   providerConfigKey: string;
-  /** Only on success: a failure names no connection (issue 25). */
+  /** Only on success: a failure names no connection. */
   connectionId?: string;
 }
 

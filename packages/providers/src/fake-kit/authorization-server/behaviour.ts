@@ -1,6 +1,6 @@
 /**
  * What a test sets on the fake authorization server: one value per OAuth 2.0 variation a provider
- * definition can describe (issue 23, item 1), and the failures Junction must survive. Every field can be
+ * definition can describe, and the failures Junction must survive. Every field can be
  * changed between requests (`server.behave({...})`).
  */
 export interface AuthorizationServerBehaviour {

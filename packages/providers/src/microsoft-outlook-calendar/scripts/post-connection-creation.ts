@@ -1,6 +1,6 @@
 import { createOnEvent, type Nango } from "nango";
 
-// Issue 22, item 3: after a connection is created, subscribe to its calendar's events through Microsoft
+// After a connection is created, subscribe to its calendar's events through Microsoft
 // Graph (POST /v1.0/subscriptions, https://learn.microsoft.com/en-us/graph/api/subscription-post-subscriptions)
 // and store the subscription's id and clientState in the connection's metadata. Scripts cannot import
 // each other: the subscription helpers are repeated in subscription-renewal.ts on purpose.

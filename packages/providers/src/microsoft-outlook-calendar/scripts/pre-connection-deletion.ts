@@ -1,6 +1,6 @@
 import { createOnEvent } from "nango";
 
-// Issue 22, item 3: before the connection is deleted, delete its Graph subscription
+// Before the connection is deleted, delete its Graph subscription
 // (DELETE /v1.0/subscriptions/{id}, https://learn.microsoft.com/en-us/graph/api/subscription-delete).
 // A failure is logged and must not block the deletion; with no stored id, nothing is called.
 

@@ -1,6 +1,6 @@
 import { createSync, type Nango } from "nango";
 
-// Issue 22, item 3, the renewal sync (daily): extend the stored subscription's expiration
+// The renewal sync (daily): extend the stored subscription's expiration
 // (PATCH /v1.0/subscriptions/{id}, https://learn.microsoft.com/en-us/graph/api/subscription-update).
 // When that fails (Graph removed it, or it expired), create a new one, store it, then delete the old.
 // The helpers repeat post-connection-creation.ts on purpose: a deployed script is one file and may
