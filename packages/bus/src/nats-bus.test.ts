@@ -49,6 +49,24 @@ describe("NatsBus", () => {
     }
   });
 
+  test("processes starting together on a fresh server all open: the work stream's creation race is not a failure", async () => {
+    const fresh = await startNatsServer();
+    try {
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const buses = await Promise.all(
+          Array.from({ length: 8 }, () => NatsBus.connect({ servers: fresh.url, logger: memoryLogger() })),
+        );
+        const jsm = await jetstreamManager((buses[0] as NatsBus).connection);
+        expect((await jsm.streams.info(WORK_STREAM)).config.name).toBe(WORK_STREAM);
+        // Gone again, so that the next eight race to create it.
+        await jsm.streams.delete(WORK_STREAM);
+        await Promise.all(buses.map((b) => b.close()));
+      }
+    } finally {
+      await fresh.stop();
+    }
+  });
+
   test("processes consuming one queue share its jobs", async () => {
     const [a, b] = await Promise.all([connect(), connect()]);
     try {

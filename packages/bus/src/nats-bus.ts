@@ -204,7 +204,7 @@ export class NatsBus implements Bus {
   }
 }
 
-async function ensureWorkStream(jsm: JetStreamManager, duplicateWindowMs: number): Promise<void> {
+export async function ensureWorkStream(jsm: JetStreamManager, duplicateWindowMs: number): Promise<void> {
   const config = {
     name: WORK_STREAM,
     subjects: [queueSubject(">")],
@@ -216,10 +216,19 @@ async function ensureWorkStream(jsm: JetStreamManager, duplicateWindowMs: number
   try {
     await jsm.streams.add(config);
   } catch (err) {
-    // It exists with another configuration (e.g. another duplicate window): bring it to ours.
-    if (!isApiError(err, 10058)) throw err;
+    // It exists with another configuration (e.g. another duplicate window): bring it to ours. Processes
+    // starting together race to create it, and the server may answer the loser "subjects overlap with an
+    // existing stream" (10065) instead: the stream is there all the same.
+    if (!isApiError(err, 10058) && !(isApiError(err, 10065) && (await streamExists(jsm)))) throw err;
     await jsm.streams.update(WORK_STREAM, { duplicate_window: config.duplicate_window });
   }
+}
+
+async function streamExists(jsm: JetStreamManager): Promise<boolean> {
+  return jsm.streams.info(WORK_STREAM).then(
+    () => true,
+    () => false,
+  );
 }
 
 async function ensureQueueConsumer(
