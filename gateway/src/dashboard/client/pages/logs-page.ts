@@ -1,18 +1,7 @@
+import { OPERATION_KINDS as KINDS, OPERATION_STATUSES as STATUSES } from "@junction/platform/operations/operation";
 import { api, qs } from "../api.ts";
 import { badge, duration, fields, h, hashLink, hashQuery, replace, when } from "../dom.ts";
 
-const KINDS = [
-  "authorization",
-  "token_refresh",
-  "proxy_call",
-  "notification_received",
-  "webhook_delivery",
-  "sync_run",
-  "action_run",
-  "lifecycle_hook",
-  "channel_call",
-];
-const STATUSES = ["success", "failed", "refused", "running"];
 const FILTERS = ["kind", "status", "integration", "connection", "end_user", "tag", "q"] as const;
 
 interface Operation {
@@ -35,7 +24,7 @@ interface OperationMessage {
   fields: Record<string, unknown> | null;
 }
 
-const select = (id: string, values: string[], current: string, all: string) =>
+const select = (id: string, values: readonly string[], current: string, all: string) =>
   h(
     "select",
     { id },
