@@ -6,7 +6,7 @@ import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import type { Route, RouteContext } from "../router.ts";
 import { queryParams } from "./oauth/authorization-routes.ts";
-import { allowedIntegration } from "./oauth/connect-form-routes.ts";
+import { allowedIntegration } from "./oauth/connect-form.ts";
 
 const BODY_LIMIT = 16 * 1024;
 

@@ -6,7 +6,7 @@ import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import { dataOf } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
-import { formFields } from "./oauth/connect-form-routes.ts";
+import { formFields } from "./oauth/connect-form.ts";
 import { sessionProvider } from "./connect-session-scope.ts";
 
 // Nango's `search` (listProviders({ search })): a case-insensitive part of the provider's name.

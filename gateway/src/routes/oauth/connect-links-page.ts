@@ -1,7 +1,7 @@
 import { queryObject } from "../../http/read-json.ts";
 import type { RouteContext } from "../../router.ts";
 import { browserError } from "./browser-error.ts";
-import { usesForm } from "./connect-form-routes.ts";
+import { usesForm } from "./connect-form.ts";
 import { escapeHtml, htmlPage } from "./html-page.ts";
 import { startingOrigin } from "./opener.ts";
 
