@@ -8,6 +8,7 @@ import {
   loadAuthSocketSettings,
   loadConnectUiSettings,
   loadMcpAuthSettings,
+  mcpAuthStoreFor,
   type RunningGateway,
   serveGateway,
 } from "@junction/gateway";
@@ -117,6 +118,8 @@ export async function serveService(
     // Core NATS only: an authorization's result reaches the gateway process holding the SDK's socket.
     const gatewayBus = await NatsBus.connect({ servers: common.natsUrl, name: "junction-gateway" });
     operations.attach(busOperationSink(gatewayBus));
+    // MCP URLs, clients and tokens outlive a restart and are shared by the gateway processes.
+    const mcpStore = await mcpAuthStoreFor(common);
     let served: RunningGateway | undefined;
     const overview = distributedOverview({
       env,
@@ -136,8 +139,12 @@ export async function serveService(
       metrics,
       metricsToken,
       connectUi: loadConnectUiSettings(env),
-      mcpAuth: { settings: loadMcpAuthSettings(env), allowedPrivateHosts: loadAllowedPrivateHosts(env) },
-      readiness: [...peers.map(peerCheck), busCheck(gatewayBus)],
+      mcpAuth: {
+        store: mcpStore.store,
+        settings: loadMcpAuthSettings(env),
+        allowedPrivateHosts: loadAllowedPrivateHosts(env),
+      },
+      readiness: [...peers.map(peerCheck), busCheck(gatewayBus), mcpStore.readiness],
       ...(tracing ? { tracing } : {}),
       bus: gatewayBus,
       operations,
@@ -161,6 +168,7 @@ export async function serveService(
         await overview.close();
         await operations.flushed();
         await gatewayBus.close();
+        await mcpStore.close();
         await tracing?.shutdown();
       },
     };

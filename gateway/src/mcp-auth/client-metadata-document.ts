@@ -26,7 +26,7 @@ export class ClientMetadataError extends Error {}
  * registration's; cached for CLIENT_METADATA_CACHE_MS.
  */
 export async function metadataDocumentClient(auth: McpAuth, clientId: string): Promise<McpOAuthClient> {
-  const cached = auth.store.getClient(clientId);
+  const cached = await auth.store.getClient(clientId);
   if (cached?.kind === "metadata_document" && auth.now() - cached.savedAtMs < CLIENT_METADATA_CACHE_MS) return cached;
   const document = await readDocument(auth, clientId);
   const client: McpOAuthClient = {
@@ -39,7 +39,7 @@ export async function metadataDocumentClient(auth: McpAuth, clientId: string): P
   if (document.client_id !== clientId) {
     throw new ClientMetadataError("the document's client_id is not the URL it was read from");
   }
-  auth.store.putClient(client);
+  await auth.store.putClient(client);
   return client;
 }
 

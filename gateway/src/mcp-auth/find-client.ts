@@ -15,7 +15,7 @@ export async function findClient(auth: McpAuth, clientId: string): Promise<McpOA
       throw err;
     }
   }
-  const client = auth.store.getClient(clientId);
+  const client = await auth.store.getClient(clientId);
   return client?.kind === "dynamic" ? client : "it is not registered";
 }
 

@@ -4,7 +4,8 @@ import {
   OutboundAddressPolicy,
   type PolicyFetch,
 } from "@junction/platform/outbound-address-policy";
-import { type McpAuthStore, MemoryMcpAuthStore } from "./mcp-auth-store.ts";
+import type { McpAuthStore } from "./mcp-auth-store.ts";
+import { MemoryMcpAuthStore } from "./memory-mcp-auth-store.ts";
 import { type McpAuthSettings, mcpAuthSettingsSchema } from "./mcp-auth-settings.ts";
 
 /** What the MCP front door's routes share: its grants, its clock, its settings, its one outbound fetch. */

@@ -24,108 +24,98 @@ const MIGRATIONS = [
 type GrantKind = TokenKind | "code" | "consent";
 
 /**
- * The MCP front door's grants in SQLite (the embedded process's file): they outlive a restart.
- * Consent requests, codes and tokens are keyed by their SHA-256, never by their value.
+ * The MCP front door's grants in SQLite: the embedded process's one file, or a distributed gateway's
+ * `gateway.sqlite` (WAL, so several gateway processes on one host share it). They outlive a restart.
+ * Consent requests, codes and tokens are keyed by their SHA-256, never by their value; a take is one
+ * `DELETE … RETURNING`, atomic across connections and processes.
  */
 export class SqliteMcpAuthStore implements McpAuthStore {
   constructor(private readonly db: Database) {
     migrate(db, "mcp_auth", MIGRATIONS);
   }
 
-  putServer(server: McpServerGrant): void {
-    this.db.query("INSERT OR REPLACE INTO mcp_servers (id, body) VALUES (?, ?)").run(server.id, JSON.stringify(server));
+  async putServer(server: McpServerGrant): Promise<void> {
+    this.writeServer(server);
   }
 
-  getServer(id: string): McpServerGrant | undefined {
-    const row = this.db.query<{ body: string }, [string]>("SELECT body FROM mcp_servers WHERE id = ?").get(id);
-    return row ? (JSON.parse(row.body) as McpServerGrant) : undefined;
+  async getServer(id: string): Promise<McpServerGrant | undefined> {
+    return this.readServer(id);
   }
 
-  revokeServer(id: string, nowMs: number): boolean {
-    return this.db.transaction(() => {
-      const server = this.getServer(id);
-      if (!server) return false;
-      server.revokedAtMs ??= nowMs;
-      this.putServer(server);
-      this.revokeTokens(id);
-      return true;
-    })();
+  async revokeServer(id: string, nowMs: number): Promise<boolean> {
+    // IMMEDIATE: the read and the write under one write lock, so another process cannot write between.
+    return this.db
+      .transaction(() => {
+        const server = this.readServer(id);
+        if (!server) return false;
+        server.revokedAtMs ??= nowMs;
+        this.writeServer(server);
+        this.dropGrants(id);
+        return true;
+      })
+      .immediate();
   }
 
-  revokeTokens(serverId: string): number {
-    return this.db.transaction(() => {
-      const tokens = this.db
-        .query<{ n: number }, [string]>(
-          "SELECT COUNT(*) AS n FROM mcp_grants WHERE server_id = ? AND kind IN ('access', 'refresh')",
-        )
-        .get(serverId);
-      this.db.query("DELETE FROM mcp_grants WHERE server_id = ?").run(serverId);
-      return tokens?.n ?? 0;
-    })();
+  async revokeTokens(serverId: string): Promise<number> {
+    return this.db.transaction(() => this.dropGrants(serverId)).immediate();
   }
 
-  putClient(client: McpOAuthClient): void {
+  async putClient(client: McpOAuthClient): Promise<void> {
     this.db
       .query("INSERT OR REPLACE INTO mcp_clients (client_id, kind, body) VALUES (?, ?, ?)")
       .run(client.clientId, client.kind, JSON.stringify(client));
   }
 
-  getClient(clientId: string): McpOAuthClient | undefined {
+  async getClient(clientId: string): Promise<McpOAuthClient | undefined> {
     const row = this.db
       .query<{ body: string }, [string]>("SELECT body FROM mcp_clients WHERE client_id = ?")
       .get(clientId);
     return row ? (JSON.parse(row.body) as McpOAuthClient) : undefined;
   }
 
-  dynamicClientCount(): number {
+  async dynamicClientCount(): Promise<number> {
     return (
       this.db.query<{ n: number }, []>("SELECT COUNT(*) AS n FROM mcp_clients WHERE kind = 'dynamic'").get()?.n ?? 0
     );
   }
 
-  putConsent(request: ConsentRequest): void {
+  async putConsent(request: ConsentRequest): Promise<void> {
     this.put(request.id, "consent", request);
   }
 
-  getConsent(id: string): ConsentRequest | undefined {
-    const row = this.db
-      .query<{ body: string }, [string]>("SELECT body FROM mcp_grants WHERE hash = ? AND kind = 'consent'")
-      .get(sha256Hex(id));
-    return row ? (JSON.parse(row.body) as ConsentRequest) : undefined;
+  async getConsent(id: string): Promise<ConsentRequest | undefined> {
+    return this.read<ConsentRequest>(id, "consent");
   }
 
-  takeConsent(id: string): ConsentRequest | undefined {
+  async takeConsent(id: string): Promise<ConsentRequest | undefined> {
     return this.take<ConsentRequest>(id, "consent");
   }
 
-  putCode(code: string, grant: AuthorizationCode): void {
+  async putCode(code: string, grant: AuthorizationCode): Promise<void> {
     this.put(code, "code", grant);
   }
 
-  takeCode(code: string): AuthorizationCode | undefined {
+  async takeCode(code: string): Promise<AuthorizationCode | undefined> {
     return this.take<AuthorizationCode>(code, "code");
   }
 
-  putToken(token: string, kind: TokenKind, grant: TokenGrant): void {
+  async putToken(token: string, kind: TokenKind, grant: TokenGrant): Promise<void> {
     this.put(token, kind, grant);
   }
 
-  getAccessToken(token: string): TokenGrant | undefined {
-    const row = this.db
-      .query<{ body: string }, [string]>("SELECT body FROM mcp_grants WHERE hash = ? AND kind = 'access'")
-      .get(sha256Hex(token));
-    return row ? (JSON.parse(row.body) as TokenGrant) : undefined;
+  async getAccessToken(token: string): Promise<TokenGrant | undefined> {
+    return this.read<TokenGrant>(token, "access");
   }
 
-  takeRefreshToken(token: string): TokenGrant | undefined {
+  async takeRefreshToken(token: string): Promise<TokenGrant | undefined> {
     return this.take<TokenGrant>(token, "refresh");
   }
 
-  sweep(nowMs: number): void {
+  async sweep(nowMs: number): Promise<void> {
     this.db.query("DELETE FROM mcp_grants WHERE expires_at_ms <= ?").run(nowMs);
   }
 
-  forgetUnusedClients(savedBeforeMs: number): number {
+  async forgetUnusedClients(savedBeforeMs: number): Promise<number> {
     const res = this.db
       .query(
         `DELETE FROM mcp_clients WHERE kind = 'dynamic' AND json_extract(body, '$.savedAtMs') < ?
@@ -133,6 +123,26 @@ export class SqliteMcpAuthStore implements McpAuthStore {
       )
       .run(savedBeforeMs);
     return res.changes;
+  }
+
+  private readServer(id: string): McpServerGrant | undefined {
+    const row = this.db.query<{ body: string }, [string]>("SELECT body FROM mcp_servers WHERE id = ?").get(id);
+    return row ? (JSON.parse(row.body) as McpServerGrant) : undefined;
+  }
+
+  private writeServer(server: McpServerGrant): void {
+    this.db.query("INSERT OR REPLACE INTO mcp_servers (id, body) VALUES (?, ?)").run(server.id, JSON.stringify(server));
+  }
+
+  /** Deletes the URL's consent requests, codes and tokens; how many were tokens. */
+  private dropGrants(serverId: string): number {
+    const tokens = this.db
+      .query<{ n: number }, [string]>(
+        "SELECT COUNT(*) AS n FROM mcp_grants WHERE server_id = ? AND kind IN ('access', 'refresh')",
+      )
+      .get(serverId);
+    this.db.query("DELETE FROM mcp_grants WHERE server_id = ?").run(serverId);
+    return tokens?.n ?? 0;
   }
 
   private put(
@@ -145,6 +155,13 @@ export class SqliteMcpAuthStore implements McpAuthStore {
         "INSERT OR REPLACE INTO mcp_grants (hash, kind, server_id, client_id, expires_at_ms, body) VALUES (?, ?, ?, ?, ?, ?)",
       )
       .run(sha256Hex(secret), kind, grant.serverId, grant.clientId, grant.expiresAtMs, JSON.stringify(grant));
+  }
+
+  private read<T>(secret: string, kind: GrantKind): T | undefined {
+    const row = this.db
+      .query<{ body: string }, [string, string]>("SELECT body FROM mcp_grants WHERE hash = ? AND kind = ?")
+      .get(sha256Hex(secret), kind);
+    return row ? (JSON.parse(row.body) as T) : undefined;
   }
 
   /** Reads and deletes in one statement: two concurrent takes cannot both get it. */

@@ -54,3 +54,36 @@ test("writing more than the page cache's bound keeps the connection's memory nea
   // Unbounded (the 64 MiB it was), the cache kept ~25 MiB of these pages.
   expect(grown).toBeLessThan(8);
 });
+
+test("processes migrating one new file at once apply each migration once, and none fails", async () => {
+  const file = join(root, "shared", "migrated.sqlite");
+  // A slow first migration keeps the others' reads of the applied version inside its window.
+  const script = `
+    import { migrate, openDatabase } from ${JSON.stringify(join(import.meta.dir, "sqlite.ts"))};
+    const [file, startAt] = process.argv.slice(2);
+    const db = openDatabase(file);
+    while (Date.now() < Number(startAt)) {}
+    migrate(db, "race", [
+      "CREATE TABLE t (x INTEGER); INSERT INTO t WITH RECURSIVE c(x) AS (SELECT 1 UNION ALL SELECT x + 1 FROM c WHERE x < 100000) SELECT x FROM c;",
+      "CREATE TABLE u (y INTEGER);",
+    ]);
+  `;
+  const scriptFile = join(root, "migrate-race.ts");
+  await Bun.write(scriptFile, script);
+  // Every process starts migrating at one instant, after all have started and opened the file.
+  const startAt = String(Date.now() + 1500);
+  const procs = Array.from({ length: 3 }, () =>
+    Bun.spawn(["bun", scriptFile, file, startAt], { stdout: "pipe", stderr: "pipe" }),
+  );
+  const results = await Promise.all(
+    procs.map(async (p) => ({ code: await p.exited, stderr: await new Response(p.stderr).text() })),
+  );
+  expect(results.filter((r) => r.code !== 0).map((r) => r.stderr)).toEqual([]);
+  const db = openDatabase(file);
+  expect(db.query("SELECT COUNT(*) AS n FROM t").get()).toEqual({ n: 100000 });
+  expect(db.query("SELECT version FROM schema_migrations WHERE component = 'race' ORDER BY version").all()).toEqual([
+    { version: 1 },
+    { version: 2 },
+  ]);
+  db.close();
+});

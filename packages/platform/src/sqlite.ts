@@ -39,24 +39,27 @@ export function openDatabase(path: string, options: DatabaseOptions = {}): Datab
 
 /**
  * Applies `migrations` in order, each once, in a transaction, recorded under `component` so that
- * several services may share one file. Migrations are append-only: never edit a shipped one.
+ * several services may share one file. Migrations are append-only: never edit a shipped one. Safe when
+ * processes open one file at once (gateway processes sharing `gateway.sqlite`): each migration runs
+ * under the write lock (IMMEDIATE) after reading again whether another process applied it meanwhile.
  */
 export function migrate(db: Database, component: string, migrations: readonly string[]): void {
   db.exec(
     "CREATE TABLE IF NOT EXISTS schema_migrations (component TEXT NOT NULL, version INTEGER NOT NULL, applied_at INTEGER NOT NULL, PRIMARY KEY (component, version))",
   );
-  const row = db
-    .query<{ v: number | null }, [string]>("SELECT MAX(version) AS v FROM schema_migrations WHERE component = ?")
-    .get(component);
-  const current = row?.v ?? 0;
-  for (let i = current; i < migrations.length; i++) {
+  const applied = () =>
+    db
+      .query<{ v: number | null }, [string]>("SELECT MAX(version) AS v FROM schema_migrations WHERE component = ?")
+      .get(component)?.v ?? 0;
+  for (let i = applied(); i < migrations.length; i++) {
     db.transaction(() => {
+      if (applied() > i) return;
       db.exec(migrations[i] as string);
       db.query("INSERT INTO schema_migrations (component, version, applied_at) VALUES (?, ?, ?)").run(
         component,
         i + 1,
         Date.now(),
       );
-    })();
+    }).immediate();
   }
 }

@@ -82,13 +82,13 @@ async function authorize(auth: McpAuth, ctx: RouteContext): Promise<Response> {
     return back("invalid_request", "PKCE is required: code_challenge with code_challenge_method=S256.");
   }
   const serverId = serverIdOf(ctx.baseUrl, q.resource);
-  const server = serverId ? auth.store.getServer(serverId) : undefined;
+  const server = serverId ? await auth.store.getServer(serverId) : undefined;
   if (!server || server.revokedAtMs !== undefined) {
     return back("invalid_target", "resource must be an MCP URL of this Junction that was not revoked.");
   }
   const id = newSecret("mcpr_");
-  auth.store.sweep(auth.now());
-  auth.store.putConsent({
+  await auth.store.sweep(auth.now());
+  await auth.store.putConsent({
     id,
     clientId: client.clientId,
     serverId: server.id,

@@ -65,10 +65,10 @@ export function clientRegistrationRoute(auth: McpAuth): Route {
           "grant_types may hold authorization_code and refresh_token only.",
         );
       }
-      const full = () => auth.store.dynamicClientCount() >= auth.settings.mcpMaxRegisteredClients;
+      const full = async () => (await auth.store.dynamicClientCount()) >= auth.settings.mcpMaxRegisteredClients;
       // Full: clients registered a day ago and never used make room (registration needs no credential).
-      if (full()) auth.store.forgetUnusedClients(auth.now() - UNUSED_CLIENT_MS);
-      if (full()) {
+      if (await full()) await auth.store.forgetUnusedClients(auth.now() - UNUSED_CLIENT_MS);
+      if (await full()) {
         return oauthError(503, "temporarily_unavailable", "No more clients can be registered now.");
       }
       const issuedAtMs = auth.now();
@@ -79,7 +79,7 @@ export function clientRegistrationRoute(auth: McpAuth): Route {
         savedAtMs: issuedAtMs,
         kind: "dynamic" as const,
       };
-      auth.store.putClient(client);
+      await auth.store.putClient(client);
       return oauthJson(
         {
           client_id: client.clientId,

@@ -27,9 +27,9 @@ export function consentRoutes(auth: McpAuth): Route[] {
       },
       ctx.requestId,
     );
-  const live = (request: ConsentRequest | undefined) => {
+  const live = async (request: ConsentRequest | undefined) => {
     if (!request || request.expiresAtMs <= auth.now()) return undefined;
-    const server = auth.store.getServer(request.serverId);
+    const server = await auth.store.getServer(request.serverId);
     return server && server.revokedAtMs === undefined ? { request, server } : undefined;
   };
   return [
@@ -38,7 +38,7 @@ export function consentRoutes(auth: McpAuth): Route[] {
       pattern: "/connect/mcp/consent",
       auth: false,
       handler: async (ctx) => {
-        const found = live(auth.store.getConsent(ctx.url.searchParams.get("request") ?? ""));
+        const found = await live(await auth.store.getConsent(ctx.url.searchParams.get("request") ?? ""));
         if (!found) return gone(ctx);
         const client = await findClient(auth, found.request.clientId);
         if (typeof client === "string") return gone(ctx);
@@ -83,7 +83,7 @@ export function consentRoutes(auth: McpAuth): Route[] {
       auth: false,
       handler: async (ctx) => {
         const form = await readForm(ctx.req, 4096);
-        const found = live(auth.store.takeConsent(form.request ?? ""));
+        const found = await live(await auth.store.takeConsent(form.request ?? ""));
         if (!found) return gone(ctx);
         const { request } = found;
         if (form.decision !== "allow") {
@@ -91,7 +91,7 @@ export function consentRoutes(auth: McpAuth): Route[] {
           return redirect(withQuery(request.redirectUri, { ...denied, iss: ctx.baseUrl }));
         }
         const code = newSecret("mcpcode_");
-        auth.store.putCode(code, {
+        await auth.store.putCode(code, {
           clientId: request.clientId,
           serverId: request.serverId,
           resource: request.resource,

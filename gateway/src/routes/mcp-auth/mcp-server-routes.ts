@@ -53,8 +53,8 @@ const present = (baseUrl: string, s: McpServerGrant) => ({
  * revoke it (its tokens with it), or revoke only the tokens its clients hold.
  */
 export function mcpServerRoutes(auth: McpAuth, closeSessions: (id: string) => void): Route[] {
-  const found = (ctx: RouteContext) => {
-    const server = auth.store.getServer(ctx.params.id ?? "");
+  const found = async (ctx: RouteContext) => {
+    const server = await auth.store.getServer(ctx.params.id ?? "");
     return server && server.environmentId === ctx.environmentId ? server : undefined;
   };
   const notFound = () => errorResponse(404, "unknown_mcp_server", "No MCP URL has this id, or it was revoked.");
@@ -78,7 +78,7 @@ export function mcpServerRoutes(auth: McpAuth, closeSessions: (id: string) => vo
           integrations,
           createdAtMs: auth.now(),
         };
-        auth.store.putServer(server);
+        await auth.store.putServer(server);
         return json({ data: present(ctx.baseUrl, server) }, 201);
       },
       doc: {
@@ -95,7 +95,7 @@ export function mcpServerRoutes(auth: McpAuth, closeSessions: (id: string) => vo
       method: "GET",
       pattern: "/mcp/servers/:id",
       handler: async (ctx) => {
-        const server = found(ctx);
+        const server = await found(ctx);
         return server ? json({ data: present(ctx.baseUrl, server) }) : notFound();
       },
       doc: {
@@ -110,9 +110,9 @@ export function mcpServerRoutes(auth: McpAuth, closeSessions: (id: string) => vo
       method: "DELETE",
       pattern: "/mcp/servers/:id",
       handler: async (ctx) => {
-        const server = found(ctx);
+        const server = await found(ctx);
         if (!server || server.revokedAtMs !== undefined) return notFound();
-        auth.store.revokeServer(server.id, auth.now());
+        await auth.store.revokeServer(server.id, auth.now());
         closeSessions(server.id);
         return json({ success: true });
       },
@@ -129,9 +129,9 @@ export function mcpServerRoutes(auth: McpAuth, closeSessions: (id: string) => vo
       method: "DELETE",
       pattern: "/mcp/servers/:id/tokens",
       handler: async (ctx) => {
-        const server = found(ctx);
+        const server = await found(ctx);
         if (!server || server.revokedAtMs !== undefined) return notFound();
-        const revoked = auth.store.revokeTokens(server.id);
+        const revoked = await auth.store.revokeTokens(server.id);
         closeSessions(server.id);
         return json({ data: { revoked_tokens: revoked } });
       },

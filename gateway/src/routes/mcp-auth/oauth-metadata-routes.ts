@@ -37,7 +37,7 @@ export function oauthMetadataRoutes(auth: McpAuth): Route[] {
       pattern: "/.well-known/oauth-protected-resource/mcp/u/:id",
       auth: false,
       handler: async ({ params, baseUrl }) => {
-        const server = auth.store.getServer(params.id ?? "");
+        const server = await auth.store.getServer(params.id ?? "");
         if (!server || server.revokedAtMs !== undefined) {
           return errorResponse(404, "unknown_mcp_server", "No MCP URL has this id, or it was revoked.");
         }

@@ -58,8 +58,8 @@ export function tokenRoute(auth: McpAuth): Route {
   };
 }
 
-function exchangeCode(auth: McpAuth, form: URLSearchParams): Response {
-  const code = auth.store.takeCode(form.get("code") ?? "");
+async function exchangeCode(auth: McpAuth, form: URLSearchParams): Promise<Response> {
+  const code = await auth.store.takeCode(form.get("code") ?? "");
   const invalid = (why: string) => oauthError(400, "invalid_grant", why);
   if (!code || code.expiresAtMs <= auth.now()) return invalid("The code is unknown, expired or already used.");
   if (form.get("client_id") !== code.clientId) return invalid("The code was issued to another client.");
@@ -76,8 +76,8 @@ function exchangeCode(auth: McpAuth, form: URLSearchParams): Response {
   return issue(auth, code);
 }
 
-function refresh(auth: McpAuth, form: URLSearchParams): Response {
-  const grant = auth.store.takeRefreshToken(form.get("refresh_token") ?? "");
+async function refresh(auth: McpAuth, form: URLSearchParams): Promise<Response> {
+  const grant = await auth.store.takeRefreshToken(form.get("refresh_token") ?? "");
   if (!grant || grant.expiresAtMs <= auth.now()) {
     return oauthError(400, "invalid_grant", "The refresh token is unknown, expired, revoked or already used.");
   }
@@ -92,8 +92,8 @@ function refresh(auth: McpAuth, form: URLSearchParams): Response {
 }
 
 /** A new access token and refresh token for the grant's MCP URL, unless that URL was revoked since. */
-function issue(auth: McpAuth, grant: TokenGrant): Response {
-  const server = auth.store.getServer(grant.serverId);
+async function issue(auth: McpAuth, grant: TokenGrant): Promise<Response> {
+  const server = await auth.store.getServer(grant.serverId);
   if (!server || server.revokedAtMs !== undefined) {
     return oauthError(400, "invalid_grant", "The MCP URL was revoked.");
   }
@@ -102,8 +102,8 @@ function issue(auth: McpAuth, grant: TokenGrant): Response {
   const base = { clientId: grant.clientId, serverId: grant.serverId, resource: grant.resource };
   const accessToken = newSecret("jct_mcp_at_");
   const refreshToken = newSecret("jct_mcp_rt_");
-  auth.store.putToken(accessToken, "access", { ...base, expiresAtMs: now + accessTtl * 1000 });
-  auth.store.putToken(refreshToken, "refresh", {
+  await auth.store.putToken(accessToken, "access", { ...base, expiresAtMs: now + accessTtl * 1000 });
+  await auth.store.putToken(refreshToken, "refresh", {
     ...base,
     expiresAtMs: now + auth.settings.mcpRefreshTokenTtlSeconds * 1000,
   });

@@ -70,7 +70,7 @@ export function userMcpRoutes(auth: McpAuth, sessions: UserMcpSessions): Route[]
 
 async function serveUserMcp(auth: McpAuth, sessions: UserMcpSessions, ctx: RouteContext): Promise<Response> {
   const id = ctx.params.id ?? "";
-  const grant = bearerGrant(auth, ctx, id);
+  const grant = await bearerGrant(auth, ctx, id);
   if (grant instanceof Response) return grant;
   const sessionId = ctx.req.headers.get("mcp-session-id");
   if (ctx.req.method === "DELETE") {
@@ -95,7 +95,7 @@ async function serveUserMcp(auth: McpAuth, sessions: UserMcpSessions, ctx: Route
  * The MCP URL behind a valid access token for it, or the 401 (RFC 6750 section 3) whose
  * `WWW-Authenticate` points the client at the resource metadata (RFC 9728 section 5.1).
  */
-function bearerGrant(auth: McpAuth, ctx: RouteContext, id: string): McpServerGrant | Response {
+async function bearerGrant(auth: McpAuth, ctx: RouteContext, id: string): Promise<McpServerGrant | Response> {
   const header = ctx.req.headers.get("authorization") ?? "";
   const token = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header)?.[1];
   const metadata = `resource_metadata="${resourceMetadataUrl(ctx.baseUrl, id)}"`;
@@ -103,8 +103,7 @@ function bearerGrant(auth: McpAuth, ctx: RouteContext, id: string): McpServerGra
     errorResponse(401, "invalid_token", message, [], { "www-authenticate": challenge });
   if (token === undefined)
     return refuse("Send an access token for this MCP URL: Authorization: Bearer <token>.", `Bearer ${metadata}`);
-  const grant = auth.store.getAccessToken(token);
-  const server = auth.store.getServer(id);
+  const [grant, server] = await Promise.all([auth.store.getAccessToken(token), auth.store.getServer(id)]);
   const valid =
     grant !== undefined &&
     grant.expiresAtMs > auth.now() &&
