@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from "bun:test";
 import { startWebhookReceiver, type WebhookReceiver } from "../fake-upstream/index.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { type OAuthWorld, useOAuthWorld } from "./oauth-e2e-kit.ts";
 
 // Nango's credential routes for the frontend SDK's auth(…, { credentials }) and its Connect UI:
@@ -90,7 +91,7 @@ describe("POST /api-auth/{api-key,basic}/{integration}", () => {
     const w = await world();
     await provider(w, "keyed", "API_KEY");
     const token = await w.session({ end_user: { id: "u" }, allowed_integrations: ["keyed"] });
-    await post(w, "/api-auth/api-key/keyed", `?connect_session_token=${token}`, { apiKey: "old" });
+    await post(w, "/api-auth/api-key/keyed", `?connect_session_token=${token}`, { apiKey: "old-key-9f3a" });
     const [id] = await w.connectionIds("keyed");
     const reconnect = await w.j.api("POST", "/connect/sessions/reconnect", {
       end_user: { id: "u" },
@@ -98,12 +99,34 @@ describe("POST /api-auth/{api-key,basic}/{integration}", () => {
       integration_id: "keyed",
     });
     const again = await post(w, "/api-auth/api-key/keyed", `?connect_session_token=${reconnect.body.data.token}`, {
-      apiKey: "new",
+      apiKey: "new-key-7c1e",
     });
     expect(await again.json()).toEqual({ connectionId: id, providerConfigKey: "keyed" });
     expect(await w.connectionIds("keyed")).toEqual([id as string]);
     const creds = await w.j.clients.connection.getCredentials({ providerConfigKey: "keyed", connectionId: id });
-    expect(creds.credentials?.apiKey).toBe("new");
+    expect(creds.credentials?.apiKey).toBe("new-key-7c1e");
+
+    // Each attempt is an `authorization` operation of the connection; a form the service refuses is one too.
+    await expect(
+      w.j.clients.connection.submitConnectForm({ connectSessionToken: token, providerConfigKey: "keyed", fields: {} }),
+    ).rejects.toThrow();
+    const ops = await waitFor("three authorization operations", async () => {
+      const res = await w.j.api("GET", "/logs/operations?kind=authorization&integration=keyed");
+      return res.body.data?.length >= 3 ? (res.body.data as any[]) : null;
+    });
+    const titles = ops.map((o) => [o.status, o.title, o.connection]);
+    expect(titles).toContainEqual(["success", "keyed: connected", id]);
+    expect(titles).toContainEqual(["success", "keyed: re-authorized", id]);
+    const failed = ops.find((o) => o.status === "failed");
+    expect(failed.end_user).toBe("u");
+    // The form's own refusal (the key is empty), with the service's stable code.
+    expect(failed.title).toBe("keyed: authorization failed at form: invalid_request");
+    const stored = JSON.stringify(
+      await Promise.all(ops.map(async (o) => (await w.j.api("GET", `/logs/operations/${o.id}`)).body)),
+    );
+    expect(stored).toContain('"authMode":"API_KEY"');
+    expect(stored).not.toContain("old-key-9f3a");
+    expect(stored).not.toContain("new-key-7c1e");
   });
 
   test("bad input: a clear 4xx readable by the app's origin, and nothing saved", async () => {

@@ -356,6 +356,11 @@ describe("the dashboard in a real browser", () => {
       await page.waitForSelector('#connection-channels tr[data-channel-id="dash-chan-1"][data-state="active"]');
       await go("#/channels?integration=cal", "channels");
       await page.waitForSelector('#channels-active tr[data-channel-id="dash-chan-1"]');
+      // Links to the channel calls in the operations log: the integration's, and each channel's own.
+      expect(await page.getAttribute("#channel-operations", "href")).toBe("#/logs?kind=channel_call&integration=cal");
+      expect(await page.getAttribute('tr[data-channel-id="dash-chan-1"] a.channel-calls', "href")).toBe(
+        "#/logs?kind=channel_call&tag=channel%3Adash-chan-1",
+      );
       await screenshot(page, "channels");
       await page.click("#stop-all");
       await page.fill("#stop-all-typed", "wrong");

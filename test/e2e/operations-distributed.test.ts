@@ -18,10 +18,11 @@ beforeAll(async () => {
     dataDir: data.path,
     secretKey: SECRET,
     services: ["connection", "proxy", "channel", "webhook", "logs"],
+    startTimeoutMs: 120_000,
   });
   gatewayUrl = junction.gatewayUrl;
   procs.push(...junction.procs);
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
   await Promise.all(procs.map((p) => p.stop()));
@@ -53,5 +54,27 @@ describe("the operations log across processes", () => {
     const detail = await get(`/logs/operations/${op.id}`);
     expect(detail.body.data.messages[0].text).toContain("unknown_provider_config");
     expect((await get("/logs/operations?kind=teleport")).body.error.code).toBe("unknown_kind");
+  });
+
+  test("the connection process's authorization attempt reaches the logs process too", async () => {
+    const start = await fetch(`${gatewayUrl}/oauth/connect/cal?connect_session_token=not-a-session`, {
+      redirect: "manual",
+      headers: { accept: "application/json" },
+    });
+    expect(start.status).toBe(401);
+    const [op] = await waitFor(
+      "the authorization in the log",
+      async () => {
+        const found = (await get("/logs/operations?kind=authorization")).body.data;
+        return found?.length ? found : null;
+      },
+      20_000,
+      100,
+    );
+    expect(op).toMatchObject({
+      status: "refused",
+      integration: "cal",
+      title: "cal: authorization failed at start: unknown_connect_session_token",
+    });
   });
 });

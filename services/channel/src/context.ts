@@ -3,6 +3,7 @@ import type { ConnectionService } from "@junction/contracts/connection/v1/connec
 import type { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import type { Bus } from "@junction/bus";
 import type { Clock, Logger, MetricsRegistry } from "@junction/platform";
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import type { ManagedChannels } from "./managed/managed-channels.ts";
 import type { ChannelTokens } from "./channel-tokens.ts";
 import type { ChannelStore } from "./store/store.ts";
@@ -37,4 +38,6 @@ export interface ChannelServiceDeps {
   managed?: ManagedChannels;
   /** The process's metrics (channel stops). */
   metrics?: MetricsRegistry;
+  /** The process's operations log: each upstream channel call (a rollback's stops) is recorded there. */
+  operations?: OperationRecorder;
 }

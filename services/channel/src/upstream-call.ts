@@ -1,6 +1,9 @@
 import type { Client } from "@connectrpc/connect";
 import type { ProxyService, ResolveUpstreamResponse } from "@junction/contracts/proxy/v1/proxy_service_pb";
+import type { Clock } from "@junction/platform";
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import type { UpstreamCall } from "@junction/providers";
+import { type ChannelCallLabel, recordChannelCall } from "./channel-call-operation.ts";
 import { type ChannelProvider, channelProvider } from "./channel-providers.ts";
 import type { HttpFetch } from "./context.ts";
 
@@ -9,6 +12,9 @@ export interface UpstreamCallDeps {
   fetch: HttpFetch;
   /** Deadline of one upstream call, response body included. */
   timeoutMs: number;
+  clock: Clock;
+  /** The process's operations log: each call is a `channel_call` operation. */
+  operations?: OperationRecorder;
 }
 
 /** A call that could not be made or was not answered: a stable code and a message without secrets. */
@@ -39,10 +45,32 @@ export interface CallTarget {
 export async function callUpstream(
   deps: UpstreamCallDeps,
   target: CallTarget,
+  label: ChannelCallLabel,
   build: (provider: ChannelProvider) => UpstreamCall | UpstreamFailure,
+): Promise<UpstreamAnswer | UpstreamFailure> {
+  const startedAtMs = deps.clock.now();
+  const seen = { provider: "", attempts: 0 };
+  let result: UpstreamAnswer | UpstreamFailure;
+  try {
+    result = await attemptCall(deps, target, build, seen);
+  } catch (err) {
+    recordChannelCall(deps, target, label, { ...seen, startedAtMs }, { thrown: err });
+    throw err;
+  }
+  recordChannelCall(deps, target, label, { ...seen, startedAtMs }, result);
+  return result;
+}
+
+/** The call itself; `seen` learns the connection's provider and how many requests were sent. */
+async function attemptCall(
+  deps: UpstreamCallDeps,
+  target: CallTarget,
+  build: (provider: ChannelProvider) => UpstreamCall | UpstreamFailure,
+  seen: { provider: string; attempts: number },
 ): Promise<UpstreamAnswer | UpstreamFailure> {
   const resolve = (forceRefresh: boolean) => deps.proxy.resolveUpstream({ ...target, forceRefresh });
   let resolved = await resolve(false);
+  seen.provider = resolved.provider;
   const provider = channelProvider(resolved.provider);
   if (!provider) {
     return {
@@ -54,6 +82,7 @@ export async function callUpstream(
   const call = build(provider);
   if ("code" in call) return call;
   for (let refreshed = false; ; refreshed = true) {
+    seen.attempts++;
     const res = await send(deps, resolved, call);
     if ("code" in res) return res;
     if (res.status === 401 && !refreshed) {

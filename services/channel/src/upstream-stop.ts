@@ -2,6 +2,7 @@ import type { ChannelTokens } from "./channel-tokens.ts";
 import type { Client } from "@connectrpc/connect";
 import type { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { type Clock, type Counter, fromConnectError, type Logger, MetricsRegistry } from "@junction/platform";
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import type { HttpFetch } from "./context.ts";
 import type { ChannelRecord } from "./store/records.ts";
 import type { ChannelStore } from "./store/store.ts";
@@ -13,6 +14,8 @@ export type StopResult =
 
 export interface UpstreamStopDeps {
   proxy: Client<typeof ProxyService>;
+  /** The process's operations log: each stop is a `channel_call` operation. */
+  operations?: OperationRecorder;
   store: ChannelStore;
   clock: Clock;
   logger: Logger;
@@ -63,7 +66,8 @@ export async function stopUpstream(deps: UpstreamStopDeps, channel: ChannelRecor
 }
 
 async function callStop(deps: UpstreamStopDeps, channel: ChannelRecord): Promise<StopResult> {
-  const res = await callUpstream(deps, channel, (provider) =>
+  const label = { action: "stop" as const, environmentId: channel.environmentId, channelId: channel.id, alsoFine: 404 };
+  const res = await callUpstream(deps, channel, label, (provider) =>
     provider.stopCall({
       id: channel.id,
       resourceId: channel.resourceId,

@@ -45,6 +45,7 @@ export const channelSpec: ServiceSpec<ChannelConfig, { store: ChannelStore }> = 
       timeoutMs: config.stopTimeoutMs,
       pollIntervalMs: config.managedPollIntervalMs,
       metrics: ctx.metrics,
+      operations: ctx.operations,
     });
     registerChannelGauges(ctx.metrics, store, ctx.environment, () => clock.now());
     const impl = createChannelService({
@@ -59,6 +60,7 @@ export const channelSpec: ServiceSpec<ChannelConfig, { store: ChannelStore }> = 
       bus,
       managed,
       metrics: ctx.metrics,
+      operations: ctx.operations,
     });
     let sweeps: ReturnType<typeof startExpirySweeps> | undefined;
     return {

@@ -53,6 +53,7 @@ export function stopChannelsHandler(
         timeoutMs: deps.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS,
         stops: channelStops(deps.metrics),
         tokens: deps.tokens,
+        operations: deps.operations,
       } satisfies Parameters<typeof stopUpstream>[0];
       const results = new Array<StopResult>(channels.length);
       let next = 0;

@@ -64,7 +64,13 @@ export async function createChannel(
     input.accountEmail = email;
   }
   let adapter: ChannelAdapter | undefined;
-  const res = await callUpstream(deps, key, (provider) => {
+  const label = {
+    action: "create" as const,
+    environmentId: key.environmentId,
+    channelId: input.channelId,
+    answeredId: (body: Uint8Array) => adapter?.readCreated?.(input, body)?.channelId,
+  };
+  const res = await callUpstream(deps, key, label, (provider) => {
     adapter = provider;
     return provider.create ? built(() => provider.create?.(input)) : notManageable();
   });
@@ -111,7 +117,8 @@ export async function renewInPlace(
     token,
   };
   let adapter: ChannelAdapter | undefined;
-  const res = await callUpstream(deps, key, (provider) => {
+  const label = { action: "renew" as const, environmentId: key.environmentId, channelId: channel.id };
+  const res = await callUpstream(deps, key, label, (provider) => {
     adapter = provider;
     const renew = provider.renew;
     return typeof renew === "function" ? built(() => renew(ref, input)) : notManageable();

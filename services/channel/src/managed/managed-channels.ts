@@ -13,6 +13,7 @@ import {
   randomToken,
   type TimerHandle,
 } from "@junction/platform";
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import { channelStops } from "../upstream-stop.ts";
 import type { HttpFetch } from "../context.ts";
 import type { ManagedSlot, ManagedSlotKey } from "../store/managed-records.ts";
@@ -29,6 +30,8 @@ const CLAIM_BATCH = 16;
 export interface ManagedChannelsDeps {
   /** The process's metrics (channel stops). */
   metrics?: MetricsRegistry;
+  /** The process's operations log: each create, renew and stop upstream is a `channel_call` operation. */
+  operations?: OperationRecorder;
   store: ChannelStore;
   /** Seals the tokens of the channels it creates, opens them to renew and stop. */
   tokens: ChannelTokens;

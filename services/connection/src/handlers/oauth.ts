@@ -6,6 +6,7 @@ import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { toIntegration } from "../mappers.ts";
 import { completeAuthorization } from "../oauth/authorization-callback.ts";
+import { recordingFailure } from "../oauth/authorization-operation.ts";
 import { startAuthorization } from "../oauth/authorization-start.ts";
 import { submitConnectForm } from "../oauth/connect-form.ts";
 import { createConnectSession, resolveConnectSession, sessionAllows } from "../oauth/connect-sessions.ts";
@@ -33,7 +34,12 @@ export function oauthHandlers(ctx: ConnectionServiceContext): Partial<ServiceImp
       return { token, expiresAtMs: BigInt(expiresAt) };
     },
 
-    submitConnectForm: (req) => submitConnectForm(ctx, req),
+    submitConnectForm: (req) =>
+      recordingFailure(
+        ctx,
+        { token: req.connectSessionToken, integration: req.providerConfigKey, step: "form", authMode: "" },
+        () => submitConnectForm(ctx, req),
+      ),
 
     async getConnectSession(req) {
       const session = await resolveConnectSession(ctx, req.token);
@@ -67,7 +73,12 @@ export function oauthHandlers(ctx: ConnectionServiceContext): Partial<ServiceImp
     },
 
     async startAuthorization(req) {
-      return startAuthorization(ctx, req);
+      // A started attempt is recorded when its callback ends it; one refused at its start, here.
+      return recordingFailure(
+        ctx,
+        { token: req.connectSessionToken, integration: req.providerConfigKey, step: "start", authMode: "OAUTH2" },
+        () => startAuthorization(ctx, req),
+      );
     },
 
     async completeAuthorization(req) {

@@ -7,6 +7,7 @@ import {
 import type { ConnectionServiceContext } from "../context.ts";
 import type { ConnectSessionRecord } from "../store/records.ts";
 import { enqueueAuthWebhook } from "./auth-webhook.ts";
+import { type AuthorizationStep, recordAuthorization, thrownEnd } from "./authorization-operation.ts";
 import { type CallbackAttempt, openCallbackAttempt } from "./callback-attempt.ts";
 import { exchangeCode, upstreamRefusal } from "./callback-exchange.ts";
 import type { CallbackFailure } from "./callback-messages.ts";
@@ -24,19 +25,27 @@ export async function completeAuthorization(
   ctx: ConnectionServiceContext,
   req: CompleteAuthorizationRequest,
 ): Promise<CallbackAnswer> {
+  const receivedAtMs = ctx.clock.now();
   const opened = await openCallbackAttempt(ctx, req);
-  if ("answer" in opened) return opened.answer;
+  if ("answer" in opened) return stateAnswer(ctx, receivedAtMs, opened.answer);
   const { attempt } = opened;
   const { st, env, integ } = attempt;
   const endUser = endUserOf(attempt.session);
   const answer = { ...attempt.where, integrationDisplayName: integ.displayName };
 
   const refused = upstreamRefusal(req);
-  if (refused) return failed(ctx, attempt, endUser, refused);
+  if (refused) return failed(ctx, attempt, endUser, refused, "consent");
   const exchange = await exchangeCode(ctx, attempt, req);
-  if (!exchange.ok) return failed(ctx, attempt, endUser, exchange.failure);
+  if (!exchange.ok) return failed(ctx, attempt, endUser, exchange.failure, "exchange");
 
-  const saved = await saveAuthorizedConnection(ctx, attempt, exchange.exchanged, endUser);
+  let saved: Awaited<ReturnType<typeof saveAuthorizedConnection>>;
+  try {
+    saved = await saveAuthorizedConnection(ctx, attempt, exchange.exchanged, endUser);
+  } catch (err) {
+    recordAuthorization(ctx, attemptFacts(attempt), thrownEnd(err, "save"));
+    throw err;
+  }
+  recordAuthorization(ctx, attemptFacts(attempt), { ok: true, created: saved.created });
   await notify(ctx, () =>
     enqueueAuthWebhook(ctx, {
       env,
@@ -58,13 +67,51 @@ export async function completeAuthorization(
   };
 }
 
+/** What the operations log files an attempt under: it started when its authorization URL was made. */
+function attemptFacts({ st, session, integ }: CallbackAttempt) {
+  return {
+    startedAtMs: st.createdAt,
+    authMode: "OAUTH2",
+    environmentId: st.environmentId,
+    integration: integ.uniqueKey,
+    connection: st.connectionId,
+    session,
+  };
+}
+
+/** The stable code of an answer's outcome, as the callback page shows it ("token_exchange_refused"). */
+function outcomeCode(answer: CallbackAnswer): string {
+  return (AuthorizationOutcome[answer.outcome ?? AuthorizationOutcome.UNSPECIFIED] ?? "unspecified").toLowerCase();
+}
+
+/** A callback whose state could not be used ends its attempt (or is refused, a state never given): recorded so. */
+function stateAnswer(ctx: ConnectionServiceContext, receivedAtMs: number, answer: CallbackAnswer): CallbackAnswer {
+  const code = outcomeCode(answer);
+  recordAuthorization(
+    ctx,
+    {
+      startedAtMs: receivedAtMs,
+      authMode: "OAUTH2",
+      integration: answer.providerConfigKey ?? "",
+      connection: answer.connectionId ?? "",
+    },
+    { ok: false, step: "callback", code, message: answer.message ?? "" },
+  );
+  return answer;
+}
+
 /** A failure after a valid state belongs to a known connection attempt: the customer hears of it. */
 async function failed(
   ctx: ConnectionServiceContext,
-  { st, session, env, integ, existing, where }: CallbackAttempt,
+  attempt: CallbackAttempt,
   endUser: Record<string, unknown> | null,
   failure: CallbackFailure,
+  step: AuthorizationStep,
 ): Promise<CallbackAnswer> {
+  const { st, session, env, integ, existing, where } = attempt;
+  const code = outcomeCode(failure.answer);
+  const cause = failure.errorType === code ? undefined : failure.errorType;
+  recordAuthorization(ctx, attemptFacts(attempt), { ok: false, step, code, message: failure.message, cause });
   await notify(ctx, () =>
     enqueueAuthWebhook(ctx, {
       env,

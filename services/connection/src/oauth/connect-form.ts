@@ -7,6 +7,7 @@ import { isRefreshError } from "../refresh/credential-refresher.ts";
 import { saveConnection } from "../save-connection.ts";
 import { claimAuthSocket } from "./auth-socket-claim.ts";
 import { enqueueAuthWebhook } from "./auth-webhook.ts";
+import { recordAuthorization } from "./authorization-operation.ts";
 import { endUserOf } from "./authorization-callback.ts";
 import { type ProviderAdapter, SCOPE_SEPARATORS } from "@junction/providers";
 import { resolveConnectSession, sessionConfigFor, sessionTarget } from "./connect-sessions.ts";
@@ -27,6 +28,7 @@ export async function submitConnectForm(
   ctx: ConnectionServiceContext,
   req: SubmitConnectFormRequest,
 ): Promise<{ connectionId: string; created: boolean; integrationDisplayName: string }> {
+  const startedAtMs = ctx.clock.now();
   const session = await resolveConnectSession(ctx, req.connectSessionToken);
   // Bound before anything is saved: an id held by another session's attempt changes nothing.
   await claimAuthSocket(ctx, req.wsClientId, session.id);
@@ -72,6 +74,18 @@ export async function submitConnectForm(
     // New credentials clear the refresh failures of the ones they replace.
     reviseErrors: (errs) => errs.filter((e) => !isRefreshError(e.type)),
   });
+  recordAuthorization(
+    ctx,
+    {
+      startedAtMs,
+      authMode: template.authMode,
+      environmentId: env.id,
+      integration: key,
+      connection: connectionId,
+      session,
+    },
+    { ok: true, created: saved.created },
+  );
   try {
     await enqueueAuthWebhook(ctx, {
       env,

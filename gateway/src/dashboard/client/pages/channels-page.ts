@@ -41,7 +41,16 @@ export function channelsTable(channels: Channel[], id = "channels-table"): Node 
         return h(
           "tr",
           { "data-channel-id": c.id, "data-state": c.state, "data-kind": c.kind ?? "" },
-          h("td", { class: "mono" }, c.id),
+          h(
+            "td",
+            { class: "mono" },
+            // Its calls upstream (created, renewed, stopped by Junction) in the operations log.
+            h(
+              "a",
+              { class: "channel-calls", href: hashLink("/logs", { kind: "channel_call", tag: `channel:${c.id}` }) },
+              c.id,
+            ),
+          ),
           h("td", { class: "channel-kind" }, c.kind || "—"),
           h(
             "td",
@@ -158,7 +167,15 @@ export async function channelsPage(): Promise<Node> {
     "section",
     null,
     h("h1", null, "Channels"),
-    h("p", null, h("a", { id: "channel-operations", href: "#/logs?kind=channel_call" }, "Channel calls in the log →")),
+    h(
+      "p",
+      null,
+      h(
+        "a",
+        { id: "channel-operations", href: hashLink("/logs", { kind: "channel_call", integration }) },
+        "Channel calls in the log →",
+      ),
+    ),
     h("div", { class: "card row" }, h("label", { for: "filter-integration" }, "Integration"), select),
     integration
       ? stopAll(integration, activeCount)
