@@ -1,5 +1,5 @@
 import { type Subprocess, spawn } from "bun";
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 export { freePort } from "@junction/platform/testing/free-port";
@@ -123,4 +123,21 @@ export function cpuMillis(pids: number[]): number {
     }
   }
   return total;
+}
+
+/** CPU ms used so far by each thread name of `pid` (digits at a name's end folded: JITWorker#, HeapHelper#). */
+export function threadMillis(pid: number): Map<string, number> {
+  const byName = new Map<string, number>();
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
+      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/\d+$/, "#");
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      const ms = (Number(fields[11]) + Number(fields[12])) * 10;
+      byName.set(name, (byName.get(name) ?? 0) + ms);
+    } catch {
+      // The thread ended.
+    }
+  }
+  return byName;
 }

@@ -7,9 +7,8 @@
  * helper threads, the JIT's; and the process's resident memory after each round. On a shared machine the split says more than the total: a thread's share moves
  * less with other processes' load than wall time does.
  */
-import { readdirSync, readFileSync } from "node:fs";
 import { chooseLoadGenerator } from "./load-generator.ts";
-import { residentBytes } from "./processes.ts";
+import { residentBytes, threadMillis } from "./processes.ts";
 import {
   proxyHeaders,
   startBareProxy,
@@ -32,23 +31,6 @@ const pinning = {
   description: "",
 };
 const load = chooseLoadGenerator(pinning, () => {});
-
-/** CPU ms used so far by each thread name of `pid`. */
-function threadMillis(pid: number): Map<string, number> {
-  const byName = new Map<string, number>();
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      const stat = readFileSync(`/proc/${pid}/task/${tid}/stat`, "utf8");
-      const name = stat.slice(stat.indexOf("(") + 1, stat.lastIndexOf(")")).replace(/\d+$/, "#");
-      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
-      const ms = (Number(fields[11]) + Number(fields[12])) * 10;
-      byName.set(name, (byName.get(name) ?? 0) + ms);
-    } catch {
-      // The thread ended.
-    }
-  }
-  return byName;
-}
 
 const upstream = await startUpstream(pinning);
 const start = (): Promise<Target> => {

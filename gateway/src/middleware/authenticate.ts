@@ -32,7 +32,14 @@ export class Authenticator {
     private readonly clients: GatewayClients,
     private readonly now: () => number = Date.now,
   ) {
-    this.cache = new ExpiringCache({ maxEntries: MAX_CACHED, now, reloadAheadMs: REFRESH_AHEAD_MS });
+    this.cache = new ExpiringCache({
+      maxEntries: MAX_CACHED,
+      now,
+      reloadAheadMs: REFRESH_AHEAD_MS,
+      reload: ({ key }) => {
+        this.verify(key).catch(() => this.cache.delete(key));
+      },
+    });
   }
 
   /** Returns the environment id, or throws a 401-class error with a stable code. */
@@ -63,10 +70,7 @@ export class Authenticator {
     }
     const now = this.now();
     const cached = this.cache.fresh(key, now);
-    if (cached !== undefined) {
-      if (this.cache.claimReload(cached, now)) this.verify(key).catch(() => this.cache.delete(key));
-      return environmentFor(cached.value, scope);
-    }
+    if (cached !== undefined) return environmentFor(this.cache.serve(cached, now), scope);
     return this.verify(key).then((grant) => environmentFor(grant, scope));
   }
 

@@ -52,6 +52,40 @@ describe("ExpiringCache", () => {
   });
 });
 
+describe("ExpiringCache.serve", () => {
+  test("serves the value; the first call in the margin starts the one reload, the calls after it are served meanwhile", () => {
+    const reloads: string[] = [];
+    const cache = new ExpiringCache<string, number>({
+      maxEntries: 10,
+      now: () => 0,
+      reloadAheadMs: 1000,
+      reload: (entry) => reloads.push(entry.key),
+    });
+    const entry = cache.set("k", 7, 5000);
+    expect(cache.serve(entry, 3999)).toBe(7);
+    expect(reloads).toEqual([]);
+    expect(cache.serve(entry, 4000)).toBe(7);
+    expect(cache.serve(entry, 4500)).toBe(7);
+    expect(reloads).toEqual(["k"]);
+  });
+
+  test("without a reload, or for a value too short-lived to reload ahead, serving starts nothing", () => {
+    const plain = new ExpiringCache<string, number>({ maxEntries: 10, now: () => 0, reloadAheadMs: 1000 });
+    const entry = plain.set("k", 1, 5000);
+    expect(plain.serve(entry, 4500)).toBe(1);
+    expect(plain.claimReload(entry, 4600)).toBe(false);
+    const reloads: string[] = [];
+    const short = new ExpiringCache<string, number>({
+      maxEntries: 10,
+      now: () => 0,
+      reloadAheadMs: 1000,
+      reload: (e) => reloads.push(e.key),
+    });
+    expect(short.serve(short.set("s", 2, 1500), 1400)).toBe(2);
+    expect(reloads).toEqual([]);
+  });
+});
+
 describe("SharedLoads", () => {
   test("concurrent callers of one key share one load; a finished load is forgotten", async () => {
     const loads = new SharedLoads<string, number>();

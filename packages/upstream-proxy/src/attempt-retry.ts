@@ -10,7 +10,7 @@ import { attemptFailure, clientGone, isUpstreamFailure } from "./upstream-call.t
 
 /**
  * The engine's slow paths: what happens after an attempt that failed or got an answer to retry. They
- * live out of the request's closure (createUpstreamProxy) on purpose: the JIT compiles that closure with
+ * live out of the request's function (proxyRequest, upstream-proxy.ts) on purpose: the JIT compiles it with
  * everything it inlines, and a closure holding these paths took its optimising compiler 0.3–0.6 s, twice
  * per process (docs/benchmarks.md, "Proxy small calls: the profile"). Almost no request comes here.
  */

@@ -65,6 +65,7 @@ export class ResolveCache {
       now,
       reloadAheadMs: REFRESH_AHEAD_MS,
       onEvict: (entry) => this.unindex(keyOf(entry.key)),
+      reload: (entry) => this.loadAhead(entry.key),
     });
   }
 
@@ -77,8 +78,7 @@ export class ResolveCache {
     if (hit === undefined) return undefined;
     const now = this.now();
     if (hit.until <= now) return undefined;
-    if (this.answers.claimReload(hit, now)) this.loadAhead(hit.key);
-    return hit.value;
+    return this.answers.serve(hit, now);
   }
 
   /** The cached answer while fresh, otherwise a new one. */

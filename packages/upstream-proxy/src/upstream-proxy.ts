@@ -21,7 +21,7 @@ import type { OutgoingBody } from "./request-body.ts";
 import { ResolveCache, type ResolvedUpstream, type ResolveKey } from "./resolve-cache.ts";
 import { isRetryableStatus, retryBudget } from "./retry-policy.ts";
 import { fetchUpstream, tracedFetchUpstream } from "./upstream-call.ts";
-import { parseBase, upstreamUrl, withAuthQuery } from "./upstream-url.ts";
+import { parseBase, type UpstreamBase, upstreamUrl, withAuthQuery } from "./upstream-url.ts";
 import type { ProxyMetrics } from "./proxy-metrics.ts";
 
 export interface UpstreamProxyOptions {
@@ -70,6 +70,14 @@ export interface ProxyCaller {
 /** Responses that never have a body (RFC 9110 §6.4.1). */
 const BODILESS_STATUS = new Set([204, 205, 304]);
 
+/** What every request of one engine shares: the slow paths' parts, and the rest of its dependencies. */
+interface Engine extends RetryParts {
+  lookup: HostLookup;
+  deadlines: DeadlineWatch;
+  tracing: Tracing | undefined;
+  reportChannelCall: UpstreamProxyDeps["reportChannelCall"];
+}
+
 /**
  * The proxy engine (spec: Proxy rules 1–3): resolves the connection's upstream and token (cached),
  * checks a Base-Url-Override, then streams the caller's body up and the upstream's answer back,
@@ -80,104 +88,124 @@ export function createUpstreamProxy(
   deps: UpstreamProxyDeps,
 ): (request: UpstreamRequest, caller: ProxyCaller) => Promise<Response> {
   const clock = deps.clock ?? systemClock;
-  const now = () => clock.now();
-  const lookup = deps.lookup ?? dnsLookup;
-  const random = deps.random ?? Math.random;
-  const policy = deps.settings ?? DEFAULT_PROXY_SETTINGS;
-  const deadlines = new DeadlineWatch();
-  const resolver = new ResolveCache(deps.resolve, now);
-  const metrics = deps.metrics;
-  const tracing = deps.tracing;
-  const retryParts: RetryParts = { clock, random, policy, resolver, metrics };
-
-  /**
-   * One request, in one async frame: each attempt waits for the upstream's response headers (and, for
-   * a 2xx answer read ahead, for its first chunks) within the policy's timeout; a caller that leaves
-   * meanwhile ends the wait within the deadline watch's sweep (~0.1–0.2 s). The body then streams at
-   * the caller's pace (a caller that leaves cancels it).
-   */
-  return async (request, caller) => {
-    const { method, path } = request;
-    const { req } = caller;
-    // The caller's headers, read once by the adapter, for every attempt's forwarded headers.
-    const incoming = caller.headers;
-    // A fresh cached answer is used without waiting on a promise.
-    let resolved =
-      resolver.peek(caller.environmentId, request.providerConfigKey, request.connectionId) ??
-      (await resolver.get(keyOf(request, caller)));
-    const base = request.baseUrlOverride
-      ? parseBase(
-          await checkBaseUrlOverride(
-            request.baseUrlOverride,
-            { baseUrl: resolved.baseUrl, allowedHosts: resolved.allowedOverrideHosts },
-            lookup,
-          ),
-        )
-      : resolved.base;
-    const url = upstreamUrl(base, path, withAuthQuery(request.query, resolved.authQuery), request.plain);
-    const channelCall = channelCallOf(method, path, resolved.channels);
-    let body = typeof request.body === "function" ? await request.body() : request.body;
-    let sentBody: Promise<Uint8Array> | undefined;
-    if (channelCall !== undefined) [body, sentBody] = tapRequestBody(body);
-    const sent = body.kind === "none" ? null : body.kind === "bytes" ? body.bytes : body.stream;
-    const mayReadAhead = !request.decompress && channelCall === undefined;
-
-    const budget = retryBudget(method, request, policy);
-    let attempt = 0;
-    let refreshed = false;
-    for (;;) {
-      let res: Response | undefined;
-      // The answer's status, read once (each read of a Response's property is a call into Bun's native code).
-      let status = 0;
-      const timeoutMs = policy.upstreamTimeoutMs;
-      // Before the attempt: a header that cannot be sent is the caller's 400, not an upstream failure.
-      const headers = outgoingHeaders(incoming, resolved, body);
-      const controller = new AbortController();
-      const deadline = deadlines.watch(controller, timeoutMs, req);
-      const started = metrics === undefined ? 0 : performance.now();
-      try {
-        res =
-          tracing === undefined
-            ? await fetchUpstream(url, method, headers, sent, request.decompress, controller)
-            : await tracedFetchUpstream(tracing, request.providerConfigKey, attempt, url, method, headers, sent, {
-                decompress: request.decompress,
-                controller,
-              });
-        status = res.status;
-        metrics?.upstreamSeconds.observe((performance.now() - started) / 1000, request.providerConfigKey);
-        if (mayReadAhead && readsAhead(res, method, status)) res = await readAhead(res);
-      } catch (err) {
-        const place: AttemptPlace = { request, caller, body, budget, attempt, refreshed, resolved };
-        await retryAfterFailure(retryParts, place, err, url, deadline, res !== undefined);
-        attempt++;
-        continue;
-      } finally {
-        deadline.done();
-      }
-      // One token refresh and retry after a 401; retries of 429, 5xx and Retry-On statuses within the budget.
-      if (status === 401 || isRetryableStatus(status, request.retryOn)) {
-        const place: AttemptPlace = { request, caller, body, budget, attempt, refreshed, resolved };
-        const next = await retryAfterAnswer(retryParts, place, res, status);
-        if (next !== undefined) {
-          ({ resolved, refreshed, attempt } = next);
-          continue;
-        }
-      }
-      metrics?.calls.inc(request.providerConfigKey, String(status));
-      if (channelCall === undefined) return respond(res, status, method, request.decompress);
-      const [response, received] = respondTapped(res, status, method, request.decompress);
-      void reportChannelCall(
-        deps.reportChannelCall,
-        caller,
-        keyOf(request, caller),
-        { provider: resolved.provider, path, kind: channelCall },
-        status,
-        sentBody,
-        received,
-      );
-      return response;
-    }
+  const engine: Engine = {
+    clock,
+    random: deps.random ?? Math.random,
+    policy: deps.settings ?? DEFAULT_PROXY_SETTINGS,
+    resolver: new ResolveCache(deps.resolve, () => clock.now()),
+    metrics: deps.metrics,
+    lookup: deps.lookup ?? dnsLookup,
+    deadlines: new DeadlineWatch(),
+    tracing: deps.tracing,
+    reportChannelCall: deps.reportChannelCall,
   };
+  return (request, caller) => proxyRequest(engine, request, caller);
+}
+
+/**
+ * One request, in one async frame (the helpers it calls are not async): each attempt waits for the
+ * upstream's response headers (and, for a 2xx answer read ahead, for its first chunks) within the
+ * policy's timeout; a caller that leaves meanwhile ends the wait within the deadline watch's sweep
+ * (~0.1–0.2 s). The body then streams at the caller's pace (a caller that leaves cancels it).
+ */
+async function proxyRequest(engine: Engine, request: UpstreamRequest, caller: ProxyCaller): Promise<Response> {
+  const { method, path } = request;
+  const { resolver, policy, metrics } = engine;
+  // A fresh cached answer is used without waiting on a promise.
+  let resolved =
+    resolver.peek(caller.environmentId, request.providerConfigKey, request.connectionId) ??
+    (await resolver.get(keyOf(request, caller)));
+  const base = request.baseUrlOverride ? await overriddenBase(engine, request, resolved) : resolved.base;
+  const url = upstreamUrl(base, path, withAuthQuery(request.query, resolved.authQuery), request.plain);
+  const channelCall = channelCallOf(method, path, resolved.channels);
+  let body = typeof request.body === "function" ? await request.body() : request.body;
+  let sentBody: Promise<Uint8Array> | undefined;
+  if (channelCall !== undefined) [body, sentBody] = tapRequestBody(body);
+  const sent = body.kind === "none" ? null : body.kind === "bytes" ? body.bytes : body.stream;
+  const mayReadAhead = !request.decompress && channelCall === undefined;
+  const budget = retryBudget(method, request, policy);
+  let attempt = 0;
+  let refreshed = false;
+  for (;;) {
+    let res: Response | undefined;
+    // The answer's status, read once (each read of a Response's property is a call into Bun's native code).
+    let status = 0;
+    // Before the attempt: a header that cannot be sent is the caller's 400, not an upstream failure.
+    const headers = outgoingHeaders(caller.headers, resolved, body);
+    const controller = new AbortController();
+    const deadline = engine.deadlines.watch(controller, policy.upstreamTimeoutMs, caller.req);
+    const started = metrics === undefined ? 0 : performance.now();
+    try {
+      res = await send(engine, request, attempt, url, headers, sent, controller);
+      status = res.status;
+      metrics?.upstreamSeconds.observe((performance.now() - started) / 1000, request.providerConfigKey);
+      if (mayReadAhead && readsAhead(res, method, status)) res = await readAhead(res);
+    } catch (err) {
+      const place: AttemptPlace = { request, caller, body, budget, attempt, refreshed, resolved };
+      await retryAfterFailure(engine, place, err, url, deadline, res !== undefined);
+      attempt++;
+      continue;
+    } finally {
+      deadline.done();
+    }
+    // One token refresh and retry after a 401; retries of 429, 5xx and Retry-On statuses within the budget.
+    if (status === 401 || isRetryableStatus(status, request.retryOn)) {
+      const place: AttemptPlace = { request, caller, body, budget, attempt, refreshed, resolved };
+      const next = await retryAfterAnswer(engine, place, res, status);
+      if (next !== undefined) {
+        ({ resolved, refreshed, attempt } = next);
+        continue;
+      }
+    }
+    metrics?.calls.inc(request.providerConfigKey, String(status));
+    if (channelCall === undefined) return respond(res, status, method, request.decompress);
+    const channel = { provider: resolved.provider, path, kind: channelCall };
+    return respondToChannelCall(engine, request, caller, channel, res, status, sentBody);
+  }
+}
+
+/** The base URL of a request with a Base-Url-Override, once the override is allowed. */
+async function overriddenBase(
+  engine: Engine,
+  request: UpstreamRequest,
+  resolved: ResolvedUpstream,
+): Promise<UpstreamBase> {
+  const allowed = { baseUrl: resolved.baseUrl, allowedHosts: resolved.allowedOverrideHosts };
+  return parseBase(await checkBaseUrlOverride(request.baseUrlOverride as string, allowed, engine.lookup));
+}
+
+/** One attempt's fetch (in a client span when tracing is on): the promise, awaited by the request's frame. */
+function send(
+  engine: Engine,
+  request: UpstreamRequest,
+  attempt: number,
+  url: string,
+  headers: Record<string, string>,
+  sent: Uint8Array | ReadableStream<Uint8Array> | null,
+  controller: AbortController,
+): Promise<Response> {
+  const tracing = engine.tracing;
+  const { method, decompress } = request;
+  if (tracing === undefined) return fetchUpstream(url, method, headers, sent, decompress, controller);
+  return tracedFetchUpstream(tracing, request.providerConfigKey, attempt, url, method, headers, sent, {
+    decompress,
+    controller,
+  });
+}
+
+/** The answer to a channel-creating or channel-stopping call: teed, and reported once both sides are read. */
+function respondToChannelCall(
+  engine: Engine,
+  request: UpstreamRequest,
+  caller: ProxyCaller,
+  channel: Parameters<typeof reportChannelCall>[3],
+  res: Response,
+  status: number,
+  sentBody: Promise<Uint8Array> | undefined,
+): Response {
+  const [response, received] = respondTapped(res, status, request.method, request.decompress);
+  void reportChannelCall(engine.reportChannelCall, caller, keyOf(request, caller), channel, status, sentBody, received);
+  return response;
 }
 
 function outgoingHeaders(
