@@ -104,30 +104,88 @@ export function createDirectTransport(routes: (r: ConnectRouter) => void, option
 /** Runs the handler under a handler context, its answer made a message of the method's output. */
 async function invoke(impl: UnaryImpl, method: DescMethod, req: UnaryRequest): Promise<UnaryResponse> {
   const timeoutMs = (req as unknown as { timeoutMs?: number }).timeoutMs;
-  const context = createHandlerContext({
-    service: method.parent,
-    method,
-    protocolName: "connect",
-    requestMethod: "POST",
-    url: req.url,
-    requestSignal: req.signal === NEVER ? undefined : req.signal,
-    timeoutMs,
-    requestHeader: req.header,
-    contextValues: req.contextValues,
-  });
+  const bounded = req.signal !== NEVER || timeoutMs !== undefined;
+  const context = bounded
+    ? createHandlerContext({
+        service: method.parent,
+        method,
+        protocolName: "connect",
+        requestMethod: "POST",
+        url: req.url,
+        requestSignal: req.signal,
+        timeoutMs,
+        requestHeader: req.header,
+        contextValues: req.contextValues,
+      })
+    : new CallContext(method, req);
   try {
     const pending = impl(req.message, context);
-    const answer = req.signal === NEVER && timeoutMs === undefined ? await pending : await abortable(pending, context);
+    const answer = bounded ? await abortable(pending, context) : await pending;
     return {
       stream: false,
       service: method.parent,
       method,
-      header: context.responseHeader,
-      trailer: context.responseTrailer,
+      get header() {
+        return context.responseHeader;
+      },
+      get trailer() {
+        return context.responseTrailer;
+      },
       message: create((method as DescMethodUnary).output, answer as never),
     } as UnaryResponse;
   } finally {
     (context as unknown as { abort(reason?: unknown): void }).abort();
+  }
+}
+
+/**
+ * The handler context of a call without a deadline or a caller's signal (almost every call): what
+ * a handler may use is made when it first does (the signal, the response headers), so that a call
+ * whose handler uses none of it costs no AbortController and no Headers.
+ */
+class CallContext implements HandlerContext {
+  readonly protocolName = "connect";
+  readonly requestMethod = "POST";
+  readonly service: DescMethod["parent"];
+  readonly url: string;
+  readonly requestHeader: Headers;
+  readonly values: ContextValues;
+  private controller: AbortController | undefined;
+  private header: Headers | undefined;
+  private trailer: Headers | undefined;
+
+  constructor(
+    readonly method: DescMethod,
+    req: UnaryRequest,
+  ) {
+    this.service = method.parent;
+    this.url = req.url;
+    this.requestHeader = req.header;
+    this.values = req.contextValues;
+  }
+
+  get signal(): AbortSignal {
+    this.controller ??= new AbortController();
+    return this.controller.signal;
+  }
+
+  get responseHeader(): Headers {
+    this.header ??= new Headers();
+    return this.header;
+  }
+
+  get responseTrailer(): Headers {
+    this.trailer ??= new Headers();
+    return this.trailer;
+  }
+
+  timeoutMs(): number | undefined {
+    return undefined;
+  }
+
+  /** The call ended: its signal, if a handler took it, says so. */
+  abort(reason?: unknown): void {
+    this.controller?.abort(reason);
   }
 }
 
