@@ -174,11 +174,13 @@ function checkSyncs(syncs: string[]): void {
   if (errors.length > 0) throw invalidArgument("invalid_body", "Invalid request body.", errors);
 }
 
-/** A connection's answer without its refresh token (REST leaves it out unless `refresh_token=true`). */
+/**
+ * A connection's answer without its refresh token (REST leaves it out unless `refresh_token=true`). A copy:
+ * in one process the answer is the connection service's own message, whose parts other callers may share.
+ */
 function withoutRefreshToken(res: { credentials?: { refreshToken: string; raw?: Record<string, unknown> } }): unknown {
-  if (res.credentials) {
-    res.credentials.refreshToken = "";
-    if (res.credentials.raw) delete res.credentials.raw.refresh_token;
-  }
-  return res;
+  if (!res.credentials) return res;
+  const { refresh_token: _withheld, ...raw } = res.credentials.raw ?? {};
+  const credentials = { ...res.credentials, refreshToken: "", ...(res.credentials.raw ? { raw } : {}) };
+  return { ...res, credentials };
 }

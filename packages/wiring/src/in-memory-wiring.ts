@@ -1,5 +1,5 @@
 import type { Database } from "bun:sqlite";
-import { Code, ConnectError, createRouterTransport, type Interceptor, type Transport } from "@connectrpc/connect";
+import { Code, ConnectError, type Interceptor, type Transport } from "@connectrpc/connect";
 import type { Bus } from "@junction/bus";
 import {
   type Clock,
@@ -22,6 +22,7 @@ import type {
   WiredService,
   WiringContext,
 } from "./service-spec.ts";
+import { createDirectTransport } from "./direct-transport.ts";
 import { buildService, lateClients } from "./wire.ts";
 
 /** What the services of one in-memory wiring share: the process's resources, or a test kit's. */
@@ -60,8 +61,9 @@ export interface BuildOptions<C, X> {
 }
 
 /**
- * Services of the table in one process, each over an in-memory Connect router transport (clients reach
- * a service on their first call, so services may be built in any order). The embedded default is one;
+ * Services of the table in one process, each over a direct transport (direct-transport.ts: the messages
+ * handed over, not encoded, through the same interceptors). Clients reach a service on their first call,
+ * so services may be built in any order. The embedded default is one;
  * the services' test kits are others, building only the services they need (a client of a service
  * no wiring runs answers Unimplemented, as a router that does not serve it would).
  */
@@ -122,7 +124,7 @@ export class InMemoryWiring {
     };
     this.transports.set(
       spec.name,
-      createRouterTransport((r) => service.routes(r), {
+      createDirectTransport((r) => service.routes(r), {
         router: { interceptors, binaryOptions: RPC_BINARY_OPTIONS },
         transport,
       }),

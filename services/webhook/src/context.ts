@@ -16,6 +16,7 @@ import type { NotificationLookups } from "./inbound/notification-lookups.ts";
 import type { NotificationSink } from "@junction/wiring";
 import type { SendRequest, SendResult } from "./delivery/http-sender.ts";
 import type { MessageRecord } from "./store/records.ts";
+import type { SettingsCache } from "./settings-cache.ts";
 import type { WebhookServiceStore } from "./store/store.ts";
 
 /** What the webhook service needs; passed in, never module-level. */
@@ -92,6 +93,8 @@ export interface WebhookServiceContext extends WebhookServiceDeps {
   traces?: DeliveryTraces;
   /** Intake's rate limits and pending-work cap (see intake/intake-limits.ts). */
   limits: IntakeLimits;
+  /** The settings as delivery rounds use them, and the changes this process saves (settings-cache.ts). */
+  settings: SettingsCache;
   /** What a provider's reader fetches (a JWKS): through the address policy, each redirect hop checked. */
   readerFetch: PolicyFetch;
 }

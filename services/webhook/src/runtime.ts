@@ -16,6 +16,7 @@ import { DEFAULT_INTAKE_CONFIG } from "./config.ts";
 import { IntakeLimits } from "./intake/intake-limits.ts";
 import { batchedLookups } from "./inbound/notification-lookups.ts";
 import { createWebhookService } from "./service.ts";
+import { SettingsCache } from "./settings-cache.ts";
 import { webhookMetrics } from "./webhook-metrics.ts";
 
 /** Stored messages read per page when resuming or sweeping. */
@@ -85,6 +86,7 @@ export function createWebhookRuntime(deps: WebhookServiceDeps): WebhookRuntime {
     lookups,
     counts,
     limits,
+    settings: new SettingsCache(deps.store, deps.encryptor, deps.clock),
     readerFetch: readerPolicy.guard((input, init) => fetch(input, init), "provider_settings", { httpsOnly: true }),
     ...(traces ? { traces } : {}),
   };

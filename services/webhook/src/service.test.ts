@@ -31,6 +31,7 @@ import { batchedLookups } from "./inbound/notification-lookups.ts";
 import { IntegrationCache } from "./inbound/integration-cache.ts";
 import { createWebhookService } from "./service.ts";
 import { currentSigningSecrets } from "./settings.ts";
+import { SettingsCache } from "./settings-cache.ts";
 import { signatureHeaders, verifyStandard } from "./signing.ts";
 import { SqliteWebhookStore } from "./store/sqlite-store.ts";
 import type { WebhookServiceStore } from "./store/store.ts";
@@ -75,6 +76,7 @@ function setup(options: { allowPrivateEndpoints?: boolean; store?: (db: Database
     lookups: batchedLookups(createClient(ConnectionService, none), createClient(ChannelService, none)),
     counts: webhookMetrics(undefined, store, () => clock.now()),
     limits: new IntakeLimits(DEFAULT_INTAKE_CONFIG, store, logger, () => clock.now()),
+    settings: new SettingsCache(store, encryptor, clock),
     readerFetch: (input, init) => fetch(input, init),
     send: async () => ({ statusCode: 200, latencyMs: 1, responseSnippet: "", error: null, retryAfterMs: null }),
   });

@@ -1,6 +1,5 @@
 import { newId, randomToken } from "@junction/platform";
 import type { WebhookServiceContext } from "../context.ts";
-import { ensureSettings } from "../settings.ts";
 import { signatureHeaders } from "../signing.ts";
 import type { AttemptRecord, MessageRecord, RoundOutcome } from "../store/records.ts";
 import { recordDeliveryRound } from "./delivery-operation.ts";
@@ -42,7 +41,7 @@ export async function deliverRound(
   const message = preclaimed ?? (await ctx.store.claimMessage(messageId, now, leaseUntil(ctx, now), token));
   if (!message) return dueAgain(ctx, messageId, now);
 
-  const settings = await ensureSettings(ctx.store, ctx.encryptor, message.environmentId, now);
+  const settings = await ctx.settings.current(message.environmentId, now);
   const delivered = new Set(message.deliveredEndpointIds);
   // A connection's webhook URL override replaces the endpoints for its messages (Nango's behaviour).
   const endpoints = message.targetUrl

@@ -4,7 +4,6 @@ import { DeliveryRequestedSchema } from "@junction/contracts/events/v1/events_pb
 import type { WebhookServiceContext } from "../context.ts";
 import { newId } from "@junction/platform";
 import { stableStringify } from "../inbound/forward-message.ts";
-import { changeSettings } from "../settings.ts";
 import type { EndpointRecord } from "../store/records.ts";
 
 /** One endpoint's result in a round. */
@@ -38,7 +37,7 @@ export async function recordEndpointHealth(
   if (!needsWrite) return;
 
   const disabled: EndpointRecord[] = [];
-  const record = await changeSettings(ctx.store, ctx.encryptor, ctx.clock, environmentId, (current) => {
+  const record = await ctx.settings.change(environmentId, (current) => {
     disabled.length = 0;
     const endpoints = current.endpoints.map((e) => {
       const outcome = outcomes.find((o) => o.endpointId === e.id);

@@ -6,7 +6,7 @@ import { SigningKeys } from "../delivery/signing-keys.ts";
 import { errors } from "../errors.ts";
 import { stableStringify } from "../inbound/forward-message.ts";
 import { toSettings } from "../mappers.ts";
-import { changeSettings, ensureSettings } from "../settings.ts";
+import { ensureSettings } from "../settings.ts";
 import { signatureHeaders } from "../signing.ts";
 import type { EndpointRecord } from "../store/records.ts";
 
@@ -24,7 +24,7 @@ export function endpointControlHandlers(ctx: WebhookServiceContext): Partial<Ser
   const setEnabled = async (rawId: string, enabled: boolean) => {
     const id = parseId("ep", rawId);
     const environmentId = await ctx.environment();
-    const record = await changeSettings(ctx.store, ctx.encryptor, ctx.clock, environmentId, (current) => {
+    const record = await ctx.settings.change(environmentId, (current) => {
       if (!current.endpoints.some((e) => e.id === id)) throw errors.unknownEndpoint(id);
       return { endpoints: current.endpoints.map((e) => (e.id === id ? switched(e, enabled) : e)) };
     });

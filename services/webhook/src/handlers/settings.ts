@@ -5,7 +5,7 @@ import type { WebhookServiceContext } from "../context.ts";
 import { acceptEndpointUrls, replaceEndpoints } from "../endpoints.ts";
 import { errors } from "../errors.ts";
 import { toSettings } from "../mappers.ts";
-import { changeSettings, ensureSettings } from "../settings.ts";
+import { ensureSettings } from "../settings.ts";
 import { DEFAULT_GRACE_MS, MAX_GRACE_MS, sealSigningSecret, signingSecretContext } from "../signing-secrets.ts";
 import { generateSigningSecret } from "../signing.ts";
 
@@ -23,7 +23,7 @@ export function settingsHandlers(ctx: WebhookServiceContext): Partial<ServiceImp
       const urls = acceptEndpointUrls(req.endpointUrls, endpointOptions(ctx));
       const environmentId = await ctx.environment();
       let reveal = false;
-      const record = await changeSettings(ctx.store, ctx.encryptor, ctx.clock, environmentId, (current, now) => {
+      const record = await ctx.settings.change(environmentId, (current, now) => {
         const endpoints = replaceEndpoints(current.endpoints, urls, now);
         // The first endpoint is when the secret starts to matter: its answer shows it, once.
         reveal = !current.signingSecretShown && endpoints.length > 0;
@@ -49,7 +49,7 @@ export function settingsHandlers(ctx: WebhookServiceContext): Partial<ServiceImp
       const graceMs = req.graceMs === 0n ? DEFAULT_GRACE_MS : Number(req.graceMs);
       const environmentId = await ctx.environment();
       let plaintext = "";
-      const record = await changeSettings(ctx.store, ctx.encryptor, ctx.clock, environmentId, (current, now) => {
+      const record = await ctx.settings.change(environmentId, (current, now) => {
         plaintext = generateSigningSecret();
         return {
           ...sealSigningSecret(ctx.encryptor, environmentId, plaintext),
