@@ -5,7 +5,7 @@ import { DeliveryRequestedSchema } from "@junction/contracts/events/v1/events_pb
 import type { ActionRunJob } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { newId } from "@junction/platform";
 import type { JsonValue, RunError } from "../../runtime/run-types.ts";
-import type { RunFinish, ScriptRunRecord, ScriptVersionRecord } from "../../store/records.ts";
+import type { RunCaller, RunFinish, ScriptRunRecord, ScriptVersionRecord } from "../../store/records.ts";
 import type { ScriptsServiceContext } from "../context.ts";
 import type { ScriptRunner } from "../script-runner.ts";
 import { enqueueScriptJob } from "./script-jobs.ts";
@@ -24,11 +24,19 @@ export async function enqueueActionRun(
   ctx: ScriptsServiceContext,
   runner: ScriptRunner,
   version: ScriptVersionRecord,
-  connectionId: string,
-  input: JsonValue | undefined,
+  call: { connectionId: string; input: JsonValue | undefined; caller: RunCaller | undefined },
   maxRetries: number,
 ): Promise<ScriptRunRecord> {
-  const record = await runner.record({ version, connectionId, trigger: "action", entry: "exec" });
+  const { connectionId, input, caller } = call;
+  // The caller and input are recorded with the run; each attempt reads the run, so the job need not carry the caller.
+  const record = await runner.record({
+    version,
+    connectionId,
+    trigger: "action",
+    entry: "exec",
+    ...(input === undefined ? {} : { input }),
+    ...(caller ? { caller } : {}),
+  });
   const queued = enqueueScriptJob(
     ctx.bus,
     {
