@@ -16,7 +16,7 @@ import { type AuthSocketData, AuthSockets } from "./auth-socket/auth-sockets.ts"
 import type { AuthSocketSettings } from "./auth-socket/auth-socket-settings.ts";
 import type { GatewayClients } from "./clients.ts";
 import { errorResponse, toErrorResponse } from "./http/error-response.ts";
-import { Authenticator } from "./middleware/authenticate.ts";
+import { type AuthenticatedKey, Authenticator, type Grant } from "./middleware/authenticate.ts";
 import { connectSessionBearer } from "./middleware/connect-session-bearer.ts";
 import { routeScope } from "./middleware/route-scopes.ts";
 import type { ApiKeyScope } from "./middleware/scopes.ts";
@@ -261,9 +261,10 @@ export function createGateway(deps: GatewayDeps): Gateway {
         return route.handler(ctx);
       }
     }
-    const environmentId = authenticator.environmentOfHeader(ctx.headers.authorization, scopeOf(route));
-    if (typeof environmentId !== "string") return handleAfter(environmentId, route, ctx);
-    ctx.environmentId = environmentId;
+    const grant = authenticator.grantOfHeader(ctx.headers.authorization, scopeOf(route));
+    if (grant instanceof Promise) return handleAfter(grant, route, ctx);
+    ctx.environmentId = grant.environmentId;
+    ctx.secretKey = grant.key;
     return route.handler(ctx);
   }
 
@@ -319,6 +320,7 @@ function notRouted(method: string, path: string, allowed: string[]): Response {
 /** A route's context. The URL is parsed on first use: most routes never read more than the path. */
 class RequestContext implements RouteContext {
   environmentId = "";
+  secretKey: AuthenticatedKey | undefined;
   connectSessionToken: string | undefined;
 
   constructor(
@@ -339,7 +341,9 @@ class RequestContext implements RouteContext {
 }
 
 /** Runs the route once the secret key is verified (a key not in the cache). */
-async function handleAfter(environmentId: Promise<string>, route: Route, ctx: RequestContext): Promise<Response> {
-  ctx.environmentId = await environmentId;
+async function handleAfter(pending: Promise<Grant>, route: Route, ctx: RequestContext): Promise<Response> {
+  const grant = await pending;
+  ctx.environmentId = grant.environmentId;
+  ctx.secretKey = grant.key;
   return route.handler(ctx);
 }

@@ -1,6 +1,7 @@
 import type { Logger } from "@junction/platform";
 import type { GatewayClients } from "./clients.ts";
 import type { HeaderRecord } from "./http/header-record.ts";
+import type { AuthenticatedKey } from "./middleware/authenticate.ts";
 import type { RouteDoc } from "./openapi/route-doc.ts";
 
 /** What a route handler gets. */
@@ -13,6 +14,11 @@ export interface RouteContext {
   requestId: string;
   /** Set by the auth middleware on authenticated routes. */
   environmentId: string;
+  /**
+   * Set with `environmentId` when a secret key authenticated the request (for a dashboard session, the
+   * key it logged in with): the key's id and name, never the key.
+   */
+  secretKey?: AuthenticatedKey | undefined;
   clients: GatewayClients;
   logger: Logger;
   baseUrl: string;

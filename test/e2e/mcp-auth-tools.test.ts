@@ -43,7 +43,7 @@ async function connectedClient(mcpUrl: string, options: { elicitation?: boolean 
     });
   }
   await client.connect(new StreamableHTTPClientTransport(new URL(mcpUrl), { authProvider: provider }));
-  return { client, elicited };
+  return { client, elicited, provider };
 }
 
 const textOf = (result: unknown) => ((result as { content: { text: string }[] }).content[0]?.text ?? "") as string;
@@ -61,12 +61,21 @@ describe("MCP front door: an end user's tools", () => {
     await w.connect("alice-cal", "alice@example.com", "u-alice");
     await w.connect("bob-cal", "bob@example.com", "u-bob");
     const mcp = await issueMcpUrl(w, "u-alice");
-    const { client } = await connectedClient(mcp.url);
+    const { client, provider } = await connectedClient(mcp.url);
     const { tools } = await client.listTools();
     expect(tools.map((t) => t.name).sort()).toEqual([`${CAL}__whoami`, `${OTHER}__whoami`]);
     const result = await client.callTool({ name: `${CAL}__whoami` });
     expect(result.isError).toBeFalsy();
     expect(JSON.parse(textOf(result))).toEqual({ connection: "alice-cal" });
+    // The run names the MCP client (as it registered) and the end user, not a secret key.
+    const [run] = await w.runs({ trigger: "action" });
+    expect(run.caller).toEqual({
+      kind: "mcp_client",
+      name: "Junction e2e agent",
+      key_id: null,
+      client_id: provider.client?.client_id,
+      end_user_id: "u-alice",
+    });
     // The plain action name is no tool of a URL over several integrations.
     const plain = await client.callTool({ name: "whoami" });
     expect(plain.isError).toBe(true);

@@ -105,7 +105,11 @@ describe("the operations log records script runs", () => {
     expect(run).toMatchObject({ status: "failed", integration: CAL, connection: "ada" });
     expect(run.tags).toContain("script:explode");
     const detail = (await w.api("GET", `/logs/operations/${run.id}`)).body.data;
-    expect(detail.messages.map((m: { text: string }) => m.text)).toEqual(["starting the explosion", "Error: kaboom"]);
+    expect(detail.messages.map((m: { text: string }) => m.text)).toEqual([
+      'called by secret key "JUNCTION_SECRET_KEY"',
+      "starting the explosion",
+      "Error: kaboom",
+    ]);
     expect((await w.api("GET", "/logs/operations?tag=script:explode&q=kaboom")).body.data).toHaveLength(1);
   }, 60_000);
 });

@@ -7,9 +7,11 @@ import type { DashboardAuth } from "./dashboard-auth.ts";
  * dashboard never calls upstream APIs in a user's name), not the public browser and webhook routes.
  * Secret keys are: only a full-access key opens the dashboard (a key limited to scopes, `environment:*`
  * aside, is refused at login), so every session may do what that key may do on /secret-keys, except
- * revoke the key it runs on.
+ * revoke the key it runs on. Actions are (a tool's run button: POST /action/trigger), recorded as
+ * the dashboard's runs with the session's key name.
  */
 const ALLOWED_RESOURCES = new Set([
+  "action",
   "providers",
   "integrations",
   "connection",
@@ -49,6 +51,7 @@ export function dashboardApiHandler(auth: DashboardAuth, router: () => Router) {
       environmentId: session.environmentId,
       dashboard: true,
       sessionKeyId: session.keyId,
+      secretKey: { id: session.keyId, name: session.keyName },
     });
   };
 }

@@ -38,13 +38,16 @@ export function sameOrigin(ctx: Pick<RouteContext, "req" | "url" | "baseUrl">): 
   return origin === ctx.url.origin || origin === new URL(ctx.baseUrl).origin;
 }
 
+/** A session and the name of the secret key it runs on (what a run it starts is recorded as). */
+export type NamedSession = DashboardSession & { keyName: string };
+
 /**
  * Who is logged in to the dashboard: a valid session cookie whose secret key has not been revoked
  * since (checked against the key list every few seconds).
  */
 export class DashboardAuth {
-  /** Whether each secret key (by id) was still valid when last listed. */
-  private readonly keyChecks: ExpiringCache<string, boolean>;
+  /** Each secret key (by id) when last listed: its name while it is valid, null once revoked. */
+  private readonly keyChecks: ExpiringCache<string, string | null>;
 
   constructor(
     readonly sessions: DashboardSessions,
@@ -53,18 +56,19 @@ export class DashboardAuth {
     this.keyChecks = new ExpiringCache({ maxEntries: 1000, now });
   }
 
-  /** The request's session, or null. */
-  async session(ctx: Pick<RouteContext, "req" | "clients">): Promise<DashboardSession | null> {
+  /** The request's session, with its key's name, or null. */
+  async session(ctx: Pick<RouteContext, "req" | "clients">): Promise<NamedSession | null> {
     const session = this.sessions.verify(readCookie(ctx.req, SESSION_COOKIE));
     if (!session) return null;
-    return (await this.keyStillValid(ctx, session.keyId)) ? session : null;
+    const keyName = await this.validKeyName(ctx, session.keyId);
+    return keyName === null ? null : { ...session, keyName };
   }
 
   /**
    * The session of a dashboard API call; throws 401 `dashboard_login_required` without one, and for
    * writes 403 `csrf_token_mismatch` unless the CSRF header matches and the origin is this one.
    */
-  async require(ctx: Pick<RouteContext, "req" | "url" | "baseUrl" | "clients">): Promise<DashboardSession> {
+  async require(ctx: Pick<RouteContext, "req" | "url" | "baseUrl" | "clients">): Promise<NamedSession> {
     const session = await this.session(ctx);
     if (!session) {
       throw unauthenticated("dashboard_login_required", "Log in to the dashboard first (/dashboard/login).");
@@ -80,14 +84,15 @@ export class DashboardAuth {
     return session;
   }
 
-  private async keyStillValid(ctx: Pick<RouteContext, "clients">, keyId: string): Promise<boolean> {
+  /** The key's name while it is valid, null once it is revoked (or unknown). */
+  private async validKeyName(ctx: Pick<RouteContext, "clients">, keyId: string): Promise<string | null> {
     const now = this.now();
     const cached = this.keyChecks.get(keyId, now);
     if (cached !== undefined) return cached;
     const { keys } = await ctx.clients.connection.listSecretKeys({});
-    for (const k of keys) this.keyChecks.set(k.id, k.revokedAtMs === 0n, now + KEY_CHECK_MS);
-    const valid = keys.some((k) => k.id === keyId && k.revokedAtMs === 0n);
-    this.keyChecks.set(keyId, valid, now + KEY_CHECK_MS);
-    return valid;
+    for (const k of keys) this.keyChecks.set(k.id, k.revokedAtMs === 0n ? k.name : null, now + KEY_CHECK_MS);
+    const key = keys.find((k) => k.id === keyId && k.revokedAtMs === 0n);
+    this.keyChecks.set(keyId, key ? key.name : null, now + KEY_CHECK_MS);
+    return key ? key.name : null;
   }
 }

@@ -1,6 +1,8 @@
 import { randomUUID } from "node:crypto";
-import type { JsonObject } from "@bufbuild/protobuf";
+import { create, type JsonObject } from "@bufbuild/protobuf";
+import { type RunCaller, RunCallerKind, RunCallerSchema } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import type { Logger } from "@junction/platform";
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
   type CallToolResult,
@@ -42,7 +44,9 @@ export function userToolsServer(
       return askToConnect(clients, grant, baseUrl, tool, urlMode ? extra.sendRequest : undefined);
     }
     const started = performance.now();
-    const result = await callAction(clients, { providerConfigKey: tool.integration, connectionId }, tool.action, args);
+    const caller = clientCaller(extra.authInfo, grant);
+    const target = { providerConfigKey: tool.integration, connectionId, caller };
+    const result = await callAction(clients, target, tool.action, args);
     logger.info("mcp tool call", {
       mcpServerId: grant.id.slice(0, 12),
       providerConfigKey: tool.integration,
@@ -54,6 +58,18 @@ export function userToolsServer(
     return result;
   });
   return server;
+}
+
+/** The MCP client whose access token made this request, for the end user of the MCP URL. */
+function clientCaller(authInfo: AuthInfo | undefined, grant: McpServerGrant): RunCaller | undefined {
+  if (!authInfo) return undefined;
+  const clientName = authInfo.extra?.clientName;
+  return create(RunCallerSchema, {
+    kind: RunCallerKind.MCP_CLIENT,
+    name: typeof clientName === "string" ? clientName : authInfo.clientId,
+    clientId: authInfo.clientId,
+    endUserId: grant.endUser.id,
+  });
 }
 
 /** A connect session for the end user, limited to the tool's integration; its link, and what the model should do. */

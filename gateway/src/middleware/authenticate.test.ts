@@ -12,7 +12,9 @@ function fakeClients(valid: Set<string>) {
       async verifySecretKey({ secretKey }: { secretKey: string }) {
         calls.push(secretKey);
         await gate;
-        return valid.has(secretKey) ? { valid: true, environmentId: "env_1", keyId: "key_1" } : { valid: false };
+        return valid.has(secretKey)
+          ? { valid: true, environmentId: "env_1", keyId: "key_1", keyName: "ci-bot" }
+          : { valid: false };
       },
     },
   } as unknown as GatewayClients;
@@ -59,6 +61,17 @@ describe("Authenticator", () => {
     valid.delete("k1"); // revoked
     now = 4500 + 5001;
     await expect(auth.authenticate(req("k1"))).rejects.toThrow(JunctionError);
+  });
+
+  test("the grant names the key (id and name), verified once then answered synchronously from the cache", async () => {
+    const fake = fakeClients(new Set(["k1"]));
+    const auth = new Authenticator(fake.clients);
+    const first = await auth.grantOfHeader("Bearer k1");
+    expect(first).toMatchObject({ environmentId: "env_1", key: { id: "key_1", name: "ci-bot" } });
+    const cached = auth.grantOfHeader("Bearer k1");
+    expect(cached).not.toBeInstanceOf(Promise);
+    expect((cached as typeof first).key).toBe(first.key);
+    expect(fake.calls).toHaveLength(1);
   });
 
   test("never caches an invalid key", async () => {

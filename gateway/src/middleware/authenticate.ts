@@ -2,11 +2,19 @@ import { ExpiringCache, SharedLoads, unauthenticated } from "@junction/platform"
 import type { GatewayClients } from "../clients.ts";
 import { ADMIN_SCOPE, type ApiKeyScope, allows, insufficientScope } from "./scopes.ts";
 
+/** The secret key that authenticated a request: its id and name (its operator's label), never the key. */
+export interface AuthenticatedKey {
+  id: string;
+  name: string;
+}
+
 /** What a valid key grants: its environment, and its scopes (none: full access). */
-interface Grant {
+export interface Grant {
   environmentId: string;
   /** The key's id (never the key). */
   keyId: string;
+  /** The key's id and name, one object per cached key (handed to routes as it is). */
+  key: AuthenticatedKey;
   scopes: readonly string[];
 }
 
@@ -57,6 +65,15 @@ export class Authenticator {
     header: string | string[] | null | undefined,
     scope: ApiKeyScope = ADMIN_SCOPE,
   ): string | Promise<string> {
+    const grant = this.grantOfHeader(header, scope);
+    return grant instanceof Promise ? grant.then((g) => g.environmentId) : grant.environmentId;
+  }
+
+  /** As `environmentOfHeader`, answering the whole grant (its environment and its key's id and name). */
+  grantOfHeader(
+    header: string | string[] | null | undefined,
+    scope: ApiKeyScope = ADMIN_SCOPE,
+  ): Grant | Promise<Grant> {
     if (typeof header !== "string") header = header?.join(", ");
     if (!header || header.trim() === "") {
       throw unauthenticated("missing_auth_header", "Authentication failed: send Authorization: Bearer <secret key>.");
@@ -70,8 +87,8 @@ export class Authenticator {
     }
     const now = this.now();
     const cached = this.cache.fresh(key, now);
-    if (cached !== undefined) return environmentFor(this.cache.serve(cached, now), scope);
-    return this.verify(key).then((grant) => environmentFor(grant, scope));
+    if (cached !== undefined) return allowed(this.cache.serve(cached, now), scope);
+    return this.verify(key).then((grant) => allowed(grant, scope));
   }
 
   /**
@@ -100,15 +117,20 @@ export class Authenticator {
       this.cache.delete(key);
       throw unauthenticated("unknown_account", "Authentication failed: the secret key is not valid or was revoked.");
     }
-    const grant = { environmentId: res.environmentId, keyId: res.keyId, scopes: res.scopes ?? [] };
+    const grant = {
+      environmentId: res.environmentId,
+      keyId: res.keyId,
+      key: { id: res.keyId, name: res.keyName },
+      scopes: res.scopes ?? [],
+    };
     this.cache.set(key, grant, this.now() + CACHE_MS);
     return grant;
   }
 }
 
-function environmentFor(grant: Grant, scope: ApiKeyScope): string {
+function allowed(grant: Grant, scope: ApiKeyScope): Grant {
   if (!allows(grant.scopes, scope)) throw insufficientScope(scope);
-  return grant.environmentId;
+  return grant;
 }
 
 const BEARER_RE = /^Bearer\s+(\S+)\s*$/i;

@@ -22,6 +22,7 @@ import type {
   ScriptVersionSummary,
   StoredRunStatus,
 } from "../store/records.ts";
+import { toRunCaller } from "./run-caller.ts";
 import type { ScriptOptions } from "./store/records.ts";
 
 export const EVENTS: Record<EventName, LifecycleEvent> = {
@@ -114,7 +115,8 @@ export function toScript(v: ScriptVersionRecord, options: ScriptOptions | null):
 }
 
 /** A run as the API shows it; logs only when asked (GetRun), lists stay light. */
-export function toScriptRun(r: ScriptRunRecord, withLogs: boolean): ScriptRun {
+/** A run as the contract's message: its logs, output and input only `withLogs` (input only `withInput`). */
+export function toScriptRun(r: ScriptRunRecord, withLogs: boolean, withInput = withLogs): ScriptRun {
   return create(ScriptRunSchema, {
     id: r.id,
     providerConfigKey: r.providerConfigKey,
@@ -140,5 +142,7 @@ export function toScriptRun(r: ScriptRunRecord, withLogs: boolean): ScriptRun {
         }
       : undefined,
     ...(withLogs && r.output !== undefined ? { output: fromJson(ValueSchema, r.output as PbJson) } : {}),
+    ...(withInput && r.input !== undefined ? { input: fromJson(ValueSchema, r.input as PbJson) } : {}),
+    ...(r.caller ? { caller: toRunCaller(r.caller) } : {}),
   });
 }

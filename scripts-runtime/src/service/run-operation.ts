@@ -1,8 +1,9 @@
-import type { OperationKind } from "@junction/platform/operations/operation";
+import type { OperationKind, OperationMessage } from "@junction/platform/operations/operation";
 import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import type { ScriptKind } from "../declaration/script-declaration.ts";
 import type { RunResult } from "../runtime/run-types.ts";
 import type { ScriptRunRecord } from "../store/records.ts";
+import { describeCaller } from "./run-caller.ts";
 
 const KINDS: Record<ScriptKind, OperationKind> = {
   sync: "sync_run",
@@ -18,7 +19,11 @@ export function recordRun(
   result: RunResult,
 ): void {
   if (!recorder?.enabled) return;
-  const messages = result.logs.map((l) => ({ atMs: l.at, level: l.level, text: l.message }));
+  const messages: OperationMessage[] = result.logs.map((l) => ({ atMs: l.at, level: l.level, text: l.message }));
+  if (record.caller) {
+    const text = `called by ${describeCaller(record.caller)}`;
+    messages.unshift({ atMs: result.startedAt, level: "info", text, fields: { caller: record.caller.kind } });
+  }
   if (result.logsTruncated) messages.push({ atMs: result.finishedAt, level: "warn", text: "logs truncated" });
   if (result.error) {
     messages.push({ atMs: result.finishedAt, level: "error", text: `${result.error.name}: ${result.error.message}` });

@@ -1,7 +1,7 @@
 import type { ScriptEntry } from "../declaration/script-declaration.ts";
 import { runningRecord, runtimeRefused } from "../runtime/run-and-record.ts";
 import type { JsonValue, RunResult } from "../runtime/run-types.ts";
-import type { EndedRunStatus, RunTrigger, ScriptRunRecord, ScriptVersionRecord } from "../store/records.ts";
+import type { EndedRunStatus, RunCaller, RunTrigger, ScriptRunRecord, ScriptVersionRecord } from "../store/records.ts";
 import type { ScriptsServiceContext } from "./context.ts";
 import { FailureLog } from "./host/host-failure.ts";
 import { createRunHost } from "./host/run-host.ts";
@@ -20,6 +20,8 @@ export interface RunPlan {
   input?: JsonValue;
   /** 1 for a first try. */
   attempt?: number;
+  /** An action run's caller, recorded with it. */
+  caller?: RunCaller;
   /** `nango.lastSyncDate` (incremental syncs). */
   lastSyncDate?: number | null;
   /**
@@ -131,6 +133,9 @@ export class ScriptRunner {
       plan.entry,
       startedAt,
     );
+    // An action's input is what it was called with: kept with the run, as its output is.
+    if (plan.trigger === "action" && plan.input !== undefined) record.input = plan.input;
+    if (plan.caller) record.caller = plan.caller;
     await this.ctx.runs.insert(record);
     return record;
   }

@@ -6,6 +6,7 @@ import { connectMongo } from "./mongo-connect.ts";
 import {
   pageSize,
   type RunFilter,
+  type RunCaller,
   type RunFinish,
   type RunTrigger,
   type ScriptRunRecord,
@@ -13,7 +14,7 @@ import {
 } from "./records.ts";
 import type { ScriptRunStore } from "./stores.ts";
 
-/** A run; `error` and `output` as JSON text, since they may have keys MongoDB refuses. */
+/** A run; `error`, `output` and `input` as JSON text, since they may have keys MongoDB refuses. */
 interface RunDocument {
   _id: string;
   environmentId: string;
@@ -32,6 +33,8 @@ interface RunDocument {
   logsTruncated: boolean;
   error: string | null;
   output?: string;
+  input?: string;
+  caller?: RunCaller;
 }
 
 /** Script runs on MongoDB, newest first by `_id` (run ids sort by creation time). */
@@ -83,6 +86,8 @@ export class MongoScriptRunStore implements ScriptRunStore {
       logs: logs.logs,
       logsTruncated: run.logsTruncated || logs.truncated,
       error: run.error ? JSON.stringify(run.error) : null,
+      ...(run.input === undefined ? {} : { input: JSON.stringify(run.input) }),
+      ...(run.caller ? { caller: run.caller } : {}),
     });
   }
 
@@ -153,5 +158,18 @@ function fromDocument(doc: RunDocument): ScriptRunRecord {
     logsTruncated: doc.logsTruncated,
     error: doc.error === null ? null : JSON.parse(doc.error),
     ...(doc.output === undefined ? {} : { output: JSON.parse(doc.output) }),
+    ...(doc.input === undefined ? {} : { input: JSON.parse(doc.input) }),
+    ...(doc.caller === undefined ? {} : { caller: callerOf(doc.caller) }),
+  };
+}
+
+/** The caller as written: only its own fields, in the record's shape. */
+function callerOf(c: RunCaller): RunCaller {
+  return {
+    kind: c.kind,
+    name: c.name,
+    ...(c.keyId === undefined ? {} : { keyId: c.keyId }),
+    ...(c.clientId === undefined ? {} : { clientId: c.clientId }),
+    ...(c.endUserId === undefined ? {} : { endUserId: c.endUserId }),
   };
 }

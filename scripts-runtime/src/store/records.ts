@@ -15,6 +15,23 @@ export type EndedRunStatus = RunStatus | "interrupted";
 /** A run is recorded as `running` when it starts, then finished with how it ended. */
 export type StoredRunStatus = EndedRunStatus | "running";
 
+/** The kinds of credential that start action runs. */
+export type RunCallerKind = "secret_key" | "mcp_client" | "dashboard";
+export const RUN_CALLER_KINDS: readonly RunCallerKind[] = ["secret_key", "mcp_client", "dashboard"];
+
+/** Who started a run (action runs): the credential's kind and what names it, never the credential. */
+export interface RunCaller {
+  kind: RunCallerKind;
+  /** The secret key's name (a dashboard session's key); on an end user's MCP URL, the MCP client's name. */
+  name: string;
+  /** The secret key's id (`key_...`) when a secret key authenticated the call. */
+  keyId?: string;
+  /** On an end user's MCP URL: the MCP client's OAuth client_id. */
+  clientId?: string;
+  /** On an end user's MCP URL: the end user's id. */
+  endUserId?: string;
+}
+
 /** One run of one script version (spec: "Every run is recorded"). */
 export interface ScriptRunRecord {
   /** `run_...` */
@@ -38,6 +55,10 @@ export interface ScriptRunRecord {
   error: RunError | null;
   /** What an action's exec returned, when it succeeded; absent for other runs. */
   output?: JsonValue;
+  /** An action run's input, when it had one; written when the run is recorded. */
+  input?: JsonValue;
+  /** An action run's caller; absent for other runs (and action runs recorded before callers were). */
+  caller?: RunCaller;
 }
 
 /** How a run ended, written once by `finish`. */

@@ -103,6 +103,31 @@ export function scriptRunStoreConformance(name: string, factory: RunStoreFactory
       expect(await store.get(ENV, other.id)).not.toHaveProperty("output");
     });
 
+    test("an action run's caller and input are kept from its start through its end; other runs have none", async () => {
+      const caller = {
+        kind: "mcp_client" as const,
+        name: "Claude",
+        clientId: "https://claude.ai/cm.json",
+        endUserId: "u-1",
+      };
+      const input = { "a.b": [1, { $c: "é" }], n: null };
+      const run = running({ trigger: "action", caller, input });
+      await store.insert(run);
+      expect(await store.get(ENV, run.id)).toEqual(run);
+      const ended = { ...failure, status: "succeeded" as const, error: null, finishedAt: now, output: { ok: true } };
+      expect(await store.finish(ENV, run.id, ended)).toEqual({ ...run, ...ended });
+      const [listed] = await store.list(ENV, { trigger: "action" });
+      expect(listed?.caller).toEqual(caller);
+      const byKey = running({ trigger: "action", caller: { kind: "secret_key", name: "ci-bot", keyId: "key_1" } });
+      await store.insert(byKey);
+      expect(await store.get(ENV, byKey.id)).toEqual(byKey);
+      const other = running();
+      await store.insert(other);
+      const read = await store.get(ENV, other.id);
+      expect(read).not.toHaveProperty("caller");
+      expect(read).not.toHaveProperty("input");
+    });
+
     test("logs past the cap are cut, with a marker, and the run says they were", async () => {
       const run = running();
       await store.insert(run);

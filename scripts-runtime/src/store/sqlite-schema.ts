@@ -43,6 +43,9 @@ export const MIGRATIONS: readonly string[] = [
    CREATE INDEX script_runs_by_finish ON script_runs (finished_at) WHERE finished_at IS NOT NULL;`,
   // An action's result, JSON text.
   `ALTER TABLE script_runs ADD COLUMN output TEXT;`,
+  // An action run's caller and input, JSON text.
+  `ALTER TABLE script_runs ADD COLUMN caller TEXT;
+   ALTER TABLE script_runs ADD COLUMN input TEXT;`,
 ];
 
 export interface ScriptVersionRow {
@@ -75,4 +78,6 @@ export interface ScriptRunRow {
   logs_truncated: number;
   error: string | null;
   output: string | null;
+  caller: string | null;
+  input: string | null;
 }

@@ -46,9 +46,10 @@ export class SqliteScriptRunStore implements ScriptRunStore {
     this.db
       .query(
         `INSERT INTO script_runs (id, environment_id, provider_config_key, script_name, script_version, connection_id,
-           trigger, entry, attempt, status, started_at, finished_at, duration_ms, logs, logs_truncated, error)
+           trigger, entry, attempt, status, started_at, finished_at, duration_ms, logs, logs_truncated, error, caller, input)
          VALUES ($id, $environment_id, $provider_config_key, $script_name, $script_version, $connection_id,
-           $trigger, $entry, $attempt, $status, $started_at, $finished_at, $duration_ms, $logs, $logs_truncated, $error)`,
+           $trigger, $entry, $attempt, $status, $started_at, $finished_at, $duration_ms, $logs, $logs_truncated, $error,
+           $caller, $input)`,
       )
       .run({
         id: run.id,
@@ -67,6 +68,8 @@ export class SqliteScriptRunStore implements ScriptRunStore {
         logs: JSON.stringify(logs.logs),
         logs_truncated: run.logsTruncated || logs.truncated ? 1 : 0,
         error: run.error ? JSON.stringify(run.error) : null,
+        caller: run.caller ? JSON.stringify(run.caller) : null,
+        input: run.input === undefined ? null : JSON.stringify(run.input),
       });
   }
 
@@ -154,5 +157,7 @@ function fromRow(row: ScriptRunRow): ScriptRunRecord {
     logsTruncated: row.logs_truncated === 1,
     error: row.error === null ? null : JSON.parse(row.error),
     ...(row.output === null ? {} : { output: JSON.parse(row.output) }),
+    ...(row.input === null ? {} : { input: JSON.parse(row.input) }),
+    ...(row.caller === null ? {} : { caller: JSON.parse(row.caller) }),
   };
 }

@@ -2,7 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { newId, openDatabase } from "@junction/platform";
+import { migrate, newId, openDatabase } from "@junction/platform";
 import { scriptRunStoreConformance } from "./script-run-store.conformance.ts";
 import { scriptStoreConformance } from "./script-store.conformance.ts";
 import { MIGRATIONS } from "./sqlite-schema.ts";
@@ -38,6 +38,29 @@ describe("SQLite script stores", () => {
       .all();
     expect(versions.map((v) => v.version)).toEqual(MIGRATIONS.map((_, i) => i + 1));
     db.close();
+  });
+
+  test("a database of runs recorded before callers were is migrated: old runs read without one", async () => {
+    const path = freshPath();
+    const db = openDatabase(path);
+    migrate(db, "scripts", MIGRATIONS.slice(0, 2));
+    const id = newId("run");
+    db.query(
+      `INSERT INTO script_runs (id, environment_id, provider_config_key, script_name, script_version, connection_id,
+         trigger, entry, attempt, status, started_at, logs, logs_truncated, output)
+       VALUES (?, 'env_1', 'cal', 'create-event', 1, 'c1', 'action', 'exec', 1, 'succeeded', 1, '[]', 0, '{"ok":1}')`,
+    ).run(id);
+    db.close();
+    const runs = SqliteScriptRunStore.open(path);
+    const old = await runs.get("env_1", id);
+    expect(old?.output).toEqual({ ok: 1 });
+    expect(old).not.toHaveProperty("caller");
+    const caller = { kind: "secret_key" as const, name: "ci-bot", keyId: "key_1" };
+    const { output: _output, ...ran } = old as NonNullable<typeof old>;
+    const fresh = { ...ran, id: newId("run"), status: "running" as const, caller, input: { title: "x" } };
+    await runs.insert(fresh);
+    expect(await runs.get("env_1", fresh.id)).toEqual(fresh);
+    await runs.close();
   });
 
   test("runs and scripts survive reopening the file", async () => {

@@ -1,3 +1,4 @@
+import type { AuthInfo } from "@modelcontextprotocol/sdk/server/auth/types.js";
 import { isInitializeRequest } from "@modelcontextprotocol/sdk/types.js";
 import { errorResponse } from "../../http/error-response.ts";
 import { type McpAuth, mcpResourceUrl, resourceMetadataUrl } from "../../mcp-auth/mcp-auth.ts";
@@ -70,8 +71,9 @@ export function userMcpRoutes(auth: McpAuth, sessions: UserMcpSessions): Route[]
 
 async function serveUserMcp(auth: McpAuth, sessions: UserMcpSessions, ctx: RouteContext): Promise<Response> {
   const id = ctx.params.id ?? "";
-  const grant = await bearerGrant(auth, ctx, id);
-  if (grant instanceof Response) return grant;
+  const bearer = await bearerGrant(auth, ctx, id);
+  if (bearer instanceof Response) return bearer;
+  const { server: grant, authInfo } = bearer;
   const sessionId = ctx.req.headers.get("mcp-session-id");
   if (ctx.req.method === "DELETE") {
     const transport = sessionId ? sessions.get(sessionId, id) : undefined;
@@ -82,20 +84,25 @@ async function serveUserMcp(auth: McpAuth, sessions: UserMcpSessions, ctx: Route
   if (sessionId) {
     const transport = sessions.get(sessionId, id);
     if (!transport) return rpcError(404, -32001, "Session not found.");
-    return transport.handleRequest(ctx.req, { parsedBody: body });
+    return transport.handleRequest(ctx.req, { parsedBody: body, authInfo });
   }
   if (!isInitializeRequest(body)) {
     return rpcError(400, -32000, "Bad Request: no session; start one with an initialize request.");
   }
   const transport = await sessions.open(id, userToolsServer(ctx.clients, grant, ctx.baseUrl, ctx.logger));
-  return transport.handleRequest(ctx.req, { parsedBody: body });
+  return transport.handleRequest(ctx.req, { parsedBody: body, authInfo });
 }
 
 /**
- * The MCP URL behind a valid access token for it, or the 401 (RFC 6750 section 3) whose
- * `WWW-Authenticate` points the client at the resource metadata (RFC 9728 section 5.1).
+ * The MCP URL behind a valid access token for it, with what the token says of its client (handed to
+ * the tool calls of this request, which record it as their caller), or the 401 (RFC 6750 section 3)
+ * whose `WWW-Authenticate` points the client at the resource metadata (RFC 9728 section 5.1).
  */
-async function bearerGrant(auth: McpAuth, ctx: RouteContext, id: string): Promise<McpServerGrant | Response> {
+async function bearerGrant(
+  auth: McpAuth,
+  ctx: RouteContext,
+  id: string,
+): Promise<{ server: McpServerGrant; authInfo: AuthInfo } | Response> {
   const header = ctx.req.headers.get("authorization") ?? "";
   const token = /^Bearer ([A-Za-z0-9._~+/=-]+)$/i.exec(header)?.[1];
   const metadata = `resource_metadata="${resourceMetadataUrl(ctx.baseUrl, id)}"`;
@@ -117,5 +124,6 @@ async function bearerGrant(auth: McpAuth, ctx: RouteContext, id: string): Promis
       `Bearer error="invalid_token", error_description="The access token is not valid for this resource", ${metadata}`,
     );
   }
-  return server;
+  const clientName = (await auth.store.getClient(grant.clientId))?.clientName || grant.clientId;
+  return { server, authInfo: { token, clientId: grant.clientId, scopes: [], extra: { clientName } } };
 }

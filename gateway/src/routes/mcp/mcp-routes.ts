@@ -1,3 +1,4 @@
+import { RunCallerKind } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { fromConnectError, JunctionError, readTextLimited } from "@junction/platform";
 import { WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js";
 import { z } from "zod";
@@ -6,6 +7,7 @@ import { json } from "../../http/json.ts";
 import { parseWith } from "../../http/read-json.ts";
 import { dataOf } from "../../openapi/route-doc.ts";
 import type { Route, RouteContext } from "../../router.ts";
+import { keyCaller } from "../scripts/run-caller.ts";
 import { integrationTools } from "./action-tool.ts";
 import { mcpToolsServer } from "./mcp-tools-server.ts";
 
@@ -122,7 +124,8 @@ async function serveMcp(ctx: RouteContext): Promise<Response> {
   }
   const body = await readMessage(req);
   if (body instanceof Response) return body;
-  const server = mcpToolsServer(clients, target, ctx.logger);
+  const caller = keyCaller(ctx, RunCallerKind.MCP_CLIENT);
+  const server = mcpToolsServer(clients, { ...target, caller }, ctx.logger);
   const transport = new WebStandardStreamableHTTPServerTransport({ enableJsonResponse: true });
   await server.connect(transport);
   try {

@@ -1,6 +1,6 @@
 import { fromJson, type JsonValue, toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
-import { RunStatus } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { type RunCaller, RunStatus } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { fromConnectError, JunctionError, type Logger } from "@junction/platform";
 import { Server } from "@modelcontextprotocol/sdk/server/index.js";
 import {
@@ -16,6 +16,8 @@ import { integrationTools, isPlainObject } from "./action-tool.ts";
 export interface McpTarget {
   providerConfigKey: string;
   connectionId: string;
+  /** Who calls (recorded with the run): the secret key, or an end user's MCP client. */
+  caller?: RunCaller | undefined;
 }
 
 /** Errors of the caller's call (its arguments, a removed action): the model can correct them. */

@@ -7,6 +7,7 @@ import { json } from "../../http/json.ts";
 import { parseWith, readJson } from "../../http/read-json.ts";
 import type { Route } from "../../router.ts";
 import { ACTION_FAILURE_CODES, actionAnswer } from "./action-answer.ts";
+import { keyCaller } from "./run-caller.ts";
 
 /** Nango's body: the action's name and its input (any JSON; exec's second argument). */
 const triggerBody = z.object({ action_name: z.string().min(1).max(255), input: z.unknown().optional() });
@@ -38,7 +39,8 @@ export function actionRoutes(): Route[] {
     {
       method: "POST",
       pattern: "/action/trigger",
-      handler: async ({ req, clients }) => {
+      handler: async (ctx) => {
+        const { req, clients } = ctx;
         const providerConfigKey = req.headers.get("provider-config-key")?.trim();
         if (!providerConfigKey) {
           throw invalidArgument("missing_provider_config_key", "Missing the Provider-Config-Key header.");
@@ -55,6 +57,7 @@ export function actionRoutes(): Route[] {
           ...(body.input === undefined ? {} : { input: fromJson(ValueSchema, body.input as JsonValue) }),
           async,
           maxRetries: async ? maxRetries : 0,
+          caller: keyCaller(ctx),
         });
         if (!run) throw new Error("RunAction answered no run");
         if (async) {

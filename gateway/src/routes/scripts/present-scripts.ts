@@ -3,6 +3,8 @@ import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import {
   LifecycleEvent,
   LogLevel,
+  type RunCaller,
+  RunCallerKind,
   RunStatus,
   RunTrigger,
   type Script,
@@ -35,6 +37,11 @@ export const RUN_TRIGGERS = {
 const EVENTS = {
   "post-connection-creation": LifecycleEvent.POST_CONNECTION_CREATION,
   "pre-connection-deletion": LifecycleEvent.PRE_CONNECTION_DELETION,
+} as const;
+const CALLER_KINDS = {
+  secret_key: RunCallerKind.SECRET_KEY,
+  mcp_client: RunCallerKind.MCP_CLIENT,
+  dashboard: RunCallerKind.DASHBOARD,
 } as const;
 const LEVELS = { debug: LogLevel.DEBUG, info: LogLevel.INFO, warn: LogLevel.WARN, error: LogLevel.ERROR } as const;
 
@@ -95,10 +102,22 @@ export const runAnswer = z
         body: z.unknown(),
       })
       .nullable(),
+    caller: z
+      .object({
+        kind: enumOf(CALLER_KINDS),
+        name: z.string().describe("The secret key's name; on an end user's MCP URL, the MCP client's name."),
+        key_id: z.string().nullable().describe("The secret key's id (`key_...`), when one authenticated the call."),
+        client_id: z.string().nullable().describe("On an end user's MCP URL: the MCP client's OAuth client_id."),
+        end_user_id: z.string().nullable().describe("On an end user's MCP URL: the end user's id."),
+      })
+      .nullable()
+      .describe("Action runs: who called (never the credential); null for other runs."),
   })
   .meta({ id: "ScriptRun" });
 export const runWithLogsAnswer = runAnswer.extend({
   logs: z.array(z.object({ level: enumOf(LEVELS), message: z.string(), at: isoOrNull })),
+  input: z.unknown().optional().describe("Action runs called with an input: that input."),
+  output: z.unknown().optional().describe("Action runs that succeeded: what exec returned."),
 });
 
 export function nameOf<T extends Record<string, number>>(table: T, value: number): keyof T | null {
@@ -169,9 +188,21 @@ export function presentRun(r: ScriptRun | undefined, withLogs: boolean) {
           body: r.error.body ? toJson(ValueSchema, r.error.body) : null,
         }
       : null,
+    caller: r.caller ? presentCaller(r.caller) : null,
+    ...(withLogs && r.input ? { input: toJson(ValueSchema, r.input) } : {}),
     ...(withLogs && r.output ? { output: toJson(ValueSchema, r.output) } : {}),
     ...(withLogs
       ? { logs: r.logs.map((l) => ({ level: nameOf(LEVELS, l.level), message: l.message, at: iso(l.atMs) })) }
       : {}),
+  };
+}
+
+function presentCaller(c: RunCaller) {
+  return {
+    kind: nameOf(CALLER_KINDS, c.kind),
+    name: c.name,
+    key_id: c.keyId || null,
+    client_id: c.clientId || null,
+    end_user_id: c.endUserId || null,
   };
 }

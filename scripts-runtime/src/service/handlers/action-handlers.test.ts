@@ -2,7 +2,7 @@ import { describe, expect, setDefaultTimeout, test } from "bun:test";
 import { fromJson, toJson } from "@bufbuild/protobuf";
 import { ValueSchema } from "@bufbuild/protobuf/wkt";
 import { ConnectError } from "@connectrpc/connect";
-import { RunStatus, RunTrigger } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import { RunCallerKind, RunStatus, RunTrigger } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { fromConnectError } from "@junction/platform";
 import { type KitInstance, useServiceKits } from "../../../testing/service-test-kit.ts";
 import { MAX_ACTION_OUTPUT_BYTES } from "../triggers/action-output.ts";
@@ -69,6 +69,45 @@ describe("RunAction", () => {
     }
     expect(ended?.status).toBe(RunStatus.SUCCEEDED);
     expect(ended?.output && toJson(ValueSchema, ended.output)).toBe("done");
+  });
+
+  test("the caller and the input are recorded with the run, sync and async; the answer does not echo the input", async () => {
+    const a = await world();
+    await deployAction(a, "echo", "return input;");
+    const caller = { kind: RunCallerKind.SECRET_KEY, name: "ci-bot", keyId: "key_1" };
+    const input = fromJson(ValueSchema, { title: "standup" });
+    const call = { providerConfigKey: "cal", connectionId: "alice", actionName: "echo", input, caller };
+    const { run } = await a.client.runAction(call);
+    expect(run?.status).toBe(RunStatus.SUCCEEDED);
+    expect(run?.caller).toMatchObject(caller);
+    expect(run?.input).toBeUndefined();
+    const stored = (await a.client.getRun({ id: run?.id ?? "" })).run;
+    expect(stored?.caller).toMatchObject({ ...caller, clientId: "", endUserId: "" });
+    expect(stored?.input && toJson(ValueSchema, stored.input)).toEqual({ title: "standup" });
+    expect((await a.client.listRuns({})).runs[0]?.caller?.name).toBe("ci-bot");
+
+    const mcp = { kind: RunCallerKind.MCP_CLIENT, name: "Claude", clientId: "cl_1", endUserId: "u-1" };
+    const queued = (await a.client.runAction({ ...call, caller: mcp, async: true })).run;
+    expect(queued?.caller).toMatchObject(mcp);
+    const deadline = Date.now() + 20_000;
+    let ended = (await a.client.getRun({ id: queued?.id ?? "" })).run;
+    while (ended?.status === RunStatus.RUNNING && Date.now() < deadline) {
+      await Bun.sleep(20);
+      ended = (await a.client.getRun({ id: queued?.id ?? "" })).run;
+    }
+    expect(ended?.status).toBe(RunStatus.SUCCEEDED);
+    expect(ended?.caller).toMatchObject(mcp);
+    expect(ended?.input && toJson(ValueSchema, ended.input)).toEqual({ title: "standup" });
+  });
+
+  test("a caller's names are bounded; no caller records none", async () => {
+    const a = await world();
+    await deployAction(a, "noop", "return 1;");
+    const call = { providerConfigKey: "cal", connectionId: "alice", actionName: "noop" };
+    const long = { kind: RunCallerKind.SECRET_KEY, name: "k".repeat(256) };
+    expect(await code(a.client.runAction({ ...call, caller: long }))).toEqual([3, "invalid_request"]);
+    const { run } = await a.client.runAction(call);
+    expect(run?.caller).toBeUndefined();
   });
 
   test("an output larger than an action may answer fails the run, and no output is kept", async () => {

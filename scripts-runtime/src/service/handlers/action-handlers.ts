@@ -8,7 +8,8 @@ import type { JsonValue } from "../../runtime/run-types.ts";
 import type { ScriptsServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { toScriptRun } from "../mappers.ts";
-import type { ScriptRunner } from "../script-runner.ts";
+import { callerOfRequest } from "../run-caller.ts";
+import type { RunPlan, ScriptRunner } from "../script-runner.ts";
 import { enqueueActionRun, MAX_ACTION_RETRIES } from "../triggers/action-runs.ts";
 import { callService } from "./call-service.ts";
 
@@ -36,6 +37,7 @@ export function actionHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner)
         const what = version ? ` "${name}" is a ${version.declaration.kind} script, not an action.` : "";
         throw notFound("unknown_action", `Integration "${key}" has no deployed action named "${name}".${what}`);
       }
+      const caller = callerOfRequest(req.caller);
       const input = req.input === undefined ? undefined : (toJson(ValueSchema, req.input) as JsonValue);
       const schema = version.declaration.inputSchema;
       if (schema) {
@@ -49,22 +51,25 @@ export function actionHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner)
           );
         }
       }
-      if (req.async) {
-        if (req.maxRetries < 0 || req.maxRetries > MAX_ACTION_RETRIES) {
-          throw errors.invalidField("max_retries", `must be from 0 to ${MAX_ACTION_RETRIES}`);
-        }
-        const queued = await enqueueActionRun(ctx, runner, version, connectionId, input, req.maxRetries);
-        return { run: toScriptRun(queued, false) };
-      }
-      const started = await runner.start({
+      const plan: RunPlan = {
         version,
         connectionId,
         trigger: "action",
         entry: "exec",
         ...(input === undefined ? {} : { input }),
-      });
+        ...(caller ? { caller } : {}),
+      };
+      if (req.async) {
+        if (req.maxRetries < 0 || req.maxRetries > MAX_ACTION_RETRIES) {
+          throw errors.invalidField("max_retries", `must be from 0 to ${MAX_ACTION_RETRIES}`);
+        }
+        const queued = await enqueueActionRun(ctx, runner, plan, req.maxRetries);
+        return { run: toScriptRun(queued, false) };
+      }
+      const started = await runner.start(plan);
       const finished = await started.finished;
-      return { run: toScriptRun(finished.record, true) };
+      // The caller has the input it sent: the answer does not carry it back.
+      return { run: toScriptRun(finished.record, true, false) };
     },
   };
 }

@@ -5,9 +5,9 @@ import { DeliveryRequestedSchema } from "@junction/contracts/events/v1/events_pb
 import type { ActionRunJob } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import { newId } from "@junction/platform";
 import type { JsonValue, RunError } from "../../runtime/run-types.ts";
-import type { RunFinish, ScriptRunRecord, ScriptVersionRecord } from "../../store/records.ts";
+import type { RunFinish, ScriptRunRecord } from "../../store/records.ts";
 import type { ScriptsServiceContext } from "../context.ts";
-import type { ScriptRunner } from "../script-runner.ts";
+import type { RunPlan, ScriptRunner } from "../script-runner.ts";
 import { enqueueScriptJob } from "./script-jobs.ts";
 
 /** The most X-Max-Retries allows (Nango's bound). */
@@ -23,12 +23,12 @@ export type ActionJobOutcome = "done" | "again";
 export async function enqueueActionRun(
   ctx: ScriptsServiceContext,
   runner: ScriptRunner,
-  version: ScriptVersionRecord,
-  connectionId: string,
-  input: JsonValue | undefined,
+  plan: RunPlan,
   maxRetries: number,
 ): Promise<ScriptRunRecord> {
-  const record = await runner.record({ version, connectionId, trigger: "action", entry: "exec" });
+  const { version, connectionId, input } = plan;
+  // The caller is recorded with the run, which each attempt reads: the job need not carry it.
+  const record = await runner.record(plan);
   const queued = enqueueScriptJob(
     ctx.bus,
     {

@@ -45,7 +45,7 @@ export function environmentHandlers(ctx: ConnectionServiceContext): Partial<Serv
       }
       if (!match) return { valid: false };
       await ctx.store.touchSecretKey(env.id, match.id, ctx.clock.now());
-      return { valid: true, environmentId: env.id, keyId: match.id, scopes: match.scopes };
+      return { valid: true, environmentId: env.id, keyId: match.id, keyName: match.name, scopes: match.scopes };
     },
 
     async createSecretKey(req) {

@@ -35,7 +35,7 @@ export async function scriptPage(key: string, name: string): Promise<Node> {
 /** #/scripts/runs/{id}: one run with its logs, each line with its level. */
 export async function scriptRunPage(id: string): Promise<Node> {
   const run = (await api<{ data: Row & { logs?: Row[] } }>("GET", `/scripts/runs/${encodeURIComponent(id)}`)).data;
-  const { logs, output, ...fields } = run;
+  const { logs, output, input, ...fields } = run;
   const lines = (logs ?? []).map((l) =>
     h(
       "div",
@@ -48,7 +48,7 @@ export async function scriptRunPage(id: string): Promise<Node> {
   return h(
     "section",
     null,
-    h("h1", null, `Run ${id}`),
+    h("h1", { class: "run-title" }, `Run ${id}`),
     h(
       "p",
       null,
@@ -56,7 +56,9 @@ export async function scriptRunPage(id: string): Promise<Node> {
     ),
     h("div", { class: "card" }, recordsTable([runRow(fields)], "run-fields")),
     run.status === "running" ? cancelButton(id) : null,
-    // An action's result (what POST /action/trigger answered).
+    // An action's call: what it was called with, and its result (what POST /action/trigger answered).
+    input === undefined ? null : h("h2", null, "Input"),
+    input === undefined ? null : h("pre", { class: "logs", id: "run-input" }, JSON.stringify(input, null, 2)),
     output === undefined ? null : h("h2", null, "Output"),
     output === undefined ? null : h("pre", { class: "logs", id: "run-output" }, JSON.stringify(output, null, 2)),
     h("h2", null, "Logs"),

@@ -45,11 +45,27 @@ export const runRow = (r: Row): Cells => ({
   Script: `${r.provider_config_key}/${r.script_name} v${r.script_version}`,
   Connection: r.connection_id as string,
   Trigger: r.trigger as string,
+  "Called by": calledBy(r.caller as Row | null | undefined),
   Status: badge(String(r.status)),
   Attempt: String(r.attempt),
   Duration: duration(r.duration_ms as number | null),
   Error: r.error ? h("span", { class: "muted" }, `${(r.error as Row).name}: ${(r.error as Row).message}`) : null,
 });
+
+const CALLER_KINDS: Record<string, string> = {
+  secret_key: "secret key",
+  mcp_client: "MCP client",
+  dashboard: "dashboard",
+};
+
+/** Who started an action run: its kind and name (the key's name, or the MCP client's and its end user). */
+export function calledBy(caller: Row | null | undefined): Child {
+  if (!caller) return null;
+  const kind = CALLER_KINDS[String(caller.kind)] ?? String(caller.kind);
+  const user = caller.end_user_id ? ` for ${String(caller.end_user_id)}` : "";
+  const title = [caller.key_id, caller.client_id].filter(Boolean).join(" ");
+  return h("span", { class: "caller", title }, `${kind} `, h("strong", null, String(caller.name)), user);
+}
 
 /** The script runs of one connection, newest first. */
 export async function scriptRunsOf(key: string, connectionId: string): Promise<Node> {
