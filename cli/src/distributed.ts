@@ -1,3 +1,4 @@
+import type { Interceptor } from "@connectrpc/connect";
 import { join } from "node:path";
 import { type Bus, MeteredBus, TracedBus } from "@junction/bus";
 import { busOperationSink } from "@junction/logs-service";
@@ -31,6 +32,7 @@ import {
   buildService,
   type Env,
   lateClients,
+  type ProcessWiring,
   type ServiceClients,
   SERVICE_KEYS,
   type ServiceKey,
@@ -175,35 +177,15 @@ async function serveTableService(name: ServiceKey, env: Env, log: Logger): Promi
   // Without JUNCTION_<NAME>_URL, an optional service is not run (say, connection and webhook get no
   // scripts client: a topology without a scripts process must not retry every notification against nothing).
   const runs = (other: ServiceKey) => Boolean(env[urlVariable(other)]);
-  const wiring = {
-    env,
-    common,
-    clock: systemClock,
-    logger: log,
-    embedded: false,
-    metrics: p.metrics,
-    ...(p.tracing ? { tracing: p.tracing } : {}),
-    operations: p.operations,
-    clients: p.clients,
-    runs,
-    baseUrl: () => baseUrl,
-  };
   if (bus && name !== "logs") p.operations.attach(busOperationSink(bus));
+  const wiring = processWiring({ env, common, log, p, runs, baseUrl });
   const service = await buildService(spec, config, wiring, { bus, db, encryptor });
   const server = await serveH2c(
     (r) => {
       service.routes(r);
       serveMetricsSamples(r, p.metrics);
     },
-    {
-      port,
-      host,
-      interceptors: [
-        ...(p.tracing ? [p.tracing.connectServerInterceptor()] : []),
-        errorBoundary(log.child({ component: name }), p.metrics),
-        jsonDepthGuard(),
-      ],
-    },
+    { port, host, interceptors: serverInterceptors(name, log, p) },
   );
   await service.start?.();
   const store = spec.needs.database ? await storeReadiness(common, db) : undefined;
@@ -242,4 +224,38 @@ async function serveTableService(name: ServiceKey, env: Env, log: Logger): Promi
 async function serviceBus(name: ServiceKey, common: CommonConfig, p: DistributedProcess): Promise<Bus> {
   const nats = new MeteredBus(await NatsBus.connect({ servers: common.natsUrl, name: `junction-${name}` }), p.metrics);
   return p.tracing ? new TracedBus(nats, p.tracing) : nats;
+}
+
+/** What a service of the table is built with in its own process. */
+function processWiring(w: {
+  env: Env;
+  common: CommonConfig;
+  log: Logger;
+  p: DistributedProcess;
+  runs(other: ServiceKey): boolean;
+  baseUrl: string;
+}): ProcessWiring {
+  const { p } = w;
+  return {
+    env: w.env,
+    common: w.common,
+    clock: systemClock,
+    logger: w.log,
+    embedded: false,
+    metrics: p.metrics,
+    ...(p.tracing ? { tracing: p.tracing } : {}),
+    operations: p.operations,
+    clients: p.clients,
+    runs: w.runs,
+    baseUrl: () => w.baseUrl,
+  };
+}
+
+/** A service's Connect interceptors: its server span when traced, the error boundary, the JSON depth guard. */
+function serverInterceptors(name: ServiceKey, log: Logger, p: DistributedProcess): Interceptor[] {
+  return [
+    ...(p.tracing ? [p.tracing.connectServerInterceptor()] : []),
+    errorBoundary(log.child({ component: name }), p.metrics),
+    jsonDepthGuard(),
+  ];
 }

@@ -137,16 +137,7 @@ interface EmbeddedProcess {
 
 /** Every service of the table in this process, each over an in-memory router, and the sandbox upstream. */
 async function embeddedPeers(p: EmbeddedProcess, baseUrl: string): Promise<GatewayPeers> {
-  // spec: Authentication 4: the built-in sandbox upstream offers test credentials for trying Junction
-  // with no upstream account; credentials the operator configured win.
-  const sandbox = p.settings.process.sandboxUpstream
-    ? await (await import("@junction/sandbox-upstream")).startSandboxUpstream({
-        port: p.settings.process.sandboxUpstreamPort,
-        now: () => p.clock.now(),
-        stateFile: sandboxStateFile(p.env),
-      })
-    : undefined;
-  if (sandbox) p.logger.info("sandbox upstream listening", { url: sandbox.url });
+  const sandbox = await startSandbox(p);
   const { lookup, mcpClientMetadataFetch } = p.options;
   const wiring = new InMemoryWiring({
     env: p.env,
@@ -166,15 +157,7 @@ async function embeddedPeers(p: EmbeddedProcess, baseUrl: string): Promise<Gatew
   });
   for (const [i, spec] of SERVICE_TABLE.entries()) await wiring.build(spec, { config: p.configs[i] });
   const store = await storeReadiness(p.common, p.db);
-  // The overview's buckets live in the one SQLite file; one registry holds every service's counters.
-  const overview = new SqliteOverviewStore(p.db);
-  const sampler = new OverviewSampler(
-    overview,
-    [{ name: "embedded", sample: async () => sampleRegistry(p.metrics, OVERVIEW_METRICS) }],
-    p.clock,
-    p.logger.child({ component: "overview" }),
-    p.settings.overviewSampleMs,
-  );
+  const { overview, sampler } = embeddedOverview(p);
   return {
     clients: wiring.clients,
     readiness: [
@@ -201,4 +184,33 @@ async function embeddedPeers(p: EmbeddedProcess, baseUrl: string): Promise<Gatew
       p.db.close();
     },
   };
+}
+
+/**
+ * spec: Authentication 4: the built-in sandbox upstream, when turned on, offers test credentials for trying
+ * Junction with no upstream account; credentials the operator configured win.
+ */
+async function startSandbox(p: EmbeddedProcess) {
+  if (!p.settings.process.sandboxUpstream) return undefined;
+  const { startSandboxUpstream } = await import("@junction/sandbox-upstream");
+  const sandbox = await startSandboxUpstream({
+    port: p.settings.process.sandboxUpstreamPort,
+    now: () => p.clock.now(),
+    stateFile: sandboxStateFile(p.env),
+  });
+  p.logger.info("sandbox upstream listening", { url: sandbox.url });
+  return sandbox;
+}
+
+/** The overview's buckets live in the one SQLite file; one registry holds every service's counters. */
+function embeddedOverview(p: EmbeddedProcess): { overview: SqliteOverviewStore; sampler: OverviewSampler } {
+  const overview = new SqliteOverviewStore(p.db);
+  const sampler = new OverviewSampler(
+    overview,
+    [{ name: "embedded", sample: async () => sampleRegistry(p.metrics, OVERVIEW_METRICS) }],
+    p.clock,
+    p.logger.child({ component: "overview" }),
+    p.settings.overviewSampleMs,
+  );
+  return { overview, sampler };
 }
