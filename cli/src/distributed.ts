@@ -1,17 +1,11 @@
+import type { Interceptor } from "@connectrpc/connect";
 import { join } from "node:path";
-import { MeteredBus, TracedBus } from "@junction/bus";
+import { type Bus, MeteredBus, TracedBus } from "@junction/bus";
 import { busOperationSink } from "@junction/logs-service";
 import { recorderFromEnv } from "@junction/platform/operations/recorder-settings";
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import { NatsBus } from "@junction/bus/nats-bus";
-import {
-  createGateway,
-  loadAuthSocketSettings,
-  loadConnectUiSettings,
-  loadMcpAuthSettings,
-  mcpAuthStoreFor,
-  type RunningGateway,
-  serveGateway,
-} from "@junction/gateway";
+import { mcpAuthStoreFor } from "@junction/gateway";
 import {
   type CommonConfig,
   ConfigError,
@@ -25,16 +19,13 @@ import {
   MetricsRegistry,
   openDatabase,
   type ReadinessCheck,
-  sqliteCheck,
   systemClock,
+  type Tracing,
   tracesEndpoint,
 } from "@junction/platform";
 import { h2cTransport, serveH2c } from "@junction/platform/h2c";
-import { loadAllowedPrivateHosts } from "@junction/platform/outbound-address-policy";
-import { loadProxySettings } from "@junction/upstream-proxy";
 import { loadProcessSettings } from "./process-settings.ts";
-import { bootstrapSecretKey, printGeneratedKey } from "./secret-key-bootstrap.ts";
-import { refuseTakenPort } from "./taken-port.ts";
+import { printGeneratedKey } from "./secret-key-bootstrap.ts";
 import type { ServiceName } from "./service-names.ts";
 import { urlVariable } from "./wiring/addresses.ts";
 import {
@@ -42,6 +33,8 @@ import {
   buildService,
   type Env,
   lateClients,
+  type ProcessWiring,
+  type ServiceClients,
   SERVICE_KEYS,
   type ServiceKey,
   serviceCheck,
@@ -49,11 +42,12 @@ import {
 import { adminPort, serveAdmin } from "./admin-server.ts";
 import { distributedOverview, serveMetricsSamples } from "./metrics-samples.ts";
 import { loadObserveSettings } from "./observe-settings.ts";
+import { loadGatewaySettings } from "./wiring/gateway-settings.ts";
 import { serviceSpec } from "./wiring/service-table.ts";
+import { startGateway } from "./wiring/start-gateway.ts";
+import { storeReadiness } from "./wiring/store-readiness.ts";
 
 export { SERVICES, type ServiceName } from "./service-names.ts";
-
-const GATEWAY_DEFAULT_PORT = 3003;
 
 export interface RunningService {
   name: ServiceName;
@@ -61,14 +55,6 @@ export interface RunningService {
   /** A service process's admin listener (/metrics, /ready, /health); the gateway serves them itself. */
   adminUrl?: string;
   stop(): Promise<void>;
-}
-
-function servicePort(env: Env, name: ServiceName): number {
-  return loadPort(
-    env,
-    name === "gateway" ? "" : `JUNCTION_${name.toUpperCase()}_`,
-    name === "gateway" ? GATEWAY_DEFAULT_PORT : serviceSpec(name).defaultPort,
-  );
 }
 
 /** URL of another service process: JUNCTION_<NAME>_URL, or localhost on its default port. */
@@ -90,11 +76,22 @@ export async function serveService(
   env: Env = process.env,
   logger?: Logger,
 ): Promise<RunningService> {
-  const common = loadCommonConfig(env);
-  const settings = loadProcessSettings(env);
   const log = logger ?? createLogger();
-  const port = servicePort(env, name);
-  const { metricsToken } = loadObserveSettings(env);
+  return name === "gateway" ? serveGatewayProcess(env, log) : serveTableService(name, env, log);
+}
+
+/** What every process of the topology has: its metrics, operations recorder, tracing and clients of the others. */
+interface DistributedProcess {
+  metrics: MetricsRegistry;
+  operations: OperationRecorder;
+  tracing: Tracing | undefined;
+  /** Clients of the other processes over h2c, one transport to each, made on its first call. */
+  clients: ServiceClients;
+  /** /ready asks each service this process calls over a transport of its own (a probe never waits on a call). */
+  peerCheck(other: ServiceKey): ReadinessCheck;
+}
+
+async function distributedProcess(name: ServiceName, env: Env): Promise<DistributedProcess> {
   const metrics = new MetricsRegistry();
   // Each process records its own operations; the logs process keeps them, the others send them on the bus
   // (nothing is recorded in a topology without a logs process: no queue would ever be drained).
@@ -104,142 +101,110 @@ export async function serveService(
     ? (await import("@junction/platform/tracing")).startTracing(env, name)
     : undefined;
   const clientInterceptors = tracing ? [tracing.connectInterceptor()] : [];
-  // Clients of the other processes over h2c, one transport to each, made on its first call.
-  const clients = lateClients((other) => h2cTransport(serviceUrl(env, other), clientInterceptors));
-  // /ready asks each service this process calls over a transport of its own (a probe never waits on a call).
-  const peerCheck = (other: ServiceKey) => serviceCheck(other, h2cTransport(serviceUrl(env, other)));
-  if (name === "gateway") {
-    const baseUrl = requireBaseUrl(common);
-    // The scripts and logs services are the gateway's optional peers: a topology without them is ready
-    // without them (without logs, /logs/operations answers service_unavailable and nothing is kept).
-    const peers = SERVICE_KEYS.filter(
-      (other) => (other !== "scripts" && other !== "logs") || Boolean(env[urlVariable(other)]),
-    );
-    // Core NATS only: an authorization's result reaches the gateway process holding the SDK's socket.
-    const gatewayBus = await NatsBus.connect({ servers: common.natsUrl, name: "junction-gateway" });
-    operations.attach(busOperationSink(gatewayBus));
-    // MCP URLs, clients and tokens outlive a restart and are shared by the gateway processes.
-    const mcpStore = await mcpAuthStoreFor(common);
-    let served: RunningGateway | undefined;
-    const overview = distributedOverview({
-      env,
-      dataDir: common.dataDir,
-      metrics,
-      peers,
-      transport: (peer) => h2cTransport(serviceUrl(env, peer as ServiceKey)),
-      logger: log.child({ component: "overview" }),
-    });
-    const gateway = createGateway({
-      clients,
-      baseUrl,
-      overview: overview.store,
-      addressOf: (req) => served?.addressOf(req),
-      logger: log.child({ component: name }),
-      proxySettings: loadProxySettings(env),
-      metrics,
-      metricsToken,
-      connectUi: loadConnectUiSettings(env),
-      mcpAuth: {
-        store: mcpStore.store,
-        settings: loadMcpAuthSettings(env),
-        allowedPrivateHosts: loadAllowedPrivateHosts(env),
-      },
-      readiness: [...peers.map(peerCheck), busCheck(gatewayBus), mcpStore.readiness],
-      ...(tracing ? { tracing } : {}),
-      bus: gatewayBus,
-      operations,
-      authSocketSettings: loadAuthSocketSettings(env),
-    });
-    await gateway.authSockets.start();
-    // Serve only once the key exists: a healthy gateway must accept the configured key. A taken port fails
-    // the start first, before a key is generated that no running Junction would accept.
-    refuseTakenPort(port, settings.host);
-    const generated = await bootstrapSecretKey(clients.connection, settings.secretKey, { waitMs: 60_000 });
-    if (generated) printGeneratedKey(generated);
-    const server = serveGateway(gateway, { port, hostname: settings.host });
-    served = server;
-    await overview.sampler.start();
-    return {
-      name,
-      url: server.url,
-      async stop() {
-        await gateway.authSockets.stop();
-        await server.stop();
-        await overview.close();
-        await operations.flushed();
-        await gatewayBus.close();
-        await mcpStore.close();
-        await tracing?.shutdown();
-      },
-    };
-  }
+  return {
+    metrics,
+    operations,
+    tracing,
+    clients: lateClients((other) => h2cTransport(serviceUrl(env, other), clientInterceptors)),
+    peerCheck: (other) => serviceCheck(other, h2cTransport(serviceUrl(env, other))),
+  };
+}
 
+/** The gateway's process: the services over h2c, core NATS for the auth sockets, the overview in its data dir. */
+async function serveGatewayProcess(env: Env, log: Logger): Promise<RunningService> {
+  const common = loadCommonConfig(env);
+  const settings = loadGatewaySettings(env);
+  const baseUrl = requireBaseUrl(common);
+  const p = await distributedProcess("gateway", env);
+  // The scripts and logs services are the gateway's optional peers: a topology without them is ready
+  // without them (without logs, /logs/operations answers service_unavailable and nothing is kept).
+  const peers = SERVICE_KEYS.filter(
+    (other) => (other !== "scripts" && other !== "logs") || Boolean(env[urlVariable(other)]),
+  );
+  const gateway = await startGateway({
+    settings,
+    logger: log,
+    metrics: p.metrics,
+    operations: p.operations,
+    ...(p.tracing ? { tracing: p.tracing } : {}),
+    bindFirst: false,
+    baseUrl,
+    keyWaitMs: 60_000,
+    onGeneratedKey: printGeneratedKey,
+    async peers() {
+      // Core NATS only: an authorization's result reaches the gateway process holding the SDK's socket.
+      const bus = await NatsBus.connect({ servers: common.natsUrl, name: "junction-gateway" });
+      p.operations.attach(busOperationSink(bus));
+      // MCP URLs, clients and tokens outlive a restart and are shared by the gateway processes.
+      const mcpStore = await mcpAuthStoreFor(common);
+      const overview = distributedOverview({
+        sampleMs: settings.overviewSampleMs,
+        dataDir: common.dataDir,
+        metrics: p.metrics,
+        peers,
+        transport: (peer) => h2cTransport(serviceUrl(env, peer as ServiceKey)),
+        logger: log.child({ component: "overview" }),
+      });
+      return {
+        clients: p.clients,
+        readiness: [...peers.map(p.peerCheck), busCheck(bus), mcpStore.readiness],
+        bus,
+        overview,
+        mcpAuth: { store: mcpStore.store },
+        async stop() {
+          await overview.close();
+          await p.operations.flushed();
+          await bus.close();
+          await mcpStore.close();
+        },
+      };
+    },
+  });
+  return { name: "gateway", url: gateway.server.url, stop: () => gateway.stop() };
+}
+
+/** A service of the table in its own process: served over h2c, its admin listener beside it. */
+async function serveTableService(name: ServiceKey, env: Env, log: Logger): Promise<RunningService> {
+  const common = loadCommonConfig(env);
+  const host = loadProcessSettings(env).host;
+  const port = loadPort(env, `JUNCTION_${name.toUpperCase()}_`, serviceSpec(name).defaultPort);
+  const { metricsToken } = loadObserveSettings(env);
+  const p = await distributedProcess(name, env);
   const spec = serviceSpec(name);
   const encryptor = spec.needs.encryptor ? encryptorFromConfig(common, { embedded: false }) : undefined;
   const config = spec.config(env);
   const baseUrl = spec.needs.baseUrl ? requireBaseUrl(common) : "";
-  const nats = spec.needs.bus
-    ? new MeteredBus(await NatsBus.connect({ servers: common.natsUrl, name: `junction-${name}` }), metrics)
-    : undefined;
-  const bus = nats && tracing ? new TracedBus(nats, tracing) : nats;
+  const bus = spec.needs.bus ? await serviceBus(name, common, p) : undefined;
   const db =
     spec.needs.database && common.store === "sqlite"
       ? openDatabase(join(common.dataDir, `${name}.sqlite`), { cacheMb: common.sqliteCacheMb })
       : undefined;
-  const wiring = {
-    env,
-    common,
-    clock: systemClock,
-    logger: log,
-    embedded: false,
-    metrics,
-    ...(tracing ? { tracing } : {}),
-    operations,
-    clients,
-    // Without JUNCTION_<NAME>_URL, an optional service is not run (say, connection and webhook get no
-    // scripts client: a topology without a scripts process must not retry every notification against nothing).
-    runs: (other: ServiceKey) => Boolean(env[urlVariable(other)]),
-    baseUrl: () => baseUrl,
-  };
-  if (bus && name !== "logs") operations.attach(busOperationSink(bus));
+  // Without JUNCTION_<NAME>_URL, an optional service is not run (say, connection and webhook get no
+  // scripts client: a topology without a scripts process must not retry every notification against nothing).
+  const runs = (other: ServiceKey) => Boolean(env[urlVariable(other)]);
+  if (bus && name !== "logs") p.operations.attach(busOperationSink(bus));
+  const wiring = processWiring({ env, common, log, p, runs, baseUrl });
   const service = await buildService(spec, config, wiring, { bus, db, encryptor });
   const server = await serveH2c(
     (r) => {
       service.routes(r);
-      serveMetricsSamples(r, metrics);
+      serveMetricsSamples(r, p.metrics);
     },
-    {
-      port,
-      host: settings.host,
-      interceptors: [
-        ...(tracing ? [tracing.connectServerInterceptor()] : []),
-        errorBoundary(log.child({ component: name }), metrics),
-        jsonDepthGuard(),
-      ],
-    },
+    { port, host, interceptors: serverInterceptors(name, log, p) },
   );
   await service.start?.();
-  // The store /ready asks: its SQLite file, or MongoDB (its module loaded only then).
-  const mongo =
-    spec.needs.database && common.store === "mongodb"
-      ? (await import("@junction/platform/mongo-check")).mongoCheck(
-          "store",
-          common.mongodbUrl ?? "",
-          common.mongodbDatabase,
-        )
-      : undefined;
+  const store = spec.needs.database ? await storeReadiness(common, db) : undefined;
   const readiness: ReadinessCheck[] = [
-    ...(db ? [sqliteCheck("store", db)] : []),
-    ...(mongo ? [mongo] : []),
+    ...(store?.checks ?? []),
     ...(bus ? [busCheck(bus)] : []),
-    ...spec.needs.clients.map(peerCheck),
-    ...(spec.needs.optionalClients ?? []).filter((other) => wiring.runs(other)).map(peerCheck),
+    ...spec.needs.clients.map(p.peerCheck),
+    ...(spec.needs.optionalClients ?? []).filter(runs).map(p.peerCheck),
   ];
   const admin = serveAdmin({
     port: adminPort(env, name, port),
     logger: log.child({ component: name }),
-    hostname: loadProcessSettings(env).host,
-    metrics,
+    hostname: host,
+    metrics: p.metrics,
     metricsToken,
     readiness,
   });
@@ -251,11 +216,51 @@ export async function serveService(
       await admin?.stop();
       await server.close();
       await service.stop?.();
-      await operations.flushed();
+      await p.operations.flushed();
       await bus?.close();
       await service.close?.();
-      await mongo?.close();
-      await tracing?.shutdown();
+      await store?.close();
+      await p.tracing?.shutdown();
     },
   };
+}
+
+/** A service's NATS connection, metered, and traced when tracing is on. */
+async function serviceBus(name: ServiceKey, common: CommonConfig, p: DistributedProcess): Promise<Bus> {
+  const nats = new MeteredBus(await NatsBus.connect({ servers: common.natsUrl, name: `junction-${name}` }), p.metrics);
+  return p.tracing ? new TracedBus(nats, p.tracing) : nats;
+}
+
+/** What a service of the table is built with in its own process. */
+function processWiring(w: {
+  env: Env;
+  common: CommonConfig;
+  log: Logger;
+  p: DistributedProcess;
+  runs(other: ServiceKey): boolean;
+  baseUrl: string;
+}): ProcessWiring {
+  const { p } = w;
+  return {
+    env: w.env,
+    common: w.common,
+    clock: systemClock,
+    logger: w.log,
+    embedded: false,
+    metrics: p.metrics,
+    ...(p.tracing ? { tracing: p.tracing } : {}),
+    operations: p.operations,
+    clients: p.clients,
+    runs: w.runs,
+    baseUrl: () => w.baseUrl,
+  };
+}
+
+/** A service's Connect interceptors: its server span when traced, the error boundary, the JSON depth guard. */
+function serverInterceptors(name: ServiceKey, log: Logger, p: DistributedProcess): Interceptor[] {
+  return [
+    ...(p.tracing ? [p.tracing.connectServerInterceptor()] : []),
+    errorBoundary(log.child({ component: name }), p.metrics),
+    jsonDepthGuard(),
+  ];
 }

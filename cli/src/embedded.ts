@@ -1,45 +1,38 @@
+import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import type { HostLookup } from "@junction/platform/address-policy";
-import { loadAllowedPrivateHosts } from "@junction/platform/outbound-address-policy";
 import { type Bus, MemoryBus, MeteredBus, TracedBus } from "@junction/bus";
 import {
-  createGateway,
-  type Gateway,
   type GatewayClients,
-  loadAuthSocketSettings,
-  loadConnectUiSettings,
-  loadOverviewSettings,
+  type McpAuthOptions,
   OVERVIEW_METRICS,
   OverviewSampler,
-  SqliteOverviewStore,
-  loadMcpAuthSettings,
-  type McpAuthOptions,
   SqliteMcpAuthStore,
-  serveGateway,
+  SqliteOverviewStore,
 } from "@junction/gateway";
 import {
   type Clock,
+  type CommonConfig,
   createLogger,
+  type Encryptor,
   encryptorFromConfig,
   loadCommonConfig,
-  loadPort,
   type Logger,
   MetricsRegistry,
   openDatabase,
   sampleRegistry,
-  sqliteCheck,
   systemClock,
+  type Tracing,
   tracesEndpoint,
 } from "@junction/platform";
 import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import { recorderFromEnv } from "@junction/platform/operations/recorder-settings";
+import { busCheck, type Env, InMemoryWiring, serviceCheck } from "@junction/wiring";
 import { sandboxStateFile } from "./sandbox-process.ts";
-import { bootstrapSecretKey } from "./secret-key-bootstrap.ts";
-import { loadProxySettings } from "@junction/upstream-proxy";
-import { loadProcessSettings } from "./process-settings.ts";
-import { busCheck, InMemoryWiring, serviceCheck } from "@junction/wiring";
-import { loadObserveSettings } from "./observe-settings.ts";
+import { type GatewaySettings, loadGatewaySettings } from "./wiring/gateway-settings.ts";
 import { SERVICE_TABLE } from "./wiring/service-table.ts";
+import { storeReadiness } from "./wiring/store-readiness.ts";
+import { type GatewayPeers, startGateway } from "./wiring/start-gateway.ts";
 
 export interface EmbeddedOptions {
   env?: Record<string, string | undefined>;
@@ -77,11 +70,12 @@ export interface EmbeddedJunction {
 export async function startEmbedded(options: EmbeddedOptions = {}): Promise<EmbeddedJunction> {
   const env = options.env ?? process.env;
   const common = loadCommonConfig(env);
+  const settings = loadGatewaySettings(env);
+  const encryptor = encryptorFromConfig(common, { embedded: true });
+  // Every setting is read before anything starts: a bad one stops the process with nothing bound or written.
+  const configs = SERVICE_TABLE.map((spec) => spec.config(env));
   const logger = options.logger ?? createLogger();
   const clock = options.clock ?? systemClock;
-  const encryptor = encryptorFromConfig(common, { embedded: true });
-  const configs = SERVICE_TABLE.map((spec) => spec.config(env));
-  const { metricsToken } = loadObserveSettings(env);
   // One registry for the whole process: the gateway's and every service's metrics on one /metrics.
   const metrics = new MetricsRegistry();
   // The process's operations log recorder: the logs service, built below, takes its batches into the store.
@@ -94,125 +88,129 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
     : undefined;
   const metered = new MeteredBus(new MemoryBus(db, { clock }), metrics);
   const bus: Bus = tracing ? new TracedBus(metered, tracing) : metered;
-
-  const settings = loadProcessSettings(env);
-  // Bind the port first: the base URL (webhook URLs, OAuth redirect) depends on it.
-  let fetchImpl: (req: Request) => Promise<Response> = async () => new Response("starting", { status: 503 });
-  let upgradeImpl: Gateway["upgrade"] = () => false;
-  const server = serveGateway(
-    { fetch: (req) => fetchImpl(req), upgrade: (req, srv) => upgradeImpl(req, srv) },
-    {
-      port: options.port ?? loadPort(env, "", 3003),
-      hostname: options.hostname ?? settings.host,
-    },
-  );
-  const baseUrl = (common.baseUrl ?? `http://localhost:${server.port}`).replace(/\/+$/, "");
-
-  // spec: Authentication 4: the built-in sandbox upstream offers test credentials for trying Junction
-  // with no upstream account; credentials the operator configured win.
-  const sandbox = settings.sandboxUpstream
-    ? await (await import("@junction/sandbox-upstream")).startSandboxUpstream({
-        port: settings.sandboxUpstreamPort,
-        now: () => clock.now(),
-        stateFile: sandboxStateFile(env),
-      })
-    : undefined;
-  if (sandbox) logger.info("sandbox upstream listening", { url: sandbox.url });
-
-  // Every service in this process, each over an in-memory router (clients reach it on their first call).
-  const wiring = new InMemoryWiring({
-    env,
-    common,
-    clock,
+  const parts = { env, common, settings, configs, encryptor, clock, logger, metrics, operations, db, bus, tracing };
+  const gateway = await startGateway({
+    settings,
     logger,
-    services: SERVICE_TABLE.map((spec) => spec.name),
+    clock,
+    metrics,
+    operations,
+    ...(tracing ? { tracing } : {}),
+    ...(options.port !== undefined ? { port: options.port } : {}),
+    ...(options.hostname !== undefined ? { hostname: options.hostname } : {}),
+    bindFirst: true,
+    baseUrl: common.baseUrl,
+    peers: (baseUrl) => embeddedPeers({ ...parts, options }, baseUrl),
+  });
+  const { port, url } = gateway.server;
+  logger.info("junction started", { topology: "embedded", port, baseUrl: gateway.baseUrl, dataDir: common.dataDir });
+  return {
+    url,
+    port,
+    baseUrl: gateway.baseUrl,
+    clients: gateway.clients,
     bus,
-    db,
-    encryptor,
+    operations,
+    generatedSecretKey: gateway.generatedSecretKey,
+    databaseFile,
+    stop: () => gateway.stop(),
+  };
+}
+
+/** What the embedded process made before the gateway's peers: its one database, bus, metrics and recorder. */
+interface EmbeddedProcess {
+  env: Env;
+  common: CommonConfig;
+  settings: GatewaySettings;
+  /** The services' settings, in the table's order. */
+  configs: unknown[];
+  encryptor: Encryptor;
+  clock: Clock;
+  logger: Logger;
+  metrics: MetricsRegistry;
+  operations: OperationRecorder;
+  db: Database;
+  bus: Bus;
+  tracing: Tracing | undefined;
+  options: EmbeddedOptions;
+}
+
+/** Every service of the table in this process, each over an in-memory router, and the sandbox upstream. */
+async function embeddedPeers(p: EmbeddedProcess, baseUrl: string): Promise<GatewayPeers> {
+  const sandbox = await startSandbox(p);
+  const { lookup, mcpClientMetadataFetch } = p.options;
+  const wiring = new InMemoryWiring({
+    env: p.env,
+    common: p.common,
+    clock: p.clock,
+    logger: p.logger,
+    services: SERVICE_TABLE.map((spec) => spec.name),
+    bus: p.bus,
+    db: p.db,
+    encryptor: p.encryptor,
     baseUrl: () => baseUrl,
     testCredentials: sandbox?.testCredentials,
-    ...(options.lookup ? { lookup: options.lookup } : {}),
-    metrics,
-    operations,
-    ...(tracing ? { tracing } : {}),
+    ...(lookup ? { lookup } : {}),
+    metrics: p.metrics,
+    operations: p.operations,
+    ...(p.tracing ? { tracing: p.tracing } : {}),
   });
-  for (const [i, spec] of SERVICE_TABLE.entries()) await wiring.build(spec, { config: configs[i] });
-  const clients = wiring.clients;
-  // The store /ready asks: the one SQLite file, or MongoDB (its module loaded only then).
-  const mongo =
-    common.store === "mongodb"
-      ? (await import("@junction/platform/mongo-check")).mongoCheck(
-          "store",
-          common.mongodbUrl ?? "",
-          common.mongodbDatabase,
-        )
-      : undefined;
-  // The overview's buckets live in the one SQLite file; one registry holds every service's counters.
-  const overview = new SqliteOverviewStore(db);
-  const sampler = new OverviewSampler(
-    overview,
-    [{ name: "embedded", sample: async () => sampleRegistry(metrics, OVERVIEW_METRICS) }],
-    clock,
-    logger.child({ component: "overview" }),
-    loadOverviewSettings(env).sampleMs,
-  );
-  const gateway = createGateway({
-    clients,
-    baseUrl,
-    overview,
-    logger: logger.child({ component: "gateway" }),
-    clock,
-    proxySettings: loadProxySettings(env),
-    // One gateway in the process: a result always reaches its socket here, no bus needed.
-    authSocketSettings: loadAuthSocketSettings(env),
-    metrics,
-    metricsToken,
-    operations,
-    addressOf: server.addressOf,
-    connectUi: loadConnectUiSettings(env),
-    mcpAuth: {
-      // In the one SQLite file: MCP clients' authorizations outlive a restart.
-      store: new SqliteMcpAuthStore(db),
-      settings: loadMcpAuthSettings(env),
-      allowedPrivateHosts: loadAllowedPrivateHosts(env),
-      ...(options.lookup ? { lookup: options.lookup } : {}),
-      ...(options.mcpClientMetadataFetch ? { fetchImpl: options.mcpClientMetadataFetch } : {}),
-    },
-    ...(tracing ? { tracing } : {}),
+  for (const [i, spec] of SERVICE_TABLE.entries()) await wiring.build(spec, { config: p.configs[i] });
+  const store = await storeReadiness(p.common, p.db);
+  const { overview, sampler } = embeddedOverview(p);
+  return {
+    clients: wiring.clients,
     readiness: [
-      mongo ?? sqliteCheck("store", db),
-      busCheck(bus),
+      ...store.checks,
+      busCheck(p.bus),
       ...SERVICE_TABLE.map((spec) => serviceCheck(spec.name, wiring.transport(spec.name))),
     ],
-  });
-  fetchImpl = gateway.fetch;
-  upgradeImpl = gateway.upgrade;
-
-  const generatedSecretKey = await bootstrapSecretKey(clients.connection, settings.secretKey);
-  await sampler.start();
-  await wiring.start();
-  logger.info("junction started", { topology: "embedded", port: server.port, baseUrl, dataDir: common.dataDir });
-
-  return {
-    url: server.url,
-    port: server.port,
-    baseUrl,
-    clients,
-    bus,
-    operations,
-    generatedSecretKey,
-    databaseFile,
+    overview: { store: overview, sampler },
+    // In the one SQLite file: MCP clients' authorizations outlive a restart; one gateway in the process, so
+    // an authorization's result always reaches its socket here, no bus needed.
+    mcpAuth: {
+      store: new SqliteMcpAuthStore(p.db),
+      ...(lookup ? { lookup } : {}),
+      ...(mcpClientMetadataFetch ? { fetchImpl: mcpClientMetadataFetch } : {}),
+    },
+    start: () => wiring.start(),
     async stop() {
-      await gateway.authSockets.stop();
-      await server.stop();
       await sandbox?.stop();
       await sampler.stop();
       await wiring.stop();
-      await bus.close();
+      await p.bus.close();
       await wiring.close();
-      await mongo?.close();
-      db.close();
-      await tracing?.shutdown();
+      await store.close();
+      p.db.close();
     },
   };
+}
+
+/**
+ * spec: Authentication 4: the built-in sandbox upstream, when turned on, offers test credentials for trying
+ * Junction with no upstream account; credentials the operator configured win.
+ */
+async function startSandbox(p: EmbeddedProcess) {
+  if (!p.settings.process.sandboxUpstream) return undefined;
+  const { startSandboxUpstream } = await import("@junction/sandbox-upstream");
+  const sandbox = await startSandboxUpstream({
+    port: p.settings.process.sandboxUpstreamPort,
+    now: () => p.clock.now(),
+    stateFile: sandboxStateFile(p.env),
+  });
+  p.logger.info("sandbox upstream listening", { url: sandbox.url });
+  return sandbox;
+}
+
+/** The overview's buckets live in the one SQLite file; one registry holds every service's counters. */
+function embeddedOverview(p: EmbeddedProcess): { overview: SqliteOverviewStore; sampler: OverviewSampler } {
+  const overview = new SqliteOverviewStore(p.db);
+  const sampler = new OverviewSampler(
+    overview,
+    [{ name: "embedded", sample: async () => sampleRegistry(p.metrics, OVERVIEW_METRICS) }],
+    p.clock,
+    p.logger.child({ component: "overview" }),
+    p.settings.overviewSampleMs,
+  );
+  return { overview, sampler };
 }

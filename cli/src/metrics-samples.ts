@@ -1,13 +1,7 @@
 import { type ConnectRouter, createClient, type Transport } from "@connectrpc/connect";
 import { MetricsService } from "@junction/contracts/metrics/v1/metrics_service_pb";
 import { join } from "node:path";
-import {
-  loadOverviewSettings,
-  type MetricsSource,
-  OVERVIEW_METRICS,
-  OverviewSampler,
-  SqliteOverviewStore,
-} from "@junction/gateway";
+import { type MetricsSource, OVERVIEW_METRICS, OverviewSampler, SqliteOverviewStore } from "@junction/gateway";
 import {
   type Logger,
   type MetricsRegistry,
@@ -71,7 +65,8 @@ export function remoteMetricsSource(name: string, transport: Transport, names: r
  * this process's registry (the proxy engine runs here) and from each peer service process over RPC.
  */
 export function distributedOverview(options: {
-  env: Record<string, string | undefined>;
+  /** JUNCTION_OVERVIEW_SAMPLE_MS, read with the gateway's settings. */
+  sampleMs: number;
   dataDir: string;
   metrics: MetricsRegistry;
   peers: readonly string[];
@@ -84,13 +79,7 @@ export function distributedOverview(options: {
     { name: "gateway", sample: async () => sampleRegistry(options.metrics, OVERVIEW_METRICS) },
     ...options.peers.map((peer) => remoteMetricsSource(peer, options.transport(peer), OVERVIEW_METRICS)),
   ];
-  const sampler = new OverviewSampler(
-    store,
-    sources,
-    systemClock,
-    options.logger,
-    loadOverviewSettings(options.env).sampleMs,
-  );
+  const sampler = new OverviewSampler(store, sources, systemClock, options.logger, options.sampleMs);
   return {
     store,
     sampler,

@@ -6,6 +6,7 @@ import { loadObserveSettings } from "../../cli/src/observe-settings.ts";
 import { loadConnectUiSettings } from "../../gateway/src/connect-ui/connect-ui-settings.ts";
 import { loadMcpAuthSettings } from "../../gateway/src/mcp-auth/mcp-auth-settings.ts";
 import { loadProcessSettings } from "../../cli/src/process-settings.ts";
+import { loadGatewaySettings } from "../../cli/src/wiring/gateway-settings.ts";
 import { portVariable, urlVariable } from "../../cli/src/wiring/addresses.ts";
 import { SERVICE_TABLE } from "../../cli/src/wiring/service-table.ts";
 import { loadAuthSocketSettings } from "../../gateway/src/auth-socket/auth-socket-settings.ts";
@@ -52,9 +53,9 @@ function productFiles(): string[] {
 const LOADER_FILES = [
   "cli/src/admin-server.ts",
   "cli/src/distributed.ts",
-  "cli/src/embedded.ts",
   "cli/src/observe-settings.ts",
   "cli/src/process-settings.ts",
+  "cli/src/wiring/gateway-settings.ts",
   "gateway/src/auth-socket/auth-socket-settings.ts",
   "gateway/src/connect-ui/connect-ui-settings.ts",
   "gateway/src/mcp-auth/mcp-auth-settings.ts",
@@ -89,6 +90,7 @@ function variablesTheCodeReads(files: string[], text: (file: string) => string):
     loadOverviewSettings,
     loadMcpAuthSettings,
     loadRecorderSettings,
+    loadGatewaySettings,
   ]) {
     const read = namesRead(load);
     expect(read.has("*")).toBe(false);
