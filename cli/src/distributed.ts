@@ -118,9 +118,9 @@ export async function serveService(
     const gatewayBus = await NatsBus.connect({ servers: common.natsUrl, name: "junction-gateway" });
     operations.attach(busOperationSink(gatewayBus));
     let served: RunningGateway | undefined;
-    const overview = distributedOverview({
+    const overview = await distributedOverview({
       env,
-      dataDir: common.dataDir,
+      common,
       metrics,
       peers,
       transport: (peer) => h2cTransport(serviceUrl(env, peer as ServiceKey)),

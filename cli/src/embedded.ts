@@ -11,7 +11,7 @@ import {
   loadOverviewSettings,
   OVERVIEW_METRICS,
   OverviewSampler,
-  SqliteOverviewStore,
+  openOverviewStore,
   loadMcpAuthSettings,
   type McpAuthOptions,
   SqliteMcpAuthStore,
@@ -147,10 +147,10 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
           common.mongodbDatabase,
         )
       : undefined;
-  // The overview's buckets live in the one SQLite file; one registry holds every service's counters.
-  const overview = new SqliteOverviewStore(db);
+  // The overview's buckets live in the one SQLite file, or MongoDB; one registry holds every service's counters.
+  const overview = await openOverviewStore(common, () => db);
   const sampler = new OverviewSampler(
-    overview,
+    overview.store,
     [{ name: "embedded", sample: async () => sampleRegistry(metrics, OVERVIEW_METRICS) }],
     clock,
     logger.child({ component: "overview" }),
@@ -159,7 +159,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
   const gateway = createGateway({
     clients,
     baseUrl,
-    overview,
+    overview: overview.store,
     logger: logger.child({ component: "gateway" }),
     clock,
     proxySettings: loadProxySettings(env),
@@ -207,6 +207,7 @@ export async function startEmbedded(options: EmbeddedOptions = {}): Promise<Embe
       await server.stop();
       await sandbox?.stop();
       await sampler.stop();
+      await overview.close();
       await wiring.stop();
       await bus.close();
       await wiring.close();
