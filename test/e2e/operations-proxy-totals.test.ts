@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import { ManualClock } from "@junction/platform";
+import { startTestJunction } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { CALENDAR, CONNECTION, MAIL, type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
 
@@ -29,8 +30,9 @@ beforeAll(async () => {
     async () => (await api("/logs/operations?kind=proxy_call")).body?.data?.length === 2,
   );
 }, 60_000);
+let stopped = false;
 afterAll(async () => {
-  await h?.close();
+  if (!stopped) await h?.close();
 });
 
 describe("successful proxy calls as per-minute totals in GET /logs/operations", () => {
@@ -71,5 +73,23 @@ describe("successful proxy calls as per-minute totals in GET /logs/operations", 
     expect(await ids("connection=nobody")).toEqual([]);
     expect(await ids("status=failed")).toEqual(["GET /status/503 → 503"]);
     expect(await ids("q=200")).toEqual(["GET ×20 → 200"]);
+  });
+
+  test("stopping writes the minute so far: after a restart on the same data dir, its total is in the log", async () => {
+    for (let i = 0; i < 3; i++) expect((await h.proxy("POST", `/echo/p${i}`)).status).toBe(200);
+    stopped = true;
+    await h.junction.close({ keepData: true });
+    await h.fake.stop();
+    const again = await startTestJunction({ dataDir: h.junction.dataDir, clock });
+    try {
+      const res = await again.api("GET", "/logs/operations?kind=proxy_call&status=success");
+      expect(res.body.data.map((o: { title: string; count: number }) => [o.title, o.count])).toEqual([
+        ["POST ×3 → 200", 3],
+        ["GET ×20 → 200", 20],
+      ]);
+      expect(res.body.data[0].period.start).toBe(new Date(minute + 60_000).toISOString());
+    } finally {
+      await again.close();
+    }
   });
 });
