@@ -22,7 +22,11 @@ class JumpClock implements Clock {
   setTimer(fn: () => void, ms: number): TimerHandle {
     const timer = { at: this.now() + ms, fn, cancelled: false };
     this.timers.push(timer);
-    return { cancel: () => void (timer.cancelled = true) };
+    return {
+      cancel: () => {
+        timer.cancelled = true;
+      },
+    };
   }
   jump(ms: number): void {
     this.offset += ms;
