@@ -137,9 +137,9 @@ async function serveGatewayProcess(env: Env, log: Logger): Promise<RunningServic
       p.operations.attach(busOperationSink(bus));
       // MCP URLs, clients and tokens outlive a restart and are shared by the gateway processes.
       const mcpStore = await mcpAuthStoreFor(common);
-      const overview = distributedOverview({
+      const overview = await distributedOverview({
         sampleMs: settings.overviewSampleMs,
-        dataDir: common.dataDir,
+        common,
         metrics: p.metrics,
         peers,
         transport: (peer) => h2cTransport(serviceUrl(env, peer as ServiceKey)),

@@ -8,7 +8,8 @@ import {
   OVERVIEW_METRICS,
   OverviewSampler,
   SqliteMcpAuthStore,
-  SqliteOverviewStore,
+  openOverviewStore,
+  type OverviewStore,
 } from "@junction/gateway";
 import {
   type Clock,
@@ -157,7 +158,7 @@ async function embeddedPeers(p: EmbeddedProcess, baseUrl: string): Promise<Gatew
   });
   for (const [i, spec] of SERVICE_TABLE.entries()) await wiring.build(spec, { config: p.configs[i] });
   const store = await storeReadiness(p.common, p.db);
-  const { overview, sampler } = embeddedOverview(p);
+  const { overview, sampler, close: closeOverview } = await embeddedOverview(p);
   return {
     clients: wiring.clients,
     readiness: [
@@ -177,6 +178,7 @@ async function embeddedPeers(p: EmbeddedProcess, baseUrl: string): Promise<Gatew
     async stop() {
       await sandbox?.stop();
       await sampler.stop();
+      await closeOverview();
       await wiring.stop();
       await p.bus.close();
       await wiring.close();
@@ -202,9 +204,12 @@ async function startSandbox(p: EmbeddedProcess) {
   return sandbox;
 }
 
-/** The overview's buckets live in the one SQLite file; one registry holds every service's counters. */
-function embeddedOverview(p: EmbeddedProcess): { overview: SqliteOverviewStore; sampler: OverviewSampler } {
-  const overview = new SqliteOverviewStore(p.db);
+/** The overview's buckets in the one SQLite file, or MongoDB; one registry holds every service's counters. */
+async function embeddedOverview(
+  p: EmbeddedProcess,
+): Promise<{ overview: OverviewStore; sampler: OverviewSampler; close(): Promise<void> }> {
+  const opened = await openOverviewStore(p.common, () => p.db);
+  const overview = opened.store;
   const sampler = new OverviewSampler(
     overview,
     [{ name: "embedded", sample: async () => sampleRegistry(p.metrics, OVERVIEW_METRICS) }],
@@ -212,5 +217,5 @@ function embeddedOverview(p: EmbeddedProcess): { overview: SqliteOverviewStore; 
     p.logger.child({ component: "overview" }),
     p.settings.overviewSampleMs,
   );
-  return { overview, sampler };
+  return { overview, sampler, close: () => opened.close() };
 }

@@ -1,8 +1,16 @@
 import { type ConnectRouter, createClient, type Transport } from "@connectrpc/connect";
 import { MetricsService } from "@junction/contracts/metrics/v1/metrics_service_pb";
 import { join } from "node:path";
-import { type MetricsSource, OVERVIEW_METRICS, OverviewSampler, SqliteOverviewStore } from "@junction/gateway";
 import {
+  type MetricsSource,
+  OVERVIEW_METRICS,
+  type OverviewStore,
+  OverviewSampler,
+  openOverviewStore,
+} from "@junction/gateway";
+import type { Database } from "bun:sqlite";
+import {
+  type CommonConfig,
   type Logger,
   type MetricsRegistry,
   type MetricsSample,
@@ -61,20 +69,25 @@ export function remoteMetricsSource(name: string, transport: Transport, names: r
 }
 
 /**
- * The distributed gateway's overview: its buckets in its own SQLite file in the data dir, sampled from
+ * The distributed gateway's overview: its buckets in its own SQLite file in the data dir (or MongoDB,
+ * with JUNCTION_STORE=mongodb: the gateways sharing it add to the same buckets), sampled from
  * this process's registry (the proxy engine runs here) and from each peer service process over RPC.
  */
-export function distributedOverview(options: {
+export async function distributedOverview(options: {
   /** JUNCTION_OVERVIEW_SAMPLE_MS, read with the gateway's settings. */
   sampleMs: number;
-  dataDir: string;
+  common: Pick<CommonConfig, "dataDir" | "store" | "mongodbUrl" | "mongodbDatabase">;
   metrics: MetricsRegistry;
   peers: readonly string[];
   transport: (peer: string) => Transport;
   logger: Logger;
-}): { store: SqliteOverviewStore; sampler: OverviewSampler; close(): Promise<void> } {
-  const db = openDatabase(join(options.dataDir, "gateway.sqlite"));
-  const store = new SqliteOverviewStore(db);
+}): Promise<{ store: OverviewStore; sampler: OverviewSampler; close(): Promise<void> }> {
+  let db: Database | undefined;
+  const opened = await openOverviewStore(options.common, () => {
+    db = openDatabase(join(options.common.dataDir, "gateway.sqlite"));
+    return db;
+  });
+  const store = opened.store;
   const sources: MetricsSource[] = [
     { name: "gateway", sample: async () => sampleRegistry(options.metrics, OVERVIEW_METRICS) },
     ...options.peers.map((peer) => remoteMetricsSource(peer, options.transport(peer), OVERVIEW_METRICS)),
@@ -85,7 +98,8 @@ export function distributedOverview(options: {
     sampler,
     async close() {
       await sampler.stop();
-      db.close();
+      await opened.close();
+      db?.close();
     },
   };
 }

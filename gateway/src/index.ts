@@ -11,6 +11,7 @@ export { SqliteMcpAuthStore } from "./mcp-auth/sqlite-mcp-auth-store.ts";
 export { mcpAuthStoreFor } from "./mcp-auth/mcp-auth-store-for.ts";
 export { loadAuthSocketSettings, type AuthSocketSettings } from "./auth-socket/auth-socket-settings.ts";
 export { SqliteOverviewStore, type OverviewStore } from "./overview/overview-store.ts";
+export { openOverviewStore } from "./overview/open-overview-store.ts";
 export { OverviewSampler, type MetricsSource } from "./overview/overview-sampler.ts";
 export { OVERVIEW_METRICS } from "./overview/overview-readings.ts";
 export { loadOverviewSettings } from "./overview/overview-settings.ts";

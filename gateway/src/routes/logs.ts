@@ -51,6 +51,15 @@ const operationAnswer = z
     tags: z.array(z.string()),
     title: z.string(),
     message_count: z.number().int(),
+    count: z.number().int().describe("How many calls the operation stands for: 1, or a total's count."),
+    latency_ms: z
+      .object({ min: z.number(), max: z.number(), mean: z.number() })
+      .nullable()
+      .describe("A total's latency over its calls; null for an operation of one call (see duration_ms)."),
+    period: z
+      .object({ start: isoOrNull, end: isoOrNull })
+      .nullable()
+      .describe("A total's period (its minute, or the part of it before a flush); null for one call."),
   })
   .meta({ id: "Operation" });
 const messageAnswer = z.object({
@@ -73,6 +82,20 @@ function present(o: Operation) {
     tags: o.tags,
     title: o.title,
     message_count: o.messageCount,
+    ...totalsOf(o),
+  };
+}
+
+/** A total of many calls (the successful proxy calls of one key in a minute): count, latency and period. */
+function totalsOf(o: Operation) {
+  const t = o.totals;
+  if (!t) return { count: 1, latency_ms: null, period: null };
+  const count = Number(t.count);
+  const start = Number(o.startedAtMs);
+  return {
+    count,
+    latency_ms: { min: t.latencyMinMs, max: t.latencyMaxMs, mean: count ? t.latencySumMs / count : 0 },
+    period: { start: iso(start), end: iso(start + Number(o.durationMs)) },
   };
 }
 
@@ -103,7 +126,9 @@ export function logRoutes(): Route[] {
         summary: "List operations",
         description:
           "The operations log, newest first: authorizations, token refreshes, proxy calls, notifications, " +
-          "deliveries, sync and action runs, lifecycle hooks, channel calls. Filters combine; `q` searches " +
+          "deliveries, sync and action runs, lifecycle hooks, channel calls. Successful proxy calls are " +
+          "per-minute totals (`count`, `latency_ms`, `period`) per integration, connection, method and " +
+          "status; failures are one operation each. Filters combine; `q` searches " +
           "the titles and messages (every word, as a prefix). Page with `cursor` = the previous page's " +
           "`next_cursor`, with the same filters.",
         tags: ["Logs"],

@@ -23,14 +23,40 @@ async function recorded(proxySuccesses: boolean, statuses: number[]): Promise<Op
 }
 
 describe("proxy calls in the operations log", () => {
-  test("by default only failures are recorded: answers of 400 and above, and errors", async () => {
-    const ops = await recorded(false, [200, 204, 302, 404, 503]);
-    expect(ops.map((o) => o.title)).toEqual([
-      "GET /v1/items → 404",
-      "GET /v1/items → 503",
-      expect.stringMatching(/^GET \/v1\/items → /),
+  test("by default failures are a row each (answers of 400 and above, errors), successes a total per status", async () => {
+    const ops = await recorded(false, [200, 204, 302, 404, 200, 503]);
+    expect(ops.map((o) => [o.title, o.status, o.totals?.count])).toEqual([
+      ["GET /v1/items → 404", "failed", undefined],
+      ["GET /v1/items → 503", "failed", undefined],
+      [expect.stringMatching(/^GET \/v1\/items → /), "failed", undefined],
+      ["GET ×2 → 200", "success", 2],
+      ["GET ×1 → 204", "success", 1],
+      ["GET ×1 → 302", "success", 1],
     ]);
-    expect(ops.every((o) => o.status === "failed")).toBe(true);
+  });
+
+  test("1,000 successful calls in a minute with a failure among them: one total of 1,000 and the failure's own row", async () => {
+    const clock = new ManualClock(1_700_000_040_000);
+    const recorder = new OperationRecorder({ clock, flushDelayMs: 0 });
+    const got: Operation[] = [];
+    recorder.attach(async (batch) => {
+      got.push(...batch);
+    });
+    const wrap = proxyCallRecorder(recorder, clock);
+    for (let i = 0; i < 1000; i++) {
+      const answer = Promise.withResolvers<Response>();
+      const res = wrap(answer.promise, request, caller);
+      await clock.advance(i % 4);
+      answer.resolve(new Response(null, { status: 200 }));
+      await res;
+      if (i === 500) await wrap(Promise.resolve(new Response(null, { status: 500 })), request, caller);
+    }
+    await recorder.flushed();
+    expect(got.map((o) => [o.title, o.status, o.totals])).toEqual([
+      ["GET /v1/items → 500", "failed", undefined],
+      ["GET ×1000 → 200", "success", { count: 1000, latencyMinMs: 0, latencyMaxMs: 3, latencySumMs: 1500 }],
+    ]);
+    expect(got[1]).toMatchObject({ environmentId: "env_1", integration: "cal", connection: "c1", messages: [] });
   });
 
   test("with JUNCTION_LOGS_PROXY_SUCCESSES every call is recorded", async () => {

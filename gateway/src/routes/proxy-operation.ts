@@ -5,28 +5,33 @@ import type { UpstreamRequest } from "@junction/upstream-proxy";
 
 /**
  * Records each /proxy call in the operations log once its answer's headers are back (the body
- * streams afterwards, unrecorded): method, path (never the query: it may carry a key) and status.
- * Costs one `then` and a push into the recorder's buffer; nothing when recording is off. A successful call
- * (under 400) is recorded only when the operator asked for them (JUNCTION_LOGS_PROXY_SUCCESSES): a row per
- * call costs the proxy about a fifth of its CPU per request.
+ * streams afterwards, unrecorded). A successful call (under 400) is counted into its minute's total
+ * per (environment, integration, connection, method, status): one `then` and a map update, since a row
+ * per call cost the proxy about a fifth of its CPU per request. Failures (400 and above, errors) are a
+ * row each with the path (never the query: it may carry a key) and the status or error; so are
+ * successes when the operator asked for them one by one (JUNCTION_LOGS_PROXY_SUCCESSES).
  */
 export function proxyCallRecorder(recorder: OperationRecorder, clock: Clock) {
   return (call: Promise<Response>, request: UpstreamRequest, caller: { environmentId: string }): Promise<Response> => {
     const startedAtMs = clock.now();
-    const base = {
-      kind: "proxy_call" as const,
-      startedAtMs,
-      environmentId: caller.environmentId,
-      integration: request.providerConfigKey,
-      connection: request.connectionId,
-    };
     return call.then(
       (res) => {
         const status = res.status;
-        if (status < 400 && !recorder.proxySuccesses) return res;
         const now = clock.now();
+        if (status < 400 && !recorder.proxySuccesses) {
+          recorder.proxyTotals.add(
+            caller.environmentId,
+            request.providerConfigKey,
+            request.connectionId,
+            request.method,
+            status,
+            now - startedAtMs,
+            now,
+          );
+          return res;
+        }
         recorder.record({
-          ...base,
+          ...base(request, caller, startedAtMs),
           status: status < 400 ? "success" : "failed",
           durationMs: now - startedAtMs,
           title: `${request.method} ${request.path} → ${status}`,
@@ -45,7 +50,7 @@ export function proxyCallRecorder(recorder: OperationRecorder, clock: Clock) {
         const now = clock.now();
         const failure = fromConnectError(err);
         recorder.record({
-          ...base,
+          ...base(request, caller, startedAtMs),
           status: "failed",
           durationMs: now - startedAtMs,
           title: `${request.method} ${request.path} → ${failure.code}`,
@@ -54,5 +59,15 @@ export function proxyCallRecorder(recorder: OperationRecorder, clock: Clock) {
         throw err;
       },
     );
+  };
+}
+
+function base(request: UpstreamRequest, caller: { environmentId: string }, startedAtMs: number) {
+  return {
+    kind: "proxy_call" as const,
+    startedAtMs,
+    environmentId: caller.environmentId,
+    integration: request.providerConfigKey,
+    connection: request.connectionId,
   };
 }

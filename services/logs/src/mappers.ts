@@ -30,6 +30,16 @@ export function toProto(op: Operation, withMessages: boolean): OperationMessageP
           fieldsJson: m.fields ? JSON.stringify(m.fields) : "",
         }))
       : [],
+    ...(op.totals
+      ? {
+          totals: {
+            count: BigInt(op.totals.count),
+            latencyMinMs: op.totals.latencyMinMs,
+            latencyMaxMs: op.totals.latencyMaxMs,
+            latencySumMs: op.totals.latencySumMs,
+          },
+        }
+      : {}),
   });
 }
 
@@ -56,5 +66,15 @@ export function fromProto(p: OperationMessageProto): Operation | undefined {
         ...(m.fieldsJson ? { fields: JSON.parse(m.fieldsJson) as Record<string, unknown> } : {}),
       }),
     ),
+    ...(p.totals
+      ? {
+          totals: {
+            count: Number(p.totals.count),
+            latencyMinMs: p.totals.latencyMinMs,
+            latencyMaxMs: p.totals.latencyMaxMs,
+            latencySumMs: p.totals.latencySumMs,
+          },
+        }
+      : {}),
   };
 }

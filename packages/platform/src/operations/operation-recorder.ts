@@ -3,6 +3,7 @@ import { newId } from "../ids.ts";
 import { redact } from "../logger.ts";
 import type { Counter, MetricsRegistry } from "../metrics.ts";
 import type { Operation, OperationInput, OperationMessage } from "./operation.ts";
+import { ProxyCallTotals } from "./proxy-call-totals.ts";
 
 // The default for an operation without tags or messages: one shared empty array, never written to
 // (operations are read and serialised, never changed), instead of two new ones per proxy call.
@@ -32,8 +33,13 @@ export interface OperationRecorderOptions {
   metrics?: MetricsRegistry;
   /** Off: `record` returns at once and keeps nothing (JUNCTION_LOGS_RECORD=false). */
   enabled?: boolean;
-  /** Successful proxy calls recorded one by one (JUNCTION_LOGS_PROXY_SUCCESSES); failures always are. */
+  /**
+   * Successful proxy calls recorded one by one (JUNCTION_LOGS_PROXY_SUCCESSES); otherwise they are kept as
+   * per-minute totals. Failures always are one by one.
+   */
   proxySuccesses?: boolean;
+  /** Most per-minute proxy totals (keys) in one minute; past it, calls fold into their integration's total. */
+  maxProxyTotals?: number;
   /** Integrations whose bodies the operator switched on; every other body is dropped. */
   bodies?: ReadonlySet<string>;
   /** Longest wait before a batch smaller than `maxBatch` goes (default 100 ms). */
@@ -64,6 +70,8 @@ export class OperationRecorder {
   private readonly dropped: Counter | undefined;
   private readonly failed: Counter | undefined;
   private droppedCount = 0;
+  /** Successful proxy calls as per-minute totals (unless `proxySuccesses`): `proxyTotals.add` per call. */
+  readonly proxyTotals: ProxyCallTotals;
 
   constructor(private readonly options: OperationRecorderOptions) {
     this.enabled = options.enabled ?? true;
@@ -78,6 +86,15 @@ export class OperationRecorder {
       "junction_operations_sink_failures_total",
       "Batches of operations the sink refused (they are lost)",
     );
+    const overflowed = options.metrics?.counter(
+      "junction_operations_proxy_totals_overflow_total",
+      "Successful proxy calls folded into their integration's total: the minute held its most totals already",
+    );
+    this.proxyTotals = new ProxyCallTotals(options.clock, (op) => this.record(op), {
+      enabled: this.enabled,
+      overflowed,
+      ...(options.maxProxyTotals ? { maxKeys: options.maxProxyTotals } : {}),
+    });
   }
 
   /** Where batches go from now on (the process sets it once its store or bus is up). */
@@ -99,7 +116,7 @@ export class OperationRecorder {
       this.dropped?.inc();
       return;
     }
-    this.buffer.push({
+    const op: Operation = {
       id: input.id ?? newId("op", input.startedAtMs),
       kind: input.kind,
       status: input.status,
@@ -112,7 +129,9 @@ export class OperationRecorder {
       tags: input.tags ?? NONE,
       title: input.title ?? "",
       messages: input.messages ? redactMessages(input.messages) : NONE,
-    });
+    };
+    if (input.totals) op.totals = input.totals;
+    this.buffer.push(op);
     this.schedule();
   }
 
@@ -121,8 +140,9 @@ export class OperationRecorder {
     return this.droppedCount;
   }
 
-  /** Resolves once the buffer is empty and no batch is on its way (tests, shutdown). */
+  /** Resolves once the buffer, with the proxy totals so far, is empty and no batch is on its way (tests, shutdown). */
   flushed(): Promise<void> {
+    this.proxyTotals.flush();
     if (this.buffer.length === 0 && !this.sending) return Promise.resolve();
     const done = new Promise<void>((resolve) => this.idle.push(resolve));
     this.schedule(true);

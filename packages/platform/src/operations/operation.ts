@@ -30,6 +30,17 @@ export interface OperationMessage {
   fields?: Record<string, unknown>;
 }
 
+/**
+ * Many calls kept as one operation: the successful proxy calls of one (environment, integration,
+ * connection, method, status) within a minute. The operation's start and duration are the period.
+ */
+export interface CallTotals {
+  count: number;
+  latencyMinMs: number;
+  latencyMaxMs: number;
+  latencySumMs: number;
+}
+
 export interface Operation {
   /** `op_…`, time-ordered. */
   id: string;
@@ -45,6 +56,8 @@ export interface Operation {
   /** A one-line summary (`GET /calendars → 200`). */
   title: string;
   messages: OperationMessage[];
+  /** Present when the operation stands for many calls (their count and latency); absent for one. */
+  totals?: CallTotals;
 }
 
 /** What a caller hands the recorder: the id and the empty fields are filled in. */

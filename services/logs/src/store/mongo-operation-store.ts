@@ -118,6 +118,7 @@ export class MongoOperationStore implements OperationStore {
 }
 
 function toOperation(doc: OperationDoc): Operation {
-  const { _id, seq, words, ...op } = doc;
-  return op;
+  const { _id, seq, words, totals, ...op } = doc;
+  // The driver may store an absent field as null: an operation of one call has no totals.
+  return totals ? { ...op, totals } : op;
 }

@@ -83,6 +83,21 @@ export function operationStoreConformance(name: string, factory: OperationStoreF
       expect(await ids({ fromMs: 200, toMs: 400 })).toEqual([c, b]);
     });
 
+    test("keeps a total of many calls (count and latency) beside operations of one call, under the same filters", async () => {
+      const total = op({
+        startedAtMs: 60_000,
+        durationMs: 60_000,
+        title: "GET ×1000 → 200",
+        totals: { count: 1000, latencyMinMs: 1, latencyMaxMs: 250.5, latencySumMs: 7321.25 },
+      });
+      const single = op({ startedAtMs: 60_500, status: "failed", title: "GET /calendars → 503" });
+      await store.insert([total, single]);
+      expect(await store.get(total.id)).toEqual(total);
+      expect((await store.get(single.id))?.totals).toBeUndefined();
+      expect(await store.list({ kind: "proxy_call", status: "success", connection: "c1" }, 10)).toEqual([total]);
+      expect((await store.list({ q: "1000" }, 10)).map((o) => o.id)).toEqual([total.id]);
+    });
+
     test("pages after a position without repeating or skipping, same start times included", async () => {
       const ops = Array.from({ length: 7 }, (_, i) => op({ startedAtMs: 1000 + Math.floor(i / 3) }));
       await store.insert(ops);

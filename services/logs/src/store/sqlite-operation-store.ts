@@ -41,6 +41,11 @@ const MIGRATIONS = [
    CREATE VIRTUAL TABLE operations_fts USING fts5(
      body, tokenize = "unicode61 tokenchars '_'", content = '', contentless_delete = 1, detail = none
    );`,
+  // Many calls as one operation (a minute's successful proxy calls of one key): NULL for one call.
+  `ALTER TABLE operations ADD COLUMN call_count INTEGER;
+   ALTER TABLE operations ADD COLUMN latency_min_ms REAL;
+   ALTER TABLE operations ADD COLUMN latency_max_ms REAL;
+   ALTER TABLE operations ADD COLUMN latency_sum_ms REAL;`,
 ];
 
 interface Row {
@@ -56,13 +61,18 @@ interface Row {
   tags: string;
   title: string;
   messages: string;
+  call_count: number | null;
+  latency_min_ms: number | null;
+  latency_max_ms: number | null;
+  latency_sum_ms: number | null;
 }
 
 const COLUMNS =
-  "id, kind, status, started_at, duration_ms, environment_id, integration, connection, end_user, tags, title, messages";
+  "id, kind, status, started_at, duration_ms, environment_id, integration, connection, end_user, tags, title, messages, " +
+  "call_count, latency_min_ms, latency_max_ms, latency_sum_ms";
 
 function fromRow(r: Row): Operation {
-  return {
+  const op: Operation = {
     id: r.id,
     kind: r.kind as Operation["kind"],
     status: r.status as Operation["status"],
@@ -76,6 +86,15 @@ function fromRow(r: Row): Operation {
     title: r.title,
     messages: JSON.parse(r.messages) as Operation["messages"],
   };
+  if (r.call_count !== null) {
+    op.totals = {
+      count: r.call_count,
+      latencyMinMs: r.latency_min_ms ?? 0,
+      latencyMaxMs: r.latency_max_ms ?? 0,
+      latencySumMs: r.latency_sum_ms ?? 0,
+    };
+  }
+  return op;
 }
 
 /** What full-text search reads of an operation: its title and its messages' text. */
@@ -92,8 +111,8 @@ export class SqliteOperationStore implements OperationStore {
   constructor(private readonly db: Database) {
     migrate(db, "logs", MIGRATIONS);
     // Not RETURNING: in bun:sqlite it costs ~40 µs a row more than reading lastInsertRowid after run().
-    this.insertOne = db.query<never, (string | number)[]>(
-      `INSERT INTO operations (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
+    this.insertOne = db.query<never, (string | number | null)[]>(
+      `INSERT INTO operations (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
     );
     this.insertTag = db.query("INSERT OR IGNORE INTO operation_tags (seq, tag) VALUES (?, ?)");
     this.insertText = db.query("INSERT INTO operations_fts (rowid, body) VALUES (?, ?)");
@@ -115,6 +134,10 @@ export class SqliteOperationStore implements OperationStore {
           JSON.stringify(op.tags),
           op.title,
           JSON.stringify(op.messages),
+          op.totals?.count ?? null,
+          op.totals?.latencyMinMs ?? null,
+          op.totals?.latencyMaxMs ?? null,
+          op.totals?.latencySumMs ?? null,
         );
         if (inserted.changes === 0) continue;
         const seq = Number(inserted.lastInsertRowid);

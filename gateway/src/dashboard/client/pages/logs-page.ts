@@ -1,10 +1,12 @@
 import { OPERATION_KINDS as KINDS, OPERATION_STATUSES as STATUSES } from "@junction/platform/operations/operation";
 import { api, qs } from "../api.ts";
-import { badge, duration, fields, h, hashLink, hashQuery, replace, when } from "../dom.ts";
+import { badge, fields, h, hashLink, hashQuery, replace, when } from "../dom.ts";
+import { type OperationTotals, tookCell, tookFields } from "./operation-totals.ts";
 
 const FILTERS = ["kind", "status", "integration", "connection", "end_user", "tag", "q"] as const;
 
-interface Operation {
+/** A successful proxy call's total carries a count and latency bounds: see operation-totals.ts. */
+interface Operation extends OperationTotals {
   id: string;
   kind: string;
   status: string;
@@ -59,7 +61,7 @@ function rows(ops: Operation[]): HTMLElement {
           h("td", null, o.integration ?? "—"),
           h("td", null, o.connection ?? "—"),
           h("td", null, badge(o.status)),
-          h("td", null, duration(o.duration_ms)),
+          h("td", null, tookCell(o)),
         ),
       ),
     ),
@@ -157,7 +159,7 @@ export async function operationPage(id: string): Promise<Node> {
         ["Kind", o.kind],
         ["Status", badge(o.status)],
         ["Started", when(o.started_at)],
-        ["Took", duration(o.duration_ms)],
+        ...tookFields(o),
         ["Integration", o.integration ?? "—"],
         ["Connection", byConnection ? h("a", { href: byConnection }, o.connection ?? "") : "—"],
         ["End user", o.end_user ?? "—"],
@@ -166,29 +168,39 @@ export async function operationPage(id: string): Promise<Node> {
       ]),
     ),
     h("h2", null, "Messages"),
+    o.messages.length === 0
+      ? h(
+          "p",
+          { class: "card muted", id: "no-messages" },
+          o.latency_ms ? "A total keeps its calls' count and latency, no message." : "No message.",
+        )
+      : messagesTable(o.messages),
+  );
+}
+
+function messagesTable(messages: OperationMessage[]): HTMLElement {
+  return h(
+    "table",
+    { id: "operation-messages" },
     h(
-      "table",
-      { id: "operation-messages" },
+      "thead",
+      null,
       h(
-        "thead",
+        "tr",
         null,
+        ["At", "Level", "Message"].map((t) => h("th", null, t)),
+      ),
+    ),
+    h(
+      "tbody",
+      null,
+      messages.map((m) =>
         h(
           "tr",
-          null,
-          ["At", "Level", "Message"].map((t) => h("th", null, t)),
-        ),
-      ),
-      h(
-        "tbody",
-        null,
-        o.messages.map((m) =>
-          h(
-            "tr",
-            { "data-level": m.level },
-            h("td", null, when(m.at)),
-            h("td", null, badge(m.level)),
-            h("td", null, m.text, m.fields ? h("pre", null, JSON.stringify(m.fields, null, 2)) : null),
-          ),
+          { "data-level": m.level },
+          h("td", null, when(m.at)),
+          h("td", null, badge(m.level)),
+          h("td", null, m.text, m.fields ? h("pre", null, JSON.stringify(m.fields, null, 2)) : null),
         ),
       ),
     ),

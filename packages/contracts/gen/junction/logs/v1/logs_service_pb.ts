@@ -10,7 +10,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file junction/logs/v1/logs_service.proto.
  */
 export const file_junction_logs_v1_logs_service: GenFile = /*@__PURE__*/
-  fileDesc("CiNqdW5jdGlvbi9sb2dzL3YxL2xvZ3Nfc2VydmljZS5wcm90bxIQanVuY3Rpb24ubG9ncy52MSJTChBPcGVyYXRpb25NZXNzYWdlEg0KBWF0X21zGAEgASgDEg0KBWxldmVsGAIgASgJEgwKBHRleHQYAyABKAkSEwoLZmllbGRzX2pzb24YBCABKAkingIKCU9wZXJhdGlvbhIKCgJpZBgBIAEoCRIMCgRraW5kGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIVCg1zdGFydGVkX2F0X21zGAQgASgDEhMKC2R1cmF0aW9uX21zGAUgASgDEhYKDmVudmlyb25tZW50X2lkGAYgASgJEhMKC2ludGVncmF0aW9uGAcgASgJEhIKCmNvbm5lY3Rpb24YCCABKAkSEAoIZW5kX3VzZXIYCSABKAkSDAoEdGFncxgKIAMoCRINCgV0aXRsZRgLIAEoCRI0CghtZXNzYWdlcxgMIAMoCzIiLmp1bmN0aW9uLmxvZ3MudjEuT3BlcmF0aW9uTWVzc2FnZRIVCg1tZXNzYWdlX2NvdW50GA0gASgFIkEKDk9wZXJhdGlvbkJhdGNoEi8KCm9wZXJhdGlvbnMYASADKAsyGy5qdW5jdGlvbi5sb2dzLnYxLk9wZXJhdGlvbiLHAQoVTGlzdE9wZXJhdGlvbnNSZXF1ZXN0EgwKBGtpbmQYASABKAkSDgoGc3RhdHVzGAIgASgJEhMKC2ludGVncmF0aW9uGAMgASgJEhIKCmNvbm5lY3Rpb24YBCABKAkSEAoIZW5kX3VzZXIYBSABKAkSCwoDdGFnGAYgASgJEg8KB2Zyb21fbXMYByABKAMSDQoFdG9fbXMYCCABKAMSCQoBcRgJIAEoCRINCgVsaW1pdBgKIAEoBRIOCgZjdXJzb3IYCyABKAkiXgoWTGlzdE9wZXJhdGlvbnNSZXNwb25zZRIvCgpvcGVyYXRpb25zGAEgAygLMhsuanVuY3Rpb24ubG9ncy52MS5PcGVyYXRpb24SEwoLbmV4dF9jdXJzb3IYAiABKAkiIQoTR2V0T3BlcmF0aW9uUmVxdWVzdBIKCgJpZBgBIAEoCSJGChRHZXRPcGVyYXRpb25SZXNwb25zZRIuCglvcGVyYXRpb24YASABKAsyGy5qdW5jdGlvbi5sb2dzLnYxLk9wZXJhdGlvbjLRAQoLTG9nc1NlcnZpY2USYwoOTGlzdE9wZXJhdGlvbnMSJy5qdW5jdGlvbi5sb2dzLnYxLkxpc3RPcGVyYXRpb25zUmVxdWVzdBooLmp1bmN0aW9uLmxvZ3MudjEuTGlzdE9wZXJhdGlvbnNSZXNwb25zZRJdCgxHZXRPcGVyYXRpb24SJS5qdW5jdGlvbi5sb2dzLnYxLkdldE9wZXJhdGlvblJlcXVlc3QaJi5qdW5jdGlvbi5sb2dzLnYxLkdldE9wZXJhdGlvblJlc3BvbnNlYgZwcm90bzM");
+  fileDesc("CiNqdW5jdGlvbi9sb2dzL3YxL2xvZ3Nfc2VydmljZS5wcm90bxIQanVuY3Rpb24ubG9ncy52MSJTChBPcGVyYXRpb25NZXNzYWdlEg0KBWF0X21zGAEgASgDEg0KBWxldmVsGAIgASgJEgwKBHRleHQYAyABKAkSEwoLZmllbGRzX2pzb24YBCABKAkizAIKCU9wZXJhdGlvbhIKCgJpZBgBIAEoCRIMCgRraW5kGAIgASgJEg4KBnN0YXR1cxgDIAEoCRIVCg1zdGFydGVkX2F0X21zGAQgASgDEhMKC2R1cmF0aW9uX21zGAUgASgDEhYKDmVudmlyb25tZW50X2lkGAYgASgJEhMKC2ludGVncmF0aW9uGAcgASgJEhIKCmNvbm5lY3Rpb24YCCABKAkSEAoIZW5kX3VzZXIYCSABKAkSDAoEdGFncxgKIAMoCRINCgV0aXRsZRgLIAEoCRI0CghtZXNzYWdlcxgMIAMoCzIiLmp1bmN0aW9uLmxvZ3MudjEuT3BlcmF0aW9uTWVzc2FnZRIVCg1tZXNzYWdlX2NvdW50GA0gASgFEiwKBnRvdGFscxgOIAEoCzIcLmp1bmN0aW9uLmxvZ3MudjEuQ2FsbFRvdGFscyJjCgpDYWxsVG90YWxzEg0KBWNvdW50GAEgASgDEhYKDmxhdGVuY3lfbWluX21zGAIgASgBEhYKDmxhdGVuY3lfbWF4X21zGAMgASgBEhYKDmxhdGVuY3lfc3VtX21zGAQgASgBIkEKDk9wZXJhdGlvbkJhdGNoEi8KCm9wZXJhdGlvbnMYASADKAsyGy5qdW5jdGlvbi5sb2dzLnYxLk9wZXJhdGlvbiLHAQoVTGlzdE9wZXJhdGlvbnNSZXF1ZXN0EgwKBGtpbmQYASABKAkSDgoGc3RhdHVzGAIgASgJEhMKC2ludGVncmF0aW9uGAMgASgJEhIKCmNvbm5lY3Rpb24YBCABKAkSEAoIZW5kX3VzZXIYBSABKAkSCwoDdGFnGAYgASgJEg8KB2Zyb21fbXMYByABKAMSDQoFdG9fbXMYCCABKAMSCQoBcRgJIAEoCRINCgVsaW1pdBgKIAEoBRIOCgZjdXJzb3IYCyABKAkiXgoWTGlzdE9wZXJhdGlvbnNSZXNwb25zZRIvCgpvcGVyYXRpb25zGAEgAygLMhsuanVuY3Rpb24ubG9ncy52MS5PcGVyYXRpb24SEwoLbmV4dF9jdXJzb3IYAiABKAkiIQoTR2V0T3BlcmF0aW9uUmVxdWVzdBIKCgJpZBgBIAEoCSJGChRHZXRPcGVyYXRpb25SZXNwb25zZRIuCglvcGVyYXRpb24YASABKAsyGy5qdW5jdGlvbi5sb2dzLnYxLk9wZXJhdGlvbjLRAQoLTG9nc1NlcnZpY2USYwoOTGlzdE9wZXJhdGlvbnMSJy5qdW5jdGlvbi5sb2dzLnYxLkxpc3RPcGVyYXRpb25zUmVxdWVzdBooLmp1bmN0aW9uLmxvZ3MudjEuTGlzdE9wZXJhdGlvbnNSZXNwb25zZRJdCgxHZXRPcGVyYXRpb24SJS5qdW5jdGlvbi5sb2dzLnYxLkdldE9wZXJhdGlvblJlcXVlc3QaJi5qdW5jdGlvbi5sb2dzLnYxLkdldE9wZXJhdGlvblJlc3BvbnNlYgZwcm90bzM");
 
 /**
  * One line of an operation: a script's log, a delivery attempt, the upstream's answer.
@@ -141,6 +141,14 @@ export type Operation = Message<"junction.logs.v1.Operation"> & {
    * @generated from field: int32 message_count = 13;
    */
   messageCount: number;
+
+  /**
+   * Present when the operation stands for many calls (the successful proxy calls of one key in a
+   * minute): their count and latency. Its start and duration are then the period.
+   *
+   * @generated from field: junction.logs.v1.CallTotals totals = 14;
+   */
+  totals?: CallTotals | undefined;
 };
 
 /**
@@ -149,6 +157,40 @@ export type Operation = Message<"junction.logs.v1.Operation"> & {
  */
 export const OperationSchema: GenMessage<Operation> = /*@__PURE__*/
   messageDesc(file_junction_logs_v1_logs_service, 1);
+
+/**
+ * Many calls as one operation: how many, and their latency in milliseconds.
+ *
+ * @generated from message junction.logs.v1.CallTotals
+ */
+export type CallTotals = Message<"junction.logs.v1.CallTotals"> & {
+  /**
+   * @generated from field: int64 count = 1;
+   */
+  count: bigint;
+
+  /**
+   * @generated from field: double latency_min_ms = 2;
+   */
+  latencyMinMs: number;
+
+  /**
+   * @generated from field: double latency_max_ms = 3;
+   */
+  latencyMaxMs: number;
+
+  /**
+   * @generated from field: double latency_sum_ms = 4;
+   */
+  latencySumMs: number;
+};
+
+/**
+ * Describes the message junction.logs.v1.CallTotals.
+ * Use `create(CallTotalsSchema)` to create a new message.
+ */
+export const CallTotalsSchema: GenMessage<CallTotals> = /*@__PURE__*/
+  messageDesc(file_junction_logs_v1_logs_service, 2);
 
 /**
  * A batch of operations one process recorded, as a job of the `logs.operations` queue.
@@ -167,7 +209,7 @@ export type OperationBatch = Message<"junction.logs.v1.OperationBatch"> & {
  * Use `create(OperationBatchSchema)` to create a new message.
  */
 export const OperationBatchSchema: GenMessage<OperationBatch> = /*@__PURE__*/
-  messageDesc(file_junction_logs_v1_logs_service, 2);
+  messageDesc(file_junction_logs_v1_logs_service, 3);
 
 /**
  * Request for ListOperations: every filter is optional; they combine with AND.
@@ -242,7 +284,7 @@ export type ListOperationsRequest = Message<"junction.logs.v1.ListOperationsRequ
  * Use `create(ListOperationsRequestSchema)` to create a new message.
  */
 export const ListOperationsRequestSchema: GenMessage<ListOperationsRequest> = /*@__PURE__*/
-  messageDesc(file_junction_logs_v1_logs_service, 3);
+  messageDesc(file_junction_logs_v1_logs_service, 4);
 
 /**
  * Response for ListOperations.
@@ -268,7 +310,7 @@ export type ListOperationsResponse = Message<"junction.logs.v1.ListOperationsRes
  * Use `create(ListOperationsResponseSchema)` to create a new message.
  */
 export const ListOperationsResponseSchema: GenMessage<ListOperationsResponse> = /*@__PURE__*/
-  messageDesc(file_junction_logs_v1_logs_service, 4);
+  messageDesc(file_junction_logs_v1_logs_service, 5);
 
 /**
  * Request for GetOperation.
@@ -287,7 +329,7 @@ export type GetOperationRequest = Message<"junction.logs.v1.GetOperationRequest"
  * Use `create(GetOperationRequestSchema)` to create a new message.
  */
 export const GetOperationRequestSchema: GenMessage<GetOperationRequest> = /*@__PURE__*/
-  messageDesc(file_junction_logs_v1_logs_service, 5);
+  messageDesc(file_junction_logs_v1_logs_service, 6);
 
 /**
  * Response for GetOperation.
@@ -306,7 +348,7 @@ export type GetOperationResponse = Message<"junction.logs.v1.GetOperationRespons
  * Use `create(GetOperationResponseSchema)` to create a new message.
  */
 export const GetOperationResponseSchema: GenMessage<GetOperationResponse> = /*@__PURE__*/
-  messageDesc(file_junction_logs_v1_logs_service, 6);
+  messageDesc(file_junction_logs_v1_logs_service, 7);
 
 /**
  * LogsService keeps the operations log: every process records its own operations and carries them
