@@ -14,9 +14,11 @@ export interface DatabaseOptions {
 export function openDatabase(path: string, options: DatabaseOptions = {}): Database {
   if (path !== ":memory:") mkdirSync(dirname(path), { recursive: true });
   const db = new Database(path, { create: true, strict: true });
+  // The wait for a lock is set first: switching a new file to WAL takes its write lock, and processes
+  // opening one new file together (a distributed start) would otherwise fail on each other's switch.
+  db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA journal_mode = WAL");
   db.exec("PRAGMA synchronous = NORMAL");
-  db.exec("PRAGMA busy_timeout = 5000");
   db.exec("PRAGMA foreign_keys = ON");
   // A checkpoint (copying the WAL's pages into the database file, and two fsyncs) every 10 000 WAL
   // pages (~40 MB) instead of SQLite's 1 000: the pages a busy queue rewrites all the time are
