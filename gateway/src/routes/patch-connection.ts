@@ -4,7 +4,7 @@ import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import { successAnswer } from "../openapi/route-doc.ts";
 import type { Route } from "../router.ts";
-import { endUserBody } from "./connections.ts";
+import { endUserBody } from "./connection-import.ts";
 import { checkWebhookUrlOverride } from "./webhook-url-override.ts";
 
 const str = z.string().min(1).max(255);

@@ -1,9 +1,9 @@
 import { invalidArgument } from "@junction/platform";
 import { z } from "zod";
 import { iso, json } from "../http/json.ts";
-import { dataOf, isoOrNull } from "../openapi/route-doc.ts";
+import { dataOf, isoOrNull, type RouteDoc } from "../openapi/route-doc.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
-import type { Route } from "../router.ts";
+import type { Route, RouteContext } from "../router.ts";
 
 /** A model, variant or id name. */
 export const name = z.string().min(1).max(255);
@@ -83,88 +83,85 @@ export function connectionOf(req: Request) {
  */
 export function recordRoutes(): Route[] {
   return [
-    {
-      method: "GET",
-      pattern: "/records/models",
-      handler: async ({ req, clients }) => {
-        const res = await clients.scripts.listRecordModels(connectionOf(req));
-        return json({
-          data: res.models.map((m) => ({
-            model: m.model,
-            variant: m.variant,
-            count: Number(m.count),
-            last_modified_at: iso(m.lastModifiedAtMs),
-          })),
-        });
-      },
-      doc: {
-        summary: "List a connection's record models with their counts",
-        description:
-          "Junction's own (Nango has none): each model a sync wrote for the connection, per variant, with the records kept (deleted ones included) and the last change.",
-        tags: ["Records"],
-        headers: connectionHeaders,
-        responses: { 200: dataOf(modelsAnswer) },
-        errors: [...ERRORS],
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/records",
-      handler: async ({ req, url, clients }) => {
-        const scope = connectionOf(req);
-        const q = parseWith(listQuery, queryObject(url), "invalid_query_params", "query");
-        const after = q.modified_after ?? q.delta;
-        const res = await clients.scripts.listRecords({
-          ...scope,
-          model: q.model,
-          variant: q.variant ?? "",
-          cursor: q.cursor ?? "",
-          limit: q.limit ?? 100,
-          actions: [...new Set(q.filter ?? [])].map((a) => a.toUpperCase()),
-          ...(after ? { modifiedAfterMs: BigInt(Date.parse(after)) } : {}),
-          ids: q.ids ?? [],
-        });
-        const next = res.nextCursor ? JSON.stringify(res.nextCursor) : "null";
-        return new Response(`{"next_cursor":${next},"records":${res.recordsJson}}`, {
-          headers: { "content-type": "application/json" },
-        });
-      },
-      doc: {
-        summary: "List a connection's records of a model",
-        description:
-          "Nango's GET /records (also at /records/): ordered by last modification then id, each record its payload, `id` and `_nango_metadata`; deleted records keep their payload. `filter` combinations are a union (Nango's are not). A model never written answers no records; an unknown connection answers 400 `unknown_connection`, as Nango.",
-        tags: ["Records"],
-        headers: connectionHeaders,
-        query: listQuery,
-        responses: { 200: listAnswer },
-        errors: [...ERRORS],
-      },
-    },
-    {
-      method: "PATCH",
-      pattern: "/records/prune",
-      handler: async ({ req, clients }) => {
-        const scope = connectionOf(req);
-        const body = parseWith(pruneBody, await readJson(req, 16 * 1024), "invalid_body", "body");
-        const res = await clients.scripts.pruneRecords({
-          ...scope,
-          model: body.model,
-          variant: body.variant ?? "",
-          untilCursor: body.until_cursor,
-          limit: body.limit ?? 0,
-        });
-        return json({ count: Number(res.count), has_more: res.hasMore });
-      },
-      doc: {
-        summary: "Prune records' payloads up to a cursor",
-        description:
-          "Nango's PATCH /records/prune: the payloads of the model's records up to and including `until_cursor` are removed (at most `limit`, 10,000 by default), `pruned_at` is set and their order is kept; a later save of the same record restores its payload. `has_more`: call again.",
-        tags: ["Records"],
-        headers: connectionHeaders,
-        body: pruneBody,
-        responses: { 200: pruneAnswer },
-        errors: [...ERRORS],
-      },
-    },
+    { method: "GET", pattern: "/records/models", handler: listModels, doc: modelsDoc },
+    { method: "GET", pattern: "/records", handler: listRecords, doc: listDoc },
+    { method: "PATCH", pattern: "/records/prune", handler: pruneRecords, doc: pruneDoc },
   ];
 }
+
+async function listModels({ req, clients }: RouteContext): Promise<Response> {
+  const res = await clients.scripts.listRecordModels(connectionOf(req));
+  return json({
+    data: res.models.map((m) => ({
+      model: m.model,
+      variant: m.variant,
+      count: Number(m.count),
+      last_modified_at: iso(m.lastModifiedAtMs),
+    })),
+  });
+}
+
+const modelsDoc: RouteDoc = {
+  summary: "List a connection's record models with their counts",
+  description:
+    "Junction's own (Nango has none): each model a sync wrote for the connection, per variant, with the records kept (deleted ones included) and the last change.",
+  tags: ["Records"],
+  headers: connectionHeaders,
+  responses: { 200: dataOf(modelsAnswer) },
+  errors: [...ERRORS],
+};
+
+async function listRecords({ req, url, clients }: RouteContext): Promise<Response> {
+  const scope = connectionOf(req);
+  const q = parseWith(listQuery, queryObject(url), "invalid_query_params", "query");
+  const after = q.modified_after ?? q.delta;
+  const res = await clients.scripts.listRecords({
+    ...scope,
+    model: q.model,
+    variant: q.variant ?? "",
+    cursor: q.cursor ?? "",
+    limit: q.limit ?? 100,
+    actions: [...new Set(q.filter ?? [])].map((a) => a.toUpperCase()),
+    ...(after ? { modifiedAfterMs: BigInt(Date.parse(after)) } : {}),
+    ids: q.ids ?? [],
+  });
+  const next = res.nextCursor ? JSON.stringify(res.nextCursor) : "null";
+  return new Response(`{"next_cursor":${next},"records":${res.recordsJson}}`, {
+    headers: { "content-type": "application/json" },
+  });
+}
+
+const listDoc: RouteDoc = {
+  summary: "List a connection's records of a model",
+  description:
+    "Nango's GET /records (also at /records/): ordered by last modification then id, each record its payload, `id` and `_nango_metadata`; deleted records keep their payload. `filter` combinations are a union (Nango's are not). A model never written answers no records; an unknown connection answers 400 `unknown_connection`, as Nango.",
+  tags: ["Records"],
+  headers: connectionHeaders,
+  query: listQuery,
+  responses: { 200: listAnswer },
+  errors: [...ERRORS],
+};
+
+async function pruneRecords({ req, clients }: RouteContext): Promise<Response> {
+  const scope = connectionOf(req);
+  const body = parseWith(pruneBody, await readJson(req, 16 * 1024), "invalid_body", "body");
+  const res = await clients.scripts.pruneRecords({
+    ...scope,
+    model: body.model,
+    variant: body.variant ?? "",
+    untilCursor: body.until_cursor,
+    limit: body.limit ?? 0,
+  });
+  return json({ count: Number(res.count), has_more: res.hasMore });
+}
+
+const pruneDoc: RouteDoc = {
+  summary: "Prune records' payloads up to a cursor",
+  description:
+    "Nango's PATCH /records/prune: the payloads of the model's records up to and including `until_cursor` are removed (at most `limit`, 10,000 by default), `pruned_at` is set and their order is kept; a later save of the same record restores its payload. `has_more`: call again.",
+  tags: ["Records"],
+  headers: connectionHeaders,
+  body: pruneBody,
+  responses: { 200: pruneAnswer },
+  errors: [...ERRORS],
+};

@@ -3,8 +3,8 @@ import { z } from "zod";
 import { iso, json } from "../../http/json.ts";
 import { parseWith, queryObject, readJson } from "../../http/read-json.ts";
 import type { ErrorCode } from "../../openapi/error-codes.ts";
-import { isoOrNull, successAnswer } from "../../openapi/route-doc.ts";
-import type { Route } from "../../router.ts";
+import { isoOrNull, type RouteDoc, successAnswer } from "../../openapi/route-doc.ts";
+import type { Route, RouteContext } from "../../router.ts";
 import { enumOf, nameOf, RUN_STATUSES } from "./present-scripts.ts";
 import { syncNames, syncsField } from "./sync-names.ts";
 
@@ -68,7 +68,54 @@ const STATES: Record<SyncState, string> = {
  * `type` and `latestResult` are left out.
  */
 export function syncControlRoutes(): Route[] {
-  const pauseOrStart = (path: string, paused: boolean): Route => ({
+  return [
+    { method: "GET", pattern: "/sync/status", handler: syncStatus, doc: statusDoc },
+    pauseOrStartRoute("/sync/pause", true),
+    pauseOrStartRoute("/sync/start", false),
+    { method: "PUT", pattern: "/sync/update-connection-frequency", handler: setFrequency, doc: frequencyDoc },
+  ];
+}
+
+async function syncStatus({ url, clients }: RouteContext): Promise<Response> {
+  const q = parseWith(statusQuery, queryObject(url), "invalid_query_params", "query");
+  const names = q.syncs.trim() === "*" ? [] : q.syncs.split(",").map((s) => s.trim().replace(/::base$/, ""));
+  const res = await clients.scripts.getSyncStatus({
+    providerConfigKey: q.provider_config_key,
+    syncs: names,
+    connectionId: q.connection_id ?? "",
+  });
+  return json({
+    syncs: res.syncs.map((s) => ({
+      id: s.id,
+      connection_id: s.connectionId,
+      name: s.name,
+      variant: "base",
+      status: STATES[s.state],
+      ...(s.finishedAtMs > 0n ? { finishedAt: iso(s.finishedAtMs) } : {}),
+      nextScheduledSyncAt: iso(s.nextScheduledAtMs),
+      frequency: s.frequency,
+      recordCount: Object.fromEntries(Object.entries(s.recordCount).map(([m, n]) => [m, Number(n)])),
+      checkpoint: (s.checkpoint as Record<string, string | number | boolean> | undefined) ?? null,
+      latest_run_id: s.latestRunId || null,
+      latest_run_status: nameOf(RUN_STATUSES, s.latestRunStatus),
+    })),
+  });
+}
+
+const statusDoc: RouteDoc = {
+  summary: "Get the status of syncs",
+  description:
+    "Per sync and connection (`syncs`: names separated by commas, or `*` for every one). " +
+    "`recordCount` counts the records of each of its models, `checkpoint` is what the sync saved last.",
+  tags: ["Syncs"],
+  query: statusQuery,
+  responses: { 200: statusAnswer },
+  errors: lookupErrors,
+};
+
+/** POST /sync/pause (`paused`) or /sync/start: for the connection named, or every connection. */
+function pauseOrStartRoute(path: string, paused: boolean): Route {
+  return {
     method: "POST",
     pattern: path,
     handler: async ({ req, clients }) => {
@@ -91,70 +138,25 @@ export function syncControlRoutes(): Route[] {
       responses: { 200: successAnswer },
       errors: lookupErrors,
     },
-  });
-  return [
-    {
-      method: "GET",
-      pattern: "/sync/status",
-      handler: async ({ url, clients }) => {
-        const q = parseWith(statusQuery, queryObject(url), "invalid_query_params", "query");
-        const names = q.syncs.trim() === "*" ? [] : q.syncs.split(",").map((s) => s.trim().replace(/::base$/, ""));
-        const res = await clients.scripts.getSyncStatus({
-          providerConfigKey: q.provider_config_key,
-          syncs: names,
-          connectionId: q.connection_id ?? "",
-        });
-        return json({
-          syncs: res.syncs.map((s) => ({
-            id: s.id,
-            connection_id: s.connectionId,
-            name: s.name,
-            variant: "base",
-            status: STATES[s.state],
-            ...(s.finishedAtMs > 0n ? { finishedAt: iso(s.finishedAtMs) } : {}),
-            nextScheduledSyncAt: iso(s.nextScheduledAtMs),
-            frequency: s.frequency,
-            recordCount: Object.fromEntries(Object.entries(s.recordCount).map(([m, n]) => [m, Number(n)])),
-            checkpoint: (s.checkpoint as Record<string, string | number | boolean> | undefined) ?? null,
-            latest_run_id: s.latestRunId || null,
-            latest_run_status: nameOf(RUN_STATUSES, s.latestRunStatus),
-          })),
-        });
-      },
-      doc: {
-        summary: "Get the status of syncs",
-        description:
-          "Per sync and connection (`syncs`: names separated by commas, or `*` for every one). " +
-          "`recordCount` counts the records of each of its models, `checkpoint` is what the sync saved last.",
-        tags: ["Syncs"],
-        query: statusQuery,
-        responses: { 200: statusAnswer },
-        errors: lookupErrors,
-      },
-    },
-    pauseOrStart("/sync/pause", true),
-    pauseOrStart("/sync/start", false),
-    {
-      method: "PUT",
-      pattern: "/sync/update-connection-frequency",
-      handler: async ({ req, clients }) => {
-        const body = parseWith(frequencyBody, await readJson(req, 64 * 1024), "invalid_body", "body");
-        const res = await clients.scripts.setSyncFrequency({
-          providerConfigKey: body.provider_config_key,
-          connectionId: body.connection_id,
-          syncName: body.sync_name,
-          ...(body.frequency === null ? {} : { frequency: body.frequency }),
-        });
-        return json({ frequency: res.frequency });
-      },
-      doc: {
-        summary: "Set a sync's frequency for a connection",
-        description: "`null` goes back to the script's own. Answers the interval read, as Nango does.",
-        tags: ["Syncs"],
-        body: frequencyBody,
-        responses: { 200: z.object({ frequency: z.string() }) },
-        errors: ["invalid_frequency", ...lookupErrors],
-      },
-    },
-  ];
+  };
 }
+
+async function setFrequency({ req, clients }: RouteContext): Promise<Response> {
+  const body = parseWith(frequencyBody, await readJson(req, 64 * 1024), "invalid_body", "body");
+  const res = await clients.scripts.setSyncFrequency({
+    providerConfigKey: body.provider_config_key,
+    connectionId: body.connection_id,
+    syncName: body.sync_name,
+    ...(body.frequency === null ? {} : { frequency: body.frequency }),
+  });
+  return json({ frequency: res.frequency });
+}
+
+const frequencyDoc: RouteDoc = {
+  summary: "Set a sync's frequency for a connection",
+  description: "`null` goes back to the script's own. Answers the interval read, as Nango does.",
+  tags: ["Syncs"],
+  body: frequencyBody,
+  responses: { 200: z.object({ frequency: z.string() }) },
+  errors: ["invalid_frequency", ...lookupErrors],
+};

@@ -26,12 +26,12 @@ function trustedOrigin(origin: string): boolean {
   }
 }
 
-async function newestIds(key: string): Promise<Set<string>> {
+async function integrationConnections(key: string): Promise<ConnectionListItem[]> {
   const res = await api<{ connections: ConnectionListItem[] }>(
     "GET",
     `/connections${qs({ integrationId: key, limit: 100 })}`,
   );
-  return new Set(res.connections.map((c) => c.id));
+  return res.connections;
 }
 
 /**
@@ -68,7 +68,7 @@ export async function authorizeInPopup(
   let known: Set<string>;
   let token: string;
   try {
-    known = await newestIds(key);
+    known = new Set((await integrationConnections(key)).map((c) => c.id));
     token = (await api<{ data: { token: string } }>("POST", sessionPath, body)).data.token;
   } catch (err) {
     popup?.close();
@@ -87,7 +87,11 @@ export async function authorizeInPopup(
       h("a", { href: url, target: "_blank", rel: "opener" }, popup ? "Open it again" : "Open the authorization window"),
     ),
   );
+  watchAuthorization(popup, key, known, out);
+}
 
+/** Reports the authorization's end into `out`: the callback page's message, or what polling finds first. */
+function watchAuthorization(popup: Window | null, key: string, known: Set<string>, out: HTMLElement): void {
   const started = Date.now();
   let popupClosedAt = 0;
   let done = false;
@@ -97,29 +101,12 @@ export async function authorizeInPopup(
     window.removeEventListener("message", onMessage);
     replace(out, node);
   };
-  const connected = (connectionId: string) =>
-    finish(
-      h(
-        "p",
-        { class: "ok", id: "authorize-result", "data-connection-id": connectionId },
-        "Connected: ",
-        h(
-          "a",
-          { href: hashLink(`/connections/${encodeURIComponent(key)}/${encodeURIComponent(connectionId)}`) },
-          connectionId,
-        ),
-      ),
-    );
   const onMessage = (e: MessageEvent) => {
     if (!trustedOrigin(e.origin) || !isAuthMessage(e.data) || e.data.providerConfigKey !== key) return;
-    if (e.data.success) connected(e.data.connectionId ?? "");
+    if (e.data.success) finish(connectedNode(key, e.data.connectionId ?? ""));
     else
       finish(
-        h(
-          "p",
-          { class: "error", id: "authorize-result", "data-code": e.data.code },
-          `The authorization did not complete: ${e.data.code}. The other window says why.`,
-        ),
+        errorResult(e.data.code, `The authorization did not complete: ${e.data.code}. The other window says why.`),
       );
   };
   window.addEventListener("message", onMessage);
@@ -129,43 +116,67 @@ export async function authorizeInPopup(
     if (done) return;
     const refused = popupError(popup);
     if (refused) {
-      finish(
-        h(
-          "div",
-          { class: "error", role: "alert", id: "authorize-result", "data-code": refused.code },
-          `The authorization could not start: ${refused.message} (code: ${refused.code}). Fix it and press the button again.`,
-        ),
-      );
+      finish(refusedNode(refused));
       popup?.close();
       return;
     }
     if (popup?.closed && !popupClosedAt) popupClosedAt = Date.now();
-    // The list is asked once more after the window closed, so a connection made just before is still seen.
-    if (popupClosedAt && Date.now() - popupClosedAt > POLL_MS) {
-      finish(
-        h(
-          "p",
-          { class: "error", id: "authorize-result", "data-code": "window_closed" },
-          "The authorization window was closed before a connection was made; press the button to start again.",
-        ),
-      );
-      return;
-    }
-    if (Date.now() - started > GIVE_UP_MS) {
-      finish(h("p", { class: "error", id: "authorize-result" }, "No connection after 10 minutes; start again."));
-      return;
-    }
-    try {
-      const res = await api<{ connections: ConnectionListItem[] }>(
-        "GET",
-        `/connections${qs({ integrationId: key, limit: 100 })}`,
-      );
-      const fresh = res.connections.find((c) => !known.has(c.id));
-      if (fresh) return connected(fresh.connection_id);
-    } catch {
-      // A failed poll is tried again.
-    }
+    const ended = endedWaiting(started, popupClosedAt);
+    if (ended) return finish(ended);
+    const fresh = await newConnection(key, known);
+    if (fresh) return finish(connectedNode(key, fresh.connection_id));
     setTimeout(poll, POLL_MS);
   };
   setTimeout(poll, POLL_MS);
+}
+
+/** Why polling stops without a connection: the window closed (a poll ago), or ten minutes passed. */
+function endedWaiting(started: number, popupClosedAt: number): Node | null {
+  // The list is asked once more after the window closed, so a connection made just before is still seen.
+  if (popupClosedAt && Date.now() - popupClosedAt > POLL_MS) {
+    return errorResult(
+      "window_closed",
+      "The authorization window was closed before a connection was made; press the button to start again.",
+    );
+  }
+  if (Date.now() - started > GIVE_UP_MS) {
+    return h("p", { class: "error", id: "authorize-result" }, "No connection after 10 minutes; start again.");
+  }
+  return null;
+}
+
+/** A connection of the integration that was not there before, if one is now. */
+async function newConnection(key: string, known: Set<string>): Promise<ConnectionListItem | undefined> {
+  try {
+    return (await integrationConnections(key)).find((c) => !known.has(c.id));
+  } catch {
+    // A failed poll is tried again.
+    return undefined;
+  }
+}
+
+function connectedNode(key: string, connectionId: string): Node {
+  return h(
+    "p",
+    { class: "ok", id: "authorize-result", "data-connection-id": connectionId },
+    "Connected: ",
+    h(
+      "a",
+      { href: hashLink(`/connections/${encodeURIComponent(key)}/${encodeURIComponent(connectionId)}`) },
+      connectionId,
+    ),
+  );
+}
+
+function refusedNode(refused: { code: string; message: string }): Node {
+  return h(
+    "div",
+    { class: "error", role: "alert", id: "authorize-result", "data-code": refused.code },
+    `The authorization could not start: ${refused.message} (code: ${refused.code}). Fix it and press the button again.`,
+  );
+}
+
+/** An error result naming its code. */
+function errorResult(code: string, text: string): Node {
+  return h("p", { class: "error", id: "authorize-result", "data-code": code }, text);
 }

@@ -78,22 +78,6 @@ export async function connectionPage(key: string, connectionId: string): Promise
     api<Connection>("GET", `/connections/${encodeURIComponent(connectionId)}${qs({ provider_config_key: key })}`),
     api<{ data: { credential_reads: boolean; metadata_keys: MetadataKey[] } }>("GET", "/session"),
   ]);
-  const del = h("button", { type: "button", class: "danger", id: "delete-connection" }, "Delete connection");
-  const delOut = h("div");
-  del.addEventListener("click", async () => {
-    if (
-      !confirm(
-        `Delete the connection "${connectionId}"? Its tokens are deleted; channels it created keep sending until stopped or expired.`,
-      )
-    )
-      return;
-    try {
-      await api("DELETE", `/connections/${encodeURIComponent(connectionId)}${qs({ provider_config_key: key })}`);
-      location.hash = hashLink("/connections", { integration: key });
-    } catch (err) {
-      replace(delOut, errorBox(err));
-    }
-  });
   return h(
     "section",
     { "data-connection-id": connectionId },
@@ -110,45 +94,7 @@ export async function connectionPage(key: string, connectionId: string): Promise
     h(
       "div",
       { class: "card" },
-      fields([
-        ["Integration", h("a", { href: hashLink(`/integrations/${encodeURIComponent(key)}`) }, key)],
-        ["Provider", c.provider],
-        [
-          "End user",
-          c.end_user ? `${c.end_user.display_name ?? ""} ${c.end_user.email ?? ""} (${c.end_user.id ?? "?"})` : "—",
-        ],
-        [
-          "Tags",
-          Object.keys(c.tags ?? {}).length === 0
-            ? "—"
-            : h(
-                "span",
-                { id: "connection-tags" },
-                Object.entries(c.tags ?? {}).map(([k, v]) => h("span", { class: "mono", "data-tag": k }, `${k}=${v} `)),
-              ),
-        ],
-        [
-          "Webhook URL override",
-          c.webhook_url_override
-            ? h("span", { id: "connection-webhook-url-override", class: "mono" }, c.webhook_url_override)
-            : "— (the environment's endpoints)",
-        ],
-        ["Created", when(c.created_at)],
-        ["Updated", when(c.updated_at)],
-        [
-          "Credentials",
-          `${c.credentials.type}, access token expires ${when(c.credentials.expires_at)} (tokens are never shown here)`,
-        ],
-        ["Credential reads", credentialReads(session.data.credential_reads)],
-        [
-          "Deliveries",
-          h(
-            "a",
-            { href: hashLink("/deliveries", { integration: key, connection: connectionId }) },
-            "Forwarded webhooks for this connection",
-          ),
-        ],
-      ]),
+      connectionFields(key, connectionId, c, session.data.credential_reads),
       h("h2", null, "connection_config"),
       jsonBlock(c.connection_config, "connection-config"),
     ),
@@ -163,6 +109,70 @@ export async function connectionPage(key: string, connectionId: string): Promise
     }),
     lateSection("connection-records", "Records", () => recordModelsTable(key, connectionId)),
     lateSection("connection-script-runs", "Script runs", () => scriptRunsOf(key, connectionId)),
-    h("div", { class: "card" }, h("h2", null, "Danger zone"), del, delOut),
+    h("div", { class: "card" }, h("h2", null, "Danger zone"), ...deleteButton(key, connectionId)),
   );
+}
+
+/** What the page shows of the connection; tokens never. */
+function connectionFields(key: string, connectionId: string, c: Connection, credentialReadsOn: boolean) {
+  return fields([
+    ["Integration", h("a", { href: hashLink(`/integrations/${encodeURIComponent(key)}`) }, key)],
+    ["Provider", c.provider],
+    [
+      "End user",
+      c.end_user ? `${c.end_user.display_name ?? ""} ${c.end_user.email ?? ""} (${c.end_user.id ?? "?"})` : "—",
+    ],
+    [
+      "Tags",
+      Object.keys(c.tags ?? {}).length === 0
+        ? "—"
+        : h(
+            "span",
+            { id: "connection-tags" },
+            Object.entries(c.tags ?? {}).map(([k, v]) => h("span", { class: "mono", "data-tag": k }, `${k}=${v} `)),
+          ),
+    ],
+    [
+      "Webhook URL override",
+      c.webhook_url_override
+        ? h("span", { id: "connection-webhook-url-override", class: "mono" }, c.webhook_url_override)
+        : "— (the environment's endpoints)",
+    ],
+    ["Created", when(c.created_at)],
+    ["Updated", when(c.updated_at)],
+    [
+      "Credentials",
+      `${c.credentials.type}, access token expires ${when(c.credentials.expires_at)} (tokens are never shown here)`,
+    ],
+    ["Credential reads", credentialReads(credentialReadsOn)],
+    [
+      "Deliveries",
+      h(
+        "a",
+        { href: hashLink("/deliveries", { integration: key, connection: connectionId }) },
+        "Forwarded webhooks for this connection",
+      ),
+    ],
+  ]);
+}
+
+/** The delete button and where its error shows; deleting goes back to the integration's connections. */
+function deleteButton(key: string, connectionId: string): [HTMLElement, HTMLElement] {
+  const del = h("button", { type: "button", class: "danger", id: "delete-connection" }, "Delete connection");
+  const delOut = h("div");
+  del.addEventListener("click", async () => {
+    if (
+      !confirm(
+        `Delete the connection "${connectionId}"? Its tokens are deleted; channels it created keep sending until stopped or expired.`,
+      )
+    )
+      return;
+    try {
+      await api("DELETE", `/connections/${encodeURIComponent(connectionId)}${qs({ provider_config_key: key })}`);
+      location.hash = hashLink("/connections", { integration: key });
+    } catch (err) {
+      replace(delOut, errorBox(err));
+    }
+  });
+  return [del, delOut];
 }

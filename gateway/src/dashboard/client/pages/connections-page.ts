@@ -17,6 +17,39 @@ export async function connectionsPage(): Promise<Node> {
       `/connections${qs({ integrationId: integration, search, limit: PAGE_SIZE, page: pageNo })}`,
     ),
   ]);
+  const { form, go } = filterForm(integrations, integration, search);
+  const { total, has_more } = res.pagination;
+  const from = total === 0 ? 0 : pageNo * PAGE_SIZE + 1;
+  return h(
+    "section",
+    null,
+    h("h1", null, "Connections"),
+    form,
+    res.connections.length === 0
+      ? h(
+          "p",
+          { class: "card muted", id: "no-connections" },
+          search || integration
+            ? "No connection matches."
+            : "No connection yet. Use “Test connection” on an integration, or connect users with a connect session.",
+        )
+      : connectionsTable(res.connections),
+    h(
+      "p",
+      { class: "row pager" },
+      h(
+        "span",
+        { class: "muted", id: "connections-count" },
+        `${from}–${pageNo * PAGE_SIZE + res.connections.length} of ${total}`,
+      ),
+      pageNo > 0 ? h("a", { href: go(pageNo - 1), id: "prev-page" }, "← Newer") : null,
+      has_more ? h("a", { href: go(pageNo + 1), id: "next-page" }, "Older →") : null,
+    ),
+  );
+}
+
+/** The integration and search filter, and the link to a page of the list as it filters. */
+function filterForm(integrations: Integration[], integration: string, search: string) {
   const select = h(
     "select",
     { id: "filter-integration" },
@@ -45,85 +78,52 @@ export async function connectionsPage(): Promise<Node> {
     searchBox,
     h("button", { type: "submit" }, "Search"),
   );
-  const { total, has_more } = res.pagination;
-  const from = total === 0 ? 0 : pageNo * PAGE_SIZE + 1;
+  return { form, go };
+}
+
+function connectionsTable(connections: ConnectionListItem[]): HTMLElement {
   return h(
-    "section",
-    null,
-    h("h1", null, "Connections"),
-    form,
-    res.connections.length === 0
-      ? h(
-          "p",
-          { class: "card muted", id: "no-connections" },
-          search || integration
-            ? "No connection matches."
-            : "No connection yet. Use “Test connection” on an integration, or connect users with a connect session.",
-        )
-      : h(
-          "table",
-          { id: "connections" },
-          h(
-            "thead",
-            null,
-            h(
-              "tr",
-              null,
-              h("th", null, "Connection id"),
-              h("th", null, "Integration"),
-              h("th", null, "End user"),
-              h("th", null, "Created"),
-              h("th", null, "Errors"),
-            ),
-          ),
-          h(
-            "tbody",
-            null,
-            res.connections.map((c) =>
-              h(
-                "tr",
-                { "data-connection-id": c.connection_id },
-                h(
-                  "td",
-                  null,
-                  h(
-                    "a",
-                    {
-                      href: hashLink(
-                        `/connections/${encodeURIComponent(c.provider_config_key)}/${encodeURIComponent(c.connection_id)}`,
-                      ),
-                    },
-                    c.connection_id,
-                  ),
-                ),
-                h("td", null, c.provider_config_key),
-                h(
-                  "td",
-                  null,
-                  c.end_user
-                    ? [
-                        c.end_user.display_name ?? "",
-                        " ",
-                        h("span", { class: "muted" }, c.end_user.email ?? c.end_user.id ?? ""),
-                      ]
-                    : "—",
-                ),
-                h("td", null, when(c.created)),
-                h("td", null, c.errors.length > 0 ? badge(c.errors.map((e) => e.type).join(", "), "error") : "—"),
-              ),
-            ),
-          ),
-        ),
+    "table",
+    { id: "connections" },
     h(
-      "p",
-      { class: "row pager" },
+      "thead",
+      null,
       h(
-        "span",
-        { class: "muted", id: "connections-count" },
-        `${from}–${pageNo * PAGE_SIZE + res.connections.length} of ${total}`,
+        "tr",
+        null,
+        ["Connection id", "Integration", "End user", "Created", "Errors"].map((t) => h("th", null, t)),
       ),
-      pageNo > 0 ? h("a", { href: go(pageNo - 1), id: "prev-page" }, "← Newer") : null,
-      has_more ? h("a", { href: go(pageNo + 1), id: "next-page" }, "Older →") : null,
     ),
+    h("tbody", null, connections.map(connectionRow)),
+  );
+}
+
+function connectionRow(c: ConnectionListItem): HTMLElement {
+  return h(
+    "tr",
+    { "data-connection-id": c.connection_id },
+    h(
+      "td",
+      null,
+      h(
+        "a",
+        {
+          href: hashLink(
+            `/connections/${encodeURIComponent(c.provider_config_key)}/${encodeURIComponent(c.connection_id)}`,
+          ),
+        },
+        c.connection_id,
+      ),
+    ),
+    h("td", null, c.provider_config_key),
+    h(
+      "td",
+      null,
+      c.end_user
+        ? [c.end_user.display_name ?? "", " ", h("span", { class: "muted" }, c.end_user.email ?? c.end_user.id ?? "")]
+        : "—",
+    ),
+    h("td", null, when(c.created)),
+    h("td", null, c.errors.length > 0 ? badge(c.errors.map((e) => e.type).join(", "), "error") : "—"),
   );
 }

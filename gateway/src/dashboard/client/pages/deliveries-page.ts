@@ -37,10 +37,20 @@ function replayFailedForm(): HTMLElement {
   );
 }
 
+/** The log's filters, as the page's hash query carries them. */
+interface DeliveryFilter {
+  integration: string;
+  connection: string;
+  status: string;
+  type: string;
+  unmatched: boolean;
+  cursor: string;
+}
+
 /** #/deliveries?integration=&connection=&status=&type=&unmatched=&cursor=: the forwarded-webhook log. */
 export async function deliveriesPage(): Promise<Node> {
   const q = hashQuery();
-  const f = {
+  const f: DeliveryFilter = {
     integration: q.get("integration") ?? "",
     connection: q.get("connection") ?? "",
     status: q.get("status") ?? "",
@@ -56,7 +66,27 @@ export async function deliveriesPage(): Promise<Node> {
       `/webhook-messages${qs({ provider_config_key: f.integration, connection_id: f.connection, status: f.status, type: f.type, unmatched: f.unmatched ? "true" : undefined, cursor: f.cursor, limit: 50 })}`,
     ),
   ]);
-  const kinds = channelKinds(integrations, providers);
+  const filter = filterForm(f, integrations);
+  return h(
+    "section",
+    null,
+    h("h1", null, "Deliveries"),
+    filter.form,
+    res.data.length === 0
+      ? h("p", { class: "card muted", id: "no-deliveries" }, "No message matches.")
+      : deliveriesTable(res.data, channelKinds(integrations, providers)),
+    h(
+      "p",
+      { class: "row pager" },
+      f.cursor ? h("a", { href: filter.link() }, "← Newest") : null,
+      res.next_cursor ? h("a", { href: filter.link(res.next_cursor), id: "older" }, "Older →") : null,
+    ),
+    h("div", { class: "card" }, replayFailedForm()),
+  );
+}
+
+/** The filter form, and the link to the log as it filters (from `cursor` on when given). */
+function filterForm(f: DeliveryFilter, integrations: Integration[]) {
   const integration = h(
     "select",
     { id: "filter-integration" },
@@ -89,78 +119,69 @@ export async function deliveriesPage(): Promise<Node> {
     location.hash = link();
   };
   unmatched.addEventListener("change", apply);
+  const form = h(
+    "form",
+    { class: "card row", id: "deliveries-filter", onsubmit: apply },
+    integration,
+    connection,
+    status,
+    type,
+    h("label", { class: "switch" }, unmatched, "Unmatched notifications only"),
+    h("button", { type: "submit" }, "Filter"),
+    h("a", { href: "#/deliveries" }, "Clear"),
+  );
+  return { form, link };
+}
+
+function deliveriesTable(messages: Message[], kinds: Map<string, string>): HTMLElement {
+  const columns = ["Created", "Type", "What", "Integration", "Connection", "Status", "Attempts", "Last error"];
   return h(
-    "section",
-    null,
-    h("h1", null, "Deliveries"),
+    "table",
+    { id: "deliveries" },
     h(
-      "form",
-      { class: "card row", id: "deliveries-filter", onsubmit: apply },
-      integration,
-      connection,
-      status,
-      type,
-      h("label", { class: "switch" }, unmatched, "Unmatched notifications only"),
-      h("button", { type: "submit" }, "Filter"),
-      h("a", { href: "#/deliveries" }, "Clear"),
+      "thead",
+      null,
+      h(
+        "tr",
+        null,
+        columns.map((t) => h("th", null, t)),
+      ),
     ),
-    res.data.length === 0
-      ? h("p", { class: "card muted", id: "no-deliveries" }, "No message matches.")
-      : h(
-          "table",
-          { id: "deliveries" },
-          h(
-            "thead",
-            null,
-            h(
-              "tr",
-              null,
-              ["Created", "Type", "What", "Integration", "Connection", "Status", "Attempts", "Last error"].map((t) =>
-                h("th", null, t),
-              ),
-            ),
-          ),
-          h(
-            "tbody",
-            null,
-            res.data.map((m) =>
-              h(
-                "tr",
-                { "data-message-id": m.id, "data-status": m.status },
-                h("td", null, h("a", { href: `#/deliveries/${encodeURIComponent(m.id)}` }, when(m.created_at))),
-                h("td", null, m.type),
-                h("td", { class: "message-summary" }, messageSummary(m, kinds)),
-                h("td", null, m.provider_config_key ?? "—"),
-                h(
-                  "td",
-                  null,
-                  m.connection_id
-                    ? h(
-                        "a",
-                        {
-                          href: hashLink(
-                            `/connections/${encodeURIComponent(m.provider_config_key ?? "")}/${encodeURIComponent(m.connection_id)}`,
-                          ),
-                        },
-                        m.connection_id,
-                      )
-                    : m.type === "forward"
-                      ? badge("unmatched")
-                      : "—",
-                ),
-                h("td", null, badge(m.status)),
-                h("td", null, String(m.attempt_count)),
-                h("td", { class: "muted" }, m.last_error ?? ""),
-              ),
-            ),
-          ),
-        ),
     h(
-      "p",
-      { class: "row pager" },
-      f.cursor ? h("a", { href: link() }, "← Newest") : null,
-      res.next_cursor ? h("a", { href: link(res.next_cursor), id: "older" }, "Older →") : null,
+      "tbody",
+      null,
+      messages.map((m) => messageRow(m, kinds)),
     ),
-    h("div", { class: "card" }, replayFailedForm()),
+  );
+}
+
+function messageRow(m: Message, kinds: Map<string, string>): HTMLElement {
+  return h(
+    "tr",
+    { "data-message-id": m.id, "data-status": m.status },
+    h("td", null, h("a", { href: `#/deliveries/${encodeURIComponent(m.id)}` }, when(m.created_at))),
+    h("td", null, m.type),
+    h("td", { class: "message-summary" }, messageSummary(m, kinds)),
+    h("td", null, m.provider_config_key ?? "—"),
+    h(
+      "td",
+      null,
+      m.connection_id
+        ? h(
+            "a",
+            {
+              href: hashLink(
+                `/connections/${encodeURIComponent(m.provider_config_key ?? "")}/${encodeURIComponent(m.connection_id)}`,
+              ),
+            },
+            m.connection_id,
+          )
+        : m.type === "forward"
+          ? badge("unmatched")
+          : "—",
+    ),
+    h("td", null, badge(m.status)),
+    h("td", null, String(m.attempt_count)),
+    h("td", { class: "muted" }, m.last_error ?? ""),
   );
 }
