@@ -111,13 +111,15 @@ describe("/metrics and /ready in the distributed topology", () => {
   test("every process is ready, and each service's admin port names its store, bus and peers", async () => {
     const gateway = await ready(junction.gatewayUrl);
     expect(gateway.status).toBe(200);
-    // The gateway holds the frontend SDK's sockets and hears authorizations ended by another gateway over NATS.
+    // The gateway holds the frontend SDK's sockets and hears authorizations ended by another gateway over NATS;
+    // it keeps the MCP URLs' clients and tokens in a store of its own.
     expect(gateway.body.checked).toEqual([
       "service:connection",
       "service:proxy",
       "service:channel",
       "service:webhook",
       "bus",
+      "mcp_auth_store",
     ]);
     const webhook = await ready(junction.adminUrls.webhook as string);
     expect(webhook.status).toBe(200);
