@@ -1,4 +1,5 @@
-import type { Clock, TimerHandle } from "@junction/platform";
+import type { Clock } from "@junction/platform";
+import { FeedWaker } from "./feed-waker.ts";
 import { recordJson } from "./present-records.ts";
 import type { RecordChanges } from "./record-changes.ts";
 import { cursorSigner } from "./record-cursor.ts";
@@ -33,45 +34,12 @@ export async function* followRecords(
   signal: AbortSignal,
 ): AsyncGenerator<FeedEvent> {
   const { store, clock } = options;
-  let wake: (() => void) | null = null;
-  let woken = false;
-  let heartbeatDue = false;
-  const poke = () => {
-    woken = true;
-    wake?.();
-  };
-  let heartbeat: TimerHandle | null = null;
-  const armHeartbeat = () => {
-    heartbeat = clock.setTimer(() => {
-      if (released) return;
-      heartbeatDue = true;
-      armHeartbeat();
-      poke();
-    }, options.heartbeatMs);
-  };
-  let poll: TimerHandle | null = null;
-  const unlisten = options.changes.listen(scope, poke);
-  let released = false;
-  // Also run on abort: a consumer may stop pulling without ever resuming the generator (its finally).
-  const release = () => {
-    if (released) return;
-    released = true;
-    unlisten();
-    signal.removeEventListener("abort", onAbort);
-    (heartbeat as TimerHandle | null)?.cancel();
-    (poll as TimerHandle | null)?.cancel();
-  };
-  const onAbort = () => {
-    release();
-    poke();
-  };
-  signal.addEventListener("abort", onAbort);
-  armHeartbeat();
+  const waker = new FeedWaker(options, scope, signal);
   let secret = startSecret;
   let position = afterSeq;
   try {
     while (!signal.aborted) {
-      woken = false;
+      waker.woken = false;
       const current = await store.secret(scope);
       if (secret && !sameSecret(secret, current)) return;
       secret = current;
@@ -93,22 +61,16 @@ export async function* followRecords(
         if (page.records.length) await store.retention.markRead(scope, position);
         if (page.hasMore) continue;
       }
-      if (heartbeatDue) {
-        heartbeatDue = false;
+      if (waker.heartbeatDue) {
+        waker.heartbeatDue = false;
         yield { kind: "heartbeat", at: clock.now() };
         continue;
       }
-      if (woken || signal.aborted) continue;
-      await new Promise<void>((resolve) => {
-        wake = resolve;
-        if (!released) poll = clock.setTimer(poke, options.pollMs);
-      });
-      wake = null;
-      (poll as TimerHandle | null)?.cancel();
-      poll = null;
+      if (waker.woken || signal.aborted) continue;
+      await waker.sleep();
     }
   } finally {
-    release();
+    waker.release();
   }
 }
 

@@ -5,6 +5,7 @@ import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_serv
 import { randomToken } from "@junction/platform";
 import { proxyMetrics } from "@junction/upstream-proxy";
 import { RecordChanges, signallingStore } from "../records/record-changes.ts";
+import type { RunLimits } from "../runtime/run-types.ts";
 import { ScriptRuntime } from "../runtime/script-runtime.ts";
 import type { ScriptsServiceContext, ScriptsServiceDeps } from "./context.ts";
 import { actionHandlers } from "./handlers/action-handlers.ts";
@@ -43,59 +44,13 @@ export interface ScriptsServiceInstance {
  * without scripts never starts a sandbox process.
  */
 export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceInstance {
-  let started: Promise<ScriptRuntime> | undefined;
-  const limits = {
+  const limits: RunLimits = {
     timeoutMs: deps.config.timeoutMs,
     memoryBytes: deps.config.memoryMb * 1024 * 1024,
     maxLogBytes: deps.config.maxLogBytes,
   };
-  const runtime =
-    deps.runtime ??
-    (() => {
-      started ??= ScriptRuntime.start({
-        poolSize: deps.config.poolSize,
-        reservedProcesses: deps.config.reservedProcesses,
-        maxRunsPerIntegration: deps.config.maxRunsPerIntegration,
-        maxRunsPerScript: deps.config.maxRunsPerScript,
-        queueTimeoutMs: deps.config.queueTimeoutMs,
-        hostCalls: {
-          maxConcurrent: deps.config.hostCallConcurrency,
-          maxBytesInFlight: deps.config.hostCallBytesMb * 1024 * 1024,
-        },
-        limits,
-        clock: deps.clock,
-        logger: deps.logger.child({ component: "sandbox" }),
-      }).catch((err: unknown) => {
-        started = undefined;
-        throw err;
-      });
-      return started;
-    });
-  let environmentId: Promise<string> | undefined;
-  const recordChanges = new RecordChanges();
-  const ctx: ScriptsServiceContext = {
-    ...deps,
-    records: signallingStore(deps.records, recordChanges),
-    recordChanges,
-    recordFeeds: new RecordFeeds(deps.config.recordFeedsMax),
-    environment: () => {
-      // The environment never changes: asked once, asked again only after a failure.
-      environmentId ??= deps.environment().catch((err: unknown) => {
-        environmentId = undefined;
-        throw err;
-      });
-      return environmentId;
-    },
-    runtime,
-    instanceId: deps.instanceId ?? `${hostname()}-${process.pid}-${randomToken(6)}`,
-    limits,
-    proxy: createScriptProxy({
-      clock: deps.clock,
-      settings: deps.proxySettings,
-      ...(deps.metrics ? { metrics: proxyMetrics(deps.metrics) } : {}),
-      ...(deps.tracing ? { tracing: deps.tracing } : {}),
-    }),
-  };
+  const sandbox = sandboxOnFirstUse(deps, limits);
+  const ctx = scriptsContext(deps, deps.runtime ?? sandbox.runtime, limits);
   const runner = new ScriptRunner(ctx);
   const syncs = new SyncRuns(ctx, runner);
   const scheduler = new SyncScheduler(ctx, syncs, () => sweepInterruptedRuns(ctx, runner, syncs));
@@ -127,8 +82,73 @@ export function createScriptsService(deps: ScriptsServiceDeps): ScriptsServiceIn
       runner.stopping();
       await worker?.stop();
       worker = undefined;
-      if (started) await (await started.catch(() => undefined))?.close();
+      await sandbox.close();
       await runner.drain();
     },
+  };
+}
+
+/** The sandbox, started by the first script validated or run (and again after a start that failed). */
+function sandboxOnFirstUse(
+  deps: ScriptsServiceDeps,
+  limits: RunLimits,
+): { runtime: () => Promise<ScriptRuntime>; close(): Promise<void> } {
+  let started: Promise<ScriptRuntime> | undefined;
+  const runtime = () => {
+    started ??= ScriptRuntime.start({
+      poolSize: deps.config.poolSize,
+      reservedProcesses: deps.config.reservedProcesses,
+      maxRunsPerIntegration: deps.config.maxRunsPerIntegration,
+      maxRunsPerScript: deps.config.maxRunsPerScript,
+      queueTimeoutMs: deps.config.queueTimeoutMs,
+      hostCalls: {
+        maxConcurrent: deps.config.hostCallConcurrency,
+        maxBytesInFlight: deps.config.hostCallBytesMb * 1024 * 1024,
+      },
+      limits,
+      clock: deps.clock,
+      logger: deps.logger.child({ component: "sandbox" }),
+    }).catch((err: unknown) => {
+      started = undefined;
+      throw err;
+    });
+    return started;
+  };
+  const close = async () => {
+    if (started) await (await started.catch(() => undefined))?.close();
+  };
+  return { runtime, close };
+}
+
+/** The handlers' and workers' context: the deps with the record feeds, the runtime, the limits and the proxy. */
+function scriptsContext(
+  deps: ScriptsServiceDeps,
+  runtime: () => Promise<ScriptRuntime>,
+  limits: RunLimits,
+): ScriptsServiceContext {
+  let environmentId: Promise<string> | undefined;
+  const recordChanges = new RecordChanges();
+  return {
+    ...deps,
+    records: signallingStore(deps.records, recordChanges),
+    recordChanges,
+    recordFeeds: new RecordFeeds(deps.config.recordFeedsMax),
+    environment: () => {
+      // The environment never changes: asked once, asked again only after a failure.
+      environmentId ??= deps.environment().catch((err: unknown) => {
+        environmentId = undefined;
+        throw err;
+      });
+      return environmentId;
+    },
+    runtime,
+    instanceId: deps.instanceId ?? `${hostname()}-${process.pid}-${randomToken(6)}`,
+    limits,
+    proxy: createScriptProxy({
+      clock: deps.clock,
+      settings: deps.proxySettings,
+      ...(deps.metrics ? { metrics: proxyMetrics(deps.metrics) } : {}),
+      ...(deps.tracing ? { tracing: deps.tracing } : {}),
+    }),
   };
 }

@@ -5,6 +5,7 @@ import { consentPage } from "../../mcp-auth/consent-page.ts";
 import { AUTHORIZATION_CODE_TTL_MS } from "../../mcp-auth/mcp-auth-settings.ts";
 import { findClient, withQuery } from "../../mcp-auth/find-client.ts";
 import { type ConsentRequest, newSecret } from "../../mcp-auth/mcp-auth-store.ts";
+import type { RouteDoc } from "../../openapi/route-doc.ts";
 import type { Route, RouteContext } from "../../router.ts";
 import { htmlPage } from "../oauth/html-page.ts";
 import { coveredIntegrations } from "../../mcp-auth/user-tools.ts";
@@ -16,103 +17,117 @@ const consentQuery = z.object({ request: z.string().max(200) });
  * Allow (a single-use code, back to the client) or Deny (`access_denied`, back to the client).
  */
 export function consentRoutes(auth: McpAuth): Route[] {
-  const gone = (ctx: RouteContext) =>
-    htmlPage(
-      400,
-      {
-        title: "Cannot authorize",
-        code: "unknown_consent_request",
-        heading: "This request has expired",
-        message: "Start again from your app: the request was already answered, expired, or its MCP URL was revoked.",
-      },
-      ctx.requestId,
-    );
-  const live = async (request: ConsentRequest | undefined) => {
-    if (!request || request.expiresAtMs <= auth.now()) return undefined;
-    const server = await auth.store.getServer(request.serverId);
-    return server && server.revokedAtMs === undefined ? { request, server } : undefined;
-  };
   return [
     {
       method: "GET",
       pattern: "/connect/mcp/consent",
       auth: false,
-      handler: async (ctx) => {
-        const found = await live(await auth.store.getConsent(ctx.url.searchParams.get("request") ?? ""));
-        if (!found) return gone(ctx);
-        const client = await findClient(auth, found.request.clientId);
-        if (typeof client === "string") return gone(ctx);
-        const { server } = found;
-        const integrations = await coveredIntegrations(ctx.clients, server);
-        const { connections } = await ctx.clients.connection.listConnections({
-          endUserId: server.endUser.id,
-          limit: 2000,
-        });
-        const connected = new Set(connections.map((c) => c.providerConfigKey));
-        return consentPage(
-          {
-            requestId: found.request.id,
-            clientName: client.clientName,
-            clientOrigin:
-              client.kind === "metadata_document" ? new URL(client.clientId).host : "registered with Junction",
-            endUser: server.endUser.displayName ?? server.endUser.email ?? server.endUser.id,
-            integrations: integrations.map((i) => ({
-              name: i.displayName || i.uniqueKey,
-              connected: connected.has(i.uniqueKey),
-            })),
-            allIntegrations: server.integrations.length === 0,
-            redirectOrigin: new URL(found.request.redirectUri).origin,
-          },
-          ctx.requestId,
-        );
-      },
-      doc: {
-        summary: "Consent page for an MCP client",
-        description:
-          "The Connect UI's page where the end user allows or denies an MCP client (named, with the end user and the integrations); reached from `/mcp/oauth/authorize`.",
-        tags: ["MCP"],
-        query: consentQuery,
-        queryUnchecked: true,
-        responses: { 200: { description: "The consent page.", contentType: "text/html" } },
-        errors: [],
-      },
+      handler: (ctx) => showConsent(ctx, auth),
+      doc: showDoc,
     },
     {
       method: "POST",
       pattern: "/connect/mcp/consent",
       auth: false,
-      handler: async (ctx) => {
-        const form = await readForm(ctx.req, 4096);
-        const found = await live(await auth.store.takeConsent(form.request ?? ""));
-        if (!found) return gone(ctx);
-        const { request } = found;
-        if (form.decision !== "allow") {
-          const denied = { error: "access_denied", error_description: "The user denied access.", state: request.state };
-          return redirect(withQuery(request.redirectUri, { ...denied, iss: ctx.baseUrl }));
-        }
-        const code = newSecret("mcpcode_");
-        await auth.store.putCode(code, {
-          clientId: request.clientId,
-          serverId: request.serverId,
-          resource: request.resource,
-          redirectUri: request.redirectUri,
-          codeChallenge: request.codeChallenge,
-          expiresAtMs: auth.now() + AUTHORIZATION_CODE_TTL_MS,
-        });
-        return redirect(withQuery(request.redirectUri, { code, state: request.state, iss: ctx.baseUrl }));
-      },
-      doc: {
-        summary: "Answer the consent page",
-        description:
-          "The consent form's answer (`request`, `decision`: `allow` or `deny`), as a form post. Allow redirects to the client with a single-use code (valid one minute); Deny with `error=access_denied`.",
-        tags: ["MCP"],
-        rawBody: "application/x-www-form-urlencoded: `request` and `decision`.",
-        responses: { 303: { description: "Back to the client's redirect URI.", headers: { location: "Where to." } } },
-        errors: ["invalid_body"],
-      },
+      handler: (ctx) => answerConsent(ctx, auth),
+      doc: answerDoc,
     },
   ];
 }
+
+/** The consent page: the client, the end user, and the integrations the MCP URL covers. */
+async function showConsent(ctx: RouteContext, auth: McpAuth): Promise<Response> {
+  const found = await live(auth, await auth.store.getConsent(ctx.url.searchParams.get("request") ?? ""));
+  if (!found) return gone(ctx);
+  const client = await findClient(auth, found.request.clientId);
+  if (typeof client === "string") return gone(ctx);
+  const { server } = found;
+  const integrations = await coveredIntegrations(ctx.clients, server);
+  const { connections } = await ctx.clients.connection.listConnections({
+    endUserId: server.endUser.id,
+    limit: 2000,
+  });
+  const connected = new Set(connections.map((c) => c.providerConfigKey));
+  return consentPage(
+    {
+      requestId: found.request.id,
+      clientName: client.clientName,
+      clientOrigin: client.kind === "metadata_document" ? new URL(client.clientId).host : "registered with Junction",
+      endUser: server.endUser.displayName ?? server.endUser.email ?? server.endUser.id,
+      integrations: integrations.map((i) => ({
+        name: i.displayName || i.uniqueKey,
+        connected: connected.has(i.uniqueKey),
+      })),
+      allIntegrations: server.integrations.length === 0,
+      redirectOrigin: new URL(found.request.redirectUri).origin,
+    },
+    ctx.requestId,
+  );
+}
+
+/** Allow: a single-use code back to the client; anything else: `access_denied` back to the client. */
+async function answerConsent(ctx: RouteContext, auth: McpAuth): Promise<Response> {
+  const form = await readForm(ctx.req, 4096);
+  const found = await live(auth, await auth.store.takeConsent(form.request ?? ""));
+  if (!found) return gone(ctx);
+  const { request } = found;
+  if (form.decision !== "allow") {
+    const denied = { error: "access_denied", error_description: "The user denied access.", state: request.state };
+    return redirect(withQuery(request.redirectUri, { ...denied, iss: ctx.baseUrl }));
+  }
+  const code = newSecret("mcpcode_");
+  await auth.store.putCode(code, {
+    clientId: request.clientId,
+    serverId: request.serverId,
+    resource: request.resource,
+    redirectUri: request.redirectUri,
+    codeChallenge: request.codeChallenge,
+    expiresAtMs: auth.now() + AUTHORIZATION_CODE_TTL_MS,
+  });
+  return redirect(withQuery(request.redirectUri, { code, state: request.state, iss: ctx.baseUrl }));
+}
+
+/** The page for a consent request already answered, expired, or whose MCP URL was revoked. */
+function gone(ctx: RouteContext): Response {
+  return htmlPage(
+    400,
+    {
+      title: "Cannot authorize",
+      code: "unknown_consent_request",
+      heading: "This request has expired",
+      message: "Start again from your app: the request was already answered, expired, or its MCP URL was revoked.",
+    },
+    ctx.requestId,
+  );
+}
+
+/** The request and its MCP server while both are still good: unexpired, not revoked. */
+async function live(auth: McpAuth, request: ConsentRequest | undefined) {
+  if (!request || request.expiresAtMs <= auth.now()) return undefined;
+  const server = await auth.store.getServer(request.serverId);
+  return server && server.revokedAtMs === undefined ? { request, server } : undefined;
+}
+
+const showDoc: RouteDoc = {
+  summary: "Consent page for an MCP client",
+  description:
+    "The Connect UI's page where the end user allows or denies an MCP client (named, with the end user and the integrations); reached from `/mcp/oauth/authorize`.",
+  tags: ["MCP"],
+  query: consentQuery,
+  queryUnchecked: true,
+  responses: { 200: { description: "The consent page.", contentType: "text/html" } },
+  errors: [],
+};
+
+const answerDoc: RouteDoc = {
+  summary: "Answer the consent page",
+  description:
+    "The consent form's answer (`request`, `decision`: `allow` or `deny`), as a form post. Allow redirects to the client with a single-use code (valid one minute); Deny with `error=access_denied`.",
+  tags: ["MCP"],
+  rawBody: "application/x-www-form-urlencoded: `request` and `decision`.",
+  responses: { 303: { description: "Back to the client's redirect URI.", headers: { location: "Where to." } } },
+  errors: ["invalid_body"],
+};
 
 const redirect = (location: string) =>
   new Response(null, {

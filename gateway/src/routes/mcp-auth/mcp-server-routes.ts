@@ -4,7 +4,7 @@ import { iso, json } from "../../http/json.ts";
 import { parseWith, readJson } from "../../http/read-json.ts";
 import { type McpAuth, mcpResourceUrl } from "../../mcp-auth/mcp-auth.ts";
 import { type McpServerGrant, newSecret } from "../../mcp-auth/mcp-auth-store.ts";
-import { dataOf, isoOrNull } from "../../openapi/route-doc.ts";
+import { dataOf, isoOrNull, type RouteDoc } from "../../openapi/route-doc.ts";
 import type { Route, RouteContext } from "../../router.ts";
 
 const key = z.string().min(1).max(255);
@@ -62,34 +62,8 @@ export function mcpServerRoutes(auth: McpAuth, closeSessions: (id: string) => vo
     {
       method: "POST",
       pattern: "/mcp/servers",
-      handler: async (ctx) => {
-        const body = parseWith(createBody, await readJson(ctx.req, 16 * 1024), "invalid_body", "body");
-        const integrations = [...new Set(body.allowed_integrations ?? [])];
-        // Each must exist (unknown_provider_config otherwise), so a typo is not a URL with no tools.
-        for (const uniqueKey of integrations) await ctx.clients.connection.getIntegration({ uniqueKey });
-        const server: McpServerGrant = {
-          id: newSecret("mcpu_"),
-          environmentId: ctx.environmentId,
-          endUser: {
-            id: body.end_user.id,
-            ...(body.end_user.email ? { email: body.end_user.email } : {}),
-            ...(body.end_user.display_name ? { displayName: body.end_user.display_name } : {}),
-          },
-          integrations,
-          createdAtMs: auth.now(),
-        };
-        await auth.store.putServer(server);
-        return json({ data: present(ctx.baseUrl, server) }, 201);
-      },
-      doc: {
-        summary: "Issue an end user an MCP URL",
-        description:
-          "An MCP URL (`url`, `<base>/mcp/u/<id>`) for one end user's agent: an OAuth 2.1 protected resource whose tools are the actions of the allowed integrations, run on that end user's connections only. The end user's MCP client discovers Junction as its authorization server, and the end user consents once in the Connect UI. Give the URL only to that end user: whoever holds it can ask to be authorized. See docs/agents.md.",
-        tags: ["MCP"],
-        body: createBody,
-        responses: { 201: dataOf(serverAnswer) },
-        errors: ["unknown_provider_config"],
-      },
+      handler: (ctx) => createServer(ctx, auth),
+      doc: createDoc,
     },
     {
       method: "GET",
@@ -98,13 +72,7 @@ export function mcpServerRoutes(auth: McpAuth, closeSessions: (id: string) => vo
         const server = await found(ctx);
         return server ? json({ data: present(ctx.baseUrl, server) }) : notFound();
       },
-      doc: {
-        summary: "Read an MCP URL",
-        tags: ["MCP"],
-        params: { id: "The MCP URL's id." },
-        responses: { 200: dataOf(serverAnswer) },
-        errors: ["unknown_mcp_server"],
-      },
+      doc: readDoc,
     },
     {
       method: "DELETE",
@@ -116,14 +84,7 @@ export function mcpServerRoutes(auth: McpAuth, closeSessions: (id: string) => vo
         closeSessions(server.id);
         return json({ success: true });
       },
-      doc: {
-        summary: "Revoke an MCP URL",
-        description: "The URL stops answering, and every token issued for it stops working at once.",
-        tags: ["MCP"],
-        params: { id: "The MCP URL's id." },
-        responses: { 200: z.object({ success: z.literal(true) }) },
-        errors: ["unknown_mcp_server"],
-      },
+      doc: revokeDoc,
     },
     {
       method: "DELETE",
@@ -135,15 +96,65 @@ export function mcpServerRoutes(auth: McpAuth, closeSessions: (id: string) => vo
         closeSessions(server.id);
         return json({ data: { revoked_tokens: revoked } });
       },
-      doc: {
-        summary: "Revoke the tokens of an MCP URL",
-        description:
-          "Every access and refresh token issued for the URL stops working; the URL stays, and its end user's client must be authorized again.",
-        tags: ["MCP"],
-        params: { id: "The MCP URL's id." },
-        responses: { 200: dataOf(z.object({ revoked_tokens: z.number().int() })) },
-        errors: ["unknown_mcp_server"],
-      },
+      doc: revokeTokensDoc,
     },
   ];
 }
+
+/** Issues an MCP URL for one end user, limited to integrations that exist. */
+async function createServer(ctx: RouteContext, auth: McpAuth): Promise<Response> {
+  const body = parseWith(createBody, await readJson(ctx.req, 16 * 1024), "invalid_body", "body");
+  const integrations = [...new Set(body.allowed_integrations ?? [])];
+  // Each must exist (unknown_provider_config otherwise), so a typo is not a URL with no tools.
+  for (const uniqueKey of integrations) await ctx.clients.connection.getIntegration({ uniqueKey });
+  const server: McpServerGrant = {
+    id: newSecret("mcpu_"),
+    environmentId: ctx.environmentId,
+    endUser: {
+      id: body.end_user.id,
+      ...(body.end_user.email ? { email: body.end_user.email } : {}),
+      ...(body.end_user.display_name ? { displayName: body.end_user.display_name } : {}),
+    },
+    integrations,
+    createdAtMs: auth.now(),
+  };
+  await auth.store.putServer(server);
+  return json({ data: present(ctx.baseUrl, server) }, 201);
+}
+
+const createDoc: RouteDoc = {
+  summary: "Issue an end user an MCP URL",
+  description:
+    "An MCP URL (`url`, `<base>/mcp/u/<id>`) for one end user's agent: an OAuth 2.1 protected resource whose tools are the actions of the allowed integrations, run on that end user's connections only. The end user's MCP client discovers Junction as its authorization server, and the end user consents once in the Connect UI. Give the URL only to that end user: whoever holds it can ask to be authorized. See docs/agents.md.",
+  tags: ["MCP"],
+  body: createBody,
+  responses: { 201: dataOf(serverAnswer) },
+  errors: ["unknown_provider_config"],
+};
+
+const readDoc: RouteDoc = {
+  summary: "Read an MCP URL",
+  tags: ["MCP"],
+  params: { id: "The MCP URL's id." },
+  responses: { 200: dataOf(serverAnswer) },
+  errors: ["unknown_mcp_server"],
+};
+
+const revokeDoc: RouteDoc = {
+  summary: "Revoke an MCP URL",
+  description: "The URL stops answering, and every token issued for it stops working at once.",
+  tags: ["MCP"],
+  params: { id: "The MCP URL's id." },
+  responses: { 200: z.object({ success: z.literal(true) }) },
+  errors: ["unknown_mcp_server"],
+};
+
+const revokeTokensDoc: RouteDoc = {
+  summary: "Revoke the tokens of an MCP URL",
+  description:
+    "Every access and refresh token issued for the URL stops working; the URL stays, and its end user's client must be authorized again.",
+  tags: ["MCP"],
+  params: { id: "The MCP URL's id." },
+  responses: { 200: dataOf(z.object({ revoked_tokens: z.number().int() })) },
+  errors: ["unknown_mcp_server"],
+};

@@ -3,6 +3,7 @@ import { z } from "zod";
 import type { AuthSocketRelay } from "../../auth-socket/auth-socket-relay.ts";
 import { outcomeMessage, startErrorMessage } from "../../auth-socket/auth-socket-messages.ts";
 import { parseWith, queryObject } from "../../http/read-json.ts";
+import type { RouteDoc } from "../../openapi/route-doc.ts";
 import type { Route, RouteContext } from "../../router.ts";
 import { browserError, wantsHtml } from "./browser-error.ts";
 import { callbackPage } from "./callback-page.ts";
@@ -76,122 +77,132 @@ export function authorizationRoutes(relay: AuthSocketRelay): Route[] {
       method: "GET",
       pattern: "/oauth/connect/:integration",
       auth: false,
-      handler: async (ctx) => {
-        const html = wantsHtml(ctx.req);
-        try {
-          const query = queryObject(ctx.url);
-          const q = parseWith(connectQuery, query, "invalid_query_params", "query");
-          const { authorizationUrl } = await ctx.clients.connection.startAuthorization({
-            connectionConfig: queryParams(query),
-            wsClientId: q.ws_client_id ?? "",
-            providerConfigKey: ctx.params.integration as string,
-            connectSessionToken: q.connect_session_token,
-            extraScopes: q.user_scope ?? [],
-            includeGrantedScopes: q.include_granted_scopes === "true",
-            loginHint: q.login_hint ?? "",
-            openerOrigin: startingOrigin(ctx.req, ctx.url),
-          });
-          return new Response(null, {
-            status: 302,
-            headers: { location: authorizationUrl, "cache-control": "no-store", "referrer-policy": "no-referrer" },
-          });
-        } catch (err) {
-          const refusal = fromConnectError(err);
-          // The SDK's popup for an API key, basic or client-credentials integration: its form, which ends the same way.
-          if (html && refusal.code === "not_an_authorization_flow") {
-            return new Response(null, {
-              status: 302,
-              headers: { location: formLocation(ctx), "cache-control": "no-store", "referrer-policy": "no-referrer" },
-            });
-          }
-          const wsClientId = ctx.url.searchParams.get("ws_client_id");
-          const told = wsClientId ? startErrorMessage(ctx.params.integration as string, refusal) : undefined;
-          if (wsClientId && told) await relay.push(wsClientId, told);
-          return browserError(err, ctx, html, "Cannot start the connection");
-        }
-      },
-      doc: {
-        summary: "Start the OAuth authorization",
-        description:
-          "Redirects the browser to the provider's consent page (a browser asking for an integration connected through a form, to its form at /connect/form/{integration}). Errors are pages for a browser (Accept: text/html), the error body otherwise.",
-        tags: ["Connect"],
-        params: { integration: "The integration's id." },
-        query: connectQuery,
-        responses: {
-          302: {
-            description: "To the provider's authorization URL, or a browser to the integration's connect form.",
-            headers: { location: "The authorization URL, or the form's." },
-          },
-        },
-        errors: [
-          "unknown_connect_session_token",
-          "connect_session_expired",
-          "integration_not_allowed",
-          "unknown_provider_config",
-          "integration_missing_credentials",
-          "test_credentials_unavailable",
-          "unknown_connection",
-          "invalid_request",
-          "not_an_authorization_flow",
-          "ws_client_id_in_use",
-        ],
-      },
+      handler: (ctx) => startAuthorization(ctx, relay),
+      doc: startDoc,
     },
     {
       method: "GET",
       pattern: "/oauth/callback",
       auth: false,
-      handler: async (ctx) => {
-        // Everything is wrapped: whatever happens, the browser gets a page that says what (spec: What the service does 3).
-        try {
-          const q = queryObject(ctx.url);
-          const res = await ctx.clients.connection.completeAuthorization(
-            {
-              state: single(q.state),
-              code: single(q.code),
-              error: single(q.error),
-              errorDescription: single(q.error_description),
-              callbackParams: callbackParams(q),
-            },
-            { timeoutMs: CALLBACK_DEADLINE_MS },
-          );
-          // The SDK's socket, when the authorization was started with one: only a first use of the state names it.
-          if (res.wsClientId) await relay.push(res.wsClientId, outcomeMessage(res));
-          return callbackPage(res, ctx.requestId, originOf(ctx.baseUrl));
-        } catch (err) {
-          const page = await browserError(err, ctx, true, "Authorization failed");
-          return page.status === 500
-            ? htmlPage(
-                500,
-                {
-                  title: "Authorization failed",
-                  code: "internal_error",
-                  heading: "Authorization failed",
-                  message: `Junction could not complete the authorization because of an internal error; it may or may not have been saved. Check the app, and start again if it is not connected. Quote request id ${ctx.requestId} when reporting it.`,
-                },
-                ctx.requestId,
-              )
-            : page;
-        }
-      },
-      doc: {
-        summary: "The OAuth callback",
-        description:
-          "Where the provider sends the browser back (register `{base_url}/oauth/callback` as the redirect URI). Always a page saying what happened, errors included.",
-        tags: ["Connect"],
-        query: z.object({
-          state: z.string().optional(),
-          code: z.string().optional(),
-          error: z.string().optional(),
-          error_description: z.string().optional(),
-        }),
-        queryUnchecked: true,
-        responses: { 200: { description: "An HTML page: connected, or why not.", contentType: "text/html" } },
-        errors: [],
-      },
+      handler: (ctx) => oauthCallback(ctx, relay),
+      doc: callbackDoc,
     },
   ];
 }
+
+/** Redirects to the provider's consent page (or an integration's form); a refusal also goes to the SDK's socket. */
+async function startAuthorization(ctx: RouteContext, relay: AuthSocketRelay): Promise<Response> {
+  const html = wantsHtml(ctx.req);
+  try {
+    const query = queryObject(ctx.url);
+    const q = parseWith(connectQuery, query, "invalid_query_params", "query");
+    const { authorizationUrl } = await ctx.clients.connection.startAuthorization({
+      connectionConfig: queryParams(query),
+      wsClientId: q.ws_client_id ?? "",
+      providerConfigKey: ctx.params.integration as string,
+      connectSessionToken: q.connect_session_token,
+      extraScopes: q.user_scope ?? [],
+      includeGrantedScopes: q.include_granted_scopes === "true",
+      loginHint: q.login_hint ?? "",
+      openerOrigin: startingOrigin(ctx.req, ctx.url),
+    });
+    return new Response(null, {
+      status: 302,
+      headers: { location: authorizationUrl, "cache-control": "no-store", "referrer-policy": "no-referrer" },
+    });
+  } catch (err) {
+    const refusal = fromConnectError(err);
+    // The SDK's popup for an API key, basic or client-credentials integration: its form, which ends the same way.
+    if (html && refusal.code === "not_an_authorization_flow") {
+      return new Response(null, {
+        status: 302,
+        headers: { location: formLocation(ctx), "cache-control": "no-store", "referrer-policy": "no-referrer" },
+      });
+    }
+    const wsClientId = ctx.url.searchParams.get("ws_client_id");
+    const told = wsClientId ? startErrorMessage(ctx.params.integration as string, refusal) : undefined;
+    if (wsClientId && told) await relay.push(wsClientId, told);
+    return browserError(err, ctx, html, "Cannot start the connection");
+  }
+}
+
+/** Completes the authorization the provider sent the browser back for, and answers with a page. */
+async function oauthCallback(ctx: RouteContext, relay: AuthSocketRelay): Promise<Response> {
+  // Everything is wrapped: whatever happens, the browser gets a page that says what (spec: What the service does 3).
+  try {
+    const q = queryObject(ctx.url);
+    const res = await ctx.clients.connection.completeAuthorization(
+      {
+        state: single(q.state),
+        code: single(q.code),
+        error: single(q.error),
+        errorDescription: single(q.error_description),
+        callbackParams: callbackParams(q),
+      },
+      { timeoutMs: CALLBACK_DEADLINE_MS },
+    );
+    // The SDK's socket, when the authorization was started with one: only a first use of the state names it.
+    if (res.wsClientId) await relay.push(res.wsClientId, outcomeMessage(res));
+    return callbackPage(res, ctx.requestId, originOf(ctx.baseUrl));
+  } catch (err) {
+    const page = await browserError(err, ctx, true, "Authorization failed");
+    return page.status === 500
+      ? htmlPage(
+          500,
+          {
+            title: "Authorization failed",
+            code: "internal_error",
+            heading: "Authorization failed",
+            message: `Junction could not complete the authorization because of an internal error; it may or may not have been saved. Check the app, and start again if it is not connected. Quote request id ${ctx.requestId} when reporting it.`,
+          },
+          ctx.requestId,
+        )
+      : page;
+  }
+}
+
+const startDoc: RouteDoc = {
+  summary: "Start the OAuth authorization",
+  description:
+    "Redirects the browser to the provider's consent page (a browser asking for an integration connected through a form, to its form at /connect/form/{integration}). Errors are pages for a browser (Accept: text/html), the error body otherwise.",
+  tags: ["Connect"],
+  params: { integration: "The integration's id." },
+  query: connectQuery,
+  responses: {
+    302: {
+      description: "To the provider's authorization URL, or a browser to the integration's connect form.",
+      headers: { location: "The authorization URL, or the form's." },
+    },
+  },
+  errors: [
+    "unknown_connect_session_token",
+    "connect_session_expired",
+    "integration_not_allowed",
+    "unknown_provider_config",
+    "integration_missing_credentials",
+    "test_credentials_unavailable",
+    "unknown_connection",
+    "invalid_request",
+    "not_an_authorization_flow",
+    "ws_client_id_in_use",
+  ],
+};
+
+const callbackDoc: RouteDoc = {
+  summary: "The OAuth callback",
+  description:
+    "Where the provider sends the browser back (register `{base_url}/oauth/callback` as the redirect URI). Always a page saying what happened, errors included.",
+  tags: ["Connect"],
+  query: z.object({
+    state: z.string().optional(),
+    code: z.string().optional(),
+    error: z.string().optional(),
+    error_description: z.string().optional(),
+  }),
+  queryUnchecked: true,
+  responses: { 200: { description: "An HTML page: connected, or why not.", contentType: "text/html" } },
+  errors: [],
+};
 
 /** The protocol's own parameters; the others are passed on for connection-config fields (QuickBooks' realmId). */
 const PROTOCOL_PARAMS = new Set(["state", "code", "error", "error_description"]);

@@ -5,7 +5,8 @@ import { fromConnectError, invalidArgument, JunctionError, notFound } from "@jun
 import { z } from "zod";
 import { json } from "../../http/json.ts";
 import { parseWith, readJson } from "../../http/read-json.ts";
-import type { Route } from "../../router.ts";
+import type { RouteDoc } from "../../openapi/route-doc.ts";
+import type { Route, RouteContext } from "../../router.ts";
 import { ACTION_FAILURE_CODES, actionAnswer } from "./action-answer.ts";
 import { keyCaller } from "./run-caller.ts";
 
@@ -36,85 +37,85 @@ const asyncAnswer = z.object({ id: z.string(), statusUrl: z.string() }).describe
  */
 export function actionRoutes(): Route[] {
   return [
-    {
-      method: "POST",
-      pattern: "/action/trigger",
-      handler: async (ctx) => {
-        const { req, clients } = ctx;
-        const providerConfigKey = req.headers.get("provider-config-key")?.trim();
-        if (!providerConfigKey) {
-          throw invalidArgument("missing_provider_config_key", "Missing the Provider-Config-Key header.");
-        }
-        const connectionId = req.headers.get("connection-id")?.trim();
-        if (!connectionId) throw invalidArgument("missing_connection_id", "Missing the Connection-Id header.");
-        const async = asyncHeader(req.headers.get("x-async"));
-        const maxRetries = maxRetriesHeader(req.headers.get("x-max-retries"));
-        const body = parseWith(triggerBody, await readJson(req, MAX_INPUT_BYTES), "invalid_body", "body");
-        const { run } = await clients.scripts.runAction({
-          providerConfigKey,
-          connectionId,
-          actionName: body.action_name,
-          ...(body.input === undefined ? {} : { input: fromJson(ValueSchema, body.input as JsonValue) }),
-          async,
-          maxRetries: async ? maxRetries : 0,
-          caller: keyCaller(ctx),
-        });
-        if (!run) throw new Error("RunAction answered no run");
-        if (async) {
-          const statusUrl = `/action/${run.id}`;
-          return json({ id: run.id, statusUrl }, 202, { location: statusUrl });
-        }
-        return actionAnswer(run);
-      },
-      doc: {
-        summary: "Run an action",
-        description:
-          "Answers what the action returned, or its failure (with its `run_id`); with `X-Async: true`, 202 at once: the run is queued, tried again on failure up to `X-Max-Retries` times, and an `async_action` webhook is sent when it has ended.",
-        tags: ["Actions"],
-        headers: triggerHeaders,
-        body: triggerBody,
-        responses: { 200: output, 202: asyncAnswer },
-        errors: [
-          "missing_provider_config_key",
-          "missing_connection_id",
-          "invalid_headers",
-          "unknown_provider_config",
-          "unknown_connection",
-          "unknown_action",
-          "invalid_action_input",
-          ...ACTION_FAILURE_CODES,
-        ],
-      },
-    },
-    {
-      method: "GET",
-      pattern: "/action/:id",
-      handler: async ({ params, clients }) => {
-        const id = params.id as string;
-        const unknown = notFound("unknown_action_run", `No action run with id "${id}".`);
-        if (!/^run_[A-Za-z0-9]+$/.test(id)) throw unknown;
-        const { run } = await clients.scripts.getRun({ id }).catch((err: unknown) => {
-          const domain = err instanceof JunctionError ? err : fromConnectError(err);
-          throw domain.code === "unknown_run" || domain.code === "invalid_id" ? unknown : err;
-        });
-        if (!run || run.trigger !== RunTrigger.ACTION) throw unknown;
-        if (run.status === RunStatus.RUNNING) {
-          throw notFound("action_not_completed", `Action not completed yet (run ${id}).`);
-        }
-        return actionAnswer(run);
-      },
-      doc: {
-        summary: "Get an action run's answer",
-        description:
-          "What POST /action/trigger would have answered; 404 `action_not_completed` while the run is queued, running or waiting for a retry.",
-        tags: ["Actions"],
-        params: { id: "The run's id (`run_...`), as POST /action/trigger with X-Async answered it." },
-        responses: { 200: output },
-        errors: ["unknown_action_run", "action_not_completed", ...ACTION_FAILURE_CODES],
-      },
-    },
+    { method: "POST", pattern: "/action/trigger", handler: triggerAction, doc: triggerDoc },
+    { method: "GET", pattern: "/action/:id", handler: actionRunAnswer, doc: runAnswerDoc },
   ];
 }
+
+/** Runs the action, or queues it with X-Async. */
+async function triggerAction(ctx: RouteContext): Promise<Response> {
+  const { req, clients } = ctx;
+  const providerConfigKey = req.headers.get("provider-config-key")?.trim();
+  if (!providerConfigKey) {
+    throw invalidArgument("missing_provider_config_key", "Missing the Provider-Config-Key header.");
+  }
+  const connectionId = req.headers.get("connection-id")?.trim();
+  if (!connectionId) throw invalidArgument("missing_connection_id", "Missing the Connection-Id header.");
+  const async = asyncHeader(req.headers.get("x-async"));
+  const maxRetries = maxRetriesHeader(req.headers.get("x-max-retries"));
+  const body = parseWith(triggerBody, await readJson(req, MAX_INPUT_BYTES), "invalid_body", "body");
+  const { run } = await clients.scripts.runAction({
+    providerConfigKey,
+    connectionId,
+    actionName: body.action_name,
+    ...(body.input === undefined ? {} : { input: fromJson(ValueSchema, body.input as JsonValue) }),
+    async,
+    maxRetries: async ? maxRetries : 0,
+    caller: keyCaller(ctx),
+  });
+  if (!run) throw new Error("RunAction answered no run");
+  if (async) {
+    const statusUrl = `/action/${run.id}`;
+    return json({ id: run.id, statusUrl }, 202, { location: statusUrl });
+  }
+  return actionAnswer(run);
+}
+
+/** A run's answer once it has ended; 404 `action_not_completed` before. */
+async function actionRunAnswer({ params, clients }: RouteContext): Promise<Response> {
+  const id = params.id as string;
+  const unknown = notFound("unknown_action_run", `No action run with id "${id}".`);
+  if (!/^run_[A-Za-z0-9]+$/.test(id)) throw unknown;
+  const { run } = await clients.scripts.getRun({ id }).catch((err: unknown) => {
+    const domain = err instanceof JunctionError ? err : fromConnectError(err);
+    throw domain.code === "unknown_run" || domain.code === "invalid_id" ? unknown : err;
+  });
+  if (!run || run.trigger !== RunTrigger.ACTION) throw unknown;
+  if (run.status === RunStatus.RUNNING) {
+    throw notFound("action_not_completed", `Action not completed yet (run ${id}).`);
+  }
+  return actionAnswer(run);
+}
+
+const triggerDoc: RouteDoc = {
+  summary: "Run an action",
+  description:
+    "Answers what the action returned, or its failure (with its `run_id`); with `X-Async: true`, 202 at once: the run is queued, tried again on failure up to `X-Max-Retries` times, and an `async_action` webhook is sent when it has ended.",
+  tags: ["Actions"],
+  headers: triggerHeaders,
+  body: triggerBody,
+  responses: { 200: output, 202: asyncAnswer },
+  errors: [
+    "missing_provider_config_key",
+    "missing_connection_id",
+    "invalid_headers",
+    "unknown_provider_config",
+    "unknown_connection",
+    "unknown_action",
+    "invalid_action_input",
+    ...ACTION_FAILURE_CODES,
+  ],
+};
+
+const runAnswerDoc: RouteDoc = {
+  summary: "Get an action run's answer",
+  description:
+    "What POST /action/trigger would have answered; 404 `action_not_completed` while the run is queued, running or waiting for a retry.",
+  tags: ["Actions"],
+  params: { id: "The run's id (`run_...`), as POST /action/trigger with X-Async answered it." },
+  responses: { 200: output },
+  errors: ["unknown_action_run", "action_not_completed", ...ACTION_FAILURE_CODES],
+};
 
 function asyncHeader(value: string | null): boolean {
   const v = (value ?? "").trim().toLowerCase();

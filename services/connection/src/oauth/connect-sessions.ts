@@ -31,43 +31,12 @@ export async function createConnectSession(
   const env = await ctx.environment();
   let organization = checkOrganization(req.organization);
   const allowed = [...new Set(req.allowedIntegrations)];
-  // The session's fields are the body of the request that creates it.
-  const missing: FieldError[] = [];
-  const exists = async (key: string) => (await ctx.store.getIntegration(env.id, key)) !== null;
-  for (const [i, key] of allowed.entries()) {
-    if (!(await exists(key)))
-      missing.push({
-        location: "body",
-        path: `allowed_integrations.${i}`,
-        message: `integration "${key}" does not exist`,
-      });
-  }
-  for (const [field, keys] of [
-    ["integrations_config_defaults", Object.keys(req.integrationsConfigDefaults)],
-    ["overrides", Object.keys(req.overrides)],
-  ] as const) {
-    for (const key of keys) {
-      if (!(await exists(key)))
-        missing.push({ location: "body", path: `${field}.${key}`, message: `integration "${key}" does not exist` });
-    }
-  }
-  if (missing.length > 0) throw invalidArgument("invalid_body", "Unknown integration(s) in the session.", missing);
-  let reconnect: ConnectSessionRecord["reconnect"] = null;
-  let endUserGiven = req.endUser;
-  if (req.reconnectConnectionId || req.reconnectProviderConfigKey) {
-    const key = req.reconnectProviderConfigKey;
-    if (!key || !req.reconnectConnectionId) {
-      throw errors.invalidField("connection_id", "and integration_id are both required to reconnect");
-    }
-    if (!(await exists(key))) throw await unknownIntegration(ctx, env.id, key);
-    const existing = await ctx.store.getConnection(env.id, key, req.reconnectConnectionId);
-    if (!existing) throw errors.unknownConnection(key, [req.reconnectConnectionId]);
-    reconnect = { providerConfigKey: key, connectionId: req.reconnectConnectionId };
-    // A reconnect may omit the end user: the connection's own is kept.
-    endUserGiven ??= (existing.endUser ?? undefined) as JsonObject | undefined;
-    const org = existing.endUser?.organization;
-    if (!organization && org && typeof org === "object") organization = checkOrganization(org as JsonObject);
-  }
+  await refuseUnknownIntegrations(ctx, env.id, req, allowed);
+  const target = await reconnectTarget(ctx, env.id, req);
+  const reconnect = target?.reconnect ?? null;
+  // A reconnect may omit the end user: the connection's own is kept.
+  const endUserGiven = req.endUser ?? target?.endUser;
+  if (!organization && target?.organization) organization = checkOrganization(target.organization);
   const allowedFinal = reconnect ? [reconnect.providerConfigKey] : allowed;
   // Nango: with top-level tags the end user is optional; a reconnect keeps the connection's.
   const endUser =
@@ -106,6 +75,65 @@ export async function createConnectSession(
   await ctx.store.purgeOAuthFlow(now - REPLAY_MEMORY_MS);
   ctx.logger.info("connect session created", { endUserId: endUser?.id ?? null, reconnect: reconnect !== null });
   return { token, expiresAt };
+}
+
+const integrationExists = async (ctx: ConnectionServiceContext, environmentId: string, key: string) =>
+  (await ctx.store.getIntegration(environmentId, key)) !== null;
+
+/** Every integration the session names must exist: `invalid_body` with one error per unknown one. */
+async function refuseUnknownIntegrations(
+  ctx: ConnectionServiceContext,
+  environmentId: string,
+  req: CreateConnectSessionRequest,
+  allowed: string[],
+): Promise<void> {
+  // The session's fields are the body of the request that creates it.
+  const missing: FieldError[] = [];
+  const exists = (key: string) => integrationExists(ctx, environmentId, key);
+  for (const [i, key] of allowed.entries()) {
+    if (!(await exists(key)))
+      missing.push({
+        location: "body",
+        path: `allowed_integrations.${i}`,
+        message: `integration "${key}" does not exist`,
+      });
+  }
+  for (const [field, keys] of [
+    ["integrations_config_defaults", Object.keys(req.integrationsConfigDefaults)],
+    ["overrides", Object.keys(req.overrides)],
+  ] as const) {
+    for (const key of keys) {
+      if (!(await exists(key)))
+        missing.push({ location: "body", path: `${field}.${key}`, message: `integration "${key}" does not exist` });
+    }
+  }
+  if (missing.length > 0) throw invalidArgument("invalid_body", "Unknown integration(s) in the session.", missing);
+}
+
+/** The connection a reconnect session names (it must exist), with its end user and organization; null when none. */
+async function reconnectTarget(
+  ctx: ConnectionServiceContext,
+  environmentId: string,
+  req: CreateConnectSessionRequest,
+): Promise<{
+  reconnect: NonNullable<ConnectSessionRecord["reconnect"]>;
+  endUser: JsonObject | undefined;
+  organization: JsonObject | undefined;
+} | null> {
+  if (!req.reconnectConnectionId && !req.reconnectProviderConfigKey) return null;
+  const key = req.reconnectProviderConfigKey;
+  if (!key || !req.reconnectConnectionId) {
+    throw errors.invalidField("connection_id", "and integration_id are both required to reconnect");
+  }
+  if (!(await integrationExists(ctx, environmentId, key))) throw await unknownIntegration(ctx, environmentId, key);
+  const existing = await ctx.store.getConnection(environmentId, key, req.reconnectConnectionId);
+  if (!existing) throw errors.unknownConnection(key, [req.reconnectConnectionId]);
+  const org = existing.endUser?.organization;
+  return {
+    reconnect: { providerConfigKey: key, connectionId: req.reconnectConnectionId },
+    endUser: (existing.endUser ?? undefined) as JsonObject | undefined,
+    organization: org && typeof org === "object" ? (org as JsonObject) : undefined,
+  };
 }
 
 /** The live session a token names; 401 when unknown or expired. */
