@@ -248,7 +248,8 @@ export class ScriptRunner {
       logsTruncated: result.logsTruncated,
       error: result.error ?? null,
       ...kept,
-      ...(plan.attempt !== undefined && plan.attempt !== record.attempt ? { attempt: plan.attempt } : {}),
+      // The attempt is named whenever known: a run taken over by a later attempt refuses this end.
+      ...(plan.attempt !== undefined ? { attempt: plan.attempt } : {}),
     });
     const ended = finished ?? { ...record, status, error: result.error ?? null, ...kept };
     const fields = {

@@ -94,7 +94,12 @@ export class MongoScriptRunStore implements ScriptRunStore {
   async finish(environmentId: string, id: string, finish: RunFinish): Promise<ScriptRunRecord | null> {
     const logs = capLogs(finish.logs, this.maxLogBytes);
     const doc = await this.runs.findOneAndUpdate(
-      { _id: id, environmentId, status: "running" },
+      {
+        _id: id,
+        environmentId,
+        status: "running",
+        ...(finish.attempt === undefined ? {} : { attempt: { $lte: finish.attempt } }),
+      },
       {
         $set: {
           status: finish.status,
@@ -110,6 +115,14 @@ export class MongoScriptRunStore implements ScriptRunStore {
       { returnDocument: "after" },
     );
     return doc ? fromDocument(doc) : null;
+  }
+
+  async claimAttempt(environmentId: string, id: string, attempt: number): Promise<boolean> {
+    const result = await this.runs.updateOne(
+      { _id: id, environmentId, status: "running", attempt: { $lt: attempt } },
+      { $set: { attempt } },
+    );
+    return result.modifiedCount > 0;
   }
 
   async get(environmentId: string, id: string): Promise<ScriptRunRecord | null> {

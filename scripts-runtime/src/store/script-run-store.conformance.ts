@@ -89,6 +89,18 @@ export function scriptRunStoreConformance(name: string, factory: RunStoreFactory
       expect((await store.finish(ENV, once.id, { ...failure, finishedAt: now }))?.attempt).toBe(2);
     });
 
+    test("a run taken by a later attempt is finished by that attempt only", async () => {
+      const run = running({ trigger: "action" });
+      await store.insert(run);
+      expect(await store.claimAttempt(ENV, run.id, 2)).toBe(true);
+      expect(await store.claimAttempt(ENV, run.id, 2)).toBe(false);
+      expect(await store.claimAttempt("env_other", run.id, 3)).toBe(false);
+      expect(await store.finish(ENV, run.id, { ...failure, finishedAt: now, attempt: 1 })).toBeNull();
+      expect((await store.get(ENV, run.id))?.status).toBe("running");
+      expect((await store.finish(ENV, run.id, { ...failure, finishedAt: now, attempt: 2 }))?.attempt).toBe(2);
+      expect(await store.claimAttempt(ENV, run.id, 3)).toBe(false);
+    });
+
     test("an action's output is kept with its ending, whatever its keys; other runs have none", async () => {
       const run = running({ trigger: "action" });
       await store.insert(run);

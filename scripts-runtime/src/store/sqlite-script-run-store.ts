@@ -81,6 +81,7 @@ export class SqliteScriptRunStore implements ScriptRunStore {
            logs_truncated = $logs_truncated, error = $error, output = $output,
            attempt = COALESCE($attempt, attempt)
          WHERE environment_id = $environment_id AND id = $id AND status = 'running'
+           AND ($attempt IS NULL OR attempt <= $attempt)
          RETURNING *`,
       )
       .get({
@@ -96,6 +97,16 @@ export class SqliteScriptRunStore implements ScriptRunStore {
         attempt: finish.attempt ?? null,
       });
     return row ? fromRow(row) : null;
+  }
+
+  async claimAttempt(environmentId: string, id: string, attempt: number): Promise<boolean> {
+    const changed = this.db
+      .query(
+        `UPDATE script_runs SET attempt = $attempt
+         WHERE environment_id = $environment_id AND id = $id AND status = 'running' AND attempt < $attempt`,
+      )
+      .run({ environment_id: environmentId, id, attempt });
+    return changed.changes > 0;
   }
 
   async get(environmentId: string, id: string): Promise<ScriptRunRecord | null> {

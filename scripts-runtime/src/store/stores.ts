@@ -12,10 +12,18 @@ export interface ScriptRunStore {
   /** Records a run (usually `running`, at its start). Logs past the store's cap are cut. */
   insert(run: ScriptRunRecord): Promise<void>;
   /**
-   * Writes how a run ended, once: only a run still `running` is finished. Returns the finished
-   * record, or null when the run is unknown or was already finished.
+   * Writes how a run ended, once: only a run still `running` is finished, and, when the finish names
+   * its attempt, only by that attempt or a later one (see `claimAttempt`). Returns the finished record,
+   * or null when the run is unknown, was already finished or was taken by a later attempt.
    */
   finish(environmentId: string, id: string, finish: RunFinish): Promise<ScriptRunRecord | null>;
+  /**
+   * Marks a running run as taken by a later attempt (an async action's job delivered again, to this or
+   * another instance). From then on a finish naming an earlier attempt changes nothing: a process that
+   * hung past its ack wait cannot end a run another process has taken over. False when the run is not
+   * running or already at this attempt or a later one.
+   */
+  claimAttempt(environmentId: string, id: string, attempt: number): Promise<boolean>;
   get(environmentId: string, id: string): Promise<ScriptRunRecord | null>;
   /** Runs matching `filter`, newest first. */
   list(environmentId: string, filter?: RunFilter): Promise<ScriptRunRecord[]>;

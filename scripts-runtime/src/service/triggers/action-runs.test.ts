@@ -188,7 +188,10 @@ describe("async actions on the durable queue", () => {
     const b = await kit.instance({}, { sharedQueues: true });
     const sent = await webhooks(a, b);
     const run = await ended(kit, b, id, 20_000);
-    expect(run).toMatchObject({ id, status: "succeeded", attempt: 2, output: { by: "second" } });
+    // Taken over at attempt 2 (or later, when a loaded machine lets the test's short ack wait pass again):
+    // the first attempt's end, whenever it comes, is refused by the store.
+    expect(run).toMatchObject({ id, status: "succeeded", output: { by: "second" } });
+    expect(run.attempt).toBeGreaterThanOrEqual(2);
     await until("the webhook", () => sent.length > 0);
     // The first instance's run ends too; its end changes nothing, and no second webhook is sent.
     await until("both instances to ask for the webhook", () =>

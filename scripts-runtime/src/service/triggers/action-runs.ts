@@ -91,6 +91,9 @@ export async function runActionJob(
     const message = `the run was interrupted ${attempt - 1} times (its process stopped)`;
     return endUnrun(ctx, run, attempt - 1, { name: "ActionInterrupted", message });
   }
+  // A delivery after the first takes the run over: an earlier attempt still running elsewhere (a process
+  // that hung past the ack wait) can no longer end it.
+  if (attempt > 1) await ctx.runs.claimAttempt(run.environmentId, run.id, attempt);
   const input = job.input === undefined ? undefined : (toJson(ValueSchema, job.input) as JsonValue);
   const started = runner.resume(run, {
     version,
