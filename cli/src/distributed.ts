@@ -5,7 +5,8 @@ import { busOperationSink } from "@junction/logs-service";
 import { recorderFromEnv } from "@junction/platform/operations/recorder-settings";
 import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import { NatsBus } from "@junction/bus/nats-bus";
-import { mcpAuthStoreFor } from "@junction/gateway";
+import { GATEWAY_SQLITE_FILE, mcpAuthStoreFor } from "@junction/gateway";
+import type { Database } from "bun:sqlite";
 import {
   type CommonConfig,
   ConfigError,
@@ -135,11 +136,16 @@ async function serveGatewayProcess(env: Env, log: Logger): Promise<RunningServic
       // Core NATS only: an authorization's result reaches the gateway process holding the SDK's socket.
       const bus = await NatsBus.connect({ servers: common.natsUrl, name: "junction-gateway" });
       p.operations.attach(busOperationSink(bus));
-      // MCP URLs, clients and tokens outlive a restart and are shared by the gateway processes.
-      const mcpStore = await mcpAuthStoreFor(common);
+      // The gateway's one SQLite file (opened on first use: not with MongoDB) holds the overview's buckets
+      // and the MCP URLs, clients and tokens, which outlive a restart and are shared by the gateway processes.
+      let gatewayDb: Database | undefined;
+      const db = () =>
+        (gatewayDb ??= openDatabase(join(common.dataDir, GATEWAY_SQLITE_FILE), { cacheMb: common.sqliteCacheMb }));
+      const mcpStore = await mcpAuthStoreFor(common, db);
       const overview = await distributedOverview({
         sampleMs: settings.overviewSampleMs,
         common,
+        db,
         metrics: p.metrics,
         peers,
         transport: (peer) => h2cTransport(serviceUrl(env, peer as ServiceKey)),
@@ -156,6 +162,7 @@ async function serveGatewayProcess(env: Env, log: Logger): Promise<RunningServic
           await p.operations.flushed();
           await bus.close();
           await mcpStore.close();
+          gatewayDb?.close();
         },
       };
     },

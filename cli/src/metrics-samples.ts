@@ -1,6 +1,5 @@
 import { type ConnectRouter, createClient, type Transport } from "@connectrpc/connect";
 import { MetricsService } from "@junction/contracts/metrics/v1/metrics_service_pb";
-import { join } from "node:path";
 import {
   type MetricsSource,
   OVERVIEW_METRICS,
@@ -14,7 +13,6 @@ import {
   type Logger,
   type MetricsRegistry,
   type MetricsSample,
-  openDatabase,
   sampleRegistry,
   systemClock,
 } from "@junction/platform";
@@ -69,24 +67,22 @@ export function remoteMetricsSource(name: string, transport: Transport, names: r
 }
 
 /**
- * The distributed gateway's overview: its buckets in its own SQLite file in the data dir (or MongoDB,
+ * The distributed gateway's overview: its buckets in the gateway's SQLite file in the data dir (`db`,
+ * opened by the process, which closes it), or MongoDB (
  * with JUNCTION_STORE=mongodb: the gateways sharing it add to the same buckets), sampled from
  * this process's registry (the proxy engine runs here) and from each peer service process over RPC.
  */
 export async function distributedOverview(options: {
   /** JUNCTION_OVERVIEW_SAMPLE_MS, read with the gateway's settings. */
   sampleMs: number;
-  common: Pick<CommonConfig, "dataDir" | "store" | "mongodbUrl" | "mongodbDatabase">;
+  common: Pick<CommonConfig, "store" | "mongodbUrl" | "mongodbDatabase">;
+  db: () => Database;
   metrics: MetricsRegistry;
   peers: readonly string[];
   transport: (peer: string) => Transport;
   logger: Logger;
 }): Promise<{ store: OverviewStore; sampler: OverviewSampler; close(): Promise<void> }> {
-  let db: Database | undefined;
-  const opened = await openOverviewStore(options.common, () => {
-    db = openDatabase(join(options.common.dataDir, "gateway.sqlite"));
-    return db;
-  });
+  const opened = await openOverviewStore(options.common, options.db);
   const store = opened.store;
   const sources: MetricsSource[] = [
     { name: "gateway", sample: async () => sampleRegistry(options.metrics, OVERVIEW_METRICS) },
@@ -99,7 +95,6 @@ export async function distributedOverview(options: {
     async close() {
       await sampler.stop();
       await opened.close();
-      db?.close();
     },
   };
 }

@@ -8,7 +8,7 @@ export { loadConnectUiSettings, type ConnectUiSettings } from "./connect-ui/conn
 export { loadMcpAuthSettings, type McpAuthSettings } from "./mcp-auth/mcp-auth-settings.ts";
 export type { McpAuthOptions } from "./mcp-auth/mcp-auth.ts";
 export { SqliteMcpAuthStore } from "./mcp-auth/sqlite-mcp-auth-store.ts";
-export { mcpAuthStoreFor } from "./mcp-auth/mcp-auth-store-for.ts";
+export { GATEWAY_SQLITE_FILE, mcpAuthStoreFor } from "./mcp-auth/mcp-auth-store-for.ts";
 export { loadAuthSocketSettings, type AuthSocketSettings } from "./auth-socket/auth-socket-settings.ts";
 export { SqliteOverviewStore, type OverviewStore } from "./overview/overview-store.ts";
 export { openOverviewStore } from "./overview/open-overview-store.ts";

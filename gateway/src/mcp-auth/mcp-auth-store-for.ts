@@ -1,3 +1,4 @@
+import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { type CommonConfig, openDatabase, type ReadinessCheck, sqliteCheck } from "@junction/platform";
 import type { McpAuthStore } from "./mcp-auth-store.ts";
@@ -16,9 +17,11 @@ export interface OpenedMcpAuthStore {
 /**
  * The store a distributed gateway keeps MCP URLs, clients, codes and tokens in, chosen as the services
  * choose theirs (JUNCTION_STORE): `gateway.sqlite` in the data dir (WAL: gateway processes on one host
- * share it), or MongoDB (every gateway process, on any host). Either outlives a restart.
+ * share it), or MongoDB (every gateway process, on any host). Either outlives a restart. `db` is the
+ * gateway's file when its process has it open already (the overview keeps its buckets there too): the
+ * store then uses that handle and leaves closing it to its owner.
  */
-export async function mcpAuthStoreFor(common: CommonConfig): Promise<OpenedMcpAuthStore> {
+export async function mcpAuthStoreFor(common: CommonConfig, db?: () => Database): Promise<OpenedMcpAuthStore> {
   if (common.store === "mongodb") {
     // Loaded only when asked for, as the services' MongoDB stores are: the driver is large.
     const { MongoMcpAuthStore } = await import("./mongo-mcp-auth-store.ts");
@@ -35,10 +38,13 @@ export async function mcpAuthStoreFor(common: CommonConfig): Promise<OpenedMcpAu
       },
     };
   }
-  const db = openDatabase(join(common.dataDir, GATEWAY_SQLITE_FILE), { cacheMb: common.sqliteCacheMb });
+  const shared = db?.();
+  const file = shared ?? openDatabase(join(common.dataDir, GATEWAY_SQLITE_FILE), { cacheMb: common.sqliteCacheMb });
   return {
-    store: new SqliteMcpAuthStore(db),
-    readiness: sqliteCheck("mcp_auth_store", db),
-    close: async () => db.close(),
+    store: new SqliteMcpAuthStore(file),
+    readiness: sqliteCheck("mcp_auth_store", file),
+    close: async () => {
+      if (!shared) file.close();
+    },
   };
 }
