@@ -41,11 +41,12 @@ export function serveMetricsSamples(router: ConnectRouter, registry: MetricsRegi
   });
 }
 
-/** A service process's counters, read over its h2c transport. */
+/** A service process's counters, read over its h2c transport (by every gateway: shared). */
 export function remoteMetricsSource(name: string, transport: Transport, names: readonly string[]): MetricsSource {
   const client = createClient(MetricsService, transport);
   return {
     name,
+    shared: true,
     async sample(): Promise<MetricsSample> {
       const res = await client.sampleMetrics({ names: [...names] }, { timeoutMs: SAMPLE_TIMEOUT_MS });
       const sample: MetricsSample = { counters: {}, histograms: {} };
@@ -68,9 +69,10 @@ export function remoteMetricsSource(name: string, transport: Transport, names: r
 
 /**
  * The distributed gateway's overview: its buckets in the gateway's SQLite file in the data dir (`db`,
- * opened by the process, which closes it), or MongoDB (
- * with JUNCTION_STORE=mongodb: the gateways sharing it add to the same buckets), sampled from
- * this process's registry (the proxy engine runs here) and from each peer service process over RPC.
+ * opened by the process, which closes it), or MongoDB (with JUNCTION_STORE=mongodb), sampled from this
+ * process's registry (the proxy engine runs here) and from each peer service process over RPC. Gateways
+ * sharing the store add to the same buckets: each its own counts, and the services' counts only the one
+ * holding the store's sampling lease (see OverviewSampler).
  */
 export async function distributedOverview(options: {
   /** JUNCTION_OVERVIEW_SAMPLE_MS, read with the gateway's settings. */

@@ -1,5 +1,6 @@
 import { describe, expect, test } from "bun:test";
 import type { GatewayClients } from "@junction/gateway";
+import { NO_OVERVIEW } from "@junction/gateway/overview/overview-store";
 import { createLogger, MetricsRegistry, systemClock } from "@junction/platform";
 import { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import { loadGatewaySettings } from "./gateway-settings.ts";
@@ -33,7 +34,7 @@ function peers(steps: Steps, whileBuilding?: (baseUrl: string) => Promise<void>)
       clients: { connection: connectionClient(steps, baseUrl) } as unknown as GatewayClients,
       readiness: [],
       overview: {
-        store: { add: async () => {}, read: async () => [], prune: async () => {} },
+        store: NO_OVERVIEW,
         sampler: { start: async () => void steps.push("sampler start") },
       },
       start: async () => void steps.push("peers start"),

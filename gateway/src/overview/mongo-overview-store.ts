@@ -6,6 +6,7 @@ import {
   MINUTE_MS,
   MINUTE_RETENTION_MS,
   type OverviewStore,
+  SAMPLING_LEASE,
 } from "./overview-store.ts";
 import type { OverviewSeries } from "./overview-readings.ts";
 
@@ -18,6 +19,13 @@ interface BucketDoc {
   value: number;
 }
 
+/** The lease on sampling the service processes: who holds it, until when. */
+interface LeaseDoc {
+  _id: string;
+  holder: string;
+  expiresMs: number;
+}
+
 /**
  * The overview's buckets on MongoDB (JUNCTION_STORE=mongodb): one document per bucket, added to with
  * `$inc` upserts, so that gateways sharing the database add to the same buckets.
@@ -26,13 +34,14 @@ export class MongoOverviewStore implements OverviewStore {
   private constructor(
     private readonly client: MongoClient,
     private readonly buckets: Collection<BucketDoc>,
+    private readonly leases: Collection<LeaseDoc>,
   ) {}
 
   static async connect(url: string, database: string): Promise<MongoOverviewStore> {
     const client = await MongoClient.connect(url);
     const buckets = client.db(database).collection<BucketDoc>("overview_buckets");
     await buckets.createIndex({ r: 1, s: 1, series: 1, label: 1 }, { unique: true });
-    return new MongoOverviewStore(client, buckets);
+    return new MongoOverviewStore(client, buckets, client.db(database).collection<LeaseDoc>("overview_sampling"));
   }
 
   async add(atMs: number, deltas: ReadonlyMap<string, number>): Promise<void> {
@@ -77,6 +86,25 @@ export class MongoOverviewStore implements OverviewStore {
   async prune(nowMs: number): Promise<void> {
     await this.buckets.deleteMany({ r: MINUTE_MS, s: { $lt: nowMs - MINUTE_RETENTION_MS } });
     await this.buckets.deleteMany({ r: HOUR_MS, s: { $lt: nowMs - HOUR_RETENTION_MS } });
+  }
+
+  async claimSampling(holder: string, nowMs: number, leaseMs: number): Promise<boolean> {
+    try {
+      const doc = await this.leases.findOneAndUpdate(
+        { _id: SAMPLING_LEASE, $or: [{ holder }, { expiresMs: { $lte: nowMs } }] },
+        { $set: { holder, expiresMs: nowMs + leaseMs } },
+        { upsert: true, returnDocument: "after" },
+      );
+      return doc?.holder === holder;
+    } catch (err) {
+      // Held by another and not run out: the filter missed, and the upsert's insert met the lease's _id.
+      if ((err as { code?: number }).code === 11000) return false;
+      throw err;
+    }
+  }
+
+  async releaseSampling(holder: string): Promise<void> {
+    await this.leases.updateOne({ _id: SAMPLING_LEASE, holder }, { $set: { expiresMs: 0 } });
   }
 
   close(): Promise<void> {

@@ -1,31 +1,16 @@
 import { describe, expect, test } from "bun:test";
-import { createLogger, ManualClock, MetricsRegistry, openDatabase, sampleRegistry } from "@junction/platform";
+import { ManualClock, openDatabase, sampleRegistry } from "@junction/platform";
+import { type ProcessMetrics, processMetrics, quietLogger as quiet } from "../../testing/overview-test-kit.ts";
 import { OVERVIEW_METRICS } from "./overview-readings.ts";
 import { OverviewSampler } from "./overview-sampler.ts";
 import { overviewSeries, quantileMs } from "./overview-series.ts";
 import { HOUR_MS, MINUTE_MS, SqliteOverviewStore } from "./overview-store.ts";
 
-const quiet = createLogger({ sink: () => {} });
-
-/** A process's registry with the metrics the overview reads, as the services register them. */
-function processMetrics() {
-  const r = new MetricsRegistry();
-  return {
-    r,
-    calls: r.counter("junction_proxy_calls_total", "", ["integration", "status"]),
-    latency: r.histogram("junction_proxy_upstream_seconds", "", ["integration"]),
-    notifications: r.counter("junction_notifications_total", "", ["integration", "outcome"]),
-    rounds: r.counter("junction_delivery_rounds_total", "", ["outcome"]),
-    runs: r.counter("junction_script_runs_total", "", ["kind", "outcome"]),
-    refreshes: r.counter("junction_token_refreshes_total", "", ["integration", "outcome"]),
-  };
-}
-
 function setup(sources = 1) {
   const clock = new ManualClock(Date.UTC(2026, 10, 21, 12, 0, 0));
   const store = new SqliteOverviewStore(openDatabase(":memory:"));
   const procs = Array.from({ length: sources }, processMetrics);
-  let restarted: ReturnType<typeof processMetrics> | undefined;
+  let restarted: ProcessMetrics | undefined;
   const sampler = new OverviewSampler(
     store,
     procs.map((p, i) => ({
@@ -46,7 +31,7 @@ function setup(sources = 1) {
 describe("overview sampler", () => {
   test("what was counted before the first reading is a baseline; deltas land in the minute and hour buckets", async () => {
     const { clock, store, procs, sampler } = setup();
-    const p = procs[0] as ReturnType<typeof processMetrics>;
+    const p = procs[0] as ProcessMetrics;
     p.calls.add(50, "cal", "200"); // before the sampler knew the process
     await sampler.start();
     p.calls.inc("cal", "200");
@@ -82,7 +67,7 @@ describe("overview sampler", () => {
 
   test("a process that restarted counts from zero again: its new totals are what happened", async () => {
     const { clock, store, procs, sampler, restart } = setup(2);
-    const [a, b] = procs as [ReturnType<typeof processMetrics>, ReturnType<typeof processMetrics>];
+    const [a, b] = procs as [ProcessMetrics, ProcessMetrics];
     a.calls.add(10, "cal", "200");
     await sampler.start();
     a.calls.add(5, "cal", "200");

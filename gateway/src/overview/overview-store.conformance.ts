@@ -68,5 +68,31 @@ export function overviewStoreConformance(name: string, factory: OverviewStoreFac
       expect((await store.read(MINUTE_MS, 0, now)).map((r) => r.value)).toEqual([2]);
       expect((await store.read(HOUR_MS, 0, now)).map((r) => r.value)).toEqual([1, 2]);
     });
+
+    test("the sampling lease: held by one until it runs out, renewed by its holder, then taken by another", async () => {
+      expect(await store.claimSampling("a", at, 45_000)).toBe(true);
+      expect(await store.claimSampling("b", at + 15_000, 45_000)).toBe(false);
+      expect(await store.claimSampling("a", at + 30_000, 45_000)).toBe(true);
+      // Renewed at +30 s: still a's at +74.999 s, out at +75 s.
+      expect(await store.claimSampling("b", at + 74_999, 45_000)).toBe(false);
+      expect(await store.claimSampling("b", at + 75_000, 45_000)).toBe(true);
+      expect(await store.claimSampling("a", at + 76_000, 45_000)).toBe(false);
+    });
+
+    test("a released lease is taken at once; a release by another than its holder changes nothing", async () => {
+      expect(await store.claimSampling("a", at, 45_000)).toBe(true);
+      await store.releaseSampling("b");
+      expect(await store.claimSampling("b", at + 1_000, 45_000)).toBe(false);
+      await store.releaseSampling("a");
+      expect(await store.claimSampling("b", at + 1_000, 45_000)).toBe(true);
+    });
+
+    test("of claims made at once, exactly one holds the lease", async () => {
+      const holders = ["a", "b", "c", "d", "e", "f"];
+      const won = await Promise.all(holders.map((h) => store.claimSampling(h, at, 45_000)));
+      expect(won.filter(Boolean)).toHaveLength(1);
+      const winner = holders[won.indexOf(true)] as string;
+      expect(await store.claimSampling(winner, at + 15_000, 45_000)).toBe(true);
+    });
   });
 }

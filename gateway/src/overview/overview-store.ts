@@ -25,13 +25,26 @@ export interface OverviewStore {
   read(resolutionMs: number, fromMs: number, toMs: number): Promise<BucketRow[]>;
   /** Forgets the buckets past their retention at `nowMs`. */
   prune(nowMs: number): Promise<void>;
+  /**
+   * Takes or renews the lease on sampling the service processes for `holder`, until `nowMs + leaseMs`:
+   * true when `holder` holds it (it did, or the last holder's lease ran out). One atomic write, so that of
+   * the gateways asking at once exactly one holds it.
+   */
+  claimSampling(holder: string, nowMs: number, leaseMs: number): Promise<boolean>;
+  /** Gives the lease up if `holder` holds it (a gateway stopping), so that another takes it at once. */
+  releaseSampling(holder: string): Promise<void>;
 }
+
+/** The one lease's key: the service processes' sampling. */
+export const SAMPLING_LEASE = "services";
 
 /** A gateway that keeps no overview (a test's): every period is empty. */
 export const NO_OVERVIEW: OverviewStore = {
   add: async () => undefined,
   read: async () => [],
   prune: async () => undefined,
+  claimSampling: async () => true,
+  releaseSampling: async () => undefined,
 };
 
 const MIGRATIONS = [
@@ -42,6 +55,11 @@ const MIGRATIONS = [
     label TEXT NOT NULL,
     value REAL NOT NULL,
     PRIMARY KEY (resolution_ms, start_ms, series, label)
+  ) WITHOUT ROWID`,
+  `CREATE TABLE overview_sampling (
+    name TEXT NOT NULL PRIMARY KEY,
+    holder TEXT NOT NULL,
+    expires_ms INTEGER NOT NULL
   ) WITHOUT ROWID`,
 ];
 
@@ -80,5 +98,24 @@ export class SqliteOverviewStore implements OverviewStore {
     const del = this.db.query("DELETE FROM overview_buckets WHERE resolution_ms = ? AND start_ms < ?");
     del.run(MINUTE_MS, nowMs - MINUTE_RETENTION_MS);
     del.run(HOUR_MS, nowMs - HOUR_RETENTION_MS);
+  }
+
+  async claimSampling(holder: string, nowMs: number, leaseMs: number): Promise<boolean> {
+    // The update's WHERE refuses a lease another holds that has not run out: then no row is returned.
+    const row = this.db
+      .query<{ holder: string }, [string, string, number, number]>(
+        `INSERT INTO overview_sampling (name, holder, expires_ms) VALUES (?1, ?2, ?3)
+         ON CONFLICT (name) DO UPDATE SET holder = excluded.holder, expires_ms = excluded.expires_ms
+         WHERE overview_sampling.holder = excluded.holder OR overview_sampling.expires_ms <= ?4
+         RETURNING holder`,
+      )
+      .get(SAMPLING_LEASE, holder, nowMs + leaseMs, nowMs);
+    return row?.holder === holder;
+  }
+
+  async releaseSampling(holder: string): Promise<void> {
+    this.db
+      .query("UPDATE overview_sampling SET expires_ms = 0 WHERE name = ? AND holder = ?")
+      .run(SAMPLING_LEASE, holder);
   }
 }
