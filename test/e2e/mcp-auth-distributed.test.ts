@@ -8,10 +8,10 @@ import {
   gatewayApi,
   scriptsServiceAnswers,
   startDistributedJunction,
+  startGatewayProcess,
 } from "../support/distributed-junction.ts";
-import { type JunctionProcess, startJunctionProcess } from "../support/junction-process.ts";
+import type { JunctionProcess } from "../support/junction-process.ts";
 import { tempDir } from "../support/temp-dir.ts";
-import { waitFor } from "../support/wait-for.ts";
 import { authorizeOverHttp, initializeRequest, MemoryOAuthProvider, UNHEARD_REDIRECT } from "./mcp-auth-kit.ts";
 
 // The distributed gateway keeps MCP URLs, registered clients and tokens in gateway.sqlite (or MongoDB),
@@ -67,19 +67,8 @@ afterAll(async () => {
 
 /** Starts `junction serve gateway` with the topology's environment on `port`; resolves once healthy. */
 async function startGateway(name: string, port: string): Promise<JunctionProcess> {
-  const proc = startJunctionProcess(name, ["serve", "gateway"], { ...junction.env, PORT: port });
+  const proc = await startGatewayProcess(junction, name, port);
   extra.push(proc);
-  try {
-    await proc.listening(60_000);
-    await waitFor(
-      `${name} to report healthy`,
-      async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok,
-      30_000,
-      50,
-    );
-  } catch (err) {
-    throw new Error(`${(err as Error).message}\n${proc.output()}`);
-  }
   return proc;
 }
 

@@ -4,7 +4,13 @@ import { startNatsServer } from "@junction/bus/testing/nats-server";
 import { MetricsService } from "@junction/contracts/metrics/v1/metrics_service_pb";
 import { h2cTransport } from "@junction/platform/h2c";
 import { type FakeUpstream, startFakeUpstream } from "../fake-upstream/index.ts";
-import { type DistributedJunction, startDistributedJunction } from "../support/distributed-junction.ts";
+import { freePort } from "@junction/platform/testing/free-port";
+import {
+  type DistributedJunction,
+  startDistributedJunction,
+  startGatewayProcess,
+} from "../support/distributed-junction.ts";
+import type { JunctionProcess } from "../support/junction-process.ts";
 import { tempDir } from "../support/temp-dir.ts";
 import { waitFor } from "../support/wait-for.ts";
 
@@ -15,6 +21,7 @@ const SECRET = "jct_sk_overview_distributed_0123456789";
 let nats: Awaited<ReturnType<typeof startNatsServer>>;
 let fake: FakeUpstream;
 let junction: DistributedJunction;
+let gatewayB: JunctionProcess | undefined;
 const data = tempDir();
 
 const api = async (method: string, path: string, body?: unknown) => {
@@ -25,8 +32,8 @@ const api = async (method: string, path: string, body?: unknown) => {
   });
   return { status: res.status, body: await res.json() };
 };
-const proxy = (connection: string) =>
-  fetch(`${junction.gatewayUrl}/proxy/echo/x`, {
+const proxy = (connection: string, gateway = junction.gatewayUrl) =>
+  fetch(`${gateway}/proxy/echo/x`, {
     headers: { authorization: `Bearer ${SECRET}`, "provider-config-key": "cal", "connection-id": connection },
   });
 
@@ -59,6 +66,7 @@ beforeAll(async () => {
 }, 90_000);
 
 afterAll(async () => {
+  await gatewayB?.stop();
   await junction?.stop();
   await fake?.stop();
   await nats?.stop();
@@ -97,5 +105,39 @@ describe("the overview in the distributed topology", () => {
       expect.objectContaining({ provider_config_key: "cal", connection_id: "broken", refresh_failures: 1 }),
     ]);
     expect(o.trouble.unavailable).toEqual(["scripts"]);
+  });
+
+  test("two gateways on one gateway.sqlite: each counts its own calls, the services' series once", async () => {
+    const port = String(await freePort());
+    gatewayB = await startGatewayProcess(junction, "gateway-b", port);
+    const urlB = `http://127.0.0.1:${port}`;
+    const totals = async () => (await api("GET", "/overview?period=hour")).body.data.totals;
+    // B's first reading (its baseline) is taken before it says it listens; both read the connection process.
+    // A connection of its own: a refresh that failed is not tried again at once.
+    const credentials = { type: "OAUTH2", access_token: "old", refresh_token: "refused", expires_at: Date.now() - 1 };
+    const created = await api("POST", "/connections", {
+      provider_config_key: "cal",
+      connection_id: "broken-b",
+      credentials,
+    });
+    expect(created.status).toBeLessThan(300);
+    const before = await totals();
+    expect((await proxy("broken-b", urlB)).status).toBeGreaterThan(399);
+    expect((await proxy("alice", urlB)).status).toBe(200);
+    expect((await proxy("alice")).status).toBe(200);
+    // Both gateways read the connection process after the refresh failed once their calls are counted.
+    const after = await waitFor(
+      "both gateways' calls and the refresh failure to be sampled",
+      async () => {
+        const t = await totals();
+        return t.proxy_calls["2xx"] >= before.proxy_calls["2xx"] + 2 && t.refresh_failures > before.refresh_failures
+          ? t
+          : undefined;
+      },
+      30_000,
+      100,
+    );
+    expect(after.proxy_calls["2xx"]).toBe(before.proxy_calls["2xx"] + 2);
+    expect(after.refresh_failures).toBe(before.refresh_failures + 1);
   });
 });

@@ -96,6 +96,31 @@ async function startOnce(options: DistributedJunctionOptions): Promise<Distribut
   return { gatewayUrl, serviceUrls, adminUrls, procs, env, stop };
 }
 
+/**
+ * One more `junction serve gateway` on `port` with the topology's environment (its data dir, services and
+ * bus): resolves once healthy; otherwise stops it and throws with its output.
+ */
+export async function startGatewayProcess(
+  junction: DistributedJunction,
+  name: string,
+  port: string,
+): Promise<JunctionProcess> {
+  const proc = startJunctionProcess(name, ["serve", "gateway"], { ...junction.env, PORT: port });
+  try {
+    await proc.listening(60_000);
+    await waitFor(
+      `${name} to report healthy`,
+      async () => (await fetch(`http://127.0.0.1:${port}/health`)).ok,
+      30_000,
+      50,
+    );
+  } catch (err) {
+    await proc.stop();
+    throw new Error(`${(err as Error).message}\n${proc.output()}`);
+  }
+  return proc;
+}
+
 /** Calls the gateway at `url()` with the secret key: its status and JSON body. */
 export function gatewayApi(url: () => string, secretKey: string) {
   return async (method: string, path: string, body?: unknown) => {
