@@ -31,9 +31,11 @@ const LEASE_INTERVALS = 3;
  * counts. A holder that dies keeps the lease until it runs out; the next gateway to read then takes it
  * and starts from fresh baselines, so what happened between the dead holder's last reading and that
  * baseline (at most the lease and one interval) is not counted, and nothing is counted twice. A holder
- * stopping gives the lease up, and another takes it at its next reading. An elected sampler was chosen
- * over per-source buckets summed by the readers: the buckets, their readers and their size stay as they
- * are, and a service restart is still read by one sampler against its own last reading.
+ * stopping gives the lease up, and another takes it at its next reading. An elected sampler rather than
+ * per-source readings kept per bucket and summed by the readers: those would multiply the rows by the
+ * processes, and a service's restart would be judged from readings different gateways took at different
+ * moments; with the lease, the buckets and their readers stay as they are, and one sampler judges each
+ * restart against its own last reading.
  */
 export class OverviewSampler {
   private readonly last = new Map<string, Readings>();
