@@ -27,7 +27,7 @@ export async function completeAuthorization(
 ): Promise<CallbackAnswer> {
   const receivedAtMs = ctx.clock.now();
   const opened = await openCallbackAttempt(ctx, req);
-  if ("answer" in opened) return stateAnswer(ctx, receivedAtMs, opened.answer);
+  if ("answer" in opened) return opened.recorded ? opened.answer : stateAnswer(ctx, receivedAtMs, opened.answer);
   const { attempt } = opened;
   const { st, env, integ } = attempt;
   const endUser = endUserOf(attempt.session);

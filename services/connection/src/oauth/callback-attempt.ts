@@ -31,12 +31,13 @@ export interface CallbackAttempt {
 /**
  * Uses the callback's state up before anything else and checks what it points at. Either the attempt, or the
  * answer that ends it (a missing, unknown, replayed or expired state; an expired session; an integration that
- * changed meanwhile). Nothing is written besides the state's use.
+ * changed meanwhile), `recorded` when the attempt's end is already in the operations log (the sweep's
+ * abandoned attempt). Nothing is written besides the state's use.
  */
 export async function openCallbackAttempt(
   ctx: ConnectionServiceContext,
   req: CompleteAuthorizationRequest,
-): Promise<{ attempt: CallbackAttempt } | { answer: CallbackAnswer }> {
+): Promise<{ attempt: CallbackAttempt } | { answer: CallbackAnswer; recorded?: true }> {
   if (!req.state) return { answer: stateProblem(AuthorizationOutcome.MISSING_STATE, ctx.oauth) };
   const now = ctx.clock.now();
   const used = await ctx.store.consumeOAuthState(sha256Hex(req.state), now);
@@ -46,6 +47,13 @@ export async function openCallbackAttempt(
   const opener = { providerConfigKey: st.providerConfigKey, openerOrigin: st.openerOrigin ?? "" };
   // The frontend SDK's socket hears only from the first use of the state (never from a replay).
   const where = { ...opener, connectionId: st.connectionId, wsClientId: st.wsClientId ?? "" };
+  if (used.alreadyUsed && st.abandoned) {
+    // The sweep found it expired first and recorded the attempt as abandoned: the late user hears it expired.
+    return {
+      answer: { ...stateProblem(AuthorizationOutcome.AUTHORIZATION_EXPIRED, ctx.oauth), ...opener },
+      recorded: true,
+    };
+  }
   if (used.alreadyUsed) {
     ctx.logger.warn("authorization callback replayed", { integration: st.providerConfigKey });
     // Whoever replays a callback URL learns nothing about the connection it made.
