@@ -76,15 +76,20 @@ describe("an authorization never come back", () => {
     await w.integration();
     // Started between two sweeps, so that its expiry falls between two sweeps too.
     await w.clock.advance(SWEEP / 2);
+    const startedAt = w.clock.now();
     const callback = await w.authorize();
     await w.clock.advance(TTL + SWEEP / 4);
     expect((await w.callback(callback)).code).toBe("authorization_expired");
     await w.clock.advance(3 * SWEEP);
     const ops = await settled(w);
     expect(ops).toHaveLength(1);
+    // As the sweep would have filed it: from the attempt's start, with its session's end user.
     expect(ops[0]).toMatchObject({
       status: "failed",
       title: "cal: authorization failed at callback: authorization_expired",
+      started_at: new Date(startedAt).toISOString(),
+      duration_ms: TTL + SWEEP / 4,
+      end_user: "user-1",
     });
   });
 
