@@ -171,7 +171,9 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
   }
 
   async claimAbandonedOAuthStates(now: number, limit: number): Promise<OAuthStateRecord[]> {
-    return this.q.statesClaimAbandoned.all({ now, limit }).map(stateFromRow);
+    const rows = this.q.statesClaimAbandoned.all({ now, limit });
+    // RETURNING gives the rows in no set order: oldest expiry first, as MongoDB's claims come.
+    return rows.sort((a, b) => a.expires_at - b.expires_at).map(stateFromRow);
   }
 
   async purgeOAuthFlow(before: number): Promise<void> {
