@@ -46,6 +46,8 @@ export interface RouteParts {
 export function gatewayRouter(deps: GatewayDeps, parts: RouteParts): Router {
   const { authenticator, authSockets, clock, metrics } = parts;
   const now = () => clock.now();
+  // The authorization routes record what they refuse before the connection service is asked.
+  const refusals = { operations: deps.operations, clock };
   const router: Router = new Router().add(
     ...healthRoutes(),
     ...providerRoutes(),
@@ -56,8 +58,8 @@ export function gatewayRouter(deps: GatewayDeps, parts: RouteParts): Router {
     patchConnectionRoute(),
     ...secretKeyRoutes(authenticator),
     ...webhookSettingsRoutes(),
-    ...oauthRoutes(authSockets.relay, authSockets.path),
-    ...apiAuthRoutes(),
+    ...oauthRoutes(authSockets.relay, refusals, authSockets.path),
+    ...apiAuthRoutes(refusals),
     ...connectUiRoutes(deps.connectUi),
     ...proxyRoutes(
       {

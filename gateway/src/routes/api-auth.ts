@@ -6,6 +6,7 @@ import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
 import type { Route, RouteContext } from "../router.ts";
 import { queryParams } from "./oauth/authorization-routes.ts";
+import { GatewayAttempt, type RefusalLog } from "./oauth/authorization-refusals.ts";
 import { allowedIntegration } from "./oauth/connect-form.ts";
 
 const BODY_LIMIT = 16 * 1024;
@@ -51,38 +52,57 @@ async function checkAuthMode(ctx: RouteContext, token: string, mode: string): Pr
   }
 }
 
+/** The route's work: its query, body and the session's auth mode checked, then the connection service's submit. */
+async function submitCredentials(
+  ctx: RouteContext,
+  attempt: GatewayAttempt,
+  mode: "API_KEY" | "BASIC",
+  body: z.ZodObject,
+): Promise<Response> {
+  const query = queryObject(ctx.url);
+  const q = parseWith(apiAuthQuery, query, "invalid_query_params", "query");
+  if (q.connection_id !== undefined) {
+    throw new JunctionError(
+      "invalid_query_params",
+      "connection_id is not accepted with a connect session token.",
+      Code.InvalidArgument,
+      [{ path: "connection_id", message: "is forbidden with a connect session token", location: "query" }],
+    );
+  }
+  const credentials = parseWith(body, await readJson(ctx.req, BODY_LIMIT), "invalid_body", "body");
+  const token = sessionToken(ctx, q);
+  await checkAuthMode(ctx, token, mode);
+  attempt.handOver();
+  const key = ctx.params.integration as string;
+  const res = await ctx.clients.connection.submitConnectForm({
+    connectSessionToken: token,
+    providerConfigKey: key,
+    fields: { ...queryParams(query), ...(credentials as Record<string, string>) },
+  });
+  return json({ connectionId: res.connectionId, providerConfigKey: key });
+}
+
 /** One of Nango's credential routes: the body's credentials and the query's connect fields make the connection. */
 function credentialRoute<S extends z.ZodObject>(
   path: string,
   mode: "API_KEY" | "BASIC",
   body: S,
   summary: string,
+  refusals: RefusalLog,
 ): Route {
+  const pattern = `/api-auth/${path}/:integration`;
   return {
     method: "POST",
-    pattern: `/api-auth/${path}/:integration`,
+    pattern,
     auth: false,
     handler: withCors(async (ctx) => {
-      const query = queryObject(ctx.url);
-      const q = parseWith(apiAuthQuery, query, "invalid_query_params", "query");
-      if (q.connection_id !== undefined) {
-        throw new JunctionError(
-          "invalid_query_params",
-          "connection_id is not accepted with a connect session token.",
-          Code.InvalidArgument,
-          [{ path: "connection_id", message: "is forbidden with a connect session token", location: "query" }],
-        );
+      const attempt = new GatewayAttempt(refusals, ctx, `POST ${pattern}`, mode);
+      try {
+        return await submitCredentials(ctx, attempt, mode, body);
+      } catch (err) {
+        attempt.refused(err);
+        throw err;
       }
-      const credentials = parseWith(body, await readJson(ctx.req, BODY_LIMIT), "invalid_body", "body");
-      const token = sessionToken(ctx, q);
-      await checkAuthMode(ctx, token, mode);
-      const key = ctx.params.integration as string;
-      const res = await ctx.clients.connection.submitConnectForm({
-        connectSessionToken: token,
-        providerConfigKey: key,
-        fields: { ...queryParams(query), ...(credentials as Record<string, string>) },
-      });
-      return json({ connectionId: res.connectionId, providerConfigKey: key });
     }),
     doc: {
       summary,
@@ -107,11 +127,11 @@ function credentialRoute<S extends z.ZodObject>(
 }
 
 /** POST /api-auth/api-key/{integration} and /api-auth/basic/{integration}, with their CORS preflights. */
-export function apiAuthRoutes(): Route[] {
+export function apiAuthRoutes(refusals: RefusalLog): Route[] {
   return [
-    credentialRoute("api-key", "API_KEY", apiKeyBody, "Connect with an API key"),
+    credentialRoute("api-key", "API_KEY", apiKeyBody, "Connect with an API key", refusals),
     preflightRoute("/api-auth/api-key/:integration", ["POST"]),
-    credentialRoute("basic", "BASIC", basicBody, "Connect with a user name and password"),
+    credentialRoute("basic", "BASIC", basicBody, "Connect with a user name and password", refusals),
     preflightRoute("/api-auth/basic/:integration", ["POST"]),
   ];
 }

@@ -19,3 +19,8 @@ export {
   loadConnectionSettings,
 } from "./connection-settings.ts";
 export { type RekeyCounts, rekeyConnectionSecrets } from "./rekey.ts";
+export {
+  type AbandonedAuthorizationSweeps,
+  startAbandonedAuthorizationSweeps,
+  sweepAbandonedAuthorizations,
+} from "./oauth/abandoned-authorizations.ts";

@@ -9,6 +9,7 @@ import {
   type OAuthSettings,
   openConnectionStore,
   ProviderCatalog,
+  startAbandonedAuthorizationSweeps,
 } from "@junction/connection-service";
 import type { ConnectionServiceStore } from "@junction/connection-service/store/store";
 
@@ -26,7 +27,10 @@ export interface ConnectionServiceConfig {
   providers?: ProviderCatalog;
 }
 
-/** The connection service in the service table: integrations, connections, OAuth, matching, refresh. */
+/**
+ * The connection service in the service table: integrations, connections, OAuth, matching, refresh, and the
+ * sweep that records the authorizations never come back.
+ */
 export const connectionSpec: ServiceSpec<ConnectionServiceConfig, { store: ConnectionServiceStore }> = {
   name: "connection",
   defaultPort: 4101,
@@ -84,8 +88,22 @@ export const connectionSpec: ServiceSpec<ConnectionServiceConfig, { store: Conne
       ...(ctx.tracing ? { tracing: ctx.tracing } : {}),
       ...(ctx.lookup ? { lookup: ctx.lookup } : {}),
     });
+    let sweeps: ReturnType<typeof startAbandonedAuthorizationSweeps> | undefined;
     return {
       routes: (r) => r.service(ConnectionService, impl),
+      async start() {
+        // Authorizations never come back are recorded once their state expires (claimed: once across processes).
+        sweeps = startAbandonedAuthorizationSweeps({
+          store,
+          clock: ctx.clock,
+          logger: ctx.logger,
+          operations: ctx.operations,
+          intervalMs: oauth.abandonedSweepIntervalMs,
+        });
+      },
+      async stop() {
+        await sweeps?.stop();
+      },
       close: () => {
         clearInterval(reload);
         return store.close();

@@ -15,8 +15,9 @@ import { authorizationRoutes } from "./authorization-routes.ts";
 // service does, the browser gets a page.
 
 function callbackWith(completeAuthorization: () => Promise<unknown>, query = "?state=s&code=c") {
-  const sockets = new AuthSockets({ clock: new ManualClock(), logger: memoryLogger() });
-  const route = authorizationRoutes(sockets.relay).find((r) => r.pattern === "/oauth/callback");
+  const clock = new ManualClock();
+  const sockets = new AuthSockets({ clock, logger: memoryLogger() });
+  const route = authorizationRoutes(sockets.relay, { clock }).find((r) => r.pattern === "/oauth/callback");
   if (!route) throw new Error("no callback route");
   const logger = memoryLogger();
   const ctx: RouteContext = {

@@ -5,6 +5,7 @@ import { outcomeMessage, startErrorMessage } from "../../auth-socket/auth-socket
 import { parseWith, queryObject } from "../../http/read-json.ts";
 import type { RouteDoc } from "../../openapi/route-doc.ts";
 import type { Route, RouteContext } from "../../router.ts";
+import { GatewayAttempt, type RefusalLog } from "./authorization-refusals.ts";
 import { browserError, wantsHtml } from "./browser-error.ts";
 import { callbackPage } from "./callback-page.ts";
 import { htmlPage } from "./html-page.ts";
@@ -71,13 +72,14 @@ function formLocation(ctx: RouteContext): string {
 const single = (v: string | string[] | undefined) => (Array.isArray(v) ? v[0] : v) ?? "";
 
 /** GET /oauth/connect/{integration} (302 upstream) and GET /oauth/callback (a page saying what happened). */
-export function authorizationRoutes(relay: AuthSocketRelay): Route[] {
+export function authorizationRoutes(relay: AuthSocketRelay, refusals: RefusalLog): Route[] {
   return [
     {
       method: "GET",
       pattern: "/oauth/connect/:integration",
       auth: false,
-      handler: (ctx) => startAuthorization(ctx, relay),
+      handler: (ctx) =>
+        startAuthorization(ctx, relay, new GatewayAttempt(refusals, ctx, "GET /oauth/connect/:integration")),
       doc: startDoc,
     },
     {
@@ -91,11 +93,16 @@ export function authorizationRoutes(relay: AuthSocketRelay): Route[] {
 }
 
 /** Redirects to the provider's consent page (or an integration's form); a refusal also goes to the SDK's socket. */
-async function startAuthorization(ctx: RouteContext, relay: AuthSocketRelay): Promise<Response> {
+async function startAuthorization(
+  ctx: RouteContext,
+  relay: AuthSocketRelay,
+  attempt: GatewayAttempt,
+): Promise<Response> {
   const html = wantsHtml(ctx.req);
   try {
     const query = queryObject(ctx.url);
     const q = parseWith(connectQuery, query, "invalid_query_params", "query");
+    attempt.handOver();
     const { authorizationUrl } = await ctx.clients.connection.startAuthorization({
       connectionConfig: queryParams(query),
       wsClientId: q.ws_client_id ?? "",
@@ -119,6 +126,8 @@ async function startAuthorization(ctx: RouteContext, relay: AuthSocketRelay): Pr
         headers: { location: formLocation(ctx), "cache-control": "no-store", "referrer-policy": "no-referrer" },
       });
     }
+    // A program asking to start a form's integration here is refused, and that ends its attempt.
+    attempt.refused(err, refusal.code === "not_an_authorization_flow");
     const wsClientId = ctx.url.searchParams.get("ws_client_id");
     const told = wsClientId ? startErrorMessage(ctx.params.integration as string, refusal) : undefined;
     if (wsClientId && told) await relay.push(wsClientId, told);

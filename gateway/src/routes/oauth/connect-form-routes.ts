@@ -8,6 +8,7 @@ import { json } from "../../http/json.ts";
 import { queryObject } from "../../http/read-json.ts";
 import type { RouteDoc } from "../../openapi/route-doc.ts";
 import type { Route, RouteContext } from "../../router.ts";
+import { GatewayAttempt, type RefusalLog } from "./authorization-refusals.ts";
 import { browserError, wantsHtml } from "./browser-error.ts";
 import { formIntegration } from "./connect-form.ts";
 import { formHtml, OPENER_FIELD, SOCKET_FIELD } from "./connect-form-html.ts";
@@ -21,21 +22,28 @@ const FORM_LIMIT = 16 * 1024;
  * GET and POST /connect/form/{integration}: the connect page's form for API_KEY, BASIC and client-credentials
  * providers, and for OAUTH2 providers with connect fields (then on to the consent screen).
  */
-export function connectFormRoutes(relay: AuthSocketRelay): Route[] {
+export function connectFormRoutes(relay: AuthSocketRelay, refusals: RefusalLog): Route[] {
   return [
-    { method: "GET", pattern: "/connect/form/:integration", auth: false, handler: showConnectForm, doc: showDoc },
+    {
+      method: "GET",
+      pattern: "/connect/form/:integration",
+      auth: false,
+      handler: (ctx) => showConnectForm(ctx, new GatewayAttempt(refusals, ctx, "GET /connect/form/:integration")),
+      doc: showDoc,
+    },
     {
       method: "POST",
       pattern: "/connect/form/:integration",
       auth: false,
-      handler: (ctx) => submitConnectForm(ctx, relay),
+      handler: (ctx) =>
+        submitConnectForm(ctx, relay, new GatewayAttempt(refusals, ctx, "POST /connect/form/:integration")),
       doc: submitDoc,
     },
   ];
 }
 
 /** GET: the page with the form the provider's definition asks for. */
-async function showConnectForm(ctx: RouteContext): Promise<Response> {
+async function showConnectForm(ctx: RouteContext, attempt: GatewayAttempt): Promise<Response> {
   try {
     const token = queryObject(ctx.url).connect_session_token;
     const { integ, provider } = await formIntegration(ctx, typeof token === "string" ? token : "");
@@ -55,6 +63,7 @@ async function showConnectForm(ctx: RouteContext): Promise<Response> {
       ctx.requestId,
     );
   } catch (err) {
+    attempt.refused(err);
     return browserError(err, ctx, true, "Cannot connect");
   }
 }
@@ -76,7 +85,11 @@ const showDoc: RouteDoc = {
 };
 
 /** POST: saves the connection from the fields (or, for OAUTH2, goes on to the consent screen with them). */
-async function submitConnectForm(ctx: RouteContext, relay: AuthSocketRelay): Promise<Response> {
+async function submitConnectForm(
+  ctx: RouteContext,
+  relay: AuthSocketRelay,
+  attempt: GatewayAttempt,
+): Promise<Response> {
   const html = wantsHtml(ctx.req);
   try {
     const {
@@ -87,6 +100,7 @@ async function submitConnectForm(ctx: RouteContext, relay: AuthSocketRelay): Pro
     } = await readForm(ctx.req);
     const { provider } = await formIntegration(ctx, token);
     const key = ctx.params.integration as string;
+    attempt.handOver();
     if (provider.authMode === "OAUTH2") {
       // The connect fields fill the provider's URLs; then its consent screen, as /oauth/connect does.
       const { authorizationUrl } = await ctx.clients.connection.startAuthorization({
@@ -113,6 +127,7 @@ async function submitConnectForm(ctx: RouteContext, relay: AuthSocketRelay): Pro
     if (wantsJson(ctx.req)) return json({ connectionId: res.connectionId, providerConfigKey: key });
     return connectedPage(ctx, res, opener);
   } catch (err) {
+    attempt.refused(err);
     return browserError(err, ctx, html, "Cannot connect");
   }
 }

@@ -5,7 +5,7 @@ import {
   type CompleteAuthorizationResponseSchema,
 } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { ConnectionServiceContext } from "../context.ts";
-import type { ConnectSessionRecord } from "../store/records.ts";
+import type { ConnectSessionRecord, OAuthStateRecord } from "../store/records.ts";
 import { enqueueAuthWebhook } from "./auth-webhook.ts";
 import { type AuthorizationStep, recordAuthorization, thrownEnd } from "./authorization-operation.ts";
 import { type CallbackAttempt, openCallbackAttempt } from "./callback-attempt.ts";
@@ -27,7 +27,7 @@ export async function completeAuthorization(
 ): Promise<CallbackAnswer> {
   const receivedAtMs = ctx.clock.now();
   const opened = await openCallbackAttempt(ctx, req);
-  if ("answer" in opened) return stateAnswer(ctx, receivedAtMs, opened.answer);
+  if ("answer" in opened) return opened.recorded ? opened.answer : stateAnswer(ctx, receivedAtMs, opened);
   const { attempt } = opened;
   const { st, env, integ } = attempt;
   const endUser = endUserOf(attempt.session);
@@ -84,16 +84,26 @@ function outcomeCode(answer: CallbackAnswer): string {
   return (AuthorizationOutcome[answer.outcome ?? AuthorizationOutcome.UNSPECIFIED] ?? "unspecified").toLowerCase();
 }
 
-/** A callback whose state could not be used ends its attempt (or is refused, a state never given): recorded so. */
-function stateAnswer(ctx: ConnectionServiceContext, receivedAtMs: number, answer: CallbackAnswer): CallbackAnswer {
+/**
+ * A callback whose state could not be used ends its attempt, from when its authorization URL was made, with its
+ * session's end user and tags (or is refused, a state never given or replayed): recorded so.
+ */
+async function stateAnswer(
+  ctx: ConnectionServiceContext,
+  receivedAtMs: number,
+  { answer, state }: { answer: CallbackAnswer; state?: OAuthStateRecord },
+): Promise<CallbackAnswer> {
   const code = outcomeCode(answer);
+  const session = state ? await ctx.store.getConnectSession(state.sessionId).catch(() => null) : null;
   recordAuthorization(
     ctx,
     {
-      startedAtMs: receivedAtMs,
+      startedAtMs: state?.createdAt ?? receivedAtMs,
       authMode: "OAUTH2",
       integration: answer.providerConfigKey ?? "",
       connection: answer.connectionId ?? "",
+      ...(state ? { environmentId: state.environmentId } : {}),
+      session,
     },
     { ok: false, step: "callback", code, message: answer.message ?? "" },
   );

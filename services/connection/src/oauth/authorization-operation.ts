@@ -9,6 +9,8 @@ export type AuthorizationStep = "start" | "callback" | "consent" | "exchange" | 
 /** What is known of one authorization attempt when it ends. */
 export interface AuthorizationFacts {
   startedAtMs: number;
+  /** When it ended, if not now: an abandoned attempt ended when its state expired. */
+  endedAtMs?: number;
   /** How the credentials were given: `OAUTH2` (the consent screen), else the form's auth mode; "" when unknown. */
   authMode: string;
   environmentId?: string;
@@ -36,10 +38,14 @@ const REFUSED = new Set(["missing_state", "unknown_state", "state_already_used",
  * Records one authorization attempt in the operations log (kind `authorization`), once, where it ends:
  * its integration, connection, end user and the session's tags; on failure the step and its stable code.
  */
-export function recordAuthorization(ctx: ConnectionServiceContext, facts: AuthorizationFacts, end: AuthorizationEnd) {
+export function recordAuthorization(
+  ctx: Pick<ConnectionServiceContext, "operations" | "clock">,
+  facts: AuthorizationFacts,
+  end: AuthorizationEnd,
+) {
   const recorder = ctx.operations;
   if (!recorder?.enabled) return;
-  const now = ctx.clock.now();
+  const now = Math.min(facts.endedAtMs ?? Number.POSITIVE_INFINITY, ctx.clock.now());
   const status: OperationStatus = end.ok ? "success" : REFUSED.has(end.code) ? "refused" : "failed";
   const session = facts.session;
   const endUserId = session?.endUser?.id;
@@ -66,6 +72,7 @@ export function recordAuthorization(ctx: ConnectionServiceContext, facts: Author
     kind: "authorization",
     status,
     startedAtMs: Math.min(facts.startedAtMs, now),
+    durationMs: Math.max(0, now - facts.startedAtMs),
     environmentId: facts.environmentId ?? session?.environmentId ?? "",
     integration: facts.integration ?? "",
     connection: facts.connection ?? "",

@@ -71,8 +71,6 @@ export async function createConnectSession(
     createdAt: now,
     expiresAt,
   });
-  // House-keeping on a path that is not hot: drop what expired long ago.
-  await ctx.store.purgeOAuthFlow(now - REPLAY_MEMORY_MS);
   ctx.logger.info("connect session created", { endUserId: endUser?.id ?? null, reconnect: reconnect !== null });
   return { token, expiresAt };
 }

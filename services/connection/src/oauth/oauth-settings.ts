@@ -15,6 +15,8 @@ export interface OAuthSettings {
   connectSessionTtlMs: number;
   /** Lifetime of an authorization attempt (its state and PKCE verifier). */
   authorizationStateTtlMs: number;
+  /** Time between two sweeps for authorizations never come back (recorded once their state expired). */
+  abandonedSweepIntervalMs: number;
   /** Lifetime of a refresh lease; a holder that dies blocks others at most this long. */
   refreshLeaseTtlMs: number;
   /** After a refusal by the token endpoint (invalid_grant...), calls fail fast this long. */
@@ -32,6 +34,7 @@ export const DEFAULT_OAUTH_SETTINGS: OAuthSettings = {
   tokenRequestTimeoutMs: 10_000,
   connectSessionTtlMs: 30 * MINUTE,
   authorizationStateTtlMs: 10 * MINUTE,
+  abandonedSweepIntervalMs: MINUTE,
   refreshLeaseTtlMs: 30_000,
   refreshFailureCooldownMs: 5 * MINUTE,
   refreshTransientCooldownMs: 30_000,
@@ -44,6 +47,7 @@ const schema = z.object({
   tokenRequestTimeoutMs: ms.default(DEFAULT_OAUTH_SETTINGS.tokenRequestTimeoutMs),
   connectSessionTtlMs: ms.default(DEFAULT_OAUTH_SETTINGS.connectSessionTtlMs),
   oauthStateTtlMs: ms.default(DEFAULT_OAUTH_SETTINGS.authorizationStateTtlMs),
+  oauthSweepIntervalMs: ms.default(DEFAULT_OAUTH_SETTINGS.abandonedSweepIntervalMs),
   refreshLeaseTtlMs: ms.default(DEFAULT_OAUTH_SETTINGS.refreshLeaseTtlMs),
   refreshFailureCooldownMs: ms.default(DEFAULT_OAUTH_SETTINGS.refreshFailureCooldownMs),
   refreshTransientCooldownMs: ms.default(DEFAULT_OAUTH_SETTINGS.refreshTransientCooldownMs),
@@ -104,6 +108,7 @@ export function loadOAuthSettings(
     tokenRequestTimeoutMs: cfg.tokenRequestTimeoutMs,
     connectSessionTtlMs: cfg.connectSessionTtlMs,
     authorizationStateTtlMs: cfg.oauthStateTtlMs,
+    abandonedSweepIntervalMs: cfg.oauthSweepIntervalMs,
     refreshLeaseTtlMs: cfg.refreshLeaseTtlMs,
     refreshFailureCooldownMs: cfg.refreshFailureCooldownMs,
     refreshTransientCooldownMs: cfg.refreshTransientCooldownMs,

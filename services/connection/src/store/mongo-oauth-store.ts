@@ -82,6 +82,22 @@ export class MongoOAuthFlowStore implements OAuthFlowStore {
     return used ? { state: stateFromDocument(used), alreadyUsed: true } : null;
   }
 
+  async claimAbandonedOAuthStates(now: number, limit: number): Promise<OAuthStateRecord[]> {
+    const claimed: OAuthStateRecord[] = [];
+    // One document at a time, each an atomic compare-and-set on consumedAt: a state another sweeper or a
+    // callback used first is not matched again.
+    while (claimed.length < limit) {
+      const doc = await this.states.findOneAndUpdate(
+        { consumedAt: null, expiresAt: { $lte: now } },
+        { $set: { consumedAt: now, abandoned: true } },
+        { sort: { expiresAt: 1 }, returnDocument: "after" },
+      );
+      if (!doc) break;
+      claimed.push(stateFromDocument(doc));
+    }
+    return claimed;
+  }
+
   async purgeOAuthFlow(before: number): Promise<void> {
     await Promise.all([
       this.states.deleteMany({ expiresAt: { $lt: before } }),

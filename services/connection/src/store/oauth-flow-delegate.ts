@@ -39,6 +39,10 @@ export abstract class OAuthFlowDelegate implements OAuthFlowStore, ProviderDefin
     return this.oauth.consumeOAuthState(stateHash, at);
   }
 
+  claimAbandonedOAuthStates(now: number, limit: number): Promise<OAuthStateRecord[]> {
+    return this.oauth.claimAbandonedOAuthStates(now, limit);
+  }
+
   purgeOAuthFlow(before: number): Promise<void> {
     return this.oauth.purgeOAuthFlow(before);
   }

@@ -113,6 +113,42 @@ export function oauthFlowStoreConformance(store: () => ConnectionServiceStore): 
       expect(results.filter((r) => r?.alreadyUsed === true)).toHaveLength(19);
     });
 
+    test("abandoned states: the expired unused ones are claimed once, marked so; used and live ones are not", async () => {
+      await store().insertOAuthState(state("gone-1", { expiresAt: T0 + 10 }));
+      await store().insertOAuthState(state("gone-2", { expiresAt: T0 + 20 }));
+      await store().insertOAuthState(state("gone-3", { expiresAt: T0 + 30 }));
+      await store().insertOAuthState(state("used", { expiresAt: T0 + 10 }));
+      await store().insertOAuthState(state("live", { expiresAt: T0 + 1000 }));
+      await store().consumeOAuthState("used", T0 + 5);
+      const first = await store().claimAbandonedOAuthStates(T0 + 30, 2);
+      expect(first.map((s) => s.stateHash)).toEqual(["gone-1", "gone-2"]);
+      expect(first[0]).toEqual({ ...state("gone-1", { expiresAt: T0 + 10 }), consumedAt: T0 + 30, abandoned: true });
+      const rest = await store().claimAbandonedOAuthStates(T0 + 30, 100);
+      expect(rest.map((s) => s.stateHash)).toEqual(["gone-3"]);
+      expect(await store().claimAbandonedOAuthStates(T0 + 500, 100)).toEqual([]);
+      // A callback that comes after finds it used, and why.
+      const late = await store().consumeOAuthState("gone-1", T0 + 40);
+      expect(late).toMatchObject({ alreadyUsed: true, state: { abandoned: true, consumedAt: T0 + 30 } });
+      const used = await store().consumeOAuthState("used", T0 + 40);
+      expect(used?.alreadyUsed).toBe(true);
+      expect(used?.state).not.toHaveProperty("abandoned");
+      expect((await store().consumeOAuthState("live", T0 + 40))?.alreadyUsed).toBe(false);
+    });
+
+    test("abandoned states: sweepers and callbacks racing over the same states, each state goes to one", async () => {
+      const hashes = Array.from({ length: 12 }, (_, i) => `r${i}`);
+      for (const h of hashes) await store().insertOAuthState(state(h, { expiresAt: T0 + 10 }));
+      const [a, b, ...uses] = await Promise.all([
+        store().claimAbandonedOAuthStates(T0 + 20, 100),
+        store().claimAbandonedOAuthStates(T0 + 20, 100),
+        ...hashes.filter((_, i) => i % 3 === 0).map((h) => store().consumeOAuthState(h, T0 + 20)),
+      ]);
+      const claimed = [...(a ?? []), ...(b ?? [])].map((s) => (s as OAuthStateRecord).stateHash);
+      const usedByCallback = uses.filter((u) => u && "alreadyUsed" in u && !u.alreadyUsed);
+      expect(new Set(claimed).size).toBe(claimed.length);
+      expect(claimed.length + usedByCallback.length).toBe(hashes.length);
+    });
+
     test("purge removes expired sessions and states, and keeps live ones", async () => {
       await store().insertConnectSession(session("sess_old", { tokenHash: "old", expiresAt: T0 + 10 }));
       await store().insertConnectSession(session("sess_new", { tokenHash: "new", expiresAt: T0 + 1000 }));

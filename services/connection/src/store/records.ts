@@ -185,8 +185,10 @@ export interface OAuthStateRecord {
   connectionConfig: Record<string, string>;
   createdAt: number;
   expiresAt: number;
-  /** When the callback used it; null while unused. */
+  /** When the callback used it (or the sweep that found it abandoned); null while unused. */
   consumedAt: number | null;
+  /** Set when it expired unused and the sweep recorded its attempt as abandoned (it is then used). */
+  abandoned?: true;
   /**
    * The origin (scheme://host[:port]) of the page that started it: the callback page posts its result
    * to this origin only. Absent when unknown: then only to the gateway's own origin.

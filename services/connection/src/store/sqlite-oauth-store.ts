@@ -36,6 +36,7 @@ interface StateRow {
   consumed_at: number | null;
   opener_origin: string;
   ws_client_id: string;
+  abandoned: number;
 }
 
 const sessionFromRow = (r: SessionRow): ConnectSessionRecord => ({
@@ -70,6 +71,7 @@ const stateFromRow = (r: StateRow): OAuthStateRecord => ({
   consumedAt: r.consumed_at,
   ...(r.opener_origin ? { openerOrigin: r.opener_origin } : {}),
   ...(r.ws_client_id ? { wsClientId: r.ws_client_id } : {}),
+  ...(r.abandoned ? { abandoned: true as const } : {}),
 });
 
 /**
@@ -94,6 +96,10 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
         "UPDATE oauth_states SET consumed_at = $at WHERE state_hash = $state_hash AND consumed_at IS NULL RETURNING *",
       ),
       stateGet: p<StateRow>("SELECT * FROM oauth_states WHERE state_hash = $state_hash"),
+      // One statement: the rows it picks are used by it alone, whatever other process sweeps the same file.
+      statesClaimAbandoned: p<StateRow>(
+        "UPDATE oauth_states SET consumed_at = $now, abandoned = 1 WHERE state_hash IN (SELECT state_hash FROM oauth_states WHERE consumed_at IS NULL AND expires_at <= $now ORDER BY expires_at LIMIT $limit) AND consumed_at IS NULL RETURNING *",
+      ),
       statesPurge: p("DELETE FROM oauth_states WHERE expires_at < $before"),
       sessionsPurge: p("DELETE FROM connect_sessions WHERE expires_at < $before"),
       // The conflict branch runs only when the stored lease expired or is already this holder's.
@@ -162,6 +168,12 @@ export class SqliteOAuthFlowStore implements OAuthFlowStore {
     if (first) return { state: stateFromRow(first), alreadyUsed: false };
     const used = this.q.stateGet.get({ state_hash: stateHash });
     return used ? { state: stateFromRow(used), alreadyUsed: true } : null;
+  }
+
+  async claimAbandonedOAuthStates(now: number, limit: number): Promise<OAuthStateRecord[]> {
+    const rows = this.q.statesClaimAbandoned.all({ now, limit });
+    // RETURNING gives the rows in no set order: oldest expiry first, as MongoDB's claims come.
+    return rows.sort((a, b) => a.expires_at - b.expires_at).map(stateFromRow);
   }
 
   async purgeOAuthFlow(before: number): Promise<void> {

@@ -236,6 +236,13 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE secret_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT '[]';
   ALTER TABLE secret_keys ADD COLUMN last_used_at INTEGER;
   `,
+  // An authorization that never came back: its state, used by the sweep that recorded it as abandoned (1), so
+  // that a callback arriving later is told it expired and is not recorded a second time. The partial index
+  // keeps the sweep's search to the states still unused.
+  `
+  ALTER TABLE oauth_states ADD COLUMN abandoned INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX oauth_states_unused_by_expiry ON oauth_states (expires_at) WHERE consumed_at IS NULL;
+  `,
 ];
 
 /**

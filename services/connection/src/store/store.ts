@@ -167,6 +167,12 @@ export interface OAuthFlowStore {
    * alreadyUsed=false. Returns null when no such state is stored.
    */
   consumeOAuthState(stateHash: string, at: number): Promise<ConsumedState | null>;
+  /**
+   * Uses up, atomically, states that expired unused at or before `now` (at most `limit`), marking them
+   * abandoned: however many processes sweep one store, each state is returned to one caller at most, and never
+   * one a callback used first (a callback that comes after finds it used and abandoned).
+   */
+  claimAbandonedOAuthStates(now: number, limit: number): Promise<OAuthStateRecord[]>;
   /** Deletes connect sessions, states and leases that expired before `before`. */
   purgeOAuthFlow(before: number): Promise<void>;
   /**

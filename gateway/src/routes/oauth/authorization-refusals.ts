@@ -1,0 +1,80 @@
+import type { Clock } from "@junction/platform";
+import { fromConnectError } from "@junction/platform";
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
+import { httpStatus } from "../../http/error-response.ts";
+import type { RouteContext } from "../../router.ts";
+
+/** What the authorization routes record a refusal with: the process's recorder and clock. */
+export interface RefusalLog {
+  operations?: OperationRecorder | undefined;
+  clock: Clock;
+}
+
+/**
+ * One request on an authorization route (the start of a consent, a connect form, a credential route). The
+ * connection service records an attempt's end once the attempt is handed to it (`handOver`, just before the
+ * call that starts or submits it); what the gateway refuses before that (a malformed query or body, a session
+ * that does not allow the integration, a route of the wrong auth mode) is recorded here, by `refused`: an
+ * `authorization` operation with status `refused`, step `start` and the 4xx's stable code. Never the query,
+ * a body or a token: the route, the integration of the path, the code and its message.
+ */
+export class GatewayAttempt {
+  private readonly startedAtMs: number;
+  private handedOver = false;
+
+  constructor(
+    private readonly log: RefusalLog,
+    private readonly ctx: RouteContext,
+    /** The route as its pattern: `POST /api-auth/api-key/:integration`. */
+    private readonly route: string,
+    /** The auth mode the route is for, when it is for one. */
+    private readonly authMode = "",
+  ) {
+    this.startedAtMs = log.clock.now();
+  }
+
+  /** From here the connection service has the attempt, and records how it ends. */
+  handOver(): void {
+    this.handedOver = true;
+  }
+
+  /**
+   * The route answers `err`: recorded when the gateway refused it itself (a 4xx before the hand-over), or when
+   * `answeredHere` says the gateway turns the service's answer into the attempt's end (the service does not
+   * record a start for the wrong auth mode, since a browser is taken on to the form instead).
+   */
+  refused(err: unknown, answeredHere = false): void {
+    const recorder = this.log.operations;
+    if (!recorder?.enabled || (this.handedOver && !answeredHere)) return;
+    const failure = fromConnectError(err);
+    const status = httpStatus(failure.code, failure.status);
+    if (status < 400 || status >= 500) return;
+    const now = this.log.clock.now();
+    const integration = this.ctx.params.integration ?? "";
+    recorder.record({
+      kind: "authorization",
+      status: "refused",
+      startedAtMs: this.startedAtMs,
+      environmentId: "",
+      integration,
+      connection: "",
+      endUser: "",
+      tags: [],
+      title: `${integration ? `${integration}: ` : ""}authorization failed at start: ${failure.code}`,
+      messages: [
+        {
+          atMs: now,
+          level: "warn",
+          text: failure.message,
+          fields: {
+            step: "start",
+            error: failure.code,
+            status,
+            route: this.route,
+            ...(this.authMode ? { authMode: this.authMode } : {}),
+          },
+        },
+      ],
+    });
+  }
+}
