@@ -2,13 +2,13 @@
  * What a proxy's threads ask of the kernel per request (not a benchmark: counts, which the machine's load
  * moves far less than CPU time): system calls (all, and madvise/munmap/futex/epoll apart), page faults and
  * context switches, by thread name, from `perf stat --per-thread` over one wrk window after a warm-up.
- *   bun bench/support/thread-events.ts <bare|floor|embedded> [seconds] [concurrency] [rounds]
+ *   bun bench/support/thread-events.ts <bare|floor|embedded|a breakdown mode> [seconds] [concurrency] [rounds]
  * THREAD_CPU_ENV='{"MIMALLOC_SCAVENGER":"0"}': settings of the target process (as thread-cpu.ts). Needs perf
  * with the syscalls tracepoints (root).
  */
 import { spawn } from "bun";
 import { chooseLoadGenerator } from "./load-generator.ts";
-import { proxyHeaders, startBareProxy, startEmbedded, startFloor, startUpstream, type Target } from "./topologies.ts";
+import { proxyHeaders, startNamedTarget, startUpstream } from "./topologies.ts";
 
 const [which = "embedded", secondsArg, concurrencyArg, roundsArg] = process.argv.slice(2);
 const seconds = Number(secondsArg ?? 5);
@@ -27,14 +27,8 @@ const EVENTS = [
 ];
 const SHORT = ["syscalls", "madvise", "munmap", "futex", "epoll", "faults", "switches"];
 
-const env = JSON.parse(process.env.THREAD_CPU_ENV ?? "{}") as Record<string, string>;
 const upstream = await startUpstream(pinning);
-const start = (): Promise<Target> => {
-  if (which === "bare") return startBareProxy(pinning, upstream.url);
-  if (which === "floor") return startFloor(pinning, upstream.url);
-  return startEmbedded(pinning, upstream.url, { env });
-};
-const target = await start();
+const target = await startNamedTarget(which, pinning, upstream.url);
 try {
   const url = `${target.url}/proxy/small`;
   await load.run(url, concurrency, 8, proxyHeaders);
