@@ -7,6 +7,8 @@
  *   bun bench/support/js-loop.ts [junction|handler|floor|both] [requests] [--bytes]
  * (handler: the /proxy handler alone, without the gateway around it; both: junction and floor).
  * --no-metrics: every counter and histogram event a no-op (what the metrics cost: run with and without it).
+ * --orders=N: the requests cycle through N orders of their headers, as callers using different HTTP clients
+ * send them (what a request path that reads headers by a shape-dependent record costs then).
  * --bytes: also the bytes allocated per request, from the collector's own log (`BUN_JSC_logGC`, set for a
  * child run only: the heap's growth between collections, summed, over the requests; repeatable to a few bytes).
  */
@@ -69,7 +71,25 @@ const headers = {
   "provider-config-key": INTEGRATION,
   "connection-id": CONNECTION,
 };
-const request = () => new Request("http://127.0.0.1:8080/proxy/small", { headers });
+const ordersArg = process.argv.find((a) => a.startsWith("--orders="))?.slice("--orders=".length);
+const orderCount = Number(ordersArg ?? 1);
+const headerOrders =
+  ordersArg === undefined ? [Object.entries(headers)] : Array.from({ length: orderCount }, (_, i) => rotatedHeaders(i));
+let sent = 0;
+const request = () =>
+  new Request("http://127.0.0.1:8080/proxy/small", { headers: headerOrders[sent++ % orderCount] as HeadersInit });
+
+/** The benchmark's headers and a client's usual ones, in the `i`th order: rotated, reversed every other time. */
+function rotatedHeaders(i: number): [string, string][] {
+  const all: [string, string][] = [
+    ...Object.entries(headers),
+    ["user-agent", "client/1.0"],
+    ["accept", "application/json"],
+    ["accept-encoding", "gzip"],
+  ];
+  const rotated = [...all.slice(i % all.length), ...all.slice(0, i % all.length)];
+  return Math.floor(i / all.length) % 2 === 1 ? rotated.reverse() : rotated;
+}
 
 /** Wall and CPU microseconds per request of `n` requests. */
 async function run(fetchOf: (req: Request) => Promise<Response>, n: number): Promise<{ wall: number; cpu: number }> {
@@ -114,7 +134,8 @@ process.exit(0);
  */
 async function reportBytes(): Promise<never> {
   for (const name of which === "both" ? ["junction", "floor"] : [which]) {
-    const child = Bun.spawn(["bun", import.meta.path, name, String(total)], {
+    const orders = process.argv.filter((a) => a.startsWith("--orders="));
+    const child = Bun.spawn(["bun", import.meta.path, name, String(total), ...orders], {
       env: { ...process.env, BUN_JSC_logGC: "1" },
       stdout: "pipe",
       stderr: "pipe",

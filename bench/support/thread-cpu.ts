@@ -9,15 +9,7 @@
  */
 import { chooseLoadGenerator } from "./load-generator.ts";
 import { residentBytes, threadMillis } from "./processes.ts";
-import {
-  proxyHeaders,
-  startBareProxy,
-  startBreakdown,
-  startEmbedded,
-  startFloor,
-  startUpstream,
-  type Target,
-} from "./topologies.ts";
+import { proxyHeaders, startNamedTarget, startUpstream } from "./topologies.ts";
 
 const [which = "embedded", secondsArg, concurrencyArg, roundsArg, compareRoot] = process.argv.slice(2);
 const seconds = Number(secondsArg ?? 5);
@@ -33,16 +25,7 @@ const pinning = {
 const load = chooseLoadGenerator(pinning, () => {});
 
 const upstream = await startUpstream(pinning);
-const start = (): Promise<Target> => {
-  if (which === "bare") return startBareProxy(pinning, upstream.url);
-  if (which === "floor") return startFloor(pinning, upstream.url);
-  if (which === "compared") return startEmbedded(pinning, upstream.url, { root: compareRoot, name: "compared" });
-  // THREAD_CPU_ENV='{"JUNCTION_LOG_LEVEL":"warn"}': settings of the embedded process (to measure one part's cost).
-  const env = JSON.parse(process.env.THREAD_CPU_ENV ?? "{}") as Record<string, string>;
-  if (which === "embedded") return startEmbedded(pinning, upstream.url, { env });
-  return startBreakdown(pinning, upstream.url, which as Parameters<typeof startBreakdown>[2]);
-};
-const target = await start();
+const target = await startNamedTarget(which, pinning, upstream.url, compareRoot);
 try {
   const url = `${target.url}/proxy/small`;
   // Long enough for the JIT to settle: Junction's code tiers up over the first ~20 000 requests.

@@ -220,3 +220,21 @@ export async function startBreakdown(
   await waitUntilListening(p, url);
   return { name: mode, url, pids: [p.proc.pid], stop: p.stop };
 }
+
+/**
+ * A target by the name the thread tools take (bare, floor, embedded, compared or a breakdown mode);
+ * THREAD_CPU_ENV='{"JUNCTION_LOG_LEVEL":"warn"}' gives the embedded process settings (to measure one part's cost).
+ */
+export function startNamedTarget(
+  which: string,
+  pinning: Pinning,
+  upstreamUrl: string,
+  compareRoot?: string,
+): Promise<Target> {
+  if (which === "bare") return startBareProxy(pinning, upstreamUrl);
+  if (which === "floor") return startFloor(pinning, upstreamUrl);
+  if (which === "compared") return startEmbedded(pinning, upstreamUrl, { root: compareRoot, name: "compared" });
+  const env = JSON.parse(process.env.THREAD_CPU_ENV ?? "{}") as Record<string, string>;
+  if (which === "embedded") return startEmbedded(pinning, upstreamUrl, { env });
+  return startBreakdown(pinning, upstreamUrl, which as Parameters<typeof startBreakdown>[2]);
+}
