@@ -42,22 +42,26 @@ export function execWithAllocatorSettings(env: Env = process.env): void {
   } catch {
     return;
   }
-  const strings: Buffer[] = [];
+  // Every buffer whose address is handed to execve stays referenced from `kept` until the call returns,
+  // so a collection between taking an address and the call cannot free it.
+  const kept: ArrayBufferView[] = [];
   const cString = (s: string) => {
     const b = Buffer.from(`${s}\0`);
-    strings.push(b);
+    kept.push(b);
     return b;
   };
   const list = (items: string[]) => {
     const pointers = new BigUint64Array(items.length + 1);
+    kept.push(pointers);
     items.forEach((s, i) => {
       pointers[i] = BigInt(ptr(cString(s)));
     });
     return pointers;
   };
-  const argv = [process.execPath, ...process.execArgv, ...process.argv.slice(1)];
-  const envp = Object.entries(next).map(([name, value]) => `${name}=${value}`);
-  // Returns only on failure (-1); the buffers stay referenced until then.
-  execve(ptr(cString(process.execPath)), ptr(list(argv)), ptr(list(envp)));
-  strings.length = 0;
+  const path = cString(process.execPath);
+  const argv = list([process.execPath, ...process.execArgv, ...process.argv.slice(1)]);
+  const envp = list(Object.entries(next).map(([name, value]) => `${name}=${value}`));
+  // Returns only on failure (-1): this process then goes on with Bun's defaults.
+  execve(ptr(path), ptr(argv), ptr(envp));
+  kept.length = 0;
 }
