@@ -60,8 +60,8 @@ async function scopeOf(ctx: ConnectionServiceContext, key: string): Promise<Matc
 }
 
 /**
- * One notification: a channel's connection exactly (its override read in the same lookup), an
- * email the notification names through rule 2's tiers, or its resource URI (rules 1–2).
+ * One notification: a channel's connection exactly, an email the notification names through rule 2's
+ * tiers, or its resource URI (rules 1–2); each lookup reads the matched connections' overrides too.
  */
 async function matchOne(
   ctx: ConnectionServiceContext,
@@ -77,17 +77,10 @@ async function matchOne(
     return { connectionIds: [r.connectionId], rule: MatchRule.CHANNEL, webhookUrlOverrides };
   }
   const nangoEmailHashes = rec.importedEmailHashes === true;
-  const match =
-    r.email !== ""
-      ? await matchByEmail(ctx.store, envId, key, r.email, { nangoEmailHashes })
-      : await matchNotification(ctx.store, envId, key, r.resourceUri, {
-          nangoEmailHashes,
-          emailKeyOf: emailKeyReader(ctx.providers.get(rec.provider)?.notifications),
-        });
-  const webhookUrlOverrides: Record<string, string> = {};
-  for (const id of match.connectionIds) {
-    const override = (await ctx.store.connectionWebhookOverride(envId, key, id))?.webhookUrlOverride;
-    if (override) webhookUrlOverrides[id] = override;
-  }
-  return { ...match, webhookUrlOverrides };
+  return r.email !== ""
+    ? matchByEmail(ctx.store, envId, key, r.email, { nangoEmailHashes })
+    : matchNotification(ctx.store, envId, key, r.resourceUri, {
+        nangoEmailHashes,
+        emailKeyOf: emailKeyReader(ctx.providers.get(rec.provider)?.notifications),
+      });
 }

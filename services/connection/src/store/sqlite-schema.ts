@@ -239,36 +239,56 @@ export const MIGRATIONS: readonly string[] = [
 ];
 
 /**
+ * The connection row of a match-key row, for its webhook URL override: one search of the connections'
+ * unique key, in the statement that found the key (forwarding needs the override of every match).
+ */
+const WITH_OVERRIDE = (keys: string) =>
+  `CROSS JOIN connections ON connections.environment_id = ${keys}.environment_id
+      AND connections.provider_config_key = ${keys}.provider_config_key AND connections.connection_id = ${keys}.connection_id`;
+
+/**
  * The matching lookups (spec: Webhook-to-connection matching), each one search of one block
  * ($first to $last, see sqlite-match-keys.ts) whose rows are checked against the exact environment,
- * integration, kind and value. Exported so that a test can check with EXPLAIN QUERY PLAN that each
- * is a search of the primary key.
+ * integration, kind and value; rule 1 and rule 2 whole also read each matched connection's webhook
+ * URL override (CROSS JOIN: the key table is searched first). Exported so that a test can check with
+ * EXPLAIN QUERY PLAN that each is a search of the primary key.
  */
 export const LOOKUP_SQL = {
-  /** Rule 1: the watch URI $value. */
-  watchUri: `SELECT connection_id FROM connection_watch_keys
+  /** Rule 1: the watch URI $value, with the override. */
+  watchUri: `SELECT connection_watch_keys.connection_id, connections.webhook_url_override
+    FROM connection_watch_keys ${WITH_OVERRIDE("connection_watch_keys")}
     WHERE slot BETWEEN $first AND $last AND uri = $value
-      AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
+      AND connection_watch_keys.environment_id = $environment_id
+      AND connection_watch_keys.provider_config_key = $provider_config_key`,
   /** One tier of rule 2: $kind equal to $value. */
   emailKind: `SELECT connection_id FROM connection_email_keys
     WHERE slot BETWEEN $first AND $last AND kind = $kind AND value = $value
       AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
-  /** Rule 2's three tiers at once: emailAddressHash equal to $hash, or a metadata email equal to $email. */
-  email: `SELECT kind, connection_id FROM connection_email_keys
+  /**
+   * Rule 2's three tiers at once: emailAddressHash equal to $hash, or a metadata email equal to
+   * $email, with the override.
+   */
+  email: `SELECT kind, connection_email_keys.connection_id, connections.webhook_url_override
+    FROM connection_email_keys ${WITH_OVERRIDE("connection_email_keys")}
     WHERE slot BETWEEN $first AND $last
       AND ((kind = 1 AND value = $hash) OR (kind IN (2, 3) AND value = $email))
-      AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
+      AND connection_email_keys.environment_id = $environment_id
+      AND connection_email_keys.provider_config_key = $provider_config_key`,
   /**
    * The same, emailAddressHash also equal to Nango's $nango_hash (another block: a second search in
    * the same statement), for integrations with imported connections. The two parts never return the
    * same row: their values differ.
    */
-  emailWithNango: `SELECT kind, connection_id FROM connection_email_keys
+  emailWithNango: `SELECT kind, connection_email_keys.connection_id, connections.webhook_url_override
+    FROM connection_email_keys ${WITH_OVERRIDE("connection_email_keys")}
     WHERE slot BETWEEN $first AND $last
       AND ((kind = 1 AND value = $hash) OR (kind IN (2, 3) AND value = $email))
-      AND environment_id = $environment_id AND provider_config_key = $provider_config_key
+      AND connection_email_keys.environment_id = $environment_id
+      AND connection_email_keys.provider_config_key = $provider_config_key
     UNION ALL
-    SELECT kind, connection_id FROM connection_email_keys
+    SELECT kind, connection_email_keys.connection_id, connections.webhook_url_override
+    FROM connection_email_keys ${WITH_OVERRIDE("connection_email_keys")}
     WHERE slot BETWEEN $nango_first AND $nango_last AND kind = 1 AND value = $nango_hash
-      AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
+      AND connection_email_keys.environment_id = $environment_id
+      AND connection_email_keys.provider_config_key = $provider_config_key`,
 } as const;
