@@ -236,6 +236,21 @@ describe("MatchNotifications (the batch form)", () => {
     ]);
   });
 
+  test("a watch-URI match answers the integration as it is now: forwarding turned off, then deleted", async () => {
+    const watched = uri("a%40example.com");
+    await connection("a", { metadata: { calendarWatchResourceUris: [watched] } });
+    expect(await match(watched)).toMatchObject({
+      connectionIds: ["a"],
+      provider: "google-calendar",
+      forwardWebhooks: true,
+    });
+    await client.updateIntegration({ uniqueKey: "cal", forwardWebhooks: false });
+    expect(await match(watched)).toMatchObject({ connectionIds: ["a"], forwardWebhooks: false });
+    await client.deleteIntegration({ uniqueKey: "cal", force: true });
+    const err = await match(watched).catch((e: unknown) => fromConnectError(e));
+    expect(err).toMatchObject({ code: "unknown_provider_config" });
+  });
+
   test("an unknown integration in the batch fails it with that notification's error", async () => {
     const err = await client
       .matchNotifications({

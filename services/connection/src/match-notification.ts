@@ -1,5 +1,5 @@
 import { MatchRule } from "@junction/contracts/connection/v1/connection_service_pb";
-import type { ConnectionMatch, ConnectionStore, EmailLookup, EmailTier } from "./store/store.ts";
+import type { ConnectionStore, EmailLookup, EmailTier, WatchUriMatch } from "./store/store.ts";
 
 const RULE_OF_TIER: Record<EmailTier, MatchRule> = {
   emailAddressHash: MatchRule.EMAIL_ADDRESS_HASH,
@@ -7,10 +7,16 @@ const RULE_OF_TIER: Record<EmailTier, MatchRule> = {
   metadataEmail: MatchRule.METADATA_EMAIL,
 };
 
-/** The connections a notification matched, their webhook URL overrides, and the rule that decided. */
-export interface NotificationMatch extends ConnectionMatch {
+/**
+ * The connections a notification matched, their webhook URL overrides, and the rule that decided; by
+ * rule 1, the integration too when the store read it with them.
+ */
+export interface NotificationMatch extends WatchUriMatch {
   rule: MatchRule;
 }
+
+/** How rule 2 looks an email up for a notification that rule 1 did not match. */
+export type EmailRuleOptions = EmailLookup & { emailKeyOf: EmailKeyOf };
 
 /** How the email of a resource URI is read (rule 2's key): the provider adapter's `emailKeyOf`. */
 export type EmailKeyOf = (resourceUri: string) => string | null;
@@ -23,20 +29,22 @@ export type EmailKeyOf = (resourceUri: string) => string | null;
  * (matchByEmail), also under Nango's emailAddressHash formula with `nangoEmailHashes` (an integration
  * with imported connections). No match is rule 4. Every lookup is indexed, and reads the matched
  * connections' webhook URL overrides with them. The email a resource URI names is read by
- * `emailKeyOf`, the provider's (`@junction/providers`' `emailKeyReader`).
+ * `emailKeyOf`, the provider's (`@junction/providers`' `emailKeyReader`); `options` may be given as a
+ * function, called only when rule 1 matched nothing.
  */
 export async function matchNotification(
   store: ConnectionStore,
   environmentId: string,
   providerConfigKey: string,
   resourceUri: string,
-  options: EmailLookup & { emailKeyOf: EmailKeyOf },
+  options: EmailRuleOptions | (() => Promise<EmailRuleOptions>),
 ): Promise<NotificationMatch> {
   if (resourceUri !== "") {
     const byUri = await store.matchByWatchUri(environmentId, providerConfigKey, resourceUri);
     if (byUri.connectionIds.length > 0) return { ...byUri, rule: MatchRule.WATCH_URI };
   }
-  return matchByEmail(store, environmentId, providerConfigKey, options.emailKeyOf(resourceUri), options);
+  const email = typeof options === "function" ? await options() : options;
+  return matchByEmail(store, environmentId, providerConfigKey, email.emailKeyOf(resourceUri), email);
 }
 
 /**

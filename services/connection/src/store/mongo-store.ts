@@ -35,12 +35,12 @@ import type {
   SecretKeyRecord,
 } from "./records.ts";
 import {
-  type ConnectionMatch,
   type ConnectionServiceStore,
   DuplicateKeyError,
   type EmailLookup,
   type EmailMatch,
   UnknownConnectionsError,
+  type WatchUriMatch,
 } from "./store.ts";
 
 const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
@@ -347,7 +347,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     return (await this.matching.byWatchUri(environmentId, providerConfigKey, uri)).connectionIds;
   }
 
-  matchByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<ConnectionMatch> {
+  matchByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<WatchUriMatch> {
     return this.matching.byWatchUri(environmentId, providerConfigKey, uri);
   }
 

@@ -13,12 +13,12 @@ import {
 } from "./sqlite-match-keys.ts";
 import type { KeyedConnectionRow, Params, Statements } from "./sqlite-statements.ts";
 import {
-  type ConnectionMatch,
   connectionMatchOf,
   type EmailConnectionMatch,
   type EmailLookup,
   type EmailTier,
   normalizeEmail,
+  type WatchUriMatch,
 } from "./store.ts";
 
 /** What a connection's match keys derive from. */
@@ -85,12 +85,14 @@ export class SqliteMatchIndex {
     return { tier: TIERS[kind] as EmailTier, ...connectionMatchOf(matched) };
   }
 
-  /** Rule 1: the connections listing the watch URI `uri`, with their overrides. */
-  matchByWatchUri(environmentId: string, providerConfigKey: string, uri: string): ConnectionMatch {
-    const rows = this.q.lookupWatchUri.values(
-      this.lookupParams(MatchKind.watchUri, environmentId, providerConfigKey, uri),
-    );
-    return connectionMatchOf(rows as [string, string][]);
+  /** Rule 1: the connections listing the watch URI `uri`, with their overrides and their integration. */
+  matchByWatchUri(environmentId: string, providerConfigKey: string, uri: string): WatchUriMatch {
+    const params = this.lookupParams(MatchKind.watchUri, environmentId, providerConfigKey, uri);
+    const rows = this.q.lookupWatchUri.values(params) as [string, string, string | null, number | null][];
+    const match = connectionMatchOf(rows.map((row) => [row[0], row[1]] as const));
+    // Every row names the same integration.
+    const [, , provider, forward] = rows[0] ?? [];
+    return provider ? { ...match, integration: { provider, forwardWebhooks: forward !== 0 } } : match;
   }
 
   /** The connections with the rule-2 key `value` of `kind`, sorted. */

@@ -250,13 +250,20 @@ const WITH_OVERRIDE = (keys: string) =>
  * The matching lookups (spec: Webhook-to-connection matching), each one search of one block
  * ($first to $last, see sqlite-match-keys.ts) whose rows are checked against the exact environment,
  * integration, kind and value; rule 1 and rule 2 whole also read each matched connection's webhook
- * URL override (CROSS JOIN: the key table is searched first). Exported so that a test can check with
+ * URL override (CROSS JOIN: the key table is searched first, then each row's connection). Exported so that a test can check with
  * EXPLAIN QUERY PLAN that each is a search of the primary key.
  */
 export const LOOKUP_SQL = {
-  /** Rule 1: the watch URI $value, with the override. */
-  watchUri: `SELECT connection_watch_keys.connection_id, connections.webhook_url_override
+  /**
+   * Rule 1: the watch URI $value, with the override and the integration's provider and forwarding
+   * (a forward needs them; NULL without an integration row, which the store does not require of a
+   * connection, though the service deletes an integration's connections and keys with it).
+   */
+  watchUri: `SELECT connection_watch_keys.connection_id, connections.webhook_url_override,
+      integrations.provider, integrations.forward_webhooks
     FROM connection_watch_keys ${WITH_OVERRIDE("connection_watch_keys")}
+    LEFT JOIN integrations ON integrations.environment_id = connection_watch_keys.environment_id
+      AND integrations.unique_key = connection_watch_keys.provider_config_key
     WHERE slot BETWEEN $first AND $last AND uri = $value
       AND connection_watch_keys.environment_id = $environment_id
       AND connection_watch_keys.provider_config_key = $provider_config_key`,

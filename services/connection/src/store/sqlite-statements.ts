@@ -142,7 +142,7 @@ function matchKeyStatements(p: Prepare) {
     emailKeyDelete: p(
       "DELETE FROM connection_email_keys WHERE slot BETWEEN $first AND $last AND kind = $kind AND value = $value AND connection_id = $connection_id AND environment_id = $environment_id AND provider_config_key = $provider_config_key",
     ),
-    lookupWatchUri: p<MatchedRow>(LOOKUP_SQL.watchUri),
+    lookupWatchUri: p<MatchedRow & { provider: string | null; forward_webhooks: number | null }>(LOOKUP_SQL.watchUri),
     lookupEmailKind: p<{ connection_id: string }>(LOOKUP_SQL.emailKind),
     lookupEmail: p<MatchedRow & { kind: number }>(LOOKUP_SQL.email),
     lookupEmailWithNango: p<MatchedRow & { kind: number }>(LOOKUP_SQL.emailWithNango),

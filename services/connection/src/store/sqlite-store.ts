@@ -29,7 +29,6 @@ import { SqliteMatchIndex } from "./sqlite-match-index.ts";
 import { MIGRATIONS } from "./sqlite-schema.ts";
 import { prepareStatements, type Statements } from "./sqlite-statements.ts";
 import {
-  type ConnectionMatch,
   type ConnectionServiceStore,
   DuplicateKeyError,
   type EmailConnectionMatch,
@@ -37,6 +36,7 @@ import {
   type EmailMatch,
   normalizeEmail,
   UnknownConnectionsError,
+  type WatchUriMatch,
 } from "./store.ts";
 
 export interface SqliteConnectionStoreOptions {
@@ -334,7 +334,7 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
     return this.keys.matchByWatchUri(environmentId, providerConfigKey, uri).connectionIds;
   }
 
-  async matchByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<ConnectionMatch> {
+  async matchByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<WatchUriMatch> {
     return this.keys.matchByWatchUri(environmentId, providerConfigKey, uri);
   }
 

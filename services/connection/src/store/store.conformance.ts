@@ -776,6 +776,27 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
         expect(await byUri("cal", "shared")).toEqual(["amy", "zed"]);
       });
 
+      test("rule 1's integration, when the store reads it with a match, is the integration as it is now", async () => {
+        await store.insertIntegration(integration("cal"));
+        await create(connection("cal", "amy", { metadata: uris("shared") }));
+        await create(connection("cal", "bob", { metadata: uris("shared") }));
+        const first = await store.matchByWatchUri(ENV, "cal", `${CAL}/shared`);
+        expect(first.connectionIds).toEqual(["amy", "bob"]);
+        if (first.integration)
+          expect(first.integration).toEqual({ provider: "google-calendar", forwardWebhooks: true });
+        const stopped = integration("cal", { provider: "google-mail", forwardWebhooks: false });
+        expect(await store.replaceIntegration(ENV, "cal", stopped)).toBe(true);
+        const second = await store.matchByWatchUri(ENV, "cal", `${CAL}/shared`);
+        expect(second.integration === undefined).toBe(first.integration === undefined);
+        if (second.integration) expect(second.integration).toEqual({ provider: "google-mail", forwardWebhooks: false });
+        // Deleting the integration deletes its connections: nothing matches, so no integration is answered.
+        await store.deleteIntegration(ENV, "cal");
+        expect(await store.matchByWatchUri(ENV, "cal", `${CAL}/shared`)).toEqual({
+          connectionIds: [],
+          webhookUrlOverrides: {},
+        });
+      });
+
       test("rule 2 answers the tier and connections of findByEmail and their overrides", async () => {
         const nango = { nangoEmailHashes: true };
         const hashOf = (formula: (e: string) => string) => ({ connectionConfig: { emailAddressHash: formula(email) } });

@@ -133,8 +133,11 @@ export interface ConnectionStore {
     email: string,
     options?: EmailLookup,
   ): Promise<EmailMatch | null>;
-  /** Rule 1 as findByWatchUri, with the matched connections' webhook URL overrides read in the same lookup. */
-  matchByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<ConnectionMatch>;
+  /**
+   * Rule 1 as findByWatchUri, with the matched connections' webhook URL overrides read in the same
+   * lookup; a store may also answer the integration's forwarding facts with a match (see WatchUriMatch).
+   */
+  matchByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<WatchUriMatch>;
   /** Rule 2 as findByEmail, with the matched connections' webhook URL overrides read in the same lookup. */
   matchByEmail(
     environmentId: string,
@@ -165,6 +168,21 @@ export interface EmailMatch {
 export interface ConnectionMatch {
   connectionIds: string[];
   webhookUrlOverrides: Record<string, string>;
+}
+
+/** What a forward needs of the integration besides its connections. */
+export interface MatchedIntegration {
+  provider: string;
+  forwardWebhooks: boolean;
+}
+
+/**
+ * What matchByWatchUri found. `integration`, when given, was read in the same lookup as the
+ * connections, as it is at that moment (a store that can join reads it there: SQLite); it is given
+ * only with at least one connection, which exists only while its integration does.
+ */
+export interface WatchUriMatch extends ConnectionMatch {
+  integration?: MatchedIntegration;
 }
 
 /** What matchByEmail found: the deciding tier, its connections and their overrides. */
