@@ -243,8 +243,8 @@ export const MIGRATIONS: readonly string[] = [
  * unique key, in the statement that found the key (forwarding needs the override of every match).
  */
 const WITH_OVERRIDE = (keys: string) =>
-  `CROSS JOIN connections ON connections.environment_id = ${keys}.environment_id
-      AND connections.provider_config_key = ${keys}.provider_config_key AND connections.connection_id = ${keys}.connection_id`;
+  `CROSS JOIN connections ON connections.environment_id = $environment_id
+      AND connections.provider_config_key = $provider_config_key AND connections.connection_id = ${keys}.connection_id`;
 
 /**
  * The matching lookups (spec: Webhook-to-connection matching), each one search of one block
@@ -262,8 +262,8 @@ export const LOOKUP_SQL = {
   watchUri: `SELECT connection_watch_keys.connection_id, connections.webhook_url_override,
       integrations.provider, integrations.forward_webhooks
     FROM connection_watch_keys ${WITH_OVERRIDE("connection_watch_keys")}
-    LEFT JOIN integrations ON integrations.environment_id = connection_watch_keys.environment_id
-      AND integrations.unique_key = connection_watch_keys.provider_config_key
+    LEFT JOIN integrations ON integrations.environment_id = $environment_id
+      AND integrations.unique_key = $provider_config_key
     WHERE slot BETWEEN $first AND $last AND uri = $value
       AND connection_watch_keys.environment_id = $environment_id
       AND connection_watch_keys.provider_config_key = $provider_config_key`,
