@@ -94,14 +94,14 @@ describe("SqliteConnectionStore", () => {
       // The override of each key found: one search of the connections' unique key, after the key's.
       const row =
         /^SEARCH connections USING INDEX \S+ \(environment_id=\? AND provider_config_key=\? AND connection_id=\?\)$/;
-      // Rule 1's integration (provider, forwarding): one search of its primary key.
-      const integrationRow = /^SEARCH integrations USING INDEX \S+ \(environment_id=\? AND unique_key=\?\) LEFT-JOIN$/;
+      // Rule 1's integration (provider, forwarding): a search of its primary key per column, once per lookup.
+      const integrationRow = /^SEARCH integrations USING INDEX \S+ \(environment_id=\? AND unique_key=\?\)$/;
       const searches = plan
         .filter((d) => d.startsWith("SEARCH") || d.startsWith("SCAN"))
         .map((d) => (row.test(d) ? "row" : integrationRow.test(d) ? "integration" : d));
       // Rule 2 searches two blocks (Junction's and Nango's emailAddressHash formulas) in one statement.
       const expected = {
-        watchUri: [search, "row", "integration"],
+        watchUri: [search, "row", "integration", "integration"],
         emailKind: [search],
         email: [search, "row"],
         emailWithNango: [search, "row", search, "row"],
