@@ -240,8 +240,9 @@ export const MIGRATIONS: readonly string[] = [
 
 /**
  * The webhook URL override of a match-key row's connection: one search of the connections' unique key
- * per row found. A correlated subquery, not a join: measured on a store's own connection, a join of
- * the same tables cost about twice the three separate statements it replaced, the subquery about one.
+ * per row found. A correlated subquery, not a join: on a store's own connection a join of the same
+ * tables measured about twice the CPU of separate statements, the subquery about that of one
+ * (docs/benchmarks.md).
  */
 const OVERRIDE = (keys: string) =>
   `(SELECT webhook_url_override FROM connections WHERE connections.environment_id = $environment_id
