@@ -23,7 +23,7 @@ type IntegrationOf = (key: string) => Promise<IntegrationRecord>;
  * forwards), so that the webhook worker needs no other lookup to forward. An integration unknown here
  * (deleted since receipt) fails the batch with `unknown_provider_config`: its notifications are not
  * forwarded. A notification matched by its watch URI in a store that read the integration with the
- * match (SQLite's join) needs no read of the integration of its own.
+ * match (SQLite's lookup statement) needs no read of the integration of its own.
  */
 export function matchNotificationsHandler(
   ctx: ConnectionServiceContext,
