@@ -178,8 +178,9 @@ export interface MatchedIntegration {
 
 /**
  * What matchByWatchUri found. `integration`, when given, was read in the same lookup as the
- * connections, as it is at that moment (SQLite reads it in the lookup statement; MongoDB does not give it); it is given
- * only with at least one connection, which exists only while its integration does.
+ * connections, as it is at that moment (SQLite reads it in the lookup statement; MongoDB does not
+ * give it); it is given only with at least one connection, which exists only while its integration
+ * does.
  */
 export interface WatchUriMatch extends ConnectionMatch {
   integration?: MatchedIntegration;
