@@ -210,6 +210,47 @@ describe("MatchNotifications (the batch form)", () => {
     ]);
   });
 
+  test("each answer carries the webhook URL overrides of its connections, whichever rule matched", async () => {
+    const shared = uri("team%40example.com");
+    await connection("a", { metadata: { calendarWatchResourceUris: [shared], emailAddress: "a@example.com" } });
+    await connection("b", { metadata: { calendarWatchResourceUris: [shared] } });
+    await client.updateConnection({
+      providerConfigKey: "cal",
+      connectionId: "a",
+      webhookUrlOverride: "https://hooks.example.test/a",
+    });
+    const { results } = await client.matchNotifications({
+      requests: [
+        { providerConfigKey: "cal", resourceUri: shared },
+        { providerConfigKey: "cal", email: "A@example.com" },
+        { providerConfigKey: "cal", connectionId: "a" },
+        { providerConfigKey: "cal", connectionId: "b" },
+      ],
+    });
+    const overrides = { a: "https://hooks.example.test/a" };
+    expect(results.map((r) => [r.connectionIds, r.webhookUrlOverrides])).toEqual([
+      [["a", "b"], overrides],
+      [["a"], overrides],
+      [["a"], overrides],
+      [["b"], {}],
+    ]);
+  });
+
+  test("a watch-URI match answers the integration as it is now: forwarding turned off, then deleted", async () => {
+    const watched = uri("a%40example.com");
+    await connection("a", { metadata: { calendarWatchResourceUris: [watched] } });
+    expect(await match(watched)).toMatchObject({
+      connectionIds: ["a"],
+      provider: "google-calendar",
+      forwardWebhooks: true,
+    });
+    await client.updateIntegration({ uniqueKey: "cal", forwardWebhooks: false });
+    expect(await match(watched)).toMatchObject({ connectionIds: ["a"], forwardWebhooks: false });
+    await client.deleteIntegration({ uniqueKey: "cal", force: true });
+    const err = await match(watched).catch((e: unknown) => fromConnectError(e));
+    expect(err).toMatchObject({ code: "unknown_provider_config" });
+  });
+
   test("an unknown integration in the batch fails it with that notification's error", async () => {
     const err = await client
       .matchNotifications({

@@ -7,25 +7,23 @@ import {
 import { emailKeyReader } from "@junction/providers";
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
-import { matchByEmail, matchNotification } from "../match-notification.ts";
+import { matchByEmail, matchNotification, type NotificationMatch } from "../match-notification.ts";
 import type { IntegrationRecord } from "../store/records.ts";
 import { integrationOrRefuse } from "./integration-or-refuse.ts";
 
 /** Most notifications in one MatchNotifications call. */
 const MAX_MATCH_BATCH = 1000;
 
-/** What matching needs of an integration, looked up once per integration in a batch. */
-interface MatchScope {
-  envId: string;
-  rec: IntegrationRecord;
-}
+/** The integration of a key in the batch, read at most once per batch, when first needed. */
+type IntegrationOf = (key: string) => Promise<IntegrationRecord>;
 
 /**
  * MatchNotifications (spec: Webhook-to-connection matching): the connections each notification is
  * for, with their webhook URL overrides and the integration as it is now (its provider, whether it
  * forwards), so that the webhook worker needs no other lookup to forward. An integration unknown here
  * (deleted since receipt) fails the batch with `unknown_provider_config`: its notifications are not
- * forwarded.
+ * forwarded. A notification matched by its watch URI in a store that read the integration with the
+ * match (SQLite's lookup statement) needs no read of the integration of its own.
  */
 export function matchNotificationsHandler(
   ctx: ConnectionServiceContext,
@@ -35,40 +33,38 @@ export function matchNotificationsHandler(
       if (req.requests.length > MAX_MATCH_BATCH) {
         throw errors.invalidField("requests", `must hold at most ${MAX_MATCH_BATCH} notifications`);
       }
-      // One integration lookup per integration in the batch (usually one).
-      const scopes = new Map<string, Promise<MatchScope>>();
+      const envId = (await ctx.environment()).id;
+      const read = new Map<string, Promise<IntegrationRecord>>();
+      const integrationOf: IntegrationOf = (key) => {
+        let rec = read.get(key);
+        if (!rec) {
+          rec = integrationOrRefuse(ctx, envId, key);
+          read.set(key, rec);
+        }
+        return rec;
+      };
       const results = [];
       for (const r of req.requests) {
-        let scope = scopes.get(r.providerConfigKey);
-        if (!scope) {
-          scope = scopeOf(ctx, r.providerConfigKey);
-          scopes.set(r.providerConfigKey, scope);
-        }
-        const { envId, rec } = await scope;
-        const match = await matchOne(ctx, envId, rec, r);
-        results.push({ ...match, provider: rec.provider, forwardWebhooks: rec.forwardWebhooks });
+        if (!r.providerConfigKey) throw errors.invalidField("provider_config_key", "is required");
+        const { integration, ...match } = await matchOne(ctx, envId, integrationOf, r);
+        const { provider, forwardWebhooks } = integration ?? (await integrationOf(r.providerConfigKey));
+        results.push({ ...match, provider, forwardWebhooks });
       }
       return { results };
     },
   };
 }
 
-async function scopeOf(ctx: ConnectionServiceContext, key: string): Promise<MatchScope> {
-  const env = await ctx.environment();
-  if (!key) throw errors.invalidField("provider_config_key", "is required");
-  return { envId: env.id, rec: await integrationOrRefuse(ctx, env.id, key) };
-}
-
 /**
- * One notification: a channel's connection exactly (its override read in the same lookup), an
- * email the notification names through rule 2's tiers, or its resource URI (rules 1–2).
+ * One notification: a channel's connection exactly, an email the notification names through rule 2's
+ * tiers, or its resource URI (rules 1–2); each lookup reads the matched connections' overrides too.
  */
 async function matchOne(
   ctx: ConnectionServiceContext,
   envId: string,
-  rec: IntegrationRecord,
+  integrationOf: IntegrationOf,
   r: MatchNotificationRequest,
-) {
+): Promise<NotificationMatch> {
   const key = r.providerConfigKey;
   if (r.connectionId !== "") {
     const found = await ctx.store.connectionWebhookOverride(envId, key, r.connectionId);
@@ -76,18 +72,15 @@ async function matchOne(
     const webhookUrlOverrides = found.webhookUrlOverride ? { [r.connectionId]: found.webhookUrlOverride } : {};
     return { connectionIds: [r.connectionId], rule: MatchRule.CHANNEL, webhookUrlOverrides };
   }
-  const nangoEmailHashes = rec.importedEmailHashes === true;
-  const match =
-    r.email !== ""
-      ? await matchByEmail(ctx.store, envId, key, r.email, { nangoEmailHashes })
-      : await matchNotification(ctx.store, envId, key, r.resourceUri, {
-          nangoEmailHashes,
-          emailKeyOf: emailKeyReader(ctx.providers.get(rec.provider)?.notifications),
-        });
-  const webhookUrlOverrides: Record<string, string> = {};
-  for (const id of match.connectionIds) {
-    const override = (await ctx.store.connectionWebhookOverride(envId, key, id))?.webhookUrlOverride;
-    if (override) webhookUrlOverrides[id] = override;
+  if (r.email !== "") {
+    const rec = await integrationOf(key);
+    return matchByEmail(ctx.store, envId, key, r.email, { nangoEmailHashes: rec.importedEmailHashes === true });
   }
-  return { ...match, webhookUrlOverrides };
+  return matchNotification(ctx.store, envId, key, r.resourceUri, async () => {
+    const rec = await integrationOf(key);
+    return {
+      nangoEmailHashes: rec.importedEmailHashes === true,
+      emailKeyOf: emailKeyReader(ctx.providers.get(rec.provider)?.notifications),
+    };
+  });
 }

@@ -1,6 +1,5 @@
 import { migrateWatchUris } from "./mongo-watch-uris.ts";
 import { type ClientSession, type Collection, type Db, type Filter, MongoClient } from "mongodb";
-import { emailAddressHash, nangoEmailAddressHash } from "../email-hash.ts";
 import { isDuplicateKey, mapDuplicate } from "./mongo-duplicate.ts";
 import { OAuthFlowDelegate } from "./oauth-flow-delegate.ts";
 import { MongoProviderDefinitions } from "./provider-definitions.ts";
@@ -9,7 +8,6 @@ import {
   connectionFromDocument,
   connectionListQuery,
   connectionToDocument,
-  emailHashQuery,
   type EnvironmentDocument,
   environmentFromDocument,
   environmentToDocument,
@@ -22,8 +20,8 @@ import {
   type SecretKeyDocument,
   secretKeyFromDocument,
   secretKeyToDocument,
-  watchUriQuery,
 } from "./mongo-documents.ts";
+import { MongoMatchLookups } from "./mongo-match-lookups.ts";
 import { MongoOAuthFlowStore } from "./mongo-oauth-store.ts";
 import { MongoSecretRewrite } from "./mongo-secret-rewrite.ts";
 import type { SealedCredentials } from "./secret-rewrite-store.ts";
@@ -41,9 +39,8 @@ import {
   DuplicateKeyError,
   type EmailLookup,
   type EmailMatch,
-  type EmailTier,
-  normalizeEmail,
   UnknownConnectionsError,
+  type WatchUriMatch,
 } from "./store.ts";
 
 const NEWEST_FIRST = { createdAt: -1, _id: -1 } as const;
@@ -63,6 +60,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
   protected readonly oauth: MongoOAuthFlowStore;
   protected readonly definitions: MongoProviderDefinitions;
   readonly secrets: MongoSecretRewrite;
+  private readonly matching: MongoMatchLookups;
 
   private constructor(
     private readonly client: MongoClient,
@@ -78,6 +76,7 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     this.oauth = new MongoOAuthFlowStore(db);
     this.definitions = new MongoProviderDefinitions(db);
     this.secrets = new MongoSecretRewrite(this.connections, this.integrations);
+    this.matching = new MongoMatchLookups(this.connections);
   }
 
   /** Connects to `url`, uses database `dbName` and creates the indexes the store relies on. */
@@ -342,55 +341,35 @@ export class MongoConnectionStore extends OAuthFlowDelegate implements Connectio
     });
   }
 
-  // Matching lookups (spec: Webhook-to-connection matching). Each is served by an index scoped to the integration.
+  // Matching lookups (spec: Webhook-to-connection matching), in mongo-match-lookups.ts.
 
   async findByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<string[]> {
-    return this.connectionIds(watchUriQuery(environmentId, providerConfigKey, uri));
+    return (await this.matching.byWatchUri(environmentId, providerConfigKey, uri)).connectionIds;
+  }
+
+  matchByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<WatchUriMatch> {
+    return this.matching.byWatchUri(environmentId, providerConfigKey, uri);
   }
 
   async findByEmailHash(environmentId: string, providerConfigKey: string, hash: string): Promise<string[]> {
-    return this.connectionIds(emailHashQuery(environmentId, providerConfigKey, [hash]));
+    return (await this.matching.byEmailHash(environmentId, providerConfigKey, [hash])).connectionIds;
   }
 
   async findByMetadataEmailAddress(environmentId: string, providerConfigKey: string, email: string): Promise<string[]> {
-    const value = normalizeEmail(email);
-    return value === null ? [] : this.connectionIds({ environmentId, providerConfigKey, "lookup.emailAddress": value });
+    return (await this.matching.byMetadata("emailAddress", environmentId, providerConfigKey, email)).connectionIds;
   }
 
   async findByMetadataEmail(environmentId: string, providerConfigKey: string, email: string): Promise<string[]> {
-    const value = normalizeEmail(email);
-    return value === null ? [] : this.connectionIds({ environmentId, providerConfigKey, "lookup.email": value });
+    return (await this.matching.byMetadata("email", environmentId, providerConfigKey, email)).connectionIds;
   }
 
   async findByEmail(envId: string, key: string, email: string, options: EmailLookup = {}): Promise<EmailMatch | null> {
-    const value = normalizeEmail(email);
-    if (value === null) return null;
-    const tiers: [EmailTier, () => Promise<string[]>][] = [
-      [
-        "emailAddressHash",
-        // Junction's formula, or also Nango's for integrations with imported connections: one query of one index.
-        () => {
-          const hashes = [emailAddressHash(value)];
-          if (options.nangoEmailHashes) hashes.push(nangoEmailAddressHash(value));
-          return this.connectionIds(emailHashQuery(envId, key, hashes));
-        },
-      ],
-      ["metadataEmailAddress", () => this.findByMetadataEmailAddress(envId, key, value)],
-      ["metadataEmail", () => this.findByMetadataEmail(envId, key, value)],
-    ];
-    for (const [tier, find] of tiers) {
-      const connectionIds = await find();
-      if (connectionIds.length > 0) return { tier, connectionIds };
-    }
-    return null;
+    const match = await this.matching.byEmail(envId, key, email, options);
+    return match && { tier: match.tier, connectionIds: match.connectionIds };
   }
 
-  private async connectionIds(query: Filter<ConnectionDocument>): Promise<string[]> {
-    const docs = await this.connections
-      .find(query)
-      .project<{ connectionId: string }>({ _id: 0, connectionId: 1 })
-      .toArray();
-    return docs.map((d) => d.connectionId).sort();
+  matchByEmail(envId: string, key: string, email: string, options: EmailLookup = {}) {
+    return this.matching.byEmail(envId, key, email, options);
   }
 
   private key(environmentId: string, providerConfigKey: string, connectionId: string): Filter<ConnectionDocument> {

@@ -12,13 +12,23 @@ import {
   matchKeysOf,
 } from "./sqlite-match-keys.ts";
 import type { KeyedConnectionRow, Params, Statements } from "./sqlite-statements.ts";
-import { type EmailLookup, type EmailMatch, type EmailTier, normalizeEmail } from "./store.ts";
+import {
+  connectionMatchOf,
+  type EmailConnectionMatch,
+  type EmailLookup,
+  type EmailTier,
+  normalizeEmail,
+  type WatchUriMatch,
+} from "./store.ts";
 
 /** What a connection's match keys derive from. */
 export type Keyed = Pick<
   ConnectionRecord,
   "environmentId" | "providerConfigKey" | "connectionId" | "connectionConfig" | "metadata"
 >;
+
+/** A kind of rule-2 key. */
+type EmailKind = Exclude<MatchKind, typeof MatchKind.watchUri>;
 
 /** The rule-2 tier of each kind of connection_email_keys. */
 const TIERS: Record<number, EmailTier> = {
@@ -40,8 +50,8 @@ export class SqliteMatchIndex {
     private readonly blockHash: BlockHash,
   ) {}
 
-  /** Rule 2: the connections of the lowest tier that knows `email`. */
-  findByEmail(envId: string, key: string, email: string, options: EmailLookup = {}): EmailMatch | null {
+  /** Rule 2: the connections of the lowest tier that knows `email`, with their overrides. */
+  matchByEmail(envId: string, key: string, email: string, options: EmailLookup = {}): EmailConnectionMatch | null {
     const value = normalizeEmail(email);
     if (value === null) return null;
     // The three tiers of an email share one block: one search finds them all; the lowest kind decides.
@@ -55,7 +65,7 @@ export class SqliteMatchIndex {
       environment_id: envId,
       provider_config_key: key,
     };
-    let rows: [number, string][];
+    let rows: [number, string, string][];
     if (options.nangoEmailHashes) {
       // A hash imported from Nango, under its own formula, is in its own block.
       const nangoHash = nangoEmailAddressHash(value);
@@ -65,34 +75,43 @@ export class SqliteMatchIndex {
         nango_first: nangoFirst,
         nango_last: nangoFirst + BLOCK_SIZE - 1,
         nango_hash: nangoHash,
-      }) as [number, string][];
-    } else rows = this.q.lookupEmail.values(params) as [number, string][];
+      }) as [number, string, string][];
+    } else rows = this.q.lookupEmail.values(params) as [number, string, string][];
     if (rows.length === 0) return null;
     let kind = rows[0]?.[0] as number;
     for (const row of rows) if (row[0] < kind) kind = row[0];
-    const connectionIds: string[] = [];
-    for (const row of rows) if (row[0] === kind) connectionIds.push(row[1]);
-    return { tier: TIERS[kind] as EmailTier, connectionIds: connectionIds.sort() };
+    const matched: [string, string][] = [];
+    for (const row of rows) if (row[0] === kind) matched.push([row[1], row[2]]);
+    return { tier: TIERS[kind] as EmailTier, ...connectionMatchOf(matched) };
   }
 
-  /** The connections with the key `value` of `kind`, sorted. */
-  find(kind: MatchKind, environmentId: string, providerConfigKey: string, value: string): string[] {
+  /** Rule 1: the connections listing the watch URI `uri`, with their overrides and their integration. */
+  matchByWatchUri(environmentId: string, providerConfigKey: string, uri: string): WatchUriMatch {
+    const params = this.lookupParams(MatchKind.watchUri, environmentId, providerConfigKey, uri);
+    const rows = this.q.lookupWatchUri.values(params) as [string, string, string | null, number | null][];
+    const match = connectionMatchOf(rows.map((row) => [row[0], row[1]] as const));
+    // Every row names the same integration.
+    const [, , provider, forward] = rows[0] ?? [];
+    return provider ? { ...match, integration: { provider, forwardWebhooks: forward !== 0 } } : match;
+  }
+
+  /** The connections with the rule-2 key `value` of `kind`, sorted. */
+  findEmailKind(kind: EmailKind, environmentId: string, providerConfigKey: string, value: string): string[] {
+    const params = this.lookupParams(kind, environmentId, providerConfigKey, value);
+    const ids: string[] = [];
+    for (const row of this.q.lookupEmailKind.values({ ...params, kind }) as [string][]) ids.push(row[0]);
+    return ids.sort();
+  }
+
+  private lookupParams(kind: MatchKind, environmentId: string, providerConfigKey: string, value: string): Params {
     const first = blockOf(this.blockHash, environmentId, providerConfigKey, kind, value);
-    const params = {
+    return {
       first,
       last: first + BLOCK_SIZE - 1,
       value,
       environment_id: environmentId,
       provider_config_key: providerConfigKey,
     };
-    const rows = (
-      kind === MatchKind.watchUri
-        ? this.q.lookupWatchUri.values(params)
-        : this.q.lookupEmailKind.values({ ...params, kind })
-    ) as [string][];
-    const ids: string[] = [];
-    for (const row of rows) ids.push(row[0]);
-    return ids.sort();
   }
 
   private keysOf(c: Keyed): MatchKey[] {

@@ -246,22 +246,47 @@ export const MIGRATIONS: readonly string[] = [
 ];
 
 /**
+ * The webhook URL override of a match-key row's connection: one search of the connections' unique key
+ * per row found. A correlated subquery, not a join: on a store's own connection a join of the same
+ * tables measured about twice the CPU of separate statements, the subquery about that of one
+ * (docs/benchmarks.md).
+ */
+const OVERRIDE = (keys: string) =>
+  `(SELECT webhook_url_override FROM connections WHERE connections.environment_id = $environment_id
+      AND connections.provider_config_key = $provider_config_key AND connections.connection_id = ${keys}.connection_id)`;
+
+/** A column of the integration being matched: a subquery of constants, evaluated once per lookup. */
+const INTEGRATION = (column: string) =>
+  `(SELECT ${column} FROM integrations WHERE environment_id = $environment_id AND unique_key = $provider_config_key)`;
+
+/**
  * The matching lookups (spec: Webhook-to-connection matching), each one search of one block
  * ($first to $last, see sqlite-match-keys.ts) whose rows are checked against the exact environment,
- * integration, kind and value. Exported so that a test can check with EXPLAIN QUERY PLAN that each
- * is a search of the primary key.
+ * integration, kind and value; rule 1 and rule 2 whole also read each matched connection's webhook
+ * URL override. Exported so that a test can check with EXPLAIN QUERY PLAN that each is a search of
+ * the primary key.
  */
 export const LOOKUP_SQL = {
-  /** Rule 1: the watch URI $value. */
-  watchUri: `SELECT connection_id FROM connection_watch_keys
+  /**
+   * Rule 1: the watch URI $value, with the override and the integration's provider and forwarding
+   * (a forward needs them; NULL without an integration row, which the store does not require of a
+   * connection, though the service deletes an integration's connections and keys with it).
+   */
+  watchUri: `SELECT connection_id, ${OVERRIDE("connection_watch_keys")} AS webhook_url_override,
+      ${INTEGRATION("provider")} AS provider, ${INTEGRATION("forward_webhooks")} AS forward_webhooks
+    FROM connection_watch_keys
     WHERE slot BETWEEN $first AND $last AND uri = $value
       AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
   /** One tier of rule 2: $kind equal to $value. */
   emailKind: `SELECT connection_id FROM connection_email_keys
     WHERE slot BETWEEN $first AND $last AND kind = $kind AND value = $value
       AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
-  /** Rule 2's three tiers at once: emailAddressHash equal to $hash, or a metadata email equal to $email. */
-  email: `SELECT kind, connection_id FROM connection_email_keys
+  /**
+   * Rule 2's three tiers at once: emailAddressHash equal to $hash, or a metadata email equal to
+   * $email, with the override.
+   */
+  email: `SELECT kind, connection_id, ${OVERRIDE("connection_email_keys")} AS webhook_url_override
+    FROM connection_email_keys
     WHERE slot BETWEEN $first AND $last
       AND ((kind = 1 AND value = $hash) OR (kind IN (2, 3) AND value = $email))
       AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
@@ -270,12 +295,14 @@ export const LOOKUP_SQL = {
    * the same statement), for integrations with imported connections. The two parts never return the
    * same row: their values differ.
    */
-  emailWithNango: `SELECT kind, connection_id FROM connection_email_keys
+  emailWithNango: `SELECT kind, connection_id, ${OVERRIDE("connection_email_keys")} AS webhook_url_override
+    FROM connection_email_keys
     WHERE slot BETWEEN $first AND $last
       AND ((kind = 1 AND value = $hash) OR (kind IN (2, 3) AND value = $email))
       AND environment_id = $environment_id AND provider_config_key = $provider_config_key
     UNION ALL
-    SELECT kind, connection_id FROM connection_email_keys
+    SELECT kind, connection_id, ${OVERRIDE("connection_email_keys")}
+    FROM connection_email_keys
     WHERE slot BETWEEN $nango_first AND $nango_last AND kind = 1 AND value = $nango_hash
       AND environment_id = $environment_id AND provider_config_key = $provider_config_key`,
 } as const;

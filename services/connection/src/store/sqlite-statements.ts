@@ -21,9 +21,28 @@ export interface KeyedConnectionRow {
   metadata: string;
 }
 
+/** Prepares a statement with named parameters. */
+type Prepare = <R = unknown>(sql: string) => Query<R>;
+
+/** A matched connection and its webhook URL override ('' for none), as the match lookups answer. */
+interface MatchedRow {
+  connection_id: string;
+  webhook_url_override: string;
+}
+
 /** Prepares, once per store, every fixed statement of the SQLite store. */
 export function prepareStatements(db: Database) {
-  const p = <R = unknown>(sql: string): Query<R> => db.prepare<R, [Params]>(sql);
+  const p: Prepare = <R = unknown>(sql: string) => db.prepare<R, [Params]>(sql);
+  return {
+    ...environmentStatements(p),
+    ...integrationStatements(p),
+    ...connectionStatements(p),
+    ...matchKeyStatements(p),
+  };
+}
+
+/** The environment and its secret keys. */
+function environmentStatements(p: Prepare) {
   return {
     environmentFirst: p<EnvironmentRow>("SELECT * FROM environments ORDER BY created_at, id LIMIT 1"),
     environmentInsert: p("INSERT INTO environments (id, name, created_at) VALUES ($id, $name, $created_at)"),
@@ -37,6 +56,12 @@ export function prepareStatements(db: Database) {
     keyRevoke: p<SecretKeyRow>(
       "UPDATE secret_keys SET revoked_at = COALESCE(revoked_at, $at) WHERE environment_id = $environment_id AND id = $id RETURNING *",
     ),
+  };
+}
+
+/** Integrations. */
+function integrationStatements(p: Prepare) {
+  return {
     integrationInsert: p(
       "INSERT INTO integrations (environment_id, unique_key, provider, display_name, client_id, client_secret_enc, scopes, overrides, forward_webhooks, use_test_credentials, provider_settings, managed_channels, strict_channels, created_at, updated_at) VALUES ($environment_id, $unique_key, $provider, $display_name, $client_id, $client_secret_enc, $scopes, $overrides, $forward_webhooks, $use_test_credentials, $provider_settings, $managed_channels, $strict_channels, $created_at, $updated_at)",
     ),
@@ -52,6 +77,18 @@ export function prepareStatements(db: Database) {
     integrationDelete: p(
       "DELETE FROM integrations WHERE environment_id = $environment_id AND unique_key = $unique_key",
     ),
+    integrationMarkImportedEmailHashes: p(
+      "UPDATE integrations SET imported_email_hashes = 1 WHERE environment_id = $environment_id AND unique_key = $unique_key",
+    ),
+  };
+}
+
+/**
+ * Connections: one by its key, those of an integration (a rename moves them, a delete removes them),
+ * and what their match keys derive from.
+ */
+function connectionStatements(p: Prepare) {
+  return {
     connectionsMove: p(
       "UPDATE connections SET provider_config_key = $new_key WHERE environment_id = $environment_id AND provider_config_key = $provider_config_key",
     ),
@@ -79,6 +116,12 @@ export function prepareStatements(db: Database) {
     connectionsKeyedAll: p<KeyedConnectionRow>(
       "SELECT environment_id, provider_config_key, connection_id, connection_config, metadata FROM connections",
     ),
+  };
+}
+
+/** The match-key tables (sqlite-match-keys.ts): their upkeep and the matching lookups. */
+function matchKeyStatements(p: Prepare) {
+  return {
     /** The taken slots of a block, in order. */
     watchKeySlots: p<{ slot: number }>(
       "SELECT slot FROM connection_watch_keys WHERE slot BETWEEN $first AND $last ORDER BY slot",
@@ -99,12 +142,9 @@ export function prepareStatements(db: Database) {
     emailKeyDelete: p(
       "DELETE FROM connection_email_keys WHERE slot BETWEEN $first AND $last AND kind = $kind AND value = $value AND connection_id = $connection_id AND environment_id = $environment_id AND provider_config_key = $provider_config_key",
     ),
-    lookupWatchUri: p<{ connection_id: string }>(LOOKUP_SQL.watchUri),
+    lookupWatchUri: p<MatchedRow & { provider: string | null; forward_webhooks: number | null }>(LOOKUP_SQL.watchUri),
     lookupEmailKind: p<{ connection_id: string }>(LOOKUP_SQL.emailKind),
-    lookupEmail: p<{ kind: number; connection_id: string }>(LOOKUP_SQL.email),
-    lookupEmailWithNango: p<{ kind: number; connection_id: string }>(LOOKUP_SQL.emailWithNango),
-    integrationMarkImportedEmailHashes: p(
-      "UPDATE integrations SET imported_email_hashes = 1 WHERE environment_id = $environment_id AND unique_key = $unique_key",
-    ),
+    lookupEmail: p<MatchedRow & { kind: number }>(LOOKUP_SQL.email),
+    lookupEmailWithNango: p<MatchedRow & { kind: number }>(LOOKUP_SQL.emailWithNango),
   };
 }

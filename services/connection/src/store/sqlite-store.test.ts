@@ -91,11 +91,45 @@ describe("SqliteConnectionStore", () => {
       db.close();
       const table = name === "watchUri" ? "connection_watch_keys" : "connection_email_keys";
       const search = `SEARCH ${table} USING INTEGER PRIMARY KEY (rowid>? AND rowid<?)`;
+      // The override of each key found: one search of the connections' unique key, after the key's.
+      const row =
+        /^SEARCH connections USING INDEX \S+ \(environment_id=\? AND provider_config_key=\? AND connection_id=\?\)$/;
+      // Rule 1's integration (provider, forwarding): a search of its primary key per column, once per lookup.
+      const integrationRow = /^SEARCH integrations USING INDEX \S+ \(environment_id=\? AND unique_key=\?\)$/;
+      const searches = plan
+        .filter((d) => d.startsWith("SEARCH") || d.startsWith("SCAN"))
+        .map((d) => (row.test(d) ? "row" : integrationRow.test(d) ? "integration" : d));
       // Rule 2 searches two blocks (Junction's and Nango's emailAddressHash formulas) in one statement.
-      const searches = plan.filter((d) => d.startsWith("SEARCH") || d.startsWith("SCAN"));
-      expect(searches).toEqual(name === "emailWithNango" ? [search, search] : [search]);
+      const expected = {
+        watchUri: [search, "row", "integration", "integration"],
+        emailKind: [search],
+        email: [search, "row"],
+        emailWithNango: [search, "row", search, "row"],
+      };
+      expect(searches).toEqual(expected[name]);
     },
   );
+
+  test("rule 1 answers the integration's provider and forwarding with its matches, in the same statement", async () => {
+    const store = SqliteConnectionStore.open(freshPath());
+    const uri = "https://cal.example.test/calendars/a";
+    await store.insertIntegration({ ...integration("cal"), forwardWebhooks: false });
+    await store.upsertConnection(record("c1", { metadata: { calendarWatchResourceUris: [uri] } }));
+    expect(await store.matchByWatchUri("env_1", "cal", uri)).toEqual({
+      connectionIds: ["c1"],
+      webhookUrlOverrides: {},
+      integration: { provider: "google-calendar", forwardWebhooks: false },
+    });
+    // A connection whose integration row is missing (the store does not require one) matches without it.
+    await store.upsertConnection(
+      record("c2", { providerConfigKey: "orphan", metadata: { calendarWatchResourceUris: [uri] } }),
+    );
+    expect(await store.matchByWatchUri("env_1", "orphan", uri)).toEqual({
+      connectionIds: ["c2"],
+      webhookUrlOverrides: {},
+    });
+    await store.close();
+  });
 
   test("blocks are the first 33 bits of SHA-256, forever (they are stored)", () => {
     expect(sha256Block("")).toBe(0xe3b0c442 * 2 + 1);

@@ -31,10 +31,12 @@ import { prepareStatements, type Statements } from "./sqlite-statements.ts";
 import {
   type ConnectionServiceStore,
   DuplicateKeyError,
+  type EmailConnectionMatch,
   type EmailLookup,
   type EmailMatch,
   normalizeEmail,
   UnknownConnectionsError,
+  type WatchUriMatch,
 } from "./store.ts";
 
 export interface SqliteConnectionStoreOptions {
@@ -329,27 +331,43 @@ export class SqliteConnectionStore extends OAuthFlowDelegate implements Connecti
   // Matching lookups (spec: Webhook-to-connection matching), in sqlite-match-index.ts.
 
   async findByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<string[]> {
-    return this.keys.find(MatchKind.watchUri, environmentId, providerConfigKey, uri);
+    return this.keys.matchByWatchUri(environmentId, providerConfigKey, uri).connectionIds;
+  }
+
+  async matchByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<WatchUriMatch> {
+    return this.keys.matchByWatchUri(environmentId, providerConfigKey, uri);
   }
 
   async findByEmailHash(environmentId: string, providerConfigKey: string, hash: string): Promise<string[]> {
-    return this.keys.find(MatchKind.emailAddressHash, environmentId, providerConfigKey, hash);
+    return this.keys.findEmailKind(MatchKind.emailAddressHash, environmentId, providerConfigKey, hash);
   }
 
   async findByMetadataEmailAddress(environmentId: string, providerConfigKey: string, email: string): Promise<string[]> {
     const value = normalizeEmail(email);
     return value === null
       ? []
-      : this.keys.find(MatchKind.metadataEmailAddress, environmentId, providerConfigKey, value);
+      : this.keys.findEmailKind(MatchKind.metadataEmailAddress, environmentId, providerConfigKey, value);
   }
 
   async findByMetadataEmail(environmentId: string, providerConfigKey: string, email: string): Promise<string[]> {
     const value = normalizeEmail(email);
-    return value === null ? [] : this.keys.find(MatchKind.metadataEmail, environmentId, providerConfigKey, value);
+    return value === null
+      ? []
+      : this.keys.findEmailKind(MatchKind.metadataEmail, environmentId, providerConfigKey, value);
   }
 
   async findByEmail(envId: string, key: string, email: string, options: EmailLookup = {}): Promise<EmailMatch | null> {
-    return this.keys.findByEmail(envId, key, email, options);
+    const match = this.keys.matchByEmail(envId, key, email, options);
+    return match && { tier: match.tier, connectionIds: match.connectionIds };
+  }
+
+  async matchByEmail(
+    envId: string,
+    key: string,
+    email: string,
+    options: EmailLookup = {},
+  ): Promise<EmailConnectionMatch | null> {
+    return this.keys.matchByEmail(envId, key, email, options);
   }
 
   private getRecord(environmentId: string, providerConfigKey: string, connectionId: string): ConnectionRecord | null {

@@ -748,6 +748,94 @@ export function connectionStoreConformance(name: string, factory: StoreFactory):
       });
     });
 
+    describe("matching lookups with the webhook URL overrides (matchByWatchUri, matchByEmail)", () => {
+      const email = "ada@example.test";
+      const hook = (id: string) => `https://hooks.example.test/${id}`;
+
+      test("rule 1 answers the connections of findByWatchUri and the override of each that has one", async () => {
+        await create(connection("cal", "zed", { metadata: uris("shared"), webhookUrlOverride: hook("zed") }));
+        await create(connection("cal", "amy", { metadata: uris("shared") }));
+        await create(connection("cal", "bob", { metadata: uris("shared"), webhookUrlOverride: hook("bob") }));
+        await create(connection("cal-2", "cat", { metadata: uris("shared"), webhookUrlOverride: hook("cat") }));
+        expect(await store.matchByWatchUri(ENV, "cal", `${CAL}/shared`)).toEqual({
+          connectionIds: ["amy", "bob", "zed"],
+          webhookUrlOverrides: { bob: hook("bob"), zed: hook("zed") },
+        });
+        expect(await store.matchByWatchUri(ENV, "cal", `${CAL}/other`)).toEqual({
+          connectionIds: [],
+          webhookUrlOverrides: {},
+        });
+
+        await store.patchConnection(ENV, "cal", "zed", { webhookUrlOverride: null }, tick());
+        await store.patchConnection(ENV, "cal", "amy", { webhookUrlOverride: hook("amy2") }, tick());
+        await store.deleteConnection(ENV, "cal", "bob");
+        expect(await store.matchByWatchUri(ENV, "cal", `${CAL}/shared`)).toEqual({
+          connectionIds: ["amy", "zed"],
+          webhookUrlOverrides: { amy: hook("amy2") },
+        });
+        expect(await byUri("cal", "shared")).toEqual(["amy", "zed"]);
+      });
+
+      test("rule 1's integration, when the store reads it with a match, is the integration as it is now", async () => {
+        await store.insertIntegration(integration("cal"));
+        await create(connection("cal", "amy", { metadata: uris("shared") }));
+        await create(connection("cal", "bob", { metadata: uris("shared") }));
+        const first = await store.matchByWatchUri(ENV, "cal", `${CAL}/shared`);
+        expect(first.connectionIds).toEqual(["amy", "bob"]);
+        if (first.integration)
+          expect(first.integration).toEqual({ provider: "google-calendar", forwardWebhooks: true });
+        const stopped = integration("cal", { provider: "google-mail", forwardWebhooks: false });
+        expect(await store.replaceIntegration(ENV, "cal", stopped)).toBe(true);
+        const second = await store.matchByWatchUri(ENV, "cal", `${CAL}/shared`);
+        expect(second.integration === undefined).toBe(first.integration === undefined);
+        if (second.integration) expect(second.integration).toEqual({ provider: "google-mail", forwardWebhooks: false });
+        // Deleting the integration deletes its connections: nothing matches, so no integration is answered.
+        await store.deleteIntegration(ENV, "cal");
+        expect(await store.matchByWatchUri(ENV, "cal", `${CAL}/shared`)).toEqual({
+          connectionIds: [],
+          webhookUrlOverrides: {},
+        });
+      });
+
+      test("rule 2 answers the tier and connections of findByEmail and their overrides", async () => {
+        const nango = { nangoEmailHashes: true };
+        const hashOf = (formula: (e: string) => string) => ({ connectionConfig: { emailAddressHash: formula(email) } });
+        await create(connection("cal", "by-hash", { ...hashOf(emailAddressHash), webhookUrlOverride: hook("h") }));
+        await create(
+          connection("cal", "by-nango", { ...hashOf(nangoEmailAddressHash), webhookUrlOverride: hook("n") }),
+        );
+        await create(
+          connection("cal", "by-address", { metadata: { emailAddress: email }, webhookUrlOverride: hook("a") }),
+        );
+        await create(connection("cal", "by-email", { metadata: { email } }));
+        expect(await store.matchByEmail(ENV, "cal", ` ${email.toUpperCase()}`, nango)).toEqual({
+          tier: "emailAddressHash",
+          connectionIds: ["by-hash", "by-nango"],
+          webhookUrlOverrides: { "by-hash": hook("h"), "by-nango": hook("n") },
+        });
+        expect(await store.matchByEmail(ENV, "cal", email)).toEqual({
+          tier: "emailAddressHash",
+          connectionIds: ["by-hash"],
+          webhookUrlOverrides: { "by-hash": hook("h") },
+        });
+        await store.deleteConnection(ENV, "cal", "by-hash");
+        await store.deleteConnection(ENV, "cal", "by-nango");
+        expect(await store.matchByEmail(ENV, "cal", email, nango)).toEqual({
+          tier: "metadataEmailAddress",
+          connectionIds: ["by-address"],
+          webhookUrlOverrides: { "by-address": hook("a") },
+        });
+        await store.deleteConnection(ENV, "cal", "by-address");
+        expect(await store.matchByEmail(ENV, "cal", email)).toEqual({
+          tier: "metadataEmail",
+          connectionIds: ["by-email"],
+          webhookUrlOverrides: {},
+        });
+        expect(await store.matchByEmail(ENV, "cal", "bob@example.test", nango)).toBeNull();
+        expect(await store.matchByEmail(ENV, "cal", "  ")).toBeNull();
+      });
+    });
+
     oauthFlowStoreConformance(() => store);
     secretRewriteConformance(() => store);
   });

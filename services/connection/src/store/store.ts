@@ -133,6 +133,18 @@ export interface ConnectionStore {
     email: string,
     options?: EmailLookup,
   ): Promise<EmailMatch | null>;
+  /**
+   * Rule 1 as findByWatchUri, with the matched connections' webhook URL overrides read in the same
+   * lookup; a store may also answer the integration's forwarding facts with a match (see WatchUriMatch).
+   */
+  matchByWatchUri(environmentId: string, providerConfigKey: string, uri: string): Promise<WatchUriMatch>;
+  /** Rule 2 as findByEmail, with the matched connections' webhook URL overrides read in the same lookup. */
+  matchByEmail(
+    environmentId: string,
+    providerConfigKey: string,
+    email: string,
+    options?: EmailLookup,
+  ): Promise<EmailConnectionMatch | null>;
 }
 
 /** How findByEmail looks up: also Nango's emailAddressHash formula when `nangoEmailHashes`. */
@@ -147,6 +159,48 @@ export type EmailTier = "emailAddressHash" | "metadataEmailAddress" | "metadataE
 export interface EmailMatch {
   tier: EmailTier;
   connectionIds: string[];
+}
+
+/**
+ * The connections a matching lookup found, sorted, and the webhook URL override of each that has one:
+ * forwarding needs the override of every matched connection, so the lookup reads it with the match.
+ */
+export interface ConnectionMatch {
+  connectionIds: string[];
+  webhookUrlOverrides: Record<string, string>;
+}
+
+/** What a forward needs of the integration besides its connections. */
+export interface MatchedIntegration {
+  provider: string;
+  forwardWebhooks: boolean;
+}
+
+/**
+ * What matchByWatchUri found. `integration`, when given, was read in the same lookup as the
+ * connections, as it is at that moment (SQLite reads it in the lookup statement; MongoDB does not
+ * give it); it is given only with at least one connection, which exists only while its integration
+ * does.
+ */
+export interface WatchUriMatch extends ConnectionMatch {
+  integration?: MatchedIntegration;
+}
+
+/** What matchByEmail found: the deciding tier, its connections and their overrides. */
+export interface EmailConnectionMatch extends ConnectionMatch {
+  tier: EmailTier;
+}
+
+/** A ConnectionMatch from (connection id, override or '' / null / undefined for none) pairs in any order. */
+export function connectionMatchOf(rows: Iterable<readonly [string, string | null | undefined]>): ConnectionMatch {
+  const connectionIds: string[] = [];
+  const webhookUrlOverrides: Record<string, string> = {};
+  for (const [id, override] of rows) {
+    connectionIds.push(id);
+    if (override) webhookUrlOverrides[id] = override;
+  }
+  connectionIds.sort();
+  return { connectionIds, webhookUrlOverrides };
 }
 
 /** The result of using a state at the callback. */
