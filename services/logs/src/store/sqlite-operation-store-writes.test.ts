@@ -84,6 +84,21 @@ describe("SqliteOperationStore writes and plans", () => {
     }
   });
 
+  test("a log written under the connection-first index keeps its operations when the index is replaced", async () => {
+    const db = new Database(":memory:");
+    await new SqliteOperationStore(db).insert(Array.from({ length: 20 }, (_, i) => delivery(i, 4)));
+    // The schema as it was before the replacing migration.
+    db.exec(`DROP INDEX operations_integration_started;
+      CREATE INDEX operations_integration ON operations (integration, connection, started_at);
+      DELETE FROM schema_migrations WHERE component = 'logs' AND version = 3;`);
+    const store = new SqliteOperationStore(db);
+    const indexes = db.query("SELECT name FROM sqlite_master WHERE type = 'index' AND name LIKE 'operations_int%'");
+    expect(indexes.all()).toEqual([{ name: "operations_integration_started" }]);
+    expect((await store.list({ integration: "cal", connection: "alice-1" }, 10)).length).toBe(5);
+    expect(await store.count()).toBe(20);
+    db.close();
+  });
+
   test("operations over 64 connections write under a page per five operations (the indexes append)", async () => {
     const dir = mkdtempSync(join(tmpdir(), "oplog-writes-"));
     try {
