@@ -46,6 +46,12 @@ const MIGRATIONS = [
    ALTER TABLE operations ADD COLUMN latency_min_ms REAL;
    ALTER TABLE operations ADD COLUMN latency_max_ms REAL;
    ALTER TABLE operations ADD COLUMN latency_sum_ms REAL;`,
+  // The integration's index in time order: its entries are appended at one place per integration, where
+  // (integration, connection, started_at) inserted at one place per connection, each a page of its own
+  // to write in a batch (about twice the pages written per operation over 64 connections). A connection
+  // is found under its integration by reading this index newest first, without reading the rows.
+  `DROP INDEX operations_integration;
+   CREATE INDEX operations_integration_started ON operations (integration, started_at, connection);`,
 ];
 
 interface Row {
