@@ -63,7 +63,10 @@ export function startCallbackListener() {
     port: 0,
     hostname: "127.0.0.1",
     fetch(req) {
-      received.push(new URL(req.url));
+      // Only the redirects: the browser also asks this origin for /favicon.ico once the page is shown.
+      const url = new URL(req.url);
+      if (url.pathname !== "/callback") return new Response(null, { status: 404 });
+      received.push(url);
       return new Response("<p id=done>You can close this window.</p>", { headers: { "content-type": "text/html" } });
     },
   });
