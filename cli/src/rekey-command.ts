@@ -1,6 +1,6 @@
 import { join } from "node:path";
 import { ChannelTokens, openChannelStore, resealChannelTokens } from "@junction/channel-service";
-import { openConnectionStore, rekeyConnectionSecrets } from "@junction/connection-service";
+import { openConnectionStore, type RekeyCounts, rekeyConnectionSecrets } from "@junction/connection-service";
 import {
   ConfigError,
   DecryptionError,
@@ -33,18 +33,12 @@ export async function runRekeyCommand(
   io = terminal,
   shouldStop: () => boolean = () => false,
 ): Promise<number> {
-  const distributed = args.includes("--distributed");
-  const batchAt = args.indexOf("--batch");
-  const batchSize = batchAt >= 0 ? Number(args[batchAt + 1]) : 200;
-  const known = new Set(["--distributed", "--batch"]);
-  if (
-    !Number.isInteger(batchSize) ||
-    batchSize < 1 ||
-    args.some((a, i) => !known.has(a) && (batchAt < 0 || i !== batchAt + 1))
-  ) {
+  const options = rekeyOptions(args);
+  if (options === null) {
     io.err(REKEY_USAGE);
     return 2;
   }
+  const { distributed, batchSize } = options;
   let common: ReturnType<typeof loadCommonConfig>;
   let encryptor: Encryptor;
   try {
@@ -57,45 +51,85 @@ export async function runRekeyCommand(
   }
   const shared =
     !distributed && common.store === "sqlite" ? openDatabase(join(common.dataDir, "junction.sqlite")) : undefined;
-  const connections = await openConnectionStore(common, shared);
-  const webhooks = await openWebhookStore(common, shared);
-  const channels = await openChannelStore(common, shared);
+  const stores: RekeyStores = {
+    connections: await openConnectionStore(common, shared),
+    webhooks: await openWebhookStore(common, shared),
+    channels: await openChannelStore(common, shared),
+  };
   try {
-    const counts = await rekeyConnectionSecrets(connections.secrets, encryptor, { batchSize, shouldStop });
-    let signing = 0;
-    let channelTokens = 0;
-    if (!counts.interrupted) {
-      const tokens = await resealChannelTokens(channels, new ChannelTokens(encryptor), { batchSize, shouldStop });
-      channelTokens = tokens.rewritten;
-      counts.unreadable.push(...tokens.unreadable.map((name) => `the token of ${name}`));
-      counts.interrupted = tokens.interrupted;
-    }
-    if (!counts.interrupted) {
-      for (const environmentId of await environmentIds(connections)) {
-        try {
-          if (await rekeySigningSecrets(webhooks, encryptor, environmentId)) signing++;
-        } catch (err) {
-          if (!(err instanceof DecryptionError)) throw err;
-          counts.unreadable.push(`the webhook signing secrets of environment ${environmentId}`);
-        }
-      }
-    }
-    io.out(
-      `rekey (key ${encryptor.currentKeyId}): ${counts.rewritten} rewritten, ${counts.current} already current, ` +
-        `${counts.raced} changed meanwhile (written under the current key), ${signing} webhook signing secret record(s) rewritten, ${channelTokens} channel token(s) rewritten`,
-    );
-    for (const name of counts.unreadable) io.err(`junction: cannot decrypt the secret of ${name}`);
-    if (counts.interrupted) {
-      io.err("junction: interrupted; run junction rekey again to go on");
-      return 130;
-    }
-    return counts.unreadable.length > 0 ? 1 : 0;
+    return report(io, encryptor, await rekeyAll(stores, encryptor, { batchSize, shouldStop }));
   } finally {
-    await connections.close();
-    await webhooks.close();
-    await channels.close();
+    await stores.connections.close();
+    await stores.webhooks.close();
+    await stores.channels.close();
     shared?.close();
   }
+}
+
+/** `--distributed` and `--batch <rows>`; null for anything else or a batch that is no positive whole number. */
+function rekeyOptions(args: string[]): { distributed: boolean; batchSize: number } | null {
+  const distributed = args.includes("--distributed");
+  const batchAt = args.indexOf("--batch");
+  const batchSize = batchAt >= 0 ? Number(args[batchAt + 1]) : 200;
+  const known = new Set(["--distributed", "--batch"]);
+  if (
+    !Number.isInteger(batchSize) ||
+    batchSize < 1 ||
+    args.some((a, i) => !known.has(a) && (batchAt < 0 || i !== batchAt + 1))
+  ) {
+    return null;
+  }
+  return { distributed, batchSize };
+}
+
+interface RekeyStores {
+  connections: Awaited<ReturnType<typeof openConnectionStore>>;
+  webhooks: Awaited<ReturnType<typeof openWebhookStore>>;
+  channels: Awaited<ReturnType<typeof openChannelStore>>;
+}
+
+type RekeyResult = RekeyCounts & { signing: number; channelTokens: number };
+
+/** Connection secrets, then channel tokens, then webhook signing secrets, each step only if not interrupted. */
+async function rekeyAll(
+  stores: RekeyStores,
+  encryptor: Encryptor,
+  options: { batchSize: number; shouldStop: () => boolean },
+): Promise<RekeyResult> {
+  const counts = await rekeyConnectionSecrets(stores.connections.secrets, encryptor, options);
+  let signing = 0;
+  let channelTokens = 0;
+  if (!counts.interrupted) {
+    const tokens = await resealChannelTokens(stores.channels, new ChannelTokens(encryptor), options);
+    channelTokens = tokens.rewritten;
+    counts.unreadable.push(...tokens.unreadable.map((name) => `the token of ${name}`));
+    counts.interrupted = tokens.interrupted;
+  }
+  if (!counts.interrupted) {
+    for (const environmentId of await environmentIds(stores.connections)) {
+      try {
+        if (await rekeySigningSecrets(stores.webhooks, encryptor, environmentId)) signing++;
+      } catch (err) {
+        if (!(err instanceof DecryptionError)) throw err;
+        counts.unreadable.push(`the webhook signing secrets of environment ${environmentId}`);
+      }
+    }
+  }
+  return { ...counts, signing, channelTokens };
+}
+
+/** Prints what was rewritten and what could not be read; the exit code. */
+function report(io: typeof terminal, encryptor: Encryptor, result: RekeyResult): number {
+  io.out(
+    `rekey (key ${encryptor.currentKeyId}): ${result.rewritten} rewritten, ${result.current} already current, ` +
+      `${result.raced} changed meanwhile (written under the current key), ${result.signing} webhook signing secret record(s) rewritten, ${result.channelTokens} channel token(s) rewritten`,
+  );
+  for (const name of result.unreadable) io.err(`junction: cannot decrypt the secret of ${name}`);
+  if (result.interrupted) {
+    io.err("junction: interrupted; run junction rekey again to go on");
+    return 130;
+  }
+  return result.unreadable.length > 0 ? 1 : 0;
 }
 
 async function environmentIds(store: Awaited<ReturnType<typeof openConnectionStore>>): Promise<string[]> {

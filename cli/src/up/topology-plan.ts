@@ -54,39 +54,13 @@ export function planTopology(input: Env, dataDir: string): TopologyPlan {
   env.JUNCTION_DATA_DIR = dataDir;
   env.JUNCTION_HOST ??= "127.0.0.1";
   env.JUNCTION_NATS_URL ??= "nats://127.0.0.1:4222";
-  let natsPort: number;
-  try {
-    natsPort = Number(new URL(env.JUNCTION_NATS_URL).port || 4222);
-  } catch {
-    throw new ConfigError(
-      `JUNCTION_NATS_URL must be a URL such as nats://127.0.0.1:4222, got "${env.JUNCTION_NATS_URL}"`,
-    );
-  }
+  const natsPort = natsPortOf(env.JUNCTION_NATS_URL);
   const gatewayPort = portOf(env, "PORT", DEFAULT_GATEWAY_PORT);
   env.PORT = String(gatewayPort);
   env.JUNCTION_BASE_URL ??= `http://localhost:${gatewayPort}`;
   checkBaseUrl(env.JUNCTION_BASE_URL, gatewayPort);
 
-  const nats = findNatsServer();
-  if (!nats) {
-    throw new ConfigError(
-      'nats-server not found: run "npm run start:distributed" (it installs it with apt-get where it may) or "apt-get install -y nats-server"',
-    );
-  }
-  const processes: ProcessPlan[] = [
-    {
-      name: "nats",
-      command: [nats, "-js", "-sd", join(dataDir, "nats"), "-a", "127.0.0.1", "-p", String(natsPort)],
-      ready: /Server is ready/,
-      readyWithinMs: 15_000,
-    },
-  ];
-  const serve = (name: string, readyWithinMs = 30_000): ProcessPlan => ({
-    name,
-    command: [process.execPath, JUNCTION, "serve", name],
-    ready: new RegExp(`junction: ${name} listening on `),
-    readyWithinMs,
-  });
+  const processes: ProcessPlan[] = [natsPlan(dataDir, natsPort)];
   if (!["false", "0", "no", "off"].includes((env.JUNCTION_SANDBOX_UPSTREAM ?? "true").toLowerCase())) {
     env.JUNCTION_SANDBOX_UPSTREAM_PORT = String(portOf(env, "JUNCTION_SANDBOX_UPSTREAM_PORT", DEFAULT_SANDBOX_PORT));
     // The connection service offers the sandbox's test credentials, unless the operator names a file.
@@ -108,6 +82,40 @@ export function planTopology(input: Env, dataDir: string): TopologyPlan {
     ),
   ];
   return { processes, env, gatewayUrl: `http://127.0.0.1:${gatewayPort}`, ports };
+}
+
+function natsPortOf(url: string): number {
+  try {
+    return Number(new URL(url).port || 4222);
+  } catch {
+    throw new ConfigError(`JUNCTION_NATS_URL must be a URL such as nats://127.0.0.1:4222, got "${url}"`);
+  }
+}
+
+/** nats-server with JetStream in the data dir, on 127.0.0.1; a ConfigError when it is not installed. */
+function natsPlan(dataDir: string, natsPort: number): ProcessPlan {
+  const nats = findNatsServer();
+  if (!nats) {
+    throw new ConfigError(
+      'nats-server not found: run "npm run start:distributed" (it installs it with apt-get where it may) or "apt-get install -y nats-server"',
+    );
+  }
+  return {
+    name: "nats",
+    command: [nats, "-js", "-sd", join(dataDir, "nats"), "-a", "127.0.0.1", "-p", String(natsPort)],
+    ready: /Server is ready/,
+    readyWithinMs: 15_000,
+  };
+}
+
+/** `junction serve <name>`, ready when it says it listens. */
+function serve(name: string, readyWithinMs = 30_000): ProcessPlan {
+  return {
+    name,
+    command: [process.execPath, JUNCTION, "serve", name],
+    ready: new RegExp(`junction: ${name} listening on `),
+    readyWithinMs,
+  };
 }
 
 const LOOPBACK = new Set(["localhost", "127.0.0.1", "[::1]"]);

@@ -19,15 +19,8 @@ const say = (line: string) => process.stderr.write(`junction up: ${line}\n`);
 
 /** `junction up`: starts the topology and supervises it until SIGINT or SIGTERM (or `junction down`). */
 export async function runUp(args: string[], env: Env = process.env): Promise<number> {
-  let envFile: string | undefined;
-  for (let i = 0; i < args.length; i++) {
-    if (args[i] === "--env-file" && args[i + 1]) envFile = args[++i];
-    else if (args[i]?.startsWith("--env-file=")) envFile = args[i]?.slice("--env-file=".length);
-    else {
-      process.stderr.write(`${UP_USAGE}\n`);
-      return args[i] === "--help" || args[i] === "-h" ? 0 : 2;
-    }
-  }
+  const parsed = upArgs(args);
+  if (typeof parsed === "number") return parsed;
   const dataDir = resolve(env.JUNCTION_DATA_DIR || ".data");
   mkdirSync(dataDir, { recursive: true });
   const pidFile = pidFilePath(dataDir);
@@ -36,7 +29,7 @@ export async function runUp(args: string[], env: Env = process.env): Promise<num
     say(`already running (pid ${previous.supervisor}, data dir ${dataDir}); stop it with "junction down"`);
     return 1;
   }
-  const file = resolve(envFile ?? envFilePath(dataDir));
+  const file = resolve(parsed.envFile ?? envFilePath(dataDir));
   const { values, created } = loadOrCreateEnvFile(file);
   if (created) say(`wrote ${file} from .env.distributed.example, with a new encryption key`);
   // The variables of this shell win over the file's.
@@ -47,9 +40,27 @@ export async function runUp(args: string[], env: Env = process.env): Promise<num
     say(`not started: ${taken.map((t) => `port ${t.port} (${t.variable})`).join(", ")} in use; free it or set another`);
     return 1;
   }
-  const started = Date.now();
   say(`starting ${plan.processes.map((p) => p.name).join(", ")} (data dir ${dataDir}, env file ${file})`);
+  return supervise(plan, pidFile);
+}
 
+/** `--env-file <file>` (or `--env-file=<file>`); anything else prints the usage: the exit code then. */
+function upArgs(args: string[]): { envFile?: string | undefined } | number {
+  let envFile: string | undefined;
+  for (let i = 0; i < args.length; i++) {
+    if (args[i] === "--env-file" && args[i + 1]) envFile = args[++i];
+    else if (args[i]?.startsWith("--env-file=")) envFile = args[i]?.slice("--env-file=".length);
+    else {
+      process.stderr.write(`${UP_USAGE}\n`);
+      return args[i] === "--help" || args[i] === "-h" ? 0 : 2;
+    }
+  }
+  return { envFile };
+}
+
+/** Starts the plan's processes and keeps them running until a signal; its pid file says what runs. */
+async function supervise(plan: ReturnType<typeof planTopology>, pidFile: string): Promise<number> {
+  const started = Date.now();
   const supervisor = new Supervisor({
     env: plan.env,
     output: {

@@ -81,6 +81,46 @@ export function undocumentedRoutes(routes: readonly Route[]): Route[] {
   return routes.filter((r) => !r.doc && !isUndocumented(r));
 }
 
+const INFO = {
+  title: "Junction API",
+  version: "1.0.0",
+  description:
+    "Junction's REST API, a drop-in for Nango's public API. Every error has one shape, " +
+    '`{"error":{"code","message","errors"}}`, with a stable snake_case `code`; each operation lists ' +
+    "the codes it may answer under their HTTP status. Any route may also answer 404 `not_found` or " +
+    "405 `method_not_allowed` for a path or method it does not serve; HEAD is answered wherever GET is. " +
+    "A request id comes back in " +
+    "`X-Request-Id`. Generated from the gateway's routes (`bun run openapi`).",
+};
+
+function securitySchemes(): Json {
+  return {
+    secretKey: {
+      type: "http",
+      scheme: "bearer",
+      description: "A secret key of the environment: `Authorization: Bearer <secret key>`.",
+    },
+    connectSessionToken: {
+      type: "http",
+      scheme: "bearer",
+      description: "A connect session's token (POST /connect/sessions): `Authorization: Bearer <token>`.",
+    },
+  };
+}
+
+/** Every stable error code with what it means and its HTTP status. */
+function errorCodeSchema(): Json {
+  return {
+    type: "string",
+    description: "Every stable error code, with what it means.",
+    oneOf: (Object.keys(ERROR_CODES) as ErrorCode[]).map((c) => ({
+      const: c,
+      description: ERROR_CODES[c].description,
+      "x-status": statusOfCode(c),
+    })),
+  };
+}
+
 /**
  * The OpenAPI 3.1 document of the routes, built from each route's `doc` (route-doc.ts). Routes
  * without one are left out; undocumentedRoutes names them.
@@ -104,45 +144,16 @@ export function openApiDocument(routes: readonly Route[], serverUrl: string): Js
   }
   return {
     openapi: "3.1.0",
-    info: {
-      title: "Junction API",
-      version: "1.0.0",
-      description:
-        "Junction's REST API, a drop-in for Nango's public API. Every error has one shape, " +
-        '`{"error":{"code","message","errors"}}`, with a stable snake_case `code`; each operation lists ' +
-        "the codes it may answer under their HTTP status. Any route may also answer 404 `not_found` or " +
-        "405 `method_not_allowed` for a path or method it does not serve; HEAD is answered wherever GET is. " +
-        "A request id comes back in " +
-        "`X-Request-Id`. Generated from the gateway's routes (`bun run openapi`).",
-    },
+    info: INFO,
     servers: [{ url: serverUrl }],
     tags: tags.map((name) => (TAGS[name] ? { name, description: TAGS[name] } : { name })),
     paths,
     components: {
-      securitySchemes: {
-        secretKey: {
-          type: "http",
-          scheme: "bearer",
-          description: "A secret key of the environment: `Authorization: Bearer <secret key>`.",
-        },
-        connectSessionToken: {
-          type: "http",
-          scheme: "bearer",
-          description: "A connect session's token (POST /connect/sessions): `Authorization: Bearer <token>`.",
-        },
-      },
+      securitySchemes: securitySchemes(),
       responses: sharedResponses,
       schemas: {
         Error: errorSchema(),
-        ErrorCode: {
-          type: "string",
-          description: "Every stable error code, with what it means.",
-          oneOf: (Object.keys(ERROR_CODES) as ErrorCode[]).map((c) => ({
-            const: c,
-            description: ERROR_CODES[c].description,
-            "x-status": statusOfCode(c),
-          })),
-        },
+        ErrorCode: errorCodeSchema(),
         ...shared,
       },
     },

@@ -3,7 +3,7 @@ import { providerAdapter } from "@junction/providers";
 import { z } from "zod";
 import { iso, json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
-import { dataOf, isoOrNull } from "../openapi/route-doc.ts";
+import { dataOf, isoOrNull, type RouteDoc } from "../openapi/route-doc.ts";
 import type { Route, RouteContext } from "../router.ts";
 
 const STATES = {
@@ -108,72 +108,66 @@ interface StopFailure {
  */
 export function channelRoutes(): Route[] {
   return [
-    {
-      method: "GET",
-      pattern: "/channels",
-      handler: async ({ clients, url }) => {
-        const q = parseWith(listQuery, queryObject(url), "invalid_query_params", "query");
-        const { channels } = await clients.channel.listChannels({
-          providerConfigKey: q.integration ?? "",
-          connectionId: q.connection ?? "",
-          state: q.state ? STATES[q.state] : ChannelState.UNSPECIFIED,
-          expiringWithinMs: BigInt(q.expiring_within ?? 0),
-        });
-        const kinds = await channelKinds(clients, channels);
-        return json({ data: channels.map((c) => present(c, kinds.get(c.providerConfigKey) ?? "")) });
-      },
-      doc: {
-        summary: "List notification channels",
-        tags: ["Channels"],
-        query: listQuery,
-        responses: { 200: dataOf(z.array(channelAnswer)) },
-        errors: ["invalid_request"],
-      },
-    },
-    {
-      method: "POST",
-      pattern: "/channels/stop-all",
-      handler: async (ctx) => {
-        const body = parseWith(stopAllBody, await readJson(ctx.req, 4096), "invalid_body", "body");
-        const { results } = await ctx.clients.channel.stopChannels({ providerConfigKey: body.integration });
-        const stopped: string[] = [];
-        const gone: string[] = [];
-        const failed: StopFailure[] = [];
-        for (const r of results) {
-          if (r.outcome === StopOutcome.FAILED) {
-            failed.push({
-              channel_id: r.channelId,
-              connection_id: r.connectionId,
-              status: r.status || null,
-              code: r.code,
-              message: r.message,
-            });
-            continue;
-          }
-          stopped.push(r.channelId);
-          if (r.outcome === StopOutcome.GONE) gone.push(r.channelId);
-        }
-        ctx.logger.info("channels stopped", {
-          requestId: ctx.requestId,
-          stopped: stopped.length,
-          gone: gone.length,
-          failed: failed.length,
-        });
-        return json({ data: { integration: body.integration, stopped, gone, failed } });
-      },
-      doc: {
-        summary: "Stop every channel of an integration",
-        description: "The rollback: each active channel is stopped upstream with its connection's credentials.",
-        tags: ["Channels"],
-        body: stopAllBody,
-        responses: { 200: dataOf(stopAllAnswer) },
-        errors: [
-          "unknown_provider_config",
-          "integration_has_no_channels",
-          "channel_stops_unavailable",
-          "invalid_request",
-        ],
-      },
-    },
+    { method: "GET", pattern: "/channels", handler: listChannels, doc: listDoc },
+    { method: "POST", pattern: "/channels/stop-all", handler: stopAll, doc: stopAllDoc },
   ];
 }
+
+async function listChannels({ clients, url }: RouteContext): Promise<Response> {
+  const q = parseWith(listQuery, queryObject(url), "invalid_query_params", "query");
+  const { channels } = await clients.channel.listChannels({
+    providerConfigKey: q.integration ?? "",
+    connectionId: q.connection ?? "",
+    state: q.state ? STATES[q.state] : ChannelState.UNSPECIFIED,
+    expiringWithinMs: BigInt(q.expiring_within ?? 0),
+  });
+  const kinds = await channelKinds(clients, channels);
+  return json({ data: channels.map((c) => present(c, kinds.get(c.providerConfigKey) ?? "")) });
+}
+
+/** Stops every channel of the integration; answers which stopped, which were gone, which failed. */
+async function stopAll(ctx: RouteContext): Promise<Response> {
+  const body = parseWith(stopAllBody, await readJson(ctx.req, 4096), "invalid_body", "body");
+  const { results } = await ctx.clients.channel.stopChannels({ providerConfigKey: body.integration });
+  const stopped: string[] = [];
+  const gone: string[] = [];
+  const failed: StopFailure[] = [];
+  for (const r of results) {
+    if (r.outcome === StopOutcome.FAILED) {
+      failed.push({
+        channel_id: r.channelId,
+        connection_id: r.connectionId,
+        status: r.status || null,
+        code: r.code,
+        message: r.message,
+      });
+      continue;
+    }
+    stopped.push(r.channelId);
+    if (r.outcome === StopOutcome.GONE) gone.push(r.channelId);
+  }
+  ctx.logger.info("channels stopped", {
+    requestId: ctx.requestId,
+    stopped: stopped.length,
+    gone: gone.length,
+    failed: failed.length,
+  });
+  return json({ data: { integration: body.integration, stopped, gone, failed } });
+}
+
+const listDoc: RouteDoc = {
+  summary: "List notification channels",
+  tags: ["Channels"],
+  query: listQuery,
+  responses: { 200: dataOf(z.array(channelAnswer)) },
+  errors: ["invalid_request"],
+};
+
+const stopAllDoc: RouteDoc = {
+  summary: "Stop every channel of an integration",
+  description: "The rollback: each active channel is stopped upstream with its connection's credentials.",
+  tags: ["Channels"],
+  body: stopAllBody,
+  responses: { 200: dataOf(stopAllAnswer) },
+  errors: ["unknown_provider_config", "integration_has_no_channels", "channel_stops_unavailable", "invalid_request"],
+};

@@ -4,8 +4,8 @@ import { z } from "zod";
 import { errorResponse } from "../http/error-response.ts";
 import { json } from "../http/json.ts";
 import { parseWith, queryObject, readJson } from "../http/read-json.ts";
-import { dataOf } from "../openapi/route-doc.ts";
-import type { Route } from "../router.ts";
+import { dataOf, type RouteDoc } from "../openapi/route-doc.ts";
+import type { Route, RouteContext } from "../router.ts";
 import { formFields } from "./oauth/connect-form.ts";
 import { sessionProvider } from "./connect-session-scope.ts";
 
@@ -114,74 +114,71 @@ const DEFINITION_LIMIT = 256 * 1024;
  */
 export function providerRoutes(): Route[] {
   return [
-    {
-      method: "GET",
-      pattern: "/providers",
-      handler: async ({ clients, url }) => {
-        const search = parseWith(listQuery, queryObject(url), "invalid_query_params", "query").search?.toLowerCase();
-        const { providers } = await clients.connection.listProviders({});
-        const found = search ? providers.filter((p) => p.name.toLowerCase().includes(search)) : providers;
-        return json({ data: found.map(presentProvider) });
-      },
-      doc: {
-        summary: "List provider templates",
-        description:
-          "The templates integrations are created from, with their scope catalogue and each scope's sensitivity.",
-        tags: ["Providers"],
-        query: listQuery,
-        responses: { 200: dataOf(z.array(providerAnswer)) },
-        errors: [],
-      },
-    },
-    {
-      method: "POST",
-      pattern: "/providers",
-      handler: async ({ clients, req }) => {
-        // Validated by the connection service, with the schema and the messages of the built-in catalogue.
-        const body = await readJson(req, DEFINITION_LIMIT);
-        const { provider, created } = await clients.connection.putProvider({ definitionJson: JSON.stringify(body) });
-        if (!provider) throw new Error("putProvider returned no provider");
-        return json({ data: presentProvider(provider) }, created ? 201 : 200);
-      },
-      doc: {
-        summary: "Define a provider",
-        description:
-          "Adds a provider defined as data, or replaces one defined over the API (a built-in's name is refused: 409 provider_is_built_in), with the schema of the built-in catalogue (docs/providers.md). Stored with the integrations: it survives restarts and every process of the connection service knows it within seconds. 201 when no provider was defined over the API under this name, 200 when one is replaced.",
-        tags: ["Providers"],
-        body: providerDefinitionSchema,
-        responses: { 200: dataOf(providerAnswer), 201: dataOf(providerAnswer) },
-        errors: ["invalid_provider_definition", "private_address_not_allowed", "provider_is_built_in"],
-      },
-    },
+    { method: "GET", pattern: "/providers", handler: listProviders, doc: listDoc },
+    { method: "POST", pattern: "/providers", handler: defineProvider, doc: defineDoc },
     {
       method: "GET",
       pattern: "/providers/:provider",
       acceptsConnectSession: true,
-      handler: async (ctx) => {
-        const name = ctx.params.provider as string;
-        if (ctx.connectSessionToken) {
-          return json({ data: presentProvider(await sessionProvider(ctx, ctx.connectSessionToken, name)) });
-        }
-        const { providers } = await ctx.clients.connection.listProviders({});
-        const provider = providers.find((p) => p.name === name);
-        if (!provider) return errorResponse(404, "unknown_provider", `Unknown provider "${name}".`);
-        return json({ data: presentProvider(provider) });
-      },
-      doc: {
-        summary: "Get a provider template",
-        description:
-          "With a connect session token (as Nango's Connect UI calls it), only a provider of an integration the session allows.",
-        tags: ["Providers"],
-        params: { provider: `The provider's name (e.g. ${documentationExample.provider}).` },
-        responses: { 200: dataOf(providerAnswer) },
-        errors: [
-          "unknown_provider",
-          "unknown_connect_session_token",
-          "connect_session_expired",
-          "integration_not_allowed",
-        ],
-        errorStatus: { unknown_provider: 404 },
-      },
+      handler: getProvider,
+      doc: getDoc,
     },
   ];
 }
+
+async function listProviders({ clients, url }: RouteContext): Promise<Response> {
+  const search = parseWith(listQuery, queryObject(url), "invalid_query_params", "query").search?.toLowerCase();
+  const { providers } = await clients.connection.listProviders({});
+  const found = search ? providers.filter((p) => p.name.toLowerCase().includes(search)) : providers;
+  return json({ data: found.map(presentProvider) });
+}
+
+async function defineProvider({ clients, req }: RouteContext): Promise<Response> {
+  // Validated by the connection service, with the schema and the messages of the built-in catalogue.
+  const body = await readJson(req, DEFINITION_LIMIT);
+  const { provider, created } = await clients.connection.putProvider({ definitionJson: JSON.stringify(body) });
+  if (!provider) throw new Error("putProvider returned no provider");
+  return json({ data: presentProvider(provider) }, created ? 201 : 200);
+}
+
+/** One provider; for a connect session, only one of an integration the session allows. */
+async function getProvider(ctx: RouteContext): Promise<Response> {
+  const name = ctx.params.provider as string;
+  if (ctx.connectSessionToken) {
+    return json({ data: presentProvider(await sessionProvider(ctx, ctx.connectSessionToken, name)) });
+  }
+  const { providers } = await ctx.clients.connection.listProviders({});
+  const provider = providers.find((p) => p.name === name);
+  if (!provider) return errorResponse(404, "unknown_provider", `Unknown provider "${name}".`);
+  return json({ data: presentProvider(provider) });
+}
+
+const listDoc: RouteDoc = {
+  summary: "List provider templates",
+  description: "The templates integrations are created from, with their scope catalogue and each scope's sensitivity.",
+  tags: ["Providers"],
+  query: listQuery,
+  responses: { 200: dataOf(z.array(providerAnswer)) },
+  errors: [],
+};
+
+const defineDoc: RouteDoc = {
+  summary: "Define a provider",
+  description:
+    "Adds a provider defined as data, or replaces one defined over the API (a built-in's name is refused: 409 provider_is_built_in), with the schema of the built-in catalogue (docs/providers.md). Stored with the integrations: it survives restarts and every process of the connection service knows it within seconds. 201 when no provider was defined over the API under this name, 200 when one is replaced.",
+  tags: ["Providers"],
+  body: providerDefinitionSchema,
+  responses: { 200: dataOf(providerAnswer), 201: dataOf(providerAnswer) },
+  errors: ["invalid_provider_definition", "private_address_not_allowed", "provider_is_built_in"],
+};
+
+const getDoc: RouteDoc = {
+  summary: "Get a provider template",
+  description:
+    "With a connect session token (as Nango's Connect UI calls it), only a provider of an integration the session allows.",
+  tags: ["Providers"],
+  params: { provider: `The provider's name (e.g. ${documentationExample.provider}).` },
+  responses: { 200: dataOf(providerAnswer) },
+  errors: ["unknown_provider", "unknown_connect_session_token", "connect_session_expired", "integration_not_allowed"],
+  errorStatus: { unknown_provider: 404 },
+};

@@ -4,7 +4,7 @@ import { compileBundle } from "../compile/compile-bundle.ts";
 import type { CompiledScript } from "../compile/compiled-script.ts";
 import type { RunJob } from "../protocol.ts";
 import { DEFAULT_HOST_CALL_LIMITS, type HostCallLimits } from "./host-call-gate.ts";
-import { describeEnding } from "./run-error.ts";
+import { describeEnding, type Ending } from "./run-error.ts";
 import { cancelReason, type ProcessRun, runInProcess } from "./run-in-process.ts";
 import { DEFAULT_RUN_LIMITS, resolveLimits } from "./run-limits.ts";
 import type { RunLimits, RunRequest, RunResult, ScriptInput } from "./run-types.ts";
@@ -185,14 +185,7 @@ export class ScriptRuntime {
     }
     if (!run) throw new Error("unreachable: no attempt was made");
     const described = describeEnding(run.ending, compiled, limits);
-    const status =
-      run.ending.kind === "outcome"
-        ? run.ending.outcome.status
-        : run.ending.kind === "killed_at_deadline"
-          ? "timed_out"
-          : run.ending.kind === "cancelled"
-            ? "failed"
-            : "crashed";
+    const status = endingStatus(run.ending);
     const result: RunResult = {
       status,
       startedAt,
@@ -221,4 +214,11 @@ export class ScriptRuntime {
     }
     return found;
   }
+}
+
+/** A run's status from how its process run ended: a cancelled run failed, a lost process crashed. */
+function endingStatus(ending: Ending): RunResult["status"] {
+  if (ending.kind === "outcome") return ending.outcome.status;
+  if (ending.kind === "killed_at_deadline") return "timed_out";
+  return ending.kind === "cancelled" ? "failed" : "crashed";
 }

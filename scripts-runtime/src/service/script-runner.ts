@@ -1,11 +1,13 @@
 import type { ScriptEntry } from "../declaration/script-declaration.ts";
-import { runningRecord, runtimeRefused } from "../runtime/run-and-record.ts";
+import { runningRecord } from "../runtime/run-and-record.ts";
 import type { JsonValue, RunResult } from "../runtime/run-types.ts";
 import type { EndedRunStatus, RunCaller, RunTrigger, ScriptRunRecord, ScriptVersionRecord } from "../store/records.ts";
 import type { ScriptsServiceContext } from "./context.ts";
 import { FailureLog } from "./host/host-failure.ts";
 import { createRunHost } from "./host/run-host.ts";
-import { BASE_VARIANT, openRunData } from "./host/sync-run-data.ts";
+import { openRunData, type RunData } from "./host/sync-run-data.ts";
+import { logRunEnd, runFinish } from "./run-end.ts";
+import { refusedRun, runInSandbox } from "./run-in-sandbox.ts";
 import { type ScriptMetrics, scriptMetrics } from "./script-metrics.ts";
 import { recordRun } from "./run-operation.ts";
 import { keepActionOutput } from "./triggers/action-output.ts";
@@ -174,98 +176,62 @@ export class ScriptRunner {
     let result: RunResult;
     const controller = new AbortController();
     this.cancellable.set(record.id, controller);
-    const { kind } = plan.version.declaration;
-    const integration = `${record.environmentId}/${record.providerConfigKey}`;
     try {
-      const runtime = await this.ctx.runtime();
-      result = await runtime.run({
-        script: plan.version.compiled,
-        entry: plan.entry,
-        ...(plan.input === undefined ? {} : { input: plan.input }),
-        context: {
-          runId: record.id,
-          environmentId: record.environmentId,
-          providerConfigKey: record.providerConfigKey,
-          connectionId: plan.connectionId,
-          scriptName: record.scriptName,
-          ...(plan.lastSyncDate ? { lastSyncDate: plan.lastSyncDate } : {}),
-          variant: BASE_VARIANT,
-        },
-        limits: this.ctx.limits,
-        host,
-        // Lifecycle hooks and actions go first and use the reserved processes; syncs and onWebhook
-        // runs are capped per integration and per script.
-        fairness: { priority: kind !== "sync", integration, script: `${integration}/${record.scriptName}` },
-        signal: controller.signal,
-      });
+      result = await runInSandbox(this.ctx, record, plan, host, controller.signal);
     } catch (err) {
       // The runtime refused the run (closed, too many waiting): nothing ran; another try may do.
       failures.transient++;
-      const at = this.ctx.clock.now();
-      const error = runtimeRefused(err);
-      result = {
-        status: "failed",
-        startedAt: at,
-        finishedAt: at,
-        durationMs: 0,
-        logs: [],
-        logsTruncated: false,
-        error,
-      };
+      result = refusedRun(this.ctx.clock.now(), err);
     } finally {
       this.cancellable.delete(record.id);
     }
+    return this.recordEnd(record, plan, data, result, failures);
+  }
+
+  /**
+   * Counts a run that ended and writes its end, with an action's output, after its data is finished
+   * and `beforeRecord` ran; or, for a failure to be tried again, leaves it `running`.
+   */
+  private async recordEnd(
+    record: ScriptRunRecord,
+    plan: RunPlan,
+    data: RunData,
+    ran: RunResult,
+    failures: FailureLog,
+  ): Promise<FinishedRun> {
+    const { kind } = plan.version.declaration;
+    this.counts.observe(kind, this.endedStatus(plan, ran), ran.durationMs);
+    recordRun(this.ctx.operations, kind, record, ran);
     // Only an action's result is kept: what a sync or a lifecycle script returns means nothing.
-    this.counts.observe(kind, this.endedStatus(plan, result), result.durationMs);
-    recordRun(this.ctx.operations, kind, record, result);
     const isAction = kind === "action";
-    const { output, ...ending } = isAction ? keepActionOutput(result) : result;
-    result = ending;
+    const { output, ...result } = isAction ? keepActionOutput(ran) : ran;
     const status = this.endedStatus(plan, result);
     const kept = isAction && output !== undefined ? { output } : {};
     // A cancelled run is not tried again: it was stopped on purpose.
     const cancelled = result.error?.name === "CancelledError";
-    if (plan.retryFailure && result.status !== "succeeded" && !cancelled) {
-      this.ctx.logger.warn("script run failed; it will be tried again", {
-        runId: record.id,
-        script: record.scriptName,
-        attempt: plan.attempt ?? record.attempt,
-        status: result.status,
-        error: result.error?.name,
-      });
-      return { record: { ...record, status: result.status, error: result.error ?? null }, transient: true };
-    }
+    if (plan.retryFailure && result.status !== "succeeded" && !cancelled)
+      return this.leaveForRetry(record, plan, result);
     await data.finish(result);
     const checkpointMoved = data.checkpointMoved();
     await plan
       .beforeRecord?.({ status, startedAt: record.startedAt, checkpointMoved })
       .catch((err: unknown) => this.ctx.logger.error("script run end not handled", { runId: record.id, error: err }));
-    const finished = await this.ctx.runs.finish(record.environmentId, record.id, {
-      status,
-      finishedAt: result.finishedAt,
-      durationMs: result.durationMs,
-      logs: result.logs,
-      logsTruncated: result.logsTruncated,
-      error: result.error ?? null,
-      ...kept,
-      // The attempt is named whenever known: a run taken over by a later attempt refuses this end.
-      ...(plan.attempt !== undefined ? { attempt: plan.attempt } : {}),
-    });
+    const finished = await this.ctx.runs.finish(record.environmentId, record.id, runFinish(plan, status, result, kept));
     const ended = finished ?? { ...record, status, error: result.error ?? null, ...kept };
-    const fields = {
-      runId: record.id,
-      integration: record.providerConfigKey,
-      script: record.scriptName,
-      version: record.scriptVersion,
-      connectionId: record.connectionId,
-      trigger: record.trigger,
-      attempt: record.attempt,
-      status,
-      durationMs: result.durationMs,
-    };
-    if (status === "succeeded") this.ctx.logger.info("script run succeeded", fields);
-    else this.ctx.logger.warn("script run did not succeed", { ...fields, error: result.error?.name });
+    logRunEnd(this.ctx.logger, record, status, result);
     return { record: ended, transient: result.status !== "succeeded" && failures.transient > 0 };
+  }
+
+  /** A failed run to be tried again under its id: logged, not written; it stays `running`. */
+  private leaveForRetry(record: ScriptRunRecord, plan: RunPlan, result: RunResult): FinishedRun {
+    this.ctx.logger.warn("script run failed; it will be tried again", {
+      runId: record.id,
+      script: record.scriptName,
+      attempt: plan.attempt ?? record.attempt,
+      status: result.status,
+      error: result.error?.name,
+    });
+    return { record: { ...record, status: result.status, error: result.error ?? null }, transient: true };
   }
 
   /** A sync's exec ended by the stopping service (its sandbox closed, or refused it) was interrupted. */

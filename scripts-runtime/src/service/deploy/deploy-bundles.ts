@@ -8,7 +8,7 @@ import type { ValidationResult } from "../../runtime/validate-script.ts";
 import type { ScriptsServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { callService } from "../handlers/call-service.ts";
-import { NAME_RE, removeScript, storeVersion } from "../handlers/script-handlers.ts";
+import { NAME_RE, removeScript, storeVersion } from "../handlers/script/script-versions.ts";
 import { toScriptVersion } from "../mappers.ts";
 import type { SyncScheduler } from "../scheduler/sync-scheduler.ts";
 import { withDeployLock } from "./deploy-lock.ts";

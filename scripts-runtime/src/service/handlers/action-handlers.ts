@@ -12,6 +12,7 @@ import { callerOfRequest } from "../run-caller.ts";
 import type { RunPlan, ScriptRunner } from "../script-runner.ts";
 import { enqueueActionRun, MAX_ACTION_RETRIES } from "../triggers/action-runs.ts";
 import { callService } from "./call-service.ts";
+import { required } from "./record-scope.ts";
 
 type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "runAction">;
 
@@ -21,10 +22,6 @@ type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "runAction">;
  * kills a run past it); async calls answer with the run as recorded when queued (action-runs.ts).
  */
 export function actionHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner): Handlers {
-  const required = (value: string, path: string) => {
-    if (!value) throw errors.invalidField(path, "is required");
-    return value;
-  };
   return {
     async runAction(req) {
       const env = await ctx.environment();

@@ -1,16 +1,16 @@
 import type { ServiceImpl } from "@connectrpc/connect";
-import { type ScriptsService, SyncMode } from "@junction/contracts/scripts/v1/scripts_service_pb";
+import type { ScriptsService } from "@junction/contracts/scripts/v1/scripts_service_pb";
 import type { ScriptsServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { EVENTS, nameOf, toScriptRun } from "../mappers.ts";
 import type { SyncRuns } from "../scheduler/sync-runs.ts";
-import type { ScriptRunner, StartedRun } from "../script-runner.ts";
+import type { ScriptRunner } from "../script-runner.ts";
 import { forgetRecords, runLifecycleEvent } from "../triggers/lifecycle-runs.ts";
 import { dispatchNotification } from "../triggers/webhook-dispatch.ts";
 import { WebhookRunLimiter } from "../triggers/webhook-run-limiter.ts";
 import { callService } from "./call-service.ts";
-import { resetRecords } from "./reset-records.ts";
-import { connectionsOf, deployedSyncs } from "./deployed-syncs.ts";
+import { required } from "./record-scope.ts";
+import { triggerSyncs } from "./sync/trigger-syncs.ts";
 
 type Handlers = Pick<ServiceImpl<typeof ScriptsService>, "triggerSyncs" | "runLifecycleEvent" | "dispatchNotification">;
 
@@ -21,52 +21,11 @@ export function triggerHandlers(ctx: ScriptsServiceContext, runner: ScriptRunner
     windowMs: ctx.config.webhookWindowMs,
     pauseMs: ctx.config.webhookPauseMs,
   });
-  const required = (value: string, path: string) => {
-    if (!value) throw errors.invalidField(path, "is required");
-    return value;
-  };
   const connectionMustExist = async (providerConfigKey: string, connectionId: string) =>
     callService(ctx.clients().connection.getConnection({ providerConfigKey, connectionId }));
 
   return {
-    async triggerSyncs(req) {
-      const env = await ctx.environment();
-      const key = required(req.providerConfigKey, "provider_config_key");
-      if (req.syncMode !== SyncMode.UNSPECIFIED && !SyncMode[req.syncMode]) {
-        throw errors.invalidField("sync_mode", "must be incremental or full_refresh");
-      }
-      if (!req.connectionId) await callService(ctx.clients().connection.getIntegration({ uniqueKey: key }));
-      const connectionIds = await connectionsOf(ctx, key, req.connectionId);
-      const versions = await deployedSyncs(ctx, env, key, req.syncs);
-      const now = ctx.clock.now();
-      const mode = req.syncMode === SyncMode.FULL_REFRESH ? "full_refresh" : "incremental";
-      const started: StartedRun[] = [];
-      const queued: { name: string; connectionId: string }[] = [];
-      for (const connectionId of connectionIds) {
-        for (const version of versions) {
-          const d = version.declaration;
-          const scheduleKey = { environmentId: env, providerConfigKey: key, scriptName: version.name, connectionId };
-          const due = d.kind === "sync" && d.autoStart ? now + d.frequencyMs : null;
-          await resetRecords(ctx, scheduleKey, version, {
-            checkpoint: mode === "full_refresh",
-            records: req.emptyCache,
-          });
-          const outcome = await syncs.trigger(scheduleKey, version, mode, due);
-          if ("started" in outcome) started.push(outcome.started);
-          else if ("queued" in outcome) queued.push({ name: version.name, connectionId });
-        }
-      }
-      for (const run of started)
-        void run.finished.catch((err: unknown) => ctx.logger.error("sync run not recorded", { error: err }));
-      ctx.logger.info("syncs triggered", {
-        integration: key,
-        connectionId: req.connectionId || null,
-        syncs: versions.map((v) => v.name),
-        runs: started.length,
-        queued: queued.length,
-      });
-      return { runs: started.map((r) => toScriptRun(r.record, false)), queued };
-    },
+    triggerSyncs: (req) => triggerSyncs(ctx, syncs, req),
 
     async runLifecycleEvent(req) {
       const env = await ctx.environment();

@@ -50,13 +50,7 @@ export function createScriptProxy(options: UpstreamProxyOptions = {}) {
     }
     // The path and query as a /proxy request's URL would carry them (the URL parser's encoding).
     const url = new URL(`http://scripts.junction.internal/proxy${endpointPath}${withParams(query, config.params)}`);
-    const headers = scriptHeaders(config.headers);
-    headers.set("provider-config-key", config.providerConfigKey ?? scope.providerConfigKey);
-    headers.set("connection-id", config.connectionId ?? scope.connectionId);
-    if (config.retries !== undefined) headers.set("retries", String(config.retries));
-    if (config.retryOn && config.retryOn.length > 0) headers.set("retry-on", config.retryOn.join(","));
-    if (config.baseUrlOverride) headers.set("base-url-override", config.baseUrlOverride);
-    if (config.decompress !== undefined) headers.set("decompress", String(config.decompress));
+    const headers = proxyHeaders(scope, config);
     const body = BODILESS.has(config.method) ? null : encodeBody(config.data, headers);
     const path = upstreamPath(url);
     const incoming = headerRecord(headers);
@@ -77,26 +71,43 @@ export function createScriptProxy(options: UpstreamProxyOptions = {}) {
       requestId: scope.runId,
       logger: scope.logger,
     });
-    const text = await readTextLimited(
-      res.body,
-      MAX_PROXY_RESPONSE_BYTES,
-      () =>
-        new ScriptHostError(
-          `nango.proxy: the upstream answered more than ${MAX_PROXY_RESPONSE_BYTES} bytes`,
-          413,
-          null,
-          "response_too_large",
-        ),
-    );
-    const responseHeaders: Record<string, string> = {};
-    res.headers.forEach((value, name) => {
-      responseHeaders[name] = value;
-    });
-    return {
-      status: res.status,
-      headers: responseHeaders,
-      data: config.responseType === "text" ? text : parseLenient(text),
-    };
+    return proxyAnswer(res, config);
+  };
+}
+
+/** The script's headers and its proxy settings as a /proxy request's control headers. */
+function proxyHeaders(scope: ProxyScope, config: ProxyConfiguration): Headers {
+  const headers = scriptHeaders(config.headers);
+  headers.set("provider-config-key", config.providerConfigKey ?? scope.providerConfigKey);
+  headers.set("connection-id", config.connectionId ?? scope.connectionId);
+  if (config.retries !== undefined) headers.set("retries", String(config.retries));
+  if (config.retryOn && config.retryOn.length > 0) headers.set("retry-on", config.retryOn.join(","));
+  if (config.baseUrlOverride) headers.set("base-url-override", config.baseUrlOverride);
+  if (config.decompress !== undefined) headers.set("decompress", String(config.decompress));
+  return headers;
+}
+
+/** The upstream's answer as the script sees it: its body read within the limit, as text or (leniently) JSON. */
+async function proxyAnswer(res: Response, config: ProxyConfiguration): Promise<ProxyResponse> {
+  const text = await readTextLimited(
+    res.body,
+    MAX_PROXY_RESPONSE_BYTES,
+    () =>
+      new ScriptHostError(
+        `nango.proxy: the upstream answered more than ${MAX_PROXY_RESPONSE_BYTES} bytes`,
+        413,
+        null,
+        "response_too_large",
+      ),
+  );
+  const responseHeaders: Record<string, string> = {};
+  res.headers.forEach((value, name) => {
+    responseHeaders[name] = value;
+  });
+  return {
+    status: res.status,
+    headers: responseHeaders,
+    data: config.responseType === "text" ? text : parseLenient(text),
   };
 }
 

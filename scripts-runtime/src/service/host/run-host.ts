@@ -34,30 +34,12 @@ type Metadata = { [key: string]: JsonValue };
  * API does), so that they cannot end up in run logs.
  */
 export function createRunHost(deps: RunHostDeps, scope: RunScope, failures: FailureLog): ScriptHost {
-  const { clients, logger } = deps;
-  const log = logger.child({ runId: scope.runId });
+  const { clients } = deps;
+  const log = deps.logger.child({ runId: scope.runId });
   const fail = (what: string) => async (err: unknown) => {
     throw await scriptFailure(err, what, log, scope.runId, failures);
   };
-  let webhookUrl: Promise<string | null> | undefined;
-
-  const connection = async (providerConfigKey: string, connectionId: string) => {
-    const res = await clients.connection.getConnection({ providerConfigKey, connectionId });
-    if (!res.connection) throw new Error("GetConnection answered without a connection");
-    return res.connection;
-  };
-  const writeMetadata = async (metadata: Metadata, mode: MetadataWriteMode) => {
-    // Refused here as the service would: deeper still, the RPC wire could not carry it there.
-    const deep = deepValueField({ metadata });
-    if (deep !== null) throw tooDeep("invalid_metadata", deep);
-    return clients.connection.writeMetadata({
-      providerConfigKey: scope.providerConfigKey,
-      connectionIds: [scope.connectionId],
-      metadata: metadata as JsonObject,
-      mode,
-    });
-  };
-
+  const webhookUrl = rememberedWebhookUrl(clients, scope.providerConfigKey);
   return {
     proxy: (config) =>
       deps
@@ -75,34 +57,64 @@ export function createRunHost(deps: RunHostDeps, scope: RunScope, failures: Fail
         .catch(fail(`nango.${config.method.toLowerCase()}(${config.endpoint})`)),
 
     getConnection: (providerConfigKey, connectionId) =>
-      connection(providerConfigKey ?? scope.providerConfigKey, connectionId ?? scope.connectionId)
+      connectionOf(clients, providerConfigKey ?? scope.providerConfigKey, connectionId ?? scope.connectionId)
         .then((c) => presentConnection(c) as unknown as JsonValue)
         .catch(fail("nango.getConnection")),
 
     getMetadata: () =>
-      connection(scope.providerConfigKey, scope.connectionId)
+      connectionOf(clients, scope.providerConfigKey, scope.connectionId)
         .then((c) => (c.metadata ?? {}) as Metadata)
         .catch(fail("nango.getMetadata")),
 
     setMetadata: (metadata) =>
-      writeMetadata(metadata, MetadataWriteMode.SET)
+      writeMetadata(clients, scope, metadata, MetadataWriteMode.SET)
         .then(() => undefined)
         .catch(fail("nango.setMetadata")),
 
     updateMetadata: (metadata) =>
-      writeMetadata(metadata, MetadataWriteMode.UPDATE)
+      writeMetadata(clients, scope, metadata, MetadataWriteMode.UPDATE)
         .then(() => undefined)
         .catch(fail("nango.updateMetadata")),
 
-    getWebhookURL: () => {
-      webhookUrl ??= clients.connection
-        .getIntegration({ uniqueKey: scope.providerConfigKey })
-        .then((res) => res.integration?.webhookUrl || null)
-        .catch((err: unknown) => {
-          webhookUrl = undefined;
-          throw err;
-        });
-      return webhookUrl.catch(fail("nango.getWebhookURL"));
-    },
+    getWebhookURL: () => webhookUrl().catch(fail("nango.getWebhookURL")),
+  };
+}
+
+async function connectionOf(clients: RunHostDeps["clients"], providerConfigKey: string, connectionId: string) {
+  const res = await clients.connection.getConnection({ providerConfigKey, connectionId });
+  if (!res.connection) throw new Error("GetConnection answered without a connection");
+  return res.connection;
+}
+
+/** Writes the run's connection's metadata. */
+async function writeMetadata(
+  clients: RunHostDeps["clients"],
+  scope: RunScope,
+  metadata: Metadata,
+  mode: MetadataWriteMode,
+) {
+  // Refused here as the service would: deeper still, the RPC wire could not carry it there.
+  const deep = deepValueField({ metadata });
+  if (deep !== null) throw tooDeep("invalid_metadata", deep);
+  return clients.connection.writeMetadata({
+    providerConfigKey: scope.providerConfigKey,
+    connectionIds: [scope.connectionId],
+    metadata: metadata as JsonObject,
+    mode,
+  });
+}
+
+/** The integration's webhook URL, asked once per run, asked again only after a failure. */
+function rememberedWebhookUrl(clients: RunHostDeps["clients"], providerConfigKey: string) {
+  let webhookUrl: Promise<string | null> | undefined;
+  return () => {
+    webhookUrl ??= clients.connection
+      .getIntegration({ uniqueKey: providerConfigKey })
+      .then((res) => res.integration?.webhookUrl || null)
+      .catch((err: unknown) => {
+        webhookUrl = undefined;
+        throw err;
+      });
+    return webhookUrl;
   };
 }

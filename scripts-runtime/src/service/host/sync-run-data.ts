@@ -1,6 +1,6 @@
 import { providerAdapter } from "@junction/providers";
 import type { SyncDeclaration } from "../../declaration/script-declaration.ts";
-import type { Checkpoint } from "../../records/record-store.ts";
+import type { Checkpoint, WriteCounts } from "../../records/record-store.ts";
 import type { JsonValue, RunResult } from "../../runtime/run-types.ts";
 import type { ScriptRunRecord } from "../../store/records.ts";
 import type { ScriptsServiceContext } from "../context.ts";
@@ -48,6 +48,17 @@ async function pagination(ctx: ScriptsServiceContext, providerConfigKey: string)
   return answer;
 }
 
+/** The run's changes with every declared model in them, unchanged ones counted as nothing changed. */
+function withDeclaredModels(
+  changes: Map<string, WriteCounts>,
+  models: Record<string, unknown> | null,
+): Map<string, WriteCounts> {
+  for (const model of Object.keys(models ?? {})) {
+    if (!changes.has(model)) changes.set(model, { added: 0, updated: 0, deleted: 0, unchanged: 0 });
+  }
+  return changes;
+}
+
 /** Builds the record API of a run; a sync's run also sends its webhooks when it ends. */
 export async function openRunData(
   ctx: ScriptsServiceContext,
@@ -86,10 +97,7 @@ export async function openRunData(
       if (success && sync.trackDeletes) {
         for (const model of records.changes().keys()) await records.deleteRecordsFromPreviousExecutions(model);
       }
-      const changes = records.changes();
-      for (const model of Object.keys(models ?? {})) {
-        if (!changes.has(model)) changes.set(model, { added: 0, updated: 0, deleted: 0, unchanged: 0 });
-      }
+      const changes = withDeclaredModels(records.changes(), models);
       const ran = [...changes.keys()].map((model) => ({ model, variant: BASE_VARIANT }));
       await ctx.records.retention.markRun(scope, ran, result.finishedAt);
       const to: Checkpoint | null = await ctx.records.getCheckpoint(checkpointKey);

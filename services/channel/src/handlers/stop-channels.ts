@@ -44,25 +44,7 @@ export function stopChannelsHandler(
         { providerConfigKey: req.providerConfigKey, connectionId: req.connectionId || undefined, state: "active" },
         deps.clock.now(),
       );
-      const stopDeps = {
-        proxy,
-        store: deps.store,
-        clock: deps.clock,
-        logger: deps.logger,
-        fetch: deps.fetch ?? ((input, init) => fetch(input, init)),
-        timeoutMs: deps.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS,
-        stops: channelStops(deps.metrics),
-        tokens: deps.tokens,
-        operations: deps.operations,
-      } satisfies Parameters<typeof stopUpstream>[0];
-      const results = new Array<StopResult>(channels.length);
-      let next = 0;
-      const worker = async () => {
-        for (let i = next++; i < channels.length; i = next++) {
-          results[i] = await stopUpstream(stopDeps, channels[i] as (typeof channels)[number]);
-        }
-      };
-      await Promise.all(Array.from({ length: Math.min(STOP_CONCURRENCY, channels.length) }, worker));
+      const results = await stopAll(upstreamStopDeps(deps, proxy), channels);
       deps.logger.info("channels stop requested", {
         integration: req.providerConfigKey,
         connectionId: req.connectionId || undefined,
@@ -84,6 +66,36 @@ export function stopChannelsHandler(
       };
     },
   };
+}
+
+type StopDeps = Parameters<typeof stopUpstream>[0];
+type StoppableChannel = Parameters<typeof stopUpstream>[1];
+
+function upstreamStopDeps(deps: ChannelServiceDeps, proxy: StopDeps["proxy"]): StopDeps {
+  return {
+    proxy,
+    store: deps.store,
+    clock: deps.clock,
+    logger: deps.logger,
+    fetch: deps.fetch ?? ((input, init) => fetch(input, init)),
+    timeoutMs: deps.stopTimeoutMs ?? DEFAULT_STOP_TIMEOUT_MS,
+    stops: channelStops(deps.metrics),
+    tokens: deps.tokens,
+    operations: deps.operations,
+  };
+}
+
+/** Stops each channel upstream, STOP_CONCURRENCY at a time; the results in the channels' order. */
+async function stopAll(stopDeps: StopDeps, channels: readonly StoppableChannel[]): Promise<StopResult[]> {
+  const results = new Array<StopResult>(channels.length);
+  let next = 0;
+  const worker = async () => {
+    for (let i = next++; i < channels.length; i = next++) {
+      results[i] = await stopUpstream(stopDeps, channels[i] as StoppableChannel);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(STOP_CONCURRENCY, channels.length) }, worker));
+  return results;
 }
 
 async function checkIntegration(deps: ChannelServiceDeps, key: string): Promise<void> {

@@ -170,15 +170,9 @@ function toSnippet(bytes: Buffer): string {
     .replace(/\uFFFD+$/, "");
 }
 
-/** Node's client, for DNS names: its `lookup` hook sees the addresses it is about to connect to. */
-function viaNode(
-  url: URL,
-  request: SendRequest,
-  agents: { http: http.Agent; https: https.Agent },
-  resolve: Resolver,
-  allowPrivate: boolean,
-): Promise<RawResponse> {
-  const lookup = (
+/** A `lookup` hook for Node's client that refuses a name resolving to a private address (unless allowed). */
+function policyLookup(resolve: Resolver, allowPrivate: boolean) {
+  return (
     hostname: string,
     opts: { all?: boolean },
     callback: (err: Error | null, address: string | LookupAddress[], family?: number) => void,
@@ -195,6 +189,17 @@ function viaNode(
       (err: Error) => callback(err, ""),
     );
   };
+}
+
+/** Node's client, for DNS names: its `lookup` hook sees the addresses it is about to connect to. */
+function viaNode(
+  url: URL,
+  request: SendRequest,
+  agents: { http: http.Agent; https: https.Agent },
+  resolve: Resolver,
+  allowPrivate: boolean,
+): Promise<RawResponse> {
+  const lookup = policyLookup(resolve, allowPrivate);
   return new Promise((resolvePromise, reject) => {
     const client = url.protocol === "https:" ? https : http;
     const req = client.request(

@@ -33,49 +33,66 @@ export function channelsTable(channels: Channel[], id = "channels-table"): Node 
         ),
       ),
     ),
+    h("tbody", null, channels.map(channelRow)),
+  );
+}
+
+/** A channel's row: its id (linking to its calls upstream in the operations log), kind, state, connection. */
+function channelRow(c: Channel): Node {
+  const group = channelGroup(c);
+  return h(
+    "tr",
+    { "data-channel-id": c.id, "data-state": c.state, "data-kind": c.kind ?? "" },
     h(
-      "tbody",
-      null,
-      channels.map((c) => {
-        const group = channelGroup(c);
-        return h(
-          "tr",
-          { "data-channel-id": c.id, "data-state": c.state, "data-kind": c.kind ?? "" },
-          h(
-            "td",
-            { class: "mono" },
-            // Its calls upstream (created, renewed, stopped by Junction) in the operations log.
-            h(
-              "a",
-              { class: "channel-calls", href: hashLink("/logs", { kind: "channel_call", tag: `channel:${c.id}` }) },
-              c.id,
-            ),
-          ),
-          h("td", { class: "channel-kind" }, c.kind || "—"),
-          h(
-            "td",
-            null,
-            badge(group === "expiring" ? "expiring soon" : c.state, group === "expiring" ? "expiring" : c.state),
-          ),
-          h(
-            "td",
-            null,
-            h(
-              "a",
-              {
-                href: hashLink(
-                  `/connections/${encodeURIComponent(c.provider_config_key)}/${encodeURIComponent(c.connection_id)}`,
-                ),
-              },
-              c.connection_id,
-            ),
-          ),
-          h("td", { class: "mono" }, c.resource_uri),
-          h("td", null, when(c.expiration)),
-          h("td", null, String(c.last_message_number)),
-        );
-      }),
+      "td",
+      { class: "mono" },
+      // Its calls upstream (created, renewed, stopped by Junction) in the operations log.
+      h(
+        "a",
+        { class: "channel-calls", href: hashLink("/logs", { kind: "channel_call", tag: `channel:${c.id}` }) },
+        c.id,
+      ),
     ),
+    h("td", { class: "channel-kind" }, c.kind || "—"),
+    h("td", null, badge(group === "expiring" ? "expiring soon" : c.state, group === "expiring" ? "expiring" : c.state)),
+    h(
+      "td",
+      null,
+      h(
+        "a",
+        {
+          href: hashLink(
+            `/connections/${encodeURIComponent(c.provider_config_key)}/${encodeURIComponent(c.connection_id)}`,
+          ),
+        },
+        c.connection_id,
+      ),
+    ),
+    h("td", { class: "mono" }, c.resource_uri),
+    h("td", null, when(c.expiration)),
+    h("td", null, String(c.last_message_number)),
+  );
+}
+
+/** What a rollback did: how many channels stopped, each that could not be, and a link to reload. */
+function showStopResult(out: HTMLElement, key: string, data: StopAllResult): void {
+  replace(
+    out,
+    h(
+      "p",
+      { class: data.failed.length ? "error" : "ok", id: "stop-all-summary" },
+      `Stopped ${data.stopped.length} channel(s).${data.failed.length ? ` ${data.failed.length} could not be stopped:` : ""}`,
+    ),
+    data.failed.length
+      ? h(
+          "ul",
+          null,
+          data.failed.map((f) =>
+            h("li", null, h("code", null, f.channel_id), ` (${f.connection_id}): ${f.message} [${f.code}]`),
+          ),
+        )
+      : null,
+    h("p", null, h("a", { href: `${hashLink("/channels", { integration: key })}&t=${Date.now()}` }, "Reload the list")),
   );
 }
 
@@ -113,28 +130,7 @@ function stopAll(key: string, active: number): HTMLElement {
     try {
       const { data } = await api<{ data: StopAllResult }>("POST", "/channels/stop-all", { integration: key });
       confirmBox.hidden = true;
-      replace(
-        out,
-        h(
-          "p",
-          { class: data.failed.length ? "error" : "ok", id: "stop-all-summary" },
-          `Stopped ${data.stopped.length} channel(s).${data.failed.length ? ` ${data.failed.length} could not be stopped:` : ""}`,
-        ),
-        data.failed.length
-          ? h(
-              "ul",
-              null,
-              data.failed.map((f) =>
-                h("li", null, h("code", null, f.channel_id), ` (${f.connection_id}): ${f.message} [${f.code}]`),
-              ),
-            )
-          : null,
-        h(
-          "p",
-          null,
-          h("a", { href: `${hashLink("/channels", { integration: key })}&t=${Date.now()}` }, "Reload the list"),
-        ),
-      );
+      showStopResult(out, key, data);
     } catch (err) {
       replace(out, errorBox(err));
     } finally {

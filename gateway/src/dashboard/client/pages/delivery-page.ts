@@ -162,45 +162,11 @@ export async function deliveryPage(id: string): Promise<Node> {
     api<{ data: Message }>("GET", path),
     api<{ data: Provider[] }>("GET", "/providers"),
   ]);
-  let m = first.data;
+  const m = first.data;
   const view = h("div", null, render(m, providers));
   const out = h("span", { id: "replay-result" });
-  const replay = h("button", { type: "button", id: "replay" }, "Replay");
-  replay.addEventListener("click", async () => {
-    replace(out);
-    replay.disabled = true;
-    try {
-      await api("POST", `${path}/replay`);
-      replace(out, h("span", { class: "ok" }, "Scheduled again, with the same webhook-id."));
-      // Shows the new attempt as it happens (for a while; Refresh reloads later).
-      const before = m.attempt_count;
-      const until = Date.now() + REFRESH_FOR_MS;
-      const tick = async () => {
-        m = (await api<{ data: Message }>("GET", path)).data;
-        replace(view, render(m, providers));
-        if (m.attempt_count === before && Date.now() < until && document.body.contains(view))
-          setTimeout(tick, REFRESH_MS);
-      };
-      setTimeout(tick, REFRESH_MS);
-    } catch (err) {
-      replace(out, errorBox(err));
-    } finally {
-      replay.disabled = false;
-    }
-  });
+  const replay = replayButton(path, m, providers, view, out);
   const unmatched = m.type === "forward" && !m.connection_id;
-  const hint = h(
-    "div",
-    { class: "card" },
-    h("h2", null, "Why unmatched"),
-    h("div", { id: "hint-body" }, h("p", { class: "muted" }, "Looking for near matches…")),
-  );
-  if (unmatched) {
-    hintFor(m).then(
-      (node) => replace(hint.querySelector("#hint-body") as HTMLElement, node),
-      (err) => replace(hint.querySelector("#hint-body") as HTMLElement, errorBox(err)),
-    );
-  }
   return h(
     "section",
     null,
@@ -221,7 +187,50 @@ export async function deliveryPage(id: string): Promise<Node> {
       ),
     ),
     out,
-    unmatched ? hint : null,
+    unmatched ? unmatchedHint(m) : null,
     view,
   );
+}
+
+/** Replays the message, then shows its new attempt as it happens (for a while; Refresh reloads later). */
+function replayButton(path: string, first: Message, providers: Provider[], view: HTMLElement, out: HTMLElement) {
+  let m = first;
+  const replay = h("button", { type: "button", id: "replay" }, "Replay");
+  replay.addEventListener("click", async () => {
+    replace(out);
+    replay.disabled = true;
+    try {
+      await api("POST", `${path}/replay`);
+      replace(out, h("span", { class: "ok" }, "Scheduled again, with the same webhook-id."));
+      const before = m.attempt_count;
+      const until = Date.now() + REFRESH_FOR_MS;
+      const tick = async () => {
+        m = (await api<{ data: Message }>("GET", path)).data;
+        replace(view, render(m, providers));
+        if (m.attempt_count === before && Date.now() < until && document.body.contains(view))
+          setTimeout(tick, REFRESH_MS);
+      };
+      setTimeout(tick, REFRESH_MS);
+    } catch (err) {
+      replace(out, errorBox(err));
+    } finally {
+      replay.disabled = false;
+    }
+  });
+  return replay;
+}
+
+/** Why a forwarded message matched no connection: the near matches, looked up as the card shows. */
+function unmatchedHint(m: Message): HTMLElement {
+  const hint = h(
+    "div",
+    { class: "card" },
+    h("h2", null, "Why unmatched"),
+    h("div", { id: "hint-body" }, h("p", { class: "muted" }, "Looking for near matches…")),
+  );
+  hintFor(m).then(
+    (node) => replace(hint.querySelector("#hint-body") as HTMLElement, node),
+    (err) => replace(hint.querySelector("#hint-body") as HTMLElement, errorBox(err)),
+  );
+  return hint;
 }

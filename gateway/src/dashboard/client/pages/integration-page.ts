@@ -32,57 +32,65 @@ export async function integrationPage(key: string): Promise<Node> {
       h("a", { href: hashLink("/deliveries", { integration: key }) }, "Deliveries"),
       h("a", { href: hashLink("/channels", { integration: key }) }, "Channels"),
     ),
-    h(
-      "div",
-      { class: "card" },
-      h("h2", null, "Webhook URL"),
-      h(
-        "p",
-        { class: "muted" },
-        provider?.channels
-          ? `Use it as the address of this provider's notifications (each ${provider.channels.kind}).`
-          : "Where this provider's notifications are received.",
-      ),
-      copyField("webhook-url", integration.webhook_url ?? ""),
-      h("h2", null, "Redirect URI"),
-      h("p", { class: "muted" }, "Register it upstream as an authorized redirect URI of your OAuth client."),
-      copyField("redirect-uri", `${page.baseUrl}/oauth/callback`),
-    ),
+    addressesCard(integration, provider),
     testModeCard(key, testMode),
     lateSection("integration-tools", "Tools (MCP)", () => toolsTable(key)),
-    h(
-      "div",
-      { class: "card" },
-      h("h2", null, "Test connection"),
-      h(
-        "p",
-        { class: "muted" },
-        testMode.sandbox && testMode.enabled
-          ? "Authorizes against the built-in sandbox upstream: type any email and press Allow."
-          : "Opens the provider's consent screen in a new window; sign in there.",
-      ),
-      (() => {
-        const out = h("div", { id: "test-connection-result" });
-        const button = h("button", { type: "button", id: "test-connection" }, "Test connection");
-        button.addEventListener("click", () =>
-          authorizeInPopup(
-            key,
-            "/connect/sessions",
-            {
-              end_user: { id: "dashboard-test", display_name: "Dashboard test connection" },
-              allowed_integrations: [key],
-            },
-            out,
-          ),
-        );
-        return h("div", null, button, out);
-      })(),
-    ),
+    testConnectionCard(key, testMode),
     credentialsCard(key, integration, provider),
     providerSettingsCard(key, integration, provider),
     recordsRetentionCard(key),
     consentCard(consent),
     h("div", { class: "card" }, h("h2", null, "Danger zone"), deleteButton(enc, key)),
+  );
+}
+
+/** The integration's webhook URL and the OAuth redirect URI, each with a copy button. */
+function addressesCard(integration: Integration, provider: Provider | undefined): HTMLElement {
+  return h(
+    "div",
+    { class: "card" },
+    h("h2", null, "Webhook URL"),
+    h(
+      "p",
+      { class: "muted" },
+      provider?.channels
+        ? `Use it as the address of this provider's notifications (each ${provider.channels.kind}).`
+        : "Where this provider's notifications are received.",
+    ),
+    copyField("webhook-url", integration.webhook_url ?? ""),
+    h("h2", null, "Redirect URI"),
+    h("p", { class: "muted" }, "Register it upstream as an authorized redirect URI of your OAuth client."),
+    copyField("redirect-uri", `${page.baseUrl}/oauth/callback`),
+  );
+}
+
+/** A button that authorizes a test connection in a popup, through a connect session for this integration. */
+function testConnectionCard(key: string, testMode: TestMode): HTMLElement {
+  const out = h("div", { id: "test-connection-result" });
+  const button = h("button", { type: "button", id: "test-connection" }, "Test connection");
+  button.addEventListener("click", () =>
+    authorizeInPopup(
+      key,
+      "/connect/sessions",
+      {
+        end_user: { id: "dashboard-test", display_name: "Dashboard test connection" },
+        allowed_integrations: [key],
+      },
+      out,
+    ),
+  );
+  return h(
+    "div",
+    { class: "card" },
+    h("h2", null, "Test connection"),
+    h(
+      "p",
+      { class: "muted" },
+      testMode.sandbox && testMode.enabled
+        ? "Authorizes against the built-in sandbox upstream: type any email and press Allow."
+        : "Opens the provider's consent screen in a new window; sign in there.",
+    ),
+    h("div", null, button, out),
   );
 }
 

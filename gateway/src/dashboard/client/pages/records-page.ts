@@ -80,23 +80,7 @@ export async function recordsPage(key: string, connectionId: string, model: stri
   select.addEventListener("change", () => {
     location.hash = recordsLink(key, connectionId, model, { variant, filter: select.value || undefined });
   });
-  const rows = page.records.map((r) => {
-    const meta = r._nango_metadata;
-    return h(
-      "details",
-      { class: "record", "data-record-id": r.id },
-      h(
-        "summary",
-        null,
-        h("code", null, r.id),
-        " ",
-        badge(meta.last_action, BADGE[meta.last_action]),
-        " ",
-        h("span", { class: "muted" }, when(meta.last_modified_at)),
-      ),
-      jsonBlock(r),
-    );
-  });
+  const rows = page.records.map(recordRow);
   const connection = hashLink(`/connections/${encodeURIComponent(key)}/${encodeURIComponent(connectionId)}`);
   return h(
     "section",
@@ -108,31 +92,49 @@ export async function recordsPage(key: string, connectionId: string, model: stri
       { class: "card" },
       h("div", { class: "row" }, h("label", { for: "record-filter" }, "Last action"), select),
       rows.length > 0 ? h("div", { id: "record-list" }, rows) : h("p", { class: "muted" }, "No records on this page."),
-      h(
-        "div",
-        { class: "row pager" },
-        cursor
-          ? h(
-              "a",
-              { href: recordsLink(key, connectionId, model, { variant, filter: filter || undefined }) },
-              "First page",
-            )
-          : null,
-        page.next_cursor
-          ? h(
-              "a",
-              {
-                id: "records-next",
-                href: recordsLink(key, connectionId, model, {
-                  variant,
-                  filter: filter || undefined,
-                  cursor: page.next_cursor,
-                }),
-              },
-              "Next page",
-            )
-          : h("span", { class: "muted" }, "End of the records."),
-      ),
+      recordsPager(key, connectionId, model, { variant, filter: filter || undefined }, cursor, page.next_cursor),
     ),
+  );
+}
+
+/** A record: its id, last action and time, its JSON (with `_nango_metadata`) opening under it. */
+function recordRow(r: StoredRecord): Node {
+  const meta = r._nango_metadata;
+  return h(
+    "details",
+    { class: "record", "data-record-id": r.id },
+    h(
+      "summary",
+      null,
+      h("code", null, r.id),
+      " ",
+      badge(meta.last_action, BADGE[meta.last_action]),
+      " ",
+      h("span", { class: "muted" }, when(meta.last_modified_at)),
+    ),
+    jsonBlock(r),
+  );
+}
+
+/** Links to the first page (when not on it) and the next one (or the end of the records). */
+function recordsPager(
+  key: string,
+  connectionId: string,
+  model: string,
+  view: { variant: string | undefined; filter: string | undefined },
+  cursor: string | undefined,
+  nextCursor: string | null,
+): Node {
+  return h(
+    "div",
+    { class: "row pager" },
+    cursor ? h("a", { href: recordsLink(key, connectionId, model, view) }, "First page") : null,
+    nextCursor
+      ? h(
+          "a",
+          { id: "records-next", href: recordsLink(key, connectionId, model, { ...view, cursor: nextCursor }) },
+          "Next page",
+        )
+      : h("span", { class: "muted" }, "End of the records."),
   );
 }

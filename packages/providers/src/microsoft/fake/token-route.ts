@@ -33,38 +33,13 @@ export async function tokenRoute(ctx: RequestContext, up: MicrosoftFakeState): P
   if (client === "bad-secret") {
     return fail(401, "invalid_client", 7000215, "Invalid client secret provided.");
   }
-  let grant: Grant;
-  if (grantType === "authorization_code") {
-    const code = up.identity.redeem(form.get("code") ?? "");
-    if (code === "expired") {
-      return fail(400, "invalid_grant", 70008, "The provided authorization code or refresh token has expired.");
-    }
-    if (code === "used") return fail(400, "invalid_grant", 54005, "OAuth2 Authorization code was already redeemed.");
-    if (code === "unknown" || code.clientId !== client.clientId) {
-      return fail(400, "invalid_grant", 9002313, "Invalid request. Request is malformed or invalid.");
-    }
-    if (form.get("redirect_uri") !== code.redirectUri) {
-      return fail(400, "invalid_grant", 50011, "The redirect URI does not match the one the code was issued to.");
-    }
-    const verifier = form.get("code_verifier");
-    if (code.codeChallenge && (!verifier || !pkceMatches(verifier, code.codeChallenge, code.codeChallengeMethod))) {
-      return fail(
-        400,
-        "invalid_grant",
-        501481,
-        "The Code_Verifier does not match the code_challenge supplied in the authorization request.",
-      );
-    }
-    grant = { email: code.email, clientId: client.clientId, scopes: code.scopes, tenant };
-  } else if (grantType === "refresh_token") {
-    const refresh = up.identity.refreshTokens.get(form.get("refresh_token") ?? "");
-    if (!refresh || refresh.revoked || refresh.clientId !== client.clientId) {
-      return fail(400, "invalid_grant", 70000, "Provided grant is invalid or malformed.");
-    }
-    grant = { email: refresh.email, clientId: client.clientId, scopes: refresh.scopes, tenant };
-  } else {
-    return fail(400, "unsupported_grant_type", 70003, `The app requested an unsupported grant type '${grantType}'.`);
-  }
+  const grant =
+    grantType === "authorization_code"
+      ? codeGrant(form, up, client.clientId, tenant)
+      : grantType === "refresh_token"
+        ? refreshGrant(form, up, client.clientId, tenant)
+        : refusal(400, "unsupported_grant_type", 70003, `The app requested an unsupported grant type '${grantType}'.`);
+  if (Array.isArray(grant)) return fail(...grant);
   const ttl = up.accessTokenTtlSeconds;
   const access = up.identity.issueAccessToken(grant, ttl);
   const refresh = grant.scopes.includes("offline_access") ? up.identity.issueRefreshToken(grant) : undefined;
@@ -78,6 +53,52 @@ export async function tokenRoute(ctx: RequestContext, up: MicrosoftFakeState): P
     access_token: access.token,
     ...(refresh ? { refresh_token: refresh.token } : {}),
   });
+}
+
+/** A refused token request: status, AAD error, AADSTS number, description. */
+type Refusal = [status: number, error: string, aadsts: number, description: string];
+
+function refusal(...r: Refusal): Refusal {
+  return r;
+}
+
+/** The grant of an authorization code: unexpired, unused, the client's, its redirect URI and PKCE verifier. */
+function codeGrant(form: URLSearchParams, up: MicrosoftFakeState, clientId: string, tenant: string): Grant | Refusal {
+  const code = up.identity.redeem(form.get("code") ?? "");
+  if (code === "expired") {
+    return refusal(400, "invalid_grant", 70008, "The provided authorization code or refresh token has expired.");
+  }
+  if (code === "used") return refusal(400, "invalid_grant", 54005, "OAuth2 Authorization code was already redeemed.");
+  if (code === "unknown" || code.clientId !== clientId) {
+    return refusal(400, "invalid_grant", 9002313, "Invalid request. Request is malformed or invalid.");
+  }
+  if (form.get("redirect_uri") !== code.redirectUri) {
+    return refusal(400, "invalid_grant", 50011, "The redirect URI does not match the one the code was issued to.");
+  }
+  const verifier = form.get("code_verifier");
+  if (code.codeChallenge && (!verifier || !pkceMatches(verifier, code.codeChallenge, code.codeChallengeMethod))) {
+    return refusal(
+      400,
+      "invalid_grant",
+      501481,
+      "The Code_Verifier does not match the code_challenge supplied in the authorization request.",
+    );
+  }
+  return { email: code.email, clientId, scopes: code.scopes, tenant };
+}
+
+/** The grant of a refresh token: known, not revoked, the client's. */
+function refreshGrant(
+  form: URLSearchParams,
+  up: MicrosoftFakeState,
+  clientId: string,
+  tenant: string,
+): Grant | Refusal {
+  const refresh = up.identity.refreshTokens.get(form.get("refresh_token") ?? "");
+  if (!refresh || refresh.revoked || refresh.clientId !== clientId) {
+    return refusal(400, "invalid_grant", 70000, "Provided grant is invalid or malformed.");
+  }
+  return { email: refresh.email, clientId, scopes: refresh.scopes, tenant };
 }
 
 function authenticateClient(
