@@ -86,6 +86,16 @@ export function hashLink(path: string, query: Record<string, string | number | u
   return `#${path}${s ? `?${s}` : ""}`;
 }
 
+/** The dashboard's link to a connection's page: `#/connections/{integration}/{connection id}`. */
+export function connectionHref(integration: string, connectionId: string): string {
+  return hashLink(`/connections/${encodeURIComponent(integration)}/${encodeURIComponent(connectionId)}`);
+}
+
+/** A link to a connection's page, reading its id. */
+export function connectionLink(integration: string, connectionId: string): HTMLElement {
+  return h("a", { href: connectionHref(integration, connectionId) }, connectionId);
+}
+
 /** A URL or path with line-break opportunities after each "/" (its text is unchanged), so it wraps between parts, not mid-word. */
 export function breakable(text: string): Child[] {
   return text.split(/(?<=\/)/).flatMap((part, i) => (i === 0 ? [part] : [h("wbr"), part]));

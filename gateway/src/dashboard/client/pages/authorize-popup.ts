@@ -1,5 +1,5 @@
 import { api, errorBox, page, qs } from "../api.ts";
-import { h, hashLink, replace } from "../dom.ts";
+import { connectionLink, h, replace } from "../dom.ts";
 import type { ConnectionListItem } from "../types.ts";
 
 const POLL_MS = 1000;
@@ -160,11 +160,7 @@ function connectedNode(key: string, connectionId: string): Node {
     "p",
     { class: "ok", id: "authorize-result", "data-connection-id": connectionId },
     "Connected: ",
-    h(
-      "a",
-      { href: hashLink(`/connections/${encodeURIComponent(key)}/${encodeURIComponent(connectionId)}`) },
-      connectionId,
-    ),
+    connectionLink(key, connectionId),
   );
 }
 

@@ -1,5 +1,5 @@
 import { api, errorBox, qs } from "../api.ts";
-import { badge, h, hashLink, hashQuery, replace, when } from "../dom.ts";
+import { badge, connectionLink, h, hashLink, hashQuery, replace, when } from "../dom.ts";
 import type { Channel, Integration } from "../types.ts";
 
 /** Channels expiring within this are "expiring soon": the renewal script runs daily (spec: Limits). */
@@ -55,19 +55,7 @@ function channelRow(c: Channel): Node {
     ),
     h("td", { class: "channel-kind" }, c.kind || "—"),
     h("td", null, badge(group === "expiring" ? "expiring soon" : c.state, group === "expiring" ? "expiring" : c.state)),
-    h(
-      "td",
-      null,
-      h(
-        "a",
-        {
-          href: hashLink(
-            `/connections/${encodeURIComponent(c.provider_config_key)}/${encodeURIComponent(c.connection_id)}`,
-          ),
-        },
-        c.connection_id,
-      ),
-    ),
+    h("td", null, connectionLink(c.provider_config_key, c.connection_id)),
     h("td", { class: "mono" }, c.resource_uri),
     h("td", null, when(c.expiration)),
     h("td", null, String(c.last_message_number)),

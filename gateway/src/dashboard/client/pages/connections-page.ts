@@ -1,5 +1,5 @@
 import { api, qs } from "../api.ts";
-import { badge, h, hashLink, hashQuery, when } from "../dom.ts";
+import { badge, connectionLink, h, hashLink, hashQuery, when } from "../dom.ts";
 import type { ConnectionListItem, Integration, Page } from "../types.ts";
 
 const PAGE_SIZE = 20;
@@ -102,19 +102,7 @@ function connectionRow(c: ConnectionListItem): HTMLElement {
   return h(
     "tr",
     { "data-connection-id": c.connection_id },
-    h(
-      "td",
-      null,
-      h(
-        "a",
-        {
-          href: hashLink(
-            `/connections/${encodeURIComponent(c.provider_config_key)}/${encodeURIComponent(c.connection_id)}`,
-          ),
-        },
-        c.connection_id,
-      ),
-    ),
+    h("td", null, connectionLink(c.provider_config_key, c.connection_id)),
     h("td", null, c.provider_config_key),
     h(
       "td",

@@ -1,7 +1,7 @@
 import { api, errorBox, qs } from "../api.ts";
 import { badge, h, hashLink, hashQuery, replace, when } from "../dom.ts";
 import type { Integration, Message, Provider } from "../types.ts";
-import { channelKinds, MESSAGE_TYPES, messageSummary } from "./message-summary.ts";
+import { channelKinds, MESSAGE_TYPES, messageConnection, messageSummary } from "./message-summary.ts";
 
 const STATUSES = ["pending", "succeeded", "failed", "exhausted"];
 
@@ -163,23 +163,7 @@ function messageRow(m: Message, kinds: Map<string, string>): HTMLElement {
     h("td", null, m.type),
     h("td", { class: "message-summary" }, messageSummary(m, kinds)),
     h("td", null, m.provider_config_key ?? "—"),
-    h(
-      "td",
-      null,
-      m.connection_id
-        ? h(
-            "a",
-            {
-              href: hashLink(
-                `/connections/${encodeURIComponent(m.provider_config_key ?? "")}/${encodeURIComponent(m.connection_id)}`,
-              ),
-            },
-            m.connection_id,
-          )
-        : m.type === "forward"
-          ? badge("unmatched")
-          : "—",
-    ),
+    h("td", null, messageConnection(m)),
     h("td", null, badge(m.status)),
     h("td", null, String(m.attempt_count)),
     h("td", { class: "muted" }, m.last_error ?? ""),

@@ -1,7 +1,7 @@
 import { api, errorBox } from "../api.ts";
-import { badge, duration, fields, h, hashLink, replace, when } from "../dom.ts";
+import { badge, connectionLink, duration, fields, h, hashLink, replace, when } from "../dom.ts";
 import type { Message, Provider, WatchUriHint } from "../types.ts";
-import { bodyOf, messageSummary } from "./message-summary.ts";
+import { bodyOf, messageConnection, messageSummary } from "./message-summary.ts";
 
 const REFRESH_MS = 1000;
 const REFRESH_FOR_MS = 30_000;
@@ -50,11 +50,7 @@ async function hintFor(m: Message): Promise<Node> {
               h(
                 "li",
                 { "data-connection-id": n.connection_id },
-                h(
-                  "a",
-                  { href: hashLink(`/connections/${encodeURIComponent(key)}/${encodeURIComponent(n.connection_id)}`) },
-                  n.connection_id,
-                ),
+                connectionLink(key, n.connection_id),
                 " lists ",
                 h("code", null, n.listed_uri),
               ),
@@ -126,22 +122,7 @@ function render(m: Message, providers: Provider[]): Node {
         ["Type", m.type],
         ["What", h("span", { id: "message-summary" }, messageSummary(m, kinds))],
         ["Integration", m.provider_config_key ?? "—"],
-        [
-          "Connection",
-          m.connection_id
-            ? h(
-                "a",
-                {
-                  href: hashLink(
-                    `/connections/${encodeURIComponent(m.provider_config_key ?? "")}/${encodeURIComponent(m.connection_id)}`,
-                  ),
-                },
-                m.connection_id,
-              )
-            : m.type === "forward"
-              ? badge("unmatched")
-              : "—",
-        ],
+        ["Connection", messageConnection(m)],
         ["Created", when(m.created_at)],
         ["Attempts", String(m.attempt_count)],
         ["Next attempt", when(m.next_attempt_at)],

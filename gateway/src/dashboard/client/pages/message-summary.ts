@@ -1,3 +1,4 @@
+import { badge, connectionLink } from "../dom.ts";
 import type { Integration, Message, Provider } from "../types.ts";
 
 /**
@@ -5,6 +6,12 @@ import type { Integration, Message, Provider } from "../types.ts";
  * webhooks, channel notices (expiring, removed, renewed...) and disabled endpoints.
  */
 export const MESSAGE_TYPES = ["forward", "auth", "sync", "channel", "endpoint_disabled"];
+
+/** A message's connection: a link to it, "unmatched" for a notification no connection matched, else a dash. */
+export function messageConnection(m: Message): HTMLElement | string {
+  if (m.connection_id) return connectionLink(m.provider_config_key ?? "", m.connection_id);
+  return m.type === "forward" ? badge("unmatched") : "—";
+}
 
 /** A message body as JSON, or null when it is not an object. */
 export function bodyOf(m: Message): Record<string, unknown> | null {

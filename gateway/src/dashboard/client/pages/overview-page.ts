@@ -1,5 +1,5 @@
 import { api, qs } from "../api.ts";
-import { h, hashLink, hashQuery } from "../dom.ts";
+import { connectionLink, h, hashLink, hashQuery } from "../dom.ts";
 import type { Overview, TroubleCounts } from "./overview-types.ts";
 import { svgChart } from "./svg-chart.ts";
 
@@ -145,8 +145,6 @@ const TROUBLE_COLUMNS: [keyof TroubleCounts, string][] = [
   ["failing_channels", "Expired channels"],
 ];
 
-const connectionLink = (key: string, id: string) =>
-  h("a", { href: hashLink(`/connections/${encodeURIComponent(key)}/${encodeURIComponent(id)}`) }, id);
 const integrationLink = (key: string) => h("a", { href: hashLink(`/integrations/${encodeURIComponent(key)}`) }, key);
 const countCell = (n: number) => h("td", { class: n > 0 ? "num bad-text" : "num muted" }, String(n));
 

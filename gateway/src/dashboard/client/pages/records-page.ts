@@ -1,5 +1,5 @@
 import { api, qs } from "../api.ts";
-import { badge, h, hashLink, hashQuery, jsonBlock, when } from "../dom.ts";
+import { badge, connectionHref, h, hashLink, hashQuery, jsonBlock, when } from "../dom.ts";
 
 interface RecordModel {
   model: string;
@@ -81,7 +81,7 @@ export async function recordsPage(key: string, connectionId: string, model: stri
     location.hash = recordsLink(key, connectionId, model, { variant, filter: select.value || undefined });
   });
   const rows = page.records.map(recordRow);
-  const connection = hashLink(`/connections/${encodeURIComponent(key)}/${encodeURIComponent(connectionId)}`);
+  const connection = connectionHref(key, connectionId);
   return h(
     "section",
     { id: "records", "data-model": model },
