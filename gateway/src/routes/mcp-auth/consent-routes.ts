@@ -1,3 +1,4 @@
+import { browserRedirect } from "../../http/browser-redirect.ts";
 import { z } from "zod";
 import { readForm } from "../../dashboard/read-form.ts";
 import type { McpAuth } from "../../mcp-auth/mcp-auth.ts";
@@ -129,8 +130,4 @@ const answerDoc: RouteDoc = {
   errors: ["invalid_body"],
 };
 
-const redirect = (location: string) =>
-  new Response(null, {
-    status: 303,
-    headers: { location, "cache-control": "no-store", "referrer-policy": "no-referrer" },
-  });
+const redirect = (location: string) => browserRedirect(location, 303);

@@ -1,3 +1,4 @@
+import { browserRedirect } from "../../http/browser-redirect.ts";
 import { fromConnectError } from "@junction/platform";
 import { z } from "zod";
 import type { AuthSocketRelay } from "../../auth-socket/auth-socket-relay.ts";
@@ -113,18 +114,12 @@ async function startAuthorization(
       loginHint: q.login_hint ?? "",
       openerOrigin: startingOrigin(ctx.req, ctx.url),
     });
-    return new Response(null, {
-      status: 302,
-      headers: { location: authorizationUrl, "cache-control": "no-store", "referrer-policy": "no-referrer" },
-    });
+    return browserRedirect(authorizationUrl);
   } catch (err) {
     const refusal = fromConnectError(err);
     // The SDK's popup for an API key, basic or client-credentials integration: its form, which ends the same way.
     if (html && refusal.code === "not_an_authorization_flow") {
-      return new Response(null, {
-        status: 302,
-        headers: { location: formLocation(ctx), "cache-control": "no-store", "referrer-policy": "no-referrer" },
-      });
+      return browserRedirect(formLocation(ctx));
     }
     // A program asking to start a form's integration here is refused, and that ends its attempt.
     attempt.refused(err, refusal.code === "not_an_authorization_flow");

@@ -1,3 +1,4 @@
+import { browserRedirect } from "../../http/browser-redirect.ts";
 import { Code } from "@connectrpc/connect";
 import type { SubmitConnectFormResponse } from "@junction/contracts/connection/v1/connection_service_pb";
 import { JunctionError, readTextLimited } from "@junction/platform";
@@ -110,10 +111,7 @@ async function submitConnectForm(
         openerOrigin: (originOf(opener) === opener && opener) || "",
         wsClientId,
       });
-      return new Response(null, {
-        status: 302,
-        headers: { location: authorizationUrl, "cache-control": "no-store", "referrer-policy": "no-referrer" },
-      });
+      return browserRedirect(authorizationUrl);
     }
     const res = await ctx.clients.connection.submitConnectForm({
       connectSessionToken: token,
