@@ -18,6 +18,7 @@ import { integrationRoutes } from "./routes/integrations.ts";
 import { logRoutes } from "./routes/logs.ts";
 import { mcpRoutes } from "./routes/mcp/mcp-routes.ts";
 import { mcpAuthRoutes } from "./routes/mcp-auth/mcp-auth-routes.ts";
+import { recordingSessionRefusals } from "./routes/oauth/recording-refusals.ts";
 import { metadataRoutes } from "./routes/metadata.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
 import { observeRoutes } from "./routes/observe.ts";
@@ -46,12 +47,12 @@ export interface RouteParts {
 export function gatewayRouter(deps: GatewayDeps, parts: RouteParts): Router {
   const { authenticator, authSockets, clock, metrics } = parts;
   const now = () => clock.now();
-  // The authorization routes record what they refuse before the connection service is asked.
+  // The authorization routes (and the Connect UI's reads with a session token) record what they refuse
+  // before the connection service is asked.
   const refusals = { operations: deps.operations, clock };
   const router: Router = new Router().add(
     ...healthRoutes(),
-    ...providerRoutes(),
-    ...integrationRoutes(),
+    ...recordingSessionRefusals(refusals, [...providerRoutes(), ...integrationRoutes()]),
     ...connectionRoutes(),
     ...metadataRoutes(),
     // After the metadata routes: PATCH /connections/metadata is theirs.
@@ -60,7 +61,7 @@ export function gatewayRouter(deps: GatewayDeps, parts: RouteParts): Router {
     ...webhookSettingsRoutes(),
     ...oauthRoutes(authSockets.relay, refusals, authSockets.path),
     ...apiAuthRoutes(refusals),
-    ...connectUiRoutes(deps.connectUi),
+    ...connectUiRoutes(deps.connectUi ?? { connectUiFrameAncestors: [] }, refusals),
     ...proxyRoutes(
       {
         clock,

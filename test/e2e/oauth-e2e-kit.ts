@@ -2,6 +2,7 @@ import { afterEach } from "bun:test";
 import { ManualClock } from "@junction/platform";
 import { type FakeUpstream, type FakeUpstreamOptions, startFakeUpstream } from "../fake-upstream/index.ts";
 import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
+import { waitFor } from "../support/wait-for.ts";
 
 // Shared by the OAuth end-to-end tests: the embedded Junction and the fake upstream on one manual clock,
 // and the steps a customer backend and a browser take.
@@ -131,4 +132,29 @@ export async function revokeAndExpire(w: OAuthWorld, id: string) {
   w.fake.revokeRefreshToken(credentials?.refreshToken as string);
   await w.clock.advance(3600_000);
   return credentials;
+}
+
+/** An API key integration `key` of an operator's provider. */
+export async function apiKeyIntegration(w: OAuthWorld, key: string): Promise<void> {
+  const defined = await w.j.api("POST", "/providers", {
+    name: `${key}-provider`,
+    displayName: key,
+    authMode: "API_KEY",
+    docsUrl: "https://docs.example.test/credentials",
+    baseUrl: `${w.fake.url}/${key}`,
+    apiKey: { in: "header", name: "x-api-key", prefix: "" },
+    scopes: [],
+    defaultScopes: [],
+  });
+  if (defined.status !== 201) throw new Error(`provider: ${defined.status} ${defined.text}`);
+  const integ = await w.j.api("POST", "/integrations", { unique_key: key, provider: `${key}-provider` });
+  if (integ.status !== 200) throw new Error(`integration: ${integ.status} ${integ.text}`);
+}
+
+/** The authorization operations, newest first, once there are `n`. */
+export async function authorizations(j: TestJunction, n: number): Promise<any[]> {
+  return waitFor(`${n} authorization operations`, async () => {
+    const res = await j.api("GET", "/logs/operations?kind=authorization&limit=500");
+    return res.body.data?.length >= n ? res.body.data : null;
+  });
 }

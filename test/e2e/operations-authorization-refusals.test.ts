@@ -1,37 +1,10 @@
 import { describe, expect, test } from "bun:test";
-import type { TestJunction } from "../support/embedded-junction.ts";
-import { waitFor } from "../support/wait-for.ts";
-import { type OAuthWorld, useOAuthWorld } from "./oauth-e2e-kit.ts";
+import { apiKeyIntegration, authorizations, useOAuthWorld } from "./oauth-e2e-kit.ts";
 
 // What the gateway refuses on the authorization routes before the connection service has the attempt (a
 // malformed query or body, a route of the wrong auth mode, a session that does not name the integration) is
 // recorded once as an `authorization` operation, refused at `start` with the 4xx's stable code; never the
 // query, the body or the token.
-
-/** The authorization operations, newest first, once there are `n`. */
-async function authorizations(j: TestJunction, n: number): Promise<any[]> {
-  return waitFor(`${n} authorization operations`, async () => {
-    const res = await j.api("GET", "/logs/operations?kind=authorization&limit=500");
-    return res.body.data?.length >= n ? res.body.data : null;
-  });
-}
-
-/** An API key integration `key` of an operator's provider. */
-async function apiKeyIntegration(w: OAuthWorld, key: string): Promise<void> {
-  const defined = await w.j.api("POST", "/providers", {
-    name: `${key}-provider`,
-    displayName: key,
-    authMode: "API_KEY",
-    docsUrl: "https://docs.example.test/credentials",
-    baseUrl: `${w.fake.url}/${key}`,
-    apiKey: { in: "header", name: "x-api-key", prefix: "" },
-    scopes: [],
-    defaultScopes: [],
-  });
-  if (defined.status !== 201) throw new Error(`provider: ${defined.status} ${defined.text}`);
-  const integ = await w.j.api("POST", "/integrations", { unique_key: key, provider: `${key}-provider` });
-  if (integ.status !== 200) throw new Error(`integration: ${integ.status} ${integ.text}`);
-}
 
 const SECRET_HINT = "hint-SECRET-in-the-query";
 const SECRET_KEY = "sk-SECRET-api-key-in-the-body";

@@ -100,7 +100,7 @@ function credentialRoute<S extends z.ZodObject>(
       try {
         return await submitCredentials(ctx, attempt, mode, body);
       } catch (err) {
-        attempt.refused(err);
+        await attempt.refused(err);
         throw err;
       }
     }),

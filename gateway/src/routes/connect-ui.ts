@@ -4,6 +4,7 @@ import { connectUiPage, connectUiHeaders } from "../connect-ui/connect-ui-page.t
 import type { ConnectUiSettings } from "../connect-ui/connect-ui-settings.ts";
 import { type Asset, BundledAssets } from "../http/bundled-assets.ts";
 import type { Route, RouteContext } from "../router.ts";
+import { GatewayAttempt, type RefusalLog } from "./oauth/authorization-refusals.ts";
 import { connectLinksPage } from "./oauth/connect-links-page.ts";
 
 const CLIENT_DIR = join(import.meta.dir, "..", "connect-ui");
@@ -11,9 +12,9 @@ const CLIENT_DIR = join(import.meta.dir, "..", "connect-ui");
 /**
  * The Connect UI: GET /connect/ (the page Nango's `openConnectUI` frames, and the connect link opens),
  * its script and stylesheet. /connect?connect_session_token=… (older connect links) keeps its page
- * without scripts; /connect without either is sent on to /connect/.
+ * without scripts (what it refuses is recorded); /connect without either is sent on to /connect/.
  */
-export function connectUiRoutes(settings: ConnectUiSettings = { connectUiFrameAncestors: [] }): Route[] {
+export function connectUiRoutes(settings: ConnectUiSettings, refusals: RefusalLog): Route[] {
   const ancestors = settings.connectUiFrameAncestors;
   const assets = new BundledAssets(join(CLIENT_DIR, "client", "main.ts"), join(CLIENT_DIR, "connect-ui.css"));
   const serve = (ctx: RouteContext, a: Asset) => {
@@ -32,7 +33,9 @@ export function connectUiRoutes(settings: ConnectUiSettings = { connectUiFrameAn
             headers: connectUiHeaders("text/html; charset=utf-8", ancestors),
           });
         }
-        if (ctx.url.searchParams.has("connect_session_token")) return connectLinksPage(ctx);
+        if (ctx.url.searchParams.has("connect_session_token")) {
+          return connectLinksPage(ctx, new GatewayAttempt(refusals, ctx, "GET /connect"));
+        }
         // The UI's assets are relative to its page: it is always served at a path ending in /.
         return new Response(null, {
           status: 308,

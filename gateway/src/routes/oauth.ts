@@ -14,7 +14,7 @@ import { testModeRoutes } from "./oauth/test-mode-routes.ts";
  */
 export function oauthRoutes(relay: AuthSocketRelay, refusals: RefusalLog, websocketsPath = "/"): Route[] {
   return [
-    ...connectSessionRoutes(websocketsPath),
+    ...connectSessionRoutes(websocketsPath, refusals),
     ...connectFormRoutes(relay, refusals),
     ...authorizationRoutes(relay, refusals),
     ...testModeRoutes(),

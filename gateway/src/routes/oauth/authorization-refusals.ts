@@ -2,7 +2,9 @@ import type { Clock } from "@junction/platform";
 import { fromConnectError } from "@junction/platform";
 import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import { httpStatus } from "../../http/error-response.ts";
+import { connectSessionBearer } from "../../middleware/connect-session-bearer.ts";
 import type { RouteContext } from "../../router.ts";
+import { sessionParty } from "./session-party.ts";
 
 /** What the authorization routes record a refusal with: the process's recorder and clock. */
 export interface RefusalLog {
@@ -10,17 +12,23 @@ export interface RefusalLog {
   clock: Clock;
 }
 
+/** A token no session has: longer than any the connection service issues (not looked up). */
+const MAX_TOKEN_LENGTH = 512;
+
 /**
- * One request on an authorization route (the start of a consent, a connect form, a credential route). The
- * connection service records an attempt's end once the attempt is handed to it (`handOver`, just before the
- * call that starts or submits it); what the gateway refuses before that (a malformed query or body, a session
- * that does not allow the integration, a route of the wrong auth mode) is recorded here, by `refused`: an
- * `authorization` operation with status `refused`, step `start` and the 4xx's stable code. Never the query,
- * a body or a token: the route, the integration of the path, the code and its message.
+ * One request on an authorization route (the start of a consent, a connect form, a credential route, the
+ * Connect UI's reads of its session). The connection service records an attempt's end once the attempt is
+ * handed to it (`handOver`, just before the call that starts or submits it); what the gateway refuses before
+ * that (a malformed query or body, a session that does not allow the integration, a route of the wrong auth
+ * mode) is recorded here, by `refused`: an `authorization` operation with status `refused`, step `start` and
+ * the 4xx's stable code. When the request names a connect session token of a known, unexpired session, the
+ * operation has its environment, end user and tags (looked up then: a refusal is rare, a request is not).
+ * Never the query, a body or a token: the route, the integration of the path, the code and its message.
  */
 export class GatewayAttempt {
   private readonly startedAtMs: number;
   private handedOver = false;
+  private token: string | undefined;
 
   constructor(
     private readonly log: RefusalLog,
@@ -33,6 +41,11 @@ export class GatewayAttempt {
     this.startedAtMs = log.clock.now();
   }
 
+  /** The session token the request names where the query and the bearer do not (a form's body). */
+  names(token: string | undefined): void {
+    if (token) this.token = token;
+  }
+
   /** From here the connection service has the attempt, and records how it ends. */
   handOver(): void {
     this.handedOver = true;
@@ -41,25 +54,25 @@ export class GatewayAttempt {
   /**
    * The route answers `err`: recorded when the gateway refused it itself (a 4xx before the hand-over), or when
    * `answeredHere` says the gateway turns the service's answer into the attempt's end (the service does not
-   * record a start for the wrong auth mode, since a browser is taken on to the form instead).
+   * record a start for the wrong auth mode, since a browser is taken on to the form instead). Resolves once
+   * recorded (the session's lookup, when there is one, comes first).
    */
-  refused(err: unknown, answeredHere = false): void {
+  async refused(err: unknown, answeredHere = false): Promise<void> {
     const recorder = this.log.operations;
     if (!recorder?.enabled || (this.handedOver && !answeredHere)) return;
     const failure = fromConnectError(err);
     const status = httpStatus(failure.code, failure.status);
     if (status < 400 || status >= 500) return;
+    const party = await sessionParty(this.ctx.clients, this.sessionToken(), failure.code);
     const now = this.log.clock.now();
     const integration = this.ctx.params.integration ?? "";
     recorder.record({
       kind: "authorization",
       status: "refused",
       startedAtMs: this.startedAtMs,
-      environmentId: "",
       integration,
       connection: "",
-      endUser: "",
-      tags: [],
+      ...party,
       title: `${integration ? `${integration}: ` : ""}authorization failed at start: ${failure.code}`,
       messages: [
         {
@@ -76,5 +89,15 @@ export class GatewayAttempt {
         },
       ],
     });
+  }
+
+  /** The token of the body, else the query's `connect_session_token`, else a session token as the bearer. */
+  private sessionToken(): string {
+    const token =
+      this.token ??
+      this.ctx.url.searchParams.get("connect_session_token") ??
+      connectSessionBearer(this.ctx.headers.authorization) ??
+      "";
+    return token.length <= MAX_TOKEN_LENGTH ? token : "";
   }
 }

@@ -122,7 +122,7 @@ async function startAuthorization(
       return browserRedirect(formLocation(ctx));
     }
     // A program asking to start a form's integration here is refused, and that ends its attempt.
-    attempt.refused(err, refusal.code === "not_an_authorization_flow");
+    await attempt.refused(err, refusal.code === "not_an_authorization_flow");
     const wsClientId = ctx.url.searchParams.get("ws_client_id");
     const told = wsClientId ? startErrorMessage(ctx.params.integration as string, refusal) : undefined;
     if (wsClientId && told) await relay.push(wsClientId, told);

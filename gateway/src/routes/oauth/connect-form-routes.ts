@@ -64,7 +64,7 @@ async function showConnectForm(ctx: RouteContext, attempt: GatewayAttempt): Prom
       ctx.requestId,
     );
   } catch (err) {
-    attempt.refused(err);
+    await attempt.refused(err);
     return browserError(err, ctx, true, "Cannot connect");
   }
 }
@@ -99,6 +99,7 @@ async function submitConnectForm(
       [SOCKET_FIELD]: wsClientId = "",
       ...rest
     } = await readForm(ctx.req);
+    attempt.names(token);
     const { provider } = await formIntegration(ctx, token);
     const key = ctx.params.integration as string;
     attempt.handOver();
@@ -125,7 +126,7 @@ async function submitConnectForm(
     if (wantsJson(ctx.req)) return json({ connectionId: res.connectionId, providerConfigKey: key });
     return connectedPage(ctx, res, opener);
   } catch (err) {
-    attempt.refused(err);
+    await attempt.refused(err);
     return browserError(err, ctx, html, "Cannot connect");
   }
 }

@@ -1,5 +1,6 @@
 import { queryObject } from "../../http/read-json.ts";
 import type { RouteContext } from "../../router.ts";
+import type { GatewayAttempt } from "./authorization-refusals.ts";
 import { browserError } from "./browser-error.ts";
 import { usesForm } from "./connect-form.ts";
 import { escapeHtml, htmlPage } from "./html-page.ts";
@@ -10,7 +11,7 @@ import { startingOrigin } from "./opener.ts";
  * integration's consent screen or form. The link older connect links open (and a browser without
  * scripts); the Connect UI at /connect/ is the page new links open.
  */
-export async function connectLinksPage(ctx: RouteContext): Promise<Response> {
+export async function connectLinksPage(ctx: RouteContext, attempt: GatewayAttempt): Promise<Response> {
   try {
     const token = queryObject(ctx.url).connect_session_token;
     const session = await ctx.clients.connection.getConnectSession({
@@ -45,6 +46,7 @@ export async function connectLinksPage(ctx: RouteContext): Promise<Response> {
       ctx.requestId,
     );
   } catch (err) {
+    await attempt.refused(err);
     return browserError(err, ctx, true, "Cannot connect");
   }
 }

@@ -3,8 +3,10 @@ import { iso, json } from "../../http/json.ts";
 import { parseWith, readJson } from "../../http/read-json.ts";
 import { dataOf, isoOrNull, type RouteDoc } from "../../openapi/route-doc.ts";
 import type { Route, RouteContext } from "../../router.ts";
+import type { RefusalLog } from "./authorization-refusals.ts";
 import { connectSessionAnswer, presentSession } from "./connect-session-answer.ts";
 import { createBody, reconnectBody, sessionFieldsRequest } from "./connect-session-input.ts";
+import { recordingRefusals } from "./recording-refusals.ts";
 
 const BODY_LIMIT = 64 * 1024;
 
@@ -14,9 +16,10 @@ const SESSION_ERRORS = ["invalid_request", "invalid_tags", "override_not_allowed
 
 /**
  * POST /connect/sessions, POST /connect/sessions/reconnect and GET /connect/session.
- * `websocketsPath`: where the gateway serves the frontend SDK's socket (JUNCTION_WEBSOCKETS_PATH).
+ * `websocketsPath`: where the gateway serves the frontend SDK's socket (JUNCTION_WEBSOCKETS_PATH). A session
+ * token GET /connect/session refuses (unknown, expired) is an end user's authorization refused: recorded.
  */
-export function connectSessionRoutes(websocketsPath: string): Route[] {
+export function connectSessionRoutes(websocketsPath: string, refusals: RefusalLog): Route[] {
   return [
     { method: "POST", pattern: "/connect/sessions", handler: createSession, doc: createDoc },
     { method: "POST", pattern: "/connect/sessions/reconnect", handler: createReconnectSession, doc: reconnectDoc },
@@ -25,7 +28,7 @@ export function connectSessionRoutes(websocketsPath: string): Route[] {
       method: "GET",
       pattern: "/connect/session",
       auth: false,
-      handler: (ctx) => readSession(ctx, websocketsPath),
+      handler: recordingRefusals(refusals, "GET /connect/session", (ctx) => readSession(ctx, websocketsPath)),
       doc: readDoc,
     },
   ];

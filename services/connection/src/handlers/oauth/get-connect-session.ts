@@ -10,6 +10,7 @@ export async function getConnectSession(ctx: ConnectionServiceContext, req: GetC
   const all = await ctx.store.listIntegrations(session.environmentId);
   return {
     integrations: all.filter((i) => sessionAllows(session, i.uniqueKey)).map((i) => toIntegration(i, ctx.baseUrl)),
+    environmentId: session.environmentId,
     endUser: (session.endUser ?? undefined) as JsonObject | undefined,
     expiresAtMs: BigInt(session.expiresAt),
     reconnectConnectionId: session.reconnect?.connectionId ?? "",
