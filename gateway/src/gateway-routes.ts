@@ -79,7 +79,7 @@ export function gatewayRouter(deps: GatewayDeps, parts: RouteParts): Router {
     ...recordRoutes(),
     ...recordsRetentionRoutes(),
     ...mcpRoutes(),
-    ...mcpAuthRoutes(createMcpAuth(now, deps.mcpAuth)),
+    ...mcpAuthRoutes(createMcpAuth(now, deps.mcpAuth, deps.operations)),
     ...channelRoutes(),
     ...overviewRoutes({ store: deps.overview ?? NO_OVERVIEW, now }),
     ...dashboardRoutes({

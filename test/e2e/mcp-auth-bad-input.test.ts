@@ -11,6 +11,7 @@ import { InvalidGrantError } from "@modelcontextprotocol/sdk/server/auth/errors.
 import type { AuthorizationServerMetadata } from "@modelcontextprotocol/sdk/shared/auth.js";
 import {
   authorizeOverHttp,
+  codeFor,
   consentOverHttp,
   initializeRequest,
   issueMcpUrl,
@@ -36,23 +37,6 @@ async function expectRefused(url: string, id: string, token: string | undefined,
   expect(challenge).toContain(`resource_metadata="${w.j.baseUrl}/.well-known/oauth-protected-resource/mcp/u/${id}"`);
   if (token) expect(challenge).toContain('error="invalid_token"');
   expect((await res.json()).error.code).toBe("invalid_token");
-}
-
-/** A registered client and an authorization code it may exchange, with its verifier. */
-async function codeFor(w: ScriptsWorld, mcpUrl: string) {
-  const metadata = (await discoverAuthorizationServerMetadata(w.j.baseUrl)) as AuthorizationServerMetadata;
-  const client = await registerClient(w.j.baseUrl, {
-    metadata,
-    clientMetadata: { client_name: "bad-input", redirect_uris: [UNHEARD_REDIRECT] },
-  });
-  const { authorizationUrl, codeVerifier } = await startAuthorization(w.j.baseUrl, {
-    metadata,
-    clientInformation: client,
-    redirectUrl: UNHEARD_REDIRECT,
-    resource: mcpUrl,
-  });
-  const back = await consentOverHttp(authorizationUrl, "allow");
-  return { metadata, client, codeVerifier, code: back.searchParams.get("code") ?? "" };
 }
 
 describe("MCP front door: refused tokens", () => {

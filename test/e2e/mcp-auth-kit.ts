@@ -1,5 +1,12 @@
-import { auth, type OAuthClientProvider } from "@modelcontextprotocol/sdk/client/auth.js";
+import {
+  auth,
+  discoverAuthorizationServerMetadata,
+  type OAuthClientProvider,
+  registerClient,
+  startAuthorization,
+} from "@modelcontextprotocol/sdk/client/auth.js";
 import type {
+  AuthorizationServerMetadata,
   OAuthClientInformationMixed,
   OAuthClientMetadata,
   OAuthTokens,
@@ -158,4 +165,21 @@ export function initializeRequest(token: string | undefined): RequestInit {
       params: { protocolVersion: "2025-06-18", capabilities: {}, clientInfo: { name: "raw", version: "1" } },
     }),
   };
+}
+
+/** A registered client and an authorization code it may exchange, with its verifier. */
+export async function codeFor(w: ScriptsWorld, mcpUrl: string) {
+  const metadata = (await discoverAuthorizationServerMetadata(w.j.baseUrl)) as AuthorizationServerMetadata;
+  const client = await registerClient(w.j.baseUrl, {
+    metadata,
+    clientMetadata: { client_name: "bad-input", redirect_uris: [UNHEARD_REDIRECT] },
+  });
+  const { authorizationUrl, codeVerifier } = await startAuthorization(w.j.baseUrl, {
+    metadata,
+    clientInformation: client,
+    redirectUrl: UNHEARD_REDIRECT,
+    resource: mcpUrl,
+  });
+  const back = await consentOverHttp(authorizationUrl, "allow");
+  return { metadata, client, codeVerifier, code: back.searchParams.get("code") ?? "" };
 }

@@ -1,4 +1,5 @@
 import type { HostLookup } from "@junction/platform/address-policy";
+import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import {
   loadAllowedPrivateHosts,
   OutboundAddressPolicy,
@@ -15,6 +16,8 @@ export interface McpAuth {
   settings: McpAuthSettings;
   /** Reads client ID metadata documents: https only, through the outbound address policy. */
   fetchClientMetadata: PolicyFetch;
+  /** Where an MCP client's authorization is recorded as it ends (none when absent). */
+  operations?: OperationRecorder | undefined;
 }
 
 export interface McpAuthOptions {
@@ -29,7 +32,11 @@ export interface McpAuthOptions {
 }
 
 /** The front door's shared pieces, defaults filled in. */
-export function createMcpAuth(now: () => number, options: McpAuthOptions = {}): McpAuth {
+export function createMcpAuth(
+  now: () => number,
+  options: McpAuthOptions = {},
+  operations?: OperationRecorder,
+): McpAuth {
   const policy = new OutboundAddressPolicy({
     allowedHosts: options.allowedPrivateHosts ?? loadAllowedPrivateHosts(),
     ...(options.lookup ? { lookup: options.lookup } : {}),
@@ -40,6 +47,7 @@ export function createMcpAuth(now: () => number, options: McpAuthOptions = {}): 
     now,
     settings: options.settings ?? mcpAuthSettingsSchema.parse({}),
     fetchClientMetadata: policy.guard(fetchImpl, "client_id", { httpsOnly: true }),
+    operations,
   };
 }
 

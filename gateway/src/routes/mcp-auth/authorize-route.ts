@@ -4,6 +4,7 @@ import { type McpAuth, mcpResourceUrl } from "../../mcp-auth/mcp-auth.ts";
 import { newSecret } from "../../mcp-auth/mcp-auth-store.ts";
 import { CONSENT_TTL_MS } from "../../mcp-auth/mcp-auth-settings.ts";
 import { findClient, withQuery } from "../../mcp-auth/find-client.ts";
+import { type McpAttempt, recordMcpAuthorization } from "../../mcp-auth/mcp-authorization-operation.ts";
 import type { Route, RouteContext } from "../../router.ts";
 import { htmlPage } from "../oauth/html-page.ts";
 
@@ -58,12 +59,17 @@ export function authorizeRoute(auth: McpAuth): Route {
 async function authorize(auth: McpAuth, ctx: RouteContext): Promise<Response> {
   const parsed = authorizeQuery.safeParse(queryObject(ctx.url));
   const q = parsed.success ? parsed.data : {};
-  const refuse = (code: string, message: string) =>
-    htmlPage(
+  const attempt: McpAttempt = { route: "GET /mcp/oauth/authorize", step: "start", startedAtMs: auth.now() };
+  attempt.clientId = q.client_id;
+  const refused = recordRefusal(auth, attempt, serverIdOf(ctx.baseUrl, q.resource));
+  const refuse = async (code: string, message: string) => {
+    await refused(code, message, 400);
+    return htmlPage(
       400,
       { title: "Cannot authorize", code, heading: "This app cannot be authorized", message },
       ctx.requestId,
     );
+  };
   if (!q.client_id) return refuse("invalid_request", "The request names no client (client_id).");
   const client = await findClient(auth, q.client_id);
   if (typeof client === "string") return refuse("invalid_client", `The client is unknown: ${client}.`);
@@ -71,11 +77,13 @@ async function authorize(auth: McpAuth, ctx: RouteContext): Promise<Response> {
   if (!redirectUri || !client.redirectUris.includes(redirectUri)) {
     return refuse("invalid_redirect_uri", "The redirect URI is not one the client registered.");
   }
-  const back = (error: string, description: string) =>
-    Response.redirect(
+  const back = async (error: string, description: string) => {
+    await refused(error, description, 302);
+    return Response.redirect(
       withQuery(redirectUri, { error, error_description: description, state: q.state, iss: ctx.baseUrl }),
       302,
     );
+  };
   if (!parsed.success) return back("invalid_request", "A parameter is too long.");
   if (q.response_type !== "code") return back("unsupported_response_type", "Only response_type=code is supported.");
   if (q.code_challenge_method !== "S256" || !q.code_challenge || !CHALLENGE_RE.test(q.code_challenge)) {
@@ -83,6 +91,7 @@ async function authorize(auth: McpAuth, ctx: RouteContext): Promise<Response> {
   }
   const serverId = serverIdOf(ctx.baseUrl, q.resource);
   const server = serverId ? await auth.store.getServer(serverId) : undefined;
+  attempt.server = server;
   if (!server || server.revokedAtMs !== undefined) {
     return back("invalid_target", "resource must be an MCP URL of this Junction that was not revoked.");
   }
@@ -99,6 +108,15 @@ async function authorize(auth: McpAuth, ctx: RouteContext): Promise<Response> {
     expiresAtMs: auth.now() + CONSENT_TTL_MS,
   });
   return Response.redirect(`${ctx.baseUrl}/connect/mcp/consent?request=${encodeURIComponent(id)}`, 302);
+}
+
+/** Records the attempt refused (it ends there), with the MCP URL's end user when `resource` named one. */
+function recordRefusal(auth: McpAuth, attempt: McpAttempt, serverId: string | undefined) {
+  return async (code: string, message: string, status: number): Promise<void> => {
+    if (!auth.operations?.enabled) return;
+    attempt.server ??= serverId ? await auth.store.getServer(serverId) : undefined;
+    recordMcpAuthorization(auth, attempt, { ok: false, code, message, status });
+  };
 }
 
 /** The MCP URL id a `resource` names, when it is exactly one of this Junction's MCP URLs. */

@@ -1,10 +1,12 @@
 import { browserRedirect } from "../../http/browser-redirect.ts";
+import { fromConnectError } from "@junction/platform";
 import { z } from "zod";
 import { readForm } from "../../dashboard/read-form.ts";
 import type { McpAuth } from "../../mcp-auth/mcp-auth.ts";
 import { consentPage } from "../../mcp-auth/consent-page.ts";
 import { AUTHORIZATION_CODE_TTL_MS } from "../../mcp-auth/mcp-auth-settings.ts";
 import { findClient, withQuery } from "../../mcp-auth/find-client.ts";
+import { type McpStep, recordMcpAuthorization } from "../../mcp-auth/mcp-authorization-operation.ts";
 import { type ConsentRequest, newSecret } from "../../mcp-auth/mcp-auth-store.ts";
 import type { RouteDoc } from "../../openapi/route-doc.ts";
 import type { Route, RouteContext } from "../../router.ts";
@@ -38,10 +40,12 @@ export function consentRoutes(auth: McpAuth): Route[] {
 
 /** The consent page: the client, the end user, and the integrations the MCP URL covers. */
 async function showConsent(ctx: RouteContext, auth: McpAuth): Promise<Response> {
-  const found = await live(auth, await auth.store.getConsent(ctx.url.searchParams.get("request") ?? ""));
-  if (!found) return gone(ctx);
+  const startedAtMs = auth.now();
+  const request = await auth.store.getConsent(ctx.url.searchParams.get("request") ?? "");
+  const found = await live(auth, request);
+  if (!found) return gone(ctx, auth, { route: "GET /connect/mcp/consent", startedAtMs, request });
   const client = await findClient(auth, found.request.clientId);
-  if (typeof client === "string") return gone(ctx);
+  if (typeof client === "string") return gone(ctx, auth, { route: "GET /connect/mcp/consent", startedAtMs, request });
   const { server } = found;
   const integrations = await coveredIntegrations(ctx.clients, server);
   const { connections } = await ctx.clients.connection.listConnections({
@@ -68,12 +72,29 @@ async function showConsent(ctx: RouteContext, auth: McpAuth): Promise<Response> 
 
 /** Allow: a single-use code back to the client; anything else: `access_denied` back to the client. */
 async function answerConsent(ctx: RouteContext, auth: McpAuth): Promise<Response> {
-  const form = await readForm(ctx.req, 4096);
-  const found = await live(auth, await auth.store.takeConsent(form.request ?? ""));
-  if (!found) return gone(ctx);
-  const { request } = found;
+  const ended = { route: "POST /connect/mcp/consent", startedAtMs: auth.now() };
+  let form: Record<string, string>;
+  try {
+    form = await readForm(ctx.req, 4096);
+  } catch (err) {
+    const failure = fromConnectError(err);
+    const end = { ok: false as const, code: failure.code, message: failure.message, status: 400 };
+    recordMcpAuthorization(auth, { ...ended, step: "consent" }, end);
+    throw err;
+  }
+  const taken = await auth.store.takeConsent(form.request ?? "");
+  const found = await live(auth, taken);
+  if (!found) return gone(ctx, auth, { ...ended, request: taken });
+  const { request, server } = found;
   if (form.decision !== "allow") {
     const denied = { error: "access_denied", error_description: "The user denied access.", state: request.state };
+    const facts = { ...ended, step: "consent" as McpStep, clientId: request.clientId, server };
+    recordMcpAuthorization(auth, facts, {
+      ok: false,
+      code: denied.error,
+      message: denied.error_description,
+      status: 303,
+    });
     return redirect(withQuery(request.redirectUri, { ...denied, iss: ctx.baseUrl }));
   }
   const code = newSecret("mcpcode_");
@@ -88,15 +109,28 @@ async function answerConsent(ctx: RouteContext, auth: McpAuth): Promise<Response
   return redirect(withQuery(request.redirectUri, { code, state: request.state, iss: ctx.baseUrl }));
 }
 
-/** The page for a consent request already answered, expired, or whose MCP URL was revoked. */
-function gone(ctx: RouteContext): Response {
+/**
+ * The page for a consent request already answered, expired, or whose MCP URL was revoked: the end of the
+ * attempt, recorded (with the MCP URL's end user when the request is known).
+ */
+async function gone(
+  ctx: RouteContext,
+  auth: McpAuth,
+  ended: { route: string; startedAtMs: number; request: ConsentRequest | undefined },
+): Promise<Response> {
+  if (auth.operations?.enabled) {
+    const { request } = ended;
+    const server = request ? await auth.store.getServer(request.serverId) : undefined;
+    const facts = { ...ended, step: "consent" as McpStep, clientId: request?.clientId, server };
+    recordMcpAuthorization(auth, facts, { ok: false, code: "unknown_consent_request", message: GONE, status: 400 });
+  }
   return htmlPage(
     400,
     {
       title: "Cannot authorize",
       code: "unknown_consent_request",
       heading: "This request has expired",
-      message: "Start again from your app: the request was already answered, expired, or its MCP URL was revoked.",
+      message: GONE,
     },
     ctx.requestId,
   );
@@ -131,3 +165,5 @@ const answerDoc: RouteDoc = {
 };
 
 const redirect = (location: string) => browserRedirect(location, 303);
+
+const GONE = "Start again from your app: the request was already answered, expired, or its MCP URL was revoked.";
