@@ -9,6 +9,8 @@
  * --no-metrics: every counter and histogram event a no-op (what the metrics cost: run with and without it).
  * --orders=N: the requests cycle through N orders of their headers, as callers using different HTTP clients
  * send them (what a request path that reads headers by a shape-dependent record costs then).
+ * The gateway records its calls in the operations log as `junction start` does (JUNCTION_LOGS_RECORD=false: not).
+ * --cells: instead of timing, the heap cells allocated per request by type, after the warm-up (cell-counts.ts).
  * --bytes: also the bytes allocated per request, from the collector's own log (`BUN_JSC_logGC`, set for a
  * child run only: the heap's growth between collections, summed, over the requests; repeatable to a few bytes).
  */
@@ -17,6 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { startEmbedded } from "@junction/cli";
 import { Counter, createLogger, Histogram } from "@junction/platform";
+import { cellsPerRequest } from "./cell-counts.ts";
 import { createGateway } from "../../gateway/src/gateway.ts";
 import { directProxyHandler } from "./direct-handler.ts";
 import { minimalCheckedProxy } from "./minimal-checked-proxy.ts";
@@ -36,7 +39,13 @@ const SMALL = JSON.stringify({ kind: "calendar#calendarListEntry", id: "alice@ex
 
 const dataDir = mkdtempSync(join(tmpdir(), "junction-jsloop-"));
 const junction = await startEmbedded({
-  env: { JUNCTION_DATA_DIR: dataDir, JUNCTION_SECRET_KEY: SECRET_KEY, JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1" },
+  env: {
+    JUNCTION_DATA_DIR: dataDir,
+    JUNCTION_SECRET_KEY: SECRET_KEY,
+    JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
+    // JUNCTION_LOGS_RECORD=false: without the operations log's tally of each call (what it costs).
+    ...(process.env.JUNCTION_LOGS_RECORD ? { JUNCTION_LOGS_RECORD: process.env.JUNCTION_LOGS_RECORD } : {}),
+  },
   port: 0,
   hostname: "127.0.0.1",
   logger: createLogger({ sink: () => {} }),
@@ -57,6 +66,8 @@ const gateway = createGateway({
   baseUrl: junction.baseUrl,
   // As in production: one JSON line per request, written to a sink that drops it.
   logger: createLogger({ sink: () => {} }),
+  // As in production: each call tallied in the process's operations log.
+  operations: junction.operations,
 });
 const environmentId = (await junction.clients.connection.getEnvironment({})).environment?.id ?? "";
 const targets: Record<string, (req: Request) => Promise<Response>> = {
@@ -111,6 +122,7 @@ async function run(fetchOf: (req: Request) => Promise<Response>, n: number): Pro
 
 const names = which === "both" ? ["junction", "floor"] : [which];
 for (const name of names) await run(targets[name] as (req: Request) => Promise<Response>, WARMUP_REQUESTS);
+if (process.argv.includes("--cells")) await reportCells();
 const results: Record<string, { wall: number; cpu: number }[]> = Object.fromEntries(names.map((name) => [name, []]));
 for (let round = 0; round < 5; round++) {
   for (const name of names)
@@ -154,5 +166,20 @@ async function reportBytes(): Promise<never> {
       `${out.trim()}\n${name.padEnd(9)} ${((allocated * 1024) / requests).toFixed(0)} bytes allocated per request`,
     );
   }
+  process.exit(0);
+}
+
+/** Prints each target's heap cells per request by type (after the warm-up), then exits. */
+async function reportCells(): Promise<never> {
+  for (const name of names) {
+    const target = targets[name] as (req: Request) => Promise<Response>;
+    // More warm-up first: the optimising tiers remove allocations the lower ones make.
+    await run(target, 40_000);
+    const { rows, total } = await cellsPerRequest((n) => run(target, n));
+    console.log(`${name}: ${total.toFixed(1)} cells per request`);
+    for (const [type, n] of rows) console.log(`${n.toFixed(2).padStart(8)}  ${type}`);
+  }
+  await junction.stop();
+  rmSync(dataDir, { recursive: true, force: true });
   process.exit(0);
 }
