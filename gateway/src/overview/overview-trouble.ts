@@ -36,14 +36,12 @@ export const TROUBLE_SCAN = { connections: 1000, messages: 500, runs: 500, liste
 const FAILED_RUNS = [RunStatus.FAILED, RunStatus.TIMED_OUT, RunStatus.MEMORY_EXCEEDED, RunStatus.CRASHED];
 type Counted = keyof TroubleCounts;
 
-/**
- * The connections and integrations in trouble since `fromMs`, from the stores that know them: refresh
- * errors recorded on connections (whenever recorded: they stand until the connection is fixed), webhook
- * messages failing or exhausted, failed runs, channels that expired without renewal.
- */
-export async function overviewTrouble(clients: GatewayClients, fromMs: number): Promise<OverviewTrouble> {
-  const byConnection = new Map<string, ConnectionTrouble & { at: number }>();
-  const note = (key: string, connectionId: string, what: Counted, at: number, error: string) => {
+type Tallied = ConnectionTrouble & { at: number };
+/** Counts one problem of a connection, keeping the latest problem's words. */
+type Note = (key: string, connectionId: string, what: Counted, at: number, error: string) => void;
+
+function tally(byConnection: Map<string, Tallied>): Note {
+  return (key, connectionId, what, at, error) => {
     const k = `${key}\t${connectionId}`;
     const t = byConnection.get(k) ?? {
       provider_config_key: key,
@@ -62,56 +60,69 @@ export async function overviewTrouble(clients: GatewayClients, fromMs: number): 
     }
     byConnection.set(k, t);
   };
-  const unavailable: string[] = [];
-  const guarded = async (service: string, read: () => Promise<void>) => {
-    try {
-      await read();
-    } catch {
-      unavailable.push(service);
+}
+
+/** Refresh errors stand until the connection is fixed, so they count whenever recorded. */
+async function noteRefreshFailures(clients: GatewayClients, note: Note): Promise<void> {
+  const { connections } = await clients.connection.listConnections({ limit: TROUBLE_SCAN.connections });
+  for (const c of connections) {
+    for (const e of c.errors) note(c.providerConfigKey, c.connectionId, "refresh_failures", Number(e.atMs), e.message);
+  }
+}
+
+async function noteFailingDeliveries(clients: GatewayClients, fromMs: number, note: Note): Promise<void> {
+  for (const status of [DeliveryStatus.FAILED, DeliveryStatus.EXHAUSTED]) {
+    const { messages } = await clients.webhook.listMessages({ status, limit: TROUBLE_SCAN.messages });
+    for (const m of messages) {
+      const at = Number(m.createdAtMs);
+      if (at >= fromMs) note(m.providerConfigKey, m.connectionId, "failing_deliveries", at, m.lastError);
     }
-  };
-  await Promise.all([
-    guarded("connection", async () => {
-      const { connections } = await clients.connection.listConnections({ limit: TROUBLE_SCAN.connections });
-      for (const c of connections) {
-        for (const e of c.errors)
-          note(c.providerConfigKey, c.connectionId, "refresh_failures", Number(e.atMs), e.message);
-      }
-    }),
-    guarded("webhook", async () => {
-      for (const status of [DeliveryStatus.FAILED, DeliveryStatus.EXHAUSTED]) {
-        const { messages } = await clients.webhook.listMessages({ status, limit: TROUBLE_SCAN.messages });
-        for (const m of messages) {
-          const at = Number(m.createdAtMs);
-          if (at >= fromMs) note(m.providerConfigKey, m.connectionId, "failing_deliveries", at, m.lastError);
-        }
-      }
-    }),
-    guarded("scripts", async () => {
-      for (const status of FAILED_RUNS) {
-        const { runs } = await clients.scripts.listRuns({ status, limit: TROUBLE_SCAN.runs });
-        for (const r of runs) {
-          const at = Number(r.startedAtMs);
-          if (at >= fromMs) note(r.providerConfigKey, r.connectionId, "failed_runs", at, r.error?.message ?? "");
-        }
-      }
-    }),
-    guarded("channel", async () => {
-      const { channels } = await clients.channel.listChannels({ state: ChannelState.EXPIRED });
-      for (const c of channels) {
-        const at = Number(c.expirationMs);
-        if (at >= fromMs)
-          note(c.providerConfigKey, c.connectionId, "failing_channels", at, "channel expired without renewal");
-      }
-    }),
-  ]);
+  }
+}
+
+async function noteFailedRuns(clients: GatewayClients, fromMs: number, note: Note): Promise<void> {
+  for (const status of FAILED_RUNS) {
+    const { runs } = await clients.scripts.listRuns({ status, limit: TROUBLE_SCAN.runs });
+    for (const r of runs) {
+      const at = Number(r.startedAtMs);
+      if (at >= fromMs) note(r.providerConfigKey, r.connectionId, "failed_runs", at, r.error?.message ?? "");
+    }
+  }
+}
+
+async function noteExpiredChannels(clients: GatewayClients, fromMs: number, note: Note): Promise<void> {
+  const { channels } = await clients.channel.listChannels({ state: ChannelState.EXPIRED });
+  for (const c of channels) {
+    const at = Number(c.expirationMs);
+    if (at >= fromMs)
+      note(c.providerConfigKey, c.connectionId, "failing_channels", at, "channel expired without renewal");
+  }
+}
+
+/**
+ * The connections and integrations in trouble since `fromMs`, from the stores that know them: refresh
+ * errors recorded on connections (whenever recorded: they stand until the connection is fixed), webhook
+ * messages failing or exhausted, failed runs, channels that expired without renewal.
+ */
+export async function overviewTrouble(clients: GatewayClients, fromMs: number): Promise<OverviewTrouble> {
+  const byConnection = new Map<string, Tallied>();
+  const note = tally(byConnection);
+  const readers: [service: string, read: () => Promise<void>][] = [
+    ["connection", () => noteRefreshFailures(clients, note)],
+    ["webhook", () => noteFailingDeliveries(clients, fromMs, note)],
+    ["scripts", () => noteFailedRuns(clients, fromMs, note)],
+    ["channel", () => noteExpiredChannels(clients, fromMs, note)],
+  ];
+  // A service that does not answer leaves its part out and is named, rather than failing the overview.
+  const unavailable: string[] = [];
+  await Promise.all(readers.map(([service, read]) => read().catch(() => void unavailable.push(service))));
   return summarise([...byConnection.values()], unavailable.sort());
 }
 
 const weight = (t: Record<Counted, number>) =>
   t.refresh_failures + t.failing_deliveries + t.failed_runs + t.failing_channels;
 
-function summarise(all: (ConnectionTrouble & { at: number })[], unavailable: string[]): OverviewTrouble {
+function summarise(all: Tallied[], unavailable: string[]): OverviewTrouble {
   const integrations = new Map<string, IntegrationTrouble>();
   for (const t of all) {
     const i = integrations.get(t.provider_config_key) ?? {

@@ -101,72 +101,79 @@ function totalsOf(o: Operation) {
 
 /** The operations log: every operation of every kind, filtered, searched, paged; one with its messages. */
 export function logRoutes(): Route[] {
-  return [
-    {
-      method: "GET",
-      pattern: "/logs/operations",
-      handler: async ({ clients, url }) => {
-        const q = parseWith(listQuery, queryObject(url), "invalid_query_params", "query");
-        const res = await clients.logs.listOperations({
-          kind: q.kind ?? "",
-          status: q.status ?? "",
-          integration: q.integration ?? "",
-          connection: q.connection ?? "",
-          endUser: q.end_user ?? "",
-          tag: q.tag ?? "",
-          fromMs: ms(q.from),
-          toMs: ms(q.to),
-          q: q.q ?? "",
-          limit: q.limit ?? 50,
-          cursor: q.cursor ?? "",
-        });
-        return json({ data: res.operations.map(present), next_cursor: res.nextCursor || null });
-      },
-      doc: {
-        summary: "List operations",
-        description:
-          "The operations log, newest first: authorizations, token refreshes, proxy calls, notifications, " +
-          "deliveries, sync and action runs, lifecycle hooks, channel calls. Successful proxy calls are " +
-          "per-minute totals (`count`, `latency_ms`, `period`) per integration, connection, method and " +
-          "status; failures are one operation each. Filters combine; `q` searches " +
-          "the titles and messages (every word, as a prefix). Page with `cursor` = the previous page's " +
-          "`next_cursor`, with the same filters.",
-        tags: ["Logs"],
-        query: listQuery,
-        responses: { 200: z.object({ data: z.array(operationAnswer), next_cursor: z.string().nullable() }) },
-        errors: [
-          "unknown_kind",
-          "unknown_status",
-          "search_too_long",
-          "invalid_period",
-          "period_too_long",
-          "invalid_cursor",
-          "cursor_filter_mismatch",
-        ],
-      },
+  return [listOperationsRoute(), getOperationRoute()];
+}
+
+/** GET /logs/operations: the log, newest first, filtered and paged. */
+function listOperationsRoute(): Route {
+  return {
+    method: "GET",
+    pattern: "/logs/operations",
+    handler: async ({ clients, url }) => {
+      const q = parseWith(listQuery, queryObject(url), "invalid_query_params", "query");
+      const res = await clients.logs.listOperations({
+        kind: q.kind ?? "",
+        status: q.status ?? "",
+        integration: q.integration ?? "",
+        connection: q.connection ?? "",
+        endUser: q.end_user ?? "",
+        tag: q.tag ?? "",
+        fromMs: ms(q.from),
+        toMs: ms(q.to),
+        q: q.q ?? "",
+        limit: q.limit ?? 50,
+        cursor: q.cursor ?? "",
+      });
+      return json({ data: res.operations.map(present), next_cursor: res.nextCursor || null });
     },
-    {
-      method: "GET",
-      pattern: "/logs/operations/:id",
-      handler: async ({ clients, params }) => {
-        const { operation } = await clients.logs.getOperation({ id: params.id ?? "" });
-        if (!operation) throw new Error("the logs service answered without the operation");
-        const messages = operation.messages.map((m) => ({
-          at: iso(m.atMs),
-          level: m.level,
-          text: m.text,
-          fields: m.fieldsJson ? (JSON.parse(m.fieldsJson) as Record<string, unknown>) : null,
-        }));
-        return json({ data: { ...present(operation), messages } });
-      },
-      doc: {
-        summary: "Get an operation",
-        description: "With its messages: script logs, delivery attempts, the upstream's answers.",
-        tags: ["Logs"],
-        params: { id: "The operation's id (op_...)." },
-        responses: { 200: dataOf(operationAnswer.extend({ messages: z.array(messageAnswer) })) },
-        errors: ["unknown_operation"],
-      },
+    doc: {
+      summary: "List operations",
+      description:
+        "The operations log, newest first: authorizations, token refreshes, proxy calls, notifications, " +
+        "deliveries, sync and action runs, lifecycle hooks, channel calls. Successful proxy calls are " +
+        "per-minute totals (`count`, `latency_ms`, `period`) per integration, connection, method and " +
+        "status; failures are one operation each. Filters combine; `q` searches " +
+        "the titles and messages (every word, as a prefix). Page with `cursor` = the previous page's " +
+        "`next_cursor`, with the same filters.",
+      tags: ["Logs"],
+      query: listQuery,
+      responses: { 200: z.object({ data: z.array(operationAnswer), next_cursor: z.string().nullable() }) },
+      errors: [
+        "unknown_kind",
+        "unknown_status",
+        "search_too_long",
+        "invalid_period",
+        "period_too_long",
+        "invalid_cursor",
+        "cursor_filter_mismatch",
+      ],
     },
-  ];
+  };
+}
+
+/** GET /logs/operations/:id: one operation with its messages. */
+function getOperationRoute(): Route {
+  return {
+    method: "GET",
+    pattern: "/logs/operations/:id",
+    handler: async ({ clients, params }) => {
+      const { operation } = await clients.logs.getOperation({ id: params.id ?? "" });
+      if (!operation) throw new Error("the logs service answered without the operation");
+      const messages = operation.messages.map((m) => ({
+        at: iso(m.atMs),
+        level: m.level,
+        text: m.text,
+        fields: m.fieldsJson ? (JSON.parse(m.fieldsJson) as Record<string, unknown>) : null,
+      }));
+      return json({ data: { ...present(operation), messages } });
+    },
+    doc: {
+      summary: "Get an operation",
+      description: "With its messages: script logs, delivery attempts, the upstream's answers.",
+      tags: ["Logs"],
+      params: { id: "The operation's id (op_...)." },
+      responses: { 200: dataOf(operationAnswer.extend({ messages: z.array(messageAnswer) })) },
+      errors: ["unknown_operation"],
+    },
+  };
 }

@@ -37,32 +37,9 @@ export interface DirectTransportOptions {
  * in-memory router, encoded.
  */
 export function createDirectTransport(routes: (r: ConnectRouter) => void, options: DirectTransportOptions): Transport {
-  const impls = new Map<DescMethod, UnaryImpl>();
-  const recorder = {
-    service(desc: { methods: DescMethod[] }, impl: Record<string, unknown>) {
-      for (const method of desc.methods) {
-        const fn = impl[method.localName];
-        if (typeof fn === "function" && method.methodKind === "unary") impls.set(method, fn.bind(impl) as UnaryImpl);
-      }
-      return recorder;
-    },
-  };
-  routes(recorder as unknown as ConnectRouter);
-  let streaming: Transport | undefined;
-  const chains = new Map<DescMethod, UnaryNext>();
   const interceptors = [...(options.transport?.interceptors ?? []), ...(options.router.interceptors ?? [])];
-  const chainOf = (method: DescMethod): UnaryNext => {
-    let chain = chains.get(method);
-    if (chain === undefined) {
-      const impl = impls.get(method) ?? unimplemented(method);
-      chain = interceptors.reduceRight<UnaryNext>(
-        (next, interceptor) => interceptor(next as never) as unknown as UnaryNext,
-        (req) => invoke(impl, method, req),
-      );
-      chains.set(method, chain);
-    }
-    return chain;
-  };
+  const chainOf = unaryChains(recordUnaryImpls(routes), interceptors);
+  let streaming: Transport | undefined;
   return {
     async unary<I extends DescMessage, O extends DescMessage>(
       method: DescMethodUnary<I, O>,
@@ -72,18 +49,7 @@ export function createDirectTransport(routes: (r: ConnectRouter) => void, option
       input: unknown,
       contextValues?: ContextValues,
     ): Promise<UnaryResponse<I, O>> {
-      const req = {
-        stream: false,
-        service: method.parent,
-        method,
-        requestMethod: "POST",
-        url: urlOf(method),
-        signal: signal ?? NEVER,
-        header: new Headers(header),
-        contextValues: contextValues ?? createContextValues(),
-        message: create(method.input, input as never),
-        timeoutMs,
-      } as unknown as UnaryRequest;
+      const req = unaryRequest(method, signal, timeoutMs, header, input, contextValues);
       try {
         return (await chainOf(method)(req)) as unknown as UnaryResponse<I, O>;
       } catch (err) {
@@ -99,6 +65,62 @@ export function createDirectTransport(routes: (r: ConnectRouter) => void, option
       return streaming.stream(...args);
     },
   } as Transport;
+}
+
+/** The unary methods' implementations the routes register, read with a router that only records them. */
+function recordUnaryImpls(routes: (r: ConnectRouter) => void): Map<DescMethod, UnaryImpl> {
+  const impls = new Map<DescMethod, UnaryImpl>();
+  const recorder = {
+    service(desc: { methods: DescMethod[] }, impl: Record<string, unknown>) {
+      for (const method of desc.methods) {
+        const fn = impl[method.localName];
+        if (typeof fn === "function" && method.methodKind === "unary") impls.set(method, fn.bind(impl) as UnaryImpl);
+      }
+      return recorder;
+    },
+  };
+  routes(recorder as unknown as ConnectRouter);
+  return impls;
+}
+
+/** Each method's interceptors wrapped around its handler, built on the method's first call and kept. */
+function unaryChains(impls: Map<DescMethod, UnaryImpl>, interceptors: Interceptor[]): (m: DescMethod) => UnaryNext {
+  const chains = new Map<DescMethod, UnaryNext>();
+  return (method) => {
+    let chain = chains.get(method);
+    if (chain === undefined) {
+      const impl = impls.get(method) ?? unimplemented(method);
+      chain = interceptors.reduceRight<UnaryNext>(
+        (next, interceptor) => interceptor(next as never) as unknown as UnaryNext,
+        (req) => invoke(impl, method, req),
+      );
+      chains.set(method, chain);
+    }
+    return chain;
+  };
+}
+
+/** The request a router would hand the interceptors, with the caller's message made one of the input. */
+function unaryRequest(
+  method: DescMethodUnary,
+  signal: AbortSignal | undefined,
+  timeoutMs: number | undefined,
+  header: HeadersInit | undefined,
+  input: unknown,
+  contextValues: ContextValues | undefined,
+): UnaryRequest {
+  return {
+    stream: false,
+    service: method.parent,
+    method,
+    requestMethod: "POST",
+    url: urlOf(method),
+    signal: signal ?? NEVER,
+    header: new Headers(header),
+    contextValues: contextValues ?? createContextValues(),
+    message: create(method.input, input as never),
+    timeoutMs,
+  } as unknown as UnaryRequest;
 }
 
 /** Runs the handler under a handler context, its answer made a message of the method's output. */

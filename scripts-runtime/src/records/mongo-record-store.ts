@@ -1,5 +1,6 @@
 import { randomBytes } from "node:crypto";
 import { Binary, type ClientSession, type Collection, type Db, type Filter, type MongoClient } from "mongodb";
+import { type RecordDoc, recordDocWrite } from "./mongo-record-doc.ts";
 import { MongoRecordRetention } from "./mongo-record-retention.ts";
 import { type ExistingRecord, planSave, uniqueById } from "./plan-writes.ts";
 import type {
@@ -9,7 +10,6 @@ import type {
   ListQuery,
   ModelSummary,
   PreparedRecord,
-  RecordAction,
   RecordScope,
   RecordStore,
   SaveOptions,
@@ -25,20 +25,6 @@ interface PartitionDoc extends RecordScope {
   lastModifiedAt: number;
   mark: number;
   count: number;
-}
-
-interface RecordDoc {
-  p: string;
-  id: string;
-  seq: number;
-  data: string | null;
-  hash: string;
-  action: RecordAction;
-  firstSeenAt: number;
-  lastModifiedAt: number;
-  deletedAt: number | null;
-  prunedAt: number | null;
-  seenMark: number;
 }
 
 interface CheckpointDoc {
@@ -272,58 +258,14 @@ export class MongoRecordStore implements RecordStore {
   ): Promise<WriteCounts> {
     const partition = await this.ensurePartition(scope, session);
     const unique = uniqueById(records);
-    const existing = new Map<string, ExistingRecord>();
-    for (const r of await this.byIds(
+    const existing = await this.existingRecords(
       partition._id,
       unique.map((u) => u.id),
       session,
-    )) {
-      existing.set(r.id, {
-        hash: r.hash,
-        action: r.action,
-        lastModifiedAt: r.lastModifiedAt,
-        pruned: r.prunedAt !== null,
-        seenMark: r.seenMark,
-      });
-    }
+    );
     const plan = planSave(unique, existing, partition, options.now, options.keepModifiedAfter ?? null);
     const p = partition._id;
-    const mark = partition.mark;
-    const ops = plan.writes.map((w) => {
-      const r = w.record;
-      if (w.kind === "insert") {
-        const doc: RecordDoc = {
-          p,
-          id: r.id,
-          seq: w.seq,
-          data: r.data,
-          hash: r.hash,
-          action: "ADDED",
-          firstSeenAt: plan.at,
-          lastModifiedAt: plan.at,
-          deletedAt: null,
-          prunedAt: null,
-          seenMark: mark,
-        };
-        return { insertOne: { document: doc } };
-      }
-      const set: Partial<RecordDoc> =
-        w.kind === "change"
-          ? {
-              seq: w.seq,
-              data: r.data,
-              hash: r.hash,
-              action: "UPDATED",
-              lastModifiedAt: plan.at,
-              deletedAt: null,
-              prunedAt: null,
-              seenMark: mark,
-            }
-          : w.restore
-            ? { data: r.data, prunedAt: null, seenMark: mark }
-            : { seenMark: mark };
-      return { updateOne: { filter: { p, id: r.id }, update: { $set: set } } };
-    });
+    const ops = plan.writes.map((w) => recordDocWrite(w, p, partition.mark, plan.at));
     if (ops.length) await this.records.bulkWrite(ops, { session, ordered: true });
     const changed = plan.counts.added + plan.counts.updated > 0;
     await this.partitions.updateOne(
@@ -358,6 +300,25 @@ export class MongoRecordStore implements RecordStore {
     );
     await this.partitions.updateOne({ _id: p }, { $set: { lastModifiedAt: at } }, { session });
     return ids.length;
+  }
+
+  /** What the store knows of each id that has a record in the partition, for planSave. */
+  private async existingRecords(
+    p: string,
+    ids: string[],
+    session?: ClientSession,
+  ): Promise<Map<string, ExistingRecord>> {
+    const existing = new Map<string, ExistingRecord>();
+    for (const r of await this.byIds(p, ids, session)) {
+      existing.set(r.id, {
+        hash: r.hash,
+        action: r.action,
+        lastModifiedAt: r.lastModifiedAt,
+        pruned: r.prunedAt !== null,
+        seenMark: r.seenMark,
+      });
+    }
+    return existing;
   }
 
   private async byIds(p: string, ids: string[], session?: ClientSession): Promise<RecordDoc[]> {

@@ -36,11 +36,23 @@ export async function saveConnection(
   ctx: ConnectionServiceContext,
   input: SaveConnectionInput,
 ): Promise<{ created: boolean; connection: ConnectionRecord }> {
-  const { env, integ, connectionId } = input;
+  const { integ, connectionId } = input;
   const now = ctx.clock.now();
-  const revise = input.reviseErrors ?? ((e: ConnectionErrorRecord[]) => e);
   checkConnectionHosts(ctx, integ, ctx.providers.get(integ.provider), input.connectionConfig);
-  const result = await ctx.store.upsertConnection({
+  const result = await ctx.store.upsertConnection(newConnectionRecord(ctx, input, now));
+  const connection = result.created ? result.connection : await reviseErrors(ctx, input, result.connection, now);
+  await announceConnection(ctx, input, connection, result.created, now);
+  ctx.logger.info(result.created ? "connection created" : "connection re-authorized", {
+    integration: integ.uniqueKey,
+    connectionId,
+  });
+  return { created: result.created, connection };
+}
+
+/** The connection as it is created; an existing one keeps its id, metadata and creation time. */
+function newConnectionRecord(ctx: ConnectionServiceContext, input: SaveConnectionInput, now: number): ConnectionRecord {
+  const { env, integ, connectionId } = input;
+  return {
     id: newId("conn", now),
     environmentId: env.id,
     providerConfigKey: integ.uniqueKey,
@@ -57,20 +69,37 @@ export async function saveConnection(
     connectionConfig: input.connectionConfig,
     metadata: input.metadata,
     endUser: input.endUser,
-    errors: revise([]),
+    errors: input.reviseErrors ? input.reviseErrors([]) : [],
     tags: input.tags ?? {},
     ...(input.webhookUrlOverride ? { webhookUrlOverride: input.webhookUrlOverride } : {}),
     createdAt: now,
     updatedAt: now,
-  });
-  let connection = result.connection;
-  if (!result.created && input.reviseErrors) {
-    const errors = revise(connection.errors);
-    if (JSON.stringify(errors) !== JSON.stringify(connection.errors)) {
-      connection =
-        (await ctx.store.patchConnection(env.id, integ.uniqueKey, connectionId, { errors }, now)) ?? connection;
-    }
-  }
+  };
+}
+
+/** A re-authorized connection's errors as `reviseErrors` makes them, written only when they change. */
+async function reviseErrors(
+  ctx: ConnectionServiceContext,
+  input: SaveConnectionInput,
+  connection: ConnectionRecord,
+  now: number,
+): Promise<ConnectionRecord> {
+  if (!input.reviseErrors) return connection;
+  const errors = input.reviseErrors(connection.errors);
+  if (JSON.stringify(errors) === JSON.stringify(connection.errors)) return connection;
+  const { env, integ, connectionId } = input;
+  return (await ctx.store.patchConnection(env.id, integ.uniqueKey, connectionId, { errors }, now)) ?? connection;
+}
+
+/** Publishes created or re-authorized; a new connection also gets its post-connection-creation job. */
+async function announceConnection(
+  ctx: ConnectionServiceContext,
+  input: SaveConnectionInput,
+  connection: ConnectionRecord,
+  created: boolean,
+  now: number,
+): Promise<void> {
+  const { env, integ, connectionId } = input;
   const event = {
     environmentId: env.id,
     providerConfigKey: integ.uniqueKey,
@@ -78,24 +107,19 @@ export async function saveConnection(
     provider: integ.provider,
     atMs: BigInt(now),
   };
-  if (result.created) {
-    if (ctx.scripts) {
-      // Pub/sub is at most once: lifecycle scripts get a durable job, de-duplicated on the new
-      // record's internal id (the msgId format is documented with ScriptJob in scripts_service.proto).
-      const job = create(ScriptJobSchema, { job: { case: "connectionCreated", value: event } });
-      await ctx.bus.enqueue(queues.scriptRuns, toBinary(ScriptJobSchema, job), {
-        msgId: `post-connection-creation:${connection.id}`,
-      });
-    }
-    await publish(ctx, subjects.connectionCreated(integ.uniqueKey), ConnectionCreatedSchema, event);
-  } else {
+  if (!created) {
     await publish(ctx, subjects.connectionReauthorized(integ.uniqueKey), ConnectionReauthorizedSchema, event);
+    return;
   }
-  ctx.logger.info(result.created ? "connection created" : "connection re-authorized", {
-    integration: integ.uniqueKey,
-    connectionId,
-  });
-  return { created: result.created, connection };
+  if (ctx.scripts) {
+    // Pub/sub is at most once: lifecycle scripts get a durable job, de-duplicated on the new
+    // record's internal id (the msgId format is documented with ScriptJob in scripts_service.proto).
+    const job = create(ScriptJobSchema, { job: { case: "connectionCreated", value: event } });
+    await ctx.bus.enqueue(queues.scriptRuns, toBinary(ScriptJobSchema, job), {
+      msgId: `post-connection-creation:${connection.id}`,
+    });
+  }
+  await publish(ctx, subjects.connectionCreated(integ.uniqueKey), ConnectionCreatedSchema, event);
 }
 
 async function publish<D extends DescMessage>(

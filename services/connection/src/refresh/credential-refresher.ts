@@ -3,12 +3,11 @@ import type { ConnectionServiceContext } from "../context.ts";
 import { isRefreshable, openCredentials, type StoredCredentials, sealCredentials } from "../credentials.ts";
 import { errors } from "../errors.ts";
 import { enqueueAuthWebhook } from "../oauth/auth-webhook.ts";
-import { SCOPE_SEPARATORS } from "@junction/providers";
-import { resolveOAuthClient } from "../oauth/oauth-client.ts";
-import { failureCode, isTransient, requestToken, type TokenFailure } from "../oauth/token-client.ts";
+import { failureCode, isTransient, type TokenFailure, type TokenSet } from "../oauth/token-client.ts";
 import type { ConnectionRecord, EnvironmentRecord, IntegrationRecord } from "../store/records.ts";
 import { explainRefreshFailure } from "./refresh-reasons.ts";
 import { recordRefresh } from "./refresh-operation.ts";
+import { requestRefresh } from "./refresh-request.ts";
 
 /** A refusal by the token endpoint: the customer is told (auth webhook), a re-authorization clears it. */
 export const REFRESH_FAILED = "refresh_failed";
@@ -137,6 +136,7 @@ export class CredentialRefresher {
     return null;
   }
 
+  /** Refreshes under the lease: asks for a token, records the operation, then saves the token or the failure. */
   private async refreshHeld(
     loaded: LoadedConnection,
     rec: ConnectionRecord,
@@ -145,68 +145,52 @@ export class CredentialRefresher {
   ): Promise<FreshCredentials> {
     const { ctx } = this;
     const { env, integ } = loaded;
-    const template = ctx.providers.get(integ.provider);
-    if (!template)
-      throw errors.unknownProvider(
-        integ.provider,
-        ctx.providers.list().map((p) => p.name),
-      );
-    const client = resolveOAuthClient(ctx, integ, template, creds.testCredentials === true, rec.connectionConfig);
-    const scope = creds.scope ?? integ.scopes.join(SCOPE_SEPARATORS[template.scopeSeparator]);
     const startedAtMs = ctx.clock.now();
-    const result = await requestToken(
-      ctx.fetch,
-      {
-        // A client-credentials token comes from the token URL; a refresh token is spent at the refresh URL.
-        tokenUrl: creds.type === "OAUTH2_CC" ? client.tokenUrl : client.refreshUrl,
-        params:
-          creds.type === "OAUTH2_CC"
-            ? { grant_type: "client_credentials", ...(scope !== "" ? { scope } : {}) }
-            : {
-                grant_type: "refresh_token",
-                refresh_token: creds.refreshToken,
-                ...(template.refreshNeedsScopes && scope !== "" ? { scope } : {}),
-              },
-        clientId: client.clientId,
-        clientSecret: client.clientSecret,
-        definition: template,
-      },
-      ctx.oauth.tokenRequestTimeoutMs,
-    );
+    const result = await requestRefresh(ctx, integ, rec, creds);
     const now = ctx.clock.now();
     const at = { environmentId: env.id, integration: integ.uniqueKey, startedAtMs, nowMs: now };
     recordRefresh(ctx.operations, at, rec, result.ok ? null : result.failure);
-    if (result.ok) {
-      const t = result.token;
-      const next: StoredCredentials = {
-        ...creds,
-        accessToken: t.accessToken,
-        // Google keeps the refresh token and returns none on refresh; a rotating upstream returns a new one,
-        // stored with the access token in one write: until it is, the old one stays (a lost answer keeps it).
-        refreshToken: t.refreshToken ?? creds.refreshToken,
-        expiresAt: t.expiresIn ? now + t.expiresIn * 1000 : null,
-        raw: t.raw,
-        ...(t.scope ? { scope: t.scope } : {}),
-      };
-      const saved = await ctx.store.patchConnection(
-        env.id,
-        integ.uniqueKey,
-        rec.connectionId,
-        {
-          credentialsEnc: sealCredentials(ctx.encryptor, rec, next),
-          credentialsExpiresAt: next.expiresAt,
-          errors: rec.errors.filter((e) => !isRefreshError(e.type)),
-        },
-        now,
-      );
-      if (!saved) throw errors.unknownConnection(integ.uniqueKey, [rec.connectionId]);
-      ctx.logger.info("access token refreshed", { integration: integ.uniqueKey, connectionId: rec.connectionId });
-      this.refreshes.inc(integ.uniqueKey, "ok");
-      return { rec: saved, creds: next };
-    }
+    if (result.ok) return this.saveToken(loaded, rec, creds, result.token, now);
     this.refreshes.inc(integ.uniqueKey, "failed");
     const message = await this.recordFailure(loaded, rec, result.failure, now);
     return this.serveOrFail(rec, creds, stale, message);
+  }
+
+  /** Stores the new token with the credentials it replaces, clearing the connection's refresh errors. */
+  private async saveToken(
+    loaded: LoadedConnection,
+    rec: ConnectionRecord,
+    creds: StoredCredentials,
+    t: TokenSet,
+    now: number,
+  ): Promise<FreshCredentials> {
+    const { ctx } = this;
+    const { env, integ } = loaded;
+    const next: StoredCredentials = {
+      ...creds,
+      accessToken: t.accessToken,
+      // Google keeps the refresh token and returns none on refresh; a rotating upstream returns a new one,
+      // stored with the access token in one write: until it is, the old one stays (a lost answer keeps it).
+      refreshToken: t.refreshToken ?? creds.refreshToken,
+      expiresAt: t.expiresIn ? now + t.expiresIn * 1000 : null,
+      raw: t.raw,
+      ...(t.scope ? { scope: t.scope } : {}),
+    };
+    const saved = await ctx.store.patchConnection(
+      env.id,
+      integ.uniqueKey,
+      rec.connectionId,
+      {
+        credentialsEnc: sealCredentials(ctx.encryptor, rec, next),
+        credentialsExpiresAt: next.expiresAt,
+        errors: rec.errors.filter((e) => !isRefreshError(e.type)),
+      },
+      now,
+    );
+    if (!saved) throw errors.unknownConnection(integ.uniqueKey, [rec.connectionId]);
+    ctx.logger.info("access token refreshed", { integration: integ.uniqueKey, connectionId: rec.connectionId });
+    this.refreshes.inc(integ.uniqueKey, "ok");
+    return { rec: saved, creds: next };
   }
 
   /** Records the failure on the connection and, when it starts a refusal, tells the customer. */

@@ -1,9 +1,7 @@
-import { OPERATION_KINDS as KINDS, OPERATION_STATUSES as STATUSES } from "@junction/platform/operations/operation";
 import { api, qs } from "../api.ts";
 import { badge, fields, h, hashLink, hashQuery, replace, when } from "../dom.ts";
+import { FILTERS, type Filters, filterControls, filterForm, filterLink } from "./logs-filter.ts";
 import { type OperationTotals, tookCell, tookFields } from "./operation-totals.ts";
-
-const FILTERS = ["kind", "status", "integration", "connection", "end_user", "tag", "q"] as const;
 
 /** A successful proxy call's total carries a count and latency bounds: see operation-totals.ts. */
 interface Operation extends OperationTotals {
@@ -25,14 +23,6 @@ interface OperationMessage {
   text: string;
   fields: Record<string, unknown> | null;
 }
-
-const select = (id: string, values: readonly string[], current: string, all: string) =>
-  h(
-    "select",
-    { id },
-    h("option", { value: "" }, all),
-    values.map((v) => h("option", { value: v, selected: v === current }, v)),
-  );
 
 function rows(ops: Operation[]): HTMLElement {
   if (ops.length === 0) return h("p", { class: "card muted", id: "no-operations" }, "No operation matches.");
@@ -68,67 +58,36 @@ function rows(ops: Operation[]): HTMLElement {
   );
 }
 
+/** Live tail: the newest page again every two seconds while the box is ticked and this page is shown. */
+function startLiveTail(list: HTMLElement, path: string): void {
+  const timer = setInterval(async () => {
+    if (!list.isConnected) return clearInterval(timer);
+    const next = await api<{ data: Operation[] }>("GET", path).catch(() => undefined);
+    if (next && list.isConnected) replace(list, rows(next.data));
+  }, 2000);
+}
+
 /** #/logs?kind=&status=&integration=&connection=&end_user=&tag=&q=&cursor=&live=: the operations log. */
 export async function logsPage(): Promise<Node> {
   const q = hashQuery();
-  const f = Object.fromEntries(FILTERS.map((k) => [k, q.get(k) ?? ""])) as Record<(typeof FILTERS)[number], string>;
+  const f = Object.fromEntries(FILTERS.map((k) => [k, q.get(k) ?? ""])) as Filters;
   const cursor = q.get("cursor") ?? "";
-  const path = () => `/logs/operations${qs({ ...f, cursor, limit: 50 })}`;
-  const res = await api<{ data: Operation[]; next_cursor: string | null }>("GET", path());
-  const kind = select("filter-kind", KINDS, f.kind, "Every kind");
-  const status = select("filter-status", STATUSES, f.status, "Any status");
-  const input = (id: string, value: string, placeholder: string) =>
-    h("input", { type: "search", id, value, placeholder });
-  const integration = input("filter-integration", f.integration, "Integration id");
-  const connection = input("filter-connection", f.connection, "Connection id");
-  const endUser = input("filter-end-user", f.end_user, "End user id");
-  const tag = input("filter-tag", f.tag, "Tag");
-  const search = input("filter-q", f.q, "Search messages");
-  const live = h("input", { type: "checkbox", id: "live-tail", checked: q.get("live") === "true" && !cursor });
-  const link = (next?: string) =>
-    hashLink("/logs", {
-      kind: kind.value,
-      status: status.value,
-      integration: integration.value.trim(),
-      connection: connection.value.trim(),
-      end_user: endUser.value.trim(),
-      tag: tag.value.trim(),
-      q: search.value.trim(),
-      cursor: next,
-      live: live.checked && !next ? "true" : undefined,
-    });
+  const path = `/logs/operations${qs({ ...f, cursor, limit: 50 })}`;
+  const res = await api<{ data: Operation[]; next_cursor: string | null }>("GET", path);
+  const controls = filterControls(f, q.get("live") === "true" && !cursor);
+  const link = (next?: string) => filterLink(controls, next);
   const apply = (e: Event) => {
     e.preventDefault();
     location.hash = link();
   };
-  live.addEventListener("change", apply);
+  controls.live.addEventListener("change", apply);
   const list = h("div", { id: "operations-list" }, rows(res.data));
-  // Live tail: the newest page again every two seconds while the box is ticked and this page is shown.
-  if (live.checked) {
-    const timer = setInterval(async () => {
-      if (!list.isConnected) return clearInterval(timer);
-      const next = await api<{ data: Operation[] }>("GET", path()).catch(() => undefined);
-      if (next && list.isConnected) replace(list, rows(next.data));
-    }, 2000);
-  }
+  if (controls.live.checked) startLiveTail(list, path);
   return h(
     "section",
     null,
     h("h1", null, "Logs"),
-    h(
-      "form",
-      { class: "card row", id: "logs-filter", onsubmit: apply },
-      kind,
-      status,
-      integration,
-      connection,
-      endUser,
-      tag,
-      search,
-      h("label", { class: "switch" }, live, "Live tail"),
-      h("button", { type: "submit" }, "Filter"),
-      h("a", { href: "#/logs" }, "Clear"),
-    ),
+    filterForm(controls, apply),
     list,
     h(
       "p",
