@@ -118,10 +118,10 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
     connectionId = check.connectionId;
   }
 
-  // The one de-duplication decision. Receipt only reads whether the key was recorded, for its answer
-  // (`recordedAlready`): claiming there, before the 2xx, would leave a claim behind when recording fails,
-  // and the upstream's resend would then be taken for a duplicate and lost.
-  const owner = await claimKey(ctx, n, read);
+  // The one de-duplication decision: made by receipt in the job's own transaction (`claimed`, where the
+  // store and the bus share a file), else here. Receipt must not claim apart from the job: a claim left
+  // behind when recording fails would make the upstream's resend a duplicate, lost.
+  const owner = n.claimed ? n.id : await claimKey(ctx, n, read);
   if (owner !== n.id) {
     counts.inc(n.providerConfigKey, "duplicate");
     log().info("duplicate notification not forwarded", {
