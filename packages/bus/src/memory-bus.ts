@@ -34,8 +34,14 @@ export class MemoryBus implements Bus {
   private closed = false;
   private readonly db: Database | undefined;
 
+  /** A companion write and its job in one savepoint (made once: a transaction function costs to make). */
+  private readonly together: ((write: () => boolean, insert: () => InsertResult) => InsertResult) | undefined;
+
   constructor(db?: Database, options: MemoryBusOptions = {}) {
     this.db = db;
+    this.together = db?.transaction((write: () => boolean, insert: () => InsertResult) =>
+      write() ? insert() : NOT_STORED,
+    );
     const window = options.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
     const sqlite = db ? new SqliteJobStore(db, window) : undefined;
     const store: JobStore = sqlite ?? new MemoryJobStore(window);
@@ -106,9 +112,8 @@ export class MemoryBus implements Bus {
       // Group commit: resolves once the job is committed, together with the others of this turn.
       const insert = () => this.ctx.store.insert(queue, copy, options.msgId, now, taker?.ackWaitMs);
       // The companion and the job in one savepoint: either both stand or neither does.
-      result = await this.ctx.writes.add(() =>
-        companion && this.db ? this.db.transaction(() => (companion.write() ? insert() : NOT_STORED))() : insert(),
-      );
+      const together = this.together;
+      result = await this.ctx.writes.add(() => (companion && together ? together(companion.write, insert) : insert()));
     } catch (err) {
       taker?.unreserve();
       throw err;
