@@ -6,17 +6,26 @@
  * counted until every one's delivery is answered and its job acked. Steadier on a shared machine than the
  * load benchmark, and a clean subject for a profile (`bun --cpu-prof-md bench/support/notification-loop.ts`):
  * what is left is Junction's work, not the HTTP legs' (those are the same code in every version).
- *   bun bench/support/notification-loop.ts [notifications per round] [rounds]
+ *   bun bench/support/notification-loop.ts [notifications per round] [rounds] [checkout root]
+ * (a checkout root: that checkout's Junction, e.g. before a change; run both one after the other, alternated.)
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { startEmbedded } from "@junction/cli";
-import { createLogger } from "@junction/platform";
-import { createGateway } from "../../gateway/src/gateway.ts";
+import type { startEmbedded as StartEmbedded } from "@junction/cli";
+import type { createLogger as CreateLogger } from "@junction/platform";
+import type { createGateway as CreateGateway } from "../../gateway/src/gateway.ts";
 
 const perRound = Number(process.argv[2] ?? 4000);
 const rounds = Number(process.argv[3] ?? 5);
+const root = process.argv[4] ?? join(import.meta.dir, "..", "..");
+const { startEmbedded } = (await import(join(root, "cli/src/embedded.ts"))) as { startEmbedded: typeof StartEmbedded };
+const { createGateway } = (await import(join(root, "gateway/src/gateway.ts"))) as {
+  createGateway: typeof CreateGateway;
+};
+const { createLogger } = (await import(join(root, "packages/platform/src/index.ts"))) as {
+  createLogger: typeof CreateLogger;
+};
 const KEY = "jct_sk_bench_notification_loop_0123456789";
 const RECEIVER = "http://127.0.0.1:9/hooks";
 const CONNECTIONS = 100;
