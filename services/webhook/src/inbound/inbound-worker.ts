@@ -43,7 +43,8 @@ const ACK_WAIT_MS = 15_000;
  * The inbound worker: takes recorded notifications from the inbound queue (a batch's job holds its
  * items, each processed as its own notification) and, for each, checks the
  * channel token when receipt could not, drops a duplicate (the one de-duplication decision: the
- * store's claim of its channel id and message number, or of its provider's dedupe key), hands a
+ * store's claim of its channel id and message number, or of its provider's dedupe key, unless receipt
+ * made it with the job), hands a
  * channel lifecycle notification (reauthorization required, removed) to the channel service instead
  * of forwarding it, matches it (from what receipt read; by resource URI, by the email it names or by
  * its channel) to connections (spec: Webhook-to-connection matching), lets the sinks see it, and

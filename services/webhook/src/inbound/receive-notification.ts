@@ -39,11 +39,12 @@ type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
  * rules: docs/architecture.md, "A notification"): the integration here (`webhookUrl`, how its
  * requests are read, before the 2xx); the channel here (its token, whether the registry holds it, and
  * its connection, recorded with the item); the connections, the integration as it is then (deleted:
- * not forwarded) and its forwarding by the worker's one match call. Duplicates: here
- * `recordedAlready` is a read for the answer to a single-notification provider (the API says
- * `duplicate: true` with the first notification's id); the worker's claim is the one decision
- * (atomic in the store; claiming here would leave a claim behind whenever recording failed, and the
- * resend would be lost as a duplicate).
+ * not forwarded) and its forwarding by the worker's one match call. Duplicates (a
+ * single-notification provider's are answered `duplicate: true` with the first notification's id):
+ * one atomic claim decides, made here in the job's own transaction where the store and the bus share
+ * a file (receipt-claim.ts), else by the worker, receipt then only reading the key for its answer
+ * (a claim made apart from the job would stay behind whenever recording failed, and the resend would
+ * be lost as a duplicate).
  *
  * Intake limits (intake/intake-limits.ts): before reading, the integration's rate
  * and pending-work cap; before recording, the channels' rates. Over one, nothing is recorded and the
