@@ -40,7 +40,7 @@ async function send(j: Awaited<ReturnType<typeof startTestJunction>>, n: number)
   await waitFor(`${n} jobs acked`, () => count("DELETE FROM bus_jobs") >= n);
 }
 
-test("a calendar notification runs at most 9 SQL statements, none of them a settings read", async () => {
+test("a calendar notification runs at most 8 SQL statements, none of them a settings read", async () => {
   const j = await startTestJunction({ logLevel: "warn" });
   cleanups.push(() => j.close());
   const rx = startCustomerReceiver();
@@ -60,7 +60,7 @@ test("a calendar notification runs at most 9 SQL statements, none of them a sett
   // The operations log (the receipt's and the delivery's operations, written in batches on their own
   // schedule) is the logs feature, not the path: counted apart.
   const path = perNotification.filter((s) => !s.sql.includes(" INTO operation"));
-  expect(path.reduce((sum, s) => sum + s.n, 0)).toBeLessThanOrEqual(9);
+  expect(path.reduce((sum, s) => sum + s.n, 0)).toBeLessThanOrEqual(8);
   // Read once a second at most, not once per message.
   expect(count("SELECT environment_id, version, endpoints, signing_secret_enc")).toBeLessThan(N / 4);
 });

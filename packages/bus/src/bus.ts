@@ -45,6 +45,20 @@ export interface EnqueueOptions {
   msgId?: string;
   /** Headers carried to the consumer (a trace's `traceparent`). */
   headers?: Record<string, string>;
+  /** A write that commits with the job or not at all (only where `acceptsCompanion` says so). */
+  companion?: JobCompanion;
+}
+
+/**
+ * A caller's write made atomic with a job: where the bus keeps its queues in the caller's own SQLite
+ * file (the embedded default), it runs in the job's transaction, before the job; the job is stored only
+ * when it answers true (else `enqueue` resolves `{ duplicate: true }` and stores nothing), and a failed
+ * job insert rolls the write back.
+ */
+export interface JobCompanion {
+  /** The database the write runs on: the bus takes it only when it is its own. */
+  database: unknown;
+  write(): boolean;
 }
 
 export interface ConsumeOptions {
@@ -65,6 +79,8 @@ export interface Bus {
     handler: (msg: BusMessage) => void | Promise<void>,
     options?: SubscribeOptions,
   ): Promise<Subscription>;
+  /** Whether `enqueue` can commit a companion write on `database` with its job (absent: never). */
+  acceptsCompanion?(database: unknown): boolean;
   /** Persists a job on a durable queue; resolves once it is durable. */
   enqueue(queue: string, data: Uint8Array, options?: EnqueueOptions): Promise<{ duplicate: boolean }>;
   /** Takes jobs from a durable queue; several consumers of one queue (in any process) share them. */

@@ -37,6 +37,56 @@ busConformance("SQLite-backed in-process", async () => {
 });
 
 describe("MemoryBus", () => {
+  /** A bus on a fresh file with a `marks` table for companion writes. */
+  const companionBus = () => {
+    const db = openDatabase(":memory:");
+    db.exec("CREATE TABLE marks (name TEXT PRIMARY KEY)");
+    const bus = new MemoryBus(db, { logger: memoryLogger() });
+    const mark = (name: string) => () =>
+      db.query("INSERT INTO marks (name) VALUES (?) ON CONFLICT DO NOTHING").run(name).changes === 1;
+    const count = (table: string) => db.query<{ n: number }, []>(`SELECT COUNT(*) AS n FROM ${table}`).get()?.n;
+    return { db, bus, mark, count };
+  };
+
+  test("a companion write commits with its job, and none is stored when it answers false", async () => {
+    const { db, bus, mark, count } = companionBus();
+    try {
+      expect(bus.acceptsCompanion(db)).toBe(true);
+      expect(bus.acceptsCompanion(openDatabase(":memory:"))).toBe(false);
+      const data = new TextEncoder().encode("x");
+      expect(await bus.enqueue("companion.q", data, { companion: { database: db, write: mark("a") } })).toEqual({
+        duplicate: false,
+      });
+      expect(await bus.enqueue("companion.q", data, { companion: { database: db, write: mark("a") } })).toEqual({
+        duplicate: true,
+      });
+      expect([count("marks"), count("bus_jobs")]).toEqual([1, 1]);
+    } finally {
+      await bus.close();
+      db.close();
+    }
+  });
+
+  test("a companion write is rolled back when its job cannot be stored, and refused on another database", async () => {
+    const { db, bus, mark, count } = companionBus();
+    try {
+      // The job insert fails (its table gone): the companion's write must not stand alone.
+      db.exec("ALTER TABLE bus_jobs RENAME TO bus_jobs_away");
+      const data = new TextEncoder().encode("x");
+      await expect(
+        bus.enqueue("companion.q", data, { companion: { database: db, write: mark("b") } }),
+      ).rejects.toThrow();
+      expect(count("marks")).toBe(0);
+      const other = openDatabase(":memory:");
+      await expect(
+        bus.enqueue("companion.q", data, { companion: { database: other, write: () => true } }),
+      ).rejects.toThrow("own database");
+    } finally {
+      await bus.close();
+      db.close();
+    }
+  });
+
   test("a job is in the SQLite file by the time enqueue resolves", async () => {
     const dir = await mkdtemp(join(tmpdir(), "junction-bus-"));
     const path = join(dir, "bus.sqlite");

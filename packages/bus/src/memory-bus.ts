@@ -9,6 +9,9 @@ import { type DispatcherContext, QueueDispatcher } from "./queue-dispatcher.ts";
 import { SqliteJobStore } from "./sqlite-job-store.ts";
 import { subjectMatches } from "./subject-match.ts";
 
+/** What a companion write that answered false leaves: no job. */
+const NOT_STORED: InsertResult = { duplicate: true };
+
 export interface MemoryBusOptions {
   /** How long a `msgId` is remembered per queue for de-duplication (default 2 minutes). */
   dedupWindowMs?: number;
@@ -31,8 +34,14 @@ export class MemoryBus implements Bus {
   private closed = false;
   private readonly db: Database | undefined;
 
+  /** A companion write and its job in one savepoint (made once: a transaction function costs to make). */
+  private readonly together: ((write: () => boolean, insert: () => InsertResult) => InsertResult) | undefined;
+
   constructor(db?: Database, options: MemoryBusOptions = {}) {
     this.db = db;
+    this.together = db?.transaction((write: () => boolean, insert: () => InsertResult) =>
+      write() ? insert() : NOT_STORED,
+    );
     const window = options.dedupWindowMs ?? DEFAULT_DEDUP_WINDOW_MS;
     const sqlite = db ? new SqliteJobStore(db, window) : undefined;
     const store: JobStore = sqlite ?? new MemoryJobStore(window);
@@ -83,8 +92,16 @@ export class MemoryBus implements Bus {
     return sub;
   }
 
+  acceptsCompanion(database: unknown): boolean {
+    return database !== undefined && database === this.db;
+  }
+
   async enqueue(queue: string, data: Uint8Array, options: EnqueueOptions = {}): Promise<{ duplicate: boolean }> {
     this.assertOpen();
+    const companion = options.companion;
+    if (companion && !this.acceptsCompanion(companion.database)) {
+      throw new Error("a companion write must be on the bus's own database");
+    }
     const copy = data.slice();
     const now = this.ctx.clock.now();
     const dispatcher = this.dispatchers.get(queue);
@@ -93,12 +110,17 @@ export class MemoryBus implements Bus {
     let result: InsertResult;
     try {
       // Group commit: resolves once the job is committed, together with the others of this turn.
-      result = await this.ctx.writes.add(() =>
-        this.ctx.store.insert(queue, copy, options.msgId, now, taker?.ackWaitMs),
-      );
+      const insert = () => this.ctx.store.insert(queue, copy, options.msgId, now, taker?.ackWaitMs);
+      // The companion and the job in one savepoint: either both stand or neither does.
+      const together = this.together;
+      result = await this.ctx.writes.add(() => (companion && together ? together(companion.write, insert) : insert()));
     } catch (err) {
       taker?.unreserve();
       throw err;
+    }
+    if (result === NOT_STORED) {
+      taker?.unreserve();
+      return { duplicate: true };
     }
     if (options.headers !== undefined && result.id !== undefined) this.ctx.headers.set(result.id, options.headers);
     if (taker && result.claimed) dispatcher?.handOff(taker, result.claimed, now);

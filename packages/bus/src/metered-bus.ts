@@ -43,6 +43,10 @@ export class MeteredBus implements Bus {
     );
   }
 
+  acceptsCompanion(database: unknown): boolean {
+    return this.inner.acceptsCompanion?.(database) ?? false;
+  }
+
   enqueue(queue: string, data: Uint8Array, options?: EnqueueOptions): Promise<{ duplicate: boolean }> {
     return this.counted(this.inner.enqueue(queue, data, options), "enqueue");
   }

@@ -37,6 +37,10 @@ export class TracedBus implements Bus {
     );
   }
 
+  acceptsCompanion(database: unknown): boolean {
+    return this.inner.acceptsCompanion?.(database) ?? false;
+  }
+
   enqueue(queue: string, data: Uint8Array, options: EnqueueOptions = {}): Promise<{ duplicate: boolean }> {
     return this.inner.enqueue(queue, data, { ...options, headers: this.tracing.inject({ ...options.headers }) });
   }

@@ -1,4 +1,4 @@
-import { randomBytes } from "node:crypto";
+import { createHmac, randomBytes } from "node:crypto";
 import { constantTimeEqual, hmacSha256 } from "@junction/platform";
 
 /**
@@ -15,11 +15,22 @@ export function generateSigningSecret(): string {
   return `${SECRET_PREFIX}${randomBytes(32).toString("base64")}`;
 }
 
-/** The HMAC key of a secret: the base64-decoded part after `whsec_` (the whole string if unprefixed). */
+/** Decoded keys remembered at most; an environment signs with two secrets at a time, so this only bounds a leak. */
+const MAX_REMEMBERED_KEYS = 64;
+const decodedKeys = new Map<string, Buffer>();
+
+/**
+ * The HMAC key of a secret: the base64-decoded part after `whsec_` (the whole string if unprefixed).
+ * Decoded once per secret: every message of a round is signed with the same one or two.
+ */
 function secretKey(secret: string): Buffer {
+  let key = decodedKeys.get(secret);
+  if (key) return key;
   const encoded = secret.startsWith(SECRET_PREFIX) ? secret.slice(SECRET_PREFIX.length) : secret;
-  const key = Buffer.from(encoded, "base64");
+  key = Buffer.from(encoded, "base64");
   if (key.length === 0) throw new Error("a signing secret must be whsec_ followed by base64");
+  if (decodedKeys.size >= MAX_REMEMBERED_KEYS) decodedKeys.clear();
+  decodedKeys.set(secret, key);
   return key;
 }
 
@@ -34,8 +45,9 @@ export function signStandard(
   timestampSeconds: number,
   body: Uint8Array | string,
 ): string {
-  const signed = Buffer.concat([Buffer.from(`${msgId}.${timestampSeconds}.`, "utf8"), bytes(body)]);
-  return `v1,${hmacSha256(secretKey(secret), signed).toString("base64")}`;
+  // The signed content is "<id>.<timestamp>.<body>", fed in two parts (no copy of the body).
+  const mac = createHmac("sha256", secretKey(secret)).update(`${msgId}.${timestampSeconds}.`).update(bytes(body));
+  return `v1,${mac.digest("base64")}`;
 }
 
 /** Nango's signature: hex HMAC-SHA256 of the body bytes, keyed with the full secret string. */

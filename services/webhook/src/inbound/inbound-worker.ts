@@ -43,7 +43,8 @@ const ACK_WAIT_MS = 15_000;
  * The inbound worker: takes recorded notifications from the inbound queue (a batch's job holds its
  * items, each processed as its own notification) and, for each, checks the
  * channel token when receipt could not, drops a duplicate (the one de-duplication decision: the
- * store's claim of its channel id and message number, or of its provider's dedupe key), hands a
+ * store's claim of its channel id and message number, or of its provider's dedupe key, unless receipt
+ * made it with the job), hands a
  * channel lifecycle notification (reauthorization required, removed) to the channel service instead
  * of forwarding it, matches it (from what receipt read; by resource URI, by the email it names or by
  * its channel) to connections (spec: Webhook-to-connection matching), lets the sinks see it, and
@@ -118,10 +119,10 @@ export async function processNotification(ctx: WebhookServiceContext, n: Notific
     connectionId = check.connectionId;
   }
 
-  // The one de-duplication decision. Receipt only reads whether the key was recorded, for its answer
-  // (`recordedAlready`): claiming there, before the 2xx, would leave a claim behind when recording fails,
-  // and the upstream's resend would then be taken for a duplicate and lost.
-  const owner = await claimKey(ctx, n, read);
+  // The one de-duplication decision: made by receipt in the job's own transaction (`claimed`, where the
+  // store and the bus share a file), else here. Receipt must not claim apart from the job: a claim left
+  // behind when recording fails would make the upstream's resend a duplicate, lost.
+  const owner = n.claimed ? n.id : await claimKey(ctx, n, read);
   if (owner !== n.id) {
     counts.inc(n.providerConfigKey, "duplicate");
     log().info("duplicate notification not forwarded", {

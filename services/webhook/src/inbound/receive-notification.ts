@@ -12,6 +12,7 @@ import type { WebhookServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { CREDENTIAL_HEADERS, headerProblem } from "./notification-headers.ts";
 import { checkChannel } from "./notification-lookups.ts";
+import { enqueueClaimed, itemClaim, receiptClaims } from "./receipt-claim.ts";
 import {
   batchEvent,
   batchItem,
@@ -38,11 +39,12 @@ type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
  * rules: docs/architecture.md, "A notification"): the integration here (`webhookUrl`, how its
  * requests are read, before the 2xx); the channel here (its token, whether the registry holds it, and
  * its connection, recorded with the item); the connections, the integration as it is then (deleted:
- * not forwarded) and its forwarding by the worker's one match call. Duplicates: here
- * `recordedAlready` is a read for the answer to a single-notification provider (the API says
- * `duplicate: true` with the first notification's id); the worker's claim is the one decision
- * (atomic in the store; claiming here would leave a claim behind whenever recording failed, and the
- * resend would be lost as a duplicate).
+ * not forwarded) and its forwarding by the worker's one match call. Duplicates (a
+ * single-notification provider's are answered `duplicate: true` with the first notification's id):
+ * one atomic claim decides, made here in the job's own transaction where the store and the bus share
+ * a file (receipt-claim.ts), else by the worker, receipt then only reading the key for its answer
+ * (a claim made apart from the job would stay behind whenever recording failed, and the resend would
+ * be lost as a duplicate).
  *
  * Intake limits (intake/intake-limits.ts): before reading, the integration's rate
  * and pending-work cap; before recording, the channels' rates. Over one, nothing is recorded and the
@@ -113,7 +115,8 @@ export async function receiveNotification(
 /**
  * The one notification of a single-notification provider: a duplicate already recorded is answered
  * as such (the first one's id), and one whose channel token does not match is dropped (the gateway
- * answers 403).
+ * answers 403). Where the store and the bus share a file (receipt-claim.ts), the claim rides on the
+ * job's transaction, after the channel check; elsewhere the key is read before it, for the answer.
  */
 async function receiveOne(
   ctx: WebhookServiceContext,
@@ -122,16 +125,17 @@ async function receiveOne(
 ): Promise<ReceiveResult> {
   const { environmentId, providerConfigKey } = req;
   const { channelId, messageNumber } = item;
-  const dedupeKey = item.dedupeKey ?? "";
   // Made only when a line is written: the usual notification logs nothing here.
   const log = () => ctx.logger.child({ providerConfigKey, channelId, messageNumber });
-
-  const owner = await recordedAlready(ctx, environmentId, providerConfigKey, item);
-  if (owner) {
+  const duplicate = (owner: string): ReceiveResult => {
     ctx.counts.notifications.inc(providerConfigKey, "duplicate");
     log().info("duplicate notification not recorded again", { notificationId: owner });
     return { notificationId: owner, duplicate: true };
-  }
+  };
+
+  const claims = receiptClaims(ctx);
+  const recorded = claims ? null : await recordedAlready(ctx, environmentId, providerConfigKey, item);
+  if (recorded) return duplicate(recorded);
 
   const channelChecked = await checkToken(ctx, req, item);
   if (channelChecked === "mismatch") {
@@ -150,10 +154,22 @@ async function receiveOne(
   const throttled = ctx.limits.take(environmentId, providerConfigKey, [channelId], req.now);
   if (throttled) return { throttled };
   const id = newId("ntf", req.now);
+  // Claimed here only once the token was checked: an unchecked notification (the registry was down)
+  // may still be dropped by the worker's check, and must not hold its key against the genuine one.
+  const claim =
+    claims && channelChecked.checked ? itemClaim(claims, environmentId, providerConfigKey, item, id, req.now) : null;
+  if (claims && !claim) {
+    const first = await recordedAlready(ctx, environmentId, providerConfigKey, item);
+    if (first) return duplicate(first);
+  }
   // No msgId: the id is new, so the bus's msgId de-duplication could never apply (and it costs a
   // write per notification); an upstream's resend is a new receipt, de-duplicated by its key.
-  const event = notificationEvent(id, req, item, channelChecked, dedupeKey);
-  await ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event));
+  const event = notificationEvent(id, req, item, channelChecked, item.dedupeKey ?? "");
+  event.claimed = claim !== null;
+  const data = toBinary(NotificationReceivedSchema, event);
+  const owner = claim && claims ? await enqueueClaimed(ctx, data, claims, claim, id) : id;
+  if (!claim) await ctx.bus.enqueue(queues.webhookInbound, data);
+  if (owner !== id) return duplicate(owner);
   ctx.counts.notifications.inc(providerConfigKey, "received");
   ctx.limits.pending.received(environmentId, providerConfigKey, 1, req.now);
   ctx.logger.debug("notification recorded", {

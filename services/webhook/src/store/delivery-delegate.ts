@@ -1,5 +1,5 @@
 import type { AttemptRecord, DeliverableMessage, MessageFilter, MessageRecord, RoundOutcome } from "./records.ts";
-import type { WebhookDeliveryStore } from "./store.ts";
+import type { InlineClaims, WebhookDeliveryStore } from "./store.ts";
 
 /**
  * The delivery half of a webhook service store, answered by the delivery store it holds (the
@@ -8,6 +8,10 @@ import type { WebhookDeliveryStore } from "./store.ts";
  */
 export abstract class DeliveryDelegate implements WebhookDeliveryStore {
   protected abstract readonly delivery: WebhookDeliveryStore;
+
+  get inlineClaims(): InlineClaims | undefined {
+    return this.delivery.inlineClaims;
+  }
 
   insertMessage(message: MessageRecord): Promise<boolean> {
     return this.delivery.insertMessage(message);

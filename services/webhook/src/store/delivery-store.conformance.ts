@@ -277,6 +277,18 @@ export function deliveryStoreConformance(name: string, factory: DeliveryStoreFac
       expect(new Set(owners).size).toBe(1);
     });
 
+    test("its inline claims, where it offers them, own keys as its claims do (the same records)", async () => {
+      const inline = store.inlineClaims;
+      if (!inline) return expect(store.inlineClaims).toBeUndefined();
+      expect(inline.notificationKey(ENV, "ch-in", 1, "ntf_a", T0)).toBe("ntf_a");
+      expect(inline.notificationKey(ENV, "ch-in", 1, "ntf_b", T0)).toBe("ntf_a");
+      expect(await store.claimNotificationKey(ENV, "ch-in", 1, "ntf_c", T0)).toBe("ntf_a");
+      expect(await store.claimDedupeKey(ENV, "mail", "in-1", "ntf_d", T0)).toBe("ntf_d");
+      expect(inline.dedupeKey(ENV, "mail", "in-1", "ntf_e", T0)).toBe("ntf_d");
+      expect(inline.dedupeKey(ENV, "other", "in-1", "ntf_f", T0)).toBe("ntf_f");
+      expect(await store.findDedupeKey(ENV, "other", "in-1")).toBe("ntf_f");
+    });
+
     test("prunes dedupe keys with the notification keys", async () => {
       await store.claimDedupeKey(ENV, "mail", "old", "ntf_old", T0);
       await store.claimDedupeKey(ENV, "mail", "new", "ntf_new", T0 + 100);

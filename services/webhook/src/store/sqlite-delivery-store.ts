@@ -10,7 +10,7 @@ import {
   rowToAttempt,
   rowToMessage,
 } from "./sqlite-delivery-rows.ts";
-import type { WebhookDeliveryStore } from "./store.ts";
+import type { InlineClaims, WebhookDeliveryStore } from "./store.ts";
 
 type Params = Record<string, string | number | null | Uint8Array>;
 
@@ -30,10 +30,34 @@ const DELIVERABLE = "status IN ('pending', 'failed')";
 export class SqliteDeliveryStore implements WebhookDeliveryStore {
   private readonly completeTx: (id: string, token: string, attempts: AttemptRecord[], outcome: RoundOutcome) => boolean;
   private readonly writes: GroupCommit;
+  /** See WebhookDeliveryStore.inlineClaims: the claims below, run in the caller's transaction. */
+  readonly inlineClaims: InlineClaims;
 
   /** `db` must be migrated already (the webhook migrations). */
   constructor(private readonly db: Database) {
     this.writes = GroupCommit.forDatabase(db);
+    // An insert that answers the row when it was new; otherwise the key's owner is read.
+    const claim = (insert: string, params: (string | number)[], id: string, owner: () => string | null) =>
+      db.query<{ notification_id: string }, (string | number)[]>(insert).get(...params) ? id : (owner() ?? id);
+    this.inlineClaims = {
+      database: db,
+      notificationKey: (environmentId, channelId, messageNumber, id, now) =>
+        claim(
+          `INSERT INTO webhook_notification_keys (environment_id, channel_id, message_number, notification_id, received_at)
+           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING notification_id`,
+          [environmentId, channelId, messageNumber, id, now],
+          id,
+          () => this.notificationKeyOwner(environmentId, channelId, messageNumber),
+        ),
+      dedupeKey: (environmentId, providerConfigKey, key, id, now) =>
+        claim(
+          `INSERT INTO webhook_dedupe_keys (environment_id, provider_config_key, dedupe_key, notification_id, received_at)
+           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING notification_id`,
+          [environmentId, providerConfigKey, key, id, now],
+          id,
+          () => this.dedupeKeyOwner(environmentId, providerConfigKey, key),
+        ),
+    };
     const insertAttempt = db.query<unknown, [Params]>(
       `INSERT OR IGNORE INTO webhook_attempts (id, message_id, endpoint_id, url, status_code, latency_ms, response_snippet, error, at, number)
        VALUES ($id, $message_id, $endpoint_id, $url, $status_code, $latency_ms, $response_snippet, $error, $at, $number)`,
@@ -218,17 +242,9 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
     notificationId: string,
     now: number,
   ): Promise<string> {
-    return this.writes.add(() => {
-      const added = this.db
-        .query<{ notification_id: string }, [string, string, number, string, number]>(
-          `INSERT INTO webhook_notification_keys (environment_id, channel_id, message_number, notification_id, received_at)
-           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING notification_id`,
-        )
-        .get(environmentId, channelId, messageNumber, notificationId, now);
-      return added
-        ? notificationId
-        : (this.notificationKeyOwner(environmentId, channelId, messageNumber) ?? notificationId);
-    });
+    return this.writes.add(() =>
+      this.inlineClaims.notificationKey(environmentId, channelId, messageNumber, notificationId, now),
+    );
   }
 
   async findNotificationKey(environmentId: string, channelId: string, messageNumber: number): Promise<string | null> {
@@ -251,15 +267,9 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
     notificationId: string,
     now: number,
   ): Promise<string> {
-    return this.writes.add(() => {
-      const added = this.db
-        .query<{ notification_id: string }, [string, string, string, string, number]>(
-          `INSERT INTO webhook_dedupe_keys (environment_id, provider_config_key, dedupe_key, notification_id, received_at)
-           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING notification_id`,
-        )
-        .get(environmentId, providerConfigKey, key, notificationId, now);
-      return added ? notificationId : (this.dedupeKeyOwner(environmentId, providerConfigKey, key) ?? notificationId);
-    });
+    return this.writes.add(() =>
+      this.inlineClaims.dedupeKey(environmentId, providerConfigKey, key, notificationId, now),
+    );
   }
 
   async findDedupeKey(environmentId: string, providerConfigKey: string, key: string): Promise<string | null> {

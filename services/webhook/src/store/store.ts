@@ -92,6 +92,12 @@ export interface WebhookDeliveryStore {
   ): Promise<string>;
   /** The notification id that owns `key` within the integration, or null. */
   findDedupeKey(environmentId: string, providerConfigKey: string, key: string): Promise<string | null>;
+  /**
+   * The two claims above as synchronous writes on the store's SQLite connection (`database`), for a
+   * caller that commits a claim together with another write on it (receipt: with the notification's
+   * job, when the bus keeps its queues in the same file). Absent where the store cannot (MongoDB).
+   */
+  readonly inlineClaims?: InlineClaims;
   /** Forgets de-duplication records (both kinds) received before `before`; returns how many. */
   pruneNotificationKeys(before: number): Promise<number>;
   /**
@@ -103,3 +109,10 @@ export interface WebhookDeliveryStore {
 
 /** Everything the webhook service stores, in one SQLite file or MongoDB database. */
 export type WebhookServiceStore = WebhookSettingsStore & WebhookDeliveryStore;
+
+/** De-duplication claims run inside a caller's transaction; each returns the key's owner. */
+export interface InlineClaims {
+  readonly database: unknown;
+  notificationKey(environmentId: string, channelId: string, messageNumber: number, id: string, now: number): string;
+  dedupeKey(environmentId: string, providerConfigKey: string, key: string, id: string, now: number): string;
+}

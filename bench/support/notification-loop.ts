@@ -1,0 +1,138 @@
+/**
+ * The notification path's own CPU, without sockets: the embedded default in this process, calendar
+ * notifications handed to its gateway's `fetch` (16 in flight), each matched to one of 100 connections by
+ * its watch URI, its forward message delivered to an endpoint whose `fetch` answers 200 at once. Each round
+ * prints the process's CPU time (user + system, every thread: SQLite's, the collector's) per notification,
+ * counted until every one's delivery is answered and its job acked. Steadier on a shared machine than the
+ * load benchmark, and a clean subject for a profile (`bun --cpu-prof-md bench/support/notification-loop.ts`):
+ * what is left is Junction's work, not the HTTP legs' (those are the same code in every version).
+ *   bun bench/support/notification-loop.ts [notifications per round] [rounds] [checkout root]
+ * (a checkout root: that checkout's Junction, e.g. before a change; run both one after the other, alternated.)
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import type { startEmbedded as StartEmbedded } from "@junction/cli";
+import type { createLogger as CreateLogger } from "@junction/platform";
+import type { createGateway as CreateGateway } from "../../gateway/src/gateway.ts";
+
+const perRound = Number(process.argv[2] ?? 4000);
+const rounds = Number(process.argv[3] ?? 5);
+const root = process.argv[4] ?? join(import.meta.dir, "..", "..");
+const { startEmbedded } = (await import(join(root, "cli/src/embedded.ts"))) as { startEmbedded: typeof StartEmbedded };
+const { createGateway } = (await import(join(root, "gateway/src/gateway.ts"))) as {
+  createGateway: typeof CreateGateway;
+};
+const { createLogger } = (await import(join(root, "packages/platform/src/index.ts"))) as {
+  createLogger: typeof CreateLogger;
+};
+const KEY = "jct_sk_bench_notification_loop_0123456789";
+const RECEIVER = "http://127.0.0.1:9/hooks";
+const CONNECTIONS = 100;
+const uriOf = (i: number) => `https://www.googleapis.com/calendar/v3/calendars/user${i}%40example.com/events?alt=json`;
+
+let delivered = 0;
+const realFetch = globalThis.fetch;
+globalThis.fetch = (async (input: string | URL | Request, init?: RequestInit) => {
+  if (String(input) === RECEIVER) {
+    delivered++;
+    return new Response(null, { status: 200 });
+  }
+  return realFetch(input as string, init);
+}) as typeof fetch;
+
+const dataDir = mkdtempSync(join(tmpdir(), "junction-notification-loop-"));
+const logger = createLogger({ sink: () => {} });
+const junction = await startEmbedded({
+  env: {
+    JUNCTION_DATA_DIR: dataDir,
+    JUNCTION_SECRET_KEY: KEY,
+    JUNCTION_WEBHOOK_ALLOW_PRIVATE_ENDPOINTS: "true",
+    JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
+    JUNCTION_WEBHOOK_DELIVERY_CONCURRENCY: "16",
+    JUNCTION_WEBHOOK_INTAKE_INTEGRATION_RATE: "1000000",
+    JUNCTION_WEBHOOK_INTAKE_INTEGRATION_BURST: "1000000",
+    JUNCTION_WEBHOOK_INTAKE_CHANNEL_RATE: "1000000",
+    JUNCTION_WEBHOOK_INTAKE_CHANNEL_BURST: "1000000",
+    ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("JUNCTION_"))),
+  },
+  port: 0,
+  hostname: "127.0.0.1",
+  logger,
+});
+const gateway = createGateway({ clients: junction.clients, baseUrl: junction.baseUrl, logger });
+
+async function api(method: string, path: string, body?: unknown): Promise<any> {
+  const res = await gateway.fetch(
+    new Request(`http://127.0.0.1${path}`, {
+      method,
+      headers: { authorization: `Bearer ${KEY}`, "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    }),
+  );
+  const json = await res.json();
+  if (!res.ok) throw new Error(`${method} ${path}: ${res.status} ${JSON.stringify(json)}`);
+  return json;
+}
+
+await api("POST", "/integrations", { unique_key: "cal", provider: "google-calendar" });
+for (let i = 0; i < CONNECTIONS; i++) {
+  await api("POST", "/connections", {
+    provider_config_key: "cal",
+    connection_id: `user${i}`,
+    credentials: { type: "OAUTH2", access_token: `access-${i}` },
+    metadata: { calendarWatchResourceUris: [uriOf(i)] },
+  });
+}
+await api("PUT", "/webhook-settings", { endpoints: [RECEIVER] });
+await api("POST", "/webhook-settings/signing-secret", {});
+const environmentId = (await junction.clients.connection.getEnvironment({})).environment?.id ?? "";
+const webhookUrl = `http://127.0.0.1/webhook/${environmentId}/cal`;
+
+let sent = 0;
+const notification = () => {
+  const i = sent++;
+  return new Request(webhookUrl, {
+    method: "POST",
+    headers: {
+      "x-goog-channel-id": `loop-${i}`,
+      "x-goog-message-number": "1",
+      "x-goog-resource-id": "resource-1",
+      "x-goog-resource-state": "exists",
+      "x-goog-resource-uri": uriOf(i % CONNECTIONS),
+    },
+  });
+};
+
+/** CPU and wall µs per notification of `n`, 16 in flight, until every one is delivered. */
+async function run(n: number): Promise<{ cpu: number; wall: number }> {
+  const target = delivered + n;
+  let left = n;
+  const started = performance.now();
+  const cpu = process.cpuUsage();
+  await Promise.all(
+    Array.from({ length: 16 }, async () => {
+      while (left-- > 0) {
+        const res = await gateway.fetch(notification());
+        if (res.status !== 200) throw new Error(`status ${res.status}: ${await res.text()}`);
+        await res.arrayBuffer();
+      }
+    }),
+  );
+  while (delivered < target) await Bun.sleep(1);
+  const used = process.cpuUsage(cpu);
+  return { cpu: (used.user + used.system) / n, wall: ((performance.now() - started) * 1000) / n };
+}
+
+await run(Math.min(perRound, 2000));
+const results: { cpu: number; wall: number }[] = [];
+for (let round = 0; round < rounds; round++) {
+  const r = await run(perRound);
+  results.push(r);
+  console.log(`round ${round + 1}: ${r.cpu.toFixed(1)} µs CPU, ${r.wall.toFixed(1)} µs wall per notification`);
+}
+const cpus = results.map((r) => r.cpu).sort((a, b) => a - b);
+console.log(`median ${cpus[Math.floor(cpus.length / 2)]?.toFixed(1)} µs CPU per notification`);
+await junction.stop();
+rmSync(dataDir, { recursive: true, force: true });
+process.exit(0);
