@@ -21,3 +21,31 @@ export async function waitForEvent(page: Page, type: string): Promise<Events> {
   await page.waitForFunction((t) => (window as unknown as { events: Events }).events.some((e) => e.type === t), type);
   return events(page);
 }
+
+/**
+ * Clicks `selector` in the UI's frame and returns the sign-in window the click opens. When none opens, the
+ * error says what the frame shows instead (a heading, an error, a status), what the app heard and which
+ * pages are open, so a failure names the step that did not happen rather than only the wait that ran out.
+ */
+export async function clickForPopup(page: Page, frame: FrameLocator, selector: string): Promise<Page> {
+  const popup = page.waitForEvent("popup");
+  try {
+    const [opened] = await Promise.all([popup, frame.locator(selector).click()]);
+    return opened;
+  } catch (err) {
+    popup.catch(() => undefined);
+    const shown = await frame
+      .locator("#connect :is(h1, p, button)")
+      .allTextContents()
+      .then((texts) => texts.filter((t) => t.trim() !== "").join(" | "))
+      .catch((e: Error) => `(unreadable: ${e.message})`);
+    const heard = await events(page).catch(() => []);
+    const pages = page
+      .context()
+      .pages()
+      .map((p) => p.url());
+    throw new Error(
+      `no sign-in window after clicking ${selector}: ${(err as Error).message}\nthe frame shows: ${shown}\nthe app heard: ${JSON.stringify(heard)}\nopen pages: ${pages.join(", ")}`,
+    );
+  }
+}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from "bun:test";
 import type { Page } from "playwright-core";
-import { events, openUI, waitForEvent } from "./connect-ui-browser-kit.ts";
+import { clickForPopup, events, openUI, waitForEvent } from "./connect-ui-browser-kit.ts";
 import { type Browser, launchChromium, screenshot } from "./dashboard-browser-kit.ts";
 import { consent, type SdkApp, serveSdkApp } from "./frontend-sdk-kit.ts";
 import { waitFor } from "../support/wait-for.ts";
@@ -73,7 +73,7 @@ describe("openConnectUI against Junction's Connect UI", () => {
       browser.context.on("request", (r) => {
         if (r.url().includes("/oauth/connect/")) starts.push(r.url());
       });
-      const [popup] = await Promise.all([page.waitForEvent("popup"), frame.locator("#connect-button").click()]);
+      const popup = await clickForPopup(page, frame, "#connect-button");
       await popup.waitForSelector("#login_email");
       // As a provider's opener policy does (Cross-Origin-Opener-Policy): the window loses its opener, so
       // the callback page's message reaches nobody and the result comes over the SDK's socket alone.
@@ -171,7 +171,9 @@ describe("openConnectUI against Junction's Connect UI", () => {
       const page = await appPage();
       const frame = await openUI(page, { ...ui(w), sessionToken: token });
       await frame.locator('#integrations button[data-key="cal"]').click();
-      const [declined] = await Promise.all([page.waitForEvent("popup"), frame.locator("#connect-button").click()]);
+      // The click opened the calendar's step (not the other integration's form) before its button is clicked.
+      await frame.getByRole("heading", { name: "Connect Google Calendar", exact: true }).waitFor();
+      const declined = await clickForPopup(page, frame, "#connect-button");
       await consent(declined, "deny");
       await frame.locator("#error").waitFor();
       expect(await frame.locator("#error").textContent()).toContain("Access was not allowed at Google Calendar");
@@ -187,7 +189,7 @@ describe("openConnectUI against Junction's Connect UI", () => {
       await screenshot(page, "connect-ui-error");
 
       expect(await frame.locator("#connect-button").textContent()).toBe("Try again");
-      const [again] = await Promise.all([page.waitForEvent("popup"), frame.locator("#connect-button").click()]);
+      const again = await clickForPopup(page, frame, "#connect-button");
       await consent(again, "allow");
       await frame.locator('h1[data-result="connected"]').waitFor();
       expect(await w.connectionIds("cal")).toHaveLength(1);
