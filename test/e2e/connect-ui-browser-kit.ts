@@ -22,18 +22,28 @@ export async function waitForEvent(page: Page, type: string): Promise<Events> {
   return events(page);
 }
 
+/** How long a click is given to start the sign-in before it counts as lost (the form never went busy). */
+const LOST_CLICK_MS = 10_000;
+
 /**
- * Clicks `selector` in the UI's frame and returns the sign-in window the click opens. When none opens, the
- * error says what the frame shows instead (a heading, an error, a status), what the app heard and which
- * pages are open, so a failure names the step that did not happen rather than only the wait that ran out.
+ * Clicks `selector` in the UI's frame and returns the sign-in window the click opens. A click the frame
+ * never received (the form did not go busy: no submit ran) is clicked once more, as a person would; a
+ * submit that ran and opened no window fails. When none opens, the error says what the frame shows
+ * instead (a heading, an error, a status), what the app heard and which pages are open, so a failure
+ * names the step that did not happen rather than only the wait that ran out.
  */
 export async function clickForPopup(page: Page, frame: FrameLocator, selector: string): Promise<Page> {
   const popup = page.waitForEvent("popup");
+  popup.catch(() => undefined);
   try {
-    const [opened] = await Promise.all([popup, frame.locator(selector).click()]);
-    return opened;
+    await frame.locator(selector).click();
+    const first = await Promise.race([popup, page.waitForTimeout(LOST_CLICK_MS).then(() => undefined)]);
+    if (first) return first;
+    const busy = await frame.locator("#connect-form").getAttribute("aria-busy");
+    if (busy === "true") return await popup;
+    await frame.locator(selector).click();
+    return await popup;
   } catch (err) {
-    popup.catch(() => undefined);
     const shown = await frame
       .locator("#connect :is(h1, p, button)")
       .allTextContents()
