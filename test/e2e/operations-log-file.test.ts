@@ -22,43 +22,45 @@ function countIn(file: string): number {
 }
 
 describe("the embedded default's operations log in its own file (logs.sqlite)", () => {
-  test("a data dir whose junction.sqlite holds operations: at start they are in logs.sqlite and listed, none left behind", async () => {
-    const dir = tempDir();
-    dirs.push(dir);
-    const startedAtMs = Date.now() - 60_000;
-    const old: Operation[] = Array.from({ length: 30 }, (_, i) => ({
-      id: `op_${String(startedAtMs + i).padStart(13, "0")}_legacy${i}`,
-      kind: "webhook_delivery",
-      status: i === 7 ? "failed" : "success",
-      startedAtMs: startedAtMs + i,
-      durationMs: 3,
-      environmentId: "",
-      integration: "cal",
-      connection: `c${i}`,
-      endUser: "",
-      tags: [],
-      title: `delivery ${i}`,
-      messages: [{ atMs: startedAtMs + i, level: "info", text: `legacyword${i} answered 200` }],
-    }));
-    const legacy = openDatabase(join(dir.path, "junction.sqlite"));
-    await new SqliteOperationStore(legacy).insert(old);
-    legacy.close();
+  for (const thread of ["true", "false"]) {
+    test(`a data dir whose junction.sqlite holds operations: at start they are in logs.sqlite and listed, none left behind (JUNCTION_LOGS_WRITER_THREAD=${thread})`, async () => {
+      const dir = tempDir();
+      dirs.push(dir);
+      const startedAtMs = Date.now() - 60_000;
+      const old: Operation[] = Array.from({ length: 30 }, (_, i) => ({
+        id: `op_${String(startedAtMs + i).padStart(13, "0")}_legacy${i}`,
+        kind: "webhook_delivery",
+        status: i === 7 ? "failed" : "success",
+        startedAtMs: startedAtMs + i,
+        durationMs: 3,
+        environmentId: "",
+        integration: "cal",
+        connection: `c${i}`,
+        endUser: "",
+        tags: [],
+        title: `delivery ${i}`,
+        messages: [{ atMs: startedAtMs + i, level: "info", text: `legacyword${i} answered 200` }],
+      }));
+      const legacy = openDatabase(join(dir.path, "junction.sqlite"));
+      await new SqliteOperationStore(legacy).insert(old);
+      legacy.close();
 
-    const junction = await startTestJunction({ dataDir: dir.path });
-    const found = await junction.api("GET", "/logs/operations?q=legacyword7");
-    expect(found.status).toBe(200);
-    expect(found.body.data.map((o: { title: string; status: string }) => [o.title, o.status])).toEqual([
-      ["delivery 7", "failed"],
-    ]);
-    const listed = await junction.api("GET", "/logs/operations?kind=webhook_delivery&limit=100");
-    expect(listed.body.data).toHaveLength(30);
-    await junction.close({ keepData: true });
+      const junction = await startTestJunction({ dataDir: dir.path, env: { JUNCTION_LOGS_WRITER_THREAD: thread } });
+      const found = await junction.api("GET", "/logs/operations?q=legacyword7");
+      expect(found.status).toBe(200);
+      expect(found.body.data.map((o: { title: string; status: string }) => [o.title, o.status])).toEqual([
+        ["delivery 7", "failed"],
+      ]);
+      const listed = await junction.api("GET", "/logs/operations?kind=webhook_delivery&limit=100");
+      expect(listed.body.data).toHaveLength(30);
+      await junction.close({ keepData: true });
 
-    expect(countIn(join(dir.path, "logs.sqlite"))).toBe(30);
-    const main = new Database(join(dir.path, "junction.sqlite"));
-    expect(main.query("SELECT name FROM sqlite_master WHERE name LIKE 'operation%'").all()).toEqual([]);
-    main.close();
-  });
+      expect(countIn(join(dir.path, "logs.sqlite"))).toBe(30);
+      const main = new Database(join(dir.path, "junction.sqlite"));
+      expect(main.query("SELECT name FROM sqlite_master WHERE name LIKE 'operation%'").all()).toEqual([]);
+      main.close();
+    });
+  }
 
   test("stop writes every operation recorded before it into logs.sqlite, none into junction.sqlite", async () => {
     const dir = tempDir();

@@ -1,6 +1,7 @@
 import type { Database } from "bun:sqlite";
 import { join } from "node:path";
 import { type CommonConfig, type Logger, type MetricsRegistry, openDatabase } from "@junction/platform";
+import { moveLegacyOperations } from "./store/legacy-operations.ts";
 import type { OperationStore } from "./store/operation-store.ts";
 import { SqliteOperationStore } from "./store/sqlite-operation-store.ts";
 import { ThreadedOperationStore } from "./store/threaded-operation-store.ts";
@@ -22,24 +23,32 @@ export async function openOperationStore(cfg: CommonConfig, db?: Database): Prom
 
 /**
  * The embedded default's store. With SQLite: `logs.sqlite` in the data dir, written on a thread of its own
- * (ThreadedOperationStore), so the log's writes take neither the main thread's time nor the one file's write
- * lock; the operations an older release kept in the one file (`legacy`) are moved in at start. MongoDB as the
- * distributed topology opens it.
+ * (ThreadedOperationStore; `writerThread: false` writes it on this one), so the log's writes take neither the
+ * main thread's time nor the one file's write lock; the operations an older release kept in the one file
+ * (`legacy`) are moved in at start. MongoDB as the distributed topology opens it.
  */
 export async function openEmbeddedOperationStore(
   cfg: CommonConfig,
-  deps: { legacy: Database | undefined; logger: Logger; metrics: MetricsRegistry },
+  deps: { legacy: Database | undefined; writerThread: boolean; logger: Logger; metrics: MetricsRegistry },
 ): Promise<OperationStore> {
   if (cfg.store === "mongodb") return openOperationStore(cfg);
   const named = deps.legacy?.filename;
-  const legacyFile = named && named !== ":memory:" ? named : undefined;
-  const { store, moved } = await ThreadedOperationStore.open({
-    file: join(cfg.dataDir, LOGS_SQLITE_FILE),
-    cacheMb: cfg.sqliteCacheMb,
-    logger: deps.logger,
-    metrics: deps.metrics,
-    ...(legacyFile ? { legacyFile } : {}),
-  });
+  const legacy = named && named !== ":memory:" ? deps.legacy : undefined;
+  const file = join(cfg.dataDir, LOGS_SQLITE_FILE);
+  let store: OperationStore;
+  let moved = 0;
+  if (deps.writerThread) {
+    ({ store, moved } = await ThreadedOperationStore.open({
+      file,
+      cacheMb: cfg.sqliteCacheMb,
+      logger: deps.logger,
+      metrics: deps.metrics,
+      ...(legacy ? { legacyFile: legacy.filename } : {}),
+    }));
+  } else {
+    store = new SqliteOperationStore(openDatabase(file, { cacheMb: cfg.sqliteCacheMb }));
+    if (legacy) moved = await moveLegacyOperations(legacy, store);
+  }
   if (moved > 0)
     deps.logger.info("operations log moved into its own file", { operations: moved, file: LOGS_SQLITE_FILE });
   return store;

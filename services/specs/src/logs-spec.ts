@@ -30,7 +30,12 @@ export const logsSpec: ServiceSpec<LogsConfig, { log: OperationsLog; store: Oper
   config: (env) => loadLogsConfig(env),
   async build(ctx, config) {
     const store = ctx.embedded
-      ? await openEmbeddedOperationStore(ctx.common, { legacy: ctx.db, logger: ctx.logger, metrics: ctx.metrics })
+      ? await openEmbeddedOperationStore(ctx.common, {
+          legacy: ctx.db,
+          writerThread: config.writerThread,
+          logger: ctx.logger,
+          metrics: ctx.metrics,
+        })
       : await openOperationStore(ctx.common, ctx.db);
     const log = new OperationsLog(store, config, ctx.clock, ctx.logger);
     const impl = createLogsService({ store, config, clock: ctx.clock, encryptor: ctx.encryptor });

@@ -1,5 +1,5 @@
 // The operations log's writer thread (a Bun Worker started by ThreadedOperationStore): it owns the log's
-// SQLite file and runs its writes, one request at a time, in the order they came.
+// SQLite file and runs its writes, and retention's count, one request at a time, in the order they came.
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { openDatabase } from "@junction/platform/sqlite";
@@ -16,6 +16,7 @@ export type WriterRequest =
   /** The batch as JSON: a string crosses threads for about a quarter of the CPU a structured clone of its objects takes. */
   | { id: number; op: "insert"; batch: string }
   | { id: number; op: "prune"; bounds: RetentionBounds; nowMs: number }
+  | { id: number; op: "count" }
   | { id: number; op: "close" };
 
 export type WriterAnswer = { id: number; ok: true; value: number } | { id: number; ok: false; error: string };
@@ -47,6 +48,7 @@ async function handle(req: WriterRequest): Promise<number> {
     await store.insert(batch);
     return batch.length;
   }
+  if (req.op === "count") return store.count();
   return store.prune(req.bounds, req.nowMs);
 }
 

@@ -30,8 +30,9 @@ const READER_CACHE_MB = 2;
 /**
  * The operations log in SQLite with its writes on a thread of their own: inserts and retention go to a writer
  * thread (OperationWriter) that owns the log's own file, a batch crossing as one JSON string, so the main
- * thread spends on a batch only its serialisation. Reads (the list, one operation, the count) are answered on
- * the calling thread from a read connection of the same file: under WAL they never wait for the writer.
+ * thread spends on a batch only its serialisation. Retention (its runs and its count) is the writer's too. Reads
+ * (the list, one operation) are answered on the calling thread from a read connection of the same file: under
+ * WAL they never wait for the writer, and a page is a few index entries and rows.
  *
  * Memory stays bounded by the caller: `insert` resolves once the writer committed the batch, and the recorder
  * hands over one batch at a time, so a writer that falls behind fills the recorder's bounded buffer (and
@@ -82,8 +83,9 @@ export class ThreadedOperationStore implements OperationStore {
     return this.reader.get(id);
   }
 
+  /** Counted by the writer: retention asks after each run, and counting a full log takes milliseconds. */
   count(): Promise<number> {
-    return this.reader.count();
+    return this.send({ op: "count" });
   }
 
   /** Batches and retention runs handed to the writer and not answered yet. */
