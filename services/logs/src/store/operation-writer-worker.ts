@@ -1,11 +1,11 @@
-// The operations log's writer thread (a Bun Worker started by ThreadedOperationStore): it owns the log's
-// SQLite file and runs its writes, and retention's count, one request at a time, in the order they came.
+// The operations log's thread (a Bun Worker started by ThreadedOperationStore): it owns the log's SQLite
+// file and runs its writes, retention and reads, one request at a time, in the order they came.
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { openDatabase } from "@junction/platform/sqlite";
 import type { Operation } from "@junction/platform/operations/operation";
 import { moveLegacyOperations } from "./legacy-operations.ts";
-import type { RetentionBounds } from "./operation-store.ts";
+import type { OperationFilter, OperationPosition, RetentionBounds } from "./operation-store.ts";
 import { SqliteOperationStore } from "./sqlite-operation-store.ts";
 
 declare const self: Worker;
@@ -17,14 +17,17 @@ export type WriterRequest =
   | { id: number; op: "insert"; batch: string }
   | { id: number; op: "prune"; bounds: RetentionBounds; nowMs: number }
   | { id: number; op: "count" }
+  | { id: number; op: "list"; filter: OperationFilter; limit: number; after?: OperationPosition }
+  | { id: number; op: "get"; key: string }
   | { id: number; op: "close" };
 
-export type WriterAnswer = { id: number; ok: true; value: number } | { id: number; ok: false; error: string };
+/** A count, or a read's operations as JSON (parsed on the main thread: cheaper than a structured clone). */
+export type WriterAnswer = { id: number; ok: true; value: number | string } | { id: number; ok: false; error: string };
 
 let db: Database | undefined;
 let store: SqliteOperationStore | undefined;
 
-async function handle(req: WriterRequest): Promise<number> {
+async function handle(req: WriterRequest): Promise<number | string> {
   if (req.op === "open") {
     db = openDatabase(req.file, { cacheMb: req.cacheMb });
     store = new SqliteOperationStore(db);
@@ -49,6 +52,8 @@ async function handle(req: WriterRequest): Promise<number> {
     return batch.length;
   }
   if (req.op === "count") return store.count();
+  if (req.op === "list") return JSON.stringify(await store.list(req.filter, req.limit, req.after));
+  if (req.op === "get") return JSON.stringify((await store.get(req.key)) ?? null);
   return store.prune(req.bounds, req.nowMs);
 }
 

@@ -7,7 +7,7 @@ export type WriterCall = WriterRequest extends infer R ? (R extends WriterReques
 type ThreadWorker = Worker & { ref(): void; unref(): void };
 
 interface Pending {
-  resolve(value: number): void;
+  resolve(value: number | string): void;
   reject(err: Error): void;
 }
 
@@ -44,10 +44,10 @@ export class OperationWriter {
     return this.pending.size;
   }
 
-  call(request: WriterCall): Promise<number> {
+  call(request: WriterCall): Promise<number | string> {
     if (this.ended) return Promise.reject(new Error("the operations log's writer has stopped"));
     const id = this.nextId++;
-    const done = new Promise<number>((resolve, reject) => this.pending.set(id, { resolve, reject }));
+    const done = new Promise<number | string>((resolve, reject) => this.pending.set(id, { resolve, reject }));
     if (this.pending.size === 1) this.worker.ref();
     this.worker.postMessage({ ...request, id });
     return done;
