@@ -3,8 +3,11 @@ import { afterEach, describe, expect, test } from "bun:test";
 import { join } from "node:path";
 import { SqliteOperationStore } from "@junction/logs-service/store/sqlite-operation-store";
 import { openDatabase } from "@junction/platform";
+import { freePort } from "@junction/platform/testing/free-port";
 import type { Operation } from "@junction/platform/operations/operation";
-import { startTestJunction } from "../support/embedded-junction.ts";
+import { startTestJunction, TEST_SECRET_KEY } from "../support/embedded-junction.ts";
+import { startJunctionProcess } from "../support/junction-process.ts";
+import { waitFor } from "../support/wait-for.ts";
 import { tempDir } from "../support/temp-dir.ts";
 
 const dirs: { remove(): void }[] = [];
@@ -76,4 +79,26 @@ describe("the embedded default's operations log in its own file (logs.sqlite)", 
     expect(main.query("SELECT name FROM sqlite_master WHERE name = 'operations'").all()).toEqual([]);
     main.close();
   });
+
+  test("SIGTERM to `junction start` writes the operations recorded just before it into logs.sqlite", async () => {
+    const dir = tempDir();
+    dirs.push(dir);
+    const free = await freePort();
+    const junction = startJunctionProcess("embedded", ["start"], {
+      JUNCTION_DATA_DIR: dir.path,
+      JUNCTION_SECRET_KEY: TEST_SECRET_KEY,
+      JUNCTION_HOST: "127.0.0.1",
+      PORT: String(free),
+    });
+    await waitFor("Junction to listen", () => junction.output().includes("Junction is listening on"), 30_000);
+    // Each call names an integration that does not exist: refused, and recorded as a failed proxy call.
+    const calls = Array.from({ length: 40 }, (_, i) =>
+      fetch(`http://127.0.0.1:${free}/proxy/x${i}`, {
+        headers: { authorization: `Bearer ${TEST_SECRET_KEY}`, "provider-config-key": "nope", "connection-id": "c" },
+      }).then((r) => r.status),
+    );
+    expect(new Set(await Promise.all(calls))).toEqual(new Set([404]));
+    expect(await junction.stop("SIGTERM")).toBe(0);
+    expect(countIn(join(dir.path, "logs.sqlite"))).toBe(40);
+  }, 45_000);
 });
