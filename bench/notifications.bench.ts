@@ -182,7 +182,8 @@ async function throughput(): Promise<void> {
       const notifications = requests * traffic.perRequest;
       const target = receiver.count + notifications;
       const before = receiver.received(traffic.integration);
-      const cpuBefore = [cpuMsOf(c.junction.proc.pid), ownCpuMs()] as const;
+      const pid = c.junction.proc.pid;
+      const cpuBefore = [cpuMsOf(pid), ownCpuMs(), cpuMsOf(pid, pid)] as const;
       const started = performance.now();
       await pool(requests, CONCURRENCY, async (i) => {
         const { headers, body } = traffic.request(`${c.label}-${traffic.provider}-${round}`, i);
@@ -197,7 +198,8 @@ async function throughput(): Promise<void> {
       through.set(c.label, (through.get(c.label) ?? 0) + notifications);
       const measured = {
         rate,
-        junctionCpuUs: ((cpuMsOf(c.junction.proc.pid) - cpuBefore[0]) * 1000) / notifications,
+        junctionCpuUs: ((cpuMsOf(pid) - cpuBefore[0]) * 1000) / notifications,
+        mainThreadCpuUs: ((cpuMsOf(pid, pid) - cpuBefore[2]) * 1000) / notifications,
         benchCpuUs: ((ownCpuMs() - cpuBefore[1]) * 1000) / notifications,
       };
       const after = receiver.received(traffic.integration);
@@ -254,7 +256,7 @@ async function throughput(): Promise<void> {
       ...contenders.map((c) => async (r: number) => {
         const m = await viaJunction(c, calendarOf(c), `r${r}`);
         note(c.label, m.rate, m.junctionCpuUs);
-        return `${c.label} ${m.rate.toFixed(0)}/s (CPU/notification: its process ${m.junctionCpuUs.toFixed(0)} µs, driver + receiver ${m.benchCpuUs.toFixed(0)} µs)`;
+        return `${c.label} ${m.rate.toFixed(0)}/s (CPU/notification: its process ${m.junctionCpuUs.toFixed(0)} µs, its main thread ${m.mainThreadCpuUs.toFixed(0)} µs, driver + receiver ${m.benchCpuUs.toFixed(0)} µs)`;
       }),
       ...providerRuns.map(({ c, traffic }) => async (r: number) => {
         const m = await viaJunction(c, traffic, `r${r}`);

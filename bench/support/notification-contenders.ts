@@ -79,9 +79,13 @@ export function startReceiver() {
   };
 }
 
-/** CPU time (user + system) a process has used so far, in ms (Linux /proc; clock ticks of 10 ms). */
-export function cpuMsOf(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+/**
+ * CPU time (user + system) a process has used so far, in ms (Linux /proc; clock ticks of 10 ms); with `thread`,
+ * that thread's alone (the process's own id is its main thread: the event loop, where a notification waits).
+ */
+export function cpuMsOf(pid: number, thread?: number): number {
+  const file = thread === undefined ? `/proc/${pid}/stat` : `/proc/${pid}/task/${thread}/stat`;
+  const fields = readFileSync(file, "utf8").split(") ")[1]?.split(" ") ?? [];
   return (Number(fields[11]) + Number(fields[12])) * 10;
 }
 

@@ -66,7 +66,8 @@ export interface EmbeddedJunction {
 
 /**
  * The embedded default: every service of the table in this process, Connect over an in-memory router
- * transport, the in-process bus, and one SQLite file in the data dir.
+ * transport, the in-process bus, and one SQLite file in the data dir (the operations log keeps its own, `logs.sqlite`,
+ * written on a thread of its own).
  */
 export async function startEmbedded(options: EmbeddedOptions = {}): Promise<EmbeddedJunction> {
   const env = options.env ?? process.env;

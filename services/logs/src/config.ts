@@ -1,4 +1,4 @@
-import { loadConfig } from "@junction/platform";
+import { flagSetting, loadConfig } from "@junction/platform";
 import { z } from "zod";
 
 const HOUR_MS = 3_600_000;
@@ -14,6 +14,11 @@ export const logsConfigSchema = z.object({
     .default(24 * 7),
   /** Past this many operations the oldest are removed (a flood stays inside it). */
   maxOperations: z.coerce.number().int().min(100).max(1_000_000_000).default(1_000_000),
+  /**
+   * Embedded with SQLite: the log's writes on a thread of their own (off: on the main thread, into the same
+   * file; for measuring what the thread saves).
+   */
+  writerThread: flagSetting.default(true),
   /** How often retention runs, besides after each batch that takes the log past its count. */
   pruneIntervalMs: z.coerce.number().int().min(1_000).max(HOUR_MS).default(60_000),
 });

@@ -1,5 +1,6 @@
 import type { Database } from "bun:sqlite";
-import { migrate } from "@junction/platform";
+// The platform's SQLite module alone, not its index: the log's writer thread loads this file and little else.
+import { migrate } from "@junction/platform/sqlite";
 import type { Operation } from "@junction/platform/operations/operation";
 import {
   type OperationFilter,
@@ -16,7 +17,7 @@ import {
 // (searches are words and prefixes, never phrases): two writes an operation fewer than plain FTS5.
 // A word is what searchWords reads as one, "_" included: without positions, a search word the
 // tokenizer split in two would be a phrase, which such an index cannot answer.
-const MIGRATIONS = [
+export const LOGS_MIGRATIONS = [
   `CREATE TABLE operations (
      seq INTEGER PRIMARY KEY,
      id TEXT NOT NULL UNIQUE,
@@ -54,7 +55,7 @@ const MIGRATIONS = [
    CREATE INDEX operations_integration_started ON operations (integration, started_at, connection);`,
 ];
 
-interface Row {
+export interface OperationRow {
   id: string;
   kind: string;
   status: string;
@@ -73,11 +74,11 @@ interface Row {
   latency_sum_ms: number | null;
 }
 
-const COLUMNS =
+export const COLUMNS =
   "id, kind, status, started_at, duration_ms, environment_id, integration, connection, end_user, tags, title, messages, " +
   "call_count, latency_min_ms, latency_max_ms, latency_sum_ms";
 
-function fromRow(r: Row): Operation {
+export function fromRow(r: OperationRow): Operation {
   const op: Operation = {
     id: r.id,
     kind: r.kind as Operation["kind"],
@@ -115,7 +116,7 @@ export class SqliteOperationStore implements OperationStore {
   private readonly insertText;
 
   constructor(private readonly db: Database) {
-    migrate(db, "logs", MIGRATIONS);
+    migrate(db, "logs", LOGS_MIGRATIONS);
     // Not RETURNING: in bun:sqlite it costs ~40 µs a row more than reading lastInsertRowid after run().
     this.insertOne = db.query<never, (string | number | null)[]>(
       `INSERT INTO operations (${COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (id) DO NOTHING`,
@@ -193,13 +194,13 @@ export class SqliteOperationStore implements OperationStore {
     const sql = `SELECT ${COLUMNS} FROM operations ${where.length ? `WHERE ${where.join(" AND ")}` : ""}
       ORDER BY started_at DESC, id DESC LIMIT ?`;
     return this.db
-      .query<Row, (string | number)[]>(sql)
+      .query<OperationRow, (string | number)[]>(sql)
       .all(...args, limit)
       .map(fromRow);
   }
 
   async get(id: string): Promise<Operation | undefined> {
-    const row = this.db.query<Row, [string]>(`SELECT ${COLUMNS} FROM operations WHERE id = ?`).get(id);
+    const row = this.db.query<OperationRow, [string]>(`SELECT ${COLUMNS} FROM operations WHERE id = ?`).get(id);
     return row ? fromRow(row) : undefined;
   }
 
