@@ -14,7 +14,7 @@ const TAGS = { team: "blue", plan: "pro" };
 
 /** The operation `id`'s environment, as the log's store keeps it (the API does not answer it). */
 function environmentOf(j: TestJunction, id: string): string {
-  const db = new Database(join(j.dataDir, "junction.sqlite"), { readonly: true });
+  const db = new Database(join(j.dataDir, "logs.sqlite"), { readonly: true });
   try {
     return (
       db.query<{ e: string }, [string]>("SELECT environment_id AS e FROM operations WHERE id = ?").get(id)?.e ?? "?"
