@@ -1,4 +1,4 @@
-import type { Clock, MetricsRegistry } from "@junction/platform";
+import { type Clock, ExpiringCache, type MetricsRegistry } from "@junction/platform";
 import { proxyMetrics } from "@junction/upstream-proxy";
 import type { AuthSockets } from "./auth-socket/auth-sockets.ts";
 import type { GatewayDeps } from "./gateway.ts";
@@ -18,6 +18,7 @@ import { integrationRoutes } from "./routes/integrations.ts";
 import { logRoutes } from "./routes/logs.ts";
 import { mcpRoutes } from "./routes/mcp/mcp-routes.ts";
 import { mcpAuthRoutes } from "./routes/mcp-auth/mcp-auth-routes.ts";
+import type { RefusalLog } from "./routes/oauth/authorization-refusals.ts";
 import { recordingSessionRefusals } from "./routes/oauth/recording-refusals.ts";
 import { metadataRoutes } from "./routes/metadata.ts";
 import { oauthRoutes } from "./routes/oauth.ts";
@@ -49,7 +50,11 @@ export function gatewayRouter(deps: GatewayDeps, parts: RouteParts): Router {
   const now = () => clock.now();
   // The authorization routes (and the Connect UI's reads with a session token) record what they refuse
   // before the connection service is asked.
-  const refusals = { operations: deps.operations, clock };
+  const refusals: RefusalLog = {
+    operations: deps.operations,
+    clock,
+    deadTokens: new ExpiringCache<string, true>({ maxEntries: 1_000, now }),
+  };
   const router: Router = new Router().add(
     ...healthRoutes(),
     ...recordingSessionRefusals(refusals, [...providerRoutes(), ...integrationRoutes()]),

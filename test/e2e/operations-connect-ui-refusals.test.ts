@@ -10,6 +10,8 @@ import { apiKeyIntegration, authorizations, type OAuthWorld, useOAuthWorld } fro
 // or expired token names none, and never the token.
 
 const UNKNOWN = "jct_connect_session_SECRET-unknown-token";
+/** Another unknown token each: one dead token's refusals within a minute are one row (tested below). */
+const unknown = (n: number) => `${UNKNOWN}-${n}`;
 const TAGS = { team: "blue", plan: "pro" };
 
 /** The operation `id`'s environment, as the log's store keeps it (the API does not answer it). */
@@ -68,9 +70,9 @@ describe("the Connect UI's refusals", () => {
       w,
       [
         [() => get("/connect/session", UNKNOWN), 401, "unknown_connect_session_token", "GET /connect/session"],
-        [() => get("/integrations", UNKNOWN), 401, "unknown_connect_session_token", "GET /integrations"],
+        [() => get("/integrations", unknown(1)), 401, "unknown_connect_session_token", "GET /integrations"],
         [
-          () => get("/providers/keyed-provider", UNKNOWN),
+          () => get("/providers/keyed-provider", unknown(2)),
           401,
           "unknown_connect_session_token",
           "GET /providers/:provider",
@@ -78,7 +80,7 @@ describe("the Connect UI's refusals", () => {
         // A provider of an integration the session does not allow.
         [() => get("/providers/keyed-provider", token), 403, "integration_not_allowed", "GET /providers/:provider"],
         [
-          () => fetch(`${w.j.url}/connect?connect_session_token=${UNKNOWN}`, { headers: { accept: "text/html" } }),
+          () => fetch(`${w.j.url}/connect?connect_session_token=${unknown(3)}`, { headers: { accept: "text/html" } }),
           401,
           "unknown_connect_session_token",
           "GET /connect",
@@ -116,6 +118,21 @@ describe("the Connect UI's refusals", () => {
       await Promise.all(all.map((o: { id: string }) => w.j.api("GET", `/logs/operations/${o.id}`))),
     );
     for (const secret of [UNKNOWN, token]) expect(stored).not.toContain(secret);
+
+    // Opening the Connect UI with the expired token reads the session and the integrations at once: one row.
+    // The same dead token refused again within the minute adds none; after it, one more.
+    const count = async () => {
+      await w.j.operations.flushed();
+      return (await w.j.api("GET", "/logs/operations?kind=authorization&limit=500")).body.data.length;
+    };
+    await w.clock.advance(61_000);
+    const reads = await Promise.all([get("/connect/session", token), get("/integrations", token)]);
+    expect(reads.map((r) => r.status)).toEqual([401, 401]);
+    expect((await get("/providers/keyed-provider", token)).status).toBe(401);
+    expect(await count()).toBe(all.length + 1);
+    await w.clock.advance(61_000);
+    expect((await get("/integrations", token)).status).toBe(401);
+    expect(await count()).toBe(all.length + 2);
   });
 
   test("a refusal on the authorization routes made with a valid session names its end user and tags", async () => {

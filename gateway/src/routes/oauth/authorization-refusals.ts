@@ -1,16 +1,26 @@
 import type { Clock } from "@junction/platform";
 import { fromConnectError } from "@junction/platform";
+import type { ExpiringCache } from "@junction/platform";
 import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import { httpStatus } from "../../http/error-response.ts";
 import { connectSessionBearer } from "../../middleware/connect-session-bearer.ts";
 import type { RouteContext } from "../../router.ts";
-import { sessionParty } from "./session-party.ts";
+import { NO_SESSION, sessionParty } from "./session-party.ts";
 
 /** What the authorization routes record a refusal with: the process's recorder and clock. */
 export interface RefusalLog {
   operations?: OperationRecorder | undefined;
   clock: Clock;
+  /**
+   * The dead session tokens (unknown or expired) refused lately, by code and token: a page that reads several
+   * routes with one such token (the Connect UI opens with two reads at once) is one refusal in the log, not
+   * one per read. Absent: every refusal is recorded.
+   */
+  deadTokens?: ExpiringCache<string, true>;
 }
+
+/** How long a dead token's refusal stands for the ones that follow it. */
+export const DEAD_TOKEN_QUIET_MS = 60_000;
 
 /** A token no session has: longer than any the connection service issues (not looked up). */
 const MAX_TOKEN_LENGTH = 512;
@@ -63,6 +73,7 @@ export class GatewayAttempt {
     const failure = fromConnectError(err);
     const status = httpStatus(failure.code, failure.status);
     if (status < 400 || status >= 500) return;
+    if (this.refusedLately(failure.code)) return;
     const party = await sessionParty(this.ctx.clients, this.sessionToken(), failure.code);
     const now = this.log.clock.now();
     const integration = this.ctx.params.integration ?? "";
@@ -89,6 +100,18 @@ export class GatewayAttempt {
         },
       ],
     });
+  }
+
+  /** Whether this request's dead token was refused with `code` lately (and, if not, that it now was). */
+  private refusedLately(code: string): boolean {
+    const dead = this.log.deadTokens;
+    const token = this.sessionToken();
+    if (!dead || !token || !NO_SESSION.has(code)) return false;
+    const key = `${code} ${token}`;
+    const now = this.log.clock.now();
+    if (dead.get(key, now)) return true;
+    dead.set(key, true, now + DEAD_TOKEN_QUIET_MS);
+    return false;
   }
 
   /** The token of the body, else the query's `connect_session_token`, else a session token as the bearer. */

@@ -10,7 +10,7 @@ export interface SessionParty {
 const NOBODY: SessionParty = { environmentId: "", endUser: "", tags: [] };
 
 /** The codes that say the token names no live session: looking it up again would answer the same. */
-const NO_SESSION = new Set(["unknown_connect_session_token", "connect_session_expired"]);
+export const NO_SESSION = new Set(["unknown_connect_session_token", "connect_session_expired"]);
 
 /**
  * The environment, end user and tags of the connect session `token` names, when it is known and unexpired
