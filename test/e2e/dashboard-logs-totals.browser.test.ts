@@ -4,10 +4,12 @@ import type { Page } from "playwright-core";
 import { TEST_SECRET_KEY } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { type Browser, goTo, launchChromium, logIn, screenshot } from "./dashboard-browser-kit.ts";
+import { eventsUri, googHeaders, notify } from "./notifications-kit.ts";
 import { CALENDAR, CONNECTION, MAIL, type ProxyHarness, startProxyHarness } from "./proxy-kit.ts";
 
-// The Logs page with successful proxy calls as per-minute totals (the default): a total's row reads
-// "×N calls, min–max ms (mean …)" where one call's reads its duration, and its page shows the period.
+// The Logs page with successful proxy calls and notification receipts as per-minute totals (the default): a
+// total's row reads "×N calls, min–max ms (mean …)" where one call's reads its duration, and its page shows the
+// period.
 
 const STEP_MS = 120_000;
 
@@ -45,10 +47,18 @@ beforeAll(async () => {
   h = await startProxyHarness({ clock });
   for (let i = 0; i < 12; i++) expect((await h.proxy("GET", `/echo/n${i}`)).status).toBe(200);
   await h.proxy("GET", "/status/503", { headers: { "provider-config-key": MAIL, retries: "0" } });
+  for (let i = 0; i < 3; i++) {
+    const headers = googHeaders(eventsUri("lee@example.com"), { channelId: `logs-totals-${i}` });
+    expect((await notify(h.junction, headers, { key: CALENDAR })).status).toBe(200);
+  }
   clock.jump(60_000);
   await waitFor(
-    "the minute's total and the failure in the log",
+    "the minute's totals and the failure in the log",
     async () => (await h.junction.api("GET", "/logs/operations?kind=proxy_call")).body.data?.length === 2,
+  );
+  await waitFor(
+    "the minute's notifications received in the log",
+    async () => (await h.junction.api("GET", "/logs/operations?kind=notification_received")).body.data?.length === 1,
   );
   browser = await launchChromium();
   page = browser.page;
@@ -90,6 +100,22 @@ describe("the Logs page with proxy call totals", () => {
       expect(detail).not.toContain("Took");
       expect(await page.textContent("#no-messages")).toContain("count and latency");
       await screenshot(page, "logs-totals-operation");
+    },
+    STEP_MS,
+  );
+
+  test(
+    "a total of notifications received reads their count; its page says each one's delivery names it",
+    async () => {
+      await goTo(page, "#/logs?kind=notification_received", "logs");
+      const rows = await cells("#operations tbody tr");
+      const total = rows.find((r) => r[2] === `notification for ${CALENDAR}: recorded ×3`);
+      expect(total?.[5]).toBe("success");
+      expect(total?.[6]).toMatch(/^×3 notifications, [\d.]+–[\d.]+ ms \(mean [\d.]+ ms\)$/);
+      await page.click(`#operations tbody tr:has(td:text-is("notification for ${CALENDAR}: recorded ×3")) a`);
+      await page.waitForSelector("#operation");
+      expect((await page.textContent("#operation .card")) ?? "").toMatch(/Notifications\s*×3 notifications/);
+      expect(await page.textContent("#no-messages")).toContain("each one's delivery names it");
     },
     STEP_MS,
   );

@@ -1,4 +1,5 @@
 import { afterEach, describe, expect, test } from "bun:test";
+import { ManualClock } from "@junction/platform";
 import { startTestJunction, type TestJunction } from "../support/embedded-junction.ts";
 import { waitFor } from "../support/wait-for.ts";
 import { CAL, useScriptsWorld } from "./scripts-kit.ts";
@@ -27,8 +28,10 @@ async function operations(j: TestJunction, kind: string, n: number): Promise<any
 }
 
 describe("the operations log records notifications and deliveries", () => {
-  test("a notification received and its delivery round, with the attempt's answer; a refused one too", async () => {
-    const j = await startTestJunction();
+  test("a notification received as its minute's total, its delivery round naming it, with the attempt's answer; a refused one its own row", async () => {
+    const minute = Date.UTC(2026, 10, 21, 12, 0, 0);
+    const clock = new ManualClock(minute + 1_000);
+    const j = await startTestJunction({ clock });
     const rx = startCustomerReceiver();
     cleanups.push(
       () => j.close(),
@@ -36,31 +39,59 @@ describe("the operations log records notifications and deliveries", () => {
     );
     await setupCalendar(j, [`${rx.url}/hook?token=endpoint-secret`]);
     await addConnection(j, "lee", { metadata: { calendarWatchResourceUris: [URI] } });
-    expect((await notify(j, googHeaders(URI, { channelId: "ops-1" }))).status).toBe(200);
-
-    const [received] = await operations(j, "notification_received", 1);
-    expect(received).toMatchObject({ status: "success", integration: "cal" });
-    const detail = (await j.api("GET", `/logs/operations/${received.id}`)).body.data;
-    expect(detail.messages[0].text).toMatch(/^recorded ntf_/);
+    const sent = await notify(j, googHeaders(URI, { channelId: "ops-1" }));
+    expect(sent.status).toBe(200);
 
     const [delivery] = await operations(j, "webhook_delivery", 1);
     expect(delivery).toMatchObject({ status: "success", integration: "cal", connection: "lee" });
+    expect(delivery.title).toMatch(/^forward message msg_\S+ of ntf_\S+: succeeded$/);
     const attempts = (await j.api("GET", `/logs/operations/${delivery.id}`)).body.data.messages;
     expect(attempts[0].text).toBe(`attempt 1 to ${rx.url}/hook?…: answered 200`);
     expect(attempts[0].fields).toMatchObject({ statusCode: 200 });
     expect(JSON.stringify(attempts)).not.toContain("endpoint-secret");
 
-    // A message of a connection found through the search: the delivery's words.
+    // A message of a connection found through the search: the delivery's words; a notification by its id.
     const found = await j.api("GET", "/logs/operations?q=attempt%20answered&connection=lee");
     expect(found.body.data.map((o: { id: string }) => o.id)).toEqual([delivery.id]);
+    const ntf = (delivery.title as string).split(" of ")[1]?.split(":")[0] as string;
+    const byId = await j.api("GET", `/logs/operations?q=${ntf}`);
+    expect(byId.body.data.map((o: { id: string }) => o.id)).toEqual([delivery.id]);
 
-    // A notification for a webhook URL no integration has is refused, and recorded as such.
+    // The receipt itself is counted into its minute's total, written when the minute ends.
+    await clock.advance(60_000);
+    const [received] = await operations(j, "notification_received", 1);
+    expect(received).toMatchObject({
+      status: "success",
+      integration: "cal",
+      connection: null,
+      title: "notification for cal: recorded ×1",
+      count: 1,
+      period: { start: new Date(minute).toISOString(), end: new Date(minute + 60_000).toISOString() },
+    });
+
+    // A notification for a webhook URL no integration has is refused, and recorded as such, at once.
     expect((await notify(j, googHeaders(URI, { channelId: "ops-2" }), { key: "nope" })).status).toBe(404);
     const refused = await waitFor("a refused notification", async () => {
       const res = await j.api("GET", "/logs/operations?kind=notification_received&status=refused");
       return res.body.data?.[0];
     });
     expect(refused).toMatchObject({ integration: "nope", title: "notification for nope: unknown_webhook_url" });
+  });
+
+  test("with JUNCTION_LOGS_NOTIFICATION_RECEIPTS=true each receipt is a row with its notification's id", async () => {
+    const j = await startTestJunction({ env: { JUNCTION_LOGS_NOTIFICATION_RECEIPTS: "true" } });
+    const rx = startCustomerReceiver();
+    cleanups.push(
+      () => j.close(),
+      () => rx.stop(),
+    );
+    await setupCalendar(j, [`${rx.url}/hook`]);
+    await addConnection(j, "lee", { metadata: { calendarWatchResourceUris: [URI] } });
+    expect((await notify(j, googHeaders(URI, { channelId: "ops-3" }))).status).toBe(200);
+    const [received] = await operations(j, "notification_received", 1);
+    expect(received).toMatchObject({ status: "success", integration: "cal", count: 1, period: null });
+    const detail = (await j.api("GET", `/logs/operations/${received.id}`)).body.data;
+    expect(detail.messages[0].text).toMatch(/^recorded ntf_/);
   });
 });
 

@@ -51,11 +51,14 @@ const operationAnswer = z
     tags: z.array(z.string()),
     title: z.string(),
     message_count: z.number().int(),
-    count: z.number().int().describe("How many calls the operation stands for: 1, or a total's count."),
+    count: z
+      .number()
+      .int()
+      .describe("How many calls or notifications the operation stands for: 1, or a total's count."),
     latency_ms: z
       .object({ min: z.number(), max: z.number(), mean: z.number() })
       .nullable()
-      .describe("A total's latency over its calls; null for an operation of one call (see duration_ms)."),
+      .describe("A total's latency (a receipt's time) over its calls; null for an operation of one (see duration_ms)."),
     period: z
       .object({ start: isoOrNull, end: isoOrNull })
       .nullable()
@@ -86,7 +89,10 @@ function present(o: Operation) {
   };
 }
 
-/** A total of many calls (the successful proxy calls of one key in a minute): count, latency and period. */
+/**
+ * A total of many (the successful proxy calls or notification receipts of one key in a minute): count,
+ * latency and period.
+ */
 function totalsOf(o: Operation) {
   const t = o.totals;
   if (!t) return { count: 1, latency_ms: null, period: null };
@@ -132,7 +138,8 @@ function listOperationsRoute(): Route {
         "The operations log, newest first: authorizations, token refreshes, proxy calls, notifications, " +
         "deliveries, sync and action runs, lifecycle hooks, channel calls. Successful proxy calls are " +
         "per-minute totals (`count`, `latency_ms`, `period`) per integration, connection, method and " +
-        "status; failures are one operation each. Filters combine; `q` searches " +
+        "status, and successful notification receipts per integration and outcome; failures are one " +
+        "operation each. Filters combine; `q` searches " +
         "the titles and messages (every word, as a prefix). Page with `cursor` = the previous page's " +
         "`next_cursor`, with the same filters.",
       tags: ["Logs"],

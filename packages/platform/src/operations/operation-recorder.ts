@@ -3,7 +3,8 @@ import { newId } from "../ids.ts";
 import { redact } from "../logger.ts";
 import type { Counter, MetricsRegistry } from "../metrics.ts";
 import type { Operation, OperationInput, OperationMessage } from "./operation.ts";
-import { ProxyCallTotals } from "./proxy-call-totals.ts";
+import { MinuteTotals } from "./minute-totals.ts";
+import { NOTIFICATION_RECEIPT_TOTALS, PROXY_CALL_TOTALS } from "./totals-kinds.ts";
 
 // The default for an operation without tags or messages: one shared empty array, never written to
 // (operations are read and serialised, never changed), instead of two new ones per proxy call.
@@ -40,6 +41,13 @@ export interface OperationRecorderOptions {
   proxySuccesses?: boolean;
   /** Most per-minute proxy totals (keys) in one minute; past it, calls fold into their integration's total. */
   maxProxyTotals?: number;
+  /**
+   * Successful notification receipts recorded one by one (JUNCTION_LOGS_NOTIFICATION_RECEIPTS); otherwise they are
+   * kept as per-minute totals. Refused ones always are one by one.
+   */
+  notificationReceipts?: boolean;
+  /** Most per-minute receipt totals (keys) in one minute; past it, receipts fold into their integration's total. */
+  maxReceiptTotals?: number;
   /** Integrations whose bodies the operator switched on; every other body is dropped. */
   bodies?: ReadonlySet<string>;
   /** Longest wait before a batch smaller than `maxBatch` goes (default 100 ms). */
@@ -59,6 +67,8 @@ export class OperationRecorder {
   readonly enabled: boolean;
   /** Successful proxy calls are recorded one by one (failures always are). */
   readonly proxySuccesses: boolean;
+  /** Successful notification receipts are recorded one by one (refused ones always are). */
+  readonly notificationReceipts: boolean;
   private readonly maxBuffered: number;
   private readonly maxBatch: number;
   private buffer: Operation[] = [];
@@ -71,11 +81,14 @@ export class OperationRecorder {
   private readonly failed: Counter | undefined;
   private droppedCount = 0;
   /** Successful proxy calls as per-minute totals (unless `proxySuccesses`): `proxyTotals.add` per call. */
-  readonly proxyTotals: ProxyCallTotals;
+  readonly proxyTotals: MinuteTotals;
+  /** Successful notification receipts as per-minute totals (unless `notificationReceipts`). */
+  readonly receiptTotals: MinuteTotals;
 
   constructor(private readonly options: OperationRecorderOptions) {
     this.enabled = options.enabled ?? true;
     this.proxySuccesses = options.proxySuccesses ?? false;
+    this.notificationReceipts = options.notificationReceipts ?? false;
     this.maxBuffered = Math.max(1, options.maxBuffered ?? 10_000);
     this.maxBatch = Math.max(1, options.maxBatch ?? 500);
     this.dropped = options.metrics?.counter(
@@ -90,10 +103,20 @@ export class OperationRecorder {
       "junction_operations_proxy_totals_overflow_total",
       "Successful proxy calls folded into their integration's total: the minute held its most totals already",
     );
-    this.proxyTotals = new ProxyCallTotals(options.clock, (op) => this.record(op), {
+    const emit = (op: OperationInput) => this.record(op);
+    this.proxyTotals = new MinuteTotals(options.clock, emit, PROXY_CALL_TOTALS, {
       enabled: this.enabled,
       overflowed,
       ...(options.maxProxyTotals ? { maxKeys: options.maxProxyTotals } : {}),
+    });
+    const receiptsOverflowed = options.metrics?.counter(
+      "junction_operations_receipt_totals_overflow_total",
+      "Notifications received folded into their integration's total: the minute held its most totals already",
+    );
+    this.receiptTotals = new MinuteTotals(options.clock, emit, NOTIFICATION_RECEIPT_TOTALS, {
+      enabled: this.enabled,
+      overflowed: receiptsOverflowed,
+      ...(options.maxReceiptTotals ? { maxKeys: options.maxReceiptTotals } : {}),
     });
   }
 
@@ -140,9 +163,10 @@ export class OperationRecorder {
     return this.droppedCount;
   }
 
-  /** Resolves once the buffer, with the proxy totals so far, is empty and no batch is on its way (tests, shutdown). */
+  /** Resolves once the buffer, with the minute's totals so far, is empty and no batch is on its way (tests, stop). */
   flushed(): Promise<void> {
     this.proxyTotals.flush();
+    this.receiptTotals.flush();
     if (this.buffer.length === 0 && !this.sending) return Promise.resolve();
     const done = new Promise<void>((resolve) => this.idle.push(resolve));
     this.schedule(true);

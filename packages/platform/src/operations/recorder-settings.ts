@@ -15,6 +15,12 @@ export const recorderSettingsSchema = z.object({
    * proxy ~20 µs of CPU per request (docs/logs.md, "What it costs"); failures and errors are always recorded.
    */
   proxySuccesses: flagSetting.default(false),
+  /**
+   * Successful notification receipts (recorded, duplicate, handshake) recorded one by one too. Off by default: they
+   * are per-minute totals per integration and outcome, since a row per receipt cost the notification rate more than
+   * the log's bound (docs/logs.md, "What it costs"); refused receipts and errors are always recorded.
+   */
+  notificationReceipts: flagSetting.default(false),
   /** Integration ids whose bodies are recorded, comma-separated; no body of any other is kept. */
   bodies: z
     .string()
@@ -46,6 +52,7 @@ export function recorderFromEnv(
     enabled: s.record && kept,
     maxBuffered: s.buffer,
     proxySuccesses: s.proxySuccesses,
+    notificationReceipts: s.notificationReceipts,
     bodies: new Set(s.bodies),
     ...(metrics ? { metrics } : {}),
   });

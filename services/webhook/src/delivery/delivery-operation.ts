@@ -8,8 +8,16 @@ function shownUrl(url: string): string {
 }
 
 /**
- * Records one delivery round in the operations log: the message, its integration and connection, how
- * the round ended, and a message per attempt (the endpoint, its status or error, the latency).
+ * The notification a message came from, in its round's title (searched by `q`): a successful receipt is a
+ * per-minute total, so the delivery round is the row that answers what happened to one notification.
+ */
+function from(message: MessageRecord): string {
+  return message.notificationId ? ` of ${message.notificationId}` : "";
+}
+
+/**
+ * Records one delivery round in the operations log: the message, the notification it came from, its
+ * integration and connection, how the round ended, and a message per attempt (the endpoint, its status or error, the latency).
  */
 export function recordDeliveryRound(
   ctx: WebhookServiceContext,
@@ -28,7 +36,7 @@ export function recordDeliveryRound(
     environmentId: message.environmentId,
     integration: message.providerConfigKey,
     connection: message.connectionId,
-    title: `${message.type} message ${message.id}: ${outcome.status}`,
+    title: `${message.type} message ${message.id}${from(message)}: ${outcome.status}`,
     messages: [
       ...attempts.map((a) => ({
         atMs: a.at,

@@ -9,6 +9,11 @@ import type { OperationRecorder } from "@junction/platform/operations/operation-
 
 type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
 
+/** A successful receipt's outcome, the word its per-minute total is kept under. */
+function outcomeWord(r: ReceiveResult): string {
+  return r.handshake ? "handshake" : r.duplicate ? "duplicate" : "recorded";
+}
+
 /** What a receipt's answer says, as the operations log tells it. */
 function outcome(r: ReceiveResult): { status: OperationStatus; text: string } {
   if (r.handshake) return { status: "success", text: "provider handshake answered" };
@@ -20,7 +25,11 @@ function outcome(r: ReceiveResult): { status: OperationStatus; text: string } {
 /**
  * Records one notification received (or refused with an error) in the operations log once its receipt settled:
  * the integration, how it ended, never its headers or body (unless the operator keeps the integration's bodies).
- * Throttled and dropped ones are not recorded one by one.
+ * A successful receipt (recorded, duplicate, handshake) is counted into its minute's total per (environment,
+ * integration, outcome): a map update, since two rows per notification (this and its delivery round, which
+ * names the notification) cost a tenth of the notification rate. It is a row of its own, with its ids, when
+ * the operator asked for them one by one (JUNCTION_LOGS_NOTIFICATION_RECEIPTS) or keeps the integration's
+ * bodies (the body is the point). Refused ones are always a row each; throttled and dropped ones never are.
  */
 export function recordReceipt(
   recorder: OperationRecorder | undefined,
@@ -30,25 +39,23 @@ export function recordReceipt(
 ): Promise<ReceiveResult> {
   if (!recorder?.enabled) return receipt;
   const startedAtMs = clock.now();
-  const base = {
-    kind: "notification_received" as const,
-    startedAtMs,
-    environmentId: req.environmentId,
-    integration: req.providerConfigKey,
-  };
-  const body = (): Record<string, unknown> | undefined =>
-    recorder.keepsBodies(req.providerConfigKey) ? { body: new TextDecoder().decode(req.body) } : undefined;
   return receipt.then(
     (r) => {
       // What the intake limits and the channel check turn away is a flood's shape: counted in the metrics and the
       // overview, never a row per request (the limits exist so that a flood writes nothing).
       if (r.throttled || r.dropped) return r;
+      const integration = req.providerConfigKey;
+      if (!recorder.notificationReceipts && !recorder.keepsBodies(integration)) {
+        const now = clock.now();
+        recorder.receiptTotals.add(req.environmentId, integration, "", outcomeWord(r), 0, now - startedAtMs, now);
+        return r;
+      }
       const { status, text } = outcome(r);
-      const fields = body();
+      const fields = recorder.keepsBodies(integration) ? { body: new TextDecoder().decode(req.body) } : undefined;
       recorder.record({
-        ...base,
+        ...base(req, startedAtMs),
         status,
-        title: `notification for ${req.providerConfigKey}: ${text.split(":")[0]}`,
+        title: `notification for ${integration}: ${text.split(":")[0]}`,
         messages: [
           { atMs: clock.now(), level: status === "success" ? "info" : "warn", text, ...(fields ? { fields } : {}) },
         ],
@@ -58,7 +65,7 @@ export function recordReceipt(
     (err: unknown) => {
       const failure = fromConnectError(err);
       recorder.record({
-        ...base,
+        ...base(req, startedAtMs),
         status: "refused",
         title: `notification for ${req.providerConfigKey}: ${failure.code}`,
         messages: [{ atMs: clock.now(), level: "warn", text: `${failure.code}: ${failure.message}` }],
@@ -66,4 +73,13 @@ export function recordReceipt(
       throw err;
     },
   );
+}
+
+function base(req: ReceiveNotificationRequest, startedAtMs: number) {
+  return {
+    kind: "notification_received" as const,
+    startedAtMs,
+    environmentId: req.environmentId,
+    integration: req.providerConfigKey,
+  };
 }

@@ -131,7 +131,11 @@ export async function operationPage(id: string): Promise<Node> {
       ? h(
           "p",
           { class: "card muted", id: "no-messages" },
-          o.latency_ms ? "A total keeps its calls' count and latency, no message." : "No message.",
+          !o.latency_ms
+            ? "No message."
+            : o.kind === "notification_received"
+              ? "A total keeps its notifications' count and receipt time, no message: each one's delivery names it."
+              : "A total keeps its calls' count and latency, no message.",
         )
       : messagesTable(o.messages),
   );

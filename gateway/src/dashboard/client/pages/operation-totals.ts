@@ -1,7 +1,11 @@
 import { duration, h, when } from "../dom.ts";
 
-/** What the log answers of an operation that stands for many calls (a minute's successful proxy calls). */
+/**
+ * What the log answers of an operation that stands for many (a minute's successful proxy calls, or its
+ * notifications received).
+ */
 export interface OperationTotals {
+  kind?: string;
   count: number;
   latency_ms: { min: number; max: number; mean: number } | null;
   period: { start: string | null; end: string | null } | null;
@@ -11,7 +15,8 @@ const ms = (n: number) => (n < 10 ? n.toFixed(1).replace(/\.0$/, "") : String(Ma
 
 /** "×1,000 calls, 2–45 ms (mean 7 ms)": a total's count and latency, in the place of one call's duration. */
 export function callsSummary(o: OperationTotals): string {
-  const calls = `×${o.count.toLocaleString("en")} call${o.count === 1 ? "" : "s"}`;
+  const noun = o.kind === "notification_received" ? "notification" : "call";
+  const calls = `×${o.count.toLocaleString("en")} ${noun}${o.count === 1 ? "" : "s"}`;
   if (!o.latency_ms) return calls;
   const { min, max, mean } = o.latency_ms;
   return `${calls}, ${ms(min)}–${ms(max)} ms (mean ${ms(mean)} ms)`;
@@ -26,7 +31,7 @@ export function tookCell(o: OperationTotals & { duration_ms: number }): Node | s
 export function tookFields(o: OperationTotals & { duration_ms: number }): [string, Node | string][] {
   if (!o.latency_ms || !o.period) return [["Took", duration(o.duration_ms)]];
   return [
-    ["Calls", callsSummary(o)],
+    [o.kind === "notification_received" ? "Notifications" : "Calls", callsSummary(o)],
     ["Period", `${when(o.period.start)} – ${when(o.period.end)}`],
   ];
 }

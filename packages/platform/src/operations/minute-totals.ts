@@ -1,22 +1,33 @@
 import type { Clock, TimerHandle } from "../clock.ts";
 import type { Counter } from "../metrics.ts";
-import type { CallTotals, OperationInput } from "./operation.ts";
+import type { CallTotals, OperationInput, OperationKind } from "./operation.ts";
 
 export const MINUTE_MS = 60_000;
 
-/** One key's calls of the current minute. */
+/** One key's successes of the current minute. */
 interface Tally extends CallTotals {
-  method: string;
-  status: number;
+  label: string;
+  code: number;
 }
 
-/** Environment → integration → connection → the tallies of its (method, status) pairs (a few: a short scan). */
+/** Environment → integration → connection → the tallies of its (label, code) pairs (a few: a short scan). */
 type Tallies = Map<string, Map<string, Map<string, Tally[]>>>;
 
 const OVERFLOW_TAGS = ["overflow"];
 
-function tally(method: string, status: number, latencyMs: number): Tally {
-  return { method, status, count: 1, latencyMinMs: latencyMs, latencyMaxMs: latencyMs, latencySumMs: latencyMs };
+/** What one kind's totals are called: their operation's kind and titles. */
+export interface TotalsKind {
+  kind: OperationKind;
+  /** A total's title from its key's label and code and its count (`GET ×1000 → 200`). */
+  title: (integration: string, label: string, code: number, count: number) => string;
+  /** The title of an integration's overflow total (the successes past the minute's bound of keys). */
+  overflowTitle: (integration: string, count: number, maxKeys: number) => string;
+  /** The overflow total's connection (`*`: any; "" for a kind that has none). */
+  overflowConnection: string;
+}
+
+function tally(label: string, code: number, latencyMs: number): Tally {
+  return { label, code, count: 1, latencyMinMs: latencyMs, latencyMaxMs: latencyMs, latencySumMs: latencyMs };
 }
 
 function add(t: Tally, latencyMs: number): void {
@@ -36,14 +47,14 @@ function child<V>(map: Map<string, V>, key: string, make: () => V): V {
 }
 
 /**
- * Successful proxy calls as per-minute totals per (environment, integration, connection, method,
- * status): a call is a few map lookups and four number updates (an allocation only for a key's first
- * call of the minute); each minute's totals leave as one operation each, kind `proxy_call`, when the
- * minute ends on the injected clock, when a call of the next minute comes, or on `flush`. A minute holds
- * at most `maxKeys` totals: past them, a call is folded into its integration's overflow total
- * (connection and method `*`, tag `overflow`) and counted.
+ * Successful operations of one kind as per-minute totals per (environment, integration, connection, label,
+ * code): the proxy's calls by method and status, the notifications received by outcome. A success is a few
+ * map lookups and four number updates (an allocation only for a key's first success of the minute); each
+ * minute's totals leave as one operation each when the minute ends on the injected clock, when a success of
+ * the next minute comes, or on `flush`. A minute holds at most `maxKeys` totals: past them, a success is
+ * folded into its integration's overflow total (label `*`, tag `overflow`) and counted.
  */
-export class ProxyCallTotals {
+export class MinuteTotals {
   private tallies: Tallies = new Map();
   private overflow = new Map<string, Tally>();
   private keys = 0;
@@ -57,18 +68,19 @@ export class ProxyCallTotals {
   constructor(
     private readonly clock: Clock,
     private readonly emit: (op: OperationInput) => void,
+    private readonly shape: TotalsKind,
     private readonly options: { enabled: boolean; maxKeys?: number; overflowed?: Counter },
   ) {
     this.maxKeys = options.maxKeys ?? 10_000;
   }
 
-  /** Counts one successful call answered at `nowMs` after `latencyMs`. */
+  /** Counts one success ended at `nowMs` after `latencyMs`. */
   add(
     environmentId: string,
     integration: string,
     connection: string,
-    method: string,
-    status: number,
+    label: string,
+    code: number,
     latencyMs: number,
     nowMs: number,
   ): void {
@@ -80,7 +92,7 @@ export class ProxyCallTotals {
     if (list !== undefined) {
       for (let i = 0; i < list.length; i++) {
         const t = list[i] as Tally;
-        if (t.status === status && t.method === method) {
+        if (t.code === code && t.label === label) {
           add(t, latencyMs);
           return;
         }
@@ -91,11 +103,11 @@ export class ProxyCallTotals {
       return;
     }
     this.keys++;
-    if (list === undefined) byConnection.set(connection, [tally(method, status, latencyMs)]);
-    else list.push(tally(method, status, latencyMs));
+    if (list === undefined) byConnection.set(connection, [tally(label, code, latencyMs)]);
+    else list.push(tally(label, code, latencyMs));
   }
 
-  /** Emits the current totals now (shutdown, tests); the next call opens a period from this instant. */
+  /** Emits the current totals now (shutdown, tests); the next success opens a period from this instant. */
   flush(): void {
     if (this.windowEndMs !== 0) this.close(Math.min(this.clock.now(), this.windowEndMs));
   }
@@ -109,7 +121,7 @@ export class ProxyCallTotals {
     this.options.overflowed?.inc();
     let key = `${environmentId}\u0000${integration}`;
     let t = this.overflow.get(key);
-    // Integrations with a successful call are the configured ones; the bound holds even if they were not.
+    // Integrations with a success are the configured ones; the bound holds even if they were not.
     if (t === undefined && this.overflow.size >= this.maxKeys) {
       key = "*\u0000*";
       t = this.overflow.get(key);
@@ -133,20 +145,22 @@ export class ProxyCallTotals {
     this.timer?.cancel();
     this.timer = undefined;
     const period = { startedAtMs: this.windowStartMs, durationMs: Math.max(0, endMs - this.windowStartMs) };
+    const { kind, title, overflowTitle, overflowConnection } = this.shape;
     for (const [environmentId, byIntegration] of this.tallies) {
       for (const [integration, byConnection] of byIntegration) {
         for (const [connection, list] of byConnection) {
           for (const t of list) {
-            const title = `${t.method} ×${t.count} → ${t.status}`;
-            this.emit(totalOperation(period, environmentId, integration, connection, title, t));
+            const name = title(integration, t.label, t.code, t.count);
+            this.emit(totalOperation(kind, period, environmentId, integration, connection, name, t));
           }
         }
       }
     }
     for (const [key, t] of this.overflow) {
       const [environmentId, integration] = key.split("\u0000") as [string, string];
-      const title = `* ×${t.count} → under 400 (past ${this.maxKeys} totals this minute)`;
-      this.emit({ ...totalOperation(period, environmentId, integration, "*", title, t), tags: OVERFLOW_TAGS });
+      const name = overflowTitle(integration, t.count, this.maxKeys);
+      const op = totalOperation(kind, period, environmentId, integration, overflowConnection, name, t);
+      this.emit({ ...op, tags: OVERFLOW_TAGS });
     }
     this.tallies = new Map();
     this.overflow = new Map();
@@ -157,6 +171,7 @@ export class ProxyCallTotals {
 }
 
 function totalOperation(
+  kind: OperationKind,
   period: { startedAtMs: number; durationMs: number },
   environmentId: string,
   integration: string,
@@ -170,7 +185,7 @@ function totalOperation(
     latencyMaxMs: t.latencyMaxMs,
     latencySumMs: t.latencySumMs,
   };
-  return { kind: "proxy_call", status: "success", ...period, environmentId, integration, connection, title, totals };
+  return { kind, status: "success", ...period, environmentId, integration, connection, title, totals };
 }
 
 function newMap<V>(): Map<string, V> {
