@@ -8,6 +8,8 @@
  * what is left is Junction's work, not the HTTP legs' (those are the same code in every version).
  *   bun bench/support/notification-loop.ts [notifications per round] [rounds] [checkout root]
  * (a checkout root: that checkout's Junction, e.g. before a change; run both one after the other, alternated.)
+ * With LOOP_PAGES=1 each round also counts, exactly, the pages it wrote to `junction.sqlite` (WAL frames,
+ * checkpoints held off) per notification, and which tables and indexes they belong to (`wal-frames.ts`).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +17,7 @@ import { join } from "node:path";
 import type { startEmbedded as StartEmbedded } from "@junction/cli";
 import type { createLogger as CreateLogger } from "@junction/platform";
 import type { createGateway as CreateGateway } from "../../gateway/src/gateway.ts";
+import { WalFrames } from "./wal-frames.ts";
 
 const perRound = Number(process.argv[2] ?? 4000);
 const rounds = Number(process.argv[3] ?? 5);
@@ -124,15 +127,40 @@ async function run(n: number): Promise<{ cpu: number; wall: number }> {
   return { cpu: (used.user + used.system) / n, wall: ((performance.now() - started) * 1000) / n };
 }
 
+/** Until the file's WAL stops growing: the last rounds' writes (outcomes, acks) are committed. */
+async function settled(): Promise<void> {
+  const wal = join(dataDir, "junction.sqlite-wal");
+  for (let last = -1, size = Bun.file(wal).size; size !== last; last = size, size = Bun.file(wal).size) {
+    await Bun.sleep(50);
+  }
+}
+
+/** A round with its pages counted: frames per notification, commits, and per table or index. */
+async function countedRun(n: number): Promise<{ cpu: number; wall: number }> {
+  await settled();
+  const frames = new WalFrames(join(dataDir, "junction.sqlite"));
+  frames.hold();
+  const r = await run(n);
+  await settled();
+  const counted = frames.count();
+  frames.close();
+  const per = (k: number) => (k / n).toFixed(3);
+  console.log(`  pages ${per(counted.frames)} per notification, commits ${per(counted.commits)}`);
+  for (const [tree, k] of counted.byTree) console.log(`    ${per(k).padStart(7)}  ${tree}`);
+  return r;
+}
+
+const countPages = process.env.LOOP_PAGES === "1";
 await run(Math.min(perRound, 2000));
 const results: { cpu: number; wall: number }[] = [];
 for (let round = 0; round < rounds; round++) {
-  const r = await run(perRound);
+  const r = countPages ? await countedRun(perRound) : await run(perRound);
   results.push(r);
   console.log(`round ${round + 1}: ${r.cpu.toFixed(1)} µs CPU, ${r.wall.toFixed(1)} µs wall per notification`);
 }
 const cpus = results.map((r) => r.cpu).sort((a, b) => a - b);
 console.log(`median ${cpus[Math.floor(cpus.length / 2)]?.toFixed(1)} µs CPU per notification`);
 await junction.stop();
-rmSync(dataDir, { recursive: true, force: true });
+if (process.env.LOOP_KEEP !== "1") rmSync(dataDir, { recursive: true, force: true });
+else console.log(dataDir);
 process.exit(0);
