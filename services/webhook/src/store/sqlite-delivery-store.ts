@@ -36,15 +36,16 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
   /** `db` must be migrated already (the webhook migrations). */
   constructor(private readonly db: Database) {
     this.writes = GroupCommit.forDatabase(db);
-    // An insert that answers the row when it was new; otherwise the key's owner is read.
+    // An insert that changes nothing when the key is taken; then the key's owner is read. Not RETURNING:
+    // in bun:sqlite it costs a few µs more per insert than the change count.
     const claim = (insert: string, params: (string | number)[], id: string, owner: () => string | null) =>
-      db.query<{ notification_id: string }, (string | number)[]>(insert).get(...params) ? id : (owner() ?? id);
+      db.query<unknown, (string | number)[]>(insert).run(...params).changes === 1 ? id : (owner() ?? id);
     this.inlineClaims = {
       database: db,
       notificationKey: (environmentId, channelId, messageNumber, id, now) =>
         claim(
           `INSERT INTO webhook_notification_keys (environment_id, channel_id, message_number, notification_id, received_at)
-           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING notification_id`,
+           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
           [environmentId, channelId, messageNumber, id, now],
           id,
           () => this.notificationKeyOwner(environmentId, channelId, messageNumber),
@@ -52,7 +53,7 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
       dedupeKey: (environmentId, providerConfigKey, key, id, now) =>
         claim(
           `INSERT INTO webhook_dedupe_keys (environment_id, provider_config_key, dedupe_key, notification_id, received_at)
-           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING notification_id`,
+           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
           [environmentId, providerConfigKey, key, id, now],
           id,
           () => this.dedupeKeyOwner(environmentId, providerConfigKey, key),
