@@ -1,8 +1,8 @@
 /**
  * The notification path's own CPU, without sockets: the embedded default in this process, calendar
- * notifications handed to its gateway's `fetch` (16 in flight), each matched to one of 100 connections by
- * its watch URI, its forward message delivered to an endpoint whose `fetch` answers 200 at once. Each round
- * prints the process's CPU time (user + system, every thread: SQLite's, the collector's) per notification,
+ * notifications handed to its gateway's `fetch` (16 in flight), each on a new channel (a UUID, as Google's
+ * channel ids are) and matched to one of 100 connections by its watch URI, its forward message delivered
+ * to an endpoint whose `fetch` answers 200 at once. Each round prints the process's CPU time (user + system, every thread: SQLite's, the collector's) per notification,
  * counted until every one's delivery is answered and its job acked. Steadier on a shared machine than the
  * load benchmark, and a clean subject for a profile (`bun --cpu-prof-md bench/support/notification-loop.ts`):
  * what is left is Junction's work, not the HTTP legs' (those are the same code in every version).
@@ -98,7 +98,8 @@ const notification = () => {
   return new Request(webhookUrl, {
     method: "POST",
     headers: {
-      "x-goog-channel-id": `loop-${i}`,
+      // A new channel each, named as Google's are (UUIDs): the de-duplication key goes to a random place.
+      "x-goog-channel-id": crypto.randomUUID(),
       "x-goog-message-number": "1",
       "x-goog-resource-id": "resource-1",
       "x-goog-resource-state": "exists",

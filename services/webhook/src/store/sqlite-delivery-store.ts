@@ -287,8 +287,21 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
   }
 
   async pruneNotificationKeys(before: number): Promise<number> {
-    const numbered = this.db.query("DELETE FROM webhook_notification_keys WHERE received_at < ?").run(before).changes;
-    return numbered + this.db.query("DELETE FROM webhook_dedupe_keys WHERE received_at < ?").run(before).changes;
+    return this.pruneOldest("webhook_notification_keys", before) + this.pruneOldest("webhook_dedupe_keys", before);
+  }
+
+  /**
+   * Keys are stored in the order they are received (no index of their time): the oldest rows, up to the
+   * first one received at or after `before`, reading no further. A key written by a writer whose clock
+   * lagged, after newer ones, stays until those go too.
+   */
+  private pruneOldest(table: "webhook_notification_keys" | "webhook_dedupe_keys", before: number): number {
+    return this.db
+      .query(
+        `DELETE FROM ${table} WHERE seq < COALESCE(
+           (SELECT seq FROM ${table} WHERE received_at >= ?1 ORDER BY seq LIMIT 1), (SELECT MAX(seq) + 1 FROM ${table}))`,
+      )
+      .run(before).changes;
   }
 
   // Message ids sort by creation time: a range of the primary key, oldest first, no scan of the rest.
