@@ -10,6 +10,8 @@
  * (a checkout root: that checkout's Junction, e.g. before a change; run both one after the other, alternated.)
  * With LOOP_PAGES=1 each round also counts, exactly, the pages it wrote to `junction.sqlite` (WAL frames,
  * checkpoints held off) per notification, and which tables and indexes they belong to (`wal-frames.ts`).
+ * With LOOP_COMMIT_CPU=1 each round also prints the main thread's CPU inside the group commit's batches
+ * (the path's writes, their BEGIN and COMMIT) per notification: the part the pages written cost.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -17,6 +19,7 @@ import { join } from "node:path";
 import type { startEmbedded as StartEmbedded } from "@junction/cli";
 import type { createLogger as CreateLogger } from "@junction/platform";
 import type { createGateway as CreateGateway } from "../../gateway/src/gateway.ts";
+import { threadCpuMs } from "./thread-cpu.ts";
 import { WalFrames } from "./wal-frames.ts";
 
 const perRound = Number(process.argv[2] ?? 4000);
@@ -29,6 +32,22 @@ const { createGateway } = (await import(join(root, "gateway/src/gateway.ts"))) a
 const { createLogger } = (await import(join(root, "packages/platform/src/index.ts"))) as {
   createLogger: typeof CreateLogger;
 };
+/** The main thread's CPU ms inside the group commit's `flush`, summed: every batch, its writes and commit. */
+let commitCpuMs = 0;
+if (process.env.LOOP_COMMIT_CPU === "1") {
+  const { GroupCommit } = (await import(join(root, "packages/bus/src/group-commit.ts"))) as {
+    GroupCommit: { prototype: { flush(): void } };
+  };
+  const flush = GroupCommit.prototype.flush;
+  GroupCommit.prototype.flush = function (this: unknown) {
+    const started = threadCpuMs();
+    try {
+      flush.call(this);
+    } finally {
+      commitCpuMs += threadCpuMs() - started;
+    }
+  };
+}
 const KEY = "jct_sk_bench_notification_loop_0123456789";
 const RECEIVER = "http://127.0.0.1:9/hooks";
 const CONNECTIONS = 100;
@@ -110,6 +129,7 @@ const notification = () => {
 
 /** CPU and wall µs per notification of `n`, 16 in flight, until every one is delivered. */
 async function run(n: number): Promise<{ cpu: number; wall: number }> {
+  commitCpuMs = 0;
   const target = delivered + n;
   let left = n;
   const started = performance.now();
@@ -125,6 +145,10 @@ async function run(n: number): Promise<{ cpu: number; wall: number }> {
   );
   while (delivered < target) await Bun.sleep(1);
   const used = process.cpuUsage(cpu);
+  if (process.env.LOOP_COMMIT_CPU === "1") {
+    console.log(`  group commit: ${((commitCpuMs * 1000) / n).toFixed(1)} µs of the main thread per notification`);
+  }
+  commitCpuMs = 0;
   return { cpu: (used.user + used.system) / n, wall: ((performance.now() - started) * 1000) / n };
 }
 
