@@ -19,7 +19,7 @@ import { join } from "node:path";
 import type { startEmbedded as StartEmbedded } from "@junction/cli";
 import type { createLogger as CreateLogger } from "@junction/platform";
 import type { createGateway as CreateGateway } from "../../gateway/src/gateway.ts";
-import { threadCpuMs } from "./thread-cpu.ts";
+import { threadCpuMs } from "./thread-cpu-time.ts";
 import { WalFrames } from "./wal-frames.ts";
 
 const perRound = Number(process.argv[2] ?? 4000);
