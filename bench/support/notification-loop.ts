@@ -1,13 +1,17 @@
 /**
  * The notification path's own CPU, without sockets: the embedded default in this process, calendar
- * notifications handed to its gateway's `fetch` (16 in flight), each matched to one of 100 connections by
- * its watch URI, its forward message delivered to an endpoint whose `fetch` answers 200 at once. Each round
- * prints the process's CPU time (user + system, every thread: SQLite's, the collector's) per notification,
+ * notifications handed to its gateway's `fetch` (16 in flight), each on a new channel (a UUID, as Google's
+ * channel ids are) and matched to one of 100 connections by its watch URI, its forward message delivered
+ * to an endpoint whose `fetch` answers 200 at once. Each round prints the process's CPU time (user + system, every thread: SQLite's, the collector's) per notification,
  * counted until every one's delivery is answered and its job acked. Steadier on a shared machine than the
  * load benchmark, and a clean subject for a profile (`bun --cpu-prof-md bench/support/notification-loop.ts`):
  * what is left is Junction's work, not the HTTP legs' (those are the same code in every version).
  *   bun bench/support/notification-loop.ts [notifications per round] [rounds] [checkout root]
  * (a checkout root: that checkout's Junction, e.g. before a change; run both one after the other, alternated.)
+ * With LOOP_PAGES=1 each round also counts, exactly, the pages it wrote to `junction.sqlite` (WAL frames,
+ * checkpoints held off) per notification, and which tables and indexes they belong to (`wal-frames.ts`).
+ * With LOOP_COMMIT_CPU=1 each round also prints the main thread's CPU inside the group commit's batches
+ * (the path's writes, their BEGIN and COMMIT) per notification: the part the pages written cost.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -15,6 +19,8 @@ import { join } from "node:path";
 import type { startEmbedded as StartEmbedded } from "@junction/cli";
 import type { createLogger as CreateLogger } from "@junction/platform";
 import type { createGateway as CreateGateway } from "../../gateway/src/gateway.ts";
+import { threadCpuMs } from "./thread-cpu-time.ts";
+import { WalFrames } from "./wal-frames.ts";
 
 const perRound = Number(process.argv[2] ?? 4000);
 const rounds = Number(process.argv[3] ?? 5);
@@ -26,6 +32,22 @@ const { createGateway } = (await import(join(root, "gateway/src/gateway.ts"))) a
 const { createLogger } = (await import(join(root, "packages/platform/src/index.ts"))) as {
   createLogger: typeof CreateLogger;
 };
+/** The main thread's CPU ms inside the group commit's `flush`, summed: every batch, its writes and commit. */
+let commitCpuMs = 0;
+if (process.env.LOOP_COMMIT_CPU === "1") {
+  const { GroupCommit } = (await import(join(root, "packages/bus/src/group-commit.ts"))) as {
+    GroupCommit: { prototype: { flush(): void } };
+  };
+  const flush = GroupCommit.prototype.flush;
+  GroupCommit.prototype.flush = function (this: unknown) {
+    const started = threadCpuMs();
+    try {
+      flush.call(this);
+    } finally {
+      commitCpuMs += threadCpuMs() - started;
+    }
+  };
+}
 const KEY = "jct_sk_bench_notification_loop_0123456789";
 const RECEIVER = "http://127.0.0.1:9/hooks";
 const CONNECTIONS = 100;
@@ -95,7 +117,8 @@ const notification = () => {
   return new Request(webhookUrl, {
     method: "POST",
     headers: {
-      "x-goog-channel-id": `loop-${i}`,
+      // A new channel each, named as Google's are (UUIDs): the de-duplication key goes to a random place.
+      "x-goog-channel-id": crypto.randomUUID(),
       "x-goog-message-number": "1",
       "x-goog-resource-id": "resource-1",
       "x-goog-resource-state": "exists",
@@ -106,6 +129,7 @@ const notification = () => {
 
 /** CPU and wall µs per notification of `n`, 16 in flight, until every one is delivered. */
 async function run(n: number): Promise<{ cpu: number; wall: number }> {
+  commitCpuMs = 0;
   const target = delivered + n;
   let left = n;
   const started = performance.now();
@@ -121,18 +145,47 @@ async function run(n: number): Promise<{ cpu: number; wall: number }> {
   );
   while (delivered < target) await Bun.sleep(1);
   const used = process.cpuUsage(cpu);
+  if (process.env.LOOP_COMMIT_CPU === "1") {
+    console.log(`  group commit: ${((commitCpuMs * 1000) / n).toFixed(1)} µs of the main thread per notification`);
+  }
+  commitCpuMs = 0;
   return { cpu: (used.user + used.system) / n, wall: ((performance.now() - started) * 1000) / n };
 }
 
+/** Until the file's WAL stops growing: the last rounds' writes (outcomes, acks) are committed. */
+async function settled(): Promise<void> {
+  const wal = join(dataDir, "junction.sqlite-wal");
+  for (let last = -1, size = Bun.file(wal).size; size !== last; last = size, size = Bun.file(wal).size) {
+    await Bun.sleep(50);
+  }
+}
+
+/** A round with its pages counted: frames per notification, commits, and per table or index. */
+async function countedRun(n: number): Promise<{ cpu: number; wall: number }> {
+  await settled();
+  const frames = new WalFrames(join(dataDir, "junction.sqlite"));
+  frames.hold();
+  const r = await run(n);
+  await settled();
+  const counted = frames.count();
+  frames.close();
+  const per = (k: number) => (k / n).toFixed(3);
+  console.log(`  pages ${per(counted.frames)} per notification, commits ${per(counted.commits)}`);
+  for (const [tree, k] of counted.byTree) console.log(`    ${per(k).padStart(7)}  ${tree}`);
+  return r;
+}
+
+const countPages = process.env.LOOP_PAGES === "1";
 await run(Math.min(perRound, 2000));
 const results: { cpu: number; wall: number }[] = [];
 for (let round = 0; round < rounds; round++) {
-  const r = await run(perRound);
+  const r = countPages ? await countedRun(perRound) : await run(perRound);
   results.push(r);
   console.log(`round ${round + 1}: ${r.cpu.toFixed(1)} µs CPU, ${r.wall.toFixed(1)} µs wall per notification`);
 }
 const cpus = results.map((r) => r.cpu).sort((a, b) => a - b);
 console.log(`median ${cpus[Math.floor(cpus.length / 2)]?.toFixed(1)} µs CPU per notification`);
 await junction.stop();
-rmSync(dataDir, { recursive: true, force: true });
+if (process.env.LOOP_KEEP !== "1") rmSync(dataDir, { recursive: true, force: true });
+else console.log(dataDir);
 process.exit(0);

@@ -12,6 +12,29 @@ function openStore() {
 }
 
 describe("SqliteJobStore", () => {
+  test("an enqueue without a de-duplication id runs no savepoint; one with an id runs one", () => {
+    const db = openDatabase(":memory:");
+    migrate(db, "bus", MIGRATIONS);
+    let transactions = 0;
+    const make = db.transaction.bind(db);
+    // Counts every run of a transaction function the store makes (a savepoint inside the group commit's).
+    db.transaction = ((fn: (...args: never[]) => unknown) => {
+      const made = make(fn);
+      return (...args: never[]) => {
+        transactions++;
+        return made(...args);
+      };
+    }) as typeof db.transaction;
+    const store = new SqliteJobStore(db, WINDOW);
+    store.insert("q", data("plain"), undefined, 1_000, 500);
+    expect(transactions).toBe(0);
+    expect(store.insert("q", data("keyed"), "m-1", 1_000).duplicate).toBe(false);
+    expect(store.insert("q", data("keyed again"), "m-1", 1_001).duplicate).toBe(true);
+    expect(transactions).toBe(2);
+    expect(store.claimMany("q", 2_000, 500, 5).map((j) => text(j.data))).toEqual(["plain", "keyed"]);
+    db.close();
+  });
+
   test("claims the job available longest first, reading the index in order rather than sorting the backlog", () => {
     const { db, store } = openStore();
     store.insert("q", data("first"), undefined, 1_000);

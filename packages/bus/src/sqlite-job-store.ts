@@ -77,17 +77,24 @@ export class SqliteJobStore implements JobStore {
     const add = db.query(
       "INSERT INTO bus_jobs (queue, data, msg_id, deliveries, available_at, enqueued_at) VALUES (?, ?, ?, ?, ?, ?)",
     );
-    this.insertTx = db.transaction(
-      (queue: string, data: Uint8Array, msgId: string | undefined, now: number, leaseMs: number | undefined) => {
-        if (msgId !== undefined && remember.run(queue, msgId, now + this.dedupWindowMs, now).changes === 0) {
-          return null;
-        }
-        const claimed = leaseMs !== undefined;
-        return Number(
-          add.run(queue, data, msgId ?? null, claimed ? 1 : 0, claimed ? now + leaseMs : now, now).lastInsertRowid,
-        );
-      },
+    const addJob = (queue: string, data: Uint8Array, msgId: string | undefined, now: number, leaseMs?: number) => {
+      const claimed = leaseMs !== undefined;
+      return Number(
+        add.run(queue, data, msgId ?? null, claimed ? 1 : 0, claimed ? now + leaseMs : now, now).lastInsertRowid,
+      );
+    };
+    const rememberThenAdd = db.transaction(
+      (queue: string, data: Uint8Array, msgId: string, now: number, leaseMs: number | undefined) =>
+        remember.run(queue, msgId, now + this.dedupWindowMs, now).changes === 0
+          ? null
+          : addJob(queue, data, msgId, now, leaseMs),
     );
+    // Without a de-duplication id the job is one statement, atomic alone: no savepoint around it (two
+    // statements more, and a copy of each page it changes, on every enqueue of the notification path).
+    this.insertTx = (queue, data, msgId, now, leaseMs) =>
+      msgId === undefined
+        ? addJob(queue, data, msgId, now, leaseMs)
+        : rememberThenAdd(queue, data, msgId, now, leaseMs);
     this.transactor = {
       atomically: (fn) => db.transaction(fn)(),
       inTransaction: () => db.inTransaction,

@@ -36,15 +36,16 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
   /** `db` must be migrated already (the webhook migrations). */
   constructor(private readonly db: Database) {
     this.writes = GroupCommit.forDatabase(db);
-    // An insert that answers the row when it was new; otherwise the key's owner is read.
+    // An insert that changes nothing when the key is taken; then the key's owner is read. Not RETURNING:
+    // in bun:sqlite it costs a few µs more per insert than the change count.
     const claim = (insert: string, params: (string | number)[], id: string, owner: () => string | null) =>
-      db.query<{ notification_id: string }, (string | number)[]>(insert).get(...params) ? id : (owner() ?? id);
+      db.query<unknown, (string | number)[]>(insert).run(...params).changes === 1 ? id : (owner() ?? id);
     this.inlineClaims = {
       database: db,
       notificationKey: (environmentId, channelId, messageNumber, id, now) =>
         claim(
           `INSERT INTO webhook_notification_keys (environment_id, channel_id, message_number, notification_id, received_at)
-           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING notification_id`,
+           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
           [environmentId, channelId, messageNumber, id, now],
           id,
           () => this.notificationKeyOwner(environmentId, channelId, messageNumber),
@@ -52,7 +53,7 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
       dedupeKey: (environmentId, providerConfigKey, key, id, now) =>
         claim(
           `INSERT INTO webhook_dedupe_keys (environment_id, provider_config_key, dedupe_key, notification_id, received_at)
-           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING RETURNING notification_id`,
+           VALUES (?, ?, ?, ?, ?) ON CONFLICT DO NOTHING`,
           [environmentId, providerConfigKey, key, id, now],
           id,
           () => this.dedupeKeyOwner(environmentId, providerConfigKey, key),
@@ -286,8 +287,21 @@ export class SqliteDeliveryStore implements WebhookDeliveryStore {
   }
 
   async pruneNotificationKeys(before: number): Promise<number> {
-    const numbered = this.db.query("DELETE FROM webhook_notification_keys WHERE received_at < ?").run(before).changes;
-    return numbered + this.db.query("DELETE FROM webhook_dedupe_keys WHERE received_at < ?").run(before).changes;
+    return this.pruneOldest("webhook_notification_keys", before) + this.pruneOldest("webhook_dedupe_keys", before);
+  }
+
+  /**
+   * Keys are stored in the order they are received (no index of their time): the oldest rows, up to the
+   * first one received at or after `before`, reading no further. A key written by a writer whose clock
+   * lagged, after newer ones, stays until those go too.
+   */
+  private pruneOldest(table: "webhook_notification_keys" | "webhook_dedupe_keys", before: number): number {
+    return this.db
+      .query(
+        `DELETE FROM ${table} WHERE seq < COALESCE(
+           (SELECT seq FROM ${table} WHERE received_at >= ?1 ORDER BY seq LIMIT 1), (SELECT MAX(seq) + 1 FROM ${table}))`,
+      )
+      .run(before).changes;
   }
 
   // Message ids sort by creation time: a range of the primary key, oldest first, no scan of the rest.

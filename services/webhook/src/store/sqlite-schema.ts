@@ -146,4 +146,39 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE webhook_settings ADD COLUMN signing_secret_shown INTEGER NOT NULL DEFAULT 0;
   UPDATE webhook_settings SET signing_secret_shown = 1 WHERE endpoints <> '[]';
   `,
+  `
+  -- The de-duplication keys in the order they are received (a rowid table, appended to) with their key
+  -- unique beside it, instead of a table keyed by the key plus an index of the time: one B-tree less per
+  -- claim, and the one left that takes random keys (channel ids are UUIDs) holds no notification id or
+  -- time. Pruning deletes the oldest rows, up to the first one received since the cut-off.
+  CREATE TABLE webhook_notification_keys_v3 (
+    seq INTEGER PRIMARY KEY,
+    environment_id TEXT NOT NULL,
+    channel_id TEXT NOT NULL,
+    message_number INTEGER NOT NULL,
+    notification_id TEXT NOT NULL,
+    received_at INTEGER NOT NULL
+  );
+  INSERT INTO webhook_notification_keys_v3 (environment_id, channel_id, message_number, notification_id, received_at)
+    SELECT environment_id, channel_id, message_number, notification_id, received_at FROM webhook_notification_keys
+    ORDER BY received_at;
+  DROP TABLE webhook_notification_keys;
+  ALTER TABLE webhook_notification_keys_v3 RENAME TO webhook_notification_keys;
+  CREATE UNIQUE INDEX webhook_notification_keys_key
+    ON webhook_notification_keys (environment_id, channel_id, message_number);
+  CREATE TABLE webhook_dedupe_keys_v2 (
+    seq INTEGER PRIMARY KEY,
+    environment_id TEXT NOT NULL,
+    provider_config_key TEXT NOT NULL,
+    dedupe_key TEXT NOT NULL,
+    notification_id TEXT NOT NULL,
+    received_at INTEGER NOT NULL
+  );
+  INSERT INTO webhook_dedupe_keys_v2 (environment_id, provider_config_key, dedupe_key, notification_id, received_at)
+    SELECT environment_id, provider_config_key, dedupe_key, notification_id, received_at FROM webhook_dedupe_keys
+    ORDER BY received_at;
+  DROP TABLE webhook_dedupe_keys;
+  ALTER TABLE webhook_dedupe_keys_v2 RENAME TO webhook_dedupe_keys;
+  CREATE UNIQUE INDEX webhook_dedupe_keys_key ON webhook_dedupe_keys (environment_id, provider_config_key, dedupe_key);
+  `,
 ];

@@ -91,6 +91,56 @@ describe("SqliteWebhookStore", () => {
     await store.close();
   });
 
+  test("keys stored before they were kept in arrival order are moved in time order, and prune as before", async () => {
+    const path = freshPath();
+    const db = openDatabase(path);
+    migrate(db, "webhook", MIGRATIONS.slice(0, 8));
+    // Stored in key order, which is not their time order.
+    db.query(
+      `INSERT INTO webhook_notification_keys (environment_id, channel_id, message_number, notification_id, received_at)
+       VALUES ('env_1', 'ch-a', 1, 'ntf_late', 30), ('env_1', 'ch-b', 1, 'ntf_early', 10)`,
+    ).run();
+    db.query(
+      `INSERT INTO webhook_dedupe_keys (environment_id, provider_config_key, dedupe_key, notification_id, received_at)
+       VALUES ('env_1', 'mail', 'm-a', 'ntf_mail_late', 30), ('env_1', 'mail', 'm-b', 'ntf_mail_early', 10)`,
+    ).run();
+    db.close();
+
+    const store = SqliteWebhookStore.open(path);
+    expect(await store.claimNotificationKey("env_1", "ch-a", 1, "ntf_again", 40)).toBe("ntf_late");
+    expect(await store.claimDedupeKey("env_1", "mail", "m-b", "ntf_again", 40)).toBe("ntf_mail_early");
+    expect(await store.pruneNotificationKeys(20)).toBe(2);
+    expect(await store.findNotificationKey("env_1", "ch-b", 1)).toBeNull();
+    expect(await store.findNotificationKey("env_1", "ch-a", 1)).toBe("ntf_late");
+    expect(await store.findDedupeKey("env_1", "mail", "m-a")).toBe("ntf_mail_late");
+    await store.close();
+  });
+
+  test("a key is claimed into a table appended to and its unique index, and pruned oldest first", async () => {
+    const db = openDatabase(freshPath());
+    const store = new SqliteWebhookStore(db);
+    const indexes = (table: string) =>
+      db
+        .query<{ name: string }, [string]>("SELECT name FROM sqlite_schema WHERE type = 'index' AND tbl_name = ?")
+        .all(table)
+        .map((r) => r.name);
+    // Two B-trees per claim: no index of the time beside the key.
+    expect(indexes("webhook_notification_keys")).toEqual(["webhook_notification_keys_key"]);
+    expect(indexes("webhook_dedupe_keys")).toEqual(["webhook_dedupe_keys_key"]);
+    await store.claimNotificationKey("env_1", "ch-1", 1, "ntf_1", 10);
+    await store.claimNotificationKey("env_1", "ch-2", 1, "ntf_2", 30);
+    // A lagging writer's key, stored after a newer one: kept until the newer one goes.
+    await store.claimNotificationKey("env_1", "ch-3", 1, "ntf_3", 20);
+    await store.claimNotificationKey("env_1", "ch-4", 1, "ntf_4", 40);
+    expect(await store.pruneNotificationKeys(25)).toBe(1);
+    expect(await store.findNotificationKey("env_1", "ch-3", 1)).toBe("ntf_3");
+    expect(await store.pruneNotificationKeys(35)).toBe(2);
+    expect(await store.findNotificationKey("env_1", "ch-4", 1)).toBe("ntf_4");
+    expect(await store.pruneNotificationKeys(50)).toBe(1);
+    expect(await store.claimNotificationKey("env_1", "ch-1", 1, "ntf_again", 60)).toBe("ntf_again");
+    await store.close();
+  });
+
   test("writes asked for together are committed together, each resolving once it is on disk", async () => {
     const path = freshPath();
     const store = SqliteWebhookStore.open(path);

@@ -98,7 +98,11 @@ export interface WebhookDeliveryStore {
    * job, when the bus keeps its queues in the same file). Absent where the store cannot (MongoDB).
    */
   readonly inlineClaims?: InlineClaims;
-  /** Forgets de-duplication records (both kinds) received before `before`; returns how many. */
+  /**
+   * Forgets de-duplication records (both kinds) received before `before`; returns how many. A store may
+   * keep a record received before `before` but stored after one received since (SQLite prunes the oldest
+   * rows in the order they were written): a writer's lagging clock delays its records' pruning.
+   */
   pruneNotificationKeys(before: number): Promise<number>;
   /**
    * Deletes up to `limit` messages created before `before` that are final (succeeded or exhausted),
