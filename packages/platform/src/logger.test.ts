@@ -70,4 +70,38 @@ describe("logger", () => {
       write.mockRestore();
     }
   });
+
+  test("a line given its fields as JSON is the line info() writes with them, base fields redacted", () => {
+    const lines: string[] = [];
+    const log = createLogger({ level: "info", sink: (l) => lines.push(l), base: { component: "gateway", token: "t" } });
+    log.info("request", { requestId: "req_1", status: 200 });
+    log.line("info", "request", '"requestId":"req_1","status":200');
+    log.line("warn", "other", "");
+    // The same text but for the time (a millisecond may pass between the two).
+    const untimed = (l: string | undefined) => (l as string).replace(/"ts":"[^"]*"/, "");
+    expect(untimed(lines[1])).toBe(untimed(lines[0]));
+    expect(JSON.parse(lines[1] as string)).toEqual({
+      ts: expect.any(String),
+      level: "info",
+      msg: "request",
+      component: "gateway",
+      token: "[redacted]",
+      requestId: "req_1",
+      status: 200,
+    });
+    expect(JSON.parse(lines[2] as string)).toMatchObject({ level: "warn", msg: "other", component: "gateway" });
+  });
+
+  test("enabled() says which levels are written; line() writes none below the level", () => {
+    const lines: string[] = [];
+    const log = createLogger({ level: "warn", sink: (l) => lines.push(l) });
+    expect([log.enabled("debug"), log.enabled("info"), log.enabled("warn"), log.enabled("error")]).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
+    log.line("info", "request", '"status":200');
+    expect(lines).toEqual([]);
+  });
 });
