@@ -104,4 +104,23 @@ describe("logger", () => {
     log.line("info", "request", '"status":200');
     expect(lines).toEqual([]);
   });
+
+  test("every line's time is toISOString's, within a second, across seconds and outside 1970–9999", () => {
+    const lines: string[] = [];
+    const log = createLogger({ level: "info", sink: (l) => lines.push(l) });
+    const base = Date.UTC(2026, 10, 29, 7, 3, 12, 998);
+    const times = [base, base, base + 1, base + 2, base + 3, base + 1003, -1500, 253402300800000 + 5, base + 7, 0];
+    const now = spyOn(Date, "now");
+    try {
+      for (const t of times) {
+        now.mockReturnValue(t);
+        log.info("a");
+        log.line("info", "b", "");
+      }
+    } finally {
+      now.mockRestore();
+    }
+    const stamps = lines.map((l) => (JSON.parse(l) as { ts: string }).ts);
+    expect(stamps).toEqual(times.flatMap((t) => [new Date(t).toISOString(), new Date(t).toISOString()]));
+  });
 });

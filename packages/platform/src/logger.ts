@@ -61,18 +61,17 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     else queueForStdout(record);
   };
   const baseJson = membersOf(redact(base) as Record<string, unknown>);
-  // A line's start (its time, level, message and the base fields) changes once a millisecond at most for
-  // a hot path's lines: written once for them all.
-  let start = "";
-  let startOf: [ts: string, level: LogLevel, msg: string] = ["", "info", ""];
+  // What follows a line's time (its level, message and the base fields) is the same for a hot path's
+  // lines: written once for them all.
+  let afterTs = "";
+  let afterTsOf: [level: LogLevel, msg: string] = ["info", ""];
   const line = (level: LogLevel, msg: string, fieldsJson: string) => {
     if (LEVELS[level] < min) return;
-    const ts = timestamp();
-    if (ts !== startOf[0] || level !== startOf[1] || msg !== startOf[2]) {
-      start = `{"ts":"${ts}","level":"${level}","msg":${JSON.stringify(msg)}${baseJson}`;
-      startOf = [ts, level, msg];
+    if (level !== afterTsOf[0] || msg !== afterTsOf[1] || afterTs === "") {
+      afterTs = `","level":"${level}","msg":${JSON.stringify(msg)}${baseJson}`;
+      afterTsOf = [level, msg];
     }
-    const text = fieldsJson === "" ? `${start}}` : `${start},${fieldsJson}}`;
+    const text = `{"ts":"${timestamp()}${afterTs}${fieldsJson === "" ? "" : ","}${fieldsJson}}`;
     if (sink) sink(text);
     else queueForStdout(text);
   };
@@ -132,10 +131,27 @@ function timestamp(): string {
   const now = Date.now();
   if (now !== stampedAt) {
     stampedAt = now;
-    stamp = new Date(now).toISOString();
+    const second = Math.floor(now / 1000);
+    // Within a second only the milliseconds change: `toISOString` once a second (years 1970–9999,
+    // whose form is fixed: "YYYY-MM-DDTHH:MM:SS.mmmZ").
+    if (second !== stampedSecond || now < 0 || now >= LAST_FIXED_FORM_MS) {
+      const iso = new Date(now).toISOString();
+      stampedSecond = second;
+      secondText = iso.slice(0, 20);
+      stamp = iso;
+    } else {
+      stamp = `${secondText}${MILLIS[now - second * 1000]}Z`;
+    }
   }
   return stamp;
 }
+
+let stampedSecond = Number.NaN;
+let secondText = "";
+/** 10000-01-01T00:00:00Z: from there `toISOString` writes six year digits. */
+const LAST_FIXED_FORM_MS = 253402300800000;
+/** "000" to "999": a timestamp's milliseconds. */
+const MILLIS: string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
 
 /** A logger that keeps lines in memory, for tests. */
 export function memoryLogger(): Logger & { lines: string[] } {
