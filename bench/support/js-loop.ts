@@ -14,16 +14,13 @@
  * --bytes: also the bytes allocated per request, from the collector's own log (`BUN_JSC_logGC`, set for a
  * child run only: the heap's growth between collections, summed, over the requests; repeatable to a few bytes).
  */
-import { mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { startEmbedded } from "@junction/cli";
 import { Counter, createLogger, Histogram } from "@junction/platform";
 import { cellsPerRequest } from "./cell-counts.ts";
 import { createGateway } from "../../gateway/src/gateway.ts";
 import { directProxyHandler } from "./direct-handler.ts";
+import { LOOP_UPSTREAM, startLoopJunction } from "./loop-junction.ts";
 import { minimalCheckedProxy } from "./minimal-checked-proxy.ts";
-import { addConnection, CONNECTION, INTEGRATION, SECRET_KEY } from "./topologies.ts";
+import { CONNECTION, INTEGRATION, SECRET_KEY } from "./topologies.ts";
 
 const args = process.argv.slice(2).filter((a) => !a.startsWith("--"));
 if (process.argv.includes("--no-metrics")) {
@@ -32,33 +29,15 @@ if (process.argv.includes("--no-metrics")) {
 }
 const which = args[0] ?? "both";
 const total = Number(args[1] ?? 300_000);
-const UPSTREAM = "http://127.0.0.1:9";
+const UPSTREAM = LOOP_UPSTREAM;
 const WARMUP_REQUESTS = 20_000;
 if (process.argv.includes("--bytes")) await reportBytes();
-const SMALL = JSON.stringify({ kind: "calendar#calendarListEntry", id: "alice@example.com", primary: true });
 
-const dataDir = mkdtempSync(join(tmpdir(), "junction-jsloop-"));
-const junction = await startEmbedded({
-  env: {
-    JUNCTION_DATA_DIR: dataDir,
-    JUNCTION_SECRET_KEY: SECRET_KEY,
-    JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
-    // JUNCTION_LOGS_RECORD=false: without the operations log's tally of each call (what it costs).
-    ...(process.env.JUNCTION_LOGS_RECORD ? { JUNCTION_LOGS_RECORD: process.env.JUNCTION_LOGS_RECORD } : {}),
-  },
-  port: 0,
-  hostname: "127.0.0.1",
-  logger: createLogger({ sink: () => {} }),
-});
-await addConnection(junction.url, UPSTREAM);
-const realFetch = globalThis.fetch;
-globalThis.fetch = (async (input: string | URL | Request) => {
-  if (String(input).startsWith(UPSTREAM))
-    return new Response(SMALL, {
-      headers: { "content-type": "application/json", date: "Tue, 24 Nov 2026 10:00:00 GMT" },
-    });
-  return realFetch(input as string);
-}) as typeof fetch;
+// JUNCTION_LOGS_RECORD=false: without the operations log's tally of each call (what it costs).
+const loop = await startLoopJunction(
+  process.env.JUNCTION_LOGS_RECORD ? { JUNCTION_LOGS_RECORD: process.env.JUNCTION_LOGS_RECORD } : {},
+);
+const { junction } = loop;
 
 const discard = createLogger({ sink: () => {} });
 const gateway = createGateway({
@@ -136,8 +115,7 @@ for (const name of names) {
     );
   }
 }
-await junction.stop();
-rmSync(dataDir, { recursive: true, force: true });
+await loop.stop();
 process.exit(0);
 
 /**
@@ -179,7 +157,6 @@ async function reportCells(): Promise<never> {
     console.log(`${name}: ${total.toFixed(1)} cells per request`);
     for (const [type, n] of rows) console.log(`${n.toFixed(2).padStart(8)}  ${type}`);
   }
-  await junction.stop();
-  rmSync(dataDir, { recursive: true, force: true });
+  await loop.stop();
   process.exit(0);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from "bun:test";
-import { Router } from "./router.ts";
+import { type MatchedRoute, Router, routeParams } from "./router.ts";
 
 const handler = async () => new Response();
 const router = new Router().add(
@@ -34,5 +34,34 @@ describe("router", () => {
     expect(matched("GET", "/healthz")).toEqual({ allowed: [] });
     expect(matched("GET", "/a/1/b")).toEqual({ allowed: [] });
     expect(matched("GET", "/")).toEqual({ allowed: [] });
+  });
+
+  test("find answers the route without its params, read afterwards as match reads them", () => {
+    const found = router.find("GET", "/connections/c%201") as MatchedRoute;
+    expect(found.pattern).toBe("/connections/:id");
+    expect(routeParams(found, "/connections/c%201")).toEqual({ id: "c 1" });
+    expect(routeParams(router.find("GET", "/proxy//x/") as MatchedRoute, "/proxy//x/")).toEqual({ "*": "x" });
+    expect(router.find("PUT", "/connections/c")).toEqual(["GET", "DELETE"]);
+    expect(router.find("GET", "/connections/%zz")).toEqual([]);
+  });
+
+  test("a path after another of the same first segment, or of one it starts with, finds its own routes", () => {
+    const paths = ["/proxy/x", "/proxyz/x", "/proxy", "/", "//proxy//y", "/health", "/healthz", "/health/"];
+    const first = paths.map((p) => matched("GET", p));
+    // Each again, in the other order and after every other path: the same answers.
+    for (const [i, p] of [...paths.entries()].reverse()) {
+      for (const q of paths) matched("GET", q);
+      expect(matched("GET", p)).toEqual(first[i] as ReturnType<typeof matched>);
+    }
+    expect(first.map((f) => ("allowed" in f ? f.allowed : f.pattern))).toEqual([
+      "/proxy/*",
+      [],
+      "/proxy/*",
+      [],
+      "/proxy/*",
+      "/health",
+      [],
+      "/health",
+    ]);
   });
 });

@@ -65,20 +65,25 @@ export interface Route {
   doc?: RouteDoc;
 }
 
-interface CompiledRoute extends Route {
+/** A route as the router keeps it: its pattern split into segments. */
+export interface MatchedRoute extends Route {
   segments: string[];
 }
 
 /** A small method + path router. Paths match on decoded segments; `*` keeps the raw rest. */
 export class Router {
-  private readonly routes: CompiledRoute[] = [];
+  private readonly routes: MatchedRoute[] = [];
   /** Candidate routes by first path segment, in registration order; built on first use. */
-  private index: Map<string, CompiledRoute[]> | undefined;
-  private wildFirst: CompiledRoute[] = [];
+  private index: Map<string, MatchedRoute[]> | undefined;
+  private wildFirst: MatchedRoute[] = [];
+  /** The last first segment looked up and its candidates: a busy family (the proxy's) skips the lookup. */
+  private lastFirst: string | undefined;
+  private lastCandidates: MatchedRoute[] = [];
 
   add(...routes: Route[]): this {
     for (const r of routes) this.routes.push({ ...r, segments: r.pattern.split("/").filter(Boolean) });
     this.index = undefined;
+    this.lastFirst = undefined;
     return this;
   }
 
@@ -89,21 +94,44 @@ export class Router {
 
   /** The route and its params, or which methods the path allows when only the method is wrong. */
   match(method: string, rawPath: string): { route: Route; params: Record<string, string> } | { allowed: string[] } {
+    const found = this.find(method, rawPath);
+    return Array.isArray(found) ? { allowed: found } : { route: found, params: routeParams(found, rawPath) };
+  }
+
+  /**
+   * As `match`, without reading the params (routeParams reads them when a handler asks): the route, or
+   * the methods the path allows. A request's common case allocates nothing here.
+   */
+  find(method: string, rawPath: string): MatchedRoute | string[] {
     let allowed: string[] | undefined;
-    for (const route of this.candidates(firstSegment(rawPath))) {
-      const params = matchSegments(route.segments, rawPath);
-      if (!params) continue;
-      if (route.method === method || (method === "HEAD" && route.method === "GET")) return { route, params };
+    for (const route of this.candidatesOf(rawPath)) {
+      if (!matchSegments(route.segments, rawPath)) continue;
+      if (route.method === method || (method === "HEAD" && route.method === "GET")) return route;
       if (allowed) allowed.push(route.method);
       else allowed = [route.method];
     }
-    return { allowed: allowed ?? [] };
+    return allowed ?? [];
   }
 
-  private candidates(first: string): CompiledRoute[] {
+  /** The candidates of the path's first segment: the last ones again when it is the last one's. */
+  private candidatesOf(path: string): MatchedRoute[] {
+    const start = skipSlashes(path, 0);
+    const last = this.lastFirst;
+    if (last !== undefined && path.startsWith(last, start)) {
+      const end = start + last.length;
+      if (end === path.length || path.charCodeAt(end) === 47) return this.lastCandidates;
+    }
+    const end = path.indexOf("/", start);
+    const first = path.slice(start, end < 0 ? path.length : end);
+    this.lastCandidates = this.candidates(first);
+    this.lastFirst = first;
+    return this.lastCandidates;
+  }
+
+  private candidates(first: string): MatchedRoute[] {
     if (!this.index) {
-      const index = new Map<string, CompiledRoute[]>();
-      const isWild = (r: CompiledRoute) => r.segments.length === 0 || /^[:*]/.test(r.segments[0] as string);
+      const index = new Map<string, MatchedRoute[]>();
+      const isWild = (r: MatchedRoute) => r.segments.length === 0 || /^[:*]/.test(r.segments[0] as string);
       this.wildFirst = this.routes.filter(isWild);
       for (const r of this.routes) {
         if (isWild(r)) continue;
@@ -120,47 +148,60 @@ export class Router {
   }
 }
 
-/** The first non-empty segment of a path ("" for none), as `path.split("/").filter(Boolean)[0]`. */
-function firstSegment(path: string): string {
-  const start = skipSlashes(path, 0);
-  const end = path.indexOf("/", start);
-  return path.slice(start, end < 0 ? path.length : end);
-}
-
 function skipSlashes(path: string, from: number): number {
   let at = from;
   while (path.charCodeAt(at) === 47) at++;
   return at;
 }
 
-/**
- * Matches the path's non-empty segments (empty ones, from `//` or a trailing `/`, are skipped) against
- * the pattern, walking the string rather than splitting it.
- */
-function matchSegments(pattern: string[], path: string): Record<string, string> | null {
+/** The params of a path `router.find` matched to `route`: `:name` segments decoded, `*` the raw rest. */
+export function routeParams(route: MatchedRoute, path: string): Record<string, string> {
   const params: Record<string, string> = {};
+  matchSegments(route.segments, path, params);
+  return params;
+}
+
+/**
+ * Whether the path's non-empty segments (empty ones, from `//` or a trailing `/`, are skipped) match
+ * the pattern, walking the string rather than splitting it; with `params`, also reads them into it.
+ * A `:name` segment matches only what decodes.
+ */
+function matchSegments(pattern: string[], path: string, params?: Record<string, string>): boolean {
   let at = skipSlashes(path, 0);
   for (let i = 0; i < pattern.length; i++) {
     const seg = pattern[i] as string;
     if (seg === "*") {
-      const rest = path.slice(at);
-      // The rest's non-empty segments joined by one slash: as it is, unless it has empty ones.
-      params["*"] = rest.includes("//") || rest.endsWith("/") ? rest.split("/").filter(Boolean).join("/") : rest;
-      return params;
+      if (params !== undefined) params["*"] = restOf(path.slice(at));
+      return true;
     }
-    if (at >= path.length) return null;
+    if (at >= path.length) return false;
     let end = path.indexOf("/", at);
     if (end < 0) end = path.length;
     if (seg.startsWith(":")) {
-      try {
-        params[seg.slice(1)] = decodeURIComponent(path.slice(at, end));
-      } catch {
-        return null;
+      const percent = path.indexOf("%", at);
+      // Only a segment with a `%` can fail to decode: without params, nothing to read otherwise.
+      if (params !== undefined || (percent >= 0 && percent < end)) {
+        const value = decodedSegment(path.slice(at, end));
+        if (value === undefined) return false;
+        if (params !== undefined) params[seg.slice(1)] = value;
       }
     } else if (end - at !== seg.length || !path.startsWith(seg, at)) {
-      return null;
+      return false;
     }
     at = skipSlashes(path, end);
   }
-  return at >= path.length ? params : null;
+  return at >= path.length;
+}
+
+/** The rest's non-empty segments joined by one slash: as it is, unless it has empty ones. */
+function restOf(rest: string): string {
+  return rest.includes("//") || rest.endsWith("/") ? rest.split("/").filter(Boolean).join("/") : rest;
+}
+
+function decodedSegment(segment: string): string | undefined {
+  try {
+    return decodeURIComponent(segment);
+  } catch {
+    return undefined;
+  }
 }

@@ -41,17 +41,18 @@ export function createDispatch(parts: DispatchParts): (req: Request) => Promise<
     // The route's pattern (never the path: it holds ids) labels the request's metrics.
     let routePattern = "unmatched";
     try {
-      const found = target === undefined ? undefined : router.match(method, target.pathname);
+      const found = target === undefined ? undefined : router.find(method, target.pathname);
       if (target === undefined || found === undefined) {
         // A Host header the URL parser refuses (e.g. with a space).
         res = errorResponse(400, "invalid_url", "The request URL could not be parsed.");
-      } else if ("allowed" in found) res = notRouted(method, target.pathname, found.allowed);
+      } else if (Array.isArray(found)) res = notRouted(method, target.pathname, found);
       else {
         const url = target instanceof URL ? target : undefined;
-        const ctx = new RequestContext(req, headers, url, found.params, requestId, clients, logger, baseUrl);
-        routePattern = found.route.pattern;
-        res = await handle(found.route, ctx);
-        passedThrough = found.route.passesThrough === true;
+        const path = target.pathname;
+        const ctx = new RequestContext(req, headers, url, found, path, requestId, clients, logger, baseUrl);
+        routePattern = found.pattern;
+        res = await handle(found, ctx);
+        passedThrough = found.passesThrough === true;
       }
     } catch (err) {
       res = toErrorResponse(err, logger, requestId);

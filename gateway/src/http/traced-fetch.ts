@@ -11,8 +11,8 @@ export function tracedFetch(
   return (req) => {
     const { method } = req;
     const target = plainRequestTarget(req.url) ?? URL.parse(req.url);
-    const found = target ? router.match(method, target.pathname) : undefined;
-    const route = found && !("allowed" in found) ? found.route.pattern : "unmatched";
+    const found = target ? router.find(method, target.pathname) : undefined;
+    const route = found && !Array.isArray(found) ? found.pattern : "unmatched";
     const traceparent = req.headers.get("traceparent");
     return tracing.span(
       `${method} ${route}`,

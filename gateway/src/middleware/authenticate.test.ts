@@ -102,4 +102,20 @@ describe("Authenticator", () => {
     expect(code(() => auth.environmentOfHeader(["Bearer k1", "Bearer k2"]))).toBe("malformed_auth_header");
     expect(fake.calls).toEqual(["k1"]);
   });
+
+  test("each header is read as its own, the same one again or another after it", async () => {
+    const fake = fakeClients(new Set(["k1", "k2"]));
+    const auth = new Authenticator(fake.clients);
+    const headers = ["Bearer k1", "Bearer k1", "bearer   k2 ", "Bearer k1", "Bearer k 1", "Bearer k2", "Bearer k3"];
+    const answers: string[] = [];
+    for (const header of headers) {
+      try {
+        answers.push(await auth.environmentOfHeader(header));
+      } catch (err) {
+        answers.push((err as JunctionError).code);
+      }
+    }
+    expect(answers).toEqual(["env_1", "env_1", "env_1", "env_1", "malformed_auth_header", "env_1", "unknown_account"]);
+    expect(fake.calls).toEqual(["k1", "k2", "k3"]);
+  });
 });

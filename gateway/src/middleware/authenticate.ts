@@ -136,8 +136,23 @@ function allowed(grant: Grant, scope: ApiKeyScope): Grant {
 const BEARER_RE = /^Bearer\s+(\S+)\s*$/i;
 const WHITESPACE_RE = /\s/;
 
-/** The key of `Bearer <key>` (any case, any spacing), as BEARER_RE reads it; the common spelling without a regex match. */
+/** The last header read and its key: a caller sends the same one request after request. */
+let lastHeader = "";
+let lastKey: string | undefined;
+
+/**
+ * The key of `Bearer <key>` (any case, any spacing), as BEARER_RE reads it; the common spelling without a
+ * regex match, and the last header's again without reading it (the same key string also keeps its hash
+ * for the cache's lookup).
+ */
 function bearerKey(header: string): string | undefined {
+  if (header === lastHeader) return lastKey;
+  lastKey = readBearerKey(header);
+  lastHeader = header;
+  return lastKey;
+}
+
+function readBearerKey(header: string): string | undefined {
   if (header.startsWith("Bearer ")) {
     const key = header.slice(7);
     if (key !== "" && !WHITESPACE_RE.test(key)) return key;

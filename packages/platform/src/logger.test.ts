@@ -70,4 +70,57 @@ describe("logger", () => {
       write.mockRestore();
     }
   });
+
+  test("a line given its fields as JSON is the line info() writes with them, base fields redacted", () => {
+    const lines: string[] = [];
+    const log = createLogger({ level: "info", sink: (l) => lines.push(l), base: { component: "gateway", token: "t" } });
+    log.info("request", { requestId: "req_1", status: 200 });
+    log.line("info", "request", '"requestId":"req_1","status":200');
+    log.line("warn", "other", "");
+    // The same text but for the time (a millisecond may pass between the two).
+    const untimed = (l: string | undefined) => (l as string).replace(/"ts":"[^"]*"/, "");
+    expect(untimed(lines[1])).toBe(untimed(lines[0]));
+    expect(JSON.parse(lines[1] as string)).toEqual({
+      ts: expect.any(String),
+      level: "info",
+      msg: "request",
+      component: "gateway",
+      token: "[redacted]",
+      requestId: "req_1",
+      status: 200,
+    });
+    expect(JSON.parse(lines[2] as string)).toMatchObject({ level: "warn", msg: "other", component: "gateway" });
+  });
+
+  test("enabled() says which levels are written; line() writes none below the level", () => {
+    const lines: string[] = [];
+    const log = createLogger({ level: "warn", sink: (l) => lines.push(l) });
+    expect([log.enabled("debug"), log.enabled("info"), log.enabled("warn"), log.enabled("error")]).toEqual([
+      false,
+      false,
+      true,
+      true,
+    ]);
+    log.line("info", "request", '"status":200');
+    expect(lines).toEqual([]);
+  });
+
+  test("every line's time is toISOString's, within a second, across seconds and outside 1970–9999", () => {
+    const lines: string[] = [];
+    const log = createLogger({ level: "info", sink: (l) => lines.push(l) });
+    const base = Date.UTC(2026, 10, 29, 7, 3, 12, 998);
+    const times = [base, base, base + 1, base + 2, base + 3, base + 1003, -1500, 253402300800000 + 5, base + 7, 0];
+    const now = spyOn(Date, "now");
+    try {
+      for (const t of times) {
+        now.mockReturnValue(t);
+        log.info("a");
+        log.line("info", "b", "");
+      }
+    } finally {
+      now.mockRestore();
+    }
+    const stamps = lines.map((l) => (JSON.parse(l) as { ts: string }).ts);
+    expect(stamps).toEqual(times.flatMap((t) => [new Date(t).toISOString(), new Date(t).toISOString()]));
+  });
 });

@@ -12,6 +12,14 @@ export interface Logger {
   warn(msg: string, fields?: Record<string, unknown>): void;
   error(msg: string, fields?: Record<string, unknown>): void;
   child(fields: Record<string, unknown>): Logger;
+  /** Whether lines at `level` are written: a caller whose fields cost something to build asks first. */
+  enabled(level: LogLevel): boolean;
+  /**
+   * A line whose fields are given as JSON already (`"name":value,…`): no record is built or serialised.
+   * For a hot path's fixed fields only: the caller escapes every value (JSON.stringify) and names no
+   * field that `redact` would hide.
+   */
+  line(level: LogLevel, msg: string, fieldsJson: string): void;
 }
 
 export interface LoggerOptions {
@@ -52,13 +60,36 @@ export function createLogger(options: LoggerOptions = {}): Logger {
     if (sink) sink(serialize(record));
     else queueForStdout(record);
   };
+  const baseJson = membersOf(redact(base) as Record<string, unknown>);
+  // What follows a line's time (its level, message and the base fields) is the same for a hot path's
+  // lines: written once for them all.
+  let afterTs = "";
+  let afterTsOf: [level: LogLevel, msg: string] = ["info", ""];
+  const line = (level: LogLevel, msg: string, fieldsJson: string) => {
+    if (LEVELS[level] < min) return;
+    if (level !== afterTsOf[0] || msg !== afterTsOf[1] || afterTs === "") {
+      afterTs = `","level":"${level}","msg":${JSON.stringify(msg)}${baseJson}`;
+      afterTsOf = [level, msg];
+    }
+    const text = `{"ts":"${timestamp()}${afterTs}${fieldsJson === "" ? "" : ","}${fieldsJson}}`;
+    if (sink) sink(text);
+    else queueForStdout(text);
+  };
   return {
     debug: (m, f) => write("debug", m, f),
     info: (m, f) => write("info", m, f),
     warn: (m, f) => write("warn", m, f),
     error: (m, f) => write("error", m, f),
     child: (fields) => createLogger({ level, sink, base: { ...base, ...fields } }),
+    enabled: (level) => LEVELS[level] >= min,
+    line,
   };
+}
+
+/** An object's members as JSON with a leading comma ("" for none), to splice after a line's first fields. */
+function membersOf(fields: Record<string, unknown>): string {
+  const json = serialize(fields);
+  return json === "{}" ? "" : `,${json.slice(1, -1)}`;
 }
 
 /**
@@ -100,10 +131,27 @@ function timestamp(): string {
   const now = Date.now();
   if (now !== stampedAt) {
     stampedAt = now;
-    stamp = new Date(now).toISOString();
+    const second = Math.floor(now / 1000);
+    // Within a second only the milliseconds change: `toISOString` once a second (years 1970–9999,
+    // whose form is fixed: "YYYY-MM-DDTHH:MM:SS.mmmZ").
+    if (second !== stampedSecond || now < 0 || now >= LAST_FIXED_FORM_MS) {
+      const iso = new Date(now).toISOString();
+      stampedSecond = second;
+      secondText = iso.slice(0, 20);
+      stamp = iso;
+    } else {
+      stamp = `${secondText}${MILLIS[now - second * 1000]}Z`;
+    }
   }
   return stamp;
 }
+
+let stampedSecond = Number.NaN;
+let secondText = "";
+/** 10000-01-01T00:00:00Z: from there `toISOString` writes six year digits. */
+const LAST_FIXED_FORM_MS = 253402300800000;
+/** "000" to "999": a timestamp's milliseconds. */
+const MILLIS: string[] = Array.from({ length: 1000 }, (_, i) => String(i).padStart(3, "0"));
 
 /** A logger that keeps lines in memory, for tests. */
 export function memoryLogger(): Logger & { lines: string[] } {
@@ -115,7 +163,7 @@ export function memoryLogger(): Logger & { lines: string[] } {
 // Records written in the same tick go out in one write: a busy gateway logs every request, and one
 // syscall per line was a measurable share of a proxied request. At most one tick of lines is lost
 // if the process is killed with SIGKILL; a normal exit flushes.
-let pending: Record<string, unknown>[] = [];
+let pending: (Record<string, unknown> | string)[] = [];
 let scheduled = false;
 
 function flush(): void {
@@ -124,11 +172,11 @@ function flush(): void {
   const records = pending;
   pending = [];
   let chunk = "";
-  for (const record of records) chunk += `${serialize(record)}\n`;
+  for (const record of records) chunk += `${typeof record === "string" ? record : serialize(record)}\n`;
   process.stdout.write(chunk);
 }
 
-function queueForStdout(record: Record<string, unknown>): void {
+function queueForStdout(record: Record<string, unknown> | string): void {
   pending.push(record);
   if (pending.length >= 256) flush();
   else if (!scheduled) {
