@@ -1,6 +1,7 @@
 import type { NotificationReceived } from "@junction/contracts/events/v1/events_pb";
 import { MatchRule, type MatchNotificationResponse } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { Logger } from "@junction/platform";
+import type { MatchedNotification } from "@junction/wiring";
 import type { WebhookServiceContext } from "../context.ts";
 import { acceptMessage } from "../delivery/accept-message.ts";
 import { derivedMessageId, forwardBody } from "./forward-message.ts";
@@ -12,9 +13,6 @@ export type Match = Pick<
   MatchNotificationResponse,
   "connectionIds" | "rule" | "webhookUrlOverrides" | "provider" | "forwardWebhooks"
 >;
-
-/** The connections no sink took: every one, where no sink is configured. */
-const NONE_HANDLED: ReadonlySet<string> = new Set<string>();
 
 /**
  * The sinks see a matched notification, then one forward message is stored per matched connection
@@ -29,7 +27,12 @@ export async function forwardMatched(
 ): Promise<void> {
   // The adapter's payload when it gave one (spec: Forwarded webhook message), else the headers.
   const payload = n.payload === undefined ? n.headers : (JSON.parse(new TextDecoder().decode(n.payload)) as Payload);
-  const handled = ctx.sinks?.length ? await sinksHandled(ctx, n, match, payload) : NONE_HANDLED;
+  // The connections a sink handled (a script took the notification): not forwarded to.
+  const handled = new Set<string>();
+  for (const sink of ctx.sinks ?? []) {
+    const result = await sink.onNotification(sinkNotification(n, match, payload));
+    for (const id of result?.handledConnectionIds ?? []) handled.add(id);
+  }
   const fields = { rule: MatchRule[match.rule], connections: match.connectionIds.length, ...read };
   if (!match.forwardWebhooks) {
     log().info("notification matched; forwarding is off for this integration", fields);
@@ -48,32 +51,22 @@ export async function forwardMatched(
   });
 }
 
-/** Each sink sees the notification, in turn; answers the connections one of them handled (not forwarded). */
-async function sinksHandled(
-  ctx: WebhookServiceContext,
-  n: NotificationReceived,
-  match: Match,
-  payload: Payload,
-): Promise<ReadonlySet<string>> {
-  const handled = new Set<string>();
-  for (const sink of ctx.sinks ?? []) {
-    const result = await sink.onNotification({
-      notificationId: n.id,
-      environmentId: n.environmentId,
-      providerConfigKey: n.providerConfigKey,
-      provider: match.provider,
-      headers: n.headers,
-      connectionIds: match.connectionIds,
-      rule: match.rule,
-      receivedAt: Number(n.receivedAtMs),
-      body: n.body,
-      contentType: n.contentType,
-      query: n.query,
-      payload: n.payload === undefined ? undefined : payload,
-    });
-    for (const id of result?.handledConnectionIds ?? []) handled.add(id);
-  }
-  return handled;
+/** What a sink sees of a matched notification (the adapter's payload only when it gave one). */
+function sinkNotification(n: NotificationReceived, match: Match, payload: Payload): MatchedNotification {
+  return {
+    notificationId: n.id,
+    environmentId: n.environmentId,
+    providerConfigKey: n.providerConfigKey,
+    provider: match.provider,
+    headers: n.headers,
+    connectionIds: match.connectionIds,
+    rule: match.rule,
+    receivedAt: Number(n.receivedAtMs),
+    body: n.body,
+    contentType: n.contentType,
+    query: n.query,
+    payload: n.payload === undefined ? undefined : payload,
+  };
 }
 
 /**
