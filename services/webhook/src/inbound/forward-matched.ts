@@ -40,7 +40,9 @@ export async function forwardMatched(
   }
   // spec: matching rules 3–4: once per matching connection, once without connectionId when none.
   const targets = match.connectionIds.length > 0 ? match.connectionIds.filter((id) => !handled.has(id)) : [""];
-  await storeForwards(ctx, n, match, payload, targets);
+  // Stored here, not sent through the delivery queue: this service owns the message store, and the
+  // store is as durable as the queue (the job is acked only once every message is stored).
+  await Promise.all(targets.map((connectionId) => acceptMessage(ctx, forwardMessage(n, match, payload, connectionId))));
   // Every matching connection's script may have taken it instead: then nothing was forwarded.
   if (targets.length > 0) ctx.counts.notifications.inc(n.providerConfigKey, "forwarded");
   ctx.logger.debug("notification matched and forwarded", {
@@ -69,32 +71,18 @@ function sinkNotification(n: NotificationReceived, match: Match, payload: Payloa
   };
 }
 
-/**
- * One forward message per target connection ("" for none), its id derived from the notification's. Stored
- * here, not sent through the delivery queue: this service owns the message store, and the store is as
- * durable as the queue (the job is acked only once every message is stored).
- */
-function storeForwards(
-  ctx: WebhookServiceContext,
-  n: NotificationReceived,
-  match: Match,
-  payload: Payload,
-  targets: string[],
-): Promise<unknown> {
-  return Promise.all(
-    targets.map((connectionId) =>
-      acceptMessage(ctx, {
-        id: derivedMessageId(n.id, connectionId),
-        environmentId: n.environmentId,
-        type: "forward",
-        providerConfigKey: n.providerConfigKey,
-        connectionId,
-        notificationId: n.id,
-        // Known from the match: "" is none (no lookup per message).
-        targetUrl: match.webhookUrlOverrides[connectionId] ?? "",
-        body: forwardBody({ from: match.provider, providerConfigKey: n.providerConfigKey, payload, connectionId }),
-        createdAt: Number(n.receivedAtMs),
-      }),
-    ),
-  );
+/** The forward message of a notification to one connection ("" for none), its id derived from the notification's. */
+function forwardMessage(n: NotificationReceived, match: Match, payload: Payload, connectionId: string) {
+  return {
+    id: derivedMessageId(n.id, connectionId),
+    environmentId: n.environmentId,
+    type: "forward" as const,
+    providerConfigKey: n.providerConfigKey,
+    connectionId,
+    notificationId: n.id,
+    // Known from the match: "" is none (no lookup per message).
+    targetUrl: match.webhookUrlOverrides[connectionId] ?? "",
+    body: forwardBody({ from: match.provider, providerConfigKey: n.providerConfigKey, payload, connectionId }),
+    createdAt: Number(n.receivedAtMs),
+  };
 }

@@ -5,7 +5,6 @@ import { DropReason } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { newId } from "@junction/platform";
 import type { NotificationItem } from "@junction/providers";
 import type { WebhookServiceContext } from "../context.ts";
-import type { InlineClaims } from "../store/store.ts";
 import { checkToken } from "./check-token.ts";
 import { type ItemCheck, notificationEvent, type ReceivedRequest } from "./notification-event.ts";
 import { enqueueClaimed, itemClaim, receiptClaims } from "./receipt-claim.ts";
@@ -23,44 +22,50 @@ export async function receiveOne(
   item: NotificationItem,
 ): Promise<ReceiveResult> {
   const claims = receiptClaims(ctx);
-  const recorded = claims ? null : await recordedAlready(ctx, req.environmentId, req.providerConfigKey, item);
-  if (recorded) return duplicate(ctx, req, item, recorded);
+  const before = claims ? null : await recordedAlready(ctx, req.environmentId, req.providerConfigKey, item);
+  if (before) return duplicate(ctx, req, item, before);
   const channelChecked = await checkToken(ctx, req, item);
   if (channelChecked === "mismatch" || channelChecked === "unknown") return dropped(ctx, req, item, channelChecked);
   const throttled = ctx.limits.take(req.environmentId, req.providerConfigKey, [item.channelId], req.now);
   if (throttled) return { throttled };
-  return await recordOne(ctx, req, item, claims, channelChecked);
-}
-
-/**
- * Records the checked notification on the inbound queue under a new id, with its claim where receipt
- * claims: its id, or the first notification's when its key was claimed before (a duplicate).
- */
-async function recordOne(
-  ctx: WebhookServiceContext,
-  req: ReceivedRequest,
-  item: NotificationItem,
-  claims: InlineClaims | undefined,
-  channelChecked: ItemCheck,
-): Promise<ReceiveResult> {
-  const { environmentId, providerConfigKey } = req;
   const id = newId("ntf", req.now);
   // Claimed here only once the token was checked: an unchecked notification (the registry was down)
   // may still be dropped by the worker's check, and must not hold its key against the genuine one.
   const claim =
-    claims && channelChecked.checked ? itemClaim(claims, environmentId, providerConfigKey, item, id, req.now) : null;
+    claims && channelChecked.checked
+      ? itemClaim(claims, req.environmentId, req.providerConfigKey, item, id, req.now)
+      : null;
   if (claims && !claim) {
-    const first = await recordedAlready(ctx, environmentId, providerConfigKey, item);
+    const first = await recordedAlready(ctx, req.environmentId, req.providerConfigKey, item);
     if (first) return duplicate(ctx, req, item, first);
   }
-  // No msgId: the id is new, so the bus's msgId de-duplication could never apply (and it costs a
-  // write per notification); an upstream's resend is a new receipt, de-duplicated by its key.
-  const event = notificationEvent(id, req, item, channelChecked, item.dedupeKey ?? "");
-  event.claimed = claim !== null;
-  const data = toBinary(NotificationReceivedSchema, event);
+  const data = eventData(id, req, item, channelChecked, claim !== null);
   const owner = claim && claims ? await enqueueClaimed(ctx, data, claims, claim, id) : id;
   if (!claim) await ctx.bus.enqueue(queues.webhookInbound, data);
   if (owner !== id) return duplicate(ctx, req, item, owner);
+  return recorded(ctx, req, item, id);
+}
+
+/**
+ * The job's bytes: the notification as receipt learned it, `claimed` when its claim rides on the job. No
+ * msgId: the id is new, so the bus's msgId de-duplication could never apply (and it costs a write per
+ * notification); an upstream's resend is a new receipt, de-duplicated by its key.
+ */
+function eventData(
+  id: string,
+  req: ReceivedRequest,
+  item: NotificationItem,
+  channelChecked: ItemCheck,
+  claimed: boolean,
+): Uint8Array {
+  const event = notificationEvent(id, req, item, channelChecked, item.dedupeKey ?? "");
+  event.claimed = claimed;
+  return toBinary(NotificationReceivedSchema, event);
+}
+
+/** A notification recorded under `id`: counted, its pending work added, answered with its id. */
+function recorded(ctx: WebhookServiceContext, req: ReceivedRequest, item: NotificationItem, id: string): ReceiveResult {
+  const { environmentId, providerConfigKey } = req;
   ctx.counts.notifications.inc(providerConfigKey, "received");
   ctx.limits.pending.received(environmentId, providerConfigKey, 1, req.now);
   ctx.logger.debug("notification recorded", {
