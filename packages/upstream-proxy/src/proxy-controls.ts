@@ -1,4 +1,4 @@
-import { type FieldError, invalidArgument } from "@junction/platform";
+import { type FieldError, invalidArgument, type JunctionError } from "@junction/platform";
 import { type HeaderRecord, headerRecord } from "./header-record.ts";
 import { NO_BODY, type OutgoingBody } from "./request-body.ts";
 
@@ -76,42 +76,10 @@ export function readUpstreamRequest(
     errors.push({ location: "header", path: "Provider-Config-Key", message: "is required (the integration id)" });
   if (!connectionId)
     errors.push({ location: "header", path: "Connection-Id", message: "is required (the connection id)" });
-
-  const rawRetries = value(headers, "retries");
-  let retries: number | undefined;
-  if (rawRetries !== undefined) {
-    if (/^\d{1,4}$/.test(rawRetries)) retries = Number(rawRetries);
-    else errors.push({ location: "header", path: "Retries", message: "must be a whole number of retries, e.g. 3" });
-  }
-
-  const rawRetryOn = value(headers, "retry-on");
-  let retryOn = NO_STATUSES;
-  if (rawRetryOn !== undefined) {
-    const codes = RETRY_ON_RE.test(rawRetryOn) ? rawRetryOn.split(",").map((c) => Number(c.trim())) : [];
-    if (codes.length === 0 || codes.some((c) => c < 100 || c > 599)) {
-      errors.push({
-        location: "header",
-        path: "Retry-On",
-        message: "must be comma-separated HTTP statuses, e.g. 429,503",
-      });
-    } else {
-      retryOn = new Set(codes);
-    }
-  }
-
-  const rawDecompress = value(headers, "decompress")?.toLowerCase();
-  if (rawDecompress !== undefined && rawDecompress !== "true" && rawDecompress !== "false") {
-    errors.push({ location: "header", path: "Decompress", message: 'must be "true" or "false"' });
-  }
-
-  if (errors.length > 0) {
-    const missing = errors.filter((e) => e.message.startsWith("is required")).map((e) => e.path);
-    const message =
-      missing.length > 0
-        ? `Missing required header${missing.length > 1 ? "s" : ""} ${missing.join(" and ")}.`
-        : `Invalid header${errors.length > 1 ? "s" : ""}: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}.`;
-    throw invalidArgument("invalid_headers", message, errors);
-  }
+  const retries = readRetries(headers, errors);
+  const retryOn = readRetryOn(headers, errors);
+  const decompress = readDecompress(headers, errors);
+  if (errors.length > 0) throw invalidHeaders(errors);
   return {
     method,
     path,
@@ -123,6 +91,44 @@ export function readUpstreamRequest(
     retries,
     retryOn,
     baseUrlOverride: value(headers, "base-url-override"),
-    decompress: rawDecompress === "true",
+    decompress,
   };
+}
+
+/** `Retries`: a whole number, or undefined when not sent; anything else is added to `errors`. */
+function readRetries(headers: HeaderRecord, errors: FieldError[]): number | undefined {
+  const raw = value(headers, "retries");
+  if (raw === undefined) return undefined;
+  if (/^\d{1,4}$/.test(raw)) return Number(raw);
+  errors.push({ location: "header", path: "Retries", message: "must be a whole number of retries, e.g. 3" });
+  return undefined;
+}
+
+/** `Retry-On`: comma-separated HTTP statuses, or none when not sent; anything else is added to `errors`. */
+function readRetryOn(headers: HeaderRecord, errors: FieldError[]): ReadonlySet<number> {
+  const raw = value(headers, "retry-on");
+  if (raw === undefined) return NO_STATUSES;
+  const codes = RETRY_ON_RE.test(raw) ? raw.split(",").map((c) => Number(c.trim())) : [];
+  if (codes.length > 0 && !codes.some((c) => c < 100 || c > 599)) return new Set(codes);
+  errors.push({ location: "header", path: "Retry-On", message: "must be comma-separated HTTP statuses, e.g. 429,503" });
+  return NO_STATUSES;
+}
+
+/** `Decompress`: "true" or "false" (any case), false when not sent; anything else is added to `errors`. */
+function readDecompress(headers: HeaderRecord, errors: FieldError[]): boolean {
+  const raw = value(headers, "decompress")?.toLowerCase();
+  if (raw !== undefined && raw !== "true" && raw !== "false") {
+    errors.push({ location: "header", path: "Decompress", message: 'must be "true" or "false"' });
+  }
+  return raw === "true";
+}
+
+/** The one 400 for every header problem: the missing required ones if any, else each invalid one. */
+function invalidHeaders(errors: FieldError[]): JunctionError {
+  const missing = errors.filter((e) => e.message.startsWith("is required")).map((e) => e.path);
+  const message =
+    missing.length > 0
+      ? `Missing required header${missing.length > 1 ? "s" : ""} ${missing.join(" and ")}.`
+      : `Invalid header${errors.length > 1 ? "s" : ""}: ${errors.map((e) => `${e.path} ${e.message}`).join("; ")}.`;
+  return invalidArgument("invalid_headers", message, errors);
 }

@@ -1,9 +1,10 @@
 import type { StartAuthorizationRequest } from "@junction/contracts/connection/v1/connection_service_pb";
 import { randomToken, sha256Hex } from "@junction/platform";
-import { buildAuthorizationUrl } from "@junction/providers";
+import { buildAuthorizationUrl, type ProviderAdapter } from "@junction/providers";
 import type { ConnectionServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { secretContexts } from "../secret-contexts.ts";
+import type { IntegrationRecord, OAuthStateRecord } from "../store/records.ts";
 import {
   passedAuthorizationParams,
   resolveConnectSession,
@@ -35,12 +36,7 @@ export async function startAuthorization(
   const { integ, template, connectionId, existingConfig } = await sessionTarget(ctx, session, key);
   if (template.authMode !== "OAUTH2") throw errors.notAnAuthorizationFlow(key, template.name, template.authMode);
   const defaults = sessionConfigFor(session, key);
-  // What the user typed on the connect page's form: the definition's connect fields only, non-empty.
-  const typed: Record<string, string> = {};
-  for (const field of template.connectFields) {
-    const value = (req.connectionConfig[field.key] ?? "").trim();
-    if (value !== "") typed[field.key] = value;
-  }
+  const typed = typedConnectFields(template, req.connectionConfig);
   // A connection's placeholders ({subdomain}, {shop}) come from the form, the session's connection config,
   // else the connection's.
   const client = resolveOAuthClient(ctx, integ, template, integ.useTestCredentials, {
@@ -48,48 +44,27 @@ export async function startAuthorization(
     ...defaults.connectionConfig,
     ...typed,
   });
-  for (const scope of req.extraScopes) {
-    if (!/^\S+$/.test(scope)) throw errors.invalidField("user_scope", "must not hold empty or spaced scopes");
-  }
-  const scopes = [...new Set([...integ.scopes, ...defaults.userScopes, ...req.extraScopes])];
-  // A provider that takes scopes in the authorization request (its definition suggests some) needs at least one.
-  if (scopes.length === 0 && template.defaultScopes.length > 0) {
-    throw errors.invalidField(
-      "scopes",
-      `integration "${key}" requests no scopes; provider "${template.name}" suggests ${template.defaultScopes.join(", ")}`,
-    );
-  }
-
-  const now = ctx.clock.now();
-  const state = randomToken(32);
-  const pkce = newPkce();
+  const scopes = requestedScopes(integ, template, defaults.userScopes, req.extraScopes);
   const callback = redirectUri(ctx.baseUrl);
-  const stateHash = sha256Hex(state);
-  await ctx.store.insertOAuthState({
-    stateHash,
+  const { state, codeChallenge } = await storeState(ctx, {
     environmentId: session.environmentId,
     sessionId: session.id,
     providerConfigKey: key,
     connectionId,
-    codeVerifierEnc: ctx.encryptor.encrypt(pkce.verifier, secretContexts.codeVerifier(stateHash)),
     redirectUri: callback,
     scopes,
     testCredentials: client.testCredentials,
     connectionConfig: typed,
-    createdAt: now,
-    expiresAt: now + ctx.oauth.authorizationStateTtlMs,
-    consumedAt: null,
     ...(isOrigin(req.openerOrigin) ? { openerOrigin: req.openerOrigin } : {}),
     ...(wsClientId ? { wsClientId } : {}),
   });
-
   const url = buildAuthorizationUrl(template, {
     authorizationUrl: client.authorizationUrl,
     clientId: client.clientId,
     redirectUri: callback,
     scopes,
     state,
-    codeChallenge: pkce.challenge,
+    codeChallenge,
     passedParams: passedAuthorizationParams(defaults),
   });
   // spec: Authentication 5, incremental authorization: scopes granted before are kept.
@@ -102,6 +77,66 @@ export async function startAuthorization(
     testCredentials: client.testCredentials,
   });
   return { authorizationUrl: url.toString() };
+}
+
+/** What the user typed on the connect page's form: the definition's connect fields only, non-empty. */
+function typedConnectFields(
+  template: ProviderAdapter,
+  connectionConfig: Readonly<Record<string, string>>,
+): Record<string, string> {
+  const typed: Record<string, string> = {};
+  for (const field of template.connectFields) {
+    const value = (connectionConfig[field.key] ?? "").trim();
+    if (value !== "") typed[field.key] = value;
+  }
+  return typed;
+}
+
+/**
+ * The scopes asked for: the integration's, the session's, then the caller's extra ones (each one scope, no
+ * spaces), without repeats. A provider that takes scopes in the authorization request (its definition
+ * suggests some) needs at least one.
+ */
+function requestedScopes(
+  integ: IntegrationRecord,
+  template: ProviderAdapter,
+  sessionScopes: readonly string[],
+  extraScopes: readonly string[],
+): string[] {
+  for (const scope of extraScopes) {
+    if (!/^\S+$/.test(scope)) throw errors.invalidField("user_scope", "must not hold empty or spaced scopes");
+  }
+  const scopes = [...new Set([...integ.scopes, ...sessionScopes, ...extraScopes])];
+  if (scopes.length === 0 && template.defaultScopes.length > 0) {
+    throw errors.invalidField(
+      "scopes",
+      `integration "${integ.uniqueKey}" requests no scopes; provider "${template.name}" suggests ${template.defaultScopes.join(", ")}`,
+    );
+  }
+  return scopes;
+}
+
+/**
+ * Stores a new single-use state (its hash, never the state itself) with the PKCE verifier sealed to it,
+ * for the state TTL; answers the state and the PKCE challenge to send upstream.
+ */
+async function storeState(
+  ctx: ConnectionServiceContext,
+  attempt: Omit<OAuthStateRecord, "stateHash" | "codeVerifierEnc" | "createdAt" | "expiresAt" | "consumedAt">,
+): Promise<{ state: string; codeChallenge: string }> {
+  const now = ctx.clock.now();
+  const state = randomToken(32);
+  const pkce = newPkce();
+  const stateHash = sha256Hex(state);
+  await ctx.store.insertOAuthState({
+    ...attempt,
+    stateHash,
+    codeVerifierEnc: ctx.encryptor.encrypt(pkce.verifier, secretContexts.codeVerifier(stateHash)),
+    createdAt: now,
+    expiresAt: now + ctx.oauth.authorizationStateTtlMs,
+    consumedAt: null,
+  });
+  return { state, codeChallenge: pkce.challenge };
 }
 
 /** Whether `value` is exactly an http(s) origin (scheme://host[:port], nothing else). */

@@ -9,12 +9,12 @@ import { claimAuthSocket } from "./auth-socket-claim.ts";
 import { enqueueAuthWebhook } from "./auth-webhook.ts";
 import { recordAuthorization } from "./authorization-operation.ts";
 import { endUserOf } from "./authorization-callback.ts";
-import { type ProviderAdapter, SCOPE_SEPARATORS } from "@junction/providers";
+import type { ProviderAdapter } from "@junction/providers";
 import { resolveConnectSession, sessionConfigFor, sessionTarget } from "./connect-sessions.ts";
-import { connectionBaseUrl, resolveOAuthClient } from "./oauth-client.ts";
+import { connectionBaseUrl } from "./oauth-client.ts";
 import { checkConnectionHosts } from "../outbound/connection-hosts.ts";
-import type { IntegrationRecord } from "../store/records.ts";
-import { describeTokenFailure, requestToken } from "./token-client.ts";
+import type { ConnectSessionRecord, EnvironmentRecord, IntegrationRecord } from "../store/records.ts";
+import { clientCredentials } from "./client-credentials.ts";
 
 const CREDENTIAL_KEYS = new Set(["apiKey", "username", "password"]);
 
@@ -46,20 +46,7 @@ export async function submitConnectForm(
   connectionBaseUrl(integ, template, integ.overrides.baseUrl || template.baseUrl, connectionConfig);
   // ...and one the address policy refuses, before any credential is requested with it.
   checkConnectionHosts(ctx, integ, template, connectionConfig);
-  const credentials =
-    template.authMode === "OAUTH2_CC"
-      ? await clientCredentials(ctx, integ, template, connectionConfig)
-      : enteredCredentials(
-          template,
-          {
-            type: template.authMode,
-            apiKey: req.fields.apiKey ?? "",
-            username: req.fields.username ?? "",
-            password: req.fields.password ?? "",
-          },
-          "",
-        );
-
+  const credentials = await formCredentials(ctx, integ, template, connectionConfig, req.fields);
   const endUser = endUserOf(session);
   const saved = await saveConnection(ctx, {
     env,
@@ -74,15 +61,56 @@ export async function submitConnectForm(
     // New credentials clear the refresh failures of the ones they replace.
     reviseErrors: (errs) => errs.filter((e) => !isRefreshError(e.type)),
   });
+  await tellConnected(ctx, { startedAtMs, env, integ, template, connectionId, session, endUser, saved });
+  return { connectionId, created: saved.created, integrationDisplayName: integ.displayName };
+}
+
+/** The form's credentials: for client credentials a token of the integration's own client, else what was entered. */
+async function formCredentials(
+  ctx: ConnectionServiceContext,
+  integ: IntegrationRecord,
+  template: ProviderAdapter,
+  connectionConfig: Record<string, unknown>,
+  fields: Readonly<Record<string, string>>,
+): Promise<StoredCredentials> {
+  if (template.authMode === "OAUTH2_CC") return clientCredentials(ctx, integ, template, connectionConfig);
+  const entered = {
+    type: template.authMode,
+    apiKey: fields.apiKey ?? "",
+    username: fields.username ?? "",
+    password: fields.password ?? "",
+  };
+  return enteredCredentials(template, entered, "");
+}
+
+/**
+ * A saved connection is told as an authorization's is: its attempt recorded in the operations log, then the
+ * customer's auth webhook (`creation` or `override`). The form's answer does not wait on the webhook's fate:
+ * one that cannot be queued is logged.
+ */
+async function tellConnected(
+  ctx: ConnectionServiceContext,
+  done: {
+    startedAtMs: number;
+    env: EnvironmentRecord;
+    integ: IntegrationRecord;
+    template: ProviderAdapter;
+    connectionId: string;
+    session: ConnectSessionRecord;
+    endUser: Record<string, unknown> | null;
+    saved: Awaited<ReturnType<typeof saveConnection>>;
+  },
+): Promise<void> {
+  const { env, integ, template, connectionId, saved } = done;
   recordAuthorization(
     ctx,
     {
-      startedAtMs,
+      startedAtMs: done.startedAtMs,
       authMode: template.authMode,
       environmentId: env.id,
-      integration: key,
+      integration: integ.uniqueKey,
       connection: connectionId,
-      session,
+      session: done.session,
     },
     { ok: true, created: saved.created },
   );
@@ -93,14 +121,13 @@ export async function submitConnectForm(
       connectionId,
       operation: saved.created ? "creation" : "override",
       success: true,
-      endUser,
+      endUser: done.endUser,
       tags: saved.connection.tags,
       authMode: template.authMode,
     });
   } catch (err) {
     ctx.logger.error("auth webhook could not be enqueued", { error: err });
   }
-  return { connectionId, created: saved.created, integrationDisplayName: integ.displayName };
 }
 
 /** The connection config of a form: the session's, then the definition's connect fields the user filled in. */
@@ -116,36 +143,4 @@ function formConnectionConfig(
     if (value !== "") connectionConfig[field.key] = value;
   }
   return connectionConfig;
-}
-
-/** Client credentials: a token requested with the integration's own client and scopes; a refusal is a clear error. */
-async function clientCredentials(
-  ctx: ConnectionServiceContext,
-  integ: IntegrationRecord,
-  template: ProviderAdapter,
-  connectionConfig: Record<string, unknown>,
-): Promise<StoredCredentials> {
-  const client = resolveOAuthClient(ctx, integ, template, integ.useTestCredentials, connectionConfig);
-  const scope = integ.scopes.join(SCOPE_SEPARATORS[template.scopeSeparator]);
-  const result = await requestToken(
-    ctx.fetch,
-    {
-      tokenUrl: client.tokenUrl,
-      params: { grant_type: "client_credentials", ...(scope !== "" ? { scope } : {}) },
-      clientId: client.clientId,
-      clientSecret: client.clientSecret,
-      definition: template,
-    },
-    ctx.oauth.tokenRequestTimeoutMs,
-  );
-  if (!result.ok) throw errors.clientCredentialsRefused(template.name, describeTokenFailure(result.failure));
-  const at = ctx.clock.now();
-  return {
-    type: "OAUTH2_CC",
-    accessToken: result.token.accessToken,
-    refreshToken: "",
-    expiresAt: result.token.expiresIn ? at + result.token.expiresIn * 1000 : null,
-    raw: result.token.raw,
-    ...(scope !== "" ? { scope } : {}),
-  };
 }

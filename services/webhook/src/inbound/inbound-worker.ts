@@ -8,12 +8,10 @@ import {
 } from "@junction/contracts/events/v1/events_pb";
 import { Code, ConnectError } from "@connectrpc/connect";
 import { ChannelLifecycleEvent } from "@junction/contracts/channel/v1/channel_service_pb";
-import { MatchRule, type MatchNotificationResponse } from "@junction/contracts/connection/v1/connection_service_pb";
 import type { Logger } from "@junction/platform";
 import { exponentialDelay } from "@junction/platform/retry";
 import type { WebhookServiceContext } from "../context.ts";
-import { acceptMessage } from "../delivery/accept-message.ts";
-import { derivedMessageId, forwardBody } from "./forward-message.ts";
+import { forwardMatched, type Match } from "./forward-matched.ts";
 import { catalogueHeaderNames, type NotificationFields, readNotification } from "./notification-headers.ts";
 import { notificationsOf } from "./notification-event.ts";
 import { BatchProgress } from "./batch-progress.ts";
@@ -24,8 +22,6 @@ const CHANNEL_EVENT: Partial<Record<NotificationLifecycle, ChannelLifecycleEvent
   [NotificationLifecycle.REAUTHORIZATION_REQUIRED]: ChannelLifecycleEvent.REAUTHORIZATION_REQUIRED,
   [NotificationLifecycle.SUBSCRIPTION_REMOVED]: ChannelLifecycleEvent.REMOVED,
 };
-
-type Payload = Record<string, unknown>;
 
 /** A job that failed (a service unreachable) is tried again after this, doubling up to a minute. */
 const RETRY_BASE_MS = 1000;
@@ -175,80 +171,6 @@ async function handleLifecycle(
     notificationId: n.id,
   });
   log().info("channel lifecycle notification handled", { channelId, lifecycle: n.lifecycle, action: res.action });
-}
-
-type Match = Pick<
-  MatchNotificationResponse,
-  "connectionIds" | "rule" | "webhookUrlOverrides" | "provider" | "forwardWebhooks"
->;
-
-/**
- * The sinks see a matched notification, then one forward message is stored per matched connection
- * (one without `connectionId` when none matched), its payload the adapter's when it gave one.
- */
-async function forwardMatched(
-  ctx: WebhookServiceContext,
-  n: NotificationReceived,
-  match: Match,
-  read: { channelId: string | undefined; messageNumber: number | null },
-  log: () => Logger,
-): Promise<void> {
-  const headers = n.headers;
-  const provider = match.provider;
-  // The adapter's payload when it gave one (spec: Forwarded webhook message), else the headers.
-  const payload = n.payload === undefined ? headers : (JSON.parse(new TextDecoder().decode(n.payload)) as Payload);
-  const handled = new Set<string>();
-  for (const sink of ctx.sinks ?? []) {
-    const result = await sink.onNotification({
-      notificationId: n.id,
-      environmentId: n.environmentId,
-      providerConfigKey: n.providerConfigKey,
-      provider,
-      headers,
-      connectionIds: match.connectionIds,
-      rule: match.rule,
-      receivedAt: Number(n.receivedAtMs),
-      body: n.body,
-      contentType: n.contentType,
-      query: n.query,
-      payload: n.payload === undefined ? undefined : payload,
-    });
-    for (const id of result?.handledConnectionIds ?? []) handled.add(id);
-  }
-
-  const fields = { rule: MatchRule[match.rule], connections: match.connectionIds.length, ...read };
-  if (!match.forwardWebhooks) {
-    log().info("notification matched; forwarding is off for this integration", fields);
-    return;
-  }
-  // spec: matching rules 3–4: once per matching connection, once without connectionId when none.
-  const targets = match.connectionIds.length > 0 ? match.connectionIds.filter((id) => !handled.has(id)) : [""];
-  // Stored here, not sent through the delivery queue: this service owns the message store, and the
-  // store is as durable as the queue (the job is acked only once every message is stored).
-  await Promise.all(
-    targets.map((connectionId) =>
-      acceptMessage(ctx, {
-        id: derivedMessageId(n.id, connectionId),
-        environmentId: n.environmentId,
-        type: "forward",
-        providerConfigKey: n.providerConfigKey,
-        connectionId,
-        notificationId: n.id,
-        // Known from the match: "" is none (no lookup per message).
-        targetUrl: match.webhookUrlOverrides[connectionId] ?? "",
-        body: forwardBody({ from: provider, providerConfigKey: n.providerConfigKey, payload, connectionId }),
-        createdAt: Number(n.receivedAtMs),
-      }),
-    ),
-  );
-  // Every matching connection's script may have taken it instead: then nothing was forwarded.
-  if (targets.length > 0) ctx.counts.notifications.inc(n.providerConfigKey, "forwarded");
-  ctx.logger.debug("notification matched and forwarded", {
-    notificationId: n.id,
-    providerConfigKey: n.providerConfigKey,
-    ...fields,
-    messages: targets.length,
-  });
 }
 
 /** The de-duplication claim: by the provider's key, else by channel id and message number; its owner, or n.id. */

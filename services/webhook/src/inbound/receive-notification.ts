@@ -1,30 +1,27 @@
 import { type MessageInitShape, toBinary } from "@bufbuild/protobuf";
 import { queues } from "@junction/bus";
 import { NotificationReceivedSchema } from "@junction/contracts/events/v1/events_pb";
-import {
-  DropReason,
-  type ReceiveNotificationRequest,
-  type ReceiveNotificationResponseSchema,
+import type {
+  ReceiveNotificationRequest,
+  ReceiveNotificationResponseSchema,
 } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { newId } from "@junction/platform";
 import type { NotificationItem } from "@junction/providers";
 import type { WebhookServiceContext } from "../context.ts";
 import { errors } from "../errors.ts";
 import { CREDENTIAL_HEADERS, headerProblem } from "./notification-headers.ts";
-import { checkChannel } from "./notification-lookups.ts";
-import { enqueueClaimed, itemClaim, receiptClaims } from "./receipt-claim.ts";
+import { type ChannelChecked, checkToken } from "./check-token.ts";
+import { receiveOne } from "./receive-one.ts";
 import {
   batchEvent,
   batchItem,
   batchItemKey,
   bodyDigest,
   checkedReading,
-  type ItemCheck,
-  notificationEvent,
   type ReceivedRequest,
 } from "./notification-event.ts";
 
-type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
+export type ReceiveResult = MessageInitShape<typeof ReceiveNotificationResponseSchema>;
 
 /**
  * One request of ReceiveNotifications (spec: Inbound webhook endpoint): checks that the webhook URL
@@ -113,92 +110,6 @@ export async function receiveNotification(
 }
 
 /**
- * The one notification of a single-notification provider: a duplicate already recorded is answered
- * as such (the first one's id), and one whose channel token does not match is dropped (the gateway
- * answers 403). Where the store and the bus share a file (receipt-claim.ts), the claim rides on the
- * job's transaction, after the channel check; elsewhere the key is read before it, for the answer.
- */
-async function receiveOne(
-  ctx: WebhookServiceContext,
-  req: ReceivedRequest,
-  item: NotificationItem,
-): Promise<ReceiveResult> {
-  const { environmentId, providerConfigKey } = req;
-  const { channelId, messageNumber } = item;
-  // Made only when a line is written: the usual notification logs nothing here.
-  const log = () => ctx.logger.child({ providerConfigKey, channelId, messageNumber });
-  const duplicate = (owner: string): ReceiveResult => {
-    ctx.counts.notifications.inc(providerConfigKey, "duplicate");
-    log().info("duplicate notification not recorded again", { notificationId: owner });
-    return { notificationId: owner, duplicate: true };
-  };
-
-  const claims = receiptClaims(ctx);
-  const recorded = claims ? null : await recordedAlready(ctx, environmentId, providerConfigKey, item);
-  if (recorded) return duplicate(recorded);
-
-  const channelChecked = await checkToken(ctx, req, item);
-  if (channelChecked === "mismatch") {
-    ctx.counts.notifications.inc(providerConfigKey, "dropped");
-    log().warn("notification dropped: its channel token does not match the channel's");
-    return { dropped: true, dropReason: DropReason.TOKEN_MISMATCH };
-  }
-  if (channelChecked === "unknown") {
-    // Debug only: a flood of made-up channel ids must not flood the log.
-    ctx.logger.debug("notification dropped: strict integration, channel unknown to the registry", {
-      providerConfigKey,
-      channelId,
-    });
-    return { dropped: true, dropReason: DropReason.UNKNOWN_CHANNEL };
-  }
-  const throttled = ctx.limits.take(environmentId, providerConfigKey, [channelId], req.now);
-  if (throttled) return { throttled };
-  const id = newId("ntf", req.now);
-  // Claimed here only once the token was checked: an unchecked notification (the registry was down)
-  // may still be dropped by the worker's check, and must not hold its key against the genuine one.
-  const claim =
-    claims && channelChecked.checked ? itemClaim(claims, environmentId, providerConfigKey, item, id, req.now) : null;
-  if (claims && !claim) {
-    const first = await recordedAlready(ctx, environmentId, providerConfigKey, item);
-    if (first) return duplicate(first);
-  }
-  // No msgId: the id is new, so the bus's msgId de-duplication could never apply (and it costs a
-  // write per notification); an upstream's resend is a new receipt, de-duplicated by its key.
-  const event = notificationEvent(id, req, item, channelChecked, item.dedupeKey ?? "");
-  event.claimed = claim !== null;
-  const data = toBinary(NotificationReceivedSchema, event);
-  const owner = claim && claims ? await enqueueClaimed(ctx, data, claims, claim, id) : id;
-  if (!claim) await ctx.bus.enqueue(queues.webhookInbound, data);
-  if (owner !== id) return duplicate(owner);
-  ctx.counts.notifications.inc(providerConfigKey, "received");
-  ctx.limits.pending.received(environmentId, providerConfigKey, 1, req.now);
-  ctx.logger.debug("notification recorded", {
-    providerConfigKey,
-    channelId,
-    messageNumber,
-    notificationId: id,
-    bodyLength: req.body.byteLength,
-  });
-  return { notificationId: id };
-}
-
-/**
- * Whether a notification with the item's key was recorded before: its id, or null. Not the
- * de-duplication decision (the worker's claim): a read, for receipt's answer only.
- */
-function recordedAlready(
-  ctx: WebhookServiceContext,
-  environmentId: string,
-  providerConfigKey: string,
-  item: NotificationItem,
-): Promise<string | null> | null {
-  const { channelId, messageNumber } = item;
-  if (item.dedupeKey) return ctx.store.findDedupeKey(environmentId, providerConfigKey, item.dedupeKey);
-  if (channelId === undefined || messageNumber === null) return null;
-  return ctx.store.findNotificationKey(environmentId, channelId, messageNumber);
-}
-
-/**
  * A batch provider's notifications: each item recorded as its own notification, all of them in one
  * job (batchEvent: the request's headers and body are written once, not once per item) enqueued
  * before the answer (failing, it fails the request, so the upstream retries; the items' keys make
@@ -258,41 +169,3 @@ async function receiveBatch(
   });
   return { notificationId: ids[0] ?? "", notificationIds: ids };
 }
-
-/**
- * What receipt's channel check said of an item: "mismatch" (its token differs) or "unknown" (a strict
- * integration, and the registry does not hold its channel) when it must be dropped; otherwise whether
- * the registry answered (`checked`: false when it could not, and the worker checks before forwarding)
- * and the channel's connection ("" when none or unknown).
- */
-type ChannelChecked = "mismatch" | "unknown" | ItemCheck;
-
-/**
- * The channel check of an item (see ChannelChecked). A strict integration's item naming no channel
- * is unknown, unless it is matched by the email it names (its provider authenticates those
- * otherwise, e.g. a signed push).
- */
-async function checkToken(
-  ctx: WebhookServiceContext,
-  req: ReceivedRequest,
-  item: NotificationItem,
-): Promise<ChannelChecked> {
-  if (item.channelId === undefined) return req.strict && item.match?.by !== "email" ? "unknown" : PASSED;
-  try {
-    const n = { channelId: item.channelId, channelToken: item.token, messageNumber: item.messageNumber };
-    const check = await checkChannel(ctx.lookups, req.environmentId, req.providerConfigKey, n);
-    if (!check.tokenMatches) return "mismatch";
-    if (req.strict && !check.known) return "unknown";
-    return check.connectionId === "" ? PASSED : { checked: true, connectionId: check.connectionId };
-  } catch (err) {
-    ctx.logger.warn("channel registry unavailable at receipt; the token is checked before forwarding", {
-      providerConfigKey: req.providerConfigKey,
-      channelId: item.channelId,
-      error: err,
-    });
-    return UNCHECKED;
-  }
-}
-
-const PASSED: ItemCheck = { checked: true, connectionId: "" };
-const UNCHECKED: ItemCheck = { checked: false, connectionId: "" };
