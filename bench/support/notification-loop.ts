@@ -10,6 +10,9 @@
  * (a checkout root: that checkout's Junction, e.g. before a change; run both one after the other, alternated.)
  * With LOOP_PAGES=1 each round also counts, exactly, the pages it wrote to `junction.sqlite` (WAL frames,
  * checkpoints held off) per notification, and which tables and indexes they belong to (`wal-frames.ts`).
+ * Each round also prints the main thread's CPU per notification (the path's JavaScript and SQLite, without
+ * the collector's and other helper threads': steadier than the process's on a busy machine).
+ * With LOOP_THREADS=1 each round also prints each thread's CPU per notification, by thread name (/proc).
  * With LOOP_COMMIT_CPU=1 each round also prints the main thread's CPU inside the group commit's batches
  * (the path's writes, their BEGIN and COMMIT) per notification: the part the pages written cost.
  */
@@ -19,6 +22,7 @@ import { join } from "node:path";
 import type { startEmbedded as StartEmbedded } from "@junction/cli";
 import type { createLogger as CreateLogger } from "@junction/platform";
 import type { createGateway as CreateGateway } from "../../gateway/src/gateway.ts";
+import { threadMillis } from "./processes.ts";
 import { threadCpuMs } from "./thread-cpu-time.ts";
 import { WalFrames } from "./wal-frames.ts";
 
@@ -128,12 +132,14 @@ const notification = () => {
 };
 
 /** CPU and wall µs per notification of `n`, 16 in flight, until every one is delivered. */
-async function run(n: number): Promise<{ cpu: number; wall: number }> {
+async function run(n: number): Promise<{ cpu: number; wall: number; main: number }> {
   commitCpuMs = 0;
   const target = delivered + n;
   let left = n;
   const started = performance.now();
   const cpu = process.cpuUsage();
+  const mainStarted = threadCpuMs();
+  const threadsBefore = process.env.LOOP_THREADS === "1" ? threadMillis(process.pid) : undefined;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
       while (left-- > 0) {
@@ -145,11 +151,23 @@ async function run(n: number): Promise<{ cpu: number; wall: number }> {
   );
   while (delivered < target) await Bun.sleep(1);
   const used = process.cpuUsage(cpu);
+  const main = ((threadCpuMs() - mainStarted) * 1000) / n;
+  if (threadsBefore) {
+    const per = [...threadMillis(process.pid)].map(
+      ([name, ms]) => [name, ((ms - (threadsBefore.get(name) ?? 0)) * 1000) / n] as const,
+    );
+    console.log(
+      `  threads: ${per
+        .filter(([, us]) => us > 0)
+        .map(([name, us]) => `${name} ${us.toFixed(0)}`)
+        .join(", ")} µs`,
+    );
+  }
   if (process.env.LOOP_COMMIT_CPU === "1") {
     console.log(`  group commit: ${((commitCpuMs * 1000) / n).toFixed(1)} µs of the main thread per notification`);
   }
   commitCpuMs = 0;
-  return { cpu: (used.user + used.system) / n, wall: ((performance.now() - started) * 1000) / n };
+  return { cpu: (used.user + used.system) / n, wall: ((performance.now() - started) * 1000) / n, main };
 }
 
 /** Until the file's WAL stops growing: the last rounds' writes (outcomes, acks) are committed. */
@@ -161,7 +179,7 @@ async function settled(): Promise<void> {
 }
 
 /** A round with its pages counted: frames per notification, commits, and per table or index. */
-async function countedRun(n: number): Promise<{ cpu: number; wall: number }> {
+async function countedRun(n: number): Promise<{ cpu: number; wall: number; main: number }> {
   await settled();
   const frames = new WalFrames(join(dataDir, "junction.sqlite"));
   frames.hold();
@@ -177,14 +195,18 @@ async function countedRun(n: number): Promise<{ cpu: number; wall: number }> {
 
 const countPages = process.env.LOOP_PAGES === "1";
 await run(Math.min(perRound, 2000));
-const results: { cpu: number; wall: number }[] = [];
+const results: { cpu: number; wall: number; main: number }[] = [];
 for (let round = 0; round < rounds; round++) {
   const r = countPages ? await countedRun(perRound) : await run(perRound);
   results.push(r);
-  console.log(`round ${round + 1}: ${r.cpu.toFixed(1)} µs CPU, ${r.wall.toFixed(1)} µs wall per notification`);
+  console.log(
+    `round ${round + 1}: ${r.cpu.toFixed(1)} µs CPU (main thread ${r.main.toFixed(1)}), ${r.wall.toFixed(1)} µs wall per notification`,
+  );
 }
-const cpus = results.map((r) => r.cpu).sort((a, b) => a - b);
-console.log(`median ${cpus[Math.floor(cpus.length / 2)]?.toFixed(1)} µs CPU per notification`);
+const median = (xs: number[]) => xs.sort((a, b) => a - b)[Math.floor(xs.length / 2)]?.toFixed(1);
+console.log(
+  `median ${median(results.map((r) => r.cpu))} µs CPU per notification (main thread ${median(results.map((r) => r.main))})`,
+);
 await junction.stop();
 if (process.env.LOOP_KEEP !== "1") rmSync(dataDir, { recursive: true, force: true });
 else console.log(dataDir);
