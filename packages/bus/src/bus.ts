@@ -27,6 +27,11 @@ export interface Job {
   readonly deliveryCount: number;
   /** The headers given to `enqueue` (a trace's `traceparent`); the in-process bus keeps them in memory only. */
   readonly headers: Record<string, string>;
+  /**
+   * `EnqueueOptions.decoded`, when this delivery came straight from that enqueue in this process;
+   * undefined otherwise (a job that waited in the store, a redelivery, another process, NATS): then decode `data`.
+   */
+  readonly decoded?: unknown;
   /** Done: never deliver again. */
   ack(): Promise<void>;
   /** Not done: deliver again after `delayMs` (default: at once). */
@@ -47,6 +52,12 @@ export interface EnqueueOptions {
   headers?: Record<string, string>;
   /** A write that commits with the job or not at all (only where `acceptsCompanion` says so). */
   companion?: JobCompanion;
+  /**
+   * What `data` encodes, as the caller built it: a consumer of this process that takes the job straight
+   * from this enqueue gets it as `Job.decoded` and need not decode the bytes it was just given. The caller
+   * hands it over (it must not change it afterwards); the bus gives it to that one delivery and keeps no reference.
+   */
+  decoded?: unknown;
 }
 
 /**

@@ -223,6 +223,44 @@ describe("MemoryBus", () => {
       }
     });
 
+    test("a handed-over job carries what its bytes encode; one that waited for a slot or is redelivered does not", async () => {
+      const { bus, clock, cleanup } = await sqliteBus();
+      try {
+        const got: [string, unknown][] = [];
+        let open = () => {};
+        const gate = new Promise<void>((resolve) => {
+          open = resolve;
+        });
+        await bus.consume(
+          "handoff-decoded",
+          async (job) => {
+            got.push([decode(job.data), job.decoded]);
+            // The first delivery of "a" holds the one slot, then returns unsettled (redelivered later).
+            if (decode(job.data) === "a" && job.deliveryCount === 1) return gate;
+            await job.ack();
+          },
+          { ackWaitMs: 1_000, concurrency: 1 },
+        );
+        const decodedA = { text: "a" };
+        await bus.enqueue("handoff-decoded", encode("a"), { decoded: decodedA });
+        await waitFor(() => got.length === 1, 1_000, "a's delivery");
+        expect(got[0]?.[1]).toBe(decodedA);
+        // No free slot: "b" waits in the store, and is decoded by its consumer when its turn comes.
+        await bus.enqueue("handoff-decoded", encode("b"), { decoded: { text: "b" } });
+        open();
+        await waitFor(() => got.length === 2, 1_000, "b's delivery");
+        await clock.advance(1_000);
+        await waitFor(() => got.length === 3, 1_000, "a's redelivery");
+        expect(got).toEqual([
+          ["a", decodedA],
+          ["b", undefined],
+          ["a", undefined],
+        ]);
+      } finally {
+        await cleanup();
+      }
+    });
+
     for (const store of ["in-memory", "SQLite"] as const) {
       test(`jobs waiting for a slot are not overtaken by later ones (${store} store)`, async () => {
         const sqlite = store === "SQLite" ? await sqliteBus() : undefined;

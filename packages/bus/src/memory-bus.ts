@@ -123,7 +123,7 @@ export class MemoryBus implements Bus {
       return { duplicate: true };
     }
     if (options.headers !== undefined && result.id !== undefined) this.ctx.headers.set(result.id, options.headers);
-    if (taker && result.claimed) dispatcher?.handOff(taker, result.claimed, now);
+    if (taker && result.claimed) dispatcher?.handOff(taker, result.claimed, now, options.decoded);
     else if (taker) taker.unreserve();
     else if (!result.duplicate) dispatcher?.jobAvailable();
     return { duplicate: result.duplicate };

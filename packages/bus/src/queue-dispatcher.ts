@@ -108,9 +108,12 @@ export class QueueDispatcher {
     return consumer;
   }
 
-  /** Delivers a job stored claimed for `consumer`'s reserved slot; a wake covers its lease running out unsettled. */
-  handOff(consumer: LocalConsumer, job: StoredJob, now: number): void {
-    if (consumer.deliverReserved(job)) this.wakeBy(now + consumer.ackWaitMs, now);
+  /**
+   * Delivers a job stored claimed for `consumer`'s reserved slot, with what its bytes encode when the
+   * enqueue gave it; a wake covers its lease running out unsettled.
+   */
+  handOff(consumer: LocalConsumer, job: StoredJob, now: number, decoded?: unknown): void {
+    if (consumer.deliverReserved(job, decoded)) this.wakeBy(now + consumer.ackWaitMs, now);
   }
 
   /** A job was stored unclaimed or released: a pump takes it once the current work is done, or `immediately`. */
@@ -249,9 +252,9 @@ export class LocalConsumer implements Subscription {
    * Runs the job stored claimed for a reserved slot (true); a stopped consumer makes it available again
    * instead (false).
    */
-  deliverReserved(stored: StoredJob): boolean {
+  deliverReserved(stored: StoredJob, decoded?: unknown): boolean {
     if (this.active) {
-      this.run(stored);
+      this.run(stored, decoded);
       return true;
     }
     this.inFlight--;
@@ -268,8 +271,8 @@ export class LocalConsumer implements Subscription {
     return false;
   }
 
-  private run(stored: StoredJob): void {
-    const job = new LocalJob(stored, this.ctx, this.dispatcher, this.maxDeliver);
+  private run(stored: StoredJob, decoded?: unknown): void {
+    const job = new LocalJob(stored, this.ctx, this.dispatcher, this.maxDeliver, decoded);
     const run: Promise<void> = (async () => {
       // Start the handler outside the dispatcher's loop.
       await Promise.resolve();
@@ -321,6 +324,7 @@ class LocalJob implements Job {
     private readonly ctx: DispatcherContext,
     private readonly dispatcher: QueueDispatcher,
     private readonly maxDeliver: number | undefined,
+    readonly decoded?: unknown,
   ) {
     this.queue = stored.queue;
     this.data = stored.data;

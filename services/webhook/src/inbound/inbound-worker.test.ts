@@ -109,6 +109,30 @@ describe("the inbound worker", () => {
     expect(mine.map((m) => m.id).sort()).toEqual([derivedMessageId(n.id, "pam"), derivedMessageId(n.id, "pat")].sort());
   });
 
+  test("a job handed over with the event its bytes encode is processed from that event; other jobs from their bytes", async () => {
+    const k = await setup();
+    const event = (channelId: string) =>
+      create(NotificationReceivedSchema, {
+        id: newId("ntf", k.clock.now()),
+        environmentId: k.environmentId,
+        providerConfigKey: "cal",
+        headers: headers(channelId, 1),
+        receivedAtMs: BigInt(k.clock.now()),
+        channelChecked: true,
+      });
+    // Made to differ here only to tell which one the worker read: receipt hands over the event it encoded.
+    const [inBytes, handedOver, notAnEvent] = [event("ch-bytes"), event("ch-decoded"), event("ch-plain")];
+    await k.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, inBytes), { decoded: handedOver });
+    await k.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, notAnEvent), {
+      decoded: { id: "not a NotificationReceived" },
+    });
+    const messages = await eventually("four messages", async () => {
+      const list = await k.store.listMessages(k.environmentId, {}, 10);
+      return list.length === 4 ? list : null;
+    });
+    expect([...new Set(messages.map((m) => m.notificationId))].sort()).toEqual([handedOver.id, notAnEvent.id].sort());
+  });
+
   test("records a notification while the channel registry is down, and checks its token before forwarding", async () => {
     const k = await setup();
     await registerChannel(k, "ch-down", "the-token");

@@ -1,4 +1,4 @@
-import { fromBinary } from "@bufbuild/protobuf";
+import { fromBinary, isMessage } from "@bufbuild/protobuf";
 import { type Job, queues, type Subscription } from "@junction/bus";
 import {
   NotificationLifecycle,
@@ -56,7 +56,10 @@ export function startInboundWorker(ctx: WebhookServiceContext): Promise<Subscrip
     async (job: Job) => {
       let notification: NotificationReceived;
       try {
-        notification = fromBinary(NotificationReceivedSchema, job.data);
+        // Straight from receipt's enqueue in this process: the event its bytes encode, not decoded again.
+        notification = isMessage(job.decoded, NotificationReceivedSchema)
+          ? job.decoded
+          : fromBinary(NotificationReceivedSchema, job.data);
       } catch (err) {
         log.error("undecodable notification job dropped", { error: err });
         await job.term();

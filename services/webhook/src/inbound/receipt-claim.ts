@@ -1,4 +1,5 @@
 import { queues } from "@junction/bus";
+import type { NotificationReceived } from "@junction/contracts/events/v1/events_pb";
 import type { NotificationItem } from "@junction/providers";
 import type { WebhookServiceContext } from "../context.ts";
 import type { InlineClaims } from "../store/store.ts";
@@ -34,13 +35,19 @@ export function itemClaim(
   return () => claims.notificationKey(environmentId, channelId, messageNumber, id, now);
 }
 
+/** A notification's job: its bytes, and the event they encode (`EnqueueOptions.decoded`). */
+export interface InboundJob {
+  data: Uint8Array;
+  decoded: NotificationReceived;
+}
+
 /**
- * Records the notification's job (`data`) with its claim in one transaction: the key's owner, `id`
- * when the job was recorded; another notification's id (nothing recorded) when the key was claimed before.
+ * Records the notification's job with its claim in one transaction: the key's owner, `id` when the
+ * job was recorded; another notification's id (nothing recorded) when the key was claimed before.
  */
 export async function enqueueClaimed(
   ctx: WebhookServiceContext,
-  data: Uint8Array,
+  job: InboundJob,
   claims: InlineClaims,
   claim: () => string,
   id: string,
@@ -50,6 +57,9 @@ export async function enqueueClaimed(
     owner = claim();
     return owner === id;
   };
-  await ctx.bus.enqueue(queues.webhookInbound, data, { companion: { database: claims.database, write } });
+  await ctx.bus.enqueue(queues.webhookInbound, job.data, {
+    companion: { database: claims.database, write },
+    decoded: job.decoded,
+  });
   return owner;
 }

@@ -156,7 +156,8 @@ async function receiveBatch(
   if (throttled) return { throttled };
   // One job for the whole request: its items durably recorded together, the request's parts once.
   if (events.length > 0) {
-    await ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, batchEvent(req, events)));
+    const event = batchEvent(req, events);
+    await ctx.bus.enqueue(queues.webhookInbound, toBinary(NotificationReceivedSchema, event), { decoded: event });
   }
   ctx.limits.pending.received(req.environmentId, req.providerConfigKey, events.length, req.now);
   const ids = events.map((e) => e.id);

@@ -7,7 +7,7 @@ import type { NotificationItem } from "@junction/providers";
 import type { WebhookServiceContext } from "../context.ts";
 import { checkToken } from "./check-token.ts";
 import { type ItemCheck, notificationEvent, type ReceivedRequest } from "./notification-event.ts";
-import { enqueueClaimed, itemClaim, receiptClaims } from "./receipt-claim.ts";
+import { enqueueClaimed, type InboundJob, itemClaim, receiptClaims } from "./receipt-claim.ts";
 import type { ReceiveResult } from "./receive-notification.ts";
 
 /**
@@ -39,28 +39,29 @@ export async function receiveOne(
     const first = await recordedAlready(ctx, req.environmentId, req.providerConfigKey, item);
     if (first) return duplicate(ctx, req, item, first);
   }
-  const data = eventData(id, req, item, channelChecked, claim !== null);
-  const owner = claim && claims ? await enqueueClaimed(ctx, data, claims, claim, id) : id;
-  if (!claim) await ctx.bus.enqueue(queues.webhookInbound, data);
+  const job = eventJob(id, req, item, channelChecked, claim !== null);
+  const owner = claim && claims ? await enqueueClaimed(ctx, job, claims, claim, id) : id;
+  if (!claim) await ctx.bus.enqueue(queues.webhookInbound, job.data, { decoded: job.decoded });
   if (owner !== id) return duplicate(ctx, req, item, owner);
   return recorded(ctx, req, item, id);
 }
 
 /**
- * The job's bytes: the notification as receipt learned it, `claimed` when its claim rides on the job. No
- * msgId: the id is new, so the bus's msgId de-duplication could never apply (and it costs a write per
- * notification); an upstream's resend is a new receipt, de-duplicated by its key.
+ * The job: the notification as receipt learned it, `claimed` when its claim rides on the job, its bytes
+ * and the event they encode (a worker of this process taking it straight from the enqueue decodes
+ * nothing). No msgId: the id is new, so the bus's msgId de-duplication could never apply (and it costs
+ * a write per notification); an upstream's resend is a new receipt, de-duplicated by its key.
  */
-function eventData(
+function eventJob(
   id: string,
   req: ReceivedRequest,
   item: NotificationItem,
   channelChecked: ItemCheck,
   claimed: boolean,
-): Uint8Array {
+): InboundJob {
   const event = notificationEvent(id, req, item, channelChecked, item.dedupeKey ?? "");
   event.claimed = claimed;
-  return toBinary(NotificationReceivedSchema, event);
+  return { data: toBinary(NotificationReceivedSchema, event), decoded: event };
 }
 
 /** A notification recorded under `id`: counted, its pending work added, answered with its id. */
