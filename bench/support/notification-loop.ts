@@ -115,6 +115,41 @@ await api("POST", "/webhook-settings/signing-secret", {});
 const environmentId = (await junction.clients.connection.getEnvironment({})).environment?.id ?? "";
 const webhookUrl = `http://127.0.0.1/webhook/${environmentId}/cal`;
 
+// LOOP_CHANNELS=registered: each connection's channel is in the registry (as a watch a script made), and
+// each notification is its channel's next message number, as Google sends them: the channel check then
+// finds the channel and records the message number. Otherwise each notification is on a new, unknown channel.
+const registered = process.env.LOOP_CHANNELS === "registered";
+const channelOf = (i: number) => `loop-channel-${i}`;
+if (registered) {
+  const { openDatabase } = (await import(join(root, "packages/platform/src/index.ts"))) as {
+    openDatabase: (path: string) => import("bun:sqlite").Database;
+  };
+  const { SqliteChannelStore } = (await import(join(root, "services/channel/src/store/sqlite-store.ts"))) as {
+    SqliteChannelStore: new (
+      db: import("bun:sqlite").Database,
+    ) => {
+      recordWatch(watch: Record<string, unknown>): Promise<unknown>;
+    };
+  };
+  // A second connection to the file, as another process would write: Junction reads the channels from it.
+  const db = openDatabase(join(dataDir, "junction.sqlite"));
+  const channels = new SqliteChannelStore(db);
+  for (let i = 0; i < CONNECTIONS; i++) {
+    await channels.recordWatch({
+      environmentId,
+      channelId: channelOf(i),
+      resourceId: "resource-1",
+      providerConfigKey: "cal",
+      connectionId: `user${i}`,
+      resourceUri: uriOf(i),
+      expiration: null,
+      token: null,
+      at: Date.now(),
+    });
+  }
+  db.close();
+}
+
 let sent = 0;
 const notification = () => {
   const i = sent++;
@@ -122,8 +157,9 @@ const notification = () => {
     method: "POST",
     headers: {
       // A new channel each, named as Google's are (UUIDs): the de-duplication key goes to a random place.
-      "x-goog-channel-id": crypto.randomUUID(),
-      "x-goog-message-number": "1",
+      // Registered: the connection's channel, its next message number.
+      "x-goog-channel-id": registered ? channelOf(i % CONNECTIONS) : crypto.randomUUID(),
+      "x-goog-message-number": registered ? String(1 + Math.floor(i / CONNECTIONS)) : "1",
       "x-goog-resource-id": "resource-1",
       "x-goog-resource-state": "exists",
       "x-goog-resource-uri": uriOf(i % CONNECTIONS),
