@@ -23,9 +23,9 @@ export function checkNotificationHandler(
         throw errors.invalidField("requests", `must hold at most ${MAX_BATCH} notifications`);
       }
       for (const r of req.requests) validate(r);
-      const results = [];
-      for (const r of req.requests) results.push(await check(deps, r));
-      return { results };
+      // Together, not one after another: the message numbers they record then share one transaction
+      // of the store's group commit instead of waiting a commit each.
+      return { results: await Promise.all(req.requests.map((r) => check(deps, r))) };
     },
   };
 }

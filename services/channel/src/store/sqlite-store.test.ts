@@ -2,6 +2,7 @@ import { afterAll, describe, expect, test } from "bun:test";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { GroupCommit } from "@junction/bus/group-commit";
 import { openDatabase } from "@junction/platform";
 import type { ChannelFilter } from "./records.ts";
 import { EXPIRE_SQL, listSql, MIGRATIONS } from "./sqlite-schema.ts";
@@ -50,6 +51,35 @@ describe("SqliteChannelStore", () => {
     const second = SqliteChannelStore.open(path);
     expect(await second.get("env_1", "ch-1", 1_500)).toMatchObject({ resourceId: "res-1", token: "tok" });
     await second.close();
+  });
+
+  test("a notification's number is written in the turn's transaction of the file's group commit, not in one of its own", async () => {
+    const db = openDatabase(":memory:");
+    const store = new SqliteChannelStore(db);
+    await store.recordWatch({
+      environmentId: "env_1",
+      channelId: "ch-1",
+      resourceId: "res-1",
+      providerConfigKey: "cal",
+      connectionId: "conn-1",
+      resourceUri: "https://calendar.example.test/calendars/primary/events",
+      expiration: null,
+      token: null,
+      at: 1_000,
+    });
+    const stored = () =>
+      db.query<{ n: number }, []>("SELECT last_message_number AS n FROM channels WHERE id = 'ch-1'").get()?.n;
+    const recorded = [
+      store.recordNotification("env_1", "ch-1", 7, 2_000),
+      store.recordNotification("env_1", "ch-1", 5, 2_000),
+    ];
+    // Asked for, not yet written: the turn's writes (the bus's jobs, the webhook store's) commit together.
+    expect(stored()).toBe(0);
+    GroupCommit.forDatabase(db).flush();
+    expect(stored()).toBe(7);
+    // Each answers the channel as it stands after its write: the older number changed nothing.
+    expect((await Promise.all(recorded)).map((c) => c?.lastMessageNumber)).toEqual([7, 7]);
+    await store.close();
   });
 
   test("shares a database with other components", async () => {

@@ -1,4 +1,5 @@
 import type { Database, Statement } from "bun:sqlite";
+import { GroupCommit } from "@junction/bus/group-commit";
 import { migrate, openDatabase } from "@junction/platform";
 import { applyWatch, asOf, newestFirst } from "./lifecycle.ts";
 import type { ChannelFilter, ChannelRecord, ChannelState, ChannelTokenRow, ChannelWatch } from "./records.ts";
@@ -23,6 +24,8 @@ export class SqliteChannelStore implements ChannelStore {
   private readonly listQueries = new Map<string, Query<ChannelRow>>();
   /** The managed channels' schedule, in the same file. */
   readonly managed: SqliteManagedSlots;
+  /** The file's group commit (shared with every store on the connection): where notification numbers are written. */
+  private readonly writes: GroupCommit;
 
   /** Applies the channel registry's migrations to `db` (opened with `openDatabase`). */
   constructor(private readonly db: Database) {
@@ -31,6 +34,7 @@ export class SqliteChannelStore implements ChannelStore {
     this.write = <T>(fn: () => T) => tx.immediate(fn) as T;
     this.q = prepareStatements(db);
     this.managed = new SqliteManagedSlots(db);
+    this.writes = GroupCommit.forDatabase(db);
   }
 
   /** Opens (creating and migrating) the SQLite file at `path`. */
@@ -63,8 +67,14 @@ export class SqliteChannelStore implements ChannelStore {
     messageNumber: number,
     at: number,
   ): Promise<ChannelRecord | null> {
-    this.q.notification.run({ environment_id: environmentId, id: channelId, message_number: messageNumber, at });
-    return this.get(environmentId, channelId, at);
+    // In the turn's transaction of the file (the group commit): every accepted notification of a channel in
+    // the registry records its number, and on its own the update was a commit of its own. The channel as
+    // it is after: the updated row, else (an older number, or none) as it stands.
+    const key = { environment_id: environmentId, id: channelId };
+    const row = await this.writes.add(
+      () => this.q.notification.get({ ...key, message_number: messageNumber, at }) ?? this.q.get.get(key),
+    );
+    return row ? asOf(fromRow(row), at) : null;
   }
 
   async get(environmentId: string, channelId: string, now: number): Promise<ChannelRecord | null> {
@@ -120,6 +130,8 @@ export class SqliteChannelStore implements ChannelStore {
   }
 
   async close(): Promise<void> {
+    // Numbers asked for in this turn are written before the file closes.
+    this.writes.flush();
     for (const s of this.listQueries.values()) s.finalize();
     this.db.close();
   }
@@ -167,9 +179,9 @@ function prepareStatements(db: Database) {
        WHERE ${KEY} AND state = 'active' AND created_at <= $at
          AND (expiration IS NULL OR (expiration > $at AND expiration < $expiration))`,
     ),
-    notification: p(
+    notification: p<ChannelRow>(
       `UPDATE channels SET last_message_number = $message_number, updated_at = MAX(updated_at, $at)
-       WHERE ${KEY} AND last_message_number < $message_number`,
+       WHERE ${KEY} AND last_message_number < $message_number RETURNING *`,
     ),
     claimWarning: p(
       `UPDATE channels SET expiry_warned_at = $at
