@@ -20,6 +20,19 @@ channelStoreConformance("SqliteChannelStore", async () => {
   return { store, cleanup: () => store.close() };
 });
 
+/** A watch of channel ch-1 made at 1 000, without expiration or token. */
+const WATCH = {
+  environmentId: "env_1",
+  channelId: "ch-1",
+  resourceId: "res-1",
+  providerConfigKey: "cal",
+  connectionId: "conn-1",
+  resourceUri: "https://calendar.example.test/calendars/primary/events",
+  expiration: null,
+  token: null,
+  at: 1_000,
+};
+
 describe("SqliteChannelStore", () => {
   test("migrations apply once, however often the file is opened", async () => {
     const path = freshPath();
@@ -36,17 +49,7 @@ describe("SqliteChannelStore", () => {
   test("data survives reopening the file", async () => {
     const path = freshPath();
     const first = SqliteChannelStore.open(path);
-    await first.recordWatch({
-      environmentId: "env_1",
-      channelId: "ch-1",
-      resourceId: "res-1",
-      providerConfigKey: "cal",
-      connectionId: "conn-1",
-      resourceUri: "https://calendar.example.test/calendars/primary/events",
-      expiration: 2_000,
-      token: "tok",
-      at: 1_000,
-    });
+    await first.recordWatch({ ...WATCH, expiration: 2_000, token: "tok" });
     await first.close();
     const second = SqliteChannelStore.open(path);
     expect(await second.get("env_1", "ch-1", 1_500)).toMatchObject({ resourceId: "res-1", token: "tok" });
@@ -56,17 +59,7 @@ describe("SqliteChannelStore", () => {
   test("a notification's number is written in the turn's transaction of the file's group commit, not in one of its own", async () => {
     const db = openDatabase(":memory:");
     const store = new SqliteChannelStore(db);
-    await store.recordWatch({
-      environmentId: "env_1",
-      channelId: "ch-1",
-      resourceId: "res-1",
-      providerConfigKey: "cal",
-      connectionId: "conn-1",
-      resourceUri: "https://calendar.example.test/calendars/primary/events",
-      expiration: null,
-      token: null,
-      at: 1_000,
-    });
+    await store.recordWatch(WATCH);
     const stored = () =>
       db.query<{ n: number }, []>("SELECT last_message_number AS n FROM channels WHERE id = 'ch-1'").get()?.n;
     const recorded = [
