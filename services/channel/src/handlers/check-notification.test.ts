@@ -105,6 +105,39 @@ describe("CheckNotifications", () => {
     expect((await store.get(ENV, "no-token", clock.now()))?.lastMessageNumber).toBe(3);
   });
 
+  test("a batch's message numbers are recorded together, so that they share one transaction of the store", async () => {
+    let inFlight = 0;
+    let most = 0;
+    const counting: ChannelStore = Object.create(store);
+    counting.recordNotification = async (...args) => {
+      most = Math.max(most, ++inFlight);
+      try {
+        return await store.recordNotification(...args);
+      } finally {
+        inFlight--;
+      }
+    };
+    const impl = createChannelService({
+      store: counting,
+      tokens,
+      clock,
+      logger: memoryLogger(),
+      environment: async () => ENV,
+    });
+    const batchClient = createClient(
+      ChannelService,
+      createRouterTransport((r) => r.service(ChannelService, impl)),
+    );
+    await batchClient.checkNotifications({
+      requests: [
+        { channelId: "with-token", token: "s3cret", messageNumber: 7n },
+        { channelId: "no-token", token: "", messageNumber: 7n },
+      ],
+    });
+    expect(most).toBe(2);
+    expect((await store.get(ENV, "no-token", clock.now()))?.lastMessageNumber).toBe(7);
+  });
+
   test("CheckNotifications refuses a batch with a bad request whole, recording nothing", async () => {
     const err = await client
       .checkNotifications({
