@@ -53,7 +53,13 @@ process.on("SIGTERM", async () => {
 async function startJunction(): Promise<{ fetch: (req: Request) => Promise<Response>; stop(): Promise<void> }> {
   const dataDir = mkdtempSync(join(tmpdir(), "junction-bench-"));
   const junction = await startEmbedded({
-    env: { JUNCTION_DATA_DIR: dataDir, JUNCTION_SECRET_KEY: SECRET_KEY, JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1" },
+    env: {
+      // The process's own JUNCTION_* settings first (a target's `+{…}` in thread-ab.ts), then the benchmark's.
+      ...Object.fromEntries(Object.entries(process.env).filter(([k]) => k.startsWith("JUNCTION_"))),
+      JUNCTION_DATA_DIR: dataDir,
+      JUNCTION_SECRET_KEY: SECRET_KEY,
+      JUNCTION_ALLOWED_PRIVATE_HOSTS: "127.0.0.1",
+    },
     port: 0,
     hostname: "127.0.0.1",
     logger: discard,
