@@ -3,12 +3,14 @@
  * then each round runs wrk against each target in turn, so the machine's load falls alike on all of them.
  *   bun bench/support/thread-ab.ts <seconds> <concurrency> <rounds> <target>...
  * A target: bare, floor, embedded (this checkout's `junction start`), compared=<checkout> (another
- * checkout's), or script=<path> (a server run as the floor is: <port> <upstream> <secret key> <integration>
- * <connection>). THREAD_CPU_ENV='{"JUNCTION_LOGS_RECORD":"false"}' gives the embedded targets settings;
- * `embedded+{"K":"V"}` gives one target its own.
+ * checkout's), a breakdown mode (breakdown-server.ts), or script=<path> (a server run as the floor is:
+ * <port> <upstream> <secret key> <integration> <connection>). THREAD_CPU_ENV='{"JUNCTION_LOGS_RECORD":"false"}'
+ * gives the embedded targets settings; `embedded+{"K":"V"}` gives one target its own (a breakdown mode's or a
+ * script's environment too: `gateway-parts+{"BREAKDOWN_PARTS":"log"}`).
  * Per round and target: req/s, the main thread's and Bun's HTTP client thread's µs per request, and their
  * ratio (the client thread does the same fetch I/O in every proxy: the ratio moves less with load than the
- * totals); at the end, per target, the medians.
+ * totals); at the end, per target, the medians; with THREAD_AB_THREADS=1 also every thread's median ÷ the
+ * client thread's (mimalloc's scavenger, JSC's warm-up and JIT threads, the collector's helpers).
  */
 import { chooseLoadGenerator } from "./load-generator.ts";
 import { freePort, startProcess, threadMillis } from "./processes.ts";
@@ -54,12 +56,14 @@ async function start(name: string, upstream: string): Promise<Target> {
     }
     return { name, url, pids: [p.proc.pid], stop: p.stop };
   }
-  return startNamedTarget(bare, pinning, upstream);
+  return startNamedTarget(bare, pinning, upstream, undefined, env);
 }
 
 const upstream = await startUpstream(pinning);
 const targets: Target[] = [];
 const rows = new Map<string, { rps: number; main: number; client: number; total: number }[]>();
+// Every thread's µs per request ÷ the client thread's, per target and round (THREAD_AB_THREADS=1 prints them).
+const byThread = new Map<string, Map<string, number[]>>();
 try {
   for (const name of names) {
     const target = await start(name, upstream.url);
@@ -80,6 +84,9 @@ try {
       const main = [...after.keys()].filter((t) => t === "bun" || t === "bun.exe").reduce((s, t) => s + per(t), 0);
       const client = per("HTTP Client");
       rows.get(name)?.push({ rps: r.rps, main, client, total });
+      const threads = byThread.get(name) ?? new Map<string, number[]>();
+      byThread.set(name, threads);
+      for (const thread of after.keys()) threads.set(thread, [...(threads.get(thread) ?? []), per(thread) / client]);
       process.stdout.write(
         `round ${round + 1} ${name}: ${r.rps.toFixed(0)} req/s, main ${main.toFixed(1)}, client ${client.toFixed(1)}, total ${total.toFixed(1)} µs/req, main÷client ${(main / client).toFixed(2)}, total÷client ${(total / client).toFixed(2)}\n`,
       );
@@ -98,4 +105,15 @@ for (const [name, rs] of rows) {
   process.stdout.write(
     `${name}: medians ${median(rs.map((r) => r.rps)).toFixed(0)} req/s, main÷client ${median(rs.map((r) => r.main / r.client)).toFixed(2)} (${rs.map((r) => (r.main / r.client).toFixed(2)).join(" ")}), total÷client ${median(rs.map((r) => r.total / r.client)).toFixed(2)}, total ${median(rs.map((r) => r.total)).toFixed(1)} µs\n`,
   );
+}
+if (process.env.THREAD_AB_THREADS === "1") {
+  for (const [name, threads] of byThread) {
+    const shown = [...threads]
+      .map(([thread, xs]) => [thread, median(xs)] as const)
+      .filter(([, m]) => m >= 0.005)
+      .sort((a, b) => b[1] - a[1]);
+    process.stdout.write(
+      `${name} by thread (÷ client, medians): ${shown.map(([t, m]) => `${t} ${m.toFixed(2)}`).join(", ")}\n`,
+    );
+  }
 }

@@ -208,13 +208,22 @@ async function waitUntilListening(p: BenchProcess, url: string): Promise<void> {
 export async function startBreakdown(
   pinning: Pinning,
   upstreamUrl: string,
-  mode: "handler-only" | "handler-request-id" | "gateway-no-log" | "floor-in-junction" | "floor-junction-modules",
+  mode:
+    | "handler-only"
+    | "handler-request-id"
+    | "gateway-no-log"
+    | "gateway-parts"
+    | "floor-in-junction"
+    | "floor-junction-modules",
+  env: Record<string, string> = {},
 ): Promise<Target> {
   const port = await freePort();
   const p = startProcess(
     mode,
     [...pinning.server, "bun", "bench/support/breakdown-server.ts", String(port), upstreamUrl, mode],
-    {},
+    env,
+    // The request log, when a mode writes it, goes where `junction start`'s goes in the benchmark.
+    { quiet: true },
   );
   const url = `http://127.0.0.1:${port}`;
   await waitUntilListening(p, url);
@@ -230,11 +239,12 @@ export function startNamedTarget(
   pinning: Pinning,
   upstreamUrl: string,
   compareRoot?: string,
+  targetEnv?: Record<string, string>,
 ): Promise<Target> {
   if (which === "bare") return startBareProxy(pinning, upstreamUrl);
   if (which === "floor") return startFloor(pinning, upstreamUrl);
   if (which === "compared") return startEmbedded(pinning, upstreamUrl, { root: compareRoot, name: "compared" });
-  const env = JSON.parse(process.env.THREAD_CPU_ENV ?? "{}") as Record<string, string>;
+  const env = targetEnv ?? (JSON.parse(process.env.THREAD_CPU_ENV ?? "{}") as Record<string, string>);
   if (which === "embedded") return startEmbedded(pinning, upstreamUrl, { env });
-  return startBreakdown(pinning, upstreamUrl, which as Parameters<typeof startBreakdown>[2]);
+  return startBreakdown(pinning, upstreamUrl, which as Parameters<typeof startBreakdown>[2], env);
 }
