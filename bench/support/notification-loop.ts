@@ -173,9 +173,9 @@ async function run(n: number): Promise<{ cpu: number; wall: number; main: number
   const target = delivered + n;
   let left = n;
   const started = performance.now();
+  const threads = process.env.LOOP_THREADS === "1" ? threadMillis(process.pid) : undefined;
   const cpu = process.cpuUsage();
   const mainStarted = threadCpuMs();
-  const threadsBefore = process.env.LOOP_THREADS === "1" ? threadMillis(process.pid) : undefined;
   await Promise.all(
     Array.from({ length: 16 }, async () => {
       while (left-- > 0) {
@@ -188,22 +188,21 @@ async function run(n: number): Promise<{ cpu: number; wall: number; main: number
   while (delivered < target) await Bun.sleep(1);
   const used = process.cpuUsage(cpu);
   const main = ((threadCpuMs() - mainStarted) * 1000) / n;
-  if (threadsBefore) {
-    const per = [...threadMillis(process.pid)].map(
-      ([name, ms]) => [name, ((ms - (threadsBefore.get(name) ?? 0)) * 1000) / n] as const,
-    );
-    console.log(
-      `  threads: ${per
-        .filter(([, us]) => us > 0)
-        .map(([name, us]) => `${name} ${us.toFixed(0)}`)
-        .join(", ")} µs`,
-    );
-  }
+  if (threads) printThreads(threads, n);
   if (process.env.LOOP_COMMIT_CPU === "1") {
     console.log(`  group commit: ${((commitCpuMs * 1000) / n).toFixed(1)} µs of the main thread per notification`);
   }
   commitCpuMs = 0;
   return { cpu: (used.user + used.system) / n, wall: ((performance.now() - started) * 1000) / n, main };
+}
+
+/** Each thread's CPU µs per notification of `n` since `before`, largest first (those under 1 µs left out). */
+function printThreads(before: Map<string, number>, n: number): void {
+  const parts = [...threadMillis(process.pid)]
+    .map(([name, ms]) => [name, ((ms - (before.get(name) ?? 0)) * 1000) / n] as const)
+    .filter(([, us]) => us >= 1)
+    .sort((a, b) => b[1] - a[1]);
+  console.log(`  threads: ${parts.map(([name, us]) => `${name} ${us.toFixed(0)}`).join(", ")}`);
 }
 
 /** Until the file's WAL stops growing: the last rounds' writes (outcomes, acks) are committed. */
@@ -230,7 +229,7 @@ async function countedRun(n: number): Promise<{ cpu: number; wall: number; main:
 }
 
 const countPages = process.env.LOOP_PAGES === "1";
-await run(Math.min(perRound, 2000));
+await run(Number(process.env.LOOP_WARMUP ?? Math.min(perRound, 2000)));
 const results: { cpu: number; wall: number; main: number }[] = [];
 for (let round = 0; round < rounds; round++) {
   const r = countPages ? await countedRun(perRound) : await run(perRound);
