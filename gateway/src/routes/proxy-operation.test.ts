@@ -3,6 +3,7 @@ import { ManualClock } from "@junction/platform";
 import type { Operation } from "@junction/platform/operations/operation";
 import { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import type { UpstreamRequest } from "@junction/upstream-proxy";
+import { capturingRecorder } from "@junction/platform/testing/capturing-recorder";
 import { proxyCallRecorder } from "./proxy-operation.ts";
 
 const request = { method: "GET", path: "/v1/items", providerConfigKey: "cal", connectionId: "c1" } as UpstreamRequest;
@@ -36,12 +37,7 @@ describe("proxy calls in the operations log", () => {
   });
 
   test("1,000 successful calls in a minute with a failure among them: one total of 1,000 and the failure's own row", async () => {
-    const clock = new ManualClock(1_700_000_040_000);
-    const recorder = new OperationRecorder({ clock, flushDelayMs: 0 });
-    const got: Operation[] = [];
-    recorder.attach(async (batch) => {
-      got.push(...batch);
-    });
+    const { clock, rec: recorder, got } = capturingRecorder();
     const wrap = proxyCallRecorder(recorder, clock);
     for (let i = 0; i < 1000; i++) {
       const answer = Promise.withResolvers<Response>();

@@ -3,7 +3,7 @@ import type { Client } from "@connectrpc/connect";
 import type { ProxyService } from "@junction/contracts/proxy/v1/proxy_service_pb";
 import { ManualClock, notFound } from "@junction/platform";
 import type { Operation } from "@junction/platform/operations/operation";
-import { OperationRecorder } from "@junction/platform/operations/operation-recorder";
+import { capturingRecorder } from "@junction/platform/testing/capturing-recorder";
 import type { ChannelCallLabel } from "./channel-call-operation.ts";
 import { callUpstream } from "./upstream-call.ts";
 
@@ -12,12 +12,7 @@ const CREATE: ChannelCallLabel = { action: "create", environmentId: "env_1", cha
 
 /** callUpstream against a stub proxy and upstream: each request takes the next answer (a status, or a throw). */
 async function call(answers: Array<number | "unreachable">, label = CREATE, resolveFails = false) {
-  const clock = new ManualClock();
-  const recorded: Operation[] = [];
-  const operations = new OperationRecorder({ clock, flushDelayMs: 0 });
-  operations.attach(async (batch) => {
-    recorded.push(...batch);
-  });
+  const { clock, rec: operations, got: recorded } = capturingRecorder({ clock: new ManualClock() });
   const proxy = {
     async resolveUpstream(req: { forceRefresh: boolean }) {
       if (resolveFails) throw notFound("unknown_connection", 'No connection "conn-1" for integration "int".');

@@ -1,21 +1,13 @@
 import { describe, expect, test } from "bun:test";
+import { capturingRecorder, MINUTE_START as minute } from "../../testing/capturing-recorder.ts";
 import { type Clock, ManualClock } from "../clock.ts";
 import { MetricsRegistry } from "../metrics.ts";
-import type { Operation } from "./operation.ts";
 import { OperationRecorder } from "./operation-recorder.ts";
-
-// A minute's start: the clock's minutes are aligned on Unix time.
-const minute = 1_700_000_040_000;
 
 function setUp<C extends Clock = ManualClock>(
   options: { maxProxyTotals?: number; metrics?: MetricsRegistry; clock?: C } = {},
 ) {
-  const clock = (options.clock ?? new ManualClock(minute)) as C;
-  const rec = new OperationRecorder({ clock, flushDelayMs: 0, ...options });
-  const got: Operation[] = [];
-  rec.attach(async (b) => {
-    got.push(...b);
-  });
+  const { clock, rec, got } = capturingRecorder<C>(options);
   const call = (latencyMs: number, fields: { connection?: string; method?: string; status?: number } = {}) =>
     rec.proxyTotals.add(
       "env_1",

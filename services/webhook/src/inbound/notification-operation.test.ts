@@ -2,22 +2,14 @@ import { describe, expect, test } from "bun:test";
 import { create } from "@bufbuild/protobuf";
 import { ReceiveNotificationRequestSchema } from "@junction/contracts/webhook/v1/webhook_service_pb";
 import { ManualClock, MetricsRegistry } from "@junction/platform";
-import type { Operation } from "@junction/platform/operations/operation";
-import { OperationRecorder, type OperationRecorderOptions } from "@junction/platform/operations/operation-recorder";
+import type { OperationRecorderOptions } from "@junction/platform/operations/operation-recorder";
 import { recorderFromEnv } from "@junction/platform/operations/recorder-settings";
+import { capturingRecorder, MINUTE_START as minute } from "@junction/platform/testing/capturing-recorder";
 import { errors } from "../errors.ts";
 import { recordReceipt } from "./notification-operation.ts";
 
-// A minute's start: the clock's minutes are aligned on Unix time.
-const minute = 1_700_000_040_000;
-
-function setUp(options: Partial<OperationRecorderOptions> = {}) {
-  const clock = new ManualClock(minute);
-  const rec = new OperationRecorder({ clock, flushDelayMs: 0, ...options });
-  const got: Operation[] = [];
-  rec.attach(async (b) => {
-    got.push(...b);
-  });
+function setUp(options: Partial<Omit<OperationRecorderOptions, "clock">> = {}) {
+  const { clock, rec, got } = capturingRecorder(options);
   const receive = (answer: object | Error, integration = "cal", env = "env_1") => {
     const req = create(ReceiveNotificationRequestSchema, {
       environmentId: env,
