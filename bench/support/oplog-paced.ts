@@ -7,7 +7,8 @@
  * ticks) and each thread's page faults per operation.
  *   bun bench/support/oplog-paced.ts [checkout root=.] [operations per round=8000] [rounds=3]
  * OPLOG_SINK=none: a sink that keeps nothing (the recorder's own part); OPLOG_SINK=main: the store on this
- * thread (JUNCTION_LOGS_WRITER_THREAD=false). Allocator settings come from the environment
+ * thread (JUNCTION_LOGS_WRITER_THREAD=false). OPLOG_FLUSH_MS: the recorder's longest wait before a batch leaves
+ * (default 100, the product's). Allocator settings come from the environment
  * (e.g. MIMALLOC_PURGE_DELAY=1000: freed memory returned to the system after 1 s unused instead of 10 ms).
  */
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -51,8 +52,15 @@ const store =
     : sink === "none"
       ? undefined
       : (await ThreadedOperationStore.open({ file: join(dir, "logs.sqlite"), logger: memoryLogger() })).store;
-const recorder = new OperationRecorder({ clock: systemClock });
-recorder.attach(store ? (batch: unknown[]) => store.insert(batch) : async () => {});
+const recorder = new OperationRecorder({ clock: systemClock, flushDelayMs: Number(process.env.OPLOG_FLUSH_MS ?? 100) });
+// The embedded default's sink: the batch as the recorder's JSON where the store takes text (the writer thread).
+recorder.attach(
+  store?.insertEncoded
+    ? { encoded: (json: string) => store.insertEncoded(json) }
+    : store
+      ? (batch: unknown[]) => store.insert(batch)
+      : async () => {},
+);
 
 let n = 0;
 /** One delivery round, shaped as the loop's: one attempt answered 200, the message of a notification. */

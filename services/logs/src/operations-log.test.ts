@@ -80,3 +80,48 @@ describe("OperationsLog retention", () => {
     log.stop();
   });
 });
+
+describe("OperationsLog, the recorder's sink", () => {
+  test("a store without a text path gets the recorder's objects; text handed to it is parsed, and counts for retention", async () => {
+    const { clock, store, log } = setUp({ maxOperations: 100 });
+    await log.start();
+    expect(typeof log.sink()).toBe("function");
+    const recorder = new OperationRecorder({ clock });
+    recorder.attach(log.sink());
+    for (let i = 0; i < 60; i++)
+      recorder.record({ kind: "sync_run", status: "success", startedAtMs: clock.now() + i, title: `run ${i}` });
+    await recorder.flushed();
+    const encoded = new OperationRecorder({ clock });
+    encoded.attach({ encoded: (json, count) => log.ingestEncoded(json, count) });
+    for (let i = 60; i < 101; i++)
+      encoded.record({ kind: "sync_run", status: "failed", startedAtMs: clock.now() + i, title: `run ${i}` });
+    await encoded.flushed();
+    // 101 in, the bound is 100: the oldest went, as it does for objects.
+    expect(await store.count()).toBe(100);
+    expect((await store.list({}, 2)).map((o) => o.title)).toEqual(["run 100", "run 99"]);
+    expect((await store.list({ status: "success" }, 100)).map((o) => o.title).at(-1)).toBe("run 1");
+    log.stop();
+  });
+
+  test("a store that takes text gets the recorder's JSON as it is", async () => {
+    const clock = new ManualClock();
+    const texts: string[] = [];
+    const inner = new SqliteOperationStore(new Database(":memory:"));
+    const store = Object.assign(Object.create(inner) as SqliteOperationStore, {
+      insertEncoded: async (json: string) => {
+        texts.push(json);
+        await inner.insert(JSON.parse(json));
+      },
+    });
+    const log = new OperationsLog(store, logsConfigSchema.parse({}), clock, memoryLogger());
+    await log.start();
+    const recorder = new OperationRecorder({ clock });
+    recorder.attach(log.sink());
+    recorder.record({ kind: "action_run", status: "success", startedAtMs: 5, title: "send" });
+    await recorder.flushed();
+    expect(texts).toHaveLength(1);
+    expect(JSON.parse(texts[0] ?? "[]")[0]).toMatchObject({ kind: "action_run", title: "send" });
+    expect((await inner.list({}, 10)).map((o) => o.title)).toEqual(["send"]);
+    log.stop();
+  });
+});

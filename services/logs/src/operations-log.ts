@@ -1,5 +1,6 @@
 import type { Clock, Logger, TimerHandle } from "@junction/platform";
 import type { Operation } from "@junction/platform/operations/operation";
+import type { EncodedOperationSink, OperationSink } from "@junction/platform/operations/operation-recorder";
 import { type LogsConfig, retentionMs } from "./config.ts";
 import type { OperationStore } from "./store/operation-store.ts";
 
@@ -33,7 +34,24 @@ export class OperationsLog {
 
   async ingest(batch: Operation[]): Promise<void> {
     await this.store.insert(batch);
-    this.approxCount += batch.length;
+    await this.added(batch.length);
+  }
+
+  /** A batch as one JSON array of `count` operations (the recorder's text when the store takes text). */
+  async ingestEncoded(json: string, count: number): Promise<void> {
+    if (this.store.insertEncoded) await this.store.insertEncoded(json);
+    else await this.store.insert(JSON.parse(json) as Operation[]);
+    await this.added(count);
+  }
+
+  /** The recorder's sink for this log: text when the store takes it as text, objects otherwise. */
+  sink(): OperationSink | EncodedOperationSink {
+    if (this.store.insertEncoded) return { encoded: (json, count) => this.ingestEncoded(json, count) };
+    return (batch) => this.ingest(batch);
+  }
+
+  private async added(count: number): Promise<void> {
+    this.approxCount += count;
     if (this.approxCount > this.config.maxOperations) await this.prune();
   }
 

@@ -44,7 +44,7 @@ export const logsSpec: ServiceSpec<LogsConfig, { log: OperationsLog; store: Oper
       routes: (r) => r.service(LogsService, impl),
       async start() {
         await log.start();
-        ctx.operations.attach((batch) => log.ingest(batch));
+        ctx.operations.attach(log.sink());
         if (!ctx.embedded)
           consumer = await ctx.bus.consume(
             queues.logsOperations,

@@ -67,4 +67,45 @@ describe("OperationRecorder", () => {
     expect(rec.keepsBodies("other")).toBe(false);
     expect(loadRecorderSettings({}).record).toBe(true);
   });
+  test("a sink that takes text gets each batch as one JSON array of the operations an object sink would get", async () => {
+    const clock = new ManualClock(at + 40);
+    const metrics = new MetricsRegistry();
+    const rec = new OperationRecorder({ clock, maxBatch: 2, metrics });
+    const message = { atMs: at, level: "info" as const, text: "ok", fields: { access_token: "s3cret", status: 200 } };
+    // Recorded before any sink (objects), then the text sink: what waits is encoded when it is attached.
+    rec.record({ kind: "token_refresh", status: "success", startedAtMs: at, title: "first", messages: [message] });
+    const batches: { json: string; count: number }[] = [];
+    rec.attach({
+      encoded: async (json, count) => {
+        batches.push({ json, count });
+      },
+    });
+    rec.record({ kind: "proxy_call", status: "failed", startedAtMs: at, title: "second", tags: ["vip"] });
+    rec.record({ kind: "proxy_call", status: "success", startedAtMs: at, title: "third" });
+    // A field JSON cannot carry loses that operation alone, counted as a sink failure; record never throws.
+    rec.record({
+      kind: "proxy_call",
+      status: "success",
+      startedAtMs: at,
+      messages: [{ ...message, fields: { n: 1n } }],
+    });
+    await rec.flushed();
+    expect(batches.map((b) => b.count)).toEqual([2, 1]);
+    const ops = batches.flatMap((b) => JSON.parse(b.json) as Operation[]);
+    expect(ops.map((o) => o.title)).toEqual(["first", "second", "third"]);
+    expect(ops[0]?.messages[0]?.fields).toEqual({ access_token: "[redacted]", status: 200 });
+    expect(ops[1]).toMatchObject({ kind: "proxy_call", status: "failed", tags: ["vip"], durationMs: 40, endUser: "" });
+    expect(batches.map((b) => b.json).join()).not.toContain("s3cret");
+    expect(await metrics.render()).toContain("junction_operations_sink_failures_total 1");
+
+    // Back to an object sink: what waits as text is handed over as objects again.
+    rec.record({ kind: "proxy_call", status: "success", startedAtMs: at, title: "fourth" });
+    const objects: Operation[] = [];
+    rec.attach(async (b) => {
+      objects.push(...b);
+    });
+    await rec.flushed();
+    expect(objects.map((o) => o.title)).toEqual(["fourth"]);
+    expect(objects[0]?.id).toStartWith("op_");
+  });
 });

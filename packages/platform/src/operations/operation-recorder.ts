@@ -25,6 +25,17 @@ function redactMessages(messages: OperationMessage[]): OperationMessage[] {
 /** Where batches of operations go: the store itself, or the bus towards the process that owns it. */
 export type OperationSink = (batch: Operation[]) => Promise<void>;
 
+/**
+ * A sink that takes each batch as one JSON array (`count` operations), for a store that hands it on as text (the
+ * log's writer thread). The recorder then encodes each operation as it is recorded, while its objects are new,
+ * and holds only that string until the batch leaves: a batch's objects, held ~100 ms and serialised then, cost a
+ * notification's main thread several µs more (measured in docs/benchmarks.md, "Operations log: encoded as
+ * recorded").
+ */
+export interface EncodedOperationSink {
+  readonly encoded: (json: string, count: number) => Promise<void>;
+}
+
 export interface OperationRecorderOptions {
   clock: Clock;
   /** Most operations held in memory waiting for the sink; past it, new ones are dropped and counted. */
@@ -71,8 +82,10 @@ export class OperationRecorder {
   readonly notificationReceipts: boolean;
   private readonly maxBuffered: number;
   private readonly maxBatch: number;
-  private buffer: Operation[] = [];
-  private sink: OperationSink | undefined;
+  /** Operations waiting for the sink: objects, or their JSON when the sink takes text (`encoding`). */
+  private buffer: (Operation | string)[] = [];
+  private sink: OperationSink | EncodedOperationSink | undefined;
+  private encoding = false;
   private sending = false;
   private scheduled = false;
   private timer: TimerHandle | undefined;
@@ -121,7 +134,15 @@ export class OperationRecorder {
   }
 
   /** Where batches go from now on (the process sets it once its store or bus is up). */
-  attach(sink: OperationSink): void {
+  attach(sink: OperationSink | EncodedOperationSink): void {
+    const encoding = typeof sink !== "function";
+    if (encoding !== this.encoding) {
+      // What was recorded before (or for another sink) is turned into what this sink takes.
+      this.buffer = this.buffer.map((op) =>
+        encoding ? JSON.stringify(op) : typeof op === "string" ? (JSON.parse(op) as Operation) : op,
+      );
+      this.encoding = encoding;
+    }
     this.sink = sink;
     this.schedule();
   }
@@ -154,7 +175,16 @@ export class OperationRecorder {
       messages: input.messages ? redactMessages(input.messages) : NONE,
     };
     if (input.totals) op.totals = input.totals;
-    this.buffer.push(op);
+    if (!this.encoding) this.buffer.push(op);
+    else {
+      try {
+        this.buffer.push(JSON.stringify(op));
+      } catch {
+        // A field JSON cannot carry (a BigInt): the operation is lost as a refused batch would be, and counted so.
+        this.failed?.inc();
+        return;
+      }
+    }
     this.schedule();
   }
 
@@ -201,7 +231,8 @@ export class OperationRecorder {
     const batch = this.buffer.length <= this.maxBatch ? this.buffer : this.buffer.slice(0, this.maxBatch);
     this.buffer = batch === this.buffer ? [] : this.buffer.slice(this.maxBatch);
     try {
-      await sink(batch);
+      if (typeof sink === "function") await sink(batch as Operation[]);
+      else await sink.encoded(`[${batch.join(",")}]`, batch.length);
     } catch {
       this.failed?.inc();
     } finally {

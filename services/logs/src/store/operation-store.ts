@@ -32,6 +32,11 @@ export interface RetentionBounds {
 export interface OperationStore {
   /** Adds a batch (an id already stored is skipped: a batch carried twice is kept once). */
   insert(batch: Operation[]): Promise<void>;
+  /**
+   * The same for a batch already encoded as one JSON array (the recorder's text), where the store passes text on
+   * as it is (the writer thread): no objects rebuilt on the way.
+   */
+  insertEncoded?(json: string): Promise<void>;
   /** Newest first, at most `limit`, after `after` when given. */
   list(filter: OperationFilter, limit: number, after?: OperationPosition): Promise<Operation[]>;
   get(id: string): Promise<Operation | undefined>;

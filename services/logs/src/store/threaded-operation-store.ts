@@ -62,6 +62,10 @@ export class ThreadedOperationStore implements OperationStore {
     await this.send({ op: "insert", batch: JSON.stringify(batch) });
   }
 
+  async insertEncoded(json: string): Promise<void> {
+    await this.send({ op: "insert", batch: json });
+  }
+
   async prune(bounds: RetentionBounds, nowMs: number): Promise<number> {
     return (await this.send({ op: "prune", bounds, nowMs })) as number;
   }
