@@ -1,5 +1,5 @@
 import { describe, expect, spyOn, test } from "bun:test";
-import { createLogger, memoryLogger, redact } from "./logger.ts";
+import { createLogger, memoryLogger, redact, redactFields } from "./logger.ts";
 
 describe("logger", () => {
   test("writes one JSON object per line with level and message", () => {
@@ -122,5 +122,23 @@ describe("logger", () => {
     }
     const stamps = lines.map((l) => (JSON.parse(l) as { ts: string }).ts);
     expect(stamps).toEqual(times.flatMap((t) => [new Date(t).toISOString(), new Date(t).toISOString()]));
+  });
+});
+
+describe("redactFields", () => {
+  test("leaves fields of plain values and harmless names as they are, without a copy", () => {
+    const fields = { messageId: "msg_1", statusCode: 200, latencyMs: 3.5, error: null, code: "" };
+    expect(redactFields(fields)).toBe(fields);
+  });
+
+  test("copies and redacts when a name looks secret or a value is an object", () => {
+    const secret = { status: 200, refresh_token: "r3fresh" };
+    const out = redactFields(secret);
+    expect(out).not.toBe(secret);
+    expect(out).toEqual({ status: 200, refresh_token: "[redacted]" });
+    expect(secret.refresh_token).toBe("r3fresh");
+    const nested = { upstream: { authorization: "Bearer x" }, n: 1 };
+    expect(redactFields(nested)).toEqual({ upstream: { authorization: "[redacted]" }, n: 1 });
+    expect(redactFields({ code: "4/0Ab" })).toEqual({ code: "[redacted]" });
   });
 });

@@ -41,6 +41,21 @@ export function redact(value: unknown, depth = 0): unknown {
   return out;
 }
 
+/**
+ * Fields as `redact` leaves them: the object itself when no name looks secret and every value is a primitive
+ * (nothing to hide or copy: a hot path's own facts, such as a delivery attempt's status and latency), else a
+ * redacted copy.
+ */
+export function redactFields(fields: Record<string, unknown>): Record<string, unknown> {
+  for (const k in fields) {
+    const v = fields[k];
+    if ((v !== null && typeof v === "object") || (isSecretField(k) && v !== undefined && v !== null && v !== "")) {
+      return redact(fields) as Record<string, unknown>;
+    }
+  }
+  return fields;
+}
+
 export function createLogger(options: LoggerOptions = {}): Logger {
   // Read once: children inherit it instead of parsing the setting again.
   const level = options.level ?? loadLogLevel();

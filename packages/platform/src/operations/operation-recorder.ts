@@ -1,6 +1,6 @@
 import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
 import { newId } from "../ids.ts";
-import { redact } from "../logger.ts";
+import { redactFields } from "../logger.ts";
 import type { Counter, MetricsRegistry } from "../metrics.ts";
 import type { Operation, OperationInput, OperationMessage } from "./operation.ts";
 import { MinuteTotals } from "./minute-totals.ts";
@@ -10,14 +10,16 @@ import { NOTIFICATION_RECEIPT_TOTALS, PROXY_CALL_TOTALS } from "./totals-kinds.t
 // (operations are read and serialised, never changed), instead of two new ones per proxy call.
 const NONE: never[] = Object.freeze([]) as never[];
 
-/** The messages with their fields redacted; the caller's array itself when none has fields. */
+/** The messages with their fields redacted; the caller's array itself when no field needed it. */
 function redactMessages(messages: OperationMessage[]): OperationMessage[] {
   let out: OperationMessage[] | undefined;
   for (let i = 0; i < messages.length; i++) {
     const m = messages[i] as OperationMessage;
     if (!m.fields) continue;
+    const fields = redactFields(m.fields);
+    if (fields === m.fields) continue;
     out ??= messages.slice();
-    out[i] = { atMs: m.atMs, level: m.level, text: m.text, fields: redact(m.fields) as Record<string, unknown> };
+    out[i] = { atMs: m.atMs, level: m.level, text: m.text, fields };
   }
   return out ?? messages;
 }

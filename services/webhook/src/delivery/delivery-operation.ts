@@ -1,3 +1,4 @@
+import type { OperationMessage } from "@junction/platform/operations/operation";
 import type { WebhookServiceContext } from "../context.ts";
 import type { AttemptRecord, MessageRecord, RoundOutcome } from "../store/records.ts";
 
@@ -29,6 +30,25 @@ export function recordDeliveryRound(
   const recorder = ctx.operations;
   if (!recorder?.enabled) return;
   const status = outcome.status === "succeeded" ? "success" : outcome.status === "pending" ? "running" : "failed";
+  const messages: OperationMessage[] = [];
+  for (const a of attempts) {
+    messages.push({
+      atMs: a.at,
+      level: a.error === null ? "info" : "warn",
+      text: `attempt ${a.number} to ${shownUrl(a.url)}: ${a.error ?? `answered ${a.statusCode}`}`,
+      fields: { messageId: message.id, endpointId: a.endpointId, statusCode: a.statusCode, latencyMs: a.latencyMs },
+    });
+  }
+  if (outcome.nextAttemptAt !== null) {
+    messages.push({
+      atMs: outcome.updatedAt,
+      level: "info",
+      text: `next attempt at ${new Date(outcome.nextAttemptAt).toISOString()}`,
+    });
+  }
+  if (outcome.lastError && attempts.length === 0) {
+    messages.push({ atMs: outcome.updatedAt, level: "warn", text: outcome.lastError });
+  }
   recorder.record({
     kind: "webhook_delivery",
     status,
@@ -37,25 +57,6 @@ export function recordDeliveryRound(
     integration: message.providerConfigKey,
     connection: message.connectionId,
     title: `${message.type} message ${message.id}${from(message)}: ${outcome.status}`,
-    messages: [
-      ...attempts.map((a) => ({
-        atMs: a.at,
-        level: a.error === null ? ("info" as const) : ("warn" as const),
-        text: `attempt ${a.number} to ${shownUrl(a.url)}: ${a.error ?? `answered ${a.statusCode}`}`,
-        fields: { messageId: message.id, endpointId: a.endpointId, statusCode: a.statusCode, latencyMs: a.latencyMs },
-      })),
-      ...(outcome.nextAttemptAt !== null
-        ? [
-            {
-              atMs: outcome.updatedAt,
-              level: "info" as const,
-              text: `next attempt at ${new Date(outcome.nextAttemptAt).toISOString()}`,
-            },
-          ]
-        : []),
-      ...(outcome.lastError && attempts.length === 0
-        ? [{ atMs: outcome.updatedAt, level: "warn" as const, text: outcome.lastError }]
-        : []),
-    ],
+    messages,
   });
 }
