@@ -1,5 +1,6 @@
 import type { Clock, Logger, TimerHandle } from "@junction/platform";
 import type { Operation } from "@junction/platform/operations/operation";
+import { operationsFromJson } from "@junction/platform/operations/delivery-round";
 import type { EncodedOperationSink, OperationSink } from "@junction/platform/operations/operation-recorder";
 import { type LogsConfig, retentionMs } from "./config.ts";
 import type { OperationStore } from "./store/operation-store.ts";
@@ -40,7 +41,7 @@ export class OperationsLog {
   /** A batch as one JSON array of `count` operations (the recorder's text when the store takes text). */
   async ingestEncoded(json: string, count: number): Promise<void> {
     if (this.store.insertEncoded) await this.store.insertEncoded(json);
-    else await this.store.insert(JSON.parse(json) as Operation[]);
+    else await this.store.insert(operationsFromJson(json));
     await this.added(count);
   }
 

@@ -2,6 +2,12 @@ import { type Clock, systemClock, type TimerHandle } from "../clock.ts";
 import { newId } from "../ids.ts";
 import { redactFields } from "../logger.ts";
 import type { Counter, MetricsRegistry } from "../metrics.ts";
+import {
+  type DeliveryRoundFacts,
+  deliveryRoundOperation,
+  encodeDeliveryRound,
+  operationFromJson,
+} from "./delivery-round.ts";
 import type { Operation, OperationInput, OperationMessage } from "./operation.ts";
 import { MinuteTotals } from "./minute-totals.ts";
 import { NOTIFICATION_RECEIPT_TOTALS, PROXY_CALL_TOTALS } from "./totals-kinds.ts";
@@ -141,7 +147,7 @@ export class OperationRecorder {
     if (encoding !== this.encoding) {
       // What was recorded before (or for another sink) is turned into what this sink takes.
       this.buffer = this.buffer.map((op) =>
-        encoding ? JSON.stringify(op) : typeof op === "string" ? (JSON.parse(op) as Operation) : op,
+        encoding ? JSON.stringify(op) : typeof op === "string" ? operationFromJson(JSON.parse(op)) : op,
       );
       this.encoding = encoding;
     }
@@ -183,6 +189,31 @@ export class OperationRecorder {
         this.buffer.push(JSON.stringify(op));
       } catch {
         // A field JSON cannot carry (a BigInt): the operation is lost as a refused batch would be, and counted so.
+        this.failed?.inc();
+        return;
+      }
+    }
+    this.schedule();
+  }
+
+  /**
+   * Records one webhook delivery round from its facts. For a sink that takes text they are held as a short JSON
+   * array and the log's writer renders the operation; otherwise it is rendered here. Never throws, never waits.
+   */
+  recordDeliveryRound(facts: DeliveryRoundFacts): void {
+    if (!this.enabled) return;
+    if (this.buffer.length >= this.maxBuffered) {
+      this.droppedCount++;
+      this.dropped?.inc();
+      return;
+    }
+    const id = newId("op", facts.startedAtMs);
+    const durationMs = Math.max(0, this.options.clock.now() - facts.startedAtMs);
+    if (!this.encoding) this.buffer.push(deliveryRoundOperation(id, durationMs, facts));
+    else {
+      try {
+        this.buffer.push(encodeDeliveryRound(id, durationMs, facts));
+      } catch {
         this.failed?.inc();
         return;
       }

@@ -33,8 +33,8 @@ export interface OperationStore {
   /** Adds a batch (an id already stored is skipped: a batch carried twice is kept once). */
   insert(batch: Operation[]): Promise<void>;
   /**
-   * The same for a batch already encoded as one JSON array (the recorder's text), where the store passes text on
-   * as it is (the writer thread): no objects rebuilt on the way.
+   * The same for a batch already encoded as one JSON array (the recorder's text: `operationsFromJson` reads it),
+   * where the store passes text on as it is (the writer thread): no objects rebuilt on the way.
    */
   insertEncoded?(json: string): Promise<void>;
   /** Newest first, at most `limit`, after `after` when given. */

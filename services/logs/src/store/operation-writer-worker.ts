@@ -3,7 +3,7 @@
 import type { Database } from "bun:sqlite";
 import { existsSync } from "node:fs";
 import { openDatabase } from "@junction/platform/sqlite";
-import type { Operation } from "@junction/platform/operations/operation";
+import { operationsFromJson } from "@junction/platform/operations/delivery-round";
 import { moveLegacyOperations } from "./legacy-operations.ts";
 import type { OperationFilter, OperationPosition, RetentionBounds } from "./operation-store.ts";
 import { SqliteOperationStore } from "./sqlite-operation-store.ts";
@@ -47,7 +47,8 @@ async function handle(req: WriterRequest): Promise<number | string> {
   }
   if (!store) throw new Error("the operations log's file is not open");
   if (req.op === "insert") {
-    const batch = JSON.parse(req.batch) as Operation[];
+    // The recorder's text: operations' own JSON, and delivery rounds as their facts, rendered here.
+    const batch = operationsFromJson(req.batch);
     await store.insert(batch);
     return batch.length;
   }
