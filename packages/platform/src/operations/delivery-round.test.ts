@@ -137,4 +137,12 @@ describe("a delivery round in the operations log", () => {
     const cut = JSON.parse(encodeDeliveryRound("op_1", 1, facts())) as unknown[];
     expect(() => operationFromJson(cut.slice(0, -1))).toThrow("cut");
   });
+  test("a delivery round counts against the recorder's bound as any operation does, and not at all when off", () => {
+    const rec = new OperationRecorder({ clock: new ManualClock(at), maxBuffered: 2 });
+    for (let i = 0; i < 5; i++) rec.recordDeliveryRound(facts());
+    expect(rec.droppedTotal).toBe(3);
+    const off = new OperationRecorder({ clock: new ManualClock(at), enabled: false, maxBuffered: 1 });
+    for (let i = 0; i < 5; i++) off.recordDeliveryRound(facts());
+    expect(off.droppedTotal).toBe(0);
+  });
 });

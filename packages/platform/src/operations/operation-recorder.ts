@@ -30,6 +30,24 @@ function redactMessages(messages: OperationMessage[]): OperationMessage[] {
   return out ?? messages;
 }
 
+/** An operation's text, or nothing when JSON cannot carry one of its fields (a BigInt). */
+function jsonOf(op: Operation): string | undefined {
+  try {
+    return JSON.stringify(op);
+  } catch {
+    return undefined;
+  }
+}
+
+/** A delivery round's text (`encodeDeliveryRound`), or nothing when JSON cannot carry it. */
+function roundJsonOf(id: string, durationMs: number, facts: DeliveryRoundFacts): string | undefined {
+  try {
+    return encodeDeliveryRound(id, durationMs, facts);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Where batches of operations go: the store itself, or the bus towards the process that owns it. */
 export type OperationSink = (batch: Operation[]) => Promise<void>;
 
@@ -162,12 +180,7 @@ export class OperationRecorder {
 
   /** Records one operation; never throws, never waits. Its arrays are handed over: the caller builds them for it. */
   record(input: OperationInput): void {
-    if (!this.enabled) return;
-    if (this.buffer.length >= this.maxBuffered) {
-      this.droppedCount++;
-      this.dropped?.inc();
-      return;
-    }
+    if (!this.admits()) return;
     const op: Operation = {
       id: input.id ?? newId("op", input.startedAtMs),
       kind: input.kind,
@@ -183,17 +196,7 @@ export class OperationRecorder {
       messages: input.messages ? redactMessages(input.messages) : NONE,
     };
     if (input.totals) op.totals = input.totals;
-    if (!this.encoding) this.buffer.push(op);
-    else {
-      try {
-        this.buffer.push(JSON.stringify(op));
-      } catch {
-        // A field JSON cannot carry (a BigInt): the operation is lost as a refused batch would be, and counted so.
-        this.failed?.inc();
-        return;
-      }
-    }
-    this.schedule();
+    this.hold(this.encoding ? jsonOf(op) : op);
   }
 
   /**
@@ -201,23 +204,28 @@ export class OperationRecorder {
    * array and the log's writer renders the operation; otherwise it is rendered here. Never throws, never waits.
    */
   recordDeliveryRound(facts: DeliveryRoundFacts): void {
-    if (!this.enabled) return;
-    if (this.buffer.length >= this.maxBuffered) {
-      this.droppedCount++;
-      this.dropped?.inc();
-      return;
-    }
+    if (!this.admits()) return;
     const id = newId("op", facts.startedAtMs);
     const durationMs = Math.max(0, this.options.clock.now() - facts.startedAtMs);
-    if (!this.encoding) this.buffer.push(deliveryRoundOperation(id, durationMs, facts));
-    else {
-      try {
-        this.buffer.push(encodeDeliveryRound(id, durationMs, facts));
-      } catch {
-        this.failed?.inc();
-        return;
-      }
+    this.hold(this.encoding ? roundJsonOf(id, durationMs, facts) : deliveryRoundOperation(id, durationMs, facts));
+  }
+
+  /** Whether one more operation may be held: not when recording is off, nor past the bound (dropped, counted). */
+  private admits(): boolean {
+    if (!this.enabled) return false;
+    if (this.buffer.length < this.maxBuffered) return true;
+    this.droppedCount++;
+    this.dropped?.inc();
+    return false;
+  }
+
+  /** Holds an operation or its text; one whose text could not be made is lost, counted as a refused batch is. */
+  private hold(op: Operation | string | undefined): void {
+    if (op === undefined) {
+      this.failed?.inc();
+      return;
     }
+    this.buffer.push(op);
     this.schedule();
   }
 
