@@ -47,12 +47,7 @@ export function redact(value: unknown, depth = 0): unknown {
  * redacted copy.
  */
 export function redactFields(fields: Record<string, unknown>): Record<string, unknown> {
-  for (const k in fields) {
-    const v = fields[k];
-    if ((v !== null && typeof v === "object") || (isSecretField(k) && v !== undefined && v !== null && v !== "")) {
-      return redact(fields) as Record<string, unknown>;
-    }
-  }
+  for (const k in fields) if (!keptAsIs(k, fields[k])) return redact(fields) as Record<string, unknown>;
   return fields;
 }
 
@@ -119,11 +114,16 @@ function serialize(record: Record<string, unknown>): string {
   }
 }
 
+/** Whether `redact` leaves a field as it is: nothing in it, or a plain value under a name that does not look secret. */
+function keptAsIs(key: string, value: unknown): boolean {
+  if (value === undefined || value === null || value === "") return true;
+  return typeof value !== "object" && !isSecretField(key);
+}
+
 /** One field of a record as `redact` writes it. */
 function redactField(key: string, value: unknown): unknown {
-  if (value === undefined || value === null || value === "") return value;
-  if (isSecretField(key)) return "[redacted]";
-  return typeof value === "object" ? redact(value, 1) : value;
+  if (keptAsIs(key, value)) return value;
+  return isSecretField(key) ? "[redacted]" : redact(value, 1);
 }
 
 /** Field names seen so far and whether they look secret (a bounded memo of SECRET_FIELD). */
