@@ -13,7 +13,8 @@
  * show where the CPU goes: bench/support/breakdown-server.ts; and the floor in a process that loaded only the
  * architecture's libraries, floor-libraries), BENCH_COMPARE_ROOT=<checkout> (also the embedded
  * topology of another checkout, e.g. the code before a change, in the same rounds: "compared"), BENCH_COMPARE_ENV=K=V,...
- * (environment for that one only: BENCH_COMPARE_ROOT=. BENCH_COMPARE_ENV=JUNCTION_LOGS_RECORD=false), BENCH_FLOOR=0
+ * (environment for that one only: BENCH_COMPARE_ROOT=. BENCH_COMPARE_ENV=JUNCTION_LOGS_RECORD=false),
+ * BENCH_EMBEDDED_ENV=K=V,... (environment for the embedded target: with BENCH_COMPARE_ENV, a pair's roles swapped), BENCH_FLOOR=0
  * (leave out the floor: the smallest proxy doing the issue's per-request checks, in its own process,
  * bench/support/minimal-checked-proxy.ts; what any proxy that checks what Junction must check costs at least).
  */
@@ -53,17 +54,18 @@ log(`# ${ROUNDS} interleaved rounds of ${SECONDS} s (warm-up ${WARMUP} s); load 
 const upstream = await startUpstream(pinning);
 const targets: Target[] = [await startBareProxy(pinning, upstream.url)];
 try {
-  if (TOPOLOGIES.includes("embedded")) targets.push(await startEmbedded(pinning, upstream.url));
+  // BENCH_EMBEDDED_ENV=K=V,...: settings for the embedded target (the roles of an on ÷ off pair swapped).
+  if (TOPOLOGIES.includes("embedded")) {
+    targets.push(await startEmbedded(pinning, upstream.url, { env: envList(env.BENCH_EMBEDDED_ENV) }));
+  }
   if (env.BENCH_FLOOR !== "0") targets.push(await startFloor(pinning, upstream.url));
   if (env.BENCH_COMPARE_ROOT) {
-    const compareEnv = Object.fromEntries(
-      (env.BENCH_COMPARE_ENV ?? "")
-        .split(",")
-        .filter((kv) => kv.includes("="))
-        .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
-    );
     targets.push(
-      await startEmbedded(pinning, upstream.url, { root: env.BENCH_COMPARE_ROOT, name: "compared", env: compareEnv }),
+      await startEmbedded(pinning, upstream.url, {
+        root: env.BENCH_COMPARE_ROOT,
+        name: "compared",
+        env: envList(env.BENCH_COMPARE_ENV),
+      }),
     );
   }
   if (TOPOLOGIES.includes("distributed")) targets.push(await startDistributed(pinning, upstream.url));
@@ -233,4 +235,14 @@ function loadAverage(): string {
   return loadavg()
     .map((n) => n.toFixed(2))
     .join(" ");
+}
+
+/** `K=V,K2=V2` as an environment (an unset variable: none). */
+function envList(list: string | undefined): Record<string, string> {
+  return Object.fromEntries(
+    (list ?? "")
+      .split(",")
+      .filter((kv) => kv.includes("="))
+      .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+  );
 }

@@ -2,19 +2,20 @@ import { describe, expect, test } from "bun:test";
 import { ManualClock } from "@junction/platform";
 import type { Operation } from "@junction/platform/operations/operation";
 import { OperationRecorder } from "@junction/platform/operations/operation-recorder";
-import type { UpstreamRequest } from "@junction/upstream-proxy";
+import type { ProxyCaller, UpstreamRequest } from "@junction/upstream-proxy";
 import { capturingRecorder } from "@junction/platform/testing/capturing-recorder";
-import { proxyCallRecorder } from "./proxy-operation.ts";
+import { proxyCallObserver } from "./proxy-operation.ts";
 
 const request = { method: "GET", path: "/v1/items", providerConfigKey: "cal", connectionId: "c1" } as UpstreamRequest;
-const caller = { environmentId: "env_1" };
+const caller = { environmentId: "env_1" } as ProxyCaller;
 
 async function recorded(proxySuccesses: boolean, statuses: number[]): Promise<Operation[]> {
   const clock = new ManualClock(1_700_000_000_000);
   const recorder = new OperationRecorder({ clock, proxySuccesses, flushDelayMs: 0 });
-  const wrap = proxyCallRecorder(recorder, clock);
-  for (const status of statuses) await wrap(Promise.resolve(new Response(null, { status })), request, caller);
-  await wrap(Promise.reject(new Error("refused")), request, caller).catch(() => {});
+  const observer = proxyCallObserver(recorder);
+  const at = clock.now();
+  for (const status of statuses) observer.answered(request, caller, status, at, at + 5);
+  observer.failed(request, caller, new Error("refused"), at, at + 5);
   const got: Operation[] = [];
   recorder.attach(async (batch) => {
     got.push(...batch);
@@ -38,14 +39,12 @@ describe("proxy calls in the operations log", () => {
 
   test("1,000 successful calls in a minute with a failure among them: one total of 1,000 and the failure's own row", async () => {
     const { clock, rec: recorder, got } = capturingRecorder();
-    const wrap = proxyCallRecorder(recorder, clock);
+    const observer = proxyCallObserver(recorder);
     for (let i = 0; i < 1000; i++) {
-      const answer = Promise.withResolvers<Response>();
-      const res = wrap(answer.promise, request, caller);
+      const startedAtMs = clock.now();
       await clock.advance(i % 4);
-      answer.resolve(new Response(null, { status: 200 }));
-      await res;
-      if (i === 500) await wrap(Promise.resolve(new Response(null, { status: 500 })), request, caller);
+      observer.answered(request, caller, 200, startedAtMs, clock.now());
+      if (i === 500) observer.answered(request, caller, 500, clock.now(), clock.now());
     }
     await recorder.flushed();
     expect(got.map((o) => [o.title, o.status, o.totals])).toEqual([

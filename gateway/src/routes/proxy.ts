@@ -1,4 +1,3 @@
-import { systemClock } from "@junction/platform";
 import type { OperationRecorder } from "@junction/platform/operations/operation-recorder";
 import { documentationExample } from "@junction/providers";
 import { z } from "zod";
@@ -16,7 +15,7 @@ import {
   upstreamPath,
 } from "@junction/upstream-proxy";
 import type { Handler, Route } from "../router.ts";
-import { proxyCallRecorder } from "./proxy-operation.ts";
+import { proxyCallObserver } from "./proxy-operation.ts";
 
 /** Every method Nango's proxy carries (spec: Proxy rules 3). HEAD is served by the GET route. */
 const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE", "OPTIONS"] as const;
@@ -67,10 +66,7 @@ const doc: RouteDoc = {
 
 /** /proxy/{upstream path}: the authenticated, streaming proxy (spec: Endpoints, Proxy rules 1–3). */
 export function proxyRoutes(options: UpstreamProxyOptions = {}, operations?: OperationRecorder): Route[] {
-  const handler = proxyHandler(
-    options,
-    operations?.enabled ? proxyCallRecorder(operations, options.clock ?? systemClock) : undefined,
-  );
+  const handler = proxyHandler(operations?.enabled ? { ...options, observer: proxyCallObserver(operations) } : options);
   return METHODS.map((method) => ({ method, pattern: "/proxy/*", handler, doc, passesThrough: true }));
 }
 
@@ -79,7 +75,7 @@ export function proxyRoutes(options: UpstreamProxyOptions = {}, operations?: Ope
  * target is plain), the control headers and the body of the request; the route context is the caller.
  * The engine is made on the first request, with the proxy service's client the gateway has then.
  */
-function proxyHandler(options: UpstreamProxyOptions, recorded?: ReturnType<typeof proxyCallRecorder>): Handler {
+function proxyHandler(options: UpstreamProxyOptions): Handler {
   let engine: ReturnType<typeof createUpstreamProxy> | undefined;
   return (ctx) => {
     engine ??= createUpstreamProxy({ ...options, ...proxyServiceCalls(ctx.clients.proxy) });
@@ -93,7 +89,7 @@ function proxyHandler(options: UpstreamProxyOptions, recorded?: ReturnType<typeo
     const body = hasNoBody(method) ? NO_BODY : bodyOf(req);
     // A target read without a URL object is plain (isPlainTarget), and so is its end.
     const request = readUpstreamRequest(ctx.headers, method, path, from.search, target !== undefined, body);
-    return recorded ? recorded(engine(request, ctx), request, ctx) : engine(request, ctx);
+    return engine(request, ctx);
   };
 }
 

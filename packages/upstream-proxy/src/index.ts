@@ -19,6 +19,7 @@ export type { ResolvedUpstream, ResolveKey } from "./resolve-cache.ts";
 export { assertSafePath, upstreamPath } from "./upstream-path.ts";
 export {
   createUpstreamProxy,
+  type ProxyCallObserver,
   type ProxyCaller,
   type UpstreamProxyDeps,
   type UpstreamProxyOptions,

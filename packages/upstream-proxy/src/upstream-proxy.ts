@@ -40,6 +40,20 @@ export interface UpstreamProxyOptions {
   metrics?: ProxyMetrics;
   /** The process's tracing: a client span per upstream attempt (no URL: its query may hold a key). */
   tracing?: Tracing;
+  /** Told how each request ended (the gateway's operations log of proxy calls). */
+  observer?: ProxyCallObserver;
+}
+
+/**
+ * Told once per request how it ended, on the engine's clock: `answered` with the status the caller gets (after
+ * retries and a token refresh) once its headers are back, or `failed` with what the request throws. Called from
+ * the request's own frame, so watching costs no promise or closure per request (a `then` around the engine's
+ * promise cost ~400 bytes of them: docs/benchmarks.md, "Proxy calls observed in the request's frame"). An
+ * observer that throws is not heard: the request goes on as if unobserved.
+ */
+export interface ProxyCallObserver {
+  answered(request: UpstreamRequest, caller: ProxyCaller, status: number, startedAtMs: number, endedAtMs: number): void;
+  failed(request: UpstreamRequest, caller: ProxyCaller, err: unknown, startedAtMs: number, endedAtMs: number): void;
 }
 
 /** What the engine calls out to: the credential resolver and the channel registry's reporter. */
@@ -76,6 +90,7 @@ interface Engine extends RetryParts {
   deadlines: DeadlineWatch;
   tracing: Tracing | undefined;
   reportChannelCall: UpstreamProxyDeps["reportChannelCall"];
+  observer: ProxyCallObserver | undefined;
 }
 
 /**
@@ -98,6 +113,7 @@ export function createUpstreamProxy(
     deadlines: new DeadlineWatch(),
     tracing: deps.tracing,
     reportChannelCall: deps.reportChannelCall,
+    observer: deps.observer,
   };
   return (request, caller) => proxyRequest(engine, request, caller);
 }
@@ -109,58 +125,90 @@ export function createUpstreamProxy(
  * (~0.1–0.2 s). The body then streams at the caller's pace (a caller that leaves cancels it).
  */
 async function proxyRequest(engine: Engine, request: UpstreamRequest, caller: ProxyCaller): Promise<Response> {
-  const { method, path } = request;
-  const { resolver, policy, metrics } = engine;
-  // A fresh cached answer is used without waiting on a promise.
-  let resolved =
-    resolver.peek(caller.environmentId, request.providerConfigKey, request.connectionId) ??
-    (await resolver.get(keyOf(request, caller)));
-  const base = request.baseUrlOverride ? await overriddenBase(engine, request, resolved) : resolved.base;
-  const url = upstreamUrl(base, path, withAuthQuery(request.query, resolved.authQuery), request.plain);
-  const channelCall = channelCallOf(method, path, resolved.channels);
-  let body = typeof request.body === "function" ? await request.body() : request.body;
-  let sentBody: Promise<Uint8Array> | undefined;
-  if (channelCall !== undefined) [body, sentBody] = tapRequestBody(body);
-  const sent = body.kind === "none" ? null : body.kind === "bytes" ? body.bytes : body.stream;
-  const mayReadAhead = !request.decompress && channelCall === undefined;
-  const budget = retryBudget(method, request, policy);
-  let attempt = 0;
-  let refreshed = false;
-  for (;;) {
-    let res: Response | undefined;
-    // The answer's status, read once (each read of a Response's property is a call into Bun's native code).
-    let status = 0;
-    // Before the attempt: a header that cannot be sent is the caller's 400, not an upstream failure.
-    const headers = outgoingHeaders(caller.headers, resolved, body);
-    const controller = new AbortController();
-    const deadline = engine.deadlines.watch(controller, policy.upstreamTimeoutMs, caller.req);
-    const started = metrics === undefined ? 0 : performance.now();
-    try {
-      res = await send(engine, request, attempt, url, headers, sent, controller);
-      status = res.status;
-      metrics?.upstreamSeconds.observe((performance.now() - started) / 1000, request.providerConfigKey);
-      if (mayReadAhead && readsAhead(res, method, status)) res = await readAhead(res);
-    } catch (err) {
-      const place: AttemptPlace = { request, caller, body, budget, attempt, refreshed, resolved };
-      await retryAfterFailure(engine, place, err, url, deadline, res !== undefined);
-      attempt++;
-      continue;
-    } finally {
-      deadline.done();
-    }
-    // One token refresh and retry after a 401; retries of 429, 5xx and Retry-On statuses within the budget.
-    if (status === 401 || isRetryableStatus(status, request.retryOn)) {
-      const place: AttemptPlace = { request, caller, body, budget, attempt, refreshed, resolved };
-      const next = await retryAfterAnswer(engine, place, res, status);
-      if (next !== undefined) {
-        ({ resolved, refreshed, attempt } = next);
+  const { observer } = engine;
+  // Read only when watched: the request's start on the engine's clock.
+  const startedAtMs = observer === undefined ? 0 : engine.clock.now();
+  try {
+    const { method, path } = request;
+    const { resolver, policy, metrics } = engine;
+    // A fresh cached answer is used without waiting on a promise.
+    let resolved =
+      resolver.peek(caller.environmentId, request.providerConfigKey, request.connectionId) ??
+      (await resolver.get(keyOf(request, caller)));
+    const base = request.baseUrlOverride ? await overriddenBase(engine, request, resolved) : resolved.base;
+    const url = upstreamUrl(base, path, withAuthQuery(request.query, resolved.authQuery), request.plain);
+    const channelCall = channelCallOf(method, path, resolved.channels);
+    let body = typeof request.body === "function" ? await request.body() : request.body;
+    let sentBody: Promise<Uint8Array> | undefined;
+    if (channelCall !== undefined) [body, sentBody] = tapRequestBody(body);
+    const sent = body.kind === "none" ? null : body.kind === "bytes" ? body.bytes : body.stream;
+    const mayReadAhead = !request.decompress && channelCall === undefined;
+    const budget = retryBudget(method, request, policy);
+    let attempt = 0;
+    let refreshed = false;
+    for (;;) {
+      let res: Response | undefined;
+      // The answer's status, read once (each read of a Response's property is a call into Bun's native code).
+      let status = 0;
+      // Before the attempt: a header that cannot be sent is the caller's 400, not an upstream failure.
+      const headers = outgoingHeaders(caller.headers, resolved, body);
+      const controller = new AbortController();
+      const deadline = engine.deadlines.watch(controller, policy.upstreamTimeoutMs, caller.req);
+      const started = metrics === undefined ? 0 : performance.now();
+      try {
+        res = await send(engine, request, attempt, url, headers, sent, controller);
+        status = res.status;
+        metrics?.upstreamSeconds.observe((performance.now() - started) / 1000, request.providerConfigKey);
+        if (mayReadAhead && readsAhead(res, method, status)) res = await readAhead(res);
+      } catch (err) {
+        const place: AttemptPlace = { request, caller, body, budget, attempt, refreshed, resolved };
+        await retryAfterFailure(engine, place, err, url, deadline, res !== undefined);
+        attempt++;
         continue;
+      } finally {
+        deadline.done();
       }
+      // One token refresh and retry after a 401; retries of 429, 5xx and Retry-On statuses within the budget.
+      if (status === 401 || isRetryableStatus(status, request.retryOn)) {
+        const place: AttemptPlace = { request, caller, body, budget, attempt, refreshed, resolved };
+        const next = await retryAfterAnswer(engine, place, res, status);
+        if (next !== undefined) {
+          ({ resolved, refreshed, attempt } = next);
+          continue;
+        }
+      }
+      metrics?.calls.inc(request.providerConfigKey, String(status));
+      const answer =
+        channelCall === undefined
+          ? respond(res, status, method, request.decompress)
+          : respondToChannelCall(engine, request, caller, resolved.provider, channelCall, res, status, sentBody);
+      if (observer !== undefined) tell(observer, request, caller, true, status, startedAtMs, engine.clock.now());
+      return answer;
     }
-    metrics?.calls.inc(request.providerConfigKey, String(status));
-    if (channelCall === undefined) return respond(res, status, method, request.decompress);
-    const channel = { provider: resolved.provider, path, kind: channelCall };
-    return respondToChannelCall(engine, request, caller, channel, res, status, sentBody);
+  } catch (err) {
+    if (observer !== undefined) tell(observer, request, caller, false, err, startedAtMs, engine.clock.now());
+    throw err;
+  }
+}
+
+/**
+ * Tells the observer how a request ended: `answered` with its status, or `failed` with what it throws. An
+ * observer that throws is not heard: the request goes on (or throws its own error) as if unobserved.
+ */
+function tell(
+  observer: ProxyCallObserver,
+  request: UpstreamRequest,
+  caller: ProxyCaller,
+  answered: boolean,
+  what: unknown,
+  startedAtMs: number,
+  endedAtMs: number,
+): void {
+  try {
+    if (answered) observer.answered(request, caller, what as number, startedAtMs, endedAtMs);
+    else observer.failed(request, caller, what, startedAtMs, endedAtMs);
+  } catch {
+    // The observer's own failure.
   }
 }
 
@@ -198,11 +246,13 @@ function respondToChannelCall(
   engine: Engine,
   request: UpstreamRequest,
   caller: ProxyCaller,
-  channel: Parameters<typeof reportChannelCall>[3],
+  provider: string,
+  kind: Parameters<typeof reportChannelCall>[3]["kind"],
   res: Response,
   status: number,
   sentBody: Promise<Uint8Array> | undefined,
 ): Response {
+  const channel = { provider, path: request.path, kind };
   const [response, received] = respondTapped(res, status, request.method, request.decompress);
   void reportChannelCall(engine.reportChannelCall, caller, keyOf(request, caller), channel, status, sentBody, received);
   return response;
