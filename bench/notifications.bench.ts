@@ -50,6 +50,7 @@
  * notification: bench/support/sql-profile.ts), BENCH_COMPARE_ROOT=<checkout> (also measures the Junction of
  * another checkout, e.g. before a change, in the same rounds), BENCH_COMPARE_ENV=K=V,... (environment for that other
  * Junction only, e.g. a setting's old value: BENCH_COMPARE_ROOT=. compares two settings of the same code),
+ * BENCH_EMBEDDED_ENV=K=V,... (environment for this checkout's Junction: with BENCH_COMPARE_ENV, a pair's roles swapped),
  * JUNCTION_WEBHOOK_* (passed to Junction).
  */
 import { rmSync } from "node:fs";
@@ -85,18 +86,16 @@ import {
   startPushKeys,
 } from "./support/notification-providers.ts";
 import { setUpOutlook } from "./support/outlook-setup.ts";
+import { envList } from "./support/report.ts";
 
 const env = process.env;
 const N = Number(env.BENCH_NOTIFICATIONS ?? 3000);
 const ROUNDS = Number(env.BENCH_ROUNDS ?? 3);
 const COMPARE_ROOT = env.BENCH_COMPARE_ROOT;
 const PROVIDERS = selectProviders(env.BENCH_PROVIDERS);
-const COMPARE_ENV = Object.fromEntries(
-  (env.BENCH_COMPARE_ENV ?? "")
-    .split(",")
-    .filter((kv) => kv.includes("="))
-    .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
-);
+const COMPARE_ENV = envList(env.BENCH_COMPARE_ENV);
+// BENCH_EMBEDDED_ENV=K=V,...: settings for the Junction of this checkout (with BENCH_COMPARE_ENV, a pair's roles swapped).
+const EMBEDDED_ENV = envList(env.BENCH_EMBEDDED_ENV);
 
 const load = () =>
   loadavg()
@@ -115,7 +114,7 @@ async function throughput(): Promise<void> {
   // Notifications each Junction took (for BENCH_SQL_PROFILE's figures per notification).
   const through = new Map<string, number>();
   try {
-    contenders.push(await setUp(ROOT, "junction", receiver.url));
+    contenders.push(await setUp(ROOT, "junction", receiver.url, EMBEDDED_ENV));
     // BENCH_COMPARE_ROOT=<checkout>: another Junction (say, before a change) measured in the same rounds.
     // BENCH_COMPARE_ENV=K=V,...: settings for that Junction only (say, a setting's old value on the same code).
     if (COMPARE_ROOT) contenders.push(await setUp(COMPARE_ROOT, "compared", receiver.url, COMPARE_ENV));

@@ -21,7 +21,7 @@
 import { loadavg } from "node:os";
 import { chooseLoadGenerator, type LoadResult } from "./support/load-generator.ts";
 import { choosePinning, cpuMillis, residentBytes } from "./support/processes.ts";
-import { median, ratio, table } from "./support/report.ts";
+import { envList, median, ratio, table } from "./support/report.ts";
 import {
   proxyHeaders,
   startBareProxy,
@@ -235,14 +235,4 @@ function loadAverage(): string {
   return loadavg()
     .map((n) => n.toFixed(2))
     .join(" ");
-}
-
-/** `K=V,K2=V2` as an environment (an unset variable: none). */
-function envList(list: string | undefined): Record<string, string> {
-  return Object.fromEntries(
-    (list ?? "")
-      .split(",")
-      .filter((kv) => kv.includes("="))
-      .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
-  );
 }

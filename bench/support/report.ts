@@ -16,3 +16,13 @@ export function table(header: string[], rows: string[][]): string {
   const line = (cells: string[]) => `| ${cells.join(" | ")} |`;
   return [line(header), line(header.map(() => "---")), ...rows.map(line)].join("\n");
 }
+
+/** `K=V,K2=V2` as an environment (an unset variable: none): BENCH_COMPARE_ENV, BENCH_EMBEDDED_ENV. */
+export function envList(list: string | undefined): Record<string, string> {
+  return Object.fromEntries(
+    (list ?? "")
+      .split(",")
+      .filter((kv) => kv.includes("="))
+      .map((kv) => [kv.slice(0, kv.indexOf("=")), kv.slice(kv.indexOf("=") + 1)]),
+  );
+}
