@@ -48,7 +48,7 @@ export interface UpstreamProxyOptions {
  * Told once per request how it ended, on the engine's clock: `answered` with the status the caller gets (after
  * retries and a token refresh) once its headers are back, or `failed` with what the request throws. Called from
  * the request's own frame, so watching costs no promise or closure per request (a `then` around the engine's
- * promise cost ~400 bytes of them: docs/benchmarks.md, "Proxy calls observed in the request's frame"). An
+ * promise cost six heap cells a request: docs/benchmarks.md, "End of the twenty-first session"). An
  * observer that throws is not heard: the request goes on as if unobserved.
  */
 export interface ProxyCallObserver {
