@@ -65,18 +65,25 @@ const SEPARATOR = "\u001e";
 const quoted = (s: string) => `'${s.replaceAll("'", `'\\''`)}'`;
 
 /**
+ * Bash's `answersAsWritten`: whether $1 holds each further argument, in order, as plain text (each piece cut off
+ * with what comes before it). Order matters: a list of two messages, one pending and one succeeded, holds
+ * `"status":"succeeded"` and `exists` apart, but not one message that is both.
+ */
+const IN_ORDER = `_in_order() { local rest="$1" piece; shift; for piece in "$@"; do case "$rest" in *"$piece"*) rest="\${rest#*"$piece"}" ;; *) return 1 ;; esac; done; }`;
+
+/**
  * One bash script running the commands in order in one shell (their variables carry over), each command's
  * output followed by a separator; an `eventually` command is repeated every 100 ms, for at most `retryMs`,
- * until its output holds every expected piece.
+ * until its output holds every expected piece in order (as `answersAsWritten` then checks it).
  */
 export function scriptOf(commands: readonly QuickStartCommand[], retryMs = 15_000): string {
-  const lines = ["#!/usr/bin/env bash"];
+  const lines = ["#!/usr/bin/env bash", IN_ORDER];
   for (const c of commands) {
     if (c.eventually) {
-      const checks = c.expected.map((piece) => `grep -qF -- ${quoted(piece)} <<<"$_out"`).join(" && ");
+      const check = `_in_order "$_out" ${c.expected.map(quoted).join(" ")}`;
       lines.push(
         `for _try in $(seq 1 ${Math.ceil(retryMs / 100)}); do _out=$(${c.command}
-); if ${checks || "true"}; then break; fi; sleep 0.1; done; printf '%s' "$_out"`,
+); if ${check}; then break; fi; sleep 0.1; done; printf '%s' "$_out"`,
       );
     } else {
       lines.push(c.command);

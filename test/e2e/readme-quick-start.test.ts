@@ -168,6 +168,25 @@ describe("reading the quick start", () => {
     expect(outputsOf(await new Response(run.stdout).text())).toEqual(["", "7\n", "a\nb"]);
   });
 
+  test("a command to repeat is repeated until its pieces come in order, as the answer is then checked", async () => {
+    // The first answers hold both pieces, out of order (two messages: one pending, one succeeded); the third in order.
+    const scratch = tempDir("quick-start-kit-");
+    const dir = scratch.path;
+    try {
+      const commands = commandsOf(
+        [
+          `N=$(( $(cat ${dir}/n 2>/dev/null || echo 0) + 1 )); echo $N > ${dir}/n; if [ $N -ge 3 ]; then echo 'exists succeeded'; else echo 'succeeded exists'; fi`,
+          "# → (within seconds) exists … succeeded",
+        ].join("\n"),
+      );
+      const run = spawn(["bash", "-c", scriptOf(commands, 2000)], { stdout: "pipe" });
+      expect(outputsOf(await new Response(run.stdout).text())).toEqual(["exists succeeded"]);
+      expect(readFileSync(join(dir, "n"), "utf8").trim()).toBe("3");
+    } finally {
+      scratch.remove();
+    }
+  });
+
   test("settings in front of npm start are read apart from the command", () => {
     expect(envAssignments("A=true B_C=1 npm start")).toEqual({ env: { A: "true", B_C: "1" }, command: "npm start" });
   });
