@@ -122,12 +122,11 @@ export function createUpstreamProxy(
  * One request, in one async frame (the helpers it calls are not async): each attempt waits for the
  * upstream's response headers (and, for a 2xx answer read ahead, for its first chunks) within the
  * policy's timeout; a caller that leaves meanwhile ends the wait within the deadline watch's sweep
- * (~0.1–0.2 s). The body then streams at the caller's pace (a caller that leaves cancels it).
+ * (~0.1–0.2 s). The body then streams at the caller's pace (a caller that leaves cancels it). The engine's
+ * observer, if any, is told from this frame how the request ended: its answer (answerCaller) or what it throws.
  */
 async function proxyRequest(engine: Engine, request: UpstreamRequest, caller: ProxyCaller): Promise<Response> {
-  const { observer } = engine;
-  // Read only when watched: the request's start on the engine's clock.
-  const startedAtMs = observer === undefined ? 0 : engine.clock.now();
+  const startedAtMs = engine.observer === undefined ? 0 : engine.clock.now();
   try {
     const { method, path } = request;
     const { resolver, policy, metrics } = engine;
@@ -177,33 +176,53 @@ async function proxyRequest(engine: Engine, request: UpstreamRequest, caller: Pr
           continue;
         }
       }
-      metrics?.calls.inc(request.providerConfigKey, String(status));
-      const answer =
-        channelCall === undefined
-          ? respond(res, status, method, request.decompress)
-          : respondToChannelCall(engine, request, caller, resolved.provider, channelCall, res, status, sentBody);
-      if (observer !== undefined) tell(observer, request, caller, true, status, startedAtMs, engine.clock.now());
-      return answer;
+      return answerCaller(engine, request, caller, resolved, channelCall, sentBody, res, status, startedAtMs);
     }
   } catch (err) {
-    if (observer !== undefined) tell(observer, request, caller, false, err, startedAtMs, engine.clock.now());
+    tell(engine, request, caller, false, err, startedAtMs);
     throw err;
   }
 }
 
 /**
- * Tells the observer how a request ended: `answered` with its status, or `failed` with what it throws. An
- * observer that throws is not heard: the request goes on (or throws its own error) as if unobserved.
+ * The request's end: the call counted, the caller's answer (teed and reported for a channel call), the observer
+ * told. Its parts are arguments, not an object: nothing more is made per request.
+ */
+function answerCaller(
+  engine: Engine,
+  request: UpstreamRequest,
+  caller: ProxyCaller,
+  resolved: ResolvedUpstream,
+  channelCall: ReturnType<typeof channelCallOf>,
+  sentBody: Promise<Uint8Array> | undefined,
+  res: Response,
+  status: number,
+  startedAtMs: number,
+): Response {
+  engine.metrics?.calls.inc(request.providerConfigKey, String(status));
+  const answer =
+    channelCall === undefined
+      ? respond(res, status, request.method, request.decompress)
+      : respondToChannelCall(engine, request, caller, resolved.provider, channelCall, res, status, sentBody);
+  tell(engine, request, caller, true, status, startedAtMs);
+  return answer;
+}
+
+/**
+ * Tells the engine's observer, if any, how a request ended: `answered` with its status, or `failed` with what it
+ * throws. An observer that throws is not heard: the request goes on (or throws its own error) as if unobserved.
  */
 function tell(
-  observer: ProxyCallObserver,
+  engine: Engine,
   request: UpstreamRequest,
   caller: ProxyCaller,
   answered: boolean,
   what: unknown,
   startedAtMs: number,
-  endedAtMs: number,
 ): void {
+  const { observer } = engine;
+  if (observer === undefined) return;
+  const endedAtMs = engine.clock.now();
   try {
     if (answered) observer.answered(request, caller, what as number, startedAtMs, endedAtMs);
     else observer.failed(request, caller, what, startedAtMs, endedAtMs);
